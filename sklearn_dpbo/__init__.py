@@ -1,0 +1,27 @@
+"""sklearn-dpbo: differentially private hyper-parameter search for scikit-learn.
+
+Tune any scikit-learn estimator on a fixed, public training set, score it
+on a sensitive validation set, and release ``best_params_`` and
+``best_score_`` with differential privacy.
+
+>>> from sklearn_dpbo import DPBayesSearchCV  # doctest: +SKIP
+"""
+
+from ._accounting import PrivacyReport, Release
+from ._candidates import CandidateSet
+from ._scorers import DPScorer, make_dp_scorer
+from ._search import DPBayesSearchCV
+from ._validation import PrivacyLeakWarning
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "CandidateSet",
+    "DPBayesSearchCV",
+    "DPScorer",
+    "PrivacyLeakWarning",
+    "PrivacyReport",
+    "Release",
+    "make_dp_scorer",
+    "__version__",
+]

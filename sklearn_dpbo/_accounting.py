@@ -1,0 +1,135 @@
+"""What was released and what it cost: per-release records and the report.
+
+Every fitted attribute of the search that depends on the validation set
+is copied from a :class:`Release` (OpenDP's ``_ingest_release`` pattern),
+so the estimator cannot hold anything else derived from the validation
+data. Releases compose by basic composition: the total is the sum of the
+per-release (ε, δ).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+__all__ = ["Release", "PrivacyReport", "split_budget"]
+
+
+@dataclass(frozen=True)
+class Release:
+    """One differentially private output of a fit.
+
+    Attributes
+    ----------
+    quantity : str
+        Fitted attribute it populates (``"best_params_"`` or ``"best_score_"``).
+    value : Any
+        The released value (a candidate index, or a noisy score in score
+        units); kept out of ``repr`` and of :class:`PrivacyReport`.
+    mechanism : str
+        E.g. ``"exponential mechanism"``, ``"Laplace"``.
+    epsilon, delta : float
+        Cost of this release.
+    sensitivity : float
+        Global sensitivity the mechanism was calibrated to, in score units.
+    noise_scale : float
+        Laplace scale b (score units) for additive noise; for selection the
+        temperature 2Δ/ε of the exponential weights.
+    guarantee : str
+        ``"pure ε-DP"``, ``"(ε, δ)-DP"``.
+    assumption : str
+        What the guarantee rests on ("none" when it holds unconditionally).
+    reference : str
+        Paper and section the mechanism and its sensitivity come from.
+    """
+
+    quantity: str
+    value: Any = field(repr=False, compare=False)
+    mechanism: str
+    epsilon: float
+    delta: float
+    sensitivity: float
+    noise_scale: float
+    guarantee: str
+    assumption: str
+    reference: str
+
+    def describe(self) -> dict:
+        """The release's public description, without its value."""
+        d = asdict(self)
+        d.pop("value")
+        return d
+
+
+class PrivacyReport:
+    """Per-release privacy guarantee of one fit, and the basic-composition total.
+
+    ``str(report)`` prints a table; :meth:`to_dict` gives the same as
+    plain data. Contains no released value and no validation-derived data
+    beyond the calibrations, which depend only on public parameters.
+    """
+
+    def __init__(self, releases: list[Release], method: str):
+        self._releases = tuple(r.describe() for r in releases)
+        self.method = method
+
+    @property
+    def releases(self) -> tuple[dict, ...]:
+        return self._releases
+
+    @property
+    def epsilon(self) -> float:
+        """Total ε spent (basic composition)."""
+        return math.fsum(r["epsilon"] for r in self._releases)
+
+    @property
+    def delta(self) -> float:
+        """Total δ spent (basic composition)."""
+        return math.fsum(r["delta"] for r in self._releases)
+
+    def to_dict(self) -> dict:
+        return {
+            "method": self.method,
+            "epsilon": self.epsilon,
+            "delta": self.delta,
+            "releases": [dict(r) for r in self._releases],
+        }
+
+    def __str__(self) -> str:
+        lines = [
+            f"Privacy report (method={self.method!r}): total epsilon="
+            f"{self.epsilon:.4g}, delta={self.delta:.3g} (basic composition)"
+        ]
+        for r in self._releases:
+            lines.append(
+                f"- {r['quantity']}: {r['mechanism']}, {r['guarantee']} with "
+                f"epsilon={r['epsilon']:.4g}, delta={r['delta']:.3g}; "
+                f"sensitivity={r['sensitivity']:.4g}, noise scale="
+                f"{r['noise_scale']:.4g} (score units)"
+            )
+            lines.append(f"    assumes: {r['assumption']}")
+            lines.append(f"    source: {r['reference']}")
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        parts = ", ".join(r["quantity"] for r in self._releases)
+        return (
+            f"PrivacyReport(method={self.method!r}, epsilon={self.epsilon:.4g}, "
+            f"delta={self.delta:.3g}, releases=[{parts}])"
+        )
+
+
+def split_budget(
+    epsilon: float, delta: float, fraction: float, release_score: bool
+) -> tuple[tuple[float, float], tuple[float, float] | None]:
+    """Split the total (ε, δ) between the parameter and score releases.
+
+    ``fraction`` of both ε and δ goes to ``best_params_``, the rest to
+    ``best_score_``. A release the user does not want spends nothing: with
+    ``release_score=False`` the whole budget goes to ``best_params_``.
+    """
+    if not release_score:
+        return (epsilon, delta), None
+    eps_params, delta_params = epsilon * fraction, delta * fraction
+    return (eps_params, delta_params), (epsilon - eps_params, delta - delta_params)

@@ -1,0 +1,79 @@
+"""Acquisition functions over the finite candidate set (pure functions).
+
+Spec: ``DPBO.md`` §3–4. GP-UCB (Srinivas et al. 2010) with the exploration
+weight of Algorithm 1 of Kusner et al. (2015),
+
+    β_t = 2 log(|Λ| t² π² / (3δ)),
+    λ_t = argmax_λ μ_{t−1}(λ) + √β_t σ_{t−1}(λ),
+
+and expected improvement (computed in log space) for modes whose guarantee
+does not depend on the acquisition.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.special import log_ndtr
+
+__all__ = ["ucb_beta", "upper_confidence_bound", "log_expected_improvement", "argmax"]
+
+
+def ucb_beta(t: int, n_candidates: int, delta: float) -> float:
+    """β_t = 2 log(|Λ| t² π² / (3δ)) (Algorithm 1, line 3)."""
+    if t < 1 or n_candidates < 1 or not (0.0 < delta < 1.0):
+        raise ValueError("need t >= 1, |Λ| >= 1 and 0 < δ < 1.")
+    return 2.0 * math.log(n_candidates * t * t * math.pi**2 / (3.0 * delta))
+
+
+def upper_confidence_bound(
+    mean: np.ndarray, std: np.ndarray, beta: float
+) -> np.ndarray:
+    """UCB values μ + √β σ (Algorithm 1, line 4)."""
+    return mean + math.sqrt(beta) * std
+
+
+def log_expected_improvement(
+    mean: np.ndarray, std: np.ndarray, best: float
+) -> np.ndarray:
+    """log EI(λ) = log(σ (z Φ(z) + φ(z))), z = (μ − best)/σ, stably.
+
+    Finite for every input: σ = 0 gives log(max(μ − best, 0)) floored at
+    −1e300 rather than −inf, so argmax is always defined.
+    """
+    mean = np.asarray(mean, dtype=float)
+    std = np.asarray(std, dtype=float)
+    out = np.full(mean.shape, -1e300)
+    pos = std > 1e-300
+    z = (mean[pos] - best) / std[pos]
+    # log(z Φ(z) + φ(z)) = log φ(z) + log(1 + z Φ(z)/φ(z)); use log_ndtr for
+    # z < 0 where the sum cancels: h(z) = φ(z) + zΦ(z) = φ(z)(1 - |z| R(|z|)).
+    log_phi = -0.5 * z * z - 0.5 * math.log(2 * math.pi)
+    val = np.empty_like(z)
+    big = z > -6
+    zb = z[big]
+    h = np.exp(log_phi[big]) + zb * np.exp(log_ndtr(zb))
+    val[big] = np.log(np.maximum(h, 1e-300))
+    zs = z[~big]
+    # Asymptotic: h(z) ≈ φ(z)/z² (1 − 3/z² + 15/z⁴) for z → −∞.
+    val[~big] = log_phi[~big] - 2 * np.log(-zs) + np.log1p(-3 / zs**2 + 15 / zs**4)
+    out[pos] = val + np.log(std[pos])
+    zero = ~pos
+    gain = mean[zero] - best
+    out[zero] = np.where(gain > 0, np.log(np.maximum(gain, 1e-300)), -1e300)
+    return out
+
+
+def argmax(values: np.ndarray, tie_break: np.ndarray) -> int:
+    """Index of the largest value; ties broken by a public random order.
+
+    ``tie_break`` is a fixed public permutation rank of the candidates
+    (drawn from ``random_state`` before any data is read), so the choice
+    among exactly equal values never depends on the data.
+    """
+    values = np.asarray(values)
+    top = np.flatnonzero(values == values.max())
+    if top.size == 1:
+        return int(top[0])
+    return int(top[np.argmin(tie_break[top])])

@@ -1,0 +1,107 @@
+"""The Bayesian-optimisation loop: propose, evaluate, update.
+
+Lines 2–8 of Algorithm 1 of Kusner et al. (2015):
+
+    for t = 1..T:
+        β_t = 2 log(|Λ| t² π² / (3δ))
+        λ_t = argmax_λ μ_{t−1}(λ) + √β_t σ_{t−1}(λ)
+        observe v_t; update μ_t, σ_t (eq. 2)
+
+With ``batch_size = B > 1`` the loop proposes B points at a time by
+GP-BUCB (Desautels et al. 2014): after each proposal the posterior
+*variance* is updated with the pending point (it does not depend on the
+score) while the mean waits for the batch's scores. The batch is then
+evaluated in parallel. ``B = 1`` is exactly the sequential algorithm.
+
+The returned trace (evaluated indices and scores) is private whenever
+the scores come from the validation set: callers must keep it local.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import numpy as np
+
+from ._acquisition import argmax, log_expected_improvement, upper_confidence_bound
+from ._gp import IncrementalGP
+
+__all__ = ["BOTrace", "bayesian_optimisation"]
+
+
+@dataclass
+class BOTrace:
+    """What the loop saw. Private when the scores are validation scores."""
+
+    indices: np.ndarray  # evaluated candidate indices, in order
+    scores: np.ndarray  # their scores, in GP units
+    gp: IncrementalGP  # posterior after all T observations
+
+
+def bayesian_optimisation(
+    evaluate: Callable[[Sequence[int]], Sequence[float]],
+    X: np.ndarray,
+    *,
+    n_iter: int,
+    beta: Callable[[int], float],
+    tie_break: np.ndarray,
+    kernel: str = "matern52",
+    length_scale: float = 0.2,
+    noise: float = 0.01,
+    batch_size: int = 1,
+    acquisition: str = "ucb",
+    progress: Callable[[int, int], None] | None = None,
+) -> BOTrace:
+    """Run T = ``n_iter`` steps of GP-UCB (or EI) over the candidate set.
+
+    Parameters
+    ----------
+    evaluate : callable
+        ``evaluate(indices) -> scores`` in GP units, for a batch of
+        candidate indices never evaluated before (repeats are served from
+        a cache: the model and the data are fixed, so the score would be
+        the same).
+    X : ndarray of shape (n_candidates, d)
+        Encoded candidate set.
+    n_iter : int
+        Number of observations T.
+    beta : callable
+        ``beta(t)`` for t = 1..T, e.g. :func:`~._acquisition.ucb_beta`.
+    tie_break : ndarray of shape (n_candidates,)
+        Public permutation ranks used to break exact ties.
+    progress : callable, optional
+        Called as ``progress(n_done, n_iter)`` after every batch; receives
+        no score or candidate.
+    """
+    gp = IncrementalGP(
+        X, kernel=kernel, length_scale=length_scale, noise=noise, max_points=n_iter
+    )
+    cache: dict[int, float] = {}
+    indices: list[int] = []
+    scores: list[float] = []
+    t = 0
+    while t < n_iter:
+        batch: list[int] = []
+        for _ in range(min(batch_size, n_iter - t)):
+            step = t + len(batch) + 1  # the paper's t (1-based)
+            if acquisition == "ucb":
+                acq = upper_confidence_bound(gp.mean, gp.std, beta(step))
+            else:
+                best = max(scores) if scores else 0.0
+                acq = log_expected_improvement(gp.mean, gp.std, best)
+            j = argmax(acq, tie_break)
+            gp.add(j)  # GP-BUCB: variance updated with the pending point
+            batch.append(j)
+        new = [j for j in dict.fromkeys(batch) if j not in cache]
+        if new:
+            for j, s in zip(new, evaluate(new)):
+                cache[j] = float(s)
+        for j in batch:
+            gp.observe(cache[j])
+            indices.append(j)
+            scores.append(cache[j])
+        t += len(batch)
+        if progress is not None:
+            progress(t, n_iter)
+    return BOTrace(np.asarray(indices, dtype=int), np.asarray(scores), gp)

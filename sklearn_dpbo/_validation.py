@@ -1,0 +1,115 @@
+"""Shared checks, warning classes and random-number sources.
+
+The privacy parameters are checked here by hand (not only through
+scikit-learn's ``_parameter_constraints``) so that the checks cannot be
+switched off with ``sklearn.set_config(skip_parameter_validation=True)``.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import secrets
+import warnings
+
+import numpy as np
+
+__all__ = [
+    "PrivacyLeakWarning",
+    "check_epsilon",
+    "check_delta",
+    "check_privacy_rng",
+    "public_rng",
+]
+
+
+class PrivacyLeakWarning(RuntimeWarning):
+    """Warning about a setting that weakens or voids the privacy guarantee.
+
+    Always shown (``warnings.simplefilter("always")``), as diffprivlib does.
+    Its message never contains a value derived from the validation set.
+    """
+
+
+warnings.simplefilter("always", PrivacyLeakWarning)
+
+# Spends below this are refused: they vanish in floating-point sums.
+_MIN_EPSILON = 1e-12
+
+
+def _is_real_number(x) -> bool:
+    return (
+        isinstance(x, numbers.Real)
+        and not isinstance(x, (bool, np.bool_))
+        and not isinstance(x, (str, bytes))
+    )
+
+
+def check_epsilon(epsilon, name: str = "epsilon") -> float:
+    """Return ``epsilon`` as a float or raise ``ValueError``/``TypeError``.
+
+    Accepts finite reals with ``epsilon >= 1e-12``. Rejects bools, NaN,
+    infinities, complex numbers, strings, zero, negatives and subnormals.
+    """
+    if not _is_real_number(epsilon):
+        raise TypeError(
+            f"{name} must be a real number (float or int, not bool); got an "
+            f"object of type {type(epsilon).__name__}. Pass e.g. {name}=1.0."
+        )
+    value = float(epsilon)
+    if not math.isfinite(value) or value < _MIN_EPSILON:
+        raise ValueError(
+            f"{name} must be a finite number >= {_MIN_EPSILON:g}; got {value!r}. "
+            f"Pass the total privacy budget of one fit, e.g. {name}=1.0."
+        )
+    return value
+
+
+def check_delta(delta, name: str = "delta") -> float:
+    """Return ``delta`` as a float in [0, 1) or raise."""
+    if not _is_real_number(delta):
+        raise TypeError(
+            f"{name} must be a real number in [0, 1) (not bool); got an object "
+            f"of type {type(delta).__name__}. Pass e.g. {name}=1e-5."
+        )
+    value = float(delta)
+    if not (0.0 <= value < 1.0):
+        raise ValueError(
+            f"{name} must be in [0, 1); got {value!r}. A common choice is a "
+            f"value well below 1/n, e.g. {name}=1e-5."
+        )
+    return value
+
+
+def _seed_from(random_state, stream: int) -> np.random.SeedSequence:
+    if isinstance(random_state, np.random.RandomState):
+        entropy = int(random_state.randint(0, 2**31 - 1))
+    elif isinstance(random_state, np.random.Generator):
+        entropy = int(random_state.integers(0, 2**63 - 1))
+    else:
+        entropy = int(random_state)
+    return np.random.SeedSequence([entropy, stream])
+
+
+def public_rng(random_state) -> np.random.Generator:
+    """Generator for *public* randomness (candidate set, tie-breaks, folds).
+
+    ``None`` gives a fresh OS-seeded generator; an int gives a reproducible one.
+    """
+    if random_state is None:
+        return np.random.default_rng(secrets.randbits(128))
+    return np.random.default_rng(_seed_from(random_state, 0))
+
+
+def check_privacy_rng(random_state) -> np.random.Generator:
+    """Generator for the privacy noise.
+
+    ``None`` (the default and the only setting for production use) seeds a
+    fresh PCG64 generator with 128 bits from the operating system's CSPRNG
+    (:mod:`secrets`), so the noise cannot be predicted from any public value.
+    An int or a ``RandomState`` makes the noise reproducible, which is meant
+    for tests: whoever knows the seed can subtract the noise.
+    """
+    if random_state is None:
+        return np.random.Generator(np.random.PCG64(secrets.randbits(128)))
+    return np.random.default_rng(_seed_from(random_state, 1))
