@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.special import log_ndtr
+from scipy.special import erfcx, log_ndtr
 
 __all__ = ["ucb_beta", "upper_confidence_bound", "log_expected_improvement", "argmax"]
 
@@ -55,14 +55,25 @@ def log_expected_improvement(
     zb = z[big]
     h = np.exp(log_phi[big]) + zb * np.exp(log_ndtr(zb))
     val[big] = np.log(np.maximum(h, 1e-300))
-    zs = z[~big]
-    # Asymptotic: h(z) ≈ φ(z)/z² (1 − 3/z² + 15/z⁴) for z → −∞.
-    val[~big] = log_phi[~big] - 2 * np.log(-zs) + np.log1p(-3 / zs**2 + 15 / zs**4)
+    # z <= -6: h(z) = φ(z)(1 − x R(x)), x = −z, with the Mills ratio
+    # R(x) = √(π/2) erfcx(x/√2); the cancellation costs a relative error of
+    # about x²·2⁻⁵², so beyond x = 200 use the asymptotic series
+    # 1 − x R(x) = x⁻² (1 − 3x⁻² + 15x⁻⁴ − 105x⁻⁶ + 945x⁻⁸ − …).
+    xs = -z[~big]
+    tail = np.empty_like(xs)
+    mid = xs < 200.0
+    xm = xs[mid]
+    tail[mid] = np.log1p(-xm * math.sqrt(math.pi / 2) * erfcx(xm / math.sqrt(2)))
+    inv = 1.0 / xs[~mid] ** 2
+    series = inv * (-3.0 + inv * (15.0 + inv * (-105.0 + 945.0 * inv)))
+    tail[~mid] = np.log(inv) + np.log1p(series)
+    val[~big] = log_phi[~big] + tail
     out[pos] = val + np.log(std[pos])
     zero = ~pos
     gain = mean[zero] - best
     out[zero] = np.where(gain > 0, np.log(np.maximum(gain, 1e-300)), -1e300)
-    return out
+    # z below about -1e154 underflows to -inf: keep the documented floor.
+    return np.maximum(out, -1e300, out=out)
 
 
 def argmax(values: np.ndarray, tie_break: np.ndarray) -> int:

@@ -172,6 +172,100 @@ class _Dimension:
             return [float(np.clip((math.log(value) - lo) / (hi - lo), 0.0, 1.0))]
         return [float((value - self.low) / (self.high - self.low))]
 
+    # -- vectorised sampling and encoding ------------------------------------
+    # ``sample_block`` is ``from_unit`` applied to a column of Sobol
+    # coordinates, with bit-identical results: the same IEEE operations in
+    # the same order, and the transcendental functions of ranges evaluated
+    # by ``math`` (not NumPy's SIMD versions, which may differ in the last
+    # bit). Cases it cannot reproduce exactly (exotic number types, huge
+    # integers, non-finite discrete quantiles) return None and the caller
+    # falls back to ``from_unit``.
+    def sample_block(self, u: np.ndarray):
+        """Values, duplicate codes and encoding for a column of coordinates.
+
+        Returns ``(values, codes, encoded)`` or None. ``values`` is a list of
+        Python values equal to ``[from_unit(x) for x in u]``; ``codes`` an
+        int64 array with ``codes[i] == codes[j]`` iff ``repr(values[i]) ==
+        repr(values[j])``; ``encoded`` an array of shape
+        ``(len(u), n_columns)`` equal to the stacked ``encode(values[i])``.
+        """
+        u = np.asarray(u, dtype=float)
+        if self.kind == "list":
+            n_values = len(self.values)
+            idx = np.minimum((u * float(n_values)).astype(np.int64), n_values - 1)
+            rep_code: dict[str, int] = {}
+            value_codes = np.array(
+                [rep_code.setdefault(repr(v), len(rep_code)) for v in self.values],
+                dtype=np.int64,
+            )
+            table = np.array(
+                [self.encode(v) for v in self.values], dtype=float
+            ).reshape(n_values, self.n_columns)
+            values = [self.values[i] for i in idx.tolist()]
+            return values, value_codes[idx], table[idx]
+        if self.kind == "distribution":
+            q = np.clip(u, 1e-12, 1 - 1e-12)
+            x = np.asarray(self.dist.ppf(q), dtype=float).reshape(u.shape)
+            if _is_discrete(self.dist):
+                if not np.all(np.abs(x) < _INT_LIMIT):  # also catches NaN
+                    return None
+                ints = np.round(x).astype(np.int64)
+                values = ints.tolist()
+                codes = ints
+                cdf_at = np.asarray(values)
+            else:
+                values = x.tolist()
+                codes = _float_codes(x)
+                cdf_at = x
+            enc = np.clip(np.asarray(self.dist.cdf(cdf_at), dtype=float), 0.0, 1.0)
+            return values, codes, enc.reshape(-1, 1)
+        low, high = self.low, self.high
+        if not all(type(v) in (int, float) for v in (low, high)):
+            return None
+        if self.integer and not (abs(low) < _INT_LIMIT and abs(high) < _INT_LIMIT):
+            return None
+        if self.prior == "log-uniform":
+            if self.integer:
+                lo, hi = math.log(low), math.log(high + 1)
+                e = _math_map(math.exp, lo + u * (hi - lo))
+                ints = np.minimum(np.floor(e), float(high)).astype(np.int64)
+                values = ints.tolist()
+                codes = ints
+            else:
+                lo, hi = math.log(low), math.log(high)
+                x = _math_map(math.exp, lo + u * (hi - lo))
+                values = x.tolist()
+                codes = _float_codes(x)
+            lo, hi = math.log(low), math.log(high)
+            logs = np.fromiter(map(math.log, values), dtype=float, count=len(values))
+            enc = np.clip((logs - lo) / (hi - lo), 0.0, 1.0)
+            return values, codes, enc.reshape(-1, 1)
+        if self.integer:
+            n = high - low + 1
+            ints = low + np.minimum((u * float(n)).astype(np.int64), n - 1)
+            values = ints.tolist()
+            enc = (ints - low) / float(high - low)
+            return values, ints, enc.reshape(-1, 1)
+        x = float(low) + u * float(high - low)
+        enc = (x - float(low)) / float(high - low)
+        return x.tolist(), _float_codes(x), enc.reshape(-1, 1)
+
+
+# Integers below this magnitude are exact in float64 and in int64, and so are
+# their differences: the vectorised paths are used only within it.
+_INT_LIMIT = 2**52
+
+
+def _math_map(func, x: np.ndarray) -> np.ndarray:
+    """``func`` (from ``math``) applied elementwise, as a float array."""
+    return np.fromiter(map(func, x.tolist()), dtype=float, count=x.size)
+
+
+def _float_codes(x: np.ndarray) -> np.ndarray:
+    """int64 codes of floats, equal iff their ``repr`` is (all NaNs alike)."""
+    x = np.where(np.isnan(x), np.nan, x)
+    return x.view(np.int64)
+
 
 def _is_discrete(dist) -> bool:
     from scipy.stats import rv_discrete
@@ -190,6 +284,37 @@ def _same(a: Any, b: Any) -> bool:
 
 def _key(params: Mapping[str, Any]) -> tuple:
     return tuple(sorted((k, repr(v)) for k, v in params.items()))
+
+
+def _first_occurrences(codes: np.ndarray) -> np.ndarray:
+    """Sorted indices of the first occurrence of every distinct row."""
+    codes = np.asarray(codes, dtype=np.int64)
+    # Fold the columns into one compact int64 key, column by column (each
+    # step re-compacts to ids < n_rows, so nothing overflows).
+    key = np.unique(codes[:, 0], return_inverse=True)[1].reshape(-1)
+    for j in range(1, codes.shape[1]):
+        ids = np.unique(codes[:, j], return_inverse=True)[1].reshape(-1)
+        key = key * (int(ids.max()) + 1) + ids
+        key = np.unique(key, return_inverse=True)[1].reshape(-1)
+    # A stable sort makes the returned index the first occurrence.
+    order = np.argsort(key, kind="stable")
+    first = np.ones(len(key), dtype=bool)
+    first[1:] = key[order[1:]] != key[order[:-1]]
+    return np.sort(order[first])
+
+
+def _make_dicts(names: list[str], columns: list[list]) -> list[dict]:
+    """``[dict(zip(names, row)) for row in zip(*columns)]``, faster."""
+    if len(names) == 1:
+        (n0,) = names
+        return [{n0: a} for a in columns[0]]
+    if len(names) == 2:
+        n0, n1 = names
+        return [{n0: a, n1: b} for a, b in zip(*columns)]
+    if len(names) == 3:
+        n0, n1, n2 = names
+        return [{n0: a, n1: b, n2: c} for a, b, c in zip(*columns)]
+    return [dict(zip(names, row)) for row in zip(*columns)]
 
 
 class CandidateSet:
@@ -257,58 +382,97 @@ class CandidateSet:
 
     # ----------------------------------------------------------------------
     def _build(self) -> None:
-        params: list[dict] = []
-        space_of: list[int] = []
-        seen: set = set()
-        for s, dims in enumerate(self.spaces_dims):
-            if all(d.kind == "list" for d in dims):
-                grid = ParameterGrid({d.name: d.values for d in dims})
-                points = [dict(p) for p in grid]
+        blocks = [self._space_block(s, dims) for s, dims in enumerate(self.spaces_dims)]
+        if len(blocks) == 1 and blocks[0][2] is not None:
+            # One Sobol dict: drop repeated settings (first occurrence kept)
+            # by their per-column repr codes, without a key per candidate.
+            points, _, codes = blocks[0]
+            rows = _first_occurrences(codes)
+            if len(rows) == len(points):
+                kept = [(0, i) for i in range(len(points))]
             else:
-                sampler = qmc.Sobol(
-                    d=len(dims),
-                    scramble=True,
-                    seed=np.random.default_rng([self.seed, s]),
-                )
-                m = max(0, math.ceil(math.log2(max(self.n_candidates, 1))))
-                u = sampler.random_base2(m)[: self.n_candidates]
-                points = [
-                    {d.name: d.from_unit(float(row[j])) for j, d in enumerate(dims)}
-                    for row in u
-                ]
-            for p in points:
-                key = (s, _key(p)) if len(self.spaces_dims) > 1 else _key(p)
-                if key in seen:
-                    continue
-                seen.add(key)
-                params.append(p)
-                space_of.append(s)
-        self.params = params
-        self.space_of = np.asarray(space_of, dtype=int)
-        self.X = self._encode_all()
+                kept = [(0, i) for i in rows.tolist()]
+        else:
+            kept = []
+            seen: set = set()
+            for s, (points, _, _) in enumerate(blocks):
+                for i, p in enumerate(points):
+                    # Λ is the union of the dicts' candidate sets: a setting
+                    # that several dicts produce is kept once, with the first
+                    # dict's encoding (same parameters, same model, same score).
+                    key = _key(p)
+                    if key in seen:
+                        continue
+                    seen.add(key)
+                    kept.append((s, i))
+        self.params = [blocks[s][0][i] for s, i in kept]
+        self.space_of = np.asarray([s for s, _ in kept], dtype=int)
+        self.X = self._encode_all(blocks, kept)
 
-    def _encode_all(self) -> np.ndarray:
-        # Union of parameter names, in order of first appearance.
-        columns: list[tuple[str, _Dimension, int]] = []
-        offset = 0
+    def _space_block(self, s: int, dims: list[_Dimension]):
+        """Candidates of one dict: (points, encoding per dimension, codes).
+
+        ``codes`` (int64, one column per dimension, equal iff the values'
+        ``repr`` are) is None when unavailable; duplicates are then found by
+        :func:`_key`.
+        """
+        if all(d.kind == "list" for d in dims):
+            grid = ParameterGrid({d.name: d.values for d in dims})
+            points = [dict(p) for p in grid]
+            encoded = [
+                np.array([d.encode(p[d.name]) for p in points], dtype=float).reshape(
+                    len(points), d.n_columns
+                )
+                for d in dims
+            ]
+            return points, encoded, None
+        sampler = qmc.Sobol(
+            d=len(dims),
+            scramble=True,
+            seed=np.random.default_rng([self.seed, s]),
+        )
+        m = max(0, math.ceil(math.log2(max(self.n_candidates, 1))))
+        u = sampler.random_base2(m)[: self.n_candidates]
+        columns, encoded, codes = [], [], []
+        for j, d in enumerate(dims):
+            block = d.sample_block(u[:, j])
+            if block is None:
+                values = [d.from_unit(float(x)) for x in u[:, j]]
+                enc = np.array([d.encode(v) for v in values], dtype=float)
+                block = (values, None, enc.reshape(len(values), d.n_columns))
+            columns.append(block[0])
+            codes.append(block[1])
+            encoded.append(block[2])
+        names = [d.name for d in dims]
+        points = _make_dicts(names, columns)
+        if any(c is None for c in codes):
+            return points, encoded, None
+        return points, encoded, np.column_stack(codes)
+
+    def _encode_all(self, blocks, kept) -> np.ndarray:
         n_spaces = len(self.spaces_dims)
         space_cols = n_spaces if n_spaces > 1 else 0
+        # Columns: the dict indicator (several dicts), then every dimension of
+        # every dict in order.
         offset = space_cols
+        X = np.zeros(
+            (
+                len(kept),
+                offset + sum(d.n_columns for dims in self.spaces_dims for d in dims),
+            )
+        )
+        space_of = np.asarray([s for s, _ in kept], dtype=int)
+        local = np.asarray([i for _, i in kept], dtype=int)
         for s, dims in enumerate(self.spaces_dims):
-            for d in dims:
-                columns.append((d.name, d, s))
-        layout = []
-        for name, dim, s in columns:
-            layout.append((s, name, dim, offset))
-            offset += dim.n_columns
-        X = np.zeros((len(self.params), offset))
-        for i, (p, s) in enumerate(zip(self.params, self.space_of)):
+            rows = np.flatnonzero(space_of == s)
+            src = local[rows]
             if space_cols:
-                X[i, s] = 1.0
-            for s2, name, dim, start in layout:
-                if s2 != s or dim.n_columns == 0:
-                    continue
-                X[i, start : start + dim.n_columns] = dim.encode(p[name])
+                X[rows, s] = 1.0
+            for d, enc in zip(dims, blocks[s][1]):
+                width = d.n_columns
+                if width and len(rows):
+                    X[rows, offset : offset + width] = enc[src]
+                offset += width
         return X
 
     @property

@@ -42,13 +42,28 @@ def kernel_matrix(
     ``squared-exponential``: exp(−r²/(2ℓ²));
     ``matern52``: (1 + √5 r/ℓ + 5r²/(3ℓ²)) exp(−√5 r/ℓ), with r = ‖a − b‖₂.
     """
+    if kernel not in KERNELS:
+        raise ValueError(f"kernel must be one of {KERNELS}; got {kernel!r}.")
     r = cdist(np.atleast_2d(A), np.atleast_2d(B))
+    # The arithmetic below is done in place on fresh buffers, operation by
+    # operation in the order of the formulas (bit-identical to evaluating
+    # them naively, with fewer temporaries); exp is never computed in place.
     if kernel == "squared-exponential":
-        return np.exp(-0.5 * (r / length_scale) ** 2)
-    if kernel == "matern52":
-        s = math.sqrt(5.0) * r / length_scale
-        return (1.0 + s + s * s / 3.0) * np.exp(-s)
-    raise ValueError(f"kernel must be one of {KERNELS}; got {kernel!r}.")
+        np.divide(r, length_scale, out=r)  # r / ℓ
+        np.square(r, out=r)  # (r / ℓ)²
+        np.multiply(r, -0.5, out=r)
+        return np.exp(r)
+    s = r
+    np.multiply(s, math.sqrt(5.0), out=s)  # √5 r
+    np.divide(s, length_scale, out=s)  # s = √5 r / ℓ
+    e = np.negative(s)
+    e = np.exp(e)  # exp(−s)
+    q = np.multiply(s, s)
+    np.divide(q, 3.0, out=q)  # s² / 3
+    np.add(s, 1.0, out=s)  # 1 + s
+    np.add(s, q, out=s)  # (1 + s) + s²/3
+    np.multiply(s, e, out=s)
+    return s
 
 
 class IncrementalGP:
@@ -121,13 +136,19 @@ class IncrementalGP:
         ell = self._V[:t, j]  # L⁻¹ k(Λ_t, λ_j)
         d2 = self._diag - float(ell @ ell)
         d = math.sqrt(max(d2, _JITTER))
-        v_row = (k_row - ell @ self._V[:t]) / d if t else k_row / d
+        # v_row = (k_row − ellᵀ V_t) / d, written straight into row t of V.
+        v_row = self._V[t]
+        if t:
+            np.subtract(k_row, ell @ self._V[:t], out=v_row)
+            np.divide(v_row, d, out=v_row)
+        else:
+            np.divide(k_row, d, out=v_row)
         self._L[t, :t] = ell
         self._L[t, t] = d
-        self._V[t] = v_row
         self.index[t] = j
         self.n_rows = t + 1
-        self.var -= v_row * v_row
+        np.multiply(v_row, v_row, out=k_row)  # k_row is no longer needed
+        self.var -= k_row
         np.maximum(self.var, 0.0, out=self.var)
 
     def observe(self, y: float) -> None:

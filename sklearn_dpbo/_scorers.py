@@ -68,9 +68,19 @@ class DPScorer:
         self.name = name
 
     def sensitivity_for(self, n_validation: int) -> float:
-        """Swap-one sensitivity Δ of the score on m = ``n_validation`` records."""
+        """Swap-one sensitivity Δ of the score on m = ``n_validation`` records.
+
+        For ``"mean"``, (high − low)/m rounded up by two ulps of the largest
+        bound: a mean computed in floating point can move by a little more
+        than (high − low)/m, e.g. 1 − fl(2/3) > fl(1/3) for accuracy on m = 3
+        records (the rounding of a mean breaking a claimed sensitivity,
+        opendp/opendp#2923).
+        """
         if self.sensitivity == "mean":
-            return (self.bounds[1] - self.bounds[0]) / int(n_validation)
+            low, high = self.bounds
+            delta = (high - low) / int(n_validation)
+            delta += 2.0 * math.ulp(max(abs(low), abs(high)))
+            return math.nextafter(delta, math.inf)
         return min(float(self.sensitivity), self.bounds[1] - self.bounds[0])
 
     def __call__(self, estimator: Any, X, y) -> float:
@@ -105,7 +115,7 @@ def make_dp_scorer(
     --------
     >>> from sklearn.metrics import accuracy_score
     >>> s = make_dp_scorer(accuracy_score, bounds=(0, 1), sensitivity="mean")
-    >>> s.sensitivity_for(200)
+    >>> round(s.sensitivity_for(200), 12)
     0.005
     """
     scorer = make_scorer(

@@ -15,7 +15,8 @@ from sklearn.model_selection import KFold, PredefinedSplit, StratifiedKFold, che
 from sklearn.utils import _safe_indexing, get_tags
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import check_is_fitted, indexable
+from sklearn.utils.multiclass import type_of_target
+from sklearn.utils.validation import _num_samples, check_is_fitted, indexable
 
 from ._accounting import PrivacyReport, Release, split_budget
 from ._acquisition import ucb_beta
@@ -33,7 +34,7 @@ from ._releases import (
     release_best_score_noise_free,
     release_best_score_selection,
 )
-from ._scorers import DPScorer, get_dp_scorer
+from ._scorers import get_dp_scorer
 from ._validation import check_delta, check_epsilon, check_privacy_rng, public_rng
 
 __all__ = ["DPBayesSearchCV"]
@@ -230,7 +231,9 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         "release_score": ["boolean"],
         "n_iter": [Interval(numbers.Integral, 1, None, closed="left")],
         "n_candidates": [Interval(numbers.Integral, 1, None, closed="left")],
-        "scoring": [None, StrOptions({"accuracy"}), DPScorer],
+        # Any str or callable passes here so that get_dp_scorer can refuse the
+        # ones without a declared range with guidance (make_dp_scorer).
+        "scoring": [None, str, callable],
         "refit": ["boolean"],
         "cv": [None, "cv_object"],
         "n_jobs": [numbers.Integral, None],
@@ -330,6 +333,7 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         tags.input_tags.pairwise = sub.input_tags.pairwise
         tags.input_tags.sparse = sub.input_tags.sparse
         tags.input_tags.allow_nan = sub.input_tags.allow_nan
+        tags.target_tags = replace(sub.target_tags)
         return tags
 
     @property
@@ -519,7 +523,11 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
                 "cv=[(train_idx, val_idx)]."
             )
         if hasattr(cv, "get_n_splits") and not isinstance(cv, PredefinedSplit):
-            n = cv.get_n_splits()
+            try:
+                n = cv.get_n_splits()
+            except (TypeError, ValueError):
+                # Needs the data (e.g. LeaveOneOut): counted in _split instead.
+                return
             if n != 1:
                 raise ValueError(
                     f"cv gives {n} splits; DPBayesSearchCV needs exactly one "
@@ -564,7 +572,9 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         if len(splits) != 1:
             raise ValueError(
                 f"cv gives {len(splits)} splits; DPBayesSearchCV needs exactly one "
-                "(train, validation) split."
+                "(train, validation) split. Pass X_val and y_val to fit, or use "
+                "e.g. ShuffleSplit(n_splits=1), PredefinedSplit with one fold, or "
+                "[(train_idx, val_idx)]."
             )
         train, val = (np.asarray(a) for a in splits[0])
         if len(val) == 0 or len(train) == 0:
@@ -603,6 +613,12 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         ]:
             delattr(self, attr)
         plan = self._check_settings()
+        if y is None and get_tags(self.estimator).target_tags.required:
+            raise ValueError(
+                f"{type(self.estimator).__name__} requires y to be passed, but "
+                "the target y is None. Pass the training targets as y (and the "
+                "validation targets as y_val)."
+            )
         X_tr, y_tr, X_va, y_va, train_idx = self._split(X, y, X_val, y_val)
         n_train = len(y_tr) if y_tr is not None else _num_rows(X_tr)
         if train_idx is not None:
@@ -806,7 +822,11 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
     # -- mode "private-selection" ------------------------------------------
     def _public_cv(self, y_tr, seed):
         if isinstance(self.public_cv, numbers.Integral):
-            if is_classifier(self.estimator) and y_tr is not None:
+            if (
+                is_classifier(self.estimator)
+                and y_tr is not None
+                and type_of_target(y_tr) in ("binary", "multiclass")
+            ):
                 return StratifiedKFold(self.public_cv, shuffle=True, random_state=seed)
             return KFold(self.public_cv, shuffle=True, random_state=seed)
         return check_cv(self.public_cv, y_tr, classifier=is_classifier(self.estimator))
@@ -908,6 +928,4 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
 
 
 def _num_rows(X) -> int:
-    if hasattr(X, "shape"):
-        return int(X.shape[0])
-    return len(X)
+    return int(_num_samples(X))

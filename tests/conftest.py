@@ -1,0 +1,136 @@
+"""Shared fixtures for the search, compatibility and privacy-rule tests.
+
+The spy estimator and scorer below record every call in module-level logs
+(not in the estimator: ``clone`` deep-copies parameters, and anything stored
+on the search object would itself become reachable from it). They are used
+with the sequential backend only.
+"""
+
+from __future__ import annotations
+
+import os
+
+# scikit-learn's check_array_api_input (run by parametrize_with_checks) needs
+# scipy's array-API mode, which must be switched on before scipy is imported.
+os.environ.setdefault("SCIPY_ARRAY_API", "1")
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+from sklearn.base import BaseEstimator, ClassifierMixin  # noqa: E402
+from sklearn.datasets import load_breast_cancer, load_digits  # noqa: E402
+from sklearn.linear_model import LogisticRegression  # noqa: E402
+from sklearn.metrics import accuracy_score  # noqa: E402
+from sklearn.model_selection import train_test_split  # noqa: E402
+from threadpoolctl import threadpool_limits  # noqa: E402
+
+from sklearn_dpbo import DPScorer  # noqa: E402
+
+# ---------------------------------------------------------------------------
+# Speed: BLAS threads oversubscribe a shared 2-core machine badly (a
+# LogisticRegression fit is ~6x slower with 2 OpenBLAS threads under load).
+# ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def single_blas_thread():
+    with threadpool_limits(limits=1):
+        yield
+
+
+# ---------------------------------------------------------------------------
+# Data: the training part is public, the validation part is the private one.
+# Validation sizes are odd primes so that no accuracy k/m equals a "round"
+# public constant such as 0.5.
+# ---------------------------------------------------------------------------
+
+
+def _split(X, y, n_train, n_val, seed):
+    X_tr, X_rest, y_tr, y_rest = train_test_split(
+        X, y, train_size=n_train, random_state=seed, stratify=y
+    )
+    X_va, _, y_va, _ = train_test_split(
+        X_rest, y_rest, train_size=n_val, random_state=seed, stratify=y_rest
+    )
+    return X_tr, y_tr, X_va, y_va
+
+
+@pytest.fixture(scope="session")
+def cancer_split():
+    X, y = load_breast_cancer(return_X_y=True)
+    return _split(X, y, 300, 173, seed=0)
+
+
+@pytest.fixture(scope="session")
+def digits_split():
+    X, y = load_digits(return_X_y=True)
+    return _split(X, y, 400, 211, seed=0)
+
+
+# ---------------------------------------------------------------------------
+# Spies
+# ---------------------------------------------------------------------------
+
+SPY_LOG: list = []
+"""Entries ("fit" | "predict", ids, in_scorer) and ("score", ids)."""
+
+_IN_SCORER = [False]
+
+
+class RowSpyClassifier(ClassifierMixin, BaseEstimator):
+    """LogisticRegression on X[:, 1:] that logs the row ids in X[:, 0].
+
+    Column 0 holds a unique row id (a marker, ignored by the model), so every
+    call records exactly which rows it received.
+    """
+
+    def __init__(self, C=1.0):
+        self.C = C
+
+    def fit(self, X, y):
+        X = np.asarray(X, dtype=float)
+        ids = X[:, 0].astype(int)
+        SPY_LOG.append(("fit", tuple(ids.tolist()), _IN_SCORER[0]))
+        self.fit_row_ids_ = np.sort(ids)
+        self.model_ = LogisticRegression(C=self.C, max_iter=200).fit(X[:, 1:], y)
+        self.classes_ = self.model_.classes_
+        self.n_features_in_ = X.shape[1]
+        return self
+
+    def predict(self, X):
+        X = np.asarray(X, dtype=float)
+        SPY_LOG.append(("predict", tuple(X[:, 0].astype(int).tolist()), _IN_SCORER[0]))
+        return self.model_.predict(X[:, 1:])
+
+
+def spy_accuracy(estimator, X, y):
+    """A scorer callable that logs the row ids it scores on."""
+    ids = tuple(np.asarray(X, dtype=float)[:, 0].astype(int).tolist())
+    SPY_LOG.append(("score", ids))
+    _IN_SCORER[0] = True
+    try:
+        return accuracy_score(y, estimator.predict(X))
+    finally:
+        _IN_SCORER[0] = False
+
+
+def make_spy_scorer():
+    return DPScorer(spy_accuracy, bounds=(0.0, 1.0), sensitivity="mean", name="spy")
+
+
+@pytest.fixture
+def spy_log():
+    SPY_LOG.clear()
+    yield SPY_LOG
+    SPY_LOG.clear()
+
+
+@pytest.fixture(scope="session")
+def id_data():
+    """Breast-cancer rows with a row-id column 0: (X, y, train_ids, val_ids)."""
+    X, y = load_breast_cancer(return_X_y=True)
+    X, y = X[:240], y[:240]
+    X = (X - X.mean(axis=0)) / X.std(axis=0)
+    X = np.column_stack([np.arange(len(X)), X])
+    rng = np.random.RandomState(0)
+    perm = rng.permutation(len(X))
+    return X, y, np.sort(perm[:160]), np.sort(perm[160:])

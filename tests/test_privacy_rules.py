@@ -1,0 +1,713 @@
+"""Structural privacy rules of DPBayesSearchCV (TESTING.md P6, P7, P10, V).
+
+Nothing derived from the validation set may leave the estimator except the
+released quantities (best_params_, best_index_, best_score_ and
+best_estimator_, refit on the training rows): no raw validation score and,
+in method="gp-ucb", no evaluated-candidate sequence, in any attribute,
+repr, printed line, warning, log record, exception or pickle. Noise comes
+from an OS-seeded generator unless random_state is set, and bad input is
+refused before any data is touched.
+
+The raw scores are recomputed independently in the tests. The validation
+set has m = 173 records (an odd prime), and the fixture checks that every raw
+score lies strictly inside (0, 1), so that no raw score coincides with a
+"round" public constant (0, 0.5, 1, epsilon, ...).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import logging
+import math
+import pickle
+import random
+import re
+import struct
+import traceback
+import warnings
+
+import numpy as np
+import pytest
+from conftest import RowSpyClassifier, make_spy_scorer
+from sklearn.base import clone
+from sklearn.metrics import accuracy_score, f1_score, make_scorer
+from sklearn.model_selection import KFold
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.svm import SVC
+
+from sklearn_dpbo import DPBayesSearchCV, DPScorer
+
+pytestmark = pytest.mark.usefixtures("single_blas_thread")
+
+METHODS = ["private-selection", "gp-ucb"]
+SPACE = {
+    "svc__C": (1e-1, 1e3, "log-uniform"),
+    "svc__gamma": (1e-4, 1e-1, "log-uniform"),
+}
+N_CANDIDATES, N_ITER = 32, 8
+
+# Released or harmless fitted attributes. Anything else needs a review.
+ALLOWED_FITTED = {
+    "best_params_",
+    "best_index_",
+    "best_score_",
+    "best_estimator_",
+    "refit_time_",
+    "scorer_",
+    "candidate_params_",
+    "shortlist_",
+    "privacy_report_",
+    "n_validation_",
+}
+RELEASED = {"best_params_", "best_index_", "best_score_", "best_estimator_"}
+FORBIDDEN_NAMES = {
+    "cv_results_",
+    "y_train_",
+    "alpha_",
+    "L_",
+    "trace",
+    "trace_",
+    "scores",
+    "scores_",
+    "yi",
+    "utilities",
+    "utilities_",
+    "history",
+    "history_",
+    "evaluated_",
+    "indices_",
+    "gp",
+    "gp_",
+    "posterior_mean_",
+    "log_marginal_likelihood_value_",
+    "noise_rng",
+    "rng",
+    "rng_",
+    "random_state_",
+}
+FORBIDDEN_NAME_RE = re.compile(r"(mean|std|rank|split\d+)_test_|_scores?_$")
+RNG_TYPES = (
+    np.random.Generator,
+    np.random.RandomState,
+    np.random.BitGenerator,
+    np.random.SeedSequence,
+    random.Random,
+)
+SECONDS_RE = re.compile(r"\d+\.\d+s\b")
+NUMBER_RE = re.compile(r"(?<![\w.])[-+]?\d*\.(\d+)(?:[eE][-+]?\d+)?")
+
+# Recorder for the scorer below: module-level, so that it is not reachable
+# from the fitted search (only function closures are walked, not globals).
+SCORED_PARAMS: list = []
+M_VAL = 173
+
+
+def recording_accuracy(estimator, X, y):
+    """Accuracy that records which candidate was scored on the validation set."""
+    if len(y) == M_VAL:
+        svc = estimator.named_steps["svc"]
+        SCORED_PARAMS.append({"svc__C": svc.C, "svc__gamma": svc.gamma})
+    return accuracy_score(y, estimator.predict(X))
+
+
+def make_search(method, scorer=None, **kw):
+    params = dict(
+        method=method,
+        n_candidates=N_CANDIDATES,
+        n_iter=N_ITER,
+        random_state=0,
+        public_cv=3,
+        scoring=scorer
+        or DPScorer(recording_accuracy, bounds=(0.0, 1.0), name="accuracy"),
+    )
+    params.update(kw)
+    return DPBayesSearchCV(
+        make_pipeline(StandardScaler(), SVC(random_state=0)), SPACE, **params
+    )
+
+
+@pytest.fixture(scope="module")
+def raw_scores(cancer_split):
+    """Raw validation accuracy of every candidate, computed independently."""
+    X_tr, y_tr, X_va, y_va = cancer_split
+    assert len(y_va) == M_VAL
+    probe = make_search("gp-ucb", n_iter=1, refit=False).fit(
+        X_tr, y_tr, X_val=X_va, y_val=y_va
+    )
+    scores = []
+    for params in probe.candidate_params_:
+        est = clone(probe.estimator).set_params(**params).fit(X_tr, y_tr)
+        scores.append(accuracy_score(y_va, est.predict(X_va)))
+    scores = np.asarray(scores)
+    assert len(scores) == N_CANDIDATES
+    # Precondition of the coincidence-free scan (see module docstring).
+    assert np.all((scores > 0) & (scores < 1))
+    assert len(np.unique(scores)) >= 3  # the candidates differ
+    return probe.candidate_params_, scores
+
+
+class Secrets:
+    """Raw validation scores in score units and GP units (z = (s - 0.5)/0.25)."""
+
+    def __init__(self, scores):
+        z = (scores - 0.5) / 0.25
+        self.values = np.unique(np.concatenate([scores, -scores, z, -z]))
+
+    def match_float(self, x) -> bool:
+        x = float(x)
+        if not math.isfinite(x):
+            return False
+        return bool(np.min(np.abs(self.values - x)) <= 1e-12)
+
+    def match_array(self, a) -> bool:
+        a = np.asarray(a, dtype=float).ravel()
+        a = a[np.isfinite(a)]
+        if a.size == 0:
+            return False
+        pos = np.clip(np.searchsorted(self.values, a), 1, len(self.values) - 1)
+        near = np.minimum(
+            np.abs(self.values[pos] - a), np.abs(self.values[pos - 1] - a)
+        )
+        return bool(np.any(near <= 1e-12))
+
+    def match_text(self, text: str, min_decimals: int) -> list[str]:
+        """Numbers in ``text`` that are a rounding of a secret value."""
+        hits = []
+        for m in NUMBER_RE.finditer(text):
+            decimals = len(m.group(1))
+            if decimals < min_decimals:
+                continue
+            try:
+                x = float(m.group(0))
+            except ValueError:
+                continue
+            exponent = re.search(r"[eE]([-+]?\d+)", m.group(0))
+            scale = 10.0 ** (int(exponent.group(1)) if exponent else 0)
+            tol = 0.5 * 10.0 ** (-decimals) * scale + 1e-15
+            if np.min(np.abs(self.values - x)) <= tol:
+                hits.append(m.group(0))
+        return hits
+
+    def match_bytes(self, blob: bytes) -> bool:
+        for v in self.values:
+            for fmt in ("<d", ">d"):
+                if struct.pack(fmt, float(v)) in blob:
+                    return True
+        return False
+
+
+def walk(root, name="search"):
+    """Yield (path, attribute-or-key name, object) for everything reachable.
+
+    Follows instance dicts and slots, dataclass fields, dict keys and values,
+    sequences, sets, object arrays, function closures and defaults and
+    partials. Modules, classes and function globals are not followed.
+    """
+    seen = set()
+    stack = [(name, name, root)]
+    while stack:
+        path, key, obj = stack.pop()
+        yield path, key, obj
+        if obj is None or isinstance(
+            obj, (bool, int, float, complex, str, bytes, np.generic, type)
+        ):
+            continue
+        if type(obj).__name__ == "module":
+            continue
+        if id(obj) in seen:
+            continue
+        seen.add(id(obj))
+        children = []
+        if isinstance(obj, np.ndarray):
+            if obj.dtype == object:
+                children = [(f"{path}[{i}]", None, v) for i, v in enumerate(obj.flat)]
+        elif isinstance(obj, dict):
+            for k, v in obj.items():
+                children.append((f"{path}<key>", k if isinstance(k, str) else None, k))
+                children.append(
+                    (f"{path}[{k!r}]", k if isinstance(k, str) else None, v)
+                )
+        elif isinstance(obj, (list, tuple, set, frozenset)):
+            children = [(f"{path}[{i}]", None, v) for i, v in enumerate(obj)]
+        elif isinstance(obj, functools.partial):
+            children = [
+                (f"{path}.func", "func", obj.func),
+                (f"{path}.args", "args", obj.args),
+                (f"{path}.keywords", "keywords", obj.keywords),
+            ]
+        elif callable(obj) and hasattr(obj, "__code__"):
+            for i, cell in enumerate(obj.__closure__ or ()):
+                try:
+                    children.append((f"{path}.<cell{i}>", None, cell.cell_contents))
+                except ValueError:
+                    pass
+            children.append((f"{path}.__defaults__", None, obj.__defaults__))
+            children.append((f"{path}.__kwdefaults__", None, obj.__kwdefaults__))
+        else:
+            if hasattr(obj, "__self__") and not isinstance(obj, type):
+                children.append((f"{path}.__self__", None, obj.__self__))
+            if hasattr(obj, "__dict__"):
+                for k, v in vars(obj).items():
+                    children.append((f"{path}.{k}", k, v))
+            for cls in type(obj).__mro__:
+                for k in getattr(cls, "__slots__", ()):
+                    if hasattr(obj, k):
+                        children.append((f"{path}.{k}", k, getattr(obj, k)))
+            if dataclasses.is_dataclass(obj):
+                for f in dataclasses.fields(obj):
+                    children.append((f"{path}.{f.name}", f.name, getattr(obj, f.name)))
+        stack.extend(children)
+
+
+def public_surface(search):
+    """Everything an attacker can read from a fitted search, without running it."""
+    roots = {"search": search}
+    for name in dir(search):
+        if name.endswith("_") and not name.startswith("_"):
+            try:
+                roots[f"search.{name}"] = getattr(search, name)
+            except AttributeError:
+                pass
+    report = search.privacy_report_
+    roots["report.to_dict()"] = report.to_dict()
+    roots["report.releases"] = report.releases
+    roots["get_params(deep=True)"] = search.get_params(deep=True)
+    return roots
+
+
+def assert_no_secret_in_graph(search, secrets: Secrets):
+    for root_name, root in public_surface(search).items():
+        for path, key, obj in walk(root, root_name):
+            if path in ("search.best_score_", "search.search.best_score_"):
+                continue  # the released (noisy) value itself
+            if root_name == "search.best_score_":
+                continue
+            if isinstance(obj, (float, np.floating)):
+                assert not secrets.match_float(obj), f"raw score at {path}"
+            elif isinstance(obj, np.ndarray) and np.issubdtype(obj.dtype, np.number):
+                assert not secrets.match_array(obj), f"raw score in array {path}"
+            elif isinstance(obj, str):
+                assert not secrets.match_text(obj, 3), f"raw score in text {path}"
+            assert not isinstance(obj, RNG_TYPES), f"generator stored at {path}"
+            if isinstance(key, str):
+                assert key not in FORBIDDEN_NAMES, f"forbidden name {path}"
+                assert not FORBIDDEN_NAME_RE.search(key), f"forbidden name {path}"
+            cls = type(obj).__name__
+            assert cls not in {"BOTrace", "IncrementalGP"}, f"{cls} at {path}"
+            if isinstance(obj, dict):
+                assert not {"bit_generator", "state"} <= set(obj), f"RNG state {path}"
+
+
+def assert_no_secret_in_texts(texts: dict, secrets: Secrets):
+    for where, (text, min_decimals) in texts.items():
+        hits = secrets.match_text(SECONDS_RE.sub("", text), min_decimals)
+        assert not hits, f"raw score {hits} in {where}"
+
+
+# ---------------------------------------------------------------------------
+# P6: no raw score on any public surface
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_no_raw_validation_score_reachable(
+    cancer_split, raw_scores, method, capsys, caplog, recwarn
+):
+    X_tr, y_tr, X_va, y_va = cancer_split
+    candidates, scores = raw_scores
+    secrets = Secrets(scores)
+    caplog.set_level(logging.DEBUG)
+    SCORED_PARAMS.clear()
+
+    search = make_search(method, verbose=10).fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
+    out, err = capsys.readouterr()
+    assert search.candidate_params_ == candidates
+    assert SCORED_PARAMS, "the validation set was never scored"
+    assert "[DPBayesSearchCV]" in out  # verbose output was produced
+
+    # The release is noisy: not a raw score (and so no coincidence below).
+    assert not secrets.match_float(search.best_score_)
+
+    # Fitted attributes: only the reviewed names, nothing private or hidden.
+    fitted = {k for k in vars(search) if k.endswith("_")}
+    assert fitted <= ALLOWED_FITTED, fitted - ALLOWED_FITTED
+    assert RELEASED - {"best_estimator_"} <= fitted
+    hidden = {k for k in vars(search) if k.startswith("_")}
+    assert not hidden, hidden
+    assert set(vars(search)) - fitted == set(search.get_params(deep=False))
+
+    assert_no_secret_in_graph(search, secrets)
+
+    blob = pickle.dumps(search)
+    assert not secrets.match_bytes(blob), "raw score bytes in the pickle"
+    restored = pickle.loads(blob)
+    assert_no_secret_in_graph(restored, secrets)
+
+    texts = {
+        "stdout": (out, 2),
+        "stderr": (err, 2),
+        "repr": (repr(search), 3),
+        "str": (str(search), 3),
+        "report": (str(search.privacy_report_), 3),
+        "report repr": (repr(search.privacy_report_), 3),
+        "get_params": (repr(search.get_params(deep=True)), 3),
+        "warnings": ("\n".join(str(w.message) for w in recwarn.list), 2),
+        "logs": ("\n".join(r.getMessage() for r in caplog.records), 2),
+    }
+    assert_no_secret_in_texts(texts, secrets)
+    for text in (out, err):
+        for word in ("score=", "accuracy=", "utility", "C=", "gamma="):
+            assert word not in text
+
+
+def test_scanner_finds_a_planted_leak(cancer_split, raw_scores):
+    """The detectors above can fail: plant raw scores and they are found."""
+    X_tr, y_tr, X_va, y_va = cancer_split
+    _, scores = raw_scores
+    secrets = Secrets(scores)
+    search = make_search("gp-ucb", n_iter=2).fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
+    assert_no_secret_in_graph(search, secrets)
+
+    plants = [
+        lambda s: setattr(s.best_estimator_, "note_", {"x": [float(scores[3])]}),
+        lambda s: setattr(s, "extra_", np.array([0.1, (scores[5] - 0.5) / 0.25])),
+        lambda s: setattr(s, "cv_results_", {}),
+        lambda s: setattr(s, "noise_", np.random.default_rng(0)),
+        lambda s: setattr(s.scorer_, "cache", functools.partial(float, scores[1])),
+        lambda s: setattr(s.scorer_, "hook", (lambda v: lambda: v)(scores[1])),
+        lambda s: setattr(s, "note_", f"best raw accuracy {scores.max():.4f}"),
+    ]
+    for plant in plants:
+        planted = pickle.loads(pickle.dumps(search))
+        plant(planted)
+        with pytest.raises(AssertionError):
+            assert_no_secret_in_graph(planted, secrets)
+    assert secrets.match_bytes(pickle.dumps(float(scores[0])))
+    assert secrets.match_bytes(np.asarray(scores).tobytes())
+    assert secrets.match_text(f"iteration 3: {scores[2]:.2f}", 2)
+    assert secrets.match_text(f"z={(scores[2] - 0.5) / 0.25:.4f}", 3)
+    with pytest.raises(AssertionError):
+        assert_no_secret_in_texts({"x": (f"score {scores[0]:.3f}", 2)}, secrets)
+    assert_no_secret_in_texts({"x": ("(0.96s) done in 12.31s", 2)}, secrets)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_public_attributes_do_not_depend_on_validation_set(
+    cancer_split, method, capsys
+):
+    """Fit on V and on a neighbour-ish V' (30 labels flipped), same seed.
+
+    Everything except the released quantities (and the refit timing) must be
+    identical, including the verbose output once timings are removed.
+    """
+    X_tr, y_tr, X_va, y_va = cancer_split
+    y_other = y_va.copy()
+    y_other[:30] = 1 - y_other[:30]
+
+    SCORED_PARAMS.clear()
+    a = make_search(method, verbose=10).fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
+    out_a = SECONDS_RE.sub("", capsys.readouterr().out)
+    seq_a = list(SCORED_PARAMS)
+    SCORED_PARAMS.clear()
+    b = make_search(method, verbose=10).fit(X_tr, y_tr, X_val=X_va, y_val=y_other)
+    out_b = SECONDS_RE.sub("", capsys.readouterr().out)
+    seq_b = list(SCORED_PARAMS)
+
+    assert out_a == out_b
+    assert vars(a).keys() == vars(b).keys()
+    for key in vars(a).keys() - RELEASED - {"refit_time_"}:
+        va, vb = getattr(a, key), getattr(b, key)
+        if key == "privacy_report_":
+            assert va.to_dict() == vb.to_dict()
+            assert str(va) == str(vb)
+        elif isinstance(va, np.ndarray):
+            np.testing.assert_array_equal(va, vb)
+        elif key in ("scorer_", "estimator", "scoring"):
+            assert repr(va) == repr(vb)
+        else:
+            assert va == vb, key
+    # ... while what happened inside really differed.
+    if method == "gp-ucb":
+        assert seq_a != seq_b  # GP-UCB evaluated other candidates
+    else:
+        assert seq_a == seq_b  # the shortlist is public ...
+        assert a.best_score_ != b.best_score_  # ... its scores are not
+
+
+# ---------------------------------------------------------------------------
+# gp-ucb: the evaluated sequence is private
+# ---------------------------------------------------------------------------
+
+
+def test_gp_ucb_keeps_no_evaluated_sequence(cancer_split, raw_scores):
+    X_tr, y_tr, X_va, y_va = cancer_split
+    candidates, _ = raw_scores
+    SCORED_PARAMS.clear()
+    search = make_search("gp-ucb").fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
+    order = [candidates.index(p) for p in SCORED_PARAMS]
+    assert 2 <= len(order) <= N_ITER
+    evaluated = set(order)
+    assert len(evaluated) < len(candidates)  # a strict subset: detectable
+    evaluated_params = [candidates[j] for j in order]
+
+    for root_name, root in public_surface(search).items():
+        for path, _, obj in walk(root, root_name):
+            if root_name == "search.best_index_" or path == "search.best_index_":
+                continue
+            ints = None
+            if isinstance(obj, np.ndarray) and obj.dtype == bool:
+                if obj.shape == (len(candidates),):
+                    assert set(np.flatnonzero(obj)) != evaluated, path
+            elif isinstance(obj, np.ndarray) and np.issubdtype(obj.dtype, np.integer):
+                ints = obj.ravel().tolist()
+            elif isinstance(obj, (list, tuple, set, frozenset)) and obj:
+                if all(
+                    isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+                    for v in obj
+                ):
+                    ints = list(obj)
+                elif all(isinstance(v, dict) for v in obj) and len(obj) >= 2:
+                    dicts = list(obj)
+                    assert dicts != evaluated_params, path
+                    assert not all(d in evaluated_params for d in dicts), path
+            if ints is not None and len(ints) >= 2:
+                assert ints != order, f"evaluated sequence at {path}"
+                assert set(ints) != evaluated, f"evaluated set at {path}"
+                assert not (len(ints) >= 3 and set(ints) <= evaluated), (
+                    f"evaluated candidates at {path}"
+                )
+    assert not hasattr(search, "shortlist_")
+
+
+# ---------------------------------------------------------------------------
+# P7: randomness
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("random_state", [0, None])
+@pytest.mark.parametrize("method", METHODS)
+def test_global_numpy_rng_untouched(cancer_split, method, random_state):
+    X_tr, y_tr, X_va, y_va = cancer_split
+    np.random.seed(12345)  # noqa: NPY002 (the legacy global RNG is the subject)
+    state = np.random.get_state()  # noqa: NPY002
+    py_state = random.getstate()
+    make_search(method, n_iter=4, random_state=random_state).fit(
+        X_tr, y_tr, X_val=X_va, y_val=y_va
+    )
+    after = np.random.get_state()  # noqa: NPY002
+    assert after[0] == state[0]
+    np.testing.assert_array_equal(after[1], state[1])
+    assert after[2:] == state[2:]
+    assert random.getstate() == py_state
+
+
+def test_random_state_none_gives_fresh_noise(cancer_split):
+    """Unseeded fits differ even when the global NumPy RNG is reset each time.
+
+    epsilon=20 with m=173: the Laplace scale of best_score_ is 1/(173*10)
+    and the true score ~0.96 is > 20 scales below the clip at 1, so the
+    release is continuous and two equal draws have probability ~0.
+    """
+    X_tr, y_tr, X_va, y_va = cancer_split
+    released = []
+    for _ in range(3):
+        np.random.seed(0)  # noqa: NPY002
+        random.seed(0)
+        s = make_search(
+            "private-selection", random_state=None, epsilon=20.0, n_iter=4
+        ).fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
+        assert 0.0 < s.best_score_ < 1.0
+        released.append(s.best_score_)
+    assert len(set(released)) == 3, released
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_int_random_state_is_reproducible(cancer_split, method):
+    X_tr, y_tr, X_va, y_va = cancer_split
+    runs = [
+        make_search(method, n_iter=4, random_state=7).fit(
+            X_tr, y_tr, X_val=X_va, y_val=y_va
+        )
+        for _ in range(2)
+    ]
+    assert runs[0].best_index_ == runs[1].best_index_
+    assert runs[0].best_score_ == runs[1].best_score_  # bit-identical
+    assert runs[0].candidate_params_ == runs[1].candidate_params_
+
+
+# ---------------------------------------------------------------------------
+# Exceptions raised while scoring the validation set
+# ---------------------------------------------------------------------------
+
+
+def leaky_scorer(estimator, X, y):
+    """Raises, on the validation set only, with validation data in the message."""
+    if len(y) == M_VAL:
+        raise ValueError(
+            f"SECRET label-sum={int(np.sum(y))} first-feature={float(X[0, 0])!r}"
+        )
+    return accuracy_score(y, estimator.predict(X))
+
+
+def _exception_texts(exc):
+    texts, seen = [], set()
+    stack = [exc]
+    while stack:
+        e = stack.pop()
+        if e is None or id(e) in seen:
+            continue
+        seen.add(id(e))
+        texts += [str(e), repr(e), repr(getattr(e, "args", ()))]
+        texts += [repr(getattr(e, "__notes__", []))]
+        stack += [e.__cause__, e.__context__]
+    texts.append("".join(traceback.format_exception(exc)))
+    return texts
+
+
+@pytest.mark.parametrize(
+    "method, n_jobs",
+    [("private-selection", None), ("gp-ucb", None), ("gp-ucb", 2)],
+)
+def test_scoring_error_reveals_no_validation_data(
+    cancer_split, method, n_jobs, capsys, recwarn
+):
+    X_tr, y_tr, X_va, y_va = cancer_split
+    scorer = DPScorer(leaky_scorer, bounds=(0.0, 1.0))
+    secret_bits = ["SECRET", "label-sum", repr(float(X_va[0, 0]))]
+    with pytest.raises(Exception) as info:
+        make_search(method, scorer=scorer, n_jobs=n_jobs, n_iter=3).fit(
+            X_tr, y_tr, X_val=X_va, y_val=y_va
+        )
+    exc = info.value
+    texts = _exception_texts(exc)
+    out, err = capsys.readouterr()
+    texts += [out, err] + [str(w.message) for w in recwarn.list]
+    for text in texts:
+        for bit in secret_bits:
+            assert bit not in text
+    # The message still says what to do.
+    assert "error_score" in str(exc)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_numeric_error_score_swallows_validation_errors(
+    cancer_split, method, capsys, recwarn
+):
+    X_tr, y_tr, X_va, y_va = cancer_split
+    scorer = DPScorer(leaky_scorer, bounds=(0.0, 1.0))
+    search = make_search(method, scorer=scorer, error_score=0.25, n_iter=3)
+    search.fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
+    out, err = capsys.readouterr()
+    for text in [out, err, repr(search)] + [str(w.message) for w in recwarn.list]:
+        assert "SECRET" not in text
+    assert 0.0 <= search.best_score_ <= 1.0
+
+
+# ---------------------------------------------------------------------------
+# V: bad input is refused before any data is touched
+# ---------------------------------------------------------------------------
+
+BAD_SETTINGS = [
+    # (id, method, constructor kwargs, route, regex the message must match)
+    ("eps=0", "private-selection", dict(epsilon=0), "val", r"epsilon.*range"),
+    ("eps<0", "private-selection", dict(epsilon=-1.0), "val", r"epsilon.*range"),
+    ("eps=nan", "gp-ucb", dict(epsilon=float("nan")), "val", r"epsilon.*range"),
+    ("eps=inf", "private-selection", dict(epsilon=float("inf")), "val", "epsilon"),
+    ("eps=True", "private-selection", dict(epsilon=True), "val", "not bool"),
+    ("eps=str", "gp-ucb", dict(epsilon="1"), "val", r"epsilon.*float"),
+    ("eps=1e-320", "private-selection", dict(epsilon=1e-320), "val", "epsilon=1.0"),
+    ("delta<0", "private-selection", dict(delta=-0.1), "val", r"delta.*range"),
+    ("delta=1", "gp-ucb", dict(delta=1.0), "val", r"delta.*range"),
+    ("delta=nan", "gp-ucb", dict(delta=float("nan")), "val", r"delta.*range"),
+    ("delta=inf", "gp-ucb", dict(delta=float("inf")), "val", r"delta.*range"),
+    ("delta=True", "gp-ucb", dict(delta=True), "val", "delta"),
+    ("delta=str", "private-selection", dict(delta="1e-5"), "val", "delta"),
+    ("gp-ucb delta=0", "gp-ucb", dict(delta=0.0), "val", r"delta > 0.*delta=1e-5"),
+    ("cv=5", "private-selection", dict(cv=5), "cv", r"exactly one.*X_val"),
+    ("cv=KFold", "gp-ucb", dict(cv=KFold(5)), "cv", r"exactly one.*n_splits=1"),
+    ("X_val and cv", "gp-ucb", dict(cv="list"), "val", "not both"),
+    ("no validation", "private-selection", {}, "none", r"X_val=.*cv"),
+    ("no validation", "gp-ucb", {}, "none", r"X_val=.*cv"),
+    (
+        "unknown param",
+        "gp-ucb",
+        dict(search_spaces={"C": [0.1, 1.0], "gamma": [1.0]}),
+        "val",
+        r"\['gamma'\].*get_params",
+    ),
+    ("scoring str", "private-selection", dict(scoring="f1"), "val", "make_dp_scorer"),
+    (
+        "sklearn scorer",
+        "gp-ucb",
+        dict(scoring=make_scorer(f1_score)),
+        "val",
+        "make_dp_scorer",
+    ),
+    (
+        "plain callable",
+        "private-selection",
+        dict(scoring=lambda est, X, y: 0.5),
+        "val",
+        "make_dp_scorer",
+    ),
+    ("error_score nan", "gp-ucb", dict(error_score=float("nan")), "val", r"range"),
+    ("error_score > hi", "private-selection", dict(error_score=2.0), "val", "range"),
+    ("error_score < lo", "gp-ucb", dict(error_score=-0.5), "val", "range"),
+    ("n_iter=0", "gp-ucb", dict(n_iter=0), "val", "n_iter"),
+]
+
+
+@pytest.mark.parametrize(
+    "method, kwargs, route, match",
+    [case[1:] for case in BAD_SETTINGS],
+    ids=[f"{c[0]}-{c[1]}" for c in BAD_SETTINGS],
+)
+def test_bad_input_refused_before_data_is_touched(
+    id_data, spy_log, method, kwargs, route, match
+):
+    X, y, train_ids, val_ids = id_data
+    kwargs = dict(kwargs)
+    spaces = kwargs.pop("search_spaces", {"C": [0.1, 1.0, 10.0]})
+    if kwargs.get("cv") == "list":
+        kwargs["cv"] = [(train_ids, val_ids)]
+    kwargs.setdefault("scoring", make_spy_scorer())
+    kwargs.setdefault("n_iter", 3)
+    search = DPBayesSearchCV(
+        RowSpyClassifier(), spaces, method=method, random_state=0, public_cv=2, **kwargs
+    )
+    if route == "val":
+        fit_args = (X[train_ids], y[train_ids])
+        fit_kw = dict(X_val=X[val_ids], y_val=y[val_ids])
+    elif route == "cv":
+        fit_args, fit_kw = (X, y), {}
+    else:
+        fit_args, fit_kw = (X[train_ids], y[train_ids]), {}
+    with pytest.raises((ValueError, TypeError), match=match):
+        search.fit(*fit_args, **fit_kw)
+    assert spy_log == [], "data was touched before the refusal"
+    assert not hasattr(search, "best_params_")
+
+
+def test_refusal_spy_can_fail(id_data, spy_log):
+    """The spy does record: a valid setting touches the data."""
+    X, y, train_ids, val_ids = id_data
+    DPBayesSearchCV(
+        RowSpyClassifier(),
+        {"C": [0.1, 1.0]},
+        scoring=make_spy_scorer(),
+        n_iter=2,
+        public_cv=2,
+        random_state=0,
+    ).fit(X[train_ids], y[train_ids], X_val=X[val_ids], y_val=y[val_ids])
+    assert any(e[0] == "fit" for e in spy_log)
+    assert any(e[0] == "score" for e in spy_log)
+
+
+def test_warnings_module_is_not_silenced_by_fit(cancer_split):
+    """fit must not leave global warning filters changed (e.g. 'ignore')."""
+    X_tr, y_tr, X_va, y_va = cancer_split
+    before = list(warnings.filters)
+    make_search("gp-ucb", n_iter=2).fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
+    assert list(warnings.filters) == before

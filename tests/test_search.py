@@ -1,0 +1,469 @@
+"""End-to-end behaviour of DPBayesSearchCV: fitted attributes, delegation,
+privacy report and budget split, input routes, refit on training rows only,
+utility sanity and parallel determinism."""
+
+from __future__ import annotations
+
+import math
+
+import joblib
+import numpy as np
+import pytest
+from conftest import RowSpyClassifier, make_spy_scorer
+from sklearn.base import clone
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import accuracy_score
+from sklearn.model_selection import (
+    KFold,
+    LeaveOneOut,
+    PredefinedSplit,
+    ShuffleSplit,
+    StratifiedKFold,
+)
+from sklearn.pipeline import Pipeline, make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.svm import SVC
+from sklearn.utils.validation import check_is_fitted
+
+from sklearn_dpbo import DPBayesSearchCV, DPScorer, PrivacyReport
+
+pytestmark = pytest.mark.usefixtures("single_blas_thread")
+
+METHODS = ["private-selection", "gp-ucb"]
+SVC_SPACE = {
+    "svc__C": (1e-1, 1e3, "log-uniform"),
+    "svc__gamma": (1e-4, 1e-1, "log-uniform"),
+}
+LR_GRID = {"logisticregression__C": [1e-3, 1e-2, 1e-1, 1.0]}
+
+
+def svc_search(method, **kw):
+    params = dict(method=method, n_iter=6, n_candidates=32, random_state=0, public_cv=3)
+    params.update(kw)
+    return DPBayesSearchCV(make_pipeline(StandardScaler(), SVC()), SVC_SPACE, **params)
+
+
+def lr_search(method="private-selection", **kw):
+    params = dict(method=method, n_iter=3, random_state=0, public_cv=2)
+    params.update(kw)
+    return DPBayesSearchCV(
+        make_pipeline(StandardScaler(), LogisticRegression()), LR_GRID, **params
+    )
+
+
+_FITTED: dict = {}
+
+
+@pytest.fixture(scope="module")
+def fitted(cancer_split, digits_split):
+    """Fitted SVC searches, one per (dataset, method), shared by the tests."""
+    splits = {"breast_cancer": cancer_split, "digits": digits_split}
+
+    def get(dataset, method):
+        key = (dataset, method)
+        if key not in _FITTED:
+            X_tr, y_tr, X_va, y_va = splits[dataset]
+            search = svc_search(method).fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
+            _FITTED[key] = (search, splits[dataset])
+        return _FITTED[key]
+
+    yield get
+    _FITTED.clear()
+
+
+# ---------------------------------------------------------------------------
+# 1. End to end
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("dataset", ["breast_cancer", "digits"])
+def test_end_to_end_fitted_attributes(fitted, dataset, method):
+    search, (X_tr, y_tr, X_va, y_va) = fitted(dataset, method)
+
+    assert isinstance(search.candidate_params_, list)
+    assert 1 < len(search.candidate_params_) <= 32
+    assert all(isinstance(p, dict) for p in search.candidate_params_)
+    assert all(set(p) == set(SVC_SPACE) for p in search.candidate_params_)
+
+    assert type(search.best_index_) is int
+    assert 0 <= search.best_index_ < len(search.candidate_params_)
+    assert isinstance(search.best_params_, dict)
+    assert search.best_params_ == search.candidate_params_[search.best_index_]
+    assert 1e-1 <= search.best_params_["svc__C"] <= 1e3
+    assert 1e-4 <= search.best_params_["svc__gamma"] <= 1e-1
+
+    assert type(search.best_score_) is float
+    assert 0.0 <= search.best_score_ <= 1.0
+
+    assert isinstance(search.scorer_, DPScorer)
+    assert search.scorer_.bounds == (0.0, 1.0)
+    assert search.n_validation_ == len(y_va)
+    assert isinstance(search.refit_time_, float) and search.refit_time_ >= 0
+    assert isinstance(search.privacy_report_, PrivacyReport)
+
+    if method == "private-selection":
+        shortlist = search.shortlist_
+        assert isinstance(shortlist, np.ndarray)
+        assert np.issubdtype(shortlist.dtype, np.integer)
+        assert 1 <= len(shortlist) <= 5
+        assert len(set(shortlist.tolist())) == len(shortlist)
+        assert shortlist.min() >= 0
+        assert shortlist.max() < len(search.candidate_params_)
+        assert search.best_index_ in shortlist.tolist()
+    else:
+        # The evaluated sequence of GP-UCB is private: no shortlist is kept.
+        assert not hasattr(search, "shortlist_")
+
+    # best_estimator_: a fitted clone of the pipeline with best_params_.
+    best = search.best_estimator_
+    assert isinstance(best, Pipeline)
+    assert best is not search.estimator
+    check_is_fitted(best)
+    best_svc = best.named_steps["svc"]
+    assert best_svc.C == search.best_params_["svc__C"]
+    assert best_svc.gamma == search.best_params_["svc__gamma"]
+    # The user's estimator is never fitted or modified.
+    assert not hasattr(search.estimator.named_steps["svc"], "support_")
+    assert search.estimator.named_steps["svc"].C == 1.0
+
+
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("dataset", ["breast_cancer", "digits"])
+def test_end_to_end_delegation(fitted, dataset, method):
+    search, (X_tr, y_tr, X_va, y_va) = fitted(dataset, method)
+    best = search.best_estimator_
+    X_new = X_va[:40]
+
+    np.testing.assert_array_equal(search.predict(X_new), best.predict(X_new))
+    np.testing.assert_array_equal(
+        search.decision_function(X_new), best.decision_function(X_new)
+    )
+    assert search.score(X_va, y_va) == pytest.approx(
+        accuracy_score(y_va, best.predict(X_va)), abs=1e-15
+    )
+    np.testing.assert_array_equal(search.classes_, np.unique(y_tr))
+    assert search.n_features_in_ == X_tr.shape[1]
+    # SVC() has no probability=True: delegation must not invent predict_proba.
+    assert not hasattr(search, "predict_proba")
+    assert not hasattr(search, "transform")
+
+
+def test_predict_proba_delegation(cancer_split):
+    X_tr, y_tr, X_va, y_va = cancer_split
+    for search in (lr_search(), lr_search("gp-ucb")):
+        search.fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
+        best = search.best_estimator_
+        for name in ("predict_proba", "predict_log_proba", "decision_function"):
+            assert hasattr(search, name), name
+            np.testing.assert_allclose(
+                getattr(search, name)(X_va[:25]),
+                getattr(best, name)(X_va[:25]),
+                rtol=0,
+                atol=0,
+            )
+        proba = search.predict_proba(X_va[:25])
+        np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+
+
+def test_unfitted_and_refit_false(cancer_split):
+    X_tr, y_tr, X_va, y_va = cancer_split
+    search = lr_search()
+    for name in ("classes_", "n_features_in_", "best_params_"):
+        assert not hasattr(search, name)
+    with pytest.raises(Exception, match="not fitted"):
+        search.predict(X_va)
+
+    search = lr_search(refit=False).fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
+    assert not hasattr(search, "best_estimator_")
+    assert search.best_params_ == search.candidate_params_[search.best_index_]
+    with pytest.raises(AttributeError, match="has no attribute 'predict'") as info:
+        search.predict(X_va)
+    assert "refit=False" in str(info.value.__cause__)  # says what to do
+    assert not hasattr(search, "predict")
+
+
+# ---------------------------------------------------------------------------
+# Privacy report and budget split
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize(
+    "budget_split, release_score",
+    [(0.5, True), (0.3, True), (0.8, False)],
+)
+def test_privacy_report_budget_split(cancer_split, method, budget_split, release_score):
+    X_tr, y_tr, X_va, y_va = cancer_split
+    epsilon, delta = 2.0, 1e-5
+    search = lr_search(
+        method,
+        epsilon=epsilon,
+        delta=delta,
+        budget_split=budget_split,
+        release_score=release_score,
+    ).fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
+    report = search.privacy_report_
+    releases = report.releases
+    quantities = [r["quantity"] for r in releases]
+
+    if release_score:
+        assert quantities == ["best_params_", "best_score_"]
+        assert hasattr(search, "best_score_")
+        eps_expected = [epsilon * budget_split, epsilon * (1 - budget_split)]
+        delta_split = [delta * budget_split, delta * (1 - budget_split)]
+    else:
+        # The whole budget goes to best_params_; no best_score_ is released.
+        assert quantities == ["best_params_"]
+        assert not hasattr(search, "best_score_")
+        eps_expected = [epsilon]
+        delta_split = [delta]
+    if method == "private-selection":
+        delta_expected = [0.0] * len(releases)  # pure epsilon-DP
+        assert report.delta == 0.0
+    else:
+        delta_expected = delta_split
+        assert report.delta == pytest.approx(delta, rel=1e-12)
+
+    for r, e, d in zip(releases, eps_expected, delta_expected):
+        assert r["epsilon"] == pytest.approx(e, rel=1e-12)
+        assert r["delta"] == pytest.approx(d, rel=1e-12, abs=0)
+        for key in ("mechanism", "guarantee", "assumption", "reference"):
+            assert isinstance(r[key], str) and r[key]
+        assert math.isfinite(r["sensitivity"]) and r["sensitivity"] > 0
+        assert math.isfinite(r["noise_scale"]) and r["noise_scale"] > 0
+        assert "value" not in r
+    assert report.epsilon == pytest.approx(epsilon, rel=1e-12)
+    if method == "private-selection":
+        assert all(r["assumption"] == "none" for r in releases)
+        assert all(r["guarantee"] == "pure epsilon-DP" for r in releases)
+        # Swap-one sensitivity of accuracy is 1/m.
+        assert releases[0]["sensitivity"] == pytest.approx(1 / len(y_va))
+    else:
+        assert all("Assumption 1" in r["assumption"] for r in releases)
+
+    d = report.to_dict()
+    assert d["method"] == method
+    assert d["epsilon"] == pytest.approx(epsilon)
+    assert [r["quantity"] for r in d["releases"]] == quantities
+    text = str(report)
+    for q in quantities:
+        assert q in text
+    assert ("best_score_" in text) == release_score
+
+
+# ---------------------------------------------------------------------------
+# Utility sanity
+# ---------------------------------------------------------------------------
+
+
+def test_private_selection_utility_at_large_epsilon(cancer_split):
+    """At epsilon=50 the released candidate is (nearly) the best shortlisted one.
+
+    Permute-and-flip with epsilon_1 = 25 and sensitivity 1/173 picks a
+    candidate 0.03 below the best with probability < 5 * exp(-64); the
+    Laplace noise on the score has scale 1/(173 * 25) < 2.5e-4.
+    """
+    X_tr, y_tr, X_va, y_va = cancer_split
+    search = svc_search("private-selection", epsilon=50.0, n_iter=8).fit(
+        X_tr, y_tr, X_val=X_va, y_val=y_va
+    )
+    raw = {}
+    for j in search.shortlist_.tolist():
+        est = clone(search.estimator).set_params(**search.candidate_params_[j])
+        est.fit(X_tr, y_tr)
+        raw[j] = accuracy_score(y_va, est.predict(X_va))
+    best_raw = max(raw.values())
+    assert raw[search.best_index_] >= best_raw - 0.03
+    assert abs(search.best_score_ - raw[search.best_index_]) <= 0.03
+    # The refit model is the released candidate fitted on the training set.
+    assert search.score(X_va, y_va) == pytest.approx(raw[search.best_index_])
+
+
+# ---------------------------------------------------------------------------
+# 2. Input routes, refusals, refit on training rows only
+# ---------------------------------------------------------------------------
+
+
+def _routes(X, y, train_ids, val_ids):
+    fold = np.full(len(X), -1)
+    fold[val_ids] = 0
+    ss = ShuffleSplit(n_splits=1, test_size=0.3, random_state=0)
+    ss_train, ss_val = next(ss.split(X, y))
+    return {
+        "X_val": (
+            dict(X=X[train_ids], y=y[train_ids], X_val=X[val_ids], y_val=y[val_ids]),
+            None,
+            train_ids,
+            val_ids,
+        ),
+        "PredefinedSplit": (dict(X=X, y=y), PredefinedSplit(fold), train_ids, val_ids),
+        "list": (dict(X=X, y=y), [(train_ids, val_ids)], train_ids, val_ids),
+        "ShuffleSplit": (dict(X=X, y=y), ss, np.sort(ss_train), np.sort(ss_val)),
+    }
+
+
+def spy_search(method, cv=None, **kw):
+    params = dict(
+        method=method,
+        cv=cv,
+        scoring=make_spy_scorer(),
+        n_iter=3,
+        random_state=0,
+        public_cv=2,
+    )
+    params.update(kw)
+    return DPBayesSearchCV(RowSpyClassifier(), {"C": [0.01, 0.1, 1.0, 10.0]}, **params)
+
+
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("route", ["X_val", "PredefinedSplit", "list", "ShuffleSplit"])
+def test_input_routes_touch_validation_rows_only_through_scorer(
+    id_data, spy_log, method, route
+):
+    X, y, train_ids, val_ids = id_data
+    data, cv, train_ids, val_ids = _routes(X, y, train_ids, val_ids)[route]
+    search = spy_search(method, cv=cv)
+    search.fit(data.pop("X"), data.pop("y"), **data)
+    train_set, val_set = set(train_ids.tolist()), set(val_ids.tolist())
+    assert search.n_validation_ == len(val_ids)
+
+    fits = [e for e in spy_log if e[0] == "fit"]
+    assert len(fits) >= 2
+    for _, ids, in_scorer in fits:
+        assert set(ids) <= train_set, "a fit saw validation rows"
+        assert not in_scorer
+    # The refit (the last fit) uses every training row, and nothing else.
+    assert sorted(fits[-1][1]) == sorted(train_set)
+    np.testing.assert_array_equal(search.best_estimator_.fit_row_ids_, train_ids)
+
+    # Validation rows reach the estimator only inside the DP scorer.
+    for entry in spy_log:
+        if entry[0] == "predict" and set(entry[1]) & val_set:
+            assert entry[2], "validation rows predicted outside the scorer"
+            assert set(entry[1]) == val_set
+    val_scores = [e for e in spy_log if e[0] == "score" and set(e[1]) & val_set]
+    assert val_scores, "the validation set was never scored"
+    for _, ids in val_scores:
+        assert sorted(ids) == sorted(val_set)
+    if method == "gp-ucb":
+        # gp-ucb never scores anything but the validation set.
+        assert all(set(e[1]) == val_set for e in spy_log if e[0] == "score")
+    else:
+        # Public scores (the shortlist's cross-validation) stay inside training.
+        public = [e for e in spy_log if e[0] == "score" and not set(e[1]) & val_set]
+        assert public and all(set(e[1]) <= train_set for e in public)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_routes_agree(id_data, method):
+    """X_val/y_val and cv=[(train, val)] on the same rows give the same release."""
+    X, y, train_ids, val_ids = id_data
+    a = spy_search(method).fit(
+        X[train_ids], y[train_ids], X_val=X[val_ids], y_val=y[val_ids]
+    )
+    b = spy_search(method, cv=[(train_ids, val_ids)]).fit(X, y)
+    assert a.best_index_ == b.best_index_
+    assert a.best_score_ == b.best_score_
+
+
+REFUSED_CV = [
+    (5, "exactly one"),
+    (KFold(5), "exactly one"),
+    (StratifiedKFold(3), "exactly one"),
+    (ShuffleSplit(n_splits=3, random_state=0), "exactly one"),
+    (LeaveOneOut(), "exactly one"),
+]
+
+
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize(
+    "cv, match", REFUSED_CV, ids=["5", "KFold", "SKFold", "SS3", "LOO"]
+)
+def test_several_folds_refused(id_data, spy_log, method, cv, match):
+    X, y, _, _ = id_data
+    with pytest.raises(ValueError, match=match) as info:
+        spy_search(method, cv=cv).fit(X, y)
+    msg = str(info.value)
+    assert "X_val" in msg or "PredefinedSplit" in msg or "n_splits=1" in msg
+    assert spy_log == []
+
+
+def test_predefined_split_with_two_folds_refused(id_data, spy_log):
+    X, y, _, _ = id_data
+    fold = np.arange(len(X)) % 2
+    with pytest.raises(ValueError, match="exactly one") as info:
+        spy_search("private-selection", cv=PredefinedSplit(fold)).fit(X, y)
+    assert "X_val" in str(info.value)
+    assert spy_log == []
+
+
+def test_validation_set_missing_or_doubled(id_data, spy_log):
+    X, y, train_ids, val_ids = id_data
+    Xt, yt, Xv, yv = X[train_ids], y[train_ids], X[val_ids], y[val_ids]
+    with pytest.raises(ValueError, match="X_val") as info:
+        spy_search("private-selection").fit(Xt, yt)
+    assert "cv" in str(info.value)  # says how to give a validation set
+    with pytest.raises(ValueError, match="not both"):
+        spy_search("private-selection", cv=[(train_ids, val_ids)]).fit(
+            X, y, X_val=Xv, y_val=yv
+        )
+    with pytest.raises(ValueError, match="y_val"):
+        spy_search("private-selection").fit(Xt, yt, X_val=Xv)
+    with pytest.raises(ValueError, match="features"):
+        spy_search("gp-ucb").fit(Xt, yt, X_val=Xv[:, :5], y_val=yv)
+    assert spy_log == []
+
+
+def test_fit_params_restricted_to_training_rows(id_data):
+    """Sample-aligned fit params are cut to the training rows of the cv split."""
+    X, y, train_ids, val_ids = id_data
+    seen = []
+
+    class WeightSpy(RowSpyClassifier):
+        def fit(self, X, y, sample_weight=None):
+            seen.append((len(X), None if sample_weight is None else len(sample_weight)))
+            np.testing.assert_array_equal(sample_weight, np.asarray(X)[:, 0])
+            return super().fit(X, y)
+
+    search = DPBayesSearchCV(
+        WeightSpy(),
+        {"C": [0.1, 1.0]},
+        cv=[(train_ids, val_ids)],
+        scoring=make_spy_scorer(),
+        n_iter=2,
+        public_cv=2,
+        random_state=0,
+    )
+    search.fit(X, y, sample_weight=X[:, 0].copy())
+    assert seen and all(n == w for n, w in seen)
+    assert seen[-1][0] == len(train_ids)
+
+
+# ---------------------------------------------------------------------------
+# 4. Parallelism does not change the releases
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_n_jobs_and_backend_do_not_change_releases(cancer_split, method):
+    X_tr, y_tr, X_va, y_va = cancer_split
+    kw = dict(n_iter=5, n_candidates=16)
+
+    def release(**extra):
+        s = svc_search(method, **kw, **extra).fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
+        out = (s.best_index_, s.best_score_, s.best_params_)
+        if method == "private-selection":
+            out += (s.shortlist_.tolist(),)
+        return out
+
+    sequential = release(n_jobs=1)
+    assert release(n_jobs=2) == sequential
+    with joblib.parallel_backend("threading", n_jobs=2):
+        assert release(n_jobs=2) == sequential
+    with joblib.parallel_backend("threading"):
+        assert release(n_jobs=-1) == sequential
+    if method == "private-selection":
+        # The releases are not constant: another seed moves the noisy score
+        # (gp-ucb's score noise is so large that it is usually clipped).
+        assert release(n_jobs=1, random_state=1)[1] != sequential[1]
