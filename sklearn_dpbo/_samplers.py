@@ -1,0 +1,149 @@
+"""Exact samplers for noise that survives floating-point attacks.
+
+Floating-point Laplace samplers (inverse CDF on a float uniform) leak the
+unnoised value through the set of reachable low-order bits (Mironov 2012;
+IBM/differential-privacy-library #19, #94). Here every release is an exact
+multiple of a public granularity 2^k, the noise is an exact discrete
+Laplace on ℤ drawn with integer and :class:`fractions.Fraction`
+arithmetic only, and the randomness comes from the operating system's
+CSPRNG (:class:`secrets.SystemRandom`) unless a test passes its own
+``random.Random``.
+
+Reference design: Canonne, Kamath & Steinke, "The Discrete Gaussian for
+Differential Privacy", NeurIPS 2020 (CKS20), Algorithms 1 and 2, and
+OpenDP's ``sample_discrete_laplace_Z2k``.
+
+Timing is not constant (rejection sampling); timing side channels are out
+of scope (see ``docs/threat_model.md``).
+"""
+
+from __future__ import annotations
+
+import math
+import secrets
+from fractions import Fraction
+from typing import Protocol
+
+__all__ = [
+    "secure_source",
+    "sample_bernoulli",
+    "sample_bernoulli_exp",
+    "sample_geometric_exp",
+    "sample_discrete_laplace",
+    "granularity_exponent",
+    "laplace_on_grid",
+]
+
+
+class RandomSource(Protocol):
+    def randrange(self, n: int) -> int: ...  # pragma: no cover
+
+
+def secure_source() -> RandomSource:
+    """The OS CSPRNG as an object with ``randrange`` (``secrets.SystemRandom``)."""
+    return secrets.SystemRandom()
+
+
+def sample_bernoulli(p: Fraction, rng: RandomSource) -> bool:
+    """Exact Bernoulli(p) for a rational p in [0, 1]."""
+    if not 0 <= p <= 1:
+        raise ValueError("p must be in [0, 1].")
+    return rng.randrange(p.denominator) < p.numerator
+
+
+def _bernoulli_exp_unit(gamma: Fraction, rng: RandomSource) -> bool:
+    """Exact Bernoulli(exp(−γ)) for γ in [0, 1] (CKS20, Algorithm 1, γ ≤ 1)."""
+    k = 1
+    while sample_bernoulli(gamma / k, rng):
+        k += 1
+    return k % 2 == 1
+
+
+def sample_bernoulli_exp(gamma: Fraction, rng: RandomSource) -> bool:
+    """Exact Bernoulli(exp(−γ)) for a rational γ ≥ 0 (CKS20, Algorithm 1)."""
+    if gamma < 0:
+        raise ValueError("gamma must be >= 0.")
+    while gamma > 1:
+        if not _bernoulli_exp_unit(Fraction(1), rng):
+            return False
+        gamma -= 1
+    return _bernoulli_exp_unit(gamma, rng)
+
+
+def sample_geometric_exp(rng: RandomSource) -> int:
+    """V ≥ 0 with Pr[V = v] = (1 − e^{−1}) e^{−v} (heads of Bernoulli(e^{−1}))."""
+    v = 0
+    while _bernoulli_exp_unit(Fraction(1), rng):
+        v += 1
+    return v
+
+
+def sample_discrete_laplace(scale: Fraction, rng: RandomSource) -> int:
+    """Exact sample of Lap_ℤ(scale): Pr[z] ∝ exp(−|z| / scale), z ∈ ℤ.
+
+    CKS20 Algorithm 2 with scale = t/s:
+
+    1. U ~ Uniform{0, …, t−1}; accept with probability exp(−U/t), else restart;
+    2. V ~ Geometric(1 − e^{−1}); X = U + tV;  (X ~ Geometric(1 − e^{−1/t}))
+    3. Y = ⌊X/s⌋;  B ~ Bernoulli(½); if B = 1 and Y = 0 restart;
+    4. return (1 − 2B) Y.
+    """
+    scale = Fraction(scale)
+    if scale <= 0:
+        raise ValueError("scale must be > 0.")
+    t, s = scale.numerator, scale.denominator
+    while True:
+        u = rng.randrange(t)
+        if not sample_bernoulli_exp(Fraction(u, t), rng):
+            continue
+        x = u + t * sample_geometric_exp(rng)
+        y = x // s
+        b = rng.randrange(2)
+        if b == 1 and y == 0:
+            continue
+        return -y if b else y
+
+
+def granularity_exponent(scale: float, *, bits: int = 20) -> int:
+    """Public grid exponent k: the largest 2^k ≤ scale / 2^bits.
+
+    Depends on the (public) noise scale only, never on the value. The
+    rounding to the grid moves a value by at most 2^(k−1), so the
+    mechanism is calibrated to sensitivity Δ + 2^k (see
+    :func:`laplace_on_grid`), a relative increase of at most 2^−bits.
+    """
+    if not (math.isfinite(scale) and scale > 0):
+        raise ValueError("scale must be finite and > 0.")
+    return math.floor(math.log2(scale)) - bits
+
+
+def laplace_on_grid(
+    value: float,
+    sensitivity: float,
+    epsilon: float,
+    rng: RandomSource,
+    *,
+    bits: int = 20,
+) -> tuple[float, float, int]:
+    """ε-DP release of ``value`` (sensitivity Δ) as an exact multiple of 2^k.
+
+    The value is rounded exactly to the nearest multiple of 2^k (ties to
+    even), and discrete Laplace noise of scale (Δ + 2^k)/(ε 2^k) grid steps
+    is added on ℤ. Rounding is 1-Lipschitz up to 2^k: neighbouring values
+    round to grid points at most Δ + 2^k apart, hence the inflated
+    sensitivity. Returns (release, scale in value units, k).
+
+    Every reachable output is a multiple of 2^k, whatever ``value`` was, so
+    the low-order bits of the release carry no information.
+    """
+    if not math.isfinite(value):
+        raise ValueError("value must be finite.")
+    base_scale = sensitivity / epsilon
+    k = granularity_exponent(base_scale, bits=bits)
+    step = Fraction(2) ** k
+    eff_sensitivity = Fraction(sensitivity) + step
+    scale_steps = eff_sensitivity / (Fraction(epsilon) * step)
+    n = round(Fraction(value) / step)  # exact rational rounding, ties to even
+    z = sample_discrete_laplace(scale_steps, rng)
+    release = float((n + z) * step)
+    return release, float(eff_sensitivity / Fraction(epsilon)), k
