@@ -128,9 +128,36 @@ def make_dp_scorer(
     return DPScorer(scorer, bounds=bounds, sensitivity=sensitivity, name=name)
 
 
+class _AccuracyScorer:
+    """``accuracy_score(y, estimator.predict(X))`` with a fast path.
+
+    For 1-D integer or boolean labels it counts matches directly (the same
+    number as ``accuracy_score``: an exact count divided by m), skipping
+    scikit-learn's input validation, which costs about 1.5 ms per call and
+    dominated the per-iteration overhead of the search. Anything else goes
+    through ``accuracy_score``.
+    """
+
+    def __call__(self, estimator: Any, X, y) -> float:
+        y_pred = np.asarray(estimator.predict(X))
+        y_true = np.asarray(y)
+        if (
+            y_true.ndim == 1
+            and y_pred.shape == y_true.shape
+            and y_true.dtype.kind in "biu"
+            and y_pred.dtype.kind in "biu"
+            and y_true.size > 0
+        ):
+            return float(np.count_nonzero(y_true == y_pred)) / y_true.size
+        return float(accuracy_score(y_true, y_pred))
+
+    def __repr__(self) -> str:
+        return "make_scorer(accuracy_score)"
+
+
 _BUILTIN = {
     "accuracy": lambda: DPScorer(
-        make_scorer(accuracy_score),
+        _AccuracyScorer(),
         bounds=(0.0, 1.0),
         sensitivity="mean",
         name="accuracy",

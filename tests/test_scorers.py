@@ -252,3 +252,30 @@ def test_mean_of_bounded_terms_within_sensitivity(bounds):
         y2[i] = rng.choice([lo - 5.0, hi + 5.0, rng.uniform(lo, hi)])
         assert abs(s(est, X, y) - s(est, X, y2)) <= s.sensitivity_for(m)
     assert math.isfinite(s.sensitivity_for(1))
+
+
+def test_builtin_accuracy_fast_path_equals_accuracy_score():
+    """The built-in accuracy's fast path returns exactly accuracy_score."""
+    from sklearn_dpbo._scorers import _AccuracyScorer
+
+    class Fixed:
+        def __init__(self, pred):
+            self.pred = pred
+
+        def predict(self, X):
+            return self.pred
+
+    rng = np.random.default_rng(0)
+    scorer = _AccuracyScorer()
+    for m in [1, 2, 3, 7, 100, 449, 1000]:
+        y = rng.integers(0, 4, m)
+        pred = np.where(rng.random(m) < 0.7, y, rng.integers(0, 4, m))
+        assert scorer(Fixed(pred), None, y) == accuracy_score(y, pred)
+        assert scorer(Fixed(pred.astype(bool)), None, y.astype(bool)) == (
+            accuracy_score(y.astype(bool), pred.astype(bool))
+        )
+    # Non-integer labels take sklearn's path (and its checks).
+    y = np.array(["a", "b", "a"])
+    assert scorer(Fixed(np.array(["a", "a", "a"])), None, y) == accuracy_score(
+        y, ["a", "a", "a"]
+    )
