@@ -42,7 +42,7 @@ per dataset, and the public 3-fold CV score of a candidate on a given fold
 is computed the first time it is requested and cached (the folds depend on
 the public seed derived from ``random_state``, so the cache is keyed by a
 fingerprint of the fold's data, not by the seed). The library then runs
-unmodified except that ``sklearn_dpbo._search.fit_and_score`` (the single
+unmodified except that ``sklearn_dpbo._evaluation.fit_and_score`` (the single
 function the search uses to fit and score one candidate) is replaced by a
 lookup in these tables, with ``n_jobs=1`` so that the replacement is the
 function actually called. SVC is deterministic, so the lookup returns
@@ -98,14 +98,14 @@ from sklearn.model_selection import train_test_split
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
-from sklearn.utils import _safe_indexing
 
 import sklearn_dpbo
-import sklearn_dpbo._search as search_module
+import sklearn_dpbo._evaluation as evaluation_module
 from sklearn_dpbo import CandidateSet, DPBayesSearchCV
 from sklearn_dpbo._acquisition import ucb_beta
 from sklearn_dpbo._bo import bayesian_optimisation
 from sklearn_dpbo._evaluation import fit_and_score as real_fit_and_score
+from sklearn_dpbo._private_selection import PUBLIC_BO_DELTA
 from sklearn_dpbo._scorers import get_dp_scorer
 from sklearn_dpbo._validation import public_rng
 
@@ -124,6 +124,7 @@ EPSILONS = (0.5, 1.0, 2.0, 5.0)
 PRIVATE_METHODS = {
     "private-selection": {},
     "private random search": {"shortlist": "random", "shortlist_size": 30},
+    "private grid search": {"shortlist": "grid"},
     "gp-ucb": {"method": "gp-ucb"},
 }
 REFERENCE_METHODS = ("oracle", "random search", "BO", "uniform")
@@ -134,7 +135,7 @@ DEFAULT_SPLITS = (0.5, 0.7, 0.8, 0.9)
 DEFAULT_EPSILONS = (0.5, 1.0)
 
 # Public-BO exploration weight of the library (used by the BO reference).
-_PUBLIC_BO_DELTA = search_module._PUBLIC_BO_DELTA
+_PUBLIC_BO_DELTA = PUBLIC_BO_DELTA
 
 
 def make_estimator():
@@ -195,7 +196,7 @@ def precompute(name: str, n_jobs: int, cache_dir: Path | None) -> dict:
 
 
 # ---------------------------------------------------------------------------
-# The lookup that replaces sklearn_dpbo._search.fit_and_score
+# The lookup that replaces sklearn_dpbo._evaluation.fit_and_score
 # ---------------------------------------------------------------------------
 def _fingerprint(*arrays) -> bytes:
     h = hashlib.blake2b(digest_size=16)
@@ -209,9 +210,10 @@ def _fingerprint(*arrays) -> bytes:
 class TableLookup:
     """Drop-in for ``fit_and_score`` backed by precomputed scores.
 
-    Validation scores (``private=True``) come from the per-candidate table;
-    public CV scores (``private=False``) are computed by the real function on
-    first request and cached by (fold fingerprint, candidate).
+    Validation scores (``privacy`` "score" or "candidate") come from the
+    per-candidate table; public CV scores (``privacy="public"``) are computed
+    by the real function on first request and cached by (fold fingerprint,
+    candidate).
     """
 
     def __init__(self, params: list[dict], val: np.ndarray, X_val, y_val):
@@ -233,10 +235,10 @@ class TableLookup:
         *,
         error_score,
         fit_params,
-        private,
+        privacy="public",
     ):
         j = self.index[(params["svc__C"], params["svc__gamma"])]
-        if private:
+        if privacy != "public":
             if X_score is not self.X_val and not (
                 np.array_equal(X_score, self.X_val)
                 and np.array_equal(y_score, self.y_val)
@@ -255,40 +257,27 @@ class TableLookup:
                 scorer,
                 error_score=error_score,
                 fit_params=fit_params,
-                private=private,
+                privacy=privacy,
             )
             self.n_cv_fits += 1
         return self.cv_cache[key]
 
 
-def _fast_safe_indexing(X, indices, *, axis=0):
-    """Row indexing of NumPy arrays without scikit-learn's container checks.
-
-    Same result as ``sklearn.utils._safe_indexing`` for arrays and integer
-    index arrays (a copy of the selected rows); anything else is passed to
-    the real function. It only saves the per-call overhead of the checks,
-    which dominated the time of a patched search.
-    """
-    if axis == 0 and isinstance(X, np.ndarray) and isinstance(indices, np.ndarray):
-        return X[indices]
-    return _safe_indexing(X, indices, axis=axis)
-
-
 class patched:
-    """Context manager: replace the search's ``fit_and_score`` by ``lookup``
-    (and its ``_safe_indexing`` by a fast equivalent for arrays)."""
+    """Context manager: replace ``sklearn_dpbo._evaluation.fit_and_score``
+    (called by every search mode through ``evaluate_candidates``) by
+    ``lookup``."""
 
     def __init__(self, lookup):
         self.lookup = lookup
 
     def __enter__(self):
-        self.saved = search_module.fit_and_score, search_module._safe_indexing
-        search_module.fit_and_score = self.lookup
-        search_module._safe_indexing = _fast_safe_indexing
+        self.saved = evaluation_module.fit_and_score
+        evaluation_module.fit_and_score = self.lookup
         return self.lookup
 
     def __exit__(self, *exc):
-        search_module.fit_and_score, search_module._safe_indexing = self.saved
+        evaluation_module.fit_and_score = self.saved
         return False
 
 
@@ -375,7 +364,7 @@ def verify(names, tables: dict, seed: int = 0, n_jobs: int = 2) -> list[dict]:
     params = candidates()
     # Same candidate set for another random_state (the Sobol seed is unused
     # for lists, but check it through the library's own plan).
-    other_params = make_search(seed + 1, 1.0)._check_settings()["candidates"].params
+    other_params = make_search(seed + 1, 1.0)._check_settings().candidates.params
     if other_params != params:
         raise AssertionError("candidate set depends on random_state")
     for name in names:

@@ -8,41 +8,33 @@ import time
 from dataclasses import replace
 
 import numpy as np
-from joblib import Parallel, delayed
+from joblib import Parallel
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone, is_classifier
 from sklearn.exceptions import NotFittedError
-from sklearn.model_selection import KFold, PredefinedSplit, StratifiedKFold, check_cv
+from sklearn.model_selection import PredefinedSplit, check_cv
 from sklearn.utils import _safe_indexing, get_tags
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import _num_samples, check_is_fitted, indexable
 
-from ._accounting import PrivacyReport, Release, split_budget
-from ._acquisition import ucb_beta
-from ._bo import bayesian_optimisation
+from ._accounting import PrivacyReport, Release
 from ._candidates import CandidateSet
-from ._evaluation import fit_and_score, index_fit_params
-from ._gp import KERNELS, greedy_information_gain
-from ._releases import (
-    gp_ucb_params_sensitivity,
-    gp_ucb_score_scale,
-    noise_free_score_scale,
-    release_best_params_gp,
-    release_best_params_selection,
-    release_best_score_gp,
-    release_best_score_noise_free,
-    release_best_score_selection,
-)
+from ._context import SearchContext, SearchData, SearchPlan
+from ._evaluation import index_fit_params
+from ._gp import KERNELS
+from ._gp_ucb import run_gp_ucb
+from ._private_selection import run_private_selection
 from ._scorers import get_dp_scorer
 from ._validation import check_delta, check_epsilon, check_privacy_rng, public_rng
 
 __all__ = ["DPBayesSearchCV"]
 
-# Confidence parameter of the exploration weight β_t when BO runs on public
-# cross-validation scores (mode "private-selection"): a tuning constant of
-# GP-UCB there, not a privacy parameter.
-_PUBLIC_BO_DELTA = 0.1
+# One function per mode; each returns (releases, released index, extra public
+# attributes). Read them next to the paper: _gp_ucb.py, _private_selection.py.
+_MODES = {
+    "gp-ucb": run_gp_ucb,
+    "private-selection": run_private_selection,
+}
 
 
 def _search_estimator_has(attr):
@@ -182,9 +174,11 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         publicly (``"private-selection"`` with ``shortlist="bo"``).
     shortlist : {"bo", "random", "grid"}, default="bo"
         How the public shortlist is built (``"private-selection"``).
-    shortlist_size : int, default=5
+    shortlist_size : int, default=3
         Candidates scored on the validation set (``"bo"`` and
-        ``"random"``); see README for the measurement behind the default.
+        ``"random"``). 3 was best at total ε ≤ 1 in the defaults study
+        (``benchmarks/bench_utility.py --defaults``, README): larger
+        shortlists contain better candidates but cost more selection noise.
     selection : {"permute-and-flip", "exponential"}, default="permute-and-flip"
         Selection mechanism of ``"private-selection"``.
 
@@ -287,7 +281,7 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         batch_size=1,
         public_cv=3,
         shortlist="bo",
-        shortlist_size=5,
+        shortlist_size=3,
         selection="permute-and-flip",
     ):
         self.estimator = estimator
@@ -451,8 +445,6 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
                         "or a positive noise (Algorithm 1)."
                     )
                 self._check_noise_free_constants()
-        elif self.shortlist == "random" and self.shortlist_size < 1:
-            raise ValueError("shortlist_size must be >= 1.")
 
         scorer = get_dp_scorer(self.scoring, self.estimator)
         low, high = scorer.bounds
@@ -481,15 +473,16 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
                 "a Pipeline)."
             )
         self._check_cv_structure()
-        return {
-            "epsilon": epsilon,
-            "delta": delta,
-            "scorer": scorer,
-            "offset": float(offset),
-            "scale": float(scale),
-            "candidates": candidates,
-            "seed": int(seed),
-        }
+        return SearchPlan(
+            epsilon=epsilon,
+            delta=delta,
+            scorer=scorer,
+            offset=float(offset),
+            scale=float(scale),
+            candidates=candidates,
+            seed=int(seed),
+            tie_break=public_rng(self.random_state).permutation(len(candidates)),
+        )
 
     def _check_noise_free_constants(self):
         consts = self.noise_free_constants
@@ -627,18 +620,21 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         if m < 1 or n_train < 1:
             raise ValueError("The training and validation sets must be non-empty.")
         start = time.perf_counter()
-        noise_rng = check_privacy_rng(self.random_state)
-        data = (X_tr, y_tr, X_va, y_va, fit_params)
+        data = SearchData(X_tr, y_tr, X_va, y_va, fit_params)
+        run = _MODES[self.method]
         with Parallel(n_jobs=self.n_jobs, pre_dispatch=self.pre_dispatch) as parallel:
-            if self.method == "gp-ucb":
-                releases, index, extra = self._run_gp_ucb(
-                    plan, data, m, parallel, noise_rng, start
-                )
-            else:
-                releases, index, extra = self._run_private_selection(
-                    plan, data, m, parallel, noise_rng, start
-                )
-        del noise_rng
+            ctx = SearchContext(
+                search=self,
+                plan=plan,
+                data=data,
+                parallel=parallel,
+                rng=check_privacy_rng(self.random_state),
+                progress=lambda message: self._progress(message, start),
+            )
+            try:
+                releases, index, extra = run(ctx)
+            finally:
+                ctx.rng = ctx.data = None  # nothing private outlives the run
         self._ingest(releases, index, plan, m, extra)
         if self.refit:
             refit_start = time.perf_counter()
@@ -656,14 +652,14 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
 
     def _ingest(self, releases: list[Release], index: int, plan, m, extra):
         """Populate fitted attributes from the releases only."""
-        candidates = plan["candidates"]
+        candidates = plan.candidates
         self.candidate_params_ = [dict(p) for p in candidates.params]
         self.best_index_ = int(index)
         self.best_params_ = dict(candidates.params[self.best_index_])
         for r in releases:
             if r.quantity == "best_score_":
                 self.best_score_ = float(r.value)
-        self.scorer_ = plan["scorer"]
+        self.scorer_ = plan.scorer
         self.n_validation_ = int(m)
         self.privacy_report_ = PrivacyReport(releases, self.method)
         for key, value in extra.items():
@@ -673,258 +669,6 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         if self.verbose:
             elapsed = "" if start is None else f" ({time.perf_counter() - start:.2f}s)"
             print(f"[DPBayesSearchCV] {message}{elapsed}", flush=True)
-
-    def _evaluator(self, parallel, data, candidates, scorer, *, private: bool):
-        X_tr, y_tr, X_va, y_va, fit_params = data
-
-        def evaluate(indices):
-            return parallel(
-                delayed(fit_and_score)(
-                    self.estimator,
-                    candidates.params[j],
-                    X_tr,
-                    y_tr,
-                    X_va,
-                    y_va,
-                    scorer,
-                    error_score=self.error_score,
-                    fit_params=fit_params,
-                    private=private,
-                )
-                for j in indices
-            )
-
-        return evaluate
-
-    # -- mode "gp-ucb" ------------------------------------------------------
-    def _run_gp_ucb(self, plan, data, m, parallel, rng, start):
-        candidates = plan["candidates"]
-        n = len(candidates)
-        T = int(self.n_iter)
-        offset, scale = plan["offset"], plan["scale"]
-        bounds = plan["scorer"].bounds
-        (eps_p, delta_p), score_budget = split_budget(
-            plan["epsilon"], plan["delta"], self.budget_split, self.release_score
-        )
-        delta_bo = score_budget[1] if score_budget else delta_p
-        evaluate_raw = self._evaluator(
-            parallel, data, candidates, plan["scorer"], private=True
-        )
-
-        def evaluate(indices):
-            return [(v - offset) / scale for v in evaluate_raw(indices)]
-
-        tie_break = public_rng(self.random_state).permutation(n)
-        # Constants first: they need no data (and fail before touching it).
-        sens_mu = gp_ucb_params_sensitivity(T, n, delta_p, self.dataset_kernel)
-        assumption = (
-            "Assumption 1 of Kusner et al. (2015): the validation-score functions "
-            "of all validation sets are jointly GP(0, k1 x k2) with dataset "
-            f"correlation k1={self.dataset_kernel}, k2={self.kernel}(length_scale="
-            f"{self.length_scale}) on the encoded candidate space, observation "
-            f"noise variance {self.noise} in GP units (score - {offset:g})/"
-            f"{scale:g}; the guarantee holds with probability >= 1 - delta"
-        )
-        score_scale_gp = None
-        if score_budget is not None:
-            eps_s, delta_s = score_budget
-            if self.noise > 0:
-                gamma = greedy_information_gain(
-                    candidates.X,
-                    T,
-                    kernel=self.kernel,
-                    length_scale=self.length_scale,
-                    noise=self.noise,
-                )
-                score_scale_gp = gp_ucb_score_scale(
-                    eps_s, T, n, delta_s, self.dataset_kernel, self.noise, gamma
-                )
-            else:
-                A, tau = self.noise_free_constants
-                score_scale_gp = noise_free_score_scale(
-                    eps_s,
-                    A,
-                    tau,
-                    T,
-                    candidates.X.shape[1],
-                    n,
-                    delta_s,
-                    self.dataset_kernel,
-                    self.noise_free_bound,
-                )
-        trace = bayesian_optimisation(
-            evaluate,
-            candidates.X,
-            n_iter=T,
-            beta=lambda t: ucb_beta(t, n, delta_bo),
-            tie_break=tie_break,
-            kernel=self.kernel,
-            length_scale=self.length_scale,
-            noise=self.noise,
-            batch_size=self.batch_size,
-            progress=lambda t, total: self._progress(
-                f"iteration {t}/{total}, budget epsilon={plan['epsilon']:g}",
-                start,
-            ),
-        )
-        releases = [
-            release_best_params_gp(
-                trace.gp.mean,
-                epsilon=eps_p,
-                delta=delta_p,
-                sensitivity=sens_mu,
-                score_scale=scale,
-                assumption=assumption,
-                rng=rng,
-            )
-        ]
-        if score_budget is not None:
-            eps_s, delta_s = score_budget
-            common = dict(
-                epsilon=eps_s,
-                delta=delta_s,
-                noise_scale=score_scale_gp,
-                score_offset=offset,
-                score_scale=scale,
-                bounds=bounds,
-                rng=rng,
-            )
-            if self.noise > 0:
-                releases.append(
-                    release_best_score_gp(
-                        float(trace.scores.max()),
-                        assumption=assumption
-                        + "; sequential GP-UCB with beta_t of Algorithm 1",
-                        **common,
-                    )
-                )
-            else:
-                if self.noise_free_bound == "icml":
-                    observed = float(trace.scores[-1])
-                else:
-                    observed = float(
-                        trace.scores[1:].max() if T > 1 else trace.scores[0]
-                    )
-                releases.append(
-                    release_best_score_noise_free(
-                        observed,
-                        assumption=assumption
-                        + "; the de Freitas et al. (2012) regret bound with "
-                        f"A, tau = {self.noise_free_constants} "
-                        f"({self.noise_free_bound} variant)",
-                        **common,
-                    )
-                )
-        index = releases[0].value
-        del trace
-        return releases, index, {}
-
-    # -- mode "private-selection" ------------------------------------------
-    def _public_cv(self, y_tr, seed):
-        if isinstance(self.public_cv, numbers.Integral):
-            if (
-                is_classifier(self.estimator)
-                and y_tr is not None
-                and type_of_target(y_tr) in ("binary", "multiclass")
-            ):
-                return StratifiedKFold(self.public_cv, shuffle=True, random_state=seed)
-            return KFold(self.public_cv, shuffle=True, random_state=seed)
-        return check_cv(self.public_cv, y_tr, classifier=is_classifier(self.estimator))
-
-    def _shortlist(self, plan, data, parallel, start) -> np.ndarray:
-        """Public shortlist: depends on the training set and public seeds only."""
-        candidates = plan["candidates"]
-        n = len(candidates)
-        tie_break = public_rng(self.random_state).permutation(n)
-        if self.shortlist == "grid":
-            return np.arange(n)
-        if self.shortlist == "random":
-            return np.argsort(tie_break)[: min(self.shortlist_size, n)]
-        X_tr, y_tr, _, _, fit_params = data
-        n_train = _num_rows(X_tr)
-        cv = self._public_cv(y_tr, plan["seed"])
-        folds = list(cv.split(X_tr, y_tr))
-        scorer = plan["scorer"]
-        offset, scale = plan["offset"], plan["scale"]
-
-        def evaluate(indices):
-            jobs = []
-            for j in indices:
-                for tr, te in folds:
-                    jobs.append(
-                        delayed(fit_and_score)(
-                            self.estimator,
-                            candidates.params[j],
-                            _safe_indexing(X_tr, tr),
-                            None if y_tr is None else _safe_indexing(y_tr, tr),
-                            _safe_indexing(X_tr, te),
-                            None if y_tr is None else _safe_indexing(y_tr, te),
-                            scorer,
-                            error_score=self.error_score,
-                            fit_params=index_fit_params(fit_params, tr, n_train),
-                            private=False,
-                        )
-                    )
-            scores = np.asarray(parallel(jobs)).reshape(len(indices), len(folds))
-            return [(s - offset) / scale for s in scores.mean(axis=1)]
-
-        trace = bayesian_optimisation(
-            evaluate,
-            candidates.X,
-            n_iter=min(int(self.n_iter), n),
-            beta=lambda t: ucb_beta(t, n, _PUBLIC_BO_DELTA),
-            tie_break=tie_break,
-            kernel=self.kernel,
-            length_scale=self.length_scale,
-            noise=self.noise if self.noise > 0 else 1e-6,
-            batch_size=self.batch_size,
-            progress=lambda t, total: self._progress(
-                f"public search iteration {t}/{total}", start
-            ),
-        )
-        # Best distinct candidates by public score, ties by the public order.
-        seen = {}
-        for j, s in zip(trace.indices, trace.scores):
-            seen[int(j)] = s
-        order = sorted(seen, key=lambda j: (-seen[j], tie_break[j]))
-        return np.asarray(order[: self.shortlist_size], dtype=int)
-
-    def _run_private_selection(self, plan, data, m, parallel, rng, start):
-        scorer = plan["scorer"]
-        shortlist = self._shortlist(plan, data, parallel, start)
-        self._progress(
-            f"scoring {len(shortlist)} shortlisted candidates on the validation set",
-            start,
-        )
-        evaluate = self._evaluator(
-            parallel, data, plan["candidates"], scorer, private=True
-        )
-        utilities = np.asarray(evaluate(shortlist), dtype=float)
-        sensitivity = scorer.sensitivity_for(m)
-        (eps_p, _), score_budget = split_budget(
-            plan["epsilon"], 0.0, self.budget_split, self.release_score
-        )
-        params_release = release_best_params_selection(
-            utilities,
-            epsilon=eps_p,
-            sensitivity=sensitivity,
-            selection=self.selection,
-            rng=rng,
-        )
-        position = params_release.value
-        releases = [replace(params_release, value=int(shortlist[position]))]
-        if score_budget is not None:
-            releases.append(
-                release_best_score_selection(
-                    float(utilities[position]),
-                    epsilon=score_budget[0],
-                    sensitivity=sensitivity,
-                    bounds=scorer.bounds,
-                    rng=rng,
-                )
-            )
-        del utilities
-        return releases, releases[0].value, {"shortlist_": shortlist}
 
 
 def _num_rows(X) -> int:

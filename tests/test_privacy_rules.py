@@ -31,6 +31,7 @@ import numpy as np
 import pytest
 from conftest import RowSpyClassifier, make_spy_scorer
 from sklearn.base import clone
+from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import accuracy_score, f1_score, make_scorer
 from sklearn.model_selection import KFold
 from sklearn.pipeline import make_pipeline
@@ -711,3 +712,64 @@ def test_warnings_module_is_not_silenced_by_fit(cancer_split):
     before = list(warnings.filters)
     make_search("gp-ucb", n_iter=2).fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
     assert list(warnings.filters) == before
+
+
+# ---------------------------------------------------------------------------
+# gp-ucb: a candidate chosen from validation scores is itself private
+# ---------------------------------------------------------------------------
+
+_FIT_CALLS: list = []
+
+
+class FailsAfterFirstFit(LogisticRegression):
+    """Fits the first time, then warns and raises naming its own C."""
+
+    def fit(self, X, y, **kw):
+        _FIT_CALLS.append(self.C)
+        if len(_FIT_CALLS) > 1:
+            warnings.warn(f"CANDIDATE-C={self.C!r}", UserWarning, stacklevel=2)
+            raise ValueError(f"CANDIDATE-C={self.C!r} cannot be fitted")
+        return super().fit(X, y, **kw)
+
+
+def _gp_ucb_failing_search(**kw):
+    return DPBayesSearchCV(
+        FailsAfterFirstFit(max_iter=200),
+        {"C": [0.01, 0.1, 1.0, 10.0, 100.0]},
+        method="gp-ucb",
+        n_iter=3,
+        random_state=0,
+        **kw,
+    )
+
+
+def test_gp_ucb_fit_failure_of_private_candidate_is_withheld(cancer_split, recwarn):
+    """The second gp-ucb candidate was chosen from a validation score: neither
+    the exception nor the warning of its fit may name it."""
+    X_tr, y_tr, X_va, y_va = cancer_split
+    _FIT_CALLS.clear()
+    with pytest.raises(Exception) as info:
+        _gp_ucb_failing_search().fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
+    assert len(_FIT_CALLS) == 2  # the failure happened at the private candidate
+    texts = _exception_texts(info.value) + [str(w.message) for w in recwarn.list]
+    assert not any("CANDIDATE-C" in text for text in texts)
+    assert "error_score" in str(info.value)
+
+
+def test_gp_ucb_fit_failure_with_numeric_error_score_is_silent(cancer_split, recwarn):
+    X_tr, y_tr, X_va, y_va = cancer_split
+    _FIT_CALLS.clear()
+    search = _gp_ucb_failing_search(error_score=0.0, refit=False)
+    search.fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
+    assert len(_FIT_CALLS) > 2
+    assert not any("CANDIDATE-C" in str(w.message) for w in recwarn.list)
+
+
+def test_first_gp_ucb_candidate_is_public_so_its_fit_error_propagates(cancer_split):
+    """The first candidate is chosen before any score is seen: its training-set
+    error is public and is shown unchanged (useful for debugging)."""
+    X_tr, y_tr, X_va, y_va = cancer_split
+    _FIT_CALLS.clear()
+    _FIT_CALLS.append("pretend a first fit happened")
+    with pytest.raises(ValueError, match="CANDIDATE-C"):
+        _gp_ucb_failing_search().fit(X_tr, y_tr, X_val=X_va, y_val=y_va)

@@ -1,0 +1,178 @@
+"""Mode ``"gp-ucb"``: Algorithms 1 and 2 of Kusner et al. (ICML 2015).
+
+GP-UCB runs on the validation scores (so the evaluated sequence is
+private), then
+
+- λ̃ ~ exp(ε μ_T(λ) / (2Δ_μ)) with Δ_μ = 2√β_{T+1} + c  (Algorithm 1, line 12);
+- ṽ = max_t v_t + Lap(b)                                 (Algorithm 1, lines 13–15),
+  or, with noise = 0 and the de Freitas constants, f̃ = f_V + Lap(Ω/ε + c/ε)
+  (Algorithm 2).
+
+Both rest on the paper's Assumption 1; every constant is computed before
+the first evaluation, from public quantities only.
+"""
+
+from __future__ import annotations
+
+from ._accounting import Release, split_budget
+from ._acquisition import ucb_beta
+from ._bo import bayesian_optimisation
+from ._context import SearchContext
+from ._evaluation import evaluate_candidates
+from ._gp import greedy_information_gain
+from ._releases import (
+    gp_ucb_params_sensitivity,
+    gp_ucb_score_scale,
+    noise_free_score_scale,
+    release_best_params_gp,
+    release_best_score_gp,
+    release_best_score_noise_free,
+)
+
+__all__ = ["run_gp_ucb"]
+
+
+def _assumption(search, offset: float, scale: float) -> str:
+    return (
+        "Assumption 1 of Kusner et al. (2015): the validation-score functions "
+        "of all validation sets are jointly GP(0, k1 x k2) with dataset "
+        f"correlation k1={search.dataset_kernel}, k2={search.kernel}(length_scale="
+        f"{search.length_scale}) on the encoded candidate space, observation "
+        f"noise variance {search.noise} in GP units (score - {offset:g})/"
+        f"{scale:g}; the guarantee holds with probability >= 1 - delta"
+    )
+
+
+def _score_noise_scale(search, plan, eps_s: float, delta_s: float) -> float:
+    """Laplace scale b of the score release, GP units (public)."""
+    candidates = plan.candidates
+    n, T = len(candidates), int(search.n_iter)
+    if search.noise > 0:
+        gamma = greedy_information_gain(
+            candidates.X,
+            T,
+            kernel=search.kernel,
+            length_scale=search.length_scale,
+            noise=search.noise,
+        )
+        return gp_ucb_score_scale(
+            eps_s, T, n, delta_s, search.dataset_kernel, search.noise, gamma
+        )
+    A, tau = search.noise_free_constants
+    return noise_free_score_scale(
+        eps_s,
+        A,
+        tau,
+        T,
+        candidates.X.shape[1],
+        n,
+        delta_s,
+        search.dataset_kernel,
+        search.noise_free_bound,
+    )
+
+
+def run_gp_ucb(ctx: SearchContext) -> tuple[list[Release], int, dict]:
+    """Run Algorithm 1 (or 2) and return its releases and the released index."""
+    search, plan, data = ctx.search, ctx.plan, ctx.data
+    candidates = plan.candidates
+    n, T = len(candidates), int(search.n_iter)
+    offset, scale = plan.offset, plan.scale
+    (eps_p, delta_p), score_budget = split_budget(
+        plan.epsilon, plan.delta, search.budget_split, search.release_score
+    )
+    # The acquisition's β_t uses the δ of the score release, whose regret
+    # bound (Theorem 3) needs it; the λ̃ release needs nothing of it.
+    delta_bo = score_budget[1] if score_budget else delta_p
+
+    # Constants first: they need no data (and fail before touching it).
+    sens_mu = gp_ucb_params_sensitivity(T, n, delta_p, search.dataset_kernel)
+    score_b = _score_noise_scale(search, plan, *score_budget) if score_budget else None
+    assumption = _assumption(search, offset, scale)
+    split = (data.X_train, data.y_train, data.X_val, data.y_val, data.fit_params)
+
+    observed = []  # whether any validation score has been seen yet
+
+    def evaluate(indices):
+        # The first batch is chosen before any score is seen (μ_0 = 0, σ_0 = 1,
+        # public tie-breaks), so only its scores are private; every later
+        # candidate was chosen from validation scores and is private itself.
+        privacy = "candidate" if observed else "score"
+        observed.append(True)
+        scores = evaluate_candidates(
+            ctx.parallel,
+            search.estimator,
+            [candidates.params[j] for j in indices],
+            [split],
+            plan.scorer,
+            error_score=search.error_score,
+            privacy=privacy,
+        )
+        return [(s[0] - offset) / scale for s in scores]
+
+    # Algorithm 1, lines 2-8.
+    trace = bayesian_optimisation(
+        evaluate,
+        candidates.X,
+        n_iter=T,
+        beta=lambda t: ucb_beta(t, n, delta_bo),
+        tie_break=plan.tie_break,
+        kernel=search.kernel,
+        length_scale=search.length_scale,
+        noise=search.noise,
+        batch_size=search.batch_size,
+        progress=lambda t, total: ctx.progress(
+            f"iteration {t}/{total}, budget epsilon={plan.epsilon:g}"
+        ),
+    )
+    # Line 12.
+    releases = [
+        release_best_params_gp(
+            trace.gp.mean,
+            epsilon=eps_p,
+            delta=delta_p,
+            sensitivity=sens_mu,
+            score_scale=scale,
+            assumption=assumption,
+            rng=ctx.rng,
+        )
+    ]
+    if score_budget is not None:
+        eps_s, delta_s = score_budget
+        common = dict(
+            epsilon=eps_s,
+            delta=delta_s,
+            noise_scale=score_b,
+            score_offset=offset,
+            score_scale=scale,
+            bounds=plan.scorer.bounds,
+            rng=ctx.rng,
+        )
+        if search.noise > 0:
+            # Lines 13-15.
+            releases.append(
+                release_best_score_gp(
+                    float(trace.scores.max()),
+                    assumption=assumption
+                    + "; sequential GP-UCB with beta_t of Algorithm 1",
+                    **common,
+                )
+            )
+        else:
+            # Algorithm 2: f_V(λ_T) ("icml") or max_{2<=t<=T} f_V(λ_t).
+            if search.noise_free_bound == "icml":
+                observed = float(trace.scores[-1])
+            else:
+                tail = trace.scores[1:] if T > 1 else trace.scores
+                observed = float(tail.max())
+            releases.append(
+                release_best_score_noise_free(
+                    observed,
+                    assumption=assumption
+                    + "; the de Freitas et al. (2012) regret bound with "
+                    f"A, tau = {search.noise_free_constants} "
+                    f"({search.noise_free_bound} variant)",
+                    **common,
+                )
+            )
+    return releases, int(releases[0].value), {}

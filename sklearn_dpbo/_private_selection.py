@@ -1,0 +1,160 @@
+"""Mode ``"private-selection"``: public search, private selection.
+
+1. A shortlist is built from **public** information only:
+   ``"bo"``      GP-UCB on ``public_cv``-fold cross-validation scores inside
+                 the training set, then the ``shortlist_size`` best;
+   ``"random"``  ``shortlist_size`` candidates in a public random order
+                 (private random search);
+   ``"grid"``    the whole candidate set (private grid search).
+2. Each shortlisted candidate is fitted on the training set and scored
+   once on the validation set: utilities u_i with swap-one sensitivity Δ
+   (1/m for accuracy).
+3. ``best_params_``: permute-and-flip (or the exponential mechanism) on u
+   with ε₁ = budget_split · ε.  ``best_score_``: u at the selected candidate
+   + Lap(Δ/ε₂).  Pure (ε₁ + ε₂)-DP by basic composition, with no modelling
+   assumption: the shortlist does not depend on the validation set.
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import replace
+
+import numpy as np
+from sklearn.base import is_classifier
+from sklearn.model_selection import KFold, StratifiedKFold, check_cv
+from sklearn.utils import _safe_indexing
+from sklearn.utils.multiclass import type_of_target
+from sklearn.utils.validation import _num_samples
+
+from ._accounting import Release, split_budget
+from ._acquisition import ucb_beta
+from ._bo import bayesian_optimisation
+from ._context import SearchContext
+from ._evaluation import evaluate_candidates, index_fit_params
+from ._releases import release_best_params_selection, release_best_score_selection
+
+__all__ = ["run_private_selection", "public_shortlist"]
+
+# Confidence parameter of the exploration weight β_t when BO runs on public
+# cross-validation scores: a tuning constant of GP-UCB here, not a privacy
+# parameter (no privacy budget is spent on public data).
+PUBLIC_BO_DELTA = 0.1
+
+
+def _public_folds(search, X, y, seed: int, fit_params: dict) -> list[tuple]:
+    """The public CV folds inside the training set, indexed once."""
+    if isinstance(search.public_cv, numbers.Integral):
+        if (
+            is_classifier(search.estimator)
+            and y is not None
+            and type_of_target(y) in ("binary", "multiclass")
+        ):
+            cv = StratifiedKFold(search.public_cv, shuffle=True, random_state=seed)
+        else:
+            cv = KFold(search.public_cv, shuffle=True, random_state=seed)
+    else:
+        cv = check_cv(search.public_cv, y, classifier=is_classifier(search.estimator))
+    n = _num_samples(X)
+    folds = []
+    for tr, te in cv.split(X, y):
+        folds.append(
+            (
+                _safe_indexing(X, tr),
+                None if y is None else _safe_indexing(y, tr),
+                _safe_indexing(X, te),
+                None if y is None else _safe_indexing(y, te),
+                index_fit_params(fit_params, tr, n),
+            )
+        )
+    return folds
+
+
+def public_shortlist(ctx: SearchContext) -> np.ndarray:
+    """Indices of the shortlisted candidates; uses the training set only."""
+    search, plan, data = ctx.search, ctx.plan, ctx.data
+    candidates = plan.candidates
+    n = len(candidates)
+    if search.shortlist == "grid":
+        return np.arange(n)
+    if search.shortlist == "random":
+        return np.argsort(plan.tie_break)[: min(search.shortlist_size, n)]
+    folds = _public_folds(
+        search, data.X_train, data.y_train, plan.seed, data.fit_params
+    )
+
+    def evaluate(indices):
+        scores = evaluate_candidates(
+            ctx.parallel,
+            search.estimator,
+            [candidates.params[j] for j in indices],
+            folds,
+            plan.scorer,
+            error_score=search.error_score,
+            privacy="public",
+        )
+        means = np.asarray(scores, dtype=float).mean(axis=1)
+        return [(s - plan.offset) / plan.scale for s in means]
+
+    trace = bayesian_optimisation(
+        evaluate,
+        candidates.X,
+        n_iter=min(int(search.n_iter), n),
+        beta=lambda t: ucb_beta(t, n, PUBLIC_BO_DELTA),
+        tie_break=plan.tie_break,
+        kernel=search.kernel,
+        length_scale=search.length_scale,
+        noise=search.noise if search.noise > 0 else 1e-6,
+        batch_size=search.batch_size,
+        progress=lambda t, total: ctx.progress(f"public search iteration {t}/{total}"),
+    )
+    # Best distinct candidates by public score, ties by the public order.
+    public_score = {int(j): s for j, s in zip(trace.indices, trace.scores)}
+    order = sorted(public_score, key=lambda j: (-public_score[j], plan.tie_break[j]))
+    return np.asarray(order[: search.shortlist_size], dtype=int)
+
+
+def run_private_selection(ctx: SearchContext) -> tuple[list[Release], int, dict]:
+    """Shortlist publicly, score privately, release by private selection."""
+    search, plan, data = ctx.search, ctx.plan, ctx.data
+    scorer = plan.scorer
+    shortlist = public_shortlist(ctx)
+    ctx.progress(
+        f"scoring {len(shortlist)} shortlisted candidates on the validation set"
+    )
+    utilities = np.asarray(
+        evaluate_candidates(
+            ctx.parallel,
+            search.estimator,
+            [plan.candidates.params[j] for j in shortlist],
+            [(data.X_train, data.y_train, data.X_val, data.y_val, data.fit_params)],
+            scorer,
+            error_score=search.error_score,
+            privacy="score",
+        ),
+        dtype=float,
+    )[:, 0]
+    sensitivity = scorer.sensitivity_for(data.n_validation)
+    (eps_p, _), score_budget = split_budget(
+        plan.epsilon, 0.0, search.budget_split, search.release_score
+    )
+    params_release = release_best_params_selection(
+        utilities,
+        epsilon=eps_p,
+        sensitivity=sensitivity,
+        selection=search.selection,
+        rng=ctx.rng,
+    )
+    position = params_release.value
+    releases = [replace(params_release, value=int(shortlist[position]))]
+    if score_budget is not None:
+        releases.append(
+            release_best_score_selection(
+                float(utilities[position]),
+                epsilon=score_budget[0],
+                sensitivity=sensitivity,
+                bounds=scorer.bounds,
+                rng=ctx.rng,
+            )
+        )
+    return releases, releases[0].value, {"shortlist_": shortlist}
