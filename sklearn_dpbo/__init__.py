@@ -7,8 +7,10 @@ on a sensitive validation set, and release ``best_params_`` and
 >>> from sklearn_dpbo import DPBayesSearchCV  # doctest: +SKIP
 """
 
+from ._accountant import BudgetAccountant, BudgetError
 from ._accounting import PrivacyReport, Release
 from ._candidates import CandidateSet
+from ._dataset_kernel import DatasetKernelEstimate, estimate_dataset_kernel
 from ._scorers import DPScorer, make_dp_scorer
 from ._search import DPBayesSearchCV
 from ._validation import PrivacyLeakWarning
@@ -16,12 +18,16 @@ from ._validation import PrivacyLeakWarning
 __version__ = "0.1.0"
 
 __all__ = [
+    "BudgetAccountant",
+    "BudgetError",
     "CandidateSet",
+    "DatasetKernelEstimate",
     "DPBayesSearchCV",
     "DPScorer",
     "PrivacyLeakWarning",
     "PrivacyReport",
     "Release",
+    "estimate_dataset_kernel",
     "make_dp_scorer",
     "__version__",
 ]

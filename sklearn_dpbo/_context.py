@@ -9,7 +9,7 @@ Modes (``_gp_ucb.py``, ``_private_selection.py``) take a
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Optional
 
 import numpy as np
 
@@ -33,21 +33,54 @@ class SearchPlan:
     tie_break: np.ndarray  # public permutation ranks of the candidates
 
 
-@dataclass(frozen=True)
 class SearchData:
-    """The training set (public) and the validation set (private)."""
+    """The training set (public) and the validation set (private).
 
-    X_train: Any
-    y_train: Any
-    X_val: Any
-    y_val: Any
-    fit_params: dict
+    ``on_private_read`` is called (once, successfully) the first time a mode
+    reads ``X_val`` or ``y_val``: the search charges its accountant there,
+    before any validation row reaches an estimator or a scorer (fail-closed:
+    whatever happens afterwards, interruption or failure included, the
+    budget stays spent). ``n_validation`` is the public size m and does not
+    count as a read.
+    """
+
+    def __init__(
+        self,
+        X_train: Any,
+        y_train: Any,
+        X_val: Any,
+        y_val: Any,
+        fit_params: dict,
+        on_private_read: Optional[Callable[[], None]] = None,
+    ):
+        self.X_train = X_train
+        self.y_train = y_train
+        self.fit_params = fit_params
+        self._X_val = X_val
+        self._y_val = y_val
+        self._on_private_read = on_private_read
+
+    def _read(self):
+        hook = self._on_private_read
+        if hook is not None:
+            hook()  # may raise (e.g. BudgetError): then nothing is read
+            self._on_private_read = None
+
+    @property
+    def X_val(self) -> Any:
+        self._read()
+        return self._X_val
+
+    @property
+    def y_val(self) -> Any:
+        self._read()
+        return self._y_val
 
     @property
     def n_validation(self) -> int:
         from sklearn.utils.validation import _num_samples
 
-        return int(_num_samples(self.X_val))
+        return int(_num_samples(self._X_val))
 
 
 @dataclass
@@ -58,5 +91,5 @@ class SearchContext:
     plan: SearchPlan
     data: SearchData
     parallel: Any  # a joblib.Parallel
-    rng: np.random.Generator  # noise generator (private; never stored)
+    rng: Any  # noise source with randrange (private; never stored)
     progress: Callable[[str], None]  # prints nothing private

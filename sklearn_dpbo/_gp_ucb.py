@@ -121,9 +121,7 @@ def run_gp_ucb(ctx: SearchContext) -> tuple[list[Release], int, dict]:
         length_scale=search.length_scale,
         noise=search.noise,
         batch_size=search.batch_size,
-        progress=lambda t, total: ctx.progress(
-            f"iteration {t}/{total}, budget epsilon={plan.epsilon:g}"
-        ),
+        progress=lambda t, total: ctx.progress(f"iteration {t}/{total}"),
     )
     # Line 12.
     releases = [

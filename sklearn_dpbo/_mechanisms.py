@@ -1,25 +1,29 @@
 """Differential-privacy primitives: selection and additive noise.
 
-Every function takes the noise generator explicitly, validates its
-privacy parameters itself (these checks cannot be switched off by
-scikit-learn's configuration), never raises with data in the message and
-never returns NaN.
+Every sampler draws from the operating system's CSPRNG unless a test
+passes its own source (``rng``), is exact (rational arithmetic, CKS20
+Bernoulli(exp(−γ)) coins, discrete Laplace on a public 2^k grid: no
+floating-point sampler anywhere), validates its privacy parameters itself
+(these checks cannot be switched off by scikit-learn's configuration),
+never raises with data in the message and never returns NaN.
 
 - :func:`exponential_mechanism` (McSherry & Talwar 2007): ε-DP selection,
   Pr[i] ∝ exp(ε u_i / (2Δ)).
 - :func:`permute_and_flip` (McKenna & Sheldon 2020): ε-DP selection whose
   expected utility is never worse than the exponential mechanism's.
 - :func:`laplace_mechanism`: ε-DP release of a value of sensitivity Δ with
-  Laplace(Δ/ε) noise.
+  discrete Laplace noise of scale Δ/ε on a public 2^k grid.
 """
 
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 from scipy.special import logsumexp
 
+from ._samplers import _bernoulli_exp_ratio, as_random_source, laplace_on_grid
 from ._validation import check_epsilon
 
 __all__ = [
@@ -63,10 +67,44 @@ def exponential_mechanism_log_probabilities(
     return logits - logsumexp(logits)
 
 
+def _exact_gammas(u: np.ndarray, epsilon: float, sensitivity: float):
+    """γ_i = ε (u* − u_i) / (2Δ) as an exact ratio of integers (a_i, b_i).
+
+    Integer arithmetic on the floats' exact values (``as_integer_ratio``):
+    no overflow, no rounding, no NaN (u* − u_i ≥ 0 always), whatever the
+    utilities' range.
+    """
+    en, ed = Fraction(epsilon).as_integer_ratio()
+    sn, sd = Fraction(sensitivity).as_integer_ratio()
+    fn, fd = en * sd, 2 * ed * sn  # ε / (2Δ)
+    tn, td = float(u.max()).as_integer_ratio()
+    values = u.tolist()
+    cache: dict[int, tuple[int, int]] = {}
+
+    def gamma(i: int) -> tuple[int, int]:
+        g = cache.get(i)
+        if g is None:
+            xn, xd = float(values[i]).as_integer_ratio()
+            g = cache[i] = (fn * (tn * xd - xn * td), fd * td * xd)
+        return g
+
+    return gamma
+
+
 def exponential_mechanism(
-    utilities, epsilon: float, sensitivity: float, rng: np.random.Generator
+    utilities, epsilon: float, sensitivity: float, rng=None
 ) -> int:
-    """Sample an index with Pr[i] ∝ exp(ε u_i / (2Δ)).
+    """Sample an index with Pr[i] ∝ exp(ε u_i / (2Δ)), exactly.
+
+    Rejection sampling in log space: propose i uniformly, accept with an
+    exact Bernoulli(exp(−γ_i)), γ_i = ε (u* − u_i)/(2Δ) ≥ 0 a rational
+    (CKS20 Algorithm 1). The accepted index has probability exactly
+    ∝ exp(−γ_i); no probability is exponentiated, so nothing underflows
+    and there is no NaN and no data-dependent exception. ``rng=None``
+    (production) draws from the OS CSPRNG; a ``random.Random`` or NumPy
+    ``Generator`` makes the draw reproducible (tests only). The expected
+    number of proposals is K / Σ exp(−γ_i) ≤ K; the run time is
+    data-dependent (timing is out of scope, ``docs/threat_model.md``).
 
     Notes
     -----
@@ -75,20 +113,28 @@ def exponential_mechanism(
     Theorem 6). The factor 2 covers utilities that can move in opposite
     directions, as accuracies under a swap of one record do.
     """
-    logp = exponential_mechanism_log_probabilities(utilities, epsilon, sensitivity)
-    cdf = np.cumsum(np.exp(logp))
-    idx = int(np.searchsorted(cdf, rng.random() * cdf[-1], side="right"))
-    return min(idx, logp.size - 1)
+    u = _check_utilities(utilities)
+    eps = check_epsilon(epsilon)
+    delta_u = _check_sensitivity(sensitivity)
+    source = as_random_source(rng)
+    gamma = _exact_gammas(u, eps, delta_u)
+    k = u.size
+    while True:
+        i = source.randrange(k)
+        if _bernoulli_exp_ratio(*gamma(i), source):
+            return int(i)
 
 
-def permute_and_flip(
-    utilities, epsilon: float, sensitivity: float, rng: np.random.Generator
-) -> int:
-    """Permute-and-flip selection (McKenna & Sheldon 2020, Algorithm 1).
+def permute_and_flip(utilities, epsilon: float, sensitivity: float, rng=None) -> int:
+    """Permute-and-flip selection (McKenna & Sheldon 2020, Algorithm 1), exactly.
 
     Visit the candidates in a uniformly random order and stop at the first
-    r for which a coin with Pr[heads] = exp(ε (u_r − u*) / (2Δ)) lands
-    heads (u* = max u, so the best candidate always stops the walk).
+    r for which a coin with Pr[heads] = exp(−γ_r), γ_r = ε (u* − u_r)/(2Δ),
+    lands heads (u* = max u, so the best candidate always stops the walk).
+    The order is a lazily drawn Fisher–Yates permutation and each coin an
+    exact Bernoulli(exp(−γ)) on rationals (CKS20 Algorithm 1): log space,
+    no float probability, no NaN, no data-dependent exception. ``rng=None``
+    (production) draws from the OS CSPRNG.
 
     Notes
     -----
@@ -100,11 +146,18 @@ def permute_and_flip(
     u = _check_utilities(utilities)
     eps = check_epsilon(epsilon)
     delta_u = _check_sensitivity(sensitivity)
-    q = np.exp((eps / (2.0 * delta_u)) * (u - u.max()))
-    order = rng.permutation(u.size)
-    heads = rng.random(u.size) <= q[order]
-    # q[order] reaches 1 at the maximiser, so at least one coin is heads.
-    return int(order[int(np.argmax(heads))])
+    source = as_random_source(rng)
+    gamma = _exact_gammas(u, eps, delta_u)
+    k = u.size
+    swapped: dict[int, int] = {}  # sparse Fisher–Yates state
+    for r in range(k):
+        j = r + source.randrange(k - r)
+        pick = swapped.get(j, j)
+        swapped[j] = swapped.get(r, r)
+        if _bernoulli_exp_ratio(*gamma(pick), source):
+            return int(pick)
+    # Unreachable: the maximiser has γ = 0 and its coin is always heads.
+    raise AssertionError("permute-and-flip visited every candidate")  # noqa
 
 
 def permute_and_flip_probabilities(
@@ -134,16 +187,25 @@ def permute_and_flip_probabilities(
     return probs
 
 
-def laplace_mechanism(value: float, scale: float, rng: np.random.Generator) -> float:
-    """Return ``value + Laplace(0, scale)``.
+def laplace_mechanism(value: float, scale: float, rng=None) -> float:
+    """Return ``value`` + Laplace noise of scale ``scale``, on a public 2^k grid.
+
+    Exact discrete Laplace on multiples of 2^k (k from ``scale`` only) via
+    :func:`~._samplers.laplace_on_grid`, calibrated to sensitivity
+    ``scale`` at ε = 1: the effective scale is ``scale + 2^k`` (a relative
+    increase ≤ 2^-20). There is no floating-point sampler: the release is
+    immune to Mironov's low-order-bit attack. ``rng=None`` (production)
+    draws from the OS CSPRNG.
 
     Notes
     -----
     Privacy: ε-DP when ``scale >= Δ/ε`` for a value of global sensitivity
-    Δ (Dwork et al. 2006). The noise is drawn with numpy's floating-point
-    sampler from the given generator (OS-seeded by default).
+    Δ (Dwork et al. 2006); the grid rounding is covered by the 2^k added
+    to the sensitivity.
     """
     scale = float(scale)
     if not math.isfinite(scale) or scale <= 0:
         raise ValueError(f"scale must be finite and > 0; got {scale!r}.")
-    return float(value) + float(rng.laplace(0.0, scale))
+    if not math.isfinite(float(value)):
+        raise ValueError("value must be finite.")
+    return laplace_on_grid(float(value), scale, 1.0, as_random_source(rng))[0]

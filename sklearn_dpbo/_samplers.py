@@ -26,6 +26,7 @@ from typing import Protocol
 
 __all__ = [
     "secure_source",
+    "as_random_source",
     "sample_bernoulli",
     "sample_bernoulli_exp",
     "sample_geometric_exp",
@@ -44,6 +45,49 @@ def secure_source() -> RandomSource:
     return secrets.SystemRandom()
 
 
+class _NumpySource:
+    """``randrange`` on top of a NumPy ``Generator`` (tests only: not a CSPRNG)."""
+
+    def __init__(self, generator):
+        self._gen = generator
+
+    def randrange(self, n: int) -> int:
+        n = int(n)
+        if n <= 0:
+            raise ValueError("n must be > 0.")
+        if n <= 2**62:
+            return int(self._gen.integers(0, n))
+        bits = n.bit_length()
+        n_bytes = (bits + 7) // 8
+        while True:  # rejection on the exact bit length: uniform on [0, n)
+            r = int.from_bytes(self._gen.bytes(n_bytes), "little") >> (
+                8 * n_bytes - bits
+            )
+            if r < n:
+                return r
+
+
+def as_random_source(rng=None) -> RandomSource:
+    """The noise source: ``None`` gives :func:`secure_source` (production).
+
+    A :class:`random.Random` (or anything with ``randrange``) is used as is,
+    a NumPy ``Generator`` through an adapter; both make the noise
+    predictable to whoever knows their seed and are meant for tests only.
+    """
+    if rng is None:
+        return secure_source()
+    if hasattr(rng, "randrange"):
+        return rng
+    import numpy as np
+
+    if isinstance(rng, np.random.Generator):
+        return _NumpySource(rng)
+    raise TypeError(
+        "the noise source must be None (the OS CSPRNG), a random.Random or a "
+        f"numpy Generator; got {type(rng).__name__}."
+    )
+
+
 def sample_bernoulli(p: Fraction, rng: RandomSource) -> bool:
     """Exact Bernoulli(p) for a rational p in [0, 1]."""
     if not 0 <= p <= 1:
@@ -51,29 +95,44 @@ def sample_bernoulli(p: Fraction, rng: RandomSource) -> bool:
     return rng.randrange(p.denominator) < p.numerator
 
 
-def _bernoulli_exp_unit(gamma: Fraction, rng: RandomSource) -> bool:
-    """Exact Bernoulli(exp(−γ)) for γ in [0, 1] (CKS20, Algorithm 1, γ ≤ 1)."""
+def _bernoulli_exp_unit_ratio(a: int, b: int, rng: RandomSource) -> bool:
+    """Exact Bernoulli(exp(−a/b)) for integers 0 ≤ a ≤ b (CKS20 Alg. 1, γ ≤ 1).
+
+    The k-th coin is Bernoulli(γ/k) = Bernoulli(a/(b·k)), drawn as
+    ``randrange(b·k) < a`` on integers (no normalisation needed).
+    """
     k = 1
-    while sample_bernoulli(gamma / k, rng):
+    while rng.randrange(b * k) < a:
         k += 1
     return k % 2 == 1
 
 
+def _bernoulli_exp_ratio(a: int, b: int, rng: RandomSource) -> bool:
+    """Exact Bernoulli(exp(−a/b)) for integers a ≥ 0, b > 0 (CKS20 Alg. 1)."""
+    while a > b:
+        if not _bernoulli_exp_unit_ratio(1, 1, rng):
+            return False
+        a -= b
+    return _bernoulli_exp_unit_ratio(a, b, rng)
+
+
+def _bernoulli_exp_unit(gamma: Fraction, rng: RandomSource) -> bool:
+    """Exact Bernoulli(exp(−γ)) for γ in [0, 1] (CKS20, Algorithm 1, γ ≤ 1)."""
+    return _bernoulli_exp_unit_ratio(gamma.numerator, gamma.denominator, rng)
+
+
 def sample_bernoulli_exp(gamma: Fraction, rng: RandomSource) -> bool:
     """Exact Bernoulli(exp(−γ)) for a rational γ ≥ 0 (CKS20, Algorithm 1)."""
+    gamma = Fraction(gamma)
     if gamma < 0:
         raise ValueError("gamma must be >= 0.")
-    while gamma > 1:
-        if not _bernoulli_exp_unit(Fraction(1), rng):
-            return False
-        gamma -= 1
-    return _bernoulli_exp_unit(gamma, rng)
+    return _bernoulli_exp_ratio(gamma.numerator, gamma.denominator, rng)
 
 
 def sample_geometric_exp(rng: RandomSource) -> int:
     """V ≥ 0 with Pr[V = v] = (1 − e^{−1}) e^{−v} (heads of Bernoulli(e^{−1}))."""
     v = 0
-    while _bernoulli_exp_unit(Fraction(1), rng):
+    while _bernoulli_exp_unit_ratio(1, 1, rng):
         v += 1
     return v
 
@@ -94,7 +153,7 @@ def sample_discrete_laplace(scale: Fraction, rng: RandomSource) -> int:
     t, s = scale.numerator, scale.denominator
     while True:
         u = rng.randrange(t)
-        if not sample_bernoulli_exp(Fraction(u, t), rng):
+        if not _bernoulli_exp_unit_ratio(u, t, rng):  # exp(−u/t), u/t < 1
             continue
         x = u + t * sample_geometric_exp(rng)
         y = x // s

@@ -39,6 +39,15 @@ class DPScorer:
         each within ``bounds``, so Δ = (high − low)/m.
     name : str
         Shown in reports.
+    lipschitz : float or None, default=None
+        Only for ``method="lipschitz"`` (Assumption 2 of Kusner et al.):
+        the score is −(1/m) Σ g(w, x̄_i, ȳ_i) for a per-record loss g with
+        0 ≤ g ≤ g* = high − low (so ``high`` must be 0), and g is
+        ``lipschitz · R``-Lipschitz in the weights w of a linear model for
+        features of norm ‖x̄‖ ≤ R, and g(0, x̄, ȳ) is the same for every
+        record. ``None`` (accuracy and most metrics): not
+        Lipschitz, refused by that mode. The value is a declaration, like
+        ``bounds``: the library cannot check it.
     """
 
     def __init__(
@@ -48,6 +57,7 @@ class DPScorer:
         bounds: tuple[float, float],
         sensitivity: Union[float, str] = "mean",
         name: str = "custom",
+        lipschitz: float | None = None,
     ):
         low, high = (float(b) for b in bounds)
         if not (math.isfinite(low) and math.isfinite(high) and low < high):
@@ -62,10 +72,18 @@ class DPScorer:
                     f"sensitivity must be 'mean' or a finite number > 0; got "
                     f"{sensitivity!r}."
                 )
+        if lipschitz is not None:
+            lip = float(lipschitz)
+            if not math.isfinite(lip) or lip <= 0:
+                raise ValueError(
+                    f"lipschitz must be None or a finite number > 0; got {lipschitz!r}."
+                )
+            lipschitz = lip
         self.scorer = scorer
         self.bounds = (low, high)
         self.sensitivity = sensitivity
         self.name = name
+        self.lipschitz = lipschitz
 
     def sensitivity_for(self, n_validation: int) -> float:
         """Swap-one sensitivity Δ of the score on m = ``n_validation`` records.
@@ -91,9 +109,10 @@ class DPScorer:
         return float(np.clip(value, *self.bounds))
 
     def __repr__(self) -> str:
+        lip = "" if self.lipschitz is None else f", lipschitz={self.lipschitz!r}"
         return (
             f"DPScorer(name={self.name!r}, bounds={self.bounds}, "
-            f"sensitivity={self.sensitivity!r})"
+            f"sensitivity={self.sensitivity!r}{lip})"
         )
 
 
@@ -155,12 +174,76 @@ class _AccuracyScorer:
         return "make_scorer(accuracy_score)"
 
 
+def _signed_margins(estimator: Any, X, y) -> np.ndarray:
+    """y·w·x for a binary linear classifier, with y = +1 for ``classes_[1]``.
+
+    scikit-learn's ``decision_function`` is positive for ``classes_[1]``.
+    Every label other than ``classes_[1]`` counts as −1, so a validation
+    label the training set never had is a (badly) misclassified record, not
+    an error whose message could describe it.
+    """
+    z = np.asarray(estimator.decision_function(X), dtype=float)
+    if z.ndim != 1:
+        raise ValueError(
+            "The Lipschitz scorers need a binary classifier (1-D decision_function)."
+        )
+    positive = np.asarray(y) == estimator.classes_[1]
+    return np.where(positive, z, -z)
+
+
+class _SigmoidLossScorer:
+    """−mean 1/(1 + exp(y w·x)): the normalised sigmoid loss, negated.
+
+    Per record g ∈ (0, 1), so g* = 1; dg/dz = −σ(z)(1 − σ(z)) has absolute
+    value ≤ 1/4 and z = y w·x is ‖x‖-Lipschitz in w: g is R/4-Lipschitz in w
+    for ‖x‖ ≤ R (Kusner et al. 2015, Assumption 2; Huang et al. 2014).
+    """
+
+    def __call__(self, estimator: Any, X, y) -> float:
+        from scipy.special import expit
+
+        return -float(np.mean(expit(-_signed_margins(estimator, X, y))))
+
+    def __repr__(self) -> str:
+        return "neg_sigmoid_loss"
+
+
+class _RampLossScorer:
+    """−mean min(1, max(0, 1 − y w·x)): the ramp loss, negated.
+
+    Per record g ∈ [0, 1] (g* = 1) and g is 1-Lipschitz in the margin, so
+    R-Lipschitz in w for ‖x‖ ≤ R.
+    """
+
+    def __call__(self, estimator: Any, X, y) -> float:
+        return -float(np.mean(np.clip(1.0 - _signed_margins(estimator, X, y), 0, 1)))
+
+    def __repr__(self) -> str:
+        return "neg_ramp_loss"
+
+
 _BUILTIN = {
     "accuracy": lambda: DPScorer(
         _AccuracyScorer(),
         bounds=(0.0, 1.0),
         sensitivity="mean",
         name="accuracy",
+    ),
+    # Lipschitz surrogates for method="lipschitz" (Assumption 2): g* = 1 and
+    # L = lipschitz · R for features in the ball of radius R.
+    "neg_sigmoid_loss": lambda: DPScorer(
+        _SigmoidLossScorer(),
+        bounds=(-1.0, 0.0),
+        sensitivity="mean",
+        name="neg_sigmoid_loss",
+        lipschitz=0.25,
+    ),
+    "neg_ramp_loss": lambda: DPScorer(
+        _RampLossScorer(),
+        bounds=(-1.0, 0.0),
+        sensitivity="mean",
+        name="neg_ramp_loss",
+        lipschitz=1.0,
     ),
 }
 

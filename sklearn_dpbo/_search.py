@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import numbers
 import time
+import warnings
 from dataclasses import replace
 
 import numpy as np
@@ -17,15 +18,23 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import _num_samples, check_is_fitted, indexable
 
-from ._accounting import PrivacyReport, Release
+from ._accountant import BudgetAccountant
+from ._accounting import PrivacyReport, Release, split_budget
 from ._candidates import CandidateSet
 from ._context import SearchContext, SearchData, SearchPlan
 from ._evaluation import index_fit_params
 from ._gp import KERNELS
 from ._gp_ucb import run_gp_ucb
+from ._lipschitz import check_assumption_2, run_lipschitz
 from ._private_selection import run_private_selection
 from ._scorers import get_dp_scorer
-from ._validation import check_delta, check_epsilon, check_privacy_rng, public_rng
+from ._validation import (
+    PrivacyLeakWarning,
+    check_delta,
+    check_epsilon,
+    check_privacy_rng,
+    public_rng,
+)
 
 __all__ = ["DPBayesSearchCV"]
 
@@ -34,7 +43,12 @@ __all__ = ["DPBayesSearchCV"]
 _MODES = {
     "gp-ucb": run_gp_ucb,
     "private-selection": run_private_selection,
+    "lipschitz": run_lipschitz,
 }
+
+# Modes whose every release is pure epsilon-DP: a fit spends delta = 0.
+# Any other mode is charged its whole delta (conservative if it spends less).
+_PURE_EPSILON_MODES = {"private-selection", "lipschitz"}
 
 
 def _search_estimator_has(attr):
@@ -94,6 +108,24 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         barely better than uniform and its score noise exceeds the score
         range (see README); it is offered for fidelity to the paper.
 
+    ``"lipschitz"`` (Kusner et al. 2015, Algorithm 3, no GP assumption)
+        Searches one regularisation parameter of a binary L2-regularised
+        linear model: ``estimator`` must be a Pipeline ending in
+        ``Normalizer()`` then ``LogisticRegression``, ``LinearSVC(loss=
+        "hinge")`` or ``SGDClassifier(loss="log_loss" | "hinge")``, each
+        with ``fit_intercept=False``; ``search_spaces`` has the single entry
+        ``"<step>__C"`` (λ = 1/(C·n)) or ``"<step>__alpha"`` (λ = α);
+        ``scoring`` is ``"neg_sigmoid_loss"`` or ``"neg_ramp_loss"``
+        (accuracy is refused). Every violated condition of Assumption 2 is
+        refused before any data is read. The whole candidate path is scored
+        on the validation set; ``best_params_`` by ``selection`` over it
+        (sensitivity g*/m, no assumption); ``best_score_`` = best of T BO
+        steps (``acquisition``) + Laplace(min(g*, (λmax − λmin)L/(λmax
+        λmin) + min(g*, 2L/λmin)/m)/ε₂), pure ε-DP under Assumption 2. The
+        bound is capped at g* and, for usual λ ranges, the cap is active:
+        the score noise is then Laplace(g*/ε₂) on a score in [−g*, 0]
+        (see README). Public constants: ``lipschitz_constants_``.
+
     Parameters
     ----------
     estimator : estimator object
@@ -104,7 +136,7 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         distribution. Ranges and distributions are discretised into
         ``n_candidates`` Sobol points with a public seed: the finite
         candidate set Λ is fixed before any data is read.
-    method : {"private-selection", "gp-ucb"}, default="private-selection"
+    method : {"private-selection", "gp-ucb", "lipschitz"}, default="private-selection"
     epsilon : float, default=1.0
         Total ε of one ``fit`` (all releases together, basic composition).
     delta : float, default=1e-5
@@ -145,10 +177,32 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         Score given to a candidate whose fit or scoring fails; must lie in
         the scorer's range (NaN would break every sensitivity bound).
     random_state : None, int or RandomState, default=None
-        ``None`` (production): noise from a generator seeded by the
-        operating system's CSPRNG. An int makes everything reproducible,
-        *including the privacy noise, which whoever knows the seed can
-        remove*: use it for tests and benchmarks only.
+        Seeds the *public* randomness only: the Sobol candidate set, the
+        public tie-breaks, the public cross-validation folds and the public
+        random shortlist. It never seeds the privacy noise, so an int is
+        safe in production; two fits with the same ``random_state`` build
+        the same candidate set and give *different* noisy releases.
+    noise_random_state : None or int, default=None
+        **Tests only: makes the noise predictable; never set it in
+        production.** ``None`` draws every privacy noise (Laplace and
+        selection) from the operating system's CSPRNG
+        (:class:`secrets.SystemRandom`). An int seeds a
+        :class:`random.Random` for the noise so that tests can reproduce a
+        fit bit for bit; whoever knows it can remove the noise, so the fit
+        is then not differentially private, and ``fit`` emits a
+        :class:`PrivacyLeakWarning` saying so.
+    accountant : None or BudgetAccountant, default=None
+        Ledger shared across fits. ``None`` gives every fit its own budget
+        (``epsilon``, ``delta``); there is no process-wide default. With an
+        accountant, ``fit`` checks the whole cost of the fit (the sum of the
+        planned releases' ε and δ; ``"private-selection"`` and
+        ``"lipschitz"`` spend δ = 0) before touching any data and raises
+        :class:`BudgetError` if it does not fit, leaving the ledger
+        unchanged. It records the cost once, when the search first reads
+        the validation set (before any validation row reaches an estimator
+        or the scorer, and before any noise is drawn), and never refunds
+        it: a fit that fails or is interrupted after that point, in refit
+        included, stays charged.
     kernel : {"matern52", "squared-exponential"}, default="matern52"
     length_scale : float, default=0.2
         Fixed kernel length-scale on the unit-cube encoding.
@@ -180,7 +234,11 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         (``benchmarks/bench_utility.py --defaults``, README): larger
         shortlists contain better candidates but cost more selection noise.
     selection : {"permute-and-flip", "exponential"}, default="permute-and-flip"
-        Selection mechanism of ``"private-selection"``.
+        Selection mechanism of ``"private-selection"`` and ``"lipschitz"``.
+    acquisition : {"ucb", "ei"}, default="ucb"
+        Acquisition function of the BO in ``"lipschitz"`` (GP-UCB, or
+        expected improvement); Algorithm 3's guarantee holds for either.
+        Other methods accept only ``"ucb"``.
 
     Attributes
     ----------
@@ -205,6 +263,10 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         and what the guarantee assumes.
     n_validation_ : int
         Public size m of the validation set.
+    lipschitz_constants_ : dict
+        ``"lipschitz"`` only: the public constants of Algorithm 3 (λ map,
+        n, λmin, λmax, L, g*, both sensitivity terms, whether the cap at g*
+        is active).
 
     Notes
     -----
@@ -218,7 +280,7 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
     _parameter_constraints: dict = {
         "estimator": [HasMethods(["fit"])],
         "search_spaces": [dict, list],
-        "method": [StrOptions({"private-selection", "gp-ucb"})],
+        "method": [StrOptions({"private-selection", "gp-ucb", "lipschitz"})],
         "epsilon": [Interval(numbers.Real, 0, None, closed="neither")],
         "delta": [Interval(numbers.Real, 0, 1, closed="left")],
         "budget_split": [Interval(numbers.Real, 0, 1, closed="neither")],
@@ -235,6 +297,11 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         "verbose": ["verbose"],
         "error_score": [StrOptions({"raise"}), numbers.Real],
         "random_state": ["random_state"],
+        "noise_random_state": [
+            None,
+            Interval(numbers.Integral, 0, None, closed="left"),
+        ],
+        "accountant": [None, BudgetAccountant],
         "kernel": [StrOptions(set(KERNELS))],
         "length_scale": [Interval(numbers.Real, 0, None, closed="neither")],
         "noise": [Interval(numbers.Real, 0, None, closed="left")],
@@ -248,6 +315,7 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         "shortlist": [StrOptions({"bo", "random", "grid"})],
         "shortlist_size": [Interval(numbers.Integral, 1, None, closed="left")],
         "selection": [StrOptions({"permute-and-flip", "exponential"})],
+        "acquisition": [StrOptions({"ucb", "ei"})],
     }
 
     def __init__(
@@ -270,6 +338,8 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         verbose=0,
         error_score="raise",
         random_state=None,
+        noise_random_state=None,
+        accountant=None,
         kernel="matern52",
         length_scale=0.2,
         noise=0.01,
@@ -283,6 +353,7 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         shortlist="bo",
         shortlist_size=3,
         selection="permute-and-flip",
+        acquisition="ucb",
     ):
         self.estimator = estimator
         self.search_spaces = search_spaces
@@ -301,6 +372,8 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         self.verbose = verbose
         self.error_score = error_score
         self.random_state = random_state
+        self.noise_random_state = noise_random_state
+        self.accountant = accountant
         self.kernel = kernel
         self.length_scale = length_scale
         self.noise = noise
@@ -314,6 +387,7 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         self.shortlist = shortlist
         self.shortlist_size = shortlist_size
         self.selection = selection
+        self.acquisition = acquisition
 
     # ------------------------------------------------------------------
     # scikit-learn plumbing
@@ -418,6 +492,12 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
     def _check_settings(self) -> dict:
         """Validate everything that does not need data; return the plan."""
         self._validate_params()
+        for name in ("n_iter", "n_candidates", "batch_size", "shortlist_size"):
+            if isinstance(getattr(self, name), (bool, np.bool_)):
+                raise ValueError(
+                    f"{name} must be a positive int, not a bool; got "
+                    f"{name}={getattr(self, name)!r}. Pass e.g. {name}=30."
+                )
         # Re-checked by hand: cannot be switched off by set_config.
         epsilon = check_epsilon(self.epsilon)
         delta = check_delta(self.delta)
@@ -471,6 +551,16 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
                 f"{type(self.estimator).__name__} does not have. Valid names are "
                 "listed by estimator.get_params().keys() (use step__param inside "
                 "a Pipeline)."
+            )
+        if self.method == "lipschitz":
+            # Assumption 2: estimator, Normalizer, score, search space.
+            check_assumption_2(self.estimator, candidates, scorer)
+        elif self.acquisition != "ucb":
+            raise ValueError(
+                f"acquisition={self.acquisition!r} is available only with "
+                "method='lipschitz' (Algorithm 3 holds for any acquisition); "
+                "the guarantee of 'gp-ucb' rests on GP-UCB, and "
+                "'private-selection' uses UCB on public scores."
             )
         self._check_cv_structure()
         return SearchPlan(
@@ -601,11 +691,21 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         -------
         self : object
         """
-        for attr in [
-            a for a in vars(self) if a.endswith("_") and not a.startswith("_")
-        ]:
-            delattr(self, attr)
+        self._clear_fitted()
         plan = self._check_settings()
+        cost = self._planned_cost(plan)
+        if self.accountant is not None:
+            # Before any data is touched; a refusal changes nothing.
+            self.accountant.check(*cost)
+        if self.noise_random_state is not None:
+            warnings.warn(
+                "noise_random_state is set: the privacy noise of this fit is "
+                "reproducible and whoever knows the seed can remove it, so the "
+                "releases are NOT differentially private. Use it in tests only; "
+                "leave noise_random_state=None in production.",
+                PrivacyLeakWarning,
+                stacklevel=2,
+            )
         if y is None and get_tags(self.estimator).target_tags.required:
             raise ValueError(
                 f"{type(self.estimator).__name__} requires y to be passed, but "
@@ -620,7 +720,19 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         if m < 1 or n_train < 1:
             raise ValueError("The training and validation sets must be non-empty.")
         start = time.perf_counter()
-        data = SearchData(X_tr, y_tr, X_va, y_va, fit_params)
+        charged = []
+
+        def charge():
+            # Fail-closed point: the first read of the validation set by the
+            # mode, before any validation row reaches an estimator or the
+            # scorer and before any noise is drawn. Spent once, never refunded.
+            if self.accountant is not None:
+                self.accountant.spend(
+                    *cost, label=f"{type(self).__name__}(method={self.method!r})"
+                )
+            charged.append(cost)
+
+        data = SearchData(X_tr, y_tr, X_va, y_va, fit_params, on_private_read=charge)
         run = _MODES[self.method]
         with Parallel(n_jobs=self.n_jobs, pre_dispatch=self.pre_dispatch) as parallel:
             ctx = SearchContext(
@@ -628,27 +740,73 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
                 plan=plan,
                 data=data,
                 parallel=parallel,
-                rng=check_privacy_rng(self.random_state),
+                rng=check_privacy_rng(self.noise_random_state),
                 progress=lambda message: self._progress(message, start),
             )
             try:
                 releases, index, extra = run(ctx)
             finally:
                 ctx.rng = ctx.data = None  # nothing private outlives the run
-        self._ingest(releases, index, plan, m, extra)
-        if self.refit:
-            refit_start = time.perf_counter()
-            est = clone(self.estimator).set_params(
-                **clone(self.best_params_, safe=False)
-            )
-            if y_tr is None:
-                est.fit(X_tr, **fit_params)
-            else:
-                est.fit(X_tr, y_tr, **fit_params)
-            self.best_estimator_ = est
-            self.refit_time_ = time.perf_counter() - refit_start
+        self._check_charge(releases, charged)
+        try:
+            self._ingest(releases, index, plan, m, extra)
+            if self.refit:
+                refit_start = time.perf_counter()
+                est = clone(self.estimator).set_params(
+                    **clone(self.best_params_, safe=False)
+                )
+                if y_tr is None:
+                    est.fit(X_tr, **fit_params)
+                else:
+                    est.fit(X_tr, y_tr, **fit_params)
+                self.best_estimator_ = est
+                self.refit_time_ = time.perf_counter() - refit_start
+        except BaseException:
+            # A failed or interrupted fit leaves no fitted attribute (the
+            # budget stays spent: the releases were drawn).
+            self._clear_fitted()
+            raise
         self._progress(f"done in {time.perf_counter() - start:.2f}s", start=None)
         return self
+
+    def _clear_fitted(self):
+        for attr in [
+            a for a in vars(self) if a.endswith("_") and not a.startswith("_")
+        ]:
+            delattr(self, attr)
+
+    def _planned_cost(self, plan) -> tuple[float, float]:
+        """(ε, δ) of the whole fit, from public settings only (basic composition).
+
+        The sum of the planned releases' costs, split exactly as the modes
+        split them (:func:`split_budget`), so it equals
+        ``privacy_report_.epsilon`` / ``.delta`` bit for bit.
+        """
+        delta = 0.0 if self.method in _PURE_EPSILON_MODES else plan.delta
+        parts = [
+            p
+            for p in split_budget(
+                plan.epsilon, delta, self.budget_split, self.release_score
+            )
+            if p is not None
+        ]
+        return math.fsum(e for e, _ in parts), math.fsum(d for _, d in parts)
+
+    def _check_charge(self, releases: list[Release], charged: list) -> None:
+        """Fail closed if the releases cost more than what was charged."""
+        spent_eps = math.fsum(r.epsilon for r in releases)
+        spent_delta = math.fsum(r.delta for r in releases)
+        if not charged:
+            raise RuntimeError(
+                "internal error: releases were computed without reading the "
+                "validation set; nothing is released."
+            )
+        eps, delta = charged[0]
+        if spent_eps > eps * (1 + 1e-12) or spent_delta > delta * (1 + 1e-12):
+            raise RuntimeError(
+                "internal error: the releases cost more than the budget charged "
+                "for this fit; nothing is released."
+            )
 
     def _ingest(self, releases: list[Release], index: int, plan, m, extra):
         """Populate fitted attributes from the releases only."""
@@ -666,8 +824,14 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
             setattr(self, key, value)
 
     def _progress(self, message: str, start: float | None) -> None:
+        # Public only: the step, the elapsed time and the fit's total budget.
         if self.verbose:
-            elapsed = "" if start is None else f" ({time.perf_counter() - start:.2f}s)"
+            elapsed = ""
+            if start is not None:
+                elapsed = (
+                    f" ({time.perf_counter() - start:.2f}s; budget "
+                    f"epsilon={self.epsilon:g}, delta={self.delta:g})"
+                )
             print(f"[DPBayesSearchCV] {message}{elapsed}", flush=True)
 
 

@@ -101,15 +101,28 @@ def public_rng(random_state) -> np.random.Generator:
     return np.random.default_rng(_seed_from(random_state, 0))
 
 
-def check_privacy_rng(random_state) -> np.random.Generator:
-    """Generator for the privacy noise.
+def check_privacy_rng(noise_random_state=None):
+    """The source of the privacy noise: an object with ``randrange``.
 
-    ``None`` (the default and the only setting for production use) seeds a
-    fresh PCG64 generator with 128 bits from the operating system's CSPRNG
-    (:mod:`secrets`), so the noise cannot be predicted from any public value.
-    An int or a ``RandomState`` makes the noise reproducible, which is meant
-    for tests: whoever knows the seed can subtract the noise.
+    ``None`` (the default and the only setting for production use) is
+    :class:`secrets.SystemRandom`, the operating system's CSPRNG: nothing
+    about the noise can be predicted from any public value, and there is
+    no generator state to keep or leak. An int gives a
+    :class:`random.Random` seeded with it, for tests only (reproducible
+    noise, which whoever knows the seed can subtract). ``random_state``
+    never reaches this function: it seeds public randomness only.
     """
-    if random_state is None:
-        return np.random.Generator(np.random.PCG64(secrets.randbits(128)))
-    return np.random.default_rng(_seed_from(random_state, 1))
+    import random
+
+    from ._samplers import secure_source
+
+    if noise_random_state is None:
+        return secure_source()
+    if isinstance(noise_random_state, (bool, np.bool_)) or not isinstance(
+        noise_random_state, numbers.Integral
+    ):
+        raise TypeError(
+            "noise_random_state must be None (production) or an int (tests only); "
+            f"got {type(noise_random_state).__name__}."
+        )
+    return random.Random(int(noise_random_state))

@@ -66,6 +66,10 @@ def digits_split():
     return _split(X, y, 400, 211, seed=0)
 
 
+# Tests that seed the noise (noise_random_state, tests only) get this
+# PrivacyLeakWarning on every fit; they silence exactly this one.
+NOISE_SEED_WARNING = "ignore:noise_random_state is set:sklearn_dpbo.PrivacyLeakWarning"
+
 # ---------------------------------------------------------------------------
 # Spies
 # ---------------------------------------------------------------------------

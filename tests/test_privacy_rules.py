@@ -29,7 +29,7 @@ import warnings
 
 import numpy as np
 import pytest
-from conftest import RowSpyClassifier, make_spy_scorer
+from conftest import NOISE_SEED_WARNING, RowSpyClassifier, make_spy_scorer
 from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import accuracy_score, f1_score, make_scorer
@@ -38,9 +38,12 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 
-from sklearn_dpbo import DPBayesSearchCV, DPScorer
+from sklearn_dpbo import DPBayesSearchCV, DPScorer, PrivacyLeakWarning
 
-pytestmark = pytest.mark.usefixtures("single_blas_thread")
+pytestmark = [
+    pytest.mark.usefixtures("single_blas_thread"),
+    pytest.mark.filterwarnings(NOISE_SEED_WARNING),
+]
 
 METHODS = ["private-selection", "gp-ucb"]
 SPACE = {
@@ -119,6 +122,7 @@ def make_search(method, scorer=None, **kw):
         n_candidates=N_CANDIDATES,
         n_iter=N_ITER,
         random_state=0,
+        noise_random_state=0,
         public_cv=3,
         scoring=scorer
         or DPScorer(recording_accuracy, bounds=(0.0, 1.0), name="accuracy"),
@@ -517,7 +521,11 @@ def test_random_state_none_gives_fresh_noise(cancer_split):
         np.random.seed(0)  # noqa: NPY002
         random.seed(0)
         s = make_search(
-            "private-selection", random_state=None, epsilon=20.0, n_iter=4
+            "private-selection",
+            random_state=None,
+            noise_random_state=None,
+            epsilon=20.0,
+            n_iter=4,
         ).fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
         assert 0.0 < s.best_score_ < 1.0
         released.append(s.best_score_)
@@ -525,17 +533,44 @@ def test_random_state_none_gives_fresh_noise(cancer_split):
 
 
 @pytest.mark.parametrize("method", METHODS)
-def test_int_random_state_is_reproducible(cancer_split, method):
+def test_noise_random_state_is_reproducible(cancer_split, method):
+    """The test-only noise seed reproduces a fit bit for bit, and says so."""
     X_tr, y_tr, X_va, y_va = cancer_split
-    runs = [
-        make_search(method, n_iter=4, random_state=7).fit(
-            X_tr, y_tr, X_val=X_va, y_val=y_va
-        )
-        for _ in range(2)
-    ]
+    runs = []
+    for _ in range(2):
+        with pytest.warns(PrivacyLeakWarning, match="NOT differentially private"):
+            runs.append(
+                make_search(method, n_iter=4, random_state=7, noise_random_state=3).fit(
+                    X_tr, y_tr, X_val=X_va, y_val=y_va
+                )
+            )
     assert runs[0].best_index_ == runs[1].best_index_
     assert runs[0].best_score_ == runs[1].best_score_  # bit-identical
     assert runs[0].candidate_params_ == runs[1].candidate_params_
+
+
+def test_int_random_state_seeds_public_randomness_only(cancer_split, recwarn):
+    """random_state fixes the public candidate set, never the noise.
+
+    epsilon=20 with m=173 (see test_random_state_none_gives_fresh_noise):
+    the score release is far from the clip, so equal releases have
+    probability ~0. No PrivacyLeakWarning: an int random_state is safe.
+    """
+    X_tr, y_tr, X_va, y_va = cancer_split
+    runs = [
+        make_search(
+            "private-selection",
+            n_iter=4,
+            random_state=7,
+            noise_random_state=None,
+            epsilon=20.0,
+        ).fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
+        for _ in range(3)
+    ]
+    assert runs[0].candidate_params_ == runs[1].candidate_params_
+    np.testing.assert_array_equal(runs[0].shortlist_, runs[1].shortlist_)
+    assert len({r.best_score_ for r in runs}) == 3
+    assert not [w for w in recwarn.list if w.category is PrivacyLeakWarning]
 
 
 # ---------------------------------------------------------------------------
@@ -657,6 +692,65 @@ BAD_SETTINGS = [
     ("error_score > hi", "private-selection", dict(error_score=2.0), "val", "range"),
     ("error_score < lo", "gp-ucb", dict(error_score=-0.5), "val", "range"),
     ("n_iter=0", "gp-ucb", dict(n_iter=0), "val", "n_iter"),
+    # TESTING.md V rows added with the accountant and exact-noise work.
+    ("eps=complex", "private-selection", dict(epsilon=1 + 2j), "val", "epsilon"),
+    ("delta=1.5", "private-selection", dict(delta=1.5), "val", r"delta.*range"),
+    ("split=0", "gp-ucb", dict(budget_split=0.0), "val", r"budget_split.*range"),
+    ("split>1", "private-selection", dict(budget_split=1.5), "val", "budget_split"),
+    ("n_iter<0", "private-selection", dict(n_iter=-1), "val", "n_iter"),
+    ("n_iter=2.5", "gp-ucb", dict(n_iter=2.5), "val", "n_iter"),
+    ("n_iter=True", "private-selection", dict(n_iter=True), "val", "n_iter"),
+    # Duplicated grid values are not refused: CandidateSet drops repeats
+    # (each candidate appears once, so none gets extra selection weight).
+    ("empty grid", "gp-ucb", dict(search_spaces={"C": []}), "val", "C"),
+    (
+        "nan grid",
+        "private-selection",
+        dict(search_spaces={"C": [float("nan"), 1.0]}),
+        "val",
+        "finite",
+    ),
+    ("ls=0", "gp-ucb", dict(length_scale=0.0), "val", "length_scale"),
+    ("ls=nan", "gp-ucb", dict(length_scale=float("nan")), "val", "length_scale"),
+    ("rs=-1", "private-selection", dict(random_state=-1), "val", "random_state"),
+    ("rs=2**32", "gp-ucb", dict(random_state=2**32), "val", "random_state"),
+    ("rs=abc", "private-selection", dict(random_state="abc"), "val", "random_state"),
+    (
+        "noise seed<0",
+        "gp-ucb",
+        dict(noise_random_state=-1),
+        "val",
+        "noise_random_state",
+    ),
+    (
+        "noise seed str",
+        "private-selection",
+        dict(noise_random_state="0"),
+        "val",
+        "noise_random_state",
+    ),
+    (
+        "accountant str",
+        "private-selection",
+        dict(accountant="ledger"),
+        "val",
+        "accountant",
+    ),
+    (
+        "budget exceeded",
+        "private-selection",
+        dict(accountant="small"),
+        "val",
+        r"exceeded.*smaller epsilon",
+    ),
+    (
+        "budget exceeded",
+        "gp-ucb",
+        dict(accountant="small"),
+        "val",
+        r"exceeded.*smaller epsilon",
+    ),
+    ("error_score sklearn default", "gp-ucb", dict(error_score=np.nan), "val", "range"),
 ]
 
 
@@ -673,10 +767,15 @@ def test_bad_input_refused_before_data_is_touched(
     spaces = kwargs.pop("search_spaces", {"C": [0.1, 1.0, 10.0]})
     if kwargs.get("cv") == "list":
         kwargs["cv"] = [(train_ids, val_ids)]
+    if kwargs.get("accountant") == "small":
+        from sklearn_dpbo import BudgetAccountant
+
+        kwargs["accountant"] = ledger = BudgetAccountant(epsilon=0.5, delta=1e-6)
+    kwargs.setdefault("random_state", 0)
     kwargs.setdefault("scoring", make_spy_scorer())
     kwargs.setdefault("n_iter", 3)
     search = DPBayesSearchCV(
-        RowSpyClassifier(), spaces, method=method, random_state=0, public_cv=2, **kwargs
+        RowSpyClassifier(), spaces, method=method, public_cv=2, **kwargs
     )
     if route == "val":
         fit_args = (X[train_ids], y[train_ids])
@@ -689,6 +788,8 @@ def test_bad_input_refused_before_data_is_touched(
         search.fit(*fit_args, **fit_kw)
     assert spy_log == [], "data was touched before the refusal"
     assert not hasattr(search, "best_params_")
+    if isinstance(kwargs.get("accountant"), object) and "ledger" in locals():
+        assert ledger.history == () and ledger.spent == (0.0, 0.0)
 
 
 def test_refusal_spy_can_fail(id_data, spy_log):

@@ -28,6 +28,11 @@ from sklearn_dpbo._releases import (
     release_best_score_noise_free,
     release_best_score_selection,
 )
+from sklearn_dpbo._samplers import (
+    as_random_source,
+    granularity_exponent,
+    laplace_on_grid,
+)
 
 PI2 = math.pi**2
 
@@ -156,6 +161,20 @@ def _clone(seed):
     return rng, copy.deepcopy(rng)
 
 
+def _grid_laplace(value, sensitivity, epsilon, twin, bounds):
+    """The exact 2^k-grid Laplace release the functions must produce.
+
+    Returns (clipped value, inflated sensitivity Δ + 2^k, scale (Δ + 2^k)/ε).
+    """
+    k = granularity_exponent(sensitivity / epsilon)
+    source = as_random_source(twin)
+    out, scale, k2 = laplace_on_grid(value, sensitivity, epsilon, source)
+    assert k2 == k
+    step = 2.0**k
+    assert out / step == round(out / step)  # an exact multiple of 2^k
+    return min(max(out, bounds[0]), bounds[1]), sensitivity + step, scale
+
+
 def test_release_best_params_gp_record_and_rng():
     mean = np.random.default_rng(0).normal(size=40)
     rng, twin = _clone(3)
@@ -194,13 +213,18 @@ def test_release_best_score_gp_record_and_rng():
         0.8, epsilon=0.4, delta=1e-6, noise_scale=0.3, score_offset=0.5,
         score_scale=0.25, bounds=(0.0, 1.0), assumption="Assumption 1", rng=rng,
     )
-    z = 0.8 + twin.laplace(0.0, 0.3)
+    # Laplace(b) is calibrated to a sensitivity b·ε (score units), plus the
+    # grid step 2^k: the release is exact discrete Laplace in score units.
+    value, sens, scale = _grid_laplace(
+        0.5 + 0.25 * 0.8, 0.3 * 0.4 * 0.25, 0.4, twin, (0.0, 1.0)
+    )
     assert rel.quantity == "best_score_"
-    assert rel.value == pytest.approx(min(max(0.5 + 0.25 * z, 0.0), 1.0), abs=1e-15)
+    assert rel.value == value
     assert rel.epsilon == 0.4 and rel.delta == 1e-6
-    assert rel.noise_scale == pytest.approx(0.3 * 0.25, rel=1e-15)
-    # Laplace(b) is calibrated to a sensitivity b·ε (score units).
-    assert rel.sensitivity == pytest.approx(0.3 * 0.4 * 0.25, rel=1e-15)
+    assert rel.noise_scale == scale
+    assert rel.noise_scale == pytest.approx(0.3 * 0.25, rel=2e-6)
+    assert rel.sensitivity == sens
+    assert rel.sensitivity == pytest.approx(0.3 * 0.4 * 0.25, rel=2e-6)
 
 
 def test_release_best_score_gp_clips_into_bounds():
@@ -222,12 +246,16 @@ def test_release_best_score_noise_free_record_and_rng():
         -0.4, epsilon=2.0, delta=1e-5, noise_scale=0.1, score_offset=0.5,
         score_scale=0.25, bounds=(0.0, 1.0), assumption="Assumption 1", rng=rng,
     )
-    z = -0.4 + twin.laplace(0.0, 0.1)
-    assert rel.value == pytest.approx(min(max(0.5 + 0.25 * z, 0.0), 1.0), abs=1e-15)
+    value, sens, scale = _grid_laplace(
+        0.5 + 0.25 * -0.4, 0.1 * 2.0 * 0.25, 2.0, twin, (0.0, 1.0)
+    )
+    assert rel.value == value
     assert rel.quantity == "best_score_"
     assert rel.epsilon == 2.0 and rel.delta == 1e-5
-    assert rel.noise_scale == pytest.approx(0.025, rel=1e-15)
-    assert rel.sensitivity == pytest.approx(0.1 * 2.0 * 0.25, rel=1e-15)
+    assert rel.noise_scale == scale
+    assert rel.noise_scale == pytest.approx(0.025, rel=2e-6)
+    assert rel.sensitivity == sens
+    assert rel.sensitivity == pytest.approx(0.1 * 2.0 * 0.25, rel=2e-6)
     values = {
         release_best_score_noise_free(
             0.0, epsilon=1.0, delta=1e-5, noise_scale=100.0, score_offset=-1.0,
@@ -271,12 +299,13 @@ def test_release_best_score_selection():
     rel = release_best_score_selection(
         0.9, epsilon=0.5, sensitivity=0.02, bounds=(0.0, 1.0), rng=rng
     )
-    assert rel.value == pytest.approx(
-        min(max(0.9 + twin.laplace(0.0, 0.04), 0.0), 1.0), abs=1e-15
-    )
+    value, sens, scale = _grid_laplace(0.9, 0.02, 0.5, twin, (0.0, 1.0))
+    assert rel.value == value
     assert rel.epsilon == 0.5 and rel.delta == 0.0
-    assert rel.sensitivity == 0.02
-    assert rel.noise_scale == pytest.approx(0.04, rel=1e-15)
+    assert rel.sensitivity == sens
+    assert rel.sensitivity == pytest.approx(0.02, rel=2e-6)
+    assert rel.noise_scale == scale
+    assert rel.noise_scale == pytest.approx(0.04, rel=2e-6)
     clipped = [
         release_best_score_selection(
             0.5, epsilon=0.01, sensitivity=1.0, bounds=(0.0, 1.0),

@@ -8,6 +8,7 @@ import pickle
 import numpy as np
 import pytest
 import sklearn
+from conftest import NOISE_SEED_WARNING
 from sklearn.base import clone, is_classifier, is_regressor
 from sklearn.exceptions import NotFittedError
 from sklearn.linear_model import LogisticRegression, Ridge
@@ -18,9 +19,12 @@ from sklearn.utils import get_tags
 from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from sklearn_dpbo import DPBayesSearchCV, make_dp_scorer
+from sklearn_dpbo import DPBayesSearchCV, PrivacyLeakWarning, make_dp_scorer
 
-pytestmark = pytest.mark.usefixtures("single_blas_thread")
+pytestmark = [
+    pytest.mark.usefixtures("single_blas_thread"),
+    pytest.mark.filterwarnings(NOISE_SEED_WARNING),
+]
 
 CV1 = ShuffleSplit(n_splits=1, test_size=0.3, random_state=0)
 
@@ -38,7 +42,11 @@ def within_half(y_true, y_pred):
 
 
 def _instances():
-    common = dict(cv=CV1, n_iter=2, error_score="raise", random_state=0)
+    # noise_random_state (tests only): check_fit_idempotent needs reproducible
+    # releases; random_state seeds only the public randomness.
+    common = dict(
+        cv=CV1, n_iter=2, error_score="raise", random_state=0, noise_random_state=0
+    )
     return [
         # Private grid search: every candidate scored on the validation set.
         DPBayesSearchCV(
@@ -89,6 +97,10 @@ def test_sklearn_estimator_checks(estimator, check):
         # As sklearn's own test_search_cv does.
         warnings.simplefilter("ignore", ConvergenceWarning)
         warnings.simplefilter("ignore", FutureWarning)
+        # The instances seed the noise (tests only); fit says so every time.
+        warnings.filterwarnings(
+            "ignore", "noise_random_state is set", PrivacyLeakWarning
+        )
         check(estimator)
 
 
@@ -98,7 +110,7 @@ def test_sklearn_estimator_checks(estimator, check):
 
 
 def _lr_search(**kw):
-    params = dict(cv=CV1, n_iter=3, random_state=0, public_cv=2)
+    params = dict(cv=CV1, n_iter=3, random_state=0, noise_random_state=0, public_cv=2)
     params.update(kw)
     return DPBayesSearchCV(
         make_pipeline(StandardScaler(), LogisticRegression()),

@@ -1,0 +1,399 @@
+"""Mode ``"lipschitz"``: Algorithm 3 of Kusner et al. (2015), no GP assumption.
+
+Assumption 2 (paper Section 5): the model is
+
+    w_λ = argmin_w (λ/2)‖w‖² + (1/n) Σ ℓ(w, x_i, y_i)            (eq. 10)
+
+with ℓ convex and 1-Lipschitz in w, and the validation score is
+f_V(w) = −(1/m) Σ g(w, x̄_i, ȳ_i) with g L-Lipschitz in w and 0 ≤ g ≤ g*.
+Then, for BO with *any* acquisition function over λ ∈ [λmin, λmax],
+
+    f̃_L = max_t f_V(w_λt) + Lap(Δ_L/ε),
+    Δ_L = min(g*, (λmax − λmin)L/(λmax λmin) + min(g*, 2L/λmin)/m)
+
+is pure ε-DP (Theorem 7, Corollary 4; constants in ``_releases.py``, with
+the two conservative deviations documented there).
+
+What this module checks before any data is read (:func:`check_assumption_2`):
+
+- the estimator is a ``Pipeline`` whose last step is one of
+  ``LogisticRegression`` (L2 penalty), ``LinearSVC`` (``loss="hinge"``,
+  L2) or ``SGDClassifier`` (``loss="log_loss"`` or ``"hinge"``, L2), with
+  ``fit_intercept=False`` and no ``class_weight``, and whose step right
+  before it is ``Normalizer(norm="l2")`` (or ``"l1"``). Every row the model
+  sees, training *and validation*, is then in the unit ball (R = 1): the
+  Normalizer is a fixed public map applied inside ``decision_function``,
+  so a validation row of any norm is rescaled onto the sphere, never
+  inspected, clipped or rejected. Steps before it are fitted on the public
+  training set and are public maps too. To model an offset, append a
+  constant column *before* the Normalizer: it is then an ordinary feature;
+  sklearn's own intercept is unregularised and breaks strong convexity.
+- the score declares a Lipschitz constant (``neg_sigmoid_loss``:
+  L = R/4, g* = 1; ``neg_ramp_loss``: L = R, g* = 1); accuracy is refused.
+- ``search_spaces`` is one dict with one entry, the model's regularisation
+  parameter (``C`` or ``alpha``), with positive values.
+
+The estimator's parameter maps to λ of eq. (10) as follows (each checked
+against the documented objective and numerically against a direct
+minimisation of eq. (10), ``tests/test_lipschitz.py``):
+
+- ``LogisticRegression``/``LinearSVC`` minimise ½‖w‖² + C Σ ℓ_i; dividing
+  by C·n gives eq. (10) with **λ = 1/(C·n)**.
+- ``SGDClassifier`` minimises (1/n) Σ ℓ_i + α·½‖w‖² (its ``R(w)`` is
+  ½‖w‖² for ``penalty="l2"``), i.e. eq. (10) with **λ = α** (not 2α: the
+  spec's 2α is refuted by the numerical check). SGD only approximates the
+  minimiser, as every solver does up to its tolerance; see the README.
+
+At fit time, before the validation set is touched: binary training
+labels, no fit parameters (``sample_weight`` would change eq. (10)).
+
+``best_params_`` is released by permute-and-flip (or the exponential
+mechanism, ``selection``) over the validation scores of the *whole* public
+candidate path, sensitivity g*/m, which needs no assumption. The whole path
+is therefore evaluated first, on public candidates only; the BO of
+Algorithm 3 then runs on those scores without fitting anything, so no
+candidate chosen from validation scores ever reaches a worker (nothing
+about the BO sequence can leak through errors, warnings or timing).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn.linear_model import LogisticRegression, SGDClassifier
+from sklearn.pipeline import Pipeline
+from sklearn.preprocessing import Normalizer
+from sklearn.svm import LinearSVC
+
+from ._accounting import Release, split_budget
+from ._acquisition import ucb_beta
+from ._bo import bayesian_optimisation
+from ._context import SearchContext
+from ._evaluation import evaluate_candidates
+from ._releases import (
+    lipschitz_path_term,
+    lipschitz_score_sensitivity,
+    lipschitz_validation_term,
+    release_best_params_path,
+    release_best_score_lipschitz,
+)
+
+__all__ = [
+    "LipschitzSetup",
+    "check_assumption_2",
+    "regularisation_to_lambda",
+    "run_lipschitz",
+]
+
+# δ of the exploration weight β_t when the acquisition is UCB: a tuning
+# constant of the search here (Algorithm 3's guarantee holds for any
+# acquisition function), not a privacy parameter.
+BO_DELTA = 0.1
+
+# Feature-norm bound R guaranteed by the required Normalizer step.
+FEATURE_NORM_BOUND = 1.0
+
+_MODELS = {
+    LogisticRegression: ("C", "logistic loss log(1 + exp(-y w.x))"),
+    LinearSVC: ("C", "hinge loss max(0, 1 - y w.x)"),
+    SGDClassifier: ("alpha", None),  # loss given by the estimator
+}
+
+
+@dataclass(frozen=True)
+class LipschitzSetup:
+    """Public facts of Assumption 2 for one estimator and scorer."""
+
+    parameter: str  # full name in search_spaces, e.g. "logisticregression__C"
+    model: str  # class name of the final estimator
+    kind: str  # "C" (λ = 1/(C n)) or "alpha" (λ = α)
+    training_loss: str
+    lipschitz: float  # L of the validation loss in w, for ‖x‖ ≤ R = 1
+    g_star: float  # bound of the per-record validation loss
+
+    @property
+    def mapping(self) -> str:
+        return "lambda = 1/(C * n_train)" if self.kind == "C" else "lambda = alpha"
+
+
+def _refuse(condition: str, fix: str) -> None:
+    raise ValueError(
+        f"method='lipschitz' needs Assumption 2 of Kusner et al. (2015); "
+        f"violated: {condition}. {fix}"
+    )
+
+
+def _check_model(model) -> str:
+    """Check the final estimator's objective is eq. (10); return its loss."""
+    params = model.get_params(deep=False)
+    name = type(model).__name__
+    if params.get("fit_intercept", False):
+        _refuse(
+            f"{name} has fit_intercept=True (the intercept is unregularised, "
+            "so eq. (10) is not strongly convex in it)",
+            "Set fit_intercept=False; to model an offset append a constant "
+            "column before the Normalizer.",
+        )
+    if params.get("class_weight") is not None:
+        _refuse(
+            f"{name} has class_weight set (a weighted loss is not eq. (10))",
+            "Use class_weight=None.",
+        )
+    if isinstance(model, LogisticRegression):
+        penalty = params.get("penalty", "l2")
+        l1_ratio = params.get("l1_ratio")
+        l2 = penalty == "l2" or (
+            penalty == "deprecated" and (l1_ratio is None or l1_ratio == 0)
+        )
+        if not l2 or not math.isfinite(float(params["C"])):
+            _refuse(
+                f"LogisticRegression has a penalty other than L2 (penalty="
+                f"{penalty!r}, l1_ratio={l1_ratio!r})",
+                "Use the L2 penalty (l1_ratio=0, the default).",
+            )
+        return _MODELS[LogisticRegression][1]
+    if isinstance(model, LinearSVC):
+        if params["loss"] != "hinge":
+            _refuse(
+                f"LinearSVC has loss={params['loss']!r} (the squared hinge is "
+                "not Lipschitz)",
+                "Use LinearSVC(loss='hinge', fit_intercept=False).",
+            )
+        if params["penalty"] != "l2" or params.get("multi_class", "ovr") != "ovr":
+            _refuse(
+                "LinearSVC is not the L2-penalised one-vs-rest hinge SVM",
+                "Use penalty='l2' and multi_class='ovr'.",
+            )
+        return _MODELS[LinearSVC][1]
+    loss = params["loss"]
+    if loss not in ("log_loss", "hinge"):
+        _refuse(
+            f"SGDClassifier has loss={loss!r}, which is not one of the convex "
+            "1-Lipschitz losses supported ('log_loss', 'hinge')",
+            "Use loss='log_loss' or loss='hinge'.",
+        )
+    if params["penalty"] != "l2":
+        _refuse(
+            f"SGDClassifier has penalty={params['penalty']!r}",
+            "Use penalty='l2'.",
+        )
+    if params.get("early_stopping", False):
+        _refuse(
+            "SGDClassifier has early_stopping=True (it stops on a held-out "
+            "part of the training set, away from the minimiser of eq. (10))",
+            "Use early_stopping=False.",
+        )
+    return (
+        "logistic loss log(1 + exp(-y w.x))"
+        if loss == "log_loss"
+        else "hinge loss max(0, 1 - y w.x)"
+    )
+
+
+def check_assumption_2(estimator, candidates, scorer) -> LipschitzSetup:
+    """Check everything of Assumption 2 that can be checked without data.
+
+    Raises ``ValueError`` naming the violated condition. ``candidates`` is
+    the public :class:`~._candidates.CandidateSet`.
+    """
+    if scorer.lipschitz is None:
+        _refuse(
+            f"the validation score {scorer.name!r} is not declared Lipschitz in "
+            "the model weights (0-1 accuracy is not Lipschitz at all)",
+            "Use scoring='neg_sigmoid_loss' (L = R/4, g* = 1) or "
+            "scoring='neg_ramp_loss' (L = R, g* = 1), or a DPScorer with a "
+            "declared lipschitz constant.",
+        )
+    if not isinstance(estimator, Pipeline) or len(estimator.steps) < 2:
+        _refuse(
+            "features in the unit ball cannot be guaranteed for a bare "
+            f"{type(estimator).__name__} (validation rows cannot be inspected)",
+            "Use a Pipeline whose last two steps are Normalizer() and the model, "
+            "e.g. make_pipeline(StandardScaler(), Normalizer(), "
+            "LogisticRegression(fit_intercept=False)).",
+        )
+    final_name, model = estimator.steps[-1]
+    _, before = estimator.steps[-2]
+    if not (type(before) is Normalizer and before.get_params()["norm"] in ("l2", "l1")):
+        _refuse(
+            "features in the unit ball: the step right before the model is not "
+            "Normalizer(norm='l2') (or norm='l1')",
+            "Put Normalizer() immediately before the model: it maps every "
+            "training and validation row into the unit ball.",
+        )
+    if type(model) not in _MODELS:
+        _refuse(
+            f"the model {type(model).__name__} is not an L2-regularised linear "
+            "model with a convex 1-Lipschitz loss whose objective is eq. (10)",
+            "Supported: LogisticRegression, LinearSVC(loss='hinge'), "
+            "SGDClassifier(loss='log_loss' or 'hinge').",
+        )
+    training_loss = _check_model(model)
+    kind = _MODELS[type(model)][0]
+    parameter = f"{final_name}__{kind}"
+    dims = candidates.spaces_dims
+    names = [d.name for space in dims for d in space]
+    if len(dims) != 1 or names != [parameter]:
+        _refuse(
+            f"search_spaces must search only the regularisation parameter "
+            f"{parameter!r} (got {names})",
+            f"Pass search_spaces={{{parameter!r}: (low, high, 'log-uniform')}} "
+            "(or a list of values).",
+        )
+    values = np.asarray([p[parameter] for p in candidates.params], dtype=float)
+    if not np.all(np.isfinite(values) & (values > 0)):
+        _refuse(
+            f"every value of {parameter!r} must be finite and > 0",
+            "Give a positive range, e.g. (1e-2, 1e2, 'log-uniform').",
+        )
+    low, high = scorer.bounds
+    return LipschitzSetup(
+        parameter=parameter,
+        model=type(model).__name__,
+        kind=kind,
+        training_loss=training_loss,
+        lipschitz=float(scorer.lipschitz) * FEATURE_NORM_BOUND,
+        g_star=float(high - low),
+    )
+
+
+def regularisation_to_lambda(kind: str, values, n_train: int) -> np.ndarray:
+    """The paper's λ of eq. (10) for the estimator's ``C`` or ``alpha`` values.
+
+    ``kind="C"`` (LogisticRegression, LinearSVC): λ = 1/(C·n);
+    ``kind="alpha"`` (SGDClassifier): λ = α.
+    """
+    values = np.asarray(values, dtype=float)
+    if kind == "C":
+        return 1.0 / (values * float(n_train))
+    if kind == "alpha":
+        return values.copy()
+    raise ValueError(f"kind must be 'C' or 'alpha'; got {kind!r}.")
+
+
+def _check_training(data) -> int:
+    """Checks on the public training set and fit parameters; returns n."""
+    if data.fit_params:
+        _refuse(
+            "fit parameters were passed (e.g. sample_weight changes eq. (10))",
+            "Call fit without fit parameters.",
+        )
+    if data.y_train is None or np.unique(np.asarray(data.y_train)).size != 2:
+        _refuse(
+            "the training labels are not binary (Assumption 2 is stated for a "
+            "single weight vector w)",
+            "Use a binary task.",
+        )
+    return int(np.asarray(data.y_train).shape[0])
+
+
+def _assumption(setup: LipschitzSetup, lam_min, lam_max, capped: bool) -> str:
+    text = (
+        f"Assumption 2 of Kusner et al. (2015): {setup.model} minimises eq. (10) "
+        f"with {setup.mapping} and the {setup.training_loss} (convex, "
+        "1-Lipschitz in w for ||x|| <= 1), fit_intercept=False, every row in the "
+        "unit ball (Normalizer before the model, on training and validation rows "
+        f"alike), validation loss with L={setup.lipschitz:g}, g*={setup.g_star:g}, "
+        f"lambda_min={lam_min:.6g}, lambda_max={lam_max:.6g}"
+    )
+    if capped:
+        text += (
+            "; the sensitivity bound is capped at g* (the width of the score "
+            "range), which is the smaller here: this release then holds with no "
+            "assumption"
+        )
+    return text
+
+
+def run_lipschitz(ctx: SearchContext) -> tuple[list[Release], int, dict]:
+    """Algorithm 3 for ``best_score_``, private selection over the path for λ̃."""
+    search, plan, data = ctx.search, ctx.plan, ctx.data
+    candidates, scorer = plan.candidates, plan.scorer
+    setup = check_assumption_2(search.estimator, candidates, scorer)
+    n_train = _check_training(data)
+    m = data.n_validation
+
+    # Public constants, before the validation set is touched.
+    values = [p[setup.parameter] for p in candidates.params]
+    lam = regularisation_to_lambda(setup.kind, values, n_train)
+    lam_min, lam_max = float(lam.min()), float(lam.max())
+    score_sens, capped = lipschitz_score_sensitivity(
+        m, setup.lipschitz, setup.g_star, lam_min, lam_max
+    )
+    params_sens = scorer.sensitivity_for(m)
+    (eps_p, _), score_budget = split_budget(
+        plan.epsilon, 0.0, search.budget_split, search.release_score
+    )
+    constants = {
+        "parameter": setup.parameter,
+        "mapping": setup.mapping,
+        "n_train": n_train,
+        "lambda_min": lam_min,
+        "lambda_max": lam_max,
+        "lipschitz": setup.lipschitz,
+        "g_star": setup.g_star,
+        "feature_norm_bound": FEATURE_NORM_BOUND,
+        "path_term": lipschitz_path_term(setup.lipschitz, lam_min, lam_max),
+        "validation_term": lipschitz_validation_term(
+            m, setup.lipschitz, setup.g_star, lam_min
+        ),
+        "score_sensitivity": score_sens,
+        "score_sensitivity_capped": capped,
+        "acquisition": search.acquisition,
+    }
+
+    # The whole public path, scored once on the validation set.
+    ctx.progress(f"scoring the whole path of {len(candidates)} candidates")
+    split = (data.X_train, data.y_train, data.X_val, data.y_val, data.fit_params)
+    path = np.asarray(
+        evaluate_candidates(
+            ctx.parallel,
+            search.estimator,
+            candidates.params,
+            [split],
+            scorer,
+            error_score=search.error_score,
+            privacy="score",
+        ),
+        dtype=float,
+    )[:, 0]
+
+    releases = [
+        release_best_params_path(
+            path,
+            epsilon=eps_p,
+            sensitivity=params_sens,
+            selection=search.selection,
+            rng=ctx.rng,
+        )
+    ]
+    if score_budget is not None:
+        n = len(candidates)
+        # Algorithm 3, line 1: BO for T steps on the validation scores (looked
+        # up: the model and the data are fixed, so a refit would give the same).
+        trace = bayesian_optimisation(
+            lambda idx: [(path[j] - plan.offset) / plan.scale for j in idx],
+            candidates.X,
+            n_iter=int(search.n_iter),
+            beta=lambda t: ucb_beta(t, n, BO_DELTA),
+            tie_break=plan.tie_break,
+            kernel=search.kernel,
+            length_scale=search.length_scale,
+            noise=search.noise if search.noise > 0 else 1e-6,
+            acquisition=search.acquisition,
+            progress=lambda t, total: ctx.progress(f"BO iteration {t}/{total}"),
+        )
+        f_bo = float(path[trace.indices].max())  # line 2
+        releases.append(
+            release_best_score_lipschitz(  # lines 3-5
+                f_bo,
+                epsilon=score_budget[0],
+                sensitivity=score_sens,
+                bounds=scorer.bounds,
+                assumption=_assumption(setup, lam_min, lam_max, capped),
+                rng=ctx.rng,
+            )
+        )
+    return releases, int(releases[0].value), {"lipschitz_constants_": constants}

@@ -1,0 +1,314 @@
+"""Helpers of the statistical privacy audit and of the leak audit.
+
+Statistical audit (TESTING.md P3, P4; checked by ``test_audit_helpers.py``,
+H5). A mechanism M is run N times on a validation set V and N' times on a
+neighbour V'; its outputs are mapped to K public outcomes (the released
+index, or the bin of a noisy score between public thresholds). For every
+outcome o and both directions,
+
+    ε̂_o = log( CP_lo(P[M(V) = o]) / CP_hi(P[M(V') = o]) ),
+
+with one-sided Clopper–Pearson bounds. The audit reports ε̂ = max_o ε̂_o
+over the 2K ratios. Each ratio needs two one-sided bounds, so the 4K
+bounds are taken at level α/(4K) each (Bonferroni): with probability at
+least 1 − α (family-wise, α = 1e-6) all of them hold at once, and then
+ε̂ ≤ ε_true for every outcome and direction. An audit that finds
+ε̂ > ε_declared has therefore shown, at confidence 1 − 1e-6, that the
+mechanism is not ε_declared-DP on this pair (for δ = 0; for an (ε, δ)
+release the same bound shows P[o] > e^ε P'[o] on an event o whose
+probability exceeds δ by far, see :func:`epsilon_lower_bound`).
+
+Resolution: even a mechanism whose privacy loss is exactly ε on an
+outcome is reported below ε, because the bounds are conservative.
+:func:`resolution` computes that gap, ε − ε̂ on the expected counts of an
+exactly ε-tight pair; an excess over ε smaller than about this gap cannot
+be detected at that N.
+
+Leak audit (TESTING.md P6): :func:`walk` visits everything reachable from
+an object; :class:`Secrets` matches floats, numbers printed in text and the
+IEEE-754 bytes of private values.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import math
+import re
+import struct
+from typing import Callable, Iterable
+
+import numpy as np
+from scipy import stats
+
+__all__ = [
+    "ALPHA",
+    "AuditResult",
+    "Secrets",
+    "binned",
+    "cp_lower",
+    "cp_upper",
+    "draw_outcomes",
+    "epsilon_lower_bound",
+    "exact_epsilon",
+    "resolution",
+    "walk",
+]
+
+ALPHA = 1e-6
+"""Family-wise error rate of every audit (OpenDP ``samplers/test.rs``)."""
+
+
+# ---------------------------------------------------------------------------
+# Clopper–Pearson
+# ---------------------------------------------------------------------------
+def cp_lower(k, n, alpha: float) -> np.ndarray:
+    """One-sided exact (Clopper–Pearson) lower bound of a binomial proportion.
+
+    P[p ≥ cp_lower(k, n, α)] ≥ 1 − α. It is Beta(α; k, n − k + 1), and 0 for
+    k = 0. Vectorised over ``k``.
+    """
+    k = np.asarray(k, dtype=float)
+    safe = np.where(k > 0, k, 1.0)
+    out = stats.beta.ppf(alpha, safe, n - safe + 1.0)
+    return np.where(k > 0, out, 0.0)
+
+
+def cp_upper(k, n, alpha: float) -> np.ndarray:
+    """One-sided exact (Clopper–Pearson) upper bound of a binomial proportion.
+
+    P[p ≤ cp_upper(k, n, α)] ≥ 1 − α. It is Beta(1 − α; k + 1, n − k), and 1
+    for k = n. Vectorised over ``k``.
+    """
+    k = np.asarray(k, dtype=float)
+    safe = np.where(k < n, k, n - 1.0)
+    out = stats.beta.isf(alpha, safe + 1.0, n - safe)
+    return np.where(k < n, out, 1.0)
+
+
+@dataclasses.dataclass(frozen=True)
+class AuditResult:
+    """ε̂ and where it was attained."""
+
+    epsilon_hat: float  # max over outcomes and directions
+    outcome: int  # outcome attaining it
+    direction: str  # "V/V'" (P[o] large) or "V'/V"
+    n: int  # draws on V
+    n_prime: int  # draws on V'
+    n_outcomes: int
+
+    def __str__(self) -> str:
+        return (
+            f"eps_hat={self.epsilon_hat:.4f} (outcome {self.outcome}, "
+            f"{self.direction}, N={self.n}/{self.n_prime}, K={self.n_outcomes})"
+        )
+
+
+def epsilon_lower_bound(counts, counts_prime, alpha: float = ALPHA) -> AuditResult:
+    """ε̂ = max over outcomes o and both directions of log(CP_lo / CP_hi).
+
+    ``counts[o]`` is how often outcome o came out of N = ``counts.sum()``
+    runs on V, ``counts_prime`` the same on V'. Bonferroni over the 2K
+    one-sided tests (4K one-sided Clopper–Pearson bounds, each at
+    α/(4K)), so P[ε̂ > ε_true] ≤ α family-wise. For an (ε, δ)-DP release,
+    ε̂ > ε on outcome o also needs CP_lo(p_o) − e^ε CP_hi(q_o) ≤ δ to be
+    excluded; every audit below reports the outcome and its counts, which
+    are far above δ = 1e-5 whenever ε̂ is large.
+    """
+    c = np.asarray(counts, dtype=float)
+    cp = np.asarray(counts_prime, dtype=float)
+    if c.shape != cp.shape or c.ndim != 1:
+        raise ValueError("counts and counts_prime must be 1-D of the same length")
+    n, n_prime = int(c.sum()), int(cp.sum())
+    k = c.size
+    level = alpha / (4 * k)
+    lo, hi = cp_lower(c, n, level), cp_upper(c, n, level)
+    lo_p, hi_p = cp_lower(cp, n_prime, level), cp_upper(cp, n_prime, level)
+    with np.errstate(divide="ignore"):
+        forward = np.log(lo) - np.log(hi_p)  # P[o] / P'[o]
+        backward = np.log(lo_p) - np.log(hi)  # P'[o] / P[o]
+    i, j = int(np.argmax(forward)), int(np.argmax(backward))
+    if forward[i] >= backward[j]:
+        return AuditResult(float(forward[i]), i, "V/V'", n, n_prime, k)
+    return AuditResult(float(backward[j]), j, "V'/V", n, n_prime, k)
+
+
+def resolution(
+    n: int, p: float, epsilon: float, n_outcomes: int, alpha: float = ALPHA
+) -> float:
+    """ε − ε̂ on the expected counts of an exactly ε-tight outcome.
+
+    The outcome has probability ``p`` on V and p·e^{−ε} on V' (privacy loss
+    exactly ε), each side sampled ``n`` times, in an audit over
+    ``n_outcomes`` outcomes. A mechanism whose loss exceeds ε by less than
+    about this gap passes the audit at that N.
+    """
+    q = p * math.exp(-epsilon)
+    level = alpha / (4 * n_outcomes)
+    lo = float(cp_lower(round(p * n), n, level))
+    hi = float(cp_upper(round(q * n), n, level))
+    return epsilon - math.log(lo / hi)
+
+
+def exact_epsilon(p, q) -> float:
+    """max_o |log(p_o / q_o)| of two exact output distributions."""
+    p, q = np.asarray(p, dtype=float), np.asarray(q, dtype=float)
+    return float(np.max(np.abs(np.log(p) - np.log(q))))
+
+
+# ---------------------------------------------------------------------------
+# Sampling
+# ---------------------------------------------------------------------------
+def draw_outcomes(draw: Callable[[], float], n: int, dtype=float) -> np.ndarray:
+    """``n`` calls of ``draw()`` as an array."""
+    return np.fromiter((draw() for _ in range(n)), dtype=dtype, count=n)
+
+
+def binned(values, edges: Iterable[float]) -> np.ndarray:
+    """Counts of ``values`` in the public bins (−∞, e₁], (e₁, e₂], …, (e_last, ∞)."""
+    edges = np.asarray(list(edges), dtype=float)
+    idx = np.searchsorted(edges, np.asarray(values, dtype=float), side="left")
+    return np.bincount(idx, minlength=edges.size + 1)
+
+
+# ---------------------------------------------------------------------------
+# Leak audit: everything reachable, and matching private values
+# ---------------------------------------------------------------------------
+_NUMBER_RE = re.compile(r"(?<![\w.])[-+]?\d*\.(\d+)(?:[eE][-+]?\d+)?")
+SECONDS_RE = re.compile(r"\d+\.\d+s\b")
+"""Elapsed times printed at verbose > 0 (public, and random-looking)."""
+
+
+def walk(root, name: str = "root"):
+    """Yield (path, attribute-or-key name, object) for everything reachable.
+
+    Follows instance dicts and slots, dataclass fields, dict keys and
+    values, sequences, sets, object arrays, bound methods' ``__self__``,
+    function closures and defaults, and partials (stored state only:
+    properties are not evaluated). Modules, classes and function globals
+    are not followed (they are code, not fitted state).
+    """
+    seen: set[int] = set()
+    stack = [(name, None, root)]
+    while stack:
+        path, key, obj = stack.pop()
+        if id(obj) in seen:
+            continue
+        seen.add(id(obj))
+        yield path, key, obj
+        if isinstance(obj, (str, bytes, int, float, complex, bool, type(None))):
+            continue
+        if isinstance(obj, (np.generic, type)) or type(obj).__name__ == "module":
+            continue
+        children: list = []
+        if isinstance(obj, np.ndarray):
+            if obj.dtype == object:
+                children = [(f"{path}[{i}]", None, v) for i, v in enumerate(obj.flat)]
+        elif isinstance(obj, dict):
+            for k, v in obj.items():
+                kname = k if isinstance(k, str) else None
+                children.append((f"{path}<key>", kname, k))
+                children.append((f"{path}[{k!r}]", kname, v))
+        elif isinstance(obj, (list, tuple, set, frozenset)):
+            children = [(f"{path}[{i}]", None, v) for i, v in enumerate(obj)]
+        elif isinstance(obj, functools.partial):
+            children = [
+                (f"{path}.func", "func", obj.func),
+                (f"{path}.args", "args", obj.args),
+                (f"{path}.keywords", "keywords", obj.keywords),
+            ]
+        elif callable(obj) and hasattr(obj, "__code__"):
+            for i, cell in enumerate(obj.__closure__ or ()):
+                try:
+                    children.append((f"{path}.<cell{i}>", None, cell.cell_contents))
+                except ValueError:  # empty cell
+                    pass
+            children.append((f"{path}.__defaults__", None, obj.__defaults__))
+            children.append((f"{path}.__kwdefaults__", None, obj.__kwdefaults__))
+        else:
+            if hasattr(obj, "__self__") and not isinstance(obj, type):
+                children.append((f"{path}.__self__", None, obj.__self__))
+            if hasattr(obj, "__dict__"):
+                for k, v in vars(obj).items():
+                    children.append((f"{path}.{k}", k, v))
+            for cls in type(obj).__mro__:
+                for k in getattr(cls, "__slots__", ()):
+                    if isinstance(k, str) and hasattr(obj, k):
+                        children.append((f"{path}.{k}", k, getattr(obj, k)))
+            if dataclasses.is_dataclass(obj):
+                for f in dataclasses.fields(obj):
+                    children.append((f"{path}.{f.name}", f.name, getattr(obj, f.name)))
+        stack.extend(children)
+
+
+class Secrets:
+    """Private floats, and the matchers that look for them.
+
+    Parameters
+    ----------
+    values : iterable of float
+        Private values (raw scores in score and GP units, GP state, noise).
+        Their negatives are added too. Values within ``1e-9`` of a public
+        constant given in ``public`` are dropped: they cannot be told apart
+        from it.
+    tol : float
+        A float within ``tol`` of a secret matches.
+    """
+
+    def __init__(self, values, public=(0.0, 1.0, -1.0), tol: float = 1e-12):
+        v = np.asarray(list(values), dtype=float).ravel()
+        v = v[np.isfinite(v)]
+        v = np.concatenate([v, -v])
+        for c in public:
+            v = v[np.abs(v - c) > 1e-9]
+        self.values = np.unique(v)
+        self.tol = tol
+
+    def __len__(self) -> int:
+        return int(self.values.size)
+
+    def match_float(self, x) -> bool:
+        x = float(x)
+        if not math.isfinite(x) or not self.values.size:
+            return False
+        return bool(np.min(np.abs(self.values - x)) <= self.tol)
+
+    def match_array(self, a) -> bool:
+        a = np.asarray(a, dtype=float).ravel()
+        a = a[np.isfinite(a)]
+        if a.size == 0 or not self.values.size:
+            return False
+        v = self.values
+        idx = np.searchsorted(v, a)
+        right = v[np.minimum(idx, v.size - 1)]
+        left = v[np.maximum(idx - 1, 0)]
+        near = np.minimum(np.abs(right - a), np.abs(left - a))
+        return bool(np.any(near <= self.tol))
+
+    def match_text(self, text: str, min_decimals: int) -> list[str]:
+        """Numbers in ``text`` (≥ ``min_decimals`` decimals) that round a secret."""
+        hits = []
+        if not self.values.size:
+            return hits
+        for m in _NUMBER_RE.finditer(text):
+            decimals = len(m.group(1))
+            if decimals < min_decimals:
+                continue
+            try:
+                x = float(m.group(0))
+            except ValueError:
+                continue
+            exponent = re.search(r"[eE]([-+]?\d+)", m.group(0))
+            scale = 10.0 ** (int(exponent.group(1)) if exponent else 0)
+            tol = 0.5 * 10.0 ** (-decimals) * scale + 1e-15
+            if np.min(np.abs(self.values - x)) <= tol:
+                hits.append(m.group(0))
+        return hits
+
+    def match_bytes(self, blob: bytes) -> list[float]:
+        """Secrets whose float64 bytes (either endianness) occur in ``blob``."""
+        hits = []
+        for v in self.values:
+            if any(struct.pack(f, float(v)) in blob for f in ("<d", ">d")):
+                hits.append(float(v))
+        return hits

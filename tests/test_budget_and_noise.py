@@ -1,0 +1,310 @@
+"""Budget accountant wiring (B1-B3, B6), dp_accounting export, exact noise
+(P7, P8) and interrupted fits of DPBayesSearchCV."""
+
+from __future__ import annotations
+
+import inspect
+import math
+import random
+import re
+import secrets
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from _stats import ALPHA, chi_square_pvalue
+from conftest import NOISE_SEED_WARNING, RowSpyClassifier, make_spy_scorer
+
+from sklearn_dpbo import (
+    BudgetAccountant,
+    BudgetError,
+    DPBayesSearchCV,
+    DPScorer,
+    _mechanisms,
+    _samplers,
+)
+from sklearn_dpbo._samplers import laplace_on_grid, sample_discrete_laplace
+from sklearn_dpbo._validation import check_privacy_rng
+
+pytestmark = [
+    pytest.mark.usefixtures("single_blas_thread"),
+    pytest.mark.filterwarnings(NOISE_SEED_WARNING),
+]
+
+
+def spy_search(method="private-selection", **kw):
+    params = dict(
+        method=method,
+        scoring=make_spy_scorer(),
+        n_iter=3,
+        random_state=0,
+        public_cv=2,
+    )
+    params.update(kw)
+    return DPBayesSearchCV(RowSpyClassifier(), {"C": [0.01, 0.1, 1.0, 10.0]}, **params)
+
+
+def _fit(search, id_data):
+    X, y, tr, va = id_data
+    return search.fit(X[tr], y[tr], X_val=X[va], y_val=y[va])
+
+
+# ---------------------------------------------------------------------------
+# Accountant
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("method", ["private-selection", "gp-ucb"])
+def test_accountant_charged_once_with_the_planned_cost(id_data, method):
+    acc = BudgetAccountant(epsilon=2.5, delta=1e-4)
+    s = _fit(spy_search(method, epsilon=1.0, delta=1e-5, accountant=acc), id_data)
+    (spend,) = acc.history
+    report = s.privacy_report_
+    assert (spend.epsilon, spend.delta) == (report.epsilon, report.delta)
+    assert spend.delta == (0.0 if method == "private-selection" else 1e-5)
+    _fit(spy_search(method, epsilon=1.0, delta=1e-5, accountant=acc), id_data)
+    assert len(acc.history) == 2
+    with pytest.raises(BudgetError, match="budget exceeded"):
+        _fit(spy_search(method, epsilon=1.0, delta=1e-5, accountant=acc), id_data)
+    assert len(acc.history) == 2
+
+
+def test_refused_fit_touches_no_data_and_leaves_ledger(id_data, spy_log):
+    acc = BudgetAccountant(epsilon=1.0)
+    with pytest.raises(BudgetError, match="smaller epsilon"):
+        _fit(spy_search(epsilon=1.2, accountant=acc), id_data)
+    assert spy_log == []  # no fit, no scorer call on any row
+    assert acc.spent == (0.0, 0.0) and acc.history == ()
+    assert not hasattr(spy_search(accountant=acc), "best_params_")
+
+
+def test_no_accountant_means_a_fresh_budget_per_fit(id_data):
+    search = spy_search(epsilon=1.0)
+    for _ in range(3):  # would exhaust any shared epsilon=2 ledger
+        _fit(search, id_data)
+    assert search.accountant is None
+
+
+def test_spend_happens_at_first_validation_read(id_data):
+    """Public CV scores (training rows) run uncharged; validation ones charged."""
+    acc = BudgetAccountant(epsilon=5.0)
+    X, y, tr, va = id_data
+    val_ids = set(va.tolist())
+    seen = []
+
+    def scorer(est, X, y):
+        ids = set(np.asarray(X)[:, 0].astype(int).tolist())
+        seen.append((bool(ids & val_ids), acc.spent[0]))
+        return float(np.mean(est.predict(X) == y))
+
+    _fit(spy_search(accountant=acc, scoring=DPScorer(scorer, bounds=(0, 1))), id_data)
+    assert any(v for v, _ in seen) and any(not v for v, _ in seen)
+    assert all(spent == (1.0 if v else 0.0) for v, spent in seen)
+
+
+_CALLS = []
+
+
+class InterruptOnFit(RowSpyClassifier):
+    """Raises KeyboardInterrupt on the n-th call of fit (counted globally)."""
+
+    at = 3
+
+    def fit(self, X, y):
+        _CALLS.append(1)
+        if len(_CALLS) == type(self).at:
+            raise KeyboardInterrupt
+        return super().fit(X, y)
+
+
+@pytest.mark.parametrize(
+    "at, charged",
+    [(3, False), (None, True)],  # 3rd fit: public CV; None: the refit
+    ids=["during-public-search", "during-refit"],
+)
+def test_keyboard_interrupt_leaves_no_fitted_attributes(id_data, at, charged):
+    """Interrupted in the public search (nothing read, nothing released): not
+    charged. Interrupted in the refit (after the releases): charged. Either
+    way no fitted attribute is left on the search."""
+    X, y, tr, va = id_data
+
+    def search(acc):
+        return DPBayesSearchCV(
+            InterruptOnFit(),
+            {"C": [0.01, 0.1, 1.0, 10.0]},
+            scoring=make_spy_scorer(),
+            n_iter=3,
+            random_state=0,
+            public_cv=2,
+            accountant=acc,
+        )
+
+    if at is None:  # count the fits of a full run; the last one is the refit
+        InterruptOnFit.at = -1
+        _CALLS.clear()
+        search(BudgetAccountant(5.0)).fit(X[tr], y[tr], X_val=X[va], y_val=y[va])
+        at = len(_CALLS)
+    InterruptOnFit.at = at
+    _CALLS.clear()
+    acc = BudgetAccountant(epsilon=5.0)
+    s = search(acc)
+    with pytest.raises(KeyboardInterrupt):
+        s.fit(X[tr], y[tr], X_val=X[va], y_val=y[va])
+    assert len(_CALLS) == at
+    assert [a for a in vars(s) if a.endswith("_") and not a.startswith("_")] == []
+    assert (acc.spent[0] > 0) == charged
+    assert len(acc.history) == int(charged)
+
+
+def test_refit_failure_after_release_is_not_refunded(id_data):
+    acc = BudgetAccountant(epsilon=5.0)
+    X, y, tr, va = id_data
+
+    class FailsOnRefit(RowSpyClassifier):
+        def fit(self, X, y):
+            if len(X) == len(tr):  # only the refit sees every training row
+                raise ValueError("refit failed")
+            return super().fit(X, y)
+
+    search = DPBayesSearchCV(
+        FailsOnRefit(),
+        {"C": [0.01, 0.1]},
+        scoring=make_spy_scorer(),
+        n_iter=2,
+        public_cv=2,
+        accountant=acc,
+    )
+    with pytest.raises(ValueError, match="refit failed"):
+        search.fit(X[tr], y[tr], X_val=X[va], y_val=y[va])
+    assert acc.spent[0] == 1.0 and len(acc.history) == 1
+    assert not hasattr(search, "best_params_")
+
+
+# ---------------------------------------------------------------------------
+# dp_accounting export
+# ---------------------------------------------------------------------------
+def test_to_dp_event_recomputes_the_guarantee(id_data):
+    dp_accounting = pytest.importorskip("dp_accounting")
+    from dp_accounting.pld import pld_privacy_accountant
+
+    s = _fit(spy_search(epsilon=1.0, budget_split=0.3), id_data)
+    event = s.privacy_report_.to_dp_event()
+    assert isinstance(event, dp_accounting.ComposedDpEvent)
+    assert len(event.events) == 2
+    acc = pld_privacy_accountant.PLDAccountant(
+        dp_accounting.NeighboringRelation.ADD_OR_REMOVE_ONE
+    )
+    acc.compose(event)
+    eps = acc.get_epsilon(1e-12)  # the release is pure: delta = 0 (+1e-12)
+    ledger = s.privacy_report_.epsilon
+    assert eps <= ledger + 1e-3
+    assert eps >= ledger - 0.02  # pure-epsilon composition is tight
+    # At a larger delta the PLD accountant gives a smaller epsilon.
+    assert acc.get_epsilon(1e-3) < ledger
+
+
+# ---------------------------------------------------------------------------
+# P7: randomness
+# ---------------------------------------------------------------------------
+def test_noise_source_is_secrets_when_unset(monkeypatch):
+    assert isinstance(check_privacy_rng(None), secrets.SystemRandom)
+    assert isinstance(check_privacy_rng(3), random.Random)
+    calls = []
+    real = _samplers.secure_source
+
+    def spy():
+        calls.append(1)
+        return real()
+
+    monkeypatch.setattr(_samplers, "secure_source", spy)
+    _mechanisms.permute_and_flip([0.1, 0.5], 1.0, 0.1)
+    _mechanisms.exponential_mechanism([0.1, 0.5], 1.0, 0.1)
+    _mechanisms.laplace_mechanism(0.3, 0.1)
+    assert len(calls) == 3
+
+
+def test_no_rng_kept_after_fit(id_data):
+    s = _fit(spy_search(method="gp-ucb"), id_data)
+    rng_types = (random.Random, np.random.Generator, np.random.BitGenerator)
+    stack, seen = [s], set()
+    while stack:
+        obj = stack.pop()
+        if id(obj) in seen:
+            continue
+        seen.add(id(obj))
+        assert not isinstance(obj, rng_types)
+        if hasattr(obj, "__dict__"):
+            stack += list(vars(obj).values())
+        elif isinstance(obj, (list, tuple, dict)):
+            stack += list(obj.values() if isinstance(obj, dict) else obj)
+
+
+def test_same_random_state_two_fits_differ(id_data):
+    """random_state fixes public randomness only: the noise is fresh each fit.
+
+    (n_jobs=2 == n_jobs=1 with a seeded noise: test_search.py.)
+    """
+    a = _fit(spy_search(epsilon=30.0), id_data)
+    b = _fit(spy_search(epsilon=30.0), id_data)
+    assert a.best_score_ != b.best_score_
+    c = _fit(spy_search(epsilon=30.0, noise_random_state=4), id_data)
+    d = _fit(spy_search(epsilon=30.0, noise_random_state=4), id_data)
+    assert (c.best_index_, c.best_score_) == (d.best_index_, d.best_score_)
+
+
+# ---------------------------------------------------------------------------
+# P8: the output lattice
+# ---------------------------------------------------------------------------
+def test_releases_are_multiples_of_2k_with_identical_low_bits():
+    sens, eps, n = 1.0 / 173, 0.5, 20_000
+    rng = random.Random(8)
+    bits = {}
+    for value in (0.0, 1.0):
+        out = [laplace_on_grid(value, sens, eps, rng) for _ in range(n)]
+        ks = {k for _, _, k in out}
+        assert len(ks) == 1  # k depends on public (sens, eps) only
+        (k,) = ks
+        step = Fraction(2) ** k
+        mults = [Fraction(v) / step for v, _, _ in out]
+        assert all(m.denominator == 1 for m in mults)
+        bits[value] = {int(m) % 256 for m in mults}
+    assert bits[0.0] == bits[1.0] == set(range(256))
+
+
+def test_discrete_laplace_matches_exact_pmf_and_rejects_wrong_scales():
+    scale, n = Fraction(5, 2), 60_000
+    rng = random.Random(1)
+    draws = np.array([sample_discrete_laplace(scale, rng) for _ in range(n)])
+    support = np.arange(-12, 13)
+
+    def pmf(t):
+        a = math.exp(-1.0 / t)
+        p = (1 - a) / (1 + a) * a ** np.abs(support)
+        tail = (1 - p.sum()) / 2  # lump the tails into the end bins
+        p[0] += tail
+        p[-1] += tail
+        return p
+
+    counts = np.array(
+        [np.sum(draws <= -12)]
+        + [np.sum(draws == z) for z in support[1:-1]]
+        + [np.sum(draws >= 12)]
+    )
+    assert chi_square_pvalue(counts, pmf(float(scale))) > ALPHA
+    for factor in (0.7, 1.3):
+        assert chi_square_pvalue(counts, pmf(float(scale) * factor)) < ALPHA
+
+
+def test_no_float_log_of_a_uniform_in_the_samplers():
+    for fn in (
+        _samplers.sample_discrete_laplace,
+        _samplers.laplace_on_grid,
+        _samplers._bernoulli_exp_ratio,
+        _samplers._bernoulli_exp_unit_ratio,
+        _samplers.sample_geometric_exp,
+        _mechanisms.exponential_mechanism,
+        _mechanisms.permute_and_flip,
+        _mechanisms.laplace_mechanism,
+    ):
+        src = inspect.getsource(fn).split('"""')[-1]  # code after the docstring
+        src = re.sub(r"#.*", "", src)  # comments may name exp(−γ)
+        banned = re.compile(r"\b(log|log1p|exp|random|laplace|exponential)\(")
+        assert not banned.search(src), (fn.__name__, banned.search(src))
