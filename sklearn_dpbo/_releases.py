@@ -306,6 +306,24 @@ _SELECTORS = {
 }
 
 
+def _release_selection(
+    utilities, *, epsilon, sensitivity, selection, rng, mechanism, assumption
+) -> Release:
+    select, ref = _SELECTORS[selection]
+    return Release(
+        quantity="best_params_",
+        value=select(utilities, epsilon, sensitivity, rng),
+        mechanism=mechanism,
+        epsilon=epsilon,
+        delta=0.0,
+        sensitivity=sensitivity,
+        noise_scale=2.0 * sensitivity / epsilon,
+        guarantee="pure epsilon-DP",
+        assumption=assumption,
+        reference=ref,
+    )
+
+
 def release_best_params_selection(
     utilities: np.ndarray,
     *,
@@ -321,19 +339,14 @@ def release_best_params_selection(
     sensitivity (1/m for accuracy). The shortlist is a function of public
     data only, so nothing else about the validation set is used.
     """
-    select, ref = _SELECTORS[selection]
-    position = select(utilities, epsilon, sensitivity, rng)
-    return Release(
-        quantity="best_params_",
-        value=position,
-        mechanism=f"{selection} over the public shortlist's validation scores",
+    return _release_selection(
+        utilities,
         epsilon=epsilon,
-        delta=0.0,
         sensitivity=sensitivity,
-        noise_scale=2.0 * sensitivity / epsilon,
-        guarantee="pure epsilon-DP",
+        selection=selection,
+        rng=rng,
+        mechanism=f"{selection} over the public shortlist's validation scores",
         assumption="none",
-        reference=ref,
     )
 
 
@@ -461,20 +474,15 @@ def release_best_params_path(
     path (no BO choice enters), each a mean of per-record losses in
     [0, g*]: ``sensitivity`` g*/m holds with no assumption.
     """
-    select, ref = _SELECTORS[selection]
-    index = select(utilities, epsilon, sensitivity, rng)
-    return Release(
-        quantity="best_params_",
-        value=index,
+    return _release_selection(
+        utilities,
+        epsilon=epsilon,
+        sensitivity=sensitivity,
+        selection=selection,
+        rng=rng,
         mechanism=f"{selection} over the validation scores of the whole "
         "public regularisation path",
-        epsilon=epsilon,
-        delta=0.0,
-        sensitivity=sensitivity,
-        noise_scale=2.0 * sensitivity / epsilon,
-        guarantee="pure epsilon-DP",
         assumption="none (every score is a mean of per-record losses in [0, g*])",
-        reference=ref,
     )
 
 
