@@ -1,6 +1,6 @@
 """Overhead benchmark of DPBayesSearchCV: what does the search itself cost?
 
-Two measurements.
+Three measurements.
 
 1. Search overhead per iteration, on a near-free estimator.
    ``TinyClassifier`` has two float hyper-parameters (``a`` uniform in
@@ -17,18 +17,17 @@ Two measurements.
    the data-free information-gain bound (``gp-ucb``), the GP updates and
    acquisition, joblib dispatch, ``clone``/``set_params``, the scorer's
    input validation and metric, the releases and the refit's bookkeeping.
-   The scorer is the built-in accuracy (``make_scorer(accuracy_score)`` in
-   a ``DPScorer`` with range [0, 1] and sensitivity "mean", exactly what
-   ``scoring=None`` builds) wrapped so that its own time is accumulated:
-   the table also gives the overhead without the scikit-learn scorer's
-   share (scorer time minus the ``predict`` calls inside it), i.e. the cost
-   of this library's own machinery.
+   The scorer is the built-in accuracy (in a ``DPScorer`` with range [0, 1]
+   and sensitivity "mean", exactly what ``scoring=None`` builds) wrapped so
+   that its own time is accumulated: the table also gives the overhead
+   without the scorer's share (scorer time minus the ``predict`` calls
+   inside it), i.e. the cost of this library's own machinery.
    Grid: |Λ| (``n_candidates``) in {100, 1024, 10 000, 100 000} x T
    (``n_iter``) in {30, 100, 300}, for
 
    - ``method="gp-ucb"``: T validation evaluations, the pure BO loop;
    - ``method="private-selection"``: T public BO iterations, each a 3-fold
-     cross-validation inside the training set, then 5 validation scores.
+     cross-validation inside the training set, then 3 validation scores.
 
    Timed runs are done without tracemalloc (it slows allocation down); the
    peak traced memory of one ``fit`` is measured in a separate run. BLAS is
@@ -38,19 +37,38 @@ Two measurements.
    disturbed by other load on the machine; the JSON also has the median
    and every run.
 
-2. Wall time of the README task: ``make_pipeline(StandardScaler(), SVC())``
+2. The same overhead against other searchers, measured in the same run:
+   scikit-learn's ``RandomizedSearchCV``, optuna-integration's
+   ``OptunaSearchCV`` (TPE; needs pandas) and scikit-optimize's
+   ``BayesSearchCV`` (each skipped with a note when not installed), on
+   ``TinyClassifier`` with the same two ranges (sampled continuously; this
+   library discretises them into 1024 Sobol points), n_iter = 100
+   (``--quick``: 10), one process, one BLAS thread, one train/validation
+   split (``cv=PredefinedSplit``); ratios to ``DPBayesSearchCV``
+   (gp-ucb). Best of 3 runs (scikit-optimize: one run, ~0.5-3 s per
+   iteration).
+
+3. Wall time of the README task: ``make_pipeline(StandardScaler(), SVC())``
    tuning ``svc__C`` (1e-2..1e3, log-uniform) and ``svc__gamma``
    (1e-5..1e0, log-uniform) on ``load_digits`` (stratified split, seed 0:
    50 % public training set, 25 % validation set, 25 % unused test set),
    ``epsilon=1``, ``n_iter=30``, default method (private-selection), with
    ``n_jobs=1`` and ``n_jobs=2``. For ``n_jobs=2`` the first (cold: the
    loky workers start) and the median of the following (warm) runs are
-   reported; the speed-up uses the warm medians.
+   reported; the speed-up uses the warm medians. At ``n_jobs=1`` the time
+   spent inside ``fit_and_score`` is measured too, which gives the ideal
+   at ``n_jobs=2`` (that time halved, the rest unchanged) and the parallel
+   efficiency (ideal / actual; also fit+score / 2 / actual). Repeated for
+   each ``--batch-sizes`` value (default 1 2 4): ``batch_size`` proposes
+   several candidates per BO step (GP-BUCB), so each step has more jobs.
 
 Usage::
 
     python benchmarks/bench_overhead.py            # full run (~ minutes)
     python benchmarks/bench_overhead.py --quick    # CI smoke run (seconds)
+    # tools comparison and README task only, without the |Λ| x T grid:
+    python benchmarks/bench_overhead.py --no-grid --no-memory \
+        --out benchmarks/results/bench_overhead_tools.json
 
 Writes ``benchmarks/results/bench_overhead.json`` (``--quick``:
 ``bench_overhead_quick.json``) and prints markdown tables.
@@ -133,20 +151,19 @@ TINY_SPACE = {"a": (0.0, 1.0), "b": (1e-2, 1e2, "log-uniform")}
 
 
 class TimedScorer:
-    """``make_scorer(accuracy_score)`` that accumulates its own wall time.
+    """The built-in accuracy scorer (what ``scoring=None`` uses), timed.
 
     Wrapped in a ``DPScorer`` with the built-in accuracy's range and
     sensitivity it behaves exactly as ``scoring=None``; it only lets the
-    benchmark split the overhead into the scikit-learn scorer's share
-    (input validation, ``type_of_target``, the metric) and the rest.
+    benchmark split the overhead into the scorer's share and the rest.
     """
 
     elapsed = 0.0
 
     def __init__(self):
-        from sklearn.metrics import accuracy_score, make_scorer
+        from sklearn_dpbo._scorers import get_dp_scorer
 
-        self.scorer = make_scorer(accuracy_score)
+        self.scorer = get_dp_scorer("accuracy", None).scorer
 
     def __call__(self, estimator, X, y):
         t0 = time.perf_counter()
@@ -288,9 +305,146 @@ def measure_candidate_sets(sizes):
 
 
 # ---------------------------------------------------------------------------
+# Per-iteration overhead against other searchers (same estimator and space)
+# ---------------------------------------------------------------------------
+def _tool_search(tool, n_iter, seed, X, y, cv):
+    """A non-private searcher over TINY_SPACE (continuous ranges; this library
+    discretises the same ranges into 1024 Sobol points)."""
+    if tool == "RandomizedSearchCV":
+        from scipy.stats import loguniform, uniform
+        from sklearn.model_selection import RandomizedSearchCV
+
+        return RandomizedSearchCV(
+            TinyClassifier(),
+            {"a": uniform(0.0, 1.0), "b": loguniform(1e-2, 1e2)},
+            n_iter=n_iter,
+            cv=cv,
+            refit=False,
+            random_state=seed,
+        )
+    if tool == "BayesSearchCV (scikit-optimize)":
+        from skopt import BayesSearchCV
+        from skopt.space import Real
+
+        return BayesSearchCV(
+            TinyClassifier(),
+            {"a": Real(0.0, 1.0), "b": Real(1e-2, 1e2, prior="log-uniform")},
+            n_iter=n_iter,
+            cv=cv,
+            refit=False,
+            random_state=seed,
+        )
+    if tool == "OptunaSearchCV (TPE)":
+        import optuna
+        from optuna.distributions import FloatDistribution
+        from optuna_integration import OptunaSearchCV
+
+        optuna.logging.set_verbosity(optuna.logging.WARNING)
+        return OptunaSearchCV(
+            TinyClassifier(),
+            {
+                "a": FloatDistribution(0.0, 1.0),
+                "b": FloatDistribution(1e-2, 1e2, log=True),
+            },
+            n_trials=n_iter,
+            cv=cv,
+            refit=False,
+            random_state=seed,
+        )
+    raise KeyError(tool)
+
+
+COMPARED_TOOLS = (
+    "RandomizedSearchCV",
+    "OptunaSearchCV (TPE)",
+    "BayesSearchCV (scikit-optimize)",
+)
+
+
+def compare_tools(n_iter, repeats, log=print):
+    """Overhead per iteration of DPBayesSearchCV and other searchers on
+    TinyClassifier, one process, one BLAS thread, measured in the same run.
+    The other searchers get the same train/validation split through
+    ``cv=PredefinedSplit`` (one split, n_iter evaluations)."""
+    from sklearn.model_selection import PredefinedSplit
+    from threadpoolctl import threadpool_limits
+
+    X_tr, y_tr, X_va, y_va = data = tiny_data()
+    X = np.concatenate([X_tr, X_va])
+    y = np.concatenate([y_tr, y_va])
+    cv = PredefinedSplit(np.r_[np.full(len(y_tr), -1), np.zeros(len(y_va), int)])
+    out = {"n_iter": n_iter, "repeats": repeats, "tools": {}, "skipped": {}}
+    with threadpool_limits(limits=1):
+        for method in ("gp-ucb", "private-selection"):
+            runs = [one_fit(method, 1024, n_iter, data, seed=r) for r in range(repeats)]
+            ms = [1e3 * (r["wall"] - r["fit"] - r["predict"]) / n_iter for r in runs]
+            label = f"DPBayesSearchCV ({method})"
+            out["tools"][label] = {"ms_per_iter": min(ms), "all": ms}
+            log(f"  {label:40s} {min(ms):9.3f} ms/iter")
+        for tool in COMPARED_TOOLS:
+            try:
+                _tool_search(tool, 1, 0, X, y, cv)
+            except ImportError as exc:
+                out["skipped"][tool] = f"not installed ({exc.name})"
+                log(f"  {tool:40s} skipped: not installed ({exc.name})")
+                continue
+            ms = []
+            for r in range(repeats if tool != COMPARED_TOOLS[-1] else 1):
+                search = _tool_search(tool, n_iter, r, X, y, cv)
+                TinyClassifier.reset()
+                t0 = time.perf_counter()
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    search.fit(X, y)
+                wall = time.perf_counter() - t0
+                est = TinyClassifier.fit_elapsed + TinyClassifier.predict_elapsed
+                ms.append(1e3 * (wall - est) / n_iter)
+            out["tools"][tool] = {"ms_per_iter": min(ms), "all": ms}
+            log(f"  {tool:40s} {min(ms):9.3f} ms/iter")
+    base = out["tools"]["DPBayesSearchCV (gp-ucb)"]["ms_per_iter"]
+    for rec in out["tools"].values():
+        rec["ratio_to_dpbo_gp_ucb"] = rec["ms_per_iter"] / base
+    return out
+
+
+def tools_table(res):
+    lines = [
+        f"\nSearch overhead per iteration vs other searchers (TinyClassifier, "
+        f"n_iter={res['n_iter']}, one process, one BLAS thread, best of "
+        f"{res['repeats']}; scikit-optimize: one run)\n",
+        "| searcher | overhead (ms / iteration) | ratio to DPBayesSearchCV gp-ucb |",
+        "|---|---:|---:|",
+    ]
+    for tool, rec in res["tools"].items():
+        lines.append(
+            f"| {tool} | {rec['ms_per_iter']:.2f} "
+            f"| {rec['ratio_to_dpbo_gp_ucb']:.2f}x |"
+        )
+    for tool, why in res["skipped"].items():
+        lines.append(f"| {tool} | skipped: {why} | — |")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------
 # README task
 # ---------------------------------------------------------------------------
-def readme_task(n_iter, repeats, log=print):
+class _TimedFitAndScore:
+    """Wraps ``sklearn_dpbo._evaluation.fit_and_score`` (in-process runs
+    only) and accumulates the time spent fitting and scoring."""
+
+    def __init__(self, func):
+        self.func, self.seconds, self.calls = func, 0.0, 0
+
+    def __call__(self, *args, **kwargs):
+        t0 = time.perf_counter()
+        try:
+            return self.func(*args, **kwargs)
+        finally:
+            self.seconds += time.perf_counter() - t0
+            self.calls += 1
+
+
+def readme_task(n_iter, repeats, batch_sizes=(1,), log=print):
     from sklearn.datasets import load_digits
     from sklearn.model_selection import train_test_split
     from sklearn.pipeline import make_pipeline
@@ -316,30 +470,71 @@ def readme_task(n_iter, repeats, log=print):
         "n_iter": n_iter,
         "cpu_count": os.cpu_count(),
     }
+    import inspect
+
+    import sklearn_dpbo._evaluation as evaluation_module
+
+    noise_seed = "noise_random_state" in inspect.signature(DPBayesSearchCV).parameters
+    # The benchmark seeds the noise on purpose (reproducible releases).
+    warnings.filterwarnings("ignore", message="noise_random_state is set")
     released = {}
-    for n_jobs in (1, 2):
-        times = []
-        for r in range(repeats + 1):
-            search = DPBayesSearchCV(
-                make_pipeline(StandardScaler(), SVC()),
-                space,
-                epsilon=1.0,
-                n_iter=n_iter,
-                n_jobs=n_jobs,
-                random_state=r,
+    for batch_size in batch_sizes:
+        for n_jobs in (1, 2):
+            times, fit_score = [], []
+            for r in range(repeats + 1):
+                kwargs = {"noise_random_state": r} if noise_seed else {}
+                search = DPBayesSearchCV(
+                    make_pipeline(StandardScaler(), SVC()),
+                    space,
+                    epsilon=1.0,
+                    n_iter=n_iter,
+                    n_jobs=n_jobs,
+                    random_state=r,
+                    batch_size=batch_size,
+                    **kwargs,
+                )
+                timer = None
+                if n_jobs == 1:  # in-process: time every fit + score
+                    timer = _TimedFitAndScore(evaluation_module.fit_and_score)
+                    evaluation_module.fit_and_score = timer
+                t0 = time.perf_counter()
+                try:
+                    search.fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
+                finally:
+                    if timer is not None:
+                        evaluation_module.fit_and_score = timer.func
+                times.append(time.perf_counter() - t0)
+                if timer is not None:
+                    fit_score.append(timer.seconds)
+                released.setdefault((batch_size, r), []).append(
+                    (search.best_index_, search.best_score_)
+                )
+            key = f"n_jobs={n_jobs}" + (
+                "" if batch_size == 1 else f",batch_size={batch_size}"
             )
-            t0 = time.perf_counter()
-            search.fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
-            times.append(time.perf_counter() - t0)
-            released.setdefault(r, []).append((search.best_index_, search.best_score_))
-        out[f"n_jobs={n_jobs}"] = {
-            "first_s": times[0],
-            "warm_median_s": statistics.median(times[1:]),
-            "all_s": times,
-        }
-        log(
-            f"  n_jobs={n_jobs}: first {times[0]:.2f}s, warm median "
-            f"{statistics.median(times[1:]):.2f}s"
+            out[key] = {
+                "first_s": times[0],
+                "warm_median_s": statistics.median(times[1:]),
+                "all_s": times,
+            }
+            if fit_score:
+                out[key]["fit_score_s"] = statistics.median(fit_score[1:])
+            log(
+                f"  batch_size={batch_size} n_jobs={n_jobs}: first {times[0]:.2f}s,"
+                f" warm median {statistics.median(times[1:]):.2f}s"
+                + (f" (fit+score {out[key]['fit_score_s']:.2f}s)" if fit_score else "")
+            )
+        one = out[key.replace("n_jobs=2", "n_jobs=1")]
+        two = out[key]
+        # Ideal at n_jobs=2: the fit+score time split over 2 workers and
+        # the rest (GP, dispatch, releases) unchanged; also the issue's
+        # plain definition, fit+score time / n_jobs.
+        ideal = one["warm_median_s"] - one["fit_score_s"] / 2
+        two["speedup"] = one["warm_median_s"] / two["warm_median_s"]
+        two["ideal_speedup"] = one["warm_median_s"] / ideal
+        two["efficiency_vs_ideal"] = ideal / two["warm_median_s"]
+        two["efficiency_fit_score_over_n_jobs"] = (
+            one["fit_score_s"] / 2 / two["warm_median_s"]
         )
     out["speedup_warm"] = (
         out["n_jobs=1"]["warm_median_s"] / out["n_jobs=2"]["warm_median_s"]
@@ -392,13 +587,34 @@ def readme_table(res):
         f"\nREADME task (load_digits, n_train={res['n_train']}, "
         f"m={res['n_validation']}, n_iter={res['n_iter']}, private-selection, "
         f"{res['cpu_count']} CPUs)\n",
-        "| n_jobs | first fit (s) | warm median (s) |",
-        "|---:|---:|---:|",
+        "| batch_size | n_jobs | first fit (s) | warm median (s) | fit+score (s) "
+        "| speed-up | ideal speed-up | efficiency (ideal / actual) "
+        "| fit+score ÷ n_jobs / actual |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    for n_jobs in (1, 2):
-        r = res[f"n_jobs={n_jobs}"]
-        lines.append(f"| {n_jobs} | {r['first_s']:.2f} | {r['warm_median_s']:.2f} |")
-    lines.append(f"\nparallel speed-up (warm): {res['speedup_warm']:.2f}x")
+    for key, r in res.items():
+        if not key.startswith("n_jobs="):
+            continue
+        n_jobs = int(key.split(",")[0].split("=")[1])
+        b = key.split("batch_size=")[1] if "batch_size=" in key else "1"
+        cells = [
+            b,
+            str(n_jobs),
+            f"{r['first_s']:.2f}",
+            f"{r['warm_median_s']:.2f}",
+            f"{r['fit_score_s']:.2f}" if "fit_score_s" in r else "—",
+        ]
+        for k in (
+            "speedup",
+            "ideal_speedup",
+            "efficiency_vs_ideal",
+            "efficiency_fit_score_over_n_jobs",
+        ):
+            cells.append(f"{r[k]:.2f}" if k in r else "—")
+        lines.append("| " + " | ".join(cells) + " |")
+    lines.append(
+        f"\nparallel speed-up (warm, batch_size=1): {res['speedup_warm']:.2f}x"
+    )
     return "\n".join(lines)
 
 
@@ -449,6 +665,19 @@ def main(argv=None):
     p.add_argument("--no-memory", action="store_true", help="skip tracemalloc runs")
     p.add_argument("--no-readme", action="store_true", help="skip the README task")
     p.add_argument("--out", type=Path, default=None, help="JSON output path")
+    p.add_argument(
+        "--no-tools", action="store_true", help="skip the scikit-optimize/Optuna run"
+    )
+    p.add_argument(
+        "--no-grid", action="store_true", help="skip the |Λ| x T overhead grid"
+    )
+    p.add_argument(
+        "--batch-sizes",
+        type=int,
+        nargs="+",
+        default=None,
+        help="batch_size values for the README task (default 1 2 4; quick: 1)",
+    )
     args = p.parse_args(argv)
     warnings.filterwarnings("ignore")
 
@@ -461,16 +690,29 @@ def main(argv=None):
 
     t_start = time.perf_counter()
     print("Search overhead (TinyClassifier, n_jobs=None, 1 BLAS thread)")
-    rows = measure_overhead(sizes, iters, repeats, memory=not args.no_memory)
+    rows = []
+    if not args.no_grid:
+        rows = measure_overhead(sizes, iters, repeats, memory=not args.no_memory)
     cand = measure_candidate_sets(sizes)
+    tools = None
+    if not args.no_tools:
+        print("Overhead vs other searchers")
+        tools = compare_tools(
+            n_iter=10 if args.quick else 100, repeats=1 if args.quick else 3
+        )
     readme = None
     if not args.no_readme:
         print("README task")
         readme = readme_task(
-            n_iter=2 if args.quick else 30, repeats=1 if args.quick else 3
+            n_iter=2 if args.quick else 30,
+            repeats=1 if args.quick else 3,
+            batch_sizes=args.batch_sizes or ((1,) if args.quick else (1, 2, 4)),
         )
 
-    print(overhead_table(rows))
+    if rows:
+        print(overhead_table(rows))
+    if tools is not None:
+        print(tools_table(tools))
     built = ", ".join(f"|Λ|={k}: {v:.4f}" for k, v in cand.items())
     print(f"\nBuilding Λ alone (s): {built}")
     target = [
@@ -500,6 +742,7 @@ def main(argv=None):
         "environment": environment(),
         "overhead": rows,
         "candidate_set_build_s": cand,
+        "tools": tools,
         "readme_task": readme,
         "runtime_s": time.perf_counter() - t_start,
     }

@@ -120,7 +120,7 @@ def run_gp_ucb(ctx: SearchContext) -> tuple[list[Release], int, dict]:
         kernel=search.kernel,
         length_scale=search.length_scale,
         noise=search.noise,
-        batch_size=search.batch_size,
+        batch_size=1 if search.batch_size is None else search.batch_size,
         progress=lambda t, total: ctx.progress(f"iteration {t}/{total}"),
     )
     # Line 12.

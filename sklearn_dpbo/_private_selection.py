@@ -41,6 +41,11 @@ __all__ = ["run_private_selection", "public_shortlist"]
 # parameter (no privacy budget is spent on public data).
 PUBLIC_BO_DELTA = 0.1
 
+# Candidates proposed per step of the public search when batch_size=None
+# (GP-BUCB): 2 candidates x 3 folds keep two workers busy; chosen by
+# measurement (README, "Parallel and distributed").
+PUBLIC_BATCH_SIZE = 2
+
 
 def _public_folds(search, X, y, seed: int, fit_params: dict) -> list[tuple]:
     """The public CV folds inside the training set, indexed once."""
@@ -105,7 +110,9 @@ def public_shortlist(ctx: SearchContext) -> np.ndarray:
         kernel=search.kernel,
         length_scale=search.length_scale,
         noise=search.noise if search.noise > 0 else 1e-6,
-        batch_size=search.batch_size,
+        batch_size=PUBLIC_BATCH_SIZE
+        if search.batch_size is None
+        else search.batch_size,
         progress=lambda t, total: ctx.progress(f"public search iteration {t}/{total}"),
     )
     # Best distinct candidates by public score, ties by the public order.

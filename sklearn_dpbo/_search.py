@@ -218,11 +218,16 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         de Freitas et al. (2012) constants for Algorithm 2 (``noise=0``).
     noise_free_bound : {"conservative", "icml"}, default="conservative"
         Variant of Algorithm 2's Ω (see :func:`noise_free_omega`).
-    batch_size : int, default=1
-        Points proposed per BO step (GP-BUCB). Independent of ``n_jobs``
-        so that results do not depend on the machine. In ``"gp-ucb"`` a
-        batch is allowed only with ``release_score=False`` (the score
-        release's regret bound is for sequential GP-UCB).
+    batch_size : int or None, default=None
+        Points proposed per BO step (GP-BUCB), evaluated in parallel.
+        Independent of ``n_jobs`` so that results do not depend on the
+        machine. ``None``: 2 for the public search of
+        ``"private-selection"`` (each step is then 2 candidates × 3 public
+        folds = 6 jobs; measured 1.59× faster at ``n_jobs=2`` than one
+        candidate per step, with regret unchanged within its standard error,
+        README), 1 otherwise. In ``"gp-ucb"`` a batch is allowed only with
+        ``release_score=False`` (the score release's regret bound is for
+        sequential GP-UCB).
     public_cv : int or splitter, default=3
         Cross-validation inside the training set that scores candidates
         publicly (``"private-selection"`` with ``shortlist="bo"``).
@@ -310,7 +315,7 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         "score_scale": [None, Interval(numbers.Real, 0, None, closed="neither")],
         "noise_free_constants": [None, tuple],
         "noise_free_bound": [StrOptions({"conservative", "icml"})],
-        "batch_size": [Interval(numbers.Integral, 1, None, closed="left")],
+        "batch_size": [None, Interval(numbers.Integral, 1, None, closed="left")],
         "public_cv": [Interval(numbers.Integral, 2, None, closed="left"), "cv_object"],
         "shortlist": [StrOptions({"bo", "random", "grid"})],
         "shortlist_size": [Interval(numbers.Integral, 1, None, closed="left")],
@@ -348,7 +353,7 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         score_scale=None,
         noise_free_constants=None,
         noise_free_bound="conservative",
-        batch_size=1,
+        batch_size=None,
         public_cv=3,
         shortlist="bo",
         shortlist_size=3,
@@ -509,7 +514,11 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
                     "delta=1e-5, or use method='private-selection' for pure "
                     "epsilon-DP."
                 )
-            if self.batch_size > 1 and self.release_score:
+            if (
+                self.batch_size is not None
+                and self.batch_size > 1
+                and self.release_score
+            ):
                 raise ValueError(
                     "method='gp-ucb' with batch_size > 1 is allowed only with "
                     "release_score=False: the score release (Theorem 3) rests on "

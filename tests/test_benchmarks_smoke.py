@@ -1,0 +1,50 @@
+"""CI smoke runs of the benchmark scripts (``--quick``), in subprocesses.
+
+CI runs only ``pip install ".[test]" && python -m pytest``: this is what
+keeps the benchmarks working. Outputs go to a temporary folder, never to
+``benchmarks/results/``.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _run(script, tmp_path, *extra):
+    out = tmp_path / f"{script}.json"
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / f"{script}.py"), "--quick"]
+        + ["--out", str(out), *extra],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=280,
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    return json.loads(out.read_text()), proc.stdout
+
+
+@pytest.mark.timeout(300)
+def test_bench_utility_quick(tmp_path):
+    result, stdout = _run("bench_utility", tmp_path)
+    assert all(c["identical"] for c in result["meta"]["verification"])
+    methods = {r["method"] for r in result["rows"]}
+    assert {"private-selection", "gp-ucb", "GridSearchCV", "BO"} <= methods
+    for r in result["rows"]:
+        assert r["regret"]["mean"] >= 0
+    assert "note: method='lipschitz' skipped" in stdout
+
+
+@pytest.mark.timeout(300)
+def test_bench_overhead_quick(tmp_path):
+    result, _ = _run("bench_overhead", tmp_path, "--no-memory")
+    assert result["overhead"] and result["readme_task"]
+    assert result["readme_task"]["releases_identical_across_n_jobs"]
+    assert "DPBayesSearchCV (gp-ucb)" in result["tools"]["tools"]
