@@ -16,19 +16,17 @@ score lies strictly inside (0, 1), so that no raw score coincides with a
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import logging
-import math
 import pickle
 import random
 import re
-import struct
 import traceback
 import warnings
 
 import numpy as np
 import pytest
+from _leaks import SECONDS_RE, Secrets, walk
 from conftest import NOISE_SEED_WARNING, RowSpyClassifier, make_spy_scorer
 from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
@@ -99,8 +97,13 @@ RNG_TYPES = (
     np.random.SeedSequence,
     random.Random,
 )
-SECONDS_RE = re.compile(r"\d+\.\d+s\b")
-NUMBER_RE = re.compile(r"(?<![\w.])[-+]?\d*\.(\d+)(?:[eE][-+]?\d+)?")
+
+
+def score_secrets(scores) -> Secrets:
+    """Raw validation scores in score units and GP units (z = (s - 0.5)/0.25)."""
+    scores = np.asarray(scores, dtype=float)
+    return Secrets(np.concatenate([scores, (scores - 0.5) / 0.25]))
+
 
 # Recorder for the scorer below: module-level, so that it is not reachable
 # from the fitted search (only function closures are walked, not globals).
@@ -151,119 +154,6 @@ def raw_scores(cancer_split):
     assert np.all((scores > 0) & (scores < 1))
     assert len(np.unique(scores)) >= 3  # the candidates differ
     return probe.candidate_params_, scores
-
-
-class Secrets:
-    """Raw validation scores in score units and GP units (z = (s - 0.5)/0.25)."""
-
-    def __init__(self, scores):
-        z = (scores - 0.5) / 0.25
-        self.values = np.unique(np.concatenate([scores, -scores, z, -z]))
-
-    def match_float(self, x) -> bool:
-        x = float(x)
-        if not math.isfinite(x):
-            return False
-        return bool(np.min(np.abs(self.values - x)) <= 1e-12)
-
-    def match_array(self, a) -> bool:
-        a = np.asarray(a, dtype=float).ravel()
-        a = a[np.isfinite(a)]
-        if a.size == 0:
-            return False
-        pos = np.clip(np.searchsorted(self.values, a), 1, len(self.values) - 1)
-        near = np.minimum(
-            np.abs(self.values[pos] - a), np.abs(self.values[pos - 1] - a)
-        )
-        return bool(np.any(near <= 1e-12))
-
-    def match_text(self, text: str, min_decimals: int) -> list[str]:
-        """Numbers in ``text`` that are a rounding of a secret value."""
-        hits = []
-        for m in NUMBER_RE.finditer(text):
-            decimals = len(m.group(1))
-            if decimals < min_decimals:
-                continue
-            try:
-                x = float(m.group(0))
-            except ValueError:
-                continue
-            exponent = re.search(r"[eE]([-+]?\d+)", m.group(0))
-            scale = 10.0 ** (int(exponent.group(1)) if exponent else 0)
-            tol = 0.5 * 10.0 ** (-decimals) * scale + 1e-15
-            if np.min(np.abs(self.values - x)) <= tol:
-                hits.append(m.group(0))
-        return hits
-
-    def match_bytes(self, blob: bytes) -> bool:
-        for v in self.values:
-            for fmt in ("<d", ">d"):
-                if struct.pack(fmt, float(v)) in blob:
-                    return True
-        return False
-
-
-def walk(root, name="search"):
-    """Yield (path, attribute-or-key name, object) for everything reachable.
-
-    Follows instance dicts and slots, dataclass fields, dict keys and values,
-    sequences, sets, object arrays, function closures and defaults and
-    partials. Modules, classes and function globals are not followed.
-    """
-    seen = set()
-    stack = [(name, name, root)]
-    while stack:
-        path, key, obj = stack.pop()
-        yield path, key, obj
-        if obj is None or isinstance(
-            obj, (bool, int, float, complex, str, bytes, np.generic, type)
-        ):
-            continue
-        if type(obj).__name__ == "module":
-            continue
-        if id(obj) in seen:
-            continue
-        seen.add(id(obj))
-        children = []
-        if isinstance(obj, np.ndarray):
-            if obj.dtype == object:
-                children = [(f"{path}[{i}]", None, v) for i, v in enumerate(obj.flat)]
-        elif isinstance(obj, dict):
-            for k, v in obj.items():
-                children.append((f"{path}<key>", k if isinstance(k, str) else None, k))
-                children.append(
-                    (f"{path}[{k!r}]", k if isinstance(k, str) else None, v)
-                )
-        elif isinstance(obj, (list, tuple, set, frozenset)):
-            children = [(f"{path}[{i}]", None, v) for i, v in enumerate(obj)]
-        elif isinstance(obj, functools.partial):
-            children = [
-                (f"{path}.func", "func", obj.func),
-                (f"{path}.args", "args", obj.args),
-                (f"{path}.keywords", "keywords", obj.keywords),
-            ]
-        elif callable(obj) and hasattr(obj, "__code__"):
-            for i, cell in enumerate(obj.__closure__ or ()):
-                try:
-                    children.append((f"{path}.<cell{i}>", None, cell.cell_contents))
-                except ValueError:
-                    pass
-            children.append((f"{path}.__defaults__", None, obj.__defaults__))
-            children.append((f"{path}.__kwdefaults__", None, obj.__kwdefaults__))
-        else:
-            if hasattr(obj, "__self__") and not isinstance(obj, type):
-                children.append((f"{path}.__self__", None, obj.__self__))
-            if hasattr(obj, "__dict__"):
-                for k, v in vars(obj).items():
-                    children.append((f"{path}.{k}", k, v))
-            for cls in type(obj).__mro__:
-                for k in getattr(cls, "__slots__", ()):
-                    if hasattr(obj, k):
-                        children.append((f"{path}.{k}", k, getattr(obj, k)))
-            if dataclasses.is_dataclass(obj):
-                for f in dataclasses.fields(obj):
-                    children.append((f"{path}.{f.name}", f.name, getattr(obj, f.name)))
-        stack.extend(children)
 
 
 def public_surface(search):
@@ -322,7 +212,7 @@ def test_no_raw_validation_score_reachable(
 ):
     X_tr, y_tr, X_va, y_va = cancer_split
     candidates, scores = raw_scores
-    secrets = Secrets(scores)
+    secrets = score_secrets(scores)
     caplog.set_level(logging.DEBUG)
     SCORED_PARAMS.clear()
 
@@ -371,7 +261,7 @@ def test_scanner_finds_a_planted_leak(cancer_split, raw_scores):
     """The detectors above can fail: plant raw scores and they are found."""
     X_tr, y_tr, X_va, y_va = cancer_split
     _, scores = raw_scores
-    secrets = Secrets(scores)
+    secrets = score_secrets(scores)
     search = make_search("gp-ucb", n_iter=2).fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
     assert_no_secret_in_graph(search, secrets)
 
