@@ -208,6 +208,21 @@ def release_best_params_gp(
     )
 
 
+def _grid_laplace(
+    value: float, sensitivity: float, epsilon: float, bounds, rng
+) -> tuple[float, float, float]:
+    """Exact Laplace release of a score-unit value on a public 2^k grid.
+
+    Returns (value clipped into ``bounds`` (post-processing), inflated
+    sensitivity Δ + 2^k, noise scale (Δ + 2^k)/ε); see
+    :func:`~._samplers.laplace_on_grid`.
+    """
+    noisy, eff_scale, k = laplace_on_grid(
+        float(value), sensitivity, epsilon, as_random_source(rng)
+    )
+    return float(np.clip(noisy, *bounds)), sensitivity + 2.0**k, eff_scale
+
+
 def _laplace_in_score_units(
     z: float, noise_scale: float, epsilon: float, offset, scale, bounds, rng
 ) -> tuple[float, float, float]:
@@ -219,11 +234,9 @@ def _laplace_in_score_units(
     public 2^k before the clip into the scorer's range (post-processing).
     Returns (value, inflated sensitivity Δ + 2^k, noise scale (Δ + 2^k)/ε).
     """
-    sensitivity = noise_scale * epsilon * scale
-    value, eff_scale, k = laplace_on_grid(
-        float(offset + scale * z), sensitivity, epsilon, as_random_source(rng)
+    return _grid_laplace(
+        offset + scale * z, noise_scale * epsilon * scale, epsilon, bounds, rng
     )
-    return float(np.clip(value, *bounds)), sensitivity + 2.0**k, eff_scale
 
 
 def release_best_score_gp(
@@ -364,13 +377,12 @@ def release_best_score_selection(
     candidate itself was chosen by an ε₁-DP release, so the pair is
     (ε₁ + ε₂)-DP by adaptive basic composition.
     """
-    value, eff_scale, k = laplace_on_grid(
-        float(score), sensitivity, epsilon, as_random_source(rng)
+    value, eff_sensitivity, eff_scale = _grid_laplace(
+        score, sensitivity, epsilon, bounds, rng
     )
-    eff_sensitivity = sensitivity + 2.0**k
     return Release(
         quantity="best_score_",
-        value=float(np.clip(value, *bounds)),
+        value=value,
         mechanism="Laplace on the selected candidate's validation score",
         epsilon=epsilon,
         delta=0.0,
@@ -504,16 +516,16 @@ def release_best_score_lipschitz(
     """
     # Exact discrete Laplace on a public 2^k grid (see _samplers.py); the
     # record carries the inflated calibration Δ + 2^k.
-    value, scale, k = laplace_on_grid(
-        float(best_observed), sensitivity, epsilon, as_random_source(rng)
+    value, eff_sensitivity, scale = _grid_laplace(
+        best_observed, sensitivity, epsilon, bounds, rng
     )
     return Release(
         quantity="best_score_",
-        value=float(np.clip(value, *bounds)),
+        value=value,
         mechanism="Laplace on the best validation score of BO (Algorithm 3)",
         epsilon=epsilon,
         delta=0.0,
-        sensitivity=sensitivity + 2.0**k,
+        sensitivity=eff_sensitivity,
         noise_scale=scale,
         guarantee="pure epsilon-DP",
         assumption=assumption,
