@@ -10,7 +10,7 @@ per-release (ε, δ).
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 __all__ = ["Release", "PrivacyReport", "split_budget"]
@@ -57,9 +57,10 @@ class Release:
 
     def describe(self) -> dict:
         """The release's public description, without its value."""
-        d = asdict(self)
-        d.pop("value")
-        return d
+        # Shallow on purpose: every field but ``value`` is a str or a float.
+        return {
+            f.name: getattr(self, f.name) for f in fields(self) if f.name != "value"
+        }
 
 
 class PrivacyReport:
