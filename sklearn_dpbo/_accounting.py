@@ -115,6 +115,7 @@ class PrivacyReport:
           ``EpsilonDeltaDpEvent(ε, δ)`` when the installed ``dp_accounting``
           has it, else ``UnsupportedDpEvent()`` (an accountant then refuses
           the composition instead of under-counting).
+          :meth:`to_pld` covers those releases too.
 
         Use an accountant with ``neighboring_relation=ADD_OR_REMOVE_ONE``:
         the sensitivities already refer to this library's neighbouring
@@ -145,6 +146,51 @@ class PrivacyReport:
             else:
                 events.append(dp_event.DiscreteLaplaceDpEvent(r["epsilon"], 1))
         return dp_event.ComposedDpEvent(events)
+
+    def to_pld(self, value_discretization_interval: float = 1e-4):
+        """The fit's guarantee as a ``dp_accounting`` privacy-loss distribution.
+
+        Works for every method, ``"gp-ucb"``'s (ε, δ) releases included
+        (``dp_accounting`` has no generic (ε, δ) ``DpEvent``, but it has
+        the PLD of one). Per release, with pessimistic discretisation:
+
+        - (ε, δ) releases: ``from_privacy_parameters(ε, δ)``, the privacy
+          loss of the worst (ε, δ)-DP mechanism (the guarantee of Kusner et
+          al.'s Theorems 1 and 3, conditional on Assumption 1);
+        - pure-ε Laplace releases: ``from_laplace_mechanism`` with
+          parameter ``noise_scale / sensitivity`` and sensitivity 1 (as in
+          :meth:`to_dp_event`);
+        - other pure-ε releases (selection): ``from_privacy_parameters(ε,
+          0)``, the worst ε-DP mechanism.
+
+        The PLDs are composed (``PrivacyLossDistribution.compose``), so
+        ``report.to_pld().get_epsilon_for_delta(d)`` is the ε of the whole
+        fit at δ = d, never larger than basic composition (``report.epsilon``
+        at ``d = report.delta``) up to the discretisation. Compose the
+        result with the PLDs of other releases of the same validation set.
+        """
+        try:
+            from dp_accounting.pld import common, privacy_loss_distribution
+        except ImportError as exc:  # pragma: no cover - depends on the env
+            raise ImportError(
+                "PrivacyReport.to_pld needs the optional dp-accounting package: "
+                'pip install "sklearn-dpbo[accounting]".'
+            ) from exc
+        pld = None
+        for r in self._releases:
+            if r["delta"] == 0 and r["mechanism"].startswith("Laplace"):
+                part = privacy_loss_distribution.from_laplace_mechanism(
+                    r["noise_scale"] / r["sensitivity"],
+                    sensitivity=1.0,
+                    value_discretization_interval=value_discretization_interval,
+                )
+            else:
+                part = privacy_loss_distribution.from_privacy_parameters(
+                    common.DifferentialPrivacyParameters(r["epsilon"], r["delta"]),
+                    value_discretization_interval=value_discretization_interval,
+                )
+            pld = part if pld is None else pld.compose(part)
+        return pld
 
     def __str__(self) -> str:
         lines = [

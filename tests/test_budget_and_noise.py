@@ -201,6 +201,29 @@ def test_to_dp_event_recomputes_the_guarantee(id_data):
     assert acc.get_epsilon(1e-3) < ledger
 
 
+@pytest.mark.parametrize("method", ["private-selection", "gp-ucb"])
+def test_to_pld_recomputes_the_guarantee_of_every_mode(id_data, method):
+    """to_pld covers (ε, δ) releases, which have no dp_accounting DpEvent."""
+    dp_accounting = pytest.importorskip("dp_accounting")
+
+    s = _fit(spy_search(method=method, epsilon=1.0, budget_split=0.3), id_data)
+    report = s.privacy_report_
+    pld = report.to_pld()
+    if method == "gp-ucb":
+        assert report.delta > 0
+        # No generic (ε, δ) event: to_dp_event refuses rather than under-count.
+        events = report.to_dp_event().events
+        assert all(isinstance(e, dp_accounting.UnsupportedDpEvent) for e in events)
+        # The δ is carried, not dropped: below the total δ no ε suffices.
+        assert pld.get_epsilon_for_delta(report.delta / 2) == math.inf
+    eps = pld.get_epsilon_for_delta(max(report.delta, 1e-12))
+    # Never above basic composition (up to the 1e-4 discretisation) ...
+    assert eps <= report.epsilon + 1e-3
+    # ... and tight for two worst-case releases at δ = δ1 + δ2.
+    assert eps >= report.epsilon - 0.02
+    assert pld.get_epsilon_for_delta(max(report.delta, 0) + 1e-3) < report.epsilon
+
+
 # ---------------------------------------------------------------------------
 # P7: randomness
 # ---------------------------------------------------------------------------
