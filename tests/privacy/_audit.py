@@ -31,8 +31,13 @@ IEEE-754 bytes of private values.
 
 from __future__ import annotations
 
+import atexit
 import dataclasses
 import math
+import multiprocessing
+import os
+import sys
+from concurrent.futures import ProcessPoolExecutor
 from typing import Callable, Iterable
 
 import numpy as np
@@ -50,6 +55,7 @@ __all__ = [
     "cp_upper",
     "draw_outcomes",
     "epsilon_lower_bound",
+    "in_worker_processes",
     "exact_epsilon",
     "resolution",
     "walk",
@@ -162,6 +168,52 @@ def exact_epsilon(p, q) -> float:
 def draw_outcomes(draw: Callable[[], float], n: int, dtype=float) -> np.ndarray:
     """``n`` calls of ``draw()`` as an array."""
     return np.fromiter((draw() for _ in range(n)), dtype=dtype, count=n)
+
+
+# ---------------------------------------------------------------------------
+# Both sides of an audit at once
+# ---------------------------------------------------------------------------
+AUDIT_WORKERS = int(os.environ.get("DPBO_AUDIT_WORKERS", "2"))
+"""Worker processes for the audits' draws (1: run everything in-process)."""
+
+_POOL: ProcessPoolExecutor | None = None
+
+
+def _init_worker(path: list[str]) -> None:
+    # Spawned workers import the test modules (which hold the picklable
+    # draw functions) from the same paths as the pytest process.
+    sys.path[:] = path
+
+
+def _pool() -> ProcessPoolExecutor:
+    global _POOL
+    if _POOL is None:
+        # "spawn", not "fork": the pytest process may hold threads (joblib,
+        # dask) whose locks a forked child would inherit.
+        _POOL = ProcessPoolExecutor(
+            max_workers=AUDIT_WORKERS,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=_init_worker,
+            initargs=(list(sys.path),),
+        )
+        atexit.register(_POOL.shutdown)
+    return _POOL
+
+
+def in_worker_processes(*calls: tuple) -> list:
+    """``[f(*args) for (f, *args) in calls]``, run concurrently in worker processes.
+
+    Each audit draws its N samples on V and its N samples on V' as two
+    calls, so the two sides run on two cores at once. ``f`` and ``args``
+    must be picklable (module-level functions, ``functools.partial`` of
+    them). The draws are independent across processes: every production
+    draw reads the OS CSPRNG, which has no state to share. With
+    ``DPBO_AUDIT_WORKERS=1`` the calls run in this process, in order.
+    """
+    if AUDIT_WORKERS <= 1:
+        return [f(*args) for f, *args in calls]
+    futures = [_pool().submit(f, *args) for f, *args in calls]
+    return [fut.result() for fut in futures]
 
 
 def binned(values, edges: Iterable[float]) -> np.ndarray:

@@ -19,13 +19,14 @@ mechanism's loss is exactly ε.
 
 Resolution (``_audit.resolution``: the gap ε − ε̂ left by an outcome whose
 privacy loss is exactly ε, at the audit's N, K and that outcome's
-probability). N is set by the run time of the exact (rational-arithmetic)
-samplers: ~0.1–0.15 ms per selection and ~0.2 ms per Laplace draw, so
-N = 10⁵ per side would take 20–45 s of CPU per release; the default N
-below keep the whole file under ~45 s on a loaded 2-core machine. At
-N = 10⁵ the resolutions would be 0.070 (permute-and-flip), 0.097
-(exponential, K = 8) and 0.051 (Laplace): set the environment variable
-``DPBO_AUDIT_N_SCALE`` (e.g. 7) to multiply every N for a deeper run.
+probability). Every audit draws N = 10⁵ per side; the two sides run in
+two worker processes at once (``_audit.in_worker_processes``). The exact
+(rational-arithmetic) samplers cost ~40 µs per selection and ~75 µs per
+Laplace draw on an idle core, so the five audits take ~45 s of wall time
+on 2 cores. At N = 10⁵ the resolutions are 0.070 (permute-and-flip,
+K = 5), 0.097 (exponential, K = 8) and 0.051 (Laplace); the environment
+variable ``DPBO_AUDIT_N_SCALE`` multiplies every N for a deeper run
+(×5: 0.031, 0.044, 0.023).
 What each audit can and cannot detect is stated in its docstring;
 ``exact`` is the true privacy loss of the pair, computed analytically, so
 "exact − ε̂" is the slack actually observed.
@@ -40,6 +41,7 @@ least 6 standard deviations of ε̂.
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 
@@ -51,6 +53,7 @@ from _audit import (
     draw_outcomes,
     epsilon_lower_bound,
     exact_epsilon,
+    in_worker_processes,
     resolution,
 )
 
@@ -70,8 +73,8 @@ DELTA_U = 1.0 / M_VAL
 BASE = 0.5
 K_SELECT = {"permute-and-flip": 5, "exponential": 8}
 SCALE_N = float(os.environ.get("DPBO_AUDIT_N_SCALE", "1"))
-N_SELECT = int(20_000 * SCALE_N)  # draws per side, selection releases
-N_LAPLACE = int(15_000 * SCALE_N)  # draws per side, Laplace releases
+N_SELECT = int(100_000 * SCALE_N)  # draws per side, selection releases
+N_LAPLACE = int(100_000 * SCALE_N)  # draws per side, Laplace releases
 N_POWER = 4_000  # draws per side, broken variants ("sensitivity halved")
 N_POWER_EM = 10_000  # the same for the exponential mechanism (loss 1.72)
 N_POWER_EASY = 1_000  # "no noise" and "noise / 10"
@@ -132,10 +135,16 @@ def laplace_bin_loss(epsilon_effective):
 # Audit drivers
 # ---------------------------------------------------------------------------
 def audit_selection(select, u, u_prime, n):
-    """ε̂ of a selection ``select(utilities) -> index`` on (u, u')."""
+    """ε̂ of a selection ``select(utilities) -> index`` on (u, u').
+
+    ``select`` must be picklable: the two sides are drawn in two worker
+    processes at once (``_audit.in_worker_processes``).
+    """
     k = u.size
-    a = draw_outcomes(lambda: select(u), n, dtype=int)
-    b = draw_outcomes(lambda: select(u_prime), n, dtype=int)
+    a, b = in_worker_processes(
+        (draw_outcomes, functools.partial(select, u), n, int),
+        (draw_outcomes, functools.partial(select, u_prime), n, int),
+    )
     assert a.min() >= 0 and max(a.max(), b.max()) < k
     return epsilon_lower_bound(
         np.bincount(a, minlength=k), np.bincount(b, minlength=k), ALPHA
@@ -143,24 +152,32 @@ def audit_selection(select, u, u_prime, n):
 
 
 def audit_binned(release, v, v_prime, edges, n):
-    """ε̂ of a scalar release ``release(value) -> float`` on (v, v') in public bins."""
-    a = draw_outcomes(lambda: release(v), n)
-    b = draw_outcomes(lambda: release(v_prime), n)
+    """ε̂ of a scalar release ``release(value) -> float`` on (v, v') in public bins.
+
+    ``release`` must be picklable (both sides run in worker processes).
+    """
+    a, b = in_worker_processes(
+        (draw_outcomes, functools.partial(release, v), n),
+        (draw_outcomes, functools.partial(release, v_prime), n),
+    )
     return epsilon_lower_bound(binned(a, edges), binned(b, edges), ALPHA)
 
 
 # ---------------------------------------------------------------------------
 # Private selection: best_params_
 # ---------------------------------------------------------------------------
-def _selection(selection, *, epsilon=EPS, sensitivity=DELTA_U):
-    def select(u):
-        rel = release_best_params_selection(
-            u, epsilon=epsilon, sensitivity=sensitivity, selection=selection, rng=None
-        )
-        assert rel.epsilon == epsilon and rel.delta == 0.0
-        return rel.value
+def _select(u, *, selection, epsilon, sensitivity):
+    rel = release_best_params_selection(
+        u, epsilon=epsilon, sensitivity=sensitivity, selection=selection, rng=None
+    )
+    assert rel.epsilon == epsilon and rel.delta == 0.0
+    return rel.value
 
-    return select
+
+def _selection(selection, *, epsilon=EPS, sensitivity=DELTA_U):
+    return functools.partial(
+        _select, selection=selection, epsilon=epsilon, sensitivity=sensitivity
+    )
 
 
 @pytest.mark.slow
@@ -168,16 +185,16 @@ def _selection(selection, *, epsilon=EPS, sensitivity=DELTA_U):
 def test_audit_release_best_params_selection(selection):
     """``release_best_params_selection`` is ε-DP on the worst-case pair.
 
-    ε = 1, Δ = 1/20, N = 20,000 per side.
+    ε = 1, Δ = 1/20, N = 10⁵ per side.
 
     - permute-and-flip, K = 5: exact loss 0.991 (outcome 0, p = 0.327 on
-      V); resolution at N = 20,000: 0.155, so the audit detects an
-      implementation whose loss exceeds ε by more than ~0.16 (for this
+      V); resolution at N = 10⁵: 0.070, so the audit detects an
+      implementation whose loss exceeds ε by more than ~0.07 (for this
       nearly tight pair, one whose loss exceeds its exact 0.991 by more
-      than ~0.17).
+      than ~0.08).
     - exponential mechanism, K = 8: exact loss 0.872 (p = 0.191 on V);
-      resolution at N = 20,000: 0.217; detects an excess over ε of more
-      than ~0.22 + (1 − 0.872) ≈ 0.35 on this pair (the exponential
+      resolution at N = 10⁵: 0.097; detects an excess over ε of more
+      than ~0.10 + (1 − 0.872) ≈ 0.23 on this pair (the exponential
       mechanism is not tight on any pair with K ≤ 8; a sensitivity error
       of ×2 moves its loss to 1.72, see the power check).
     """
@@ -196,7 +213,7 @@ def test_audit_release_best_params_selection(selection):
     gap = resolution(N_SELECT, p0, EPS, k)
     _report(f"best_params selection {selection}", res, exact, gap)
     if DEFAULT_N:
-        assert gap == pytest.approx({5: 0.155, 8: 0.217}[k], abs=0.005)
+        assert gap == pytest.approx({5: 0.070, 8: 0.097}[k], abs=0.005)
     assert res.epsilon_hat <= EPS, res
     # The audit is not vacuous: it sees most of the true loss.
     assert res.epsilon_hat > exact - 2 * gap, res
@@ -241,17 +258,20 @@ def test_power_release_best_params_selection(selection, variant):
 # ---------------------------------------------------------------------------
 # Private selection: best_score_ (Laplace)
 # ---------------------------------------------------------------------------
-def _score_release(*, epsilon=EPS, sensitivity=DELTA_U, no_noise=False):
-    def release(v):
-        if no_noise:
-            return float(v)
-        rel = release_best_score_selection(
-            v, epsilon=epsilon, sensitivity=sensitivity, bounds=(0.0, 1.0), rng=None
-        )
-        assert rel.epsilon == epsilon and rel.delta == 0.0
-        return rel.value
+def _release_score(v, *, epsilon, sensitivity, no_noise):
+    if no_noise:
+        return float(v)
+    rel = release_best_score_selection(
+        v, epsilon=epsilon, sensitivity=sensitivity, bounds=(0.0, 1.0), rng=None
+    )
+    assert rel.epsilon == epsilon and rel.delta == 0.0
+    return rel.value
 
-    return release
+
+def _score_release(*, epsilon=EPS, sensitivity=DELTA_U, no_noise=False):
+    return functools.partial(
+        _release_score, epsilon=epsilon, sensitivity=sensitivity, no_noise=no_noise
+    )
 
 
 @pytest.mark.slow
@@ -260,9 +280,9 @@ def test_audit_release_best_score_selection():
 
     ε = 1, Δ = 1/20, v = 0.5 (clipping into [0, 1] is 10 noise scales
     away), three bins (−∞, v], (v, v + Δ], (v + Δ, ∞) whose outer bins have
-    loss exactly ε (p = 0.5 on the larger side). N = 15,000 per side:
-    resolution 0.132, i.e. a Laplace release whose loss exceeds ε by more
-    than ~0.13 on these events is detected (e.g. a scale 12% too small).
+    loss exactly ε (p = 0.5 on the larger side). N = 10⁵ per side:
+    resolution 0.051, i.e. a Laplace release whose loss exceeds ε by more
+    than ~0.05 on these events is detected (e.g. a scale 5% too small).
     """
     v, v_prime = BASE, BASE + DELTA_U
     rel = release_best_score_selection(
@@ -273,7 +293,7 @@ def test_audit_release_best_score_selection():
     gap = resolution(N_LAPLACE, 0.5, EPS, 3)
     _report("best_score selection (Laplace)", res, laplace_bin_loss(EPS), gap)
     if DEFAULT_N:
-        assert gap == pytest.approx(0.132, abs=0.005)
+        assert gap == pytest.approx(0.051, abs=0.005)
     assert res.epsilon_hat <= EPS, res
     assert res.epsilon_hat > EPS - 2 * gap, res  # the events are tight
 
@@ -315,22 +335,24 @@ def _gp_public_constants():
     return sens_mu, b
 
 
+def _select_gp(mu, *, epsilon, sensitivity):
+    rel = release_best_params_gp(
+        mu,
+        epsilon=epsilon,
+        delta=DELTA_GP,
+        sensitivity=sensitivity,
+        score_scale=0.25,
+        assumption="audit",
+        rng=None,
+    )
+    return rel.value
+
+
 def _gp_params(*, epsilon=EPS, sensitivity_factor=1.0):
     sens_mu, _ = _gp_public_constants()
-
-    def select(mu):
-        rel = release_best_params_gp(
-            mu,
-            epsilon=epsilon,
-            delta=DELTA_GP,
-            sensitivity=sens_mu * sensitivity_factor,
-            score_scale=0.25,
-            assumption="audit",
-            rng=None,
-        )
-        return rel.value
-
-    return select
+    return functools.partial(
+        _select_gp, epsilon=epsilon, sensitivity=sens_mu * sensitivity_factor
+    )
 
 
 @pytest.mark.slow
@@ -342,7 +364,7 @@ def test_audit_release_best_params_gp():
     for every pair of posterior means with ‖μ_T − μ'_T‖∞ ≤ Δ_μ =
     2√β_{T+1} + c (T = 10, |Λ| = 8, δ = 5e-6, k1 = 0.95, ε = 1). The pair is
     μ = Δ_μ·e₀, μ' = Δ_μ·(1 − e₀) over |Λ| = 8 candidates: exact loss 0.872,
-    resolution 0.217 at N = 20,000 per side (as for the exponential
+    resolution 0.097 at N = 10⁵ per side (as for the exponential
     selection, the audit is scale-invariant in Δ).
 
     What it does not show: that ‖μ_T(V) − μ_T(V')‖∞ ≤ Δ_μ holds for real
@@ -391,26 +413,28 @@ OFFSET, SCALE = 0.5, 0.25  # GP units of accuracy
 WIDE = (-1e3, 1e3)  # see the docstring below
 
 
+def _release_gp_score(z, *, noise_scale, no_noise):
+    if no_noise:
+        return OFFSET + SCALE * z
+    rel = release_best_score_gp(
+        z,
+        epsilon=EPS,
+        delta=DELTA_GP,
+        noise_scale=noise_scale,
+        score_offset=OFFSET,
+        score_scale=SCALE,
+        bounds=WIDE,
+        assumption="audit",
+        rng=None,
+    )
+    return rel.value
+
+
 def _gp_score(*, noise_factor=1.0, no_noise=False):
     _, b = _gp_public_constants()
-
-    def release(z):
-        if no_noise:
-            return OFFSET + SCALE * z
-        rel = release_best_score_gp(
-            z,
-            epsilon=EPS,
-            delta=DELTA_GP,
-            noise_scale=b * noise_factor,
-            score_offset=OFFSET,
-            score_scale=SCALE,
-            bounds=WIDE,
-            assumption="audit",
-            rng=None,
-        )
-        return rel.value
-
-    return release
+    return functools.partial(
+        _release_gp_score, noise_scale=b * noise_factor, no_noise=no_noise
+    )
 
 
 @pytest.mark.slow
@@ -423,7 +447,7 @@ def test_audit_release_best_score_gp():
     score units and the discretisation, is ε-DP for best observed scores
     z, z' with |z − z'| ≤ b·ε (the sensitivity that b is calibrated to).
     Pair: z = 0 and z' = b·ε, bins at their images in score units
-    (exact loss ε, p = 0.5), N = 15,000 per side: resolution 0.132. The
+    (exact loss ε, p = 0.5), N = 10⁵ per side: resolution 0.051. The
     scorer range is widened to (−1000, 1000) for the audit: b·ε·0.25 is
     larger than the accuracy range, and clipping into [0, 1]
     (post-processing, which can only lower the loss) would hide the
