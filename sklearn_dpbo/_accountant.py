@@ -16,6 +16,10 @@ from ._validation import check_delta, check_epsilon
 __all__ = ["BudgetAccountant", "BudgetError", "Spend"]
 
 
+_SLACK = Fraction(1, 10**12)
+"""Relative slack on the total budget (float representation of decimals)."""
+
+
 class BudgetError(ValueError):
     """A spend would exceed the accountant's budget; nothing was spent."""
 
@@ -46,7 +50,13 @@ class BudgetAccountant:
     Notes
     -----
     Composition is basic (sums of ε and of δ), computed exactly with
-    :class:`fractions.Fraction`. A spend whose ε is below
+    :class:`fractions.Fraction` on the floats spent. A spend is refused if
+    the exact total would exceed the budget by more than a relative
+    ``1e-12``: ten spends of ``0.1`` then fit in a budget of ``1.0``
+    (exactly, the float ``0.1`` is 0.1000000000000000055…, so their sum
+    exceeds 1 by 5.6e-17), and the ledger can never be overspent by more
+    than ``1e-12 · epsilon`` (resp. ``· delta``) in total: the slack is on
+    the total, not per spend. A spend whose ε is below
     ``max(1e-12, 1e-14 · epsilon)`` is refused: such spends vanish in
     floating-point sums and have been used to bypass accountants.
 
@@ -89,8 +99,8 @@ class BudgetAccountant:
     def remaining(self) -> tuple[float, float]:
         """(ε, δ) still available."""
         return (
-            float(self.__epsilon - self.__spent_epsilon),
-            float(self.__delta - self.__spent_delta),
+            max(0.0, float(self.__epsilon - self.__spent_epsilon)),
+            max(0.0, float(self.__delta - self.__spent_delta)),
         )
 
     @property
@@ -113,7 +123,9 @@ class BudgetAccountant:
             )
         new_eps = self.__spent_epsilon + Fraction(eps)
         new_delta = self.__spent_delta + Fraction(dlt)
-        if new_eps > self.__epsilon or new_delta > self.__delta:
+        over_eps = new_eps > self.__epsilon * (1 + _SLACK)
+        over_delta = new_delta > self.__delta * (1 + _SLACK)
+        if over_eps or over_delta:
             rem_eps, rem_delta = self.remaining
             raise BudgetError(
                 f"Privacy budget exceeded: this spend needs epsilon={eps:g}, "

@@ -1,0 +1,156 @@
+"""Unit tests of BudgetAccountant (TESTING.md B1, B2, B4, B7).
+
+The wiring into ``DPBayesSearchCV.fit`` (refusal before data, one charge
+per fit, no refund after a failed refit, interrupted fits) is tested in
+``test_budget_and_noise.py``.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from fractions import Fraction
+
+import pytest
+from sklearn.base import clone
+from sklearn.linear_model import LogisticRegression
+
+from sklearn_dpbo import BudgetAccountant, BudgetError, DPBayesSearchCV
+
+
+def test_spend_records_exact_amounts_in_order():
+    acc = BudgetAccountant(epsilon=2.0, delta=1e-5)
+    acc.spend(0.5, 2e-6, label="a")
+    acc.spend(1.25, 0.0, label="b")
+    assert acc.spent == (1.75, 2e-6)
+    assert acc.remaining == pytest.approx((0.25, 8e-6), rel=1e-12)
+    assert [(h.epsilon, h.delta, h.label) for h in acc.history] == [
+        (0.5, 2e-6, "a"),
+        (1.25, 0.0, "b"),
+    ]
+
+
+def test_refused_spend_changes_nothing():
+    acc = BudgetAccountant(epsilon=1.0, delta=1e-6)
+    acc.spend(0.75)
+    before = (acc.spent, acc.history)
+    with pytest.raises(BudgetError, match="only epsilon=0.25"):
+        acc.spend(0.5)
+    with pytest.raises(BudgetError, match="delta"):
+        acc.spend(0.1, 2e-6)
+    acc.check(0.25)  # check alone never records
+    assert (acc.spent, acc.history) == before
+    acc.spend(0.25)  # exactly the rest is allowed
+    with pytest.raises(BudgetError):
+        acc.check(1e-3)
+
+
+def test_decimal_spends_fill_the_budget_exactly():
+    """Ten fits at ε = 0.1 fit in 1.0 (the float 0.1 is 0.1 + 5.6e-18)."""
+    acc = BudgetAccountant(epsilon=1.0)
+    for _ in range(10):
+        acc.spend(0.1)
+    assert Fraction(0.1) * 10 > 1  # the exact float sum does exceed 1.0 ...
+    assert acc.remaining == (0.0, 0.0)  # ... by less than the 1e-12 slack
+    with pytest.raises(BudgetError):
+        acc.spend(1e-3)
+
+
+@pytest.mark.parametrize("total", [1.0, 0.3, 2.0, 7.0])
+def test_thousand_small_spends_then_refusal(total):
+    """B4: the total is monotone, 1,000 spends of ε/1000 exhaust it."""
+    acc = BudgetAccountant(epsilon=total)
+    for _ in range(1000):
+        acc.spend(total / 1000)
+    assert len(acc.history) == 1000
+    with pytest.raises(BudgetError):
+        acc.spend(total / 1000)
+    # The slack is on the total: overspent by at most 1e-12 relative.
+    assert sum(Fraction(h.epsilon) for h in acc.history) <= Fraction(total) * (
+        1 + Fraction(1, 10**12)
+    )
+
+
+def test_slack_does_not_accumulate():
+    """Once the budget is full, the 1e-12 slack admits at most one more 1e-12."""
+    acc = BudgetAccountant(epsilon=1.0)
+    acc.spend(1.0)
+    with pytest.raises(ValueError):
+        acc.spend(5e-13)  # below the smallest recorded spend (1e-12)
+    accepted = 0
+    for _ in range(5):
+        try:
+            acc.spend(1e-12)
+            accepted += 1
+        except BudgetError:
+            pass
+    assert accepted <= 1
+    assert sum(Fraction(h.epsilon) for h in acc.history) <= 1 + Fraction(1, 10**12)
+
+
+@pytest.mark.parametrize(
+    "epsilon", [5e-324, 1e-300, 1e-13, 0.0, -0.1, math.nan, math.inf, "0.1", None]
+)
+def test_tiny_subnormal_and_invalid_spends_are_refused(epsilon):
+    """B4: tiny/subnormal ε would vanish in float sums; refused with advice."""
+    acc = BudgetAccountant(epsilon=1.0)
+    with pytest.raises((ValueError, TypeError)):
+        acc.spend(epsilon)
+    assert acc.history == () and acc.spent == (0.0, 0.0)
+
+
+def test_smallest_spend_scales_with_the_budget():
+    acc = BudgetAccountant(epsilon=1e4)
+    with pytest.raises(ValueError, match="smallest spend"):
+        acc.spend(1e-11)  # below 1e-14 · 1e4 = 1e-10
+    acc.spend(2e-10)
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        dict(epsilon=0.0),
+        dict(epsilon=-1.0),
+        dict(epsilon=math.inf),
+        dict(epsilon=math.nan),
+        dict(epsilon=1.0, delta=1.0),
+        dict(epsilon=1.0, delta=-1e-9),
+    ],
+)
+def test_invalid_totals_are_refused(kwargs):
+    with pytest.raises((ValueError, TypeError)):
+        BudgetAccountant(**kwargs)
+
+
+def test_ledger_is_read_only():
+    """B7: no public way to reset or rewrite what was spent."""
+    acc = BudgetAccountant(epsilon=1.0)
+    acc.spend(0.5, label="fit")
+    for name in ("spent", "remaining", "history", "epsilon", "delta"):
+        with pytest.raises(AttributeError):
+            setattr(acc, name, 0)
+    history = acc.history
+    assert isinstance(history, tuple)
+    with pytest.raises(AttributeError):
+        history[0].epsilon = 0.0  # entries are immutable NamedTuples
+    assert not hasattr(acc, "refund") and not hasattr(acc, "reset")
+    assert acc.spent == (0.5, 0.0)
+
+
+def test_accountant_cannot_be_copied_but_is_shared_by_clone():
+    """B7: a copy would let the same budget be spent twice."""
+    acc = BudgetAccountant(epsilon=1.0)
+    with pytest.raises(TypeError, match="cannot be copied"):
+        copy.copy(acc)
+    assert copy.deepcopy(acc) is acc
+    search = DPBayesSearchCV(LogisticRegression(), {"C": [1.0]}, accountant=acc)
+    assert clone(search).accountant is acc
+    assert search.get_params()["accountant"] is acc
+
+
+def test_repr_shows_totals_not_labels():
+    acc = BudgetAccountant(epsilon=2.0, delta=1e-5)
+    acc.spend(1.0, label="secret-label")
+    text = repr(acc)
+    assert "epsilon=2" in text and "spent=(1, 0)" in text and "n_spends=1" in text
+    assert "secret-label" not in text
