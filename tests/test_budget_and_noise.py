@@ -225,6 +225,68 @@ def test_to_pld_recomputes_the_guarantee_of_every_mode(id_data, method):
 
 
 # ---------------------------------------------------------------------------
+# B5: the charge follows the noise
+# ---------------------------------------------------------------------------
+def test_halving_epsilon_doubles_the_empirical_noise_scale():
+    """Mean |ṽ − v| of the Laplace score release at ε and ε/2.
+
+    |Lap(b)| is Exp(b): mean b, sd b. With n = 20,000 draws per ε the
+    ratio of the two sample means has sd ≈ 2·√2/√n = 0.020; the bounds are
+    2 ± 5 sd (two-sided miss rate ≈ 6e-7).
+    """
+    from sklearn_dpbo._releases import release_best_score_selection
+
+    n, v, delta_u = 20_000, 0.5, 0.01
+    rng = random.Random(5)
+
+    def mean_abs_noise(eps):
+        draws = [
+            release_best_score_selection(
+                v, epsilon=eps, sensitivity=delta_u, bounds=(-1e3, 1e3), rng=rng
+            ).value
+            for _ in range(n)
+        ]
+        return float(np.mean(np.abs(np.asarray(draws) - v)))
+
+    ratio = mean_abs_noise(0.5) / mean_abs_noise(1.0)
+    sd = 2 * math.sqrt(2 / n)
+    assert 2 - 5 * sd <= ratio <= 2 + 5 * sd
+
+
+@pytest.mark.parametrize("method", ["private-selection", "gp-ucb"])
+def test_more_noise_is_never_charged_more_epsilon(id_data, method):
+    """A larger ε buys less noise in every release; n_iter never changes ε.
+
+    The charge of a fit is its ``epsilon`` (and ``delta``) whatever n_iter
+    is (README: the whole search is one release); for gp-ucb the noise
+    grows with n_iter = T instead (Δ_μ and b depend on T).
+    """
+    reports = {}
+    for eps in (0.5, 1.0, 2.0):
+        for n_iter in (2, 4):
+            s = _fit(spy_search(method=method, epsilon=eps, n_iter=n_iter), id_data)
+            r = s.privacy_report_
+            assert r.epsilon == pytest.approx(eps, rel=1e-12)
+            reports[eps, n_iter] = {x["quantity"]: x for x in r.releases}
+    for quantity in ("best_params_", "best_score_"):
+        for n_iter in (2, 4):
+            scales = [reports[e, n_iter][quantity]["noise_scale"] for e in (0.5, 1, 2)]
+            assert scales[0] > scales[1] > scales[2]
+            charged = [reports[e, n_iter][quantity]["epsilon"] for e in (0.5, 1, 2)]
+            assert charged[0] < charged[1] < charged[2]
+        if method == "gp-ucb":
+            assert (
+                reports[1.0, 4][quantity]["noise_scale"]
+                > reports[1.0, 2][quantity]["noise_scale"]
+            )
+        else:
+            assert (
+                reports[1.0, 4][quantity]["noise_scale"]
+                == reports[1.0, 2][quantity]["noise_scale"]
+            )
+
+
+# ---------------------------------------------------------------------------
 # P7: randomness
 # ---------------------------------------------------------------------------
 def test_noise_source_is_secrets_when_unset(monkeypatch):
