@@ -87,8 +87,27 @@ def test_log_ei_hand_value_at_z_zero():
 
 @pytest.mark.parametrize(
     "z",
-    [8.0, 2.0, 0.0, -1.0, -3.0, -5.5, -5.999, -6.0, -6.001, -7.0, -10.0, -20.0,
-     -40.0, -100.0, -199.99, -200.0, -200.01, -500.0, -1e4],
+    [
+        8.0,
+        2.0,
+        0.0,
+        -1.0,
+        -3.0,
+        -5.5,
+        -5.999,
+        -6.0,
+        -6.001,
+        -7.0,
+        -10.0,
+        -20.0,
+        -40.0,
+        -100.0,
+        -199.99,
+        -200.0,
+        -200.01,
+        -500.0,
+        -1e4,
+    ],
 )
 def test_log_ei_accurate_against_high_precision(z):
     """log EI to 1e-12 (relative) over the whole tail, incl. branch changes."""

@@ -107,8 +107,14 @@ def test_sequential_equals_naive_gp_ucb(kernel, noise):
 
     rec = Recorder(values)
     trace = bayesian_optimisation(
-        rec, X, n_iter=T, beta=beta, tie_break=ranks, kernel=kernel,
-        length_scale=0.2, noise=noise,
+        rec,
+        X,
+        n_iter=T,
+        beta=beta,
+        tie_break=ranks,
+        kernel=kernel,
+        length_scale=0.2,
+        noise=noise,
     )
     ref_idx, ref_y, gap = naive_bo(
         lambda j: values[j], X, T, beta, ranks, kernel, 0.2, noise
@@ -136,7 +142,11 @@ def test_repeats_are_served_from_the_cache():
     ranks = np.arange(6)
     rec = Recorder(values)
     trace = bayesian_optimisation(
-        rec, X, n_iter=25, beta=lambda t: ucb_beta(t, 6, 0.1), tie_break=ranks,
+        rec,
+        X,
+        n_iter=25,
+        beta=lambda t: ucb_beta(t, 6, 0.1),
+        tie_break=ranks,
         noise=0.05,
     )
     assert len(trace.indices) == 25
@@ -145,8 +155,14 @@ def test_repeats_are_served_from_the_cache():
     assert set(rec.evaluated) == set(trace.indices.tolist())
     np.testing.assert_array_equal(trace.scores, values[trace.indices])
     ref_idx, _, _ = naive_bo(
-        lambda j: values[j], X, 25, lambda t: ucb_beta(t, 6, 0.1), ranks,
-        "matern52", 0.2, 0.05,
+        lambda j: values[j],
+        X,
+        25,
+        lambda t: ucb_beta(t, 6, 0.1),
+        ranks,
+        "matern52",
+        0.2,
+        0.05,
     )
     np.testing.assert_array_equal(trace.indices, ref_idx)
 
@@ -162,8 +178,14 @@ def test_batches_equal_naive_gp_bucb(batch):
     rec = Recorder(values)
     progress = []
     trace = bayesian_optimisation(
-        rec, X, n_iter=T, beta=beta, tie_break=ranks, noise=0.02,
-        batch_size=batch, progress=lambda done, total: progress.append((done, total)),
+        rec,
+        X,
+        n_iter=T,
+        beta=beta,
+        tie_break=ranks,
+        noise=0.02,
+        batch_size=batch,
+        progress=lambda done, total: progress.append((done, total)),
     )
     ref_idx, ref_y, gap = naive_bo(
         lambda j: values[j], X, T, beta, ranks, "matern52", 0.2, 0.02, batch=batch
@@ -189,14 +211,24 @@ def test_batch_with_repeats_inside_a_batch_evaluates_once():
     values = np.array([0.2, 1.0, 0.3])
     rec = Recorder(values)
     trace = bayesian_optimisation(
-        rec, X, n_iter=12, beta=lambda t: 0.01, tie_break=np.arange(3),
-        noise=0.5, batch_size=4,
+        rec,
+        X,
+        n_iter=12,
+        beta=lambda t: 0.01,
+        tie_break=np.arange(3),
+        noise=0.5,
+        batch_size=4,
     )
     assert len(rec.evaluated) == len(set(rec.evaluated)) <= 3
     np.testing.assert_array_equal(trace.scores, values[trace.indices])
     mean, _ = _posterior(
-        X, trace.indices.tolist(), trace.scores.tolist(), trace.indices.tolist(),
-        "matern52", 0.2, 0.5,
+        X,
+        trace.indices.tolist(),
+        trace.scores.tolist(),
+        trace.indices.tolist(),
+        "matern52",
+        0.2,
+        0.5,
     )
     np.testing.assert_allclose(trace.gp.mean, mean, atol=1e-10)
 
@@ -205,11 +237,23 @@ def test_expected_improvement_equals_naive():
     X, values, ranks = _problem(n=100, seed=3)
     rec = Recorder(values)
     trace = bayesian_optimisation(
-        rec, X, n_iter=15, beta=lambda t: 1.0, tie_break=ranks, noise=0.01,
+        rec,
+        X,
+        n_iter=15,
+        beta=lambda t: 1.0,
+        tie_break=ranks,
+        noise=0.01,
         acquisition="ei",
     )
     ref_idx, _, _ = naive_bo(
-        lambda j: values[j], X, 15, lambda t: 1.0, ranks, "matern52", 0.2, 0.01,
+        lambda j: values[j],
+        X,
+        15,
+        lambda t: 1.0,
+        ranks,
+        "matern52",
+        0.2,
+        0.01,
         acq="ei",
     )
     np.testing.assert_array_equal(trace.indices, ref_idx)
@@ -219,8 +263,12 @@ def test_expected_improvement_equals_naive():
 def test_gp_ucb_finds_a_good_candidate():
     X, values, ranks = _problem(n=200, seed=4)
     trace = bayesian_optimisation(
-        Recorder(values), X, n_iter=40, beta=lambda t: ucb_beta(t, 200, 0.1),
-        tie_break=ranks, noise=0.01,
+        Recorder(values),
+        X,
+        n_iter=40,
+        beta=lambda t: ucb_beta(t, 200, 0.1),
+        tie_break=ranks,
+        noise=0.01,
     )
     # A smooth objective: 40 steps of GP-UCB land in the top 5 %.
     assert trace.scores.max() >= np.quantile(values, 0.95)

@@ -179,8 +179,13 @@ def test_release_best_params_gp_record_and_rng():
     mean = np.random.default_rng(0).normal(size=40)
     rng, twin = _clone(3)
     rel = release_best_params_gp(
-        mean, epsilon=0.5, delta=1e-5, sensitivity=4.0, score_scale=0.25,
-        assumption="Assumption 1, k1=0.95", rng=rng,
+        mean,
+        epsilon=0.5,
+        delta=1e-5,
+        sensitivity=4.0,
+        score_scale=0.25,
+        assumption="Assumption 1, k1=0.95",
+        rng=rng,
     )
     assert isinstance(rel, Release)
     assert rel.quantity == "best_params_"
@@ -199,8 +204,13 @@ def test_release_best_params_gp_is_randomised():
     mean = np.linspace(0, 1, 20)  # Δ_μ ≫ range: close to uniform
     values = {
         release_best_params_gp(
-            mean, epsilon=1.0, delta=1e-5, sensitivity=5.0, score_scale=1.0,
-            assumption="a", rng=np.random.default_rng(s),
+            mean,
+            epsilon=1.0,
+            delta=1e-5,
+            sensitivity=5.0,
+            score_scale=1.0,
+            assumption="a",
+            rng=np.random.default_rng(s),
         ).value
         for s in range(60)
     }
@@ -210,8 +220,15 @@ def test_release_best_params_gp_is_randomised():
 def test_release_best_score_gp_record_and_rng():
     rng, twin = _clone(4)
     rel = release_best_score_gp(
-        0.8, epsilon=0.4, delta=1e-6, noise_scale=0.3, score_offset=0.5,
-        score_scale=0.25, bounds=(0.0, 1.0), assumption="Assumption 1", rng=rng,
+        0.8,
+        epsilon=0.4,
+        delta=1e-6,
+        noise_scale=0.3,
+        score_offset=0.5,
+        score_scale=0.25,
+        bounds=(0.0, 1.0),
+        assumption="Assumption 1",
+        rng=rng,
     )
     # Laplace(b) is calibrated to a sensitivity b·ε (score units), plus the
     # grid step 2^k: the release is exact discrete Laplace in score units.
@@ -230,8 +247,14 @@ def test_release_best_score_gp_record_and_rng():
 def test_release_best_score_gp_clips_into_bounds():
     values = [
         release_best_score_gp(
-            0.0, epsilon=1.0, delta=1e-5, noise_scale=50.0, score_offset=0.5,
-            score_scale=0.25, bounds=(0.0, 1.0), assumption="a",
+            0.0,
+            epsilon=1.0,
+            delta=1e-5,
+            noise_scale=50.0,
+            score_offset=0.5,
+            score_scale=0.25,
+            bounds=(0.0, 1.0),
+            assumption="a",
             rng=np.random.default_rng(s),
         ).value
         for s in range(200)
@@ -243,8 +266,15 @@ def test_release_best_score_gp_clips_into_bounds():
 def test_release_best_score_noise_free_record_and_rng():
     rng, twin = _clone(5)
     rel = release_best_score_noise_free(
-        -0.4, epsilon=2.0, delta=1e-5, noise_scale=0.1, score_offset=0.5,
-        score_scale=0.25, bounds=(0.0, 1.0), assumption="Assumption 1", rng=rng,
+        -0.4,
+        epsilon=2.0,
+        delta=1e-5,
+        noise_scale=0.1,
+        score_offset=0.5,
+        score_scale=0.25,
+        bounds=(0.0, 1.0),
+        assumption="Assumption 1",
+        rng=rng,
     )
     value, sens, scale = _grid_laplace(
         0.5 + 0.25 * -0.4, 0.1 * 2.0 * 0.25, 2.0, twin, (0.0, 1.0)
@@ -258,8 +288,14 @@ def test_release_best_score_noise_free_record_and_rng():
     assert rel.sensitivity == pytest.approx(0.1 * 2.0 * 0.25, rel=2e-6)
     values = {
         release_best_score_noise_free(
-            0.0, epsilon=1.0, delta=1e-5, noise_scale=100.0, score_offset=-1.0,
-            score_scale=2.0, bounds=(-2.0, 3.0), assumption="a",
+            0.0,
+            epsilon=1.0,
+            delta=1e-5,
+            noise_scale=100.0,
+            score_offset=-1.0,
+            score_scale=2.0,
+            bounds=(-2.0, 3.0),
+            assumption="a",
             rng=np.random.default_rng(s),
         ).value
         for s in range(100)
@@ -283,15 +319,21 @@ def test_release_best_params_selection(selection, mechanism):
     assert rel.sensitivity == 0.01
     assert rel.noise_scale == pytest.approx(2 * 0.01 / 0.3, rel=1e-15)
     assert rel.assumption == "none" and "pure" in rel.guarantee
-    assert len(
-        {
-            release_best_params_selection(
-                u, epsilon=0.3, sensitivity=0.1, selection=selection,
-                rng=np.random.default_rng(s),
-            ).value
-            for s in range(40)
-        }
-    ) > 1
+    assert (
+        len(
+            {
+                release_best_params_selection(
+                    u,
+                    epsilon=0.3,
+                    sensitivity=0.1,
+                    selection=selection,
+                    rng=np.random.default_rng(s),
+                ).value
+                for s in range(40)
+            }
+        )
+        > 1
+    )
 
 
 def test_release_best_score_selection():
@@ -308,7 +350,10 @@ def test_release_best_score_selection():
     assert rel.noise_scale == pytest.approx(0.04, rel=2e-6)
     clipped = [
         release_best_score_selection(
-            0.5, epsilon=0.01, sensitivity=1.0, bounds=(0.0, 1.0),
+            0.5,
+            epsilon=0.01,
+            sensitivity=1.0,
+            bounds=(0.0, 1.0),
             rng=np.random.default_rng(s),
         ).value
         for s in range(100)
@@ -319,17 +364,31 @@ def test_release_best_score_selection():
 def test_release_validates_privacy_parameters():
     with pytest.raises(ValueError):
         release_best_params_gp(
-            np.zeros(3), epsilon=0.0, delta=1e-5, sensitivity=1.0, score_scale=1.0,
-            assumption="a", rng=np.random.default_rng(0),
+            np.zeros(3),
+            epsilon=0.0,
+            delta=1e-5,
+            sensitivity=1.0,
+            score_scale=1.0,
+            assumption="a",
+            rng=np.random.default_rng(0),
         )
     with pytest.raises(TypeError):
         release_best_params_selection(
-            np.zeros(3), epsilon=True, sensitivity=1.0, selection="exponential",
+            np.zeros(3),
+            epsilon=True,
+            sensitivity=1.0,
+            selection="exponential",
             rng=np.random.default_rng(0),
         )
     with pytest.raises(ValueError):
         release_best_score_gp(
-            0.0, epsilon=1.0, delta=1e-5, noise_scale=0.0, score_offset=0.0,
-            score_scale=1.0, bounds=(0.0, 1.0), assumption="a",
+            0.0,
+            epsilon=1.0,
+            delta=1e-5,
+            noise_scale=0.0,
+            score_offset=0.0,
+            score_scale=1.0,
+            bounds=(0.0, 1.0),
+            assumption="a",
             rng=np.random.default_rng(0),
         )

@@ -56,9 +56,7 @@ def test_make_dp_scorer_scores_and_clips():
 
 
 def test_make_dp_scorer_greater_is_better_false():
-    s = make_dp_scorer(
-        mean_absolute_error, bounds=(-2.0, 0.0), greater_is_better=False
-    )
+    s = make_dp_scorer(mean_absolute_error, bounds=(-2.0, 0.0), greater_is_better=False)
     X = np.array([[0.5], [1.0], [3.0]])
     y = np.array([0.0, 1.0, 1.0])
     # MAE = (0.5 + 0 + 2)/3, negated.
@@ -70,8 +68,14 @@ def test_make_dp_scorer_greater_is_better_false():
 
 @pytest.mark.parametrize(
     "raw, expected",
-    [(1.5, 1.0), (-3.0, 0.0), (0.25, 0.25), (float("nan"), 0.0), (float("inf"), 1.0),
-     (-float("inf"), 0.0)],
+    [
+        (1.5, 1.0),
+        (-3.0, 0.0),
+        (0.25, 0.25),
+        (float("nan"), 0.0),
+        (float("inf"), 1.0),
+        (-float("inf"), 0.0),
+    ],
 )
 def test_dp_scorer_clipping_and_nan(raw, expected):
     s = DPScorer(_const_scorer(raw), bounds=(0.0, 1.0))
