@@ -51,8 +51,11 @@ SPACE = {"svc__C": (1e-2, 1e3, "log-uniform"), "svc__gamma": (1e-5, 1.0, "log-un
 
 def datasets(quick: bool):
     X, y = make_classification(
-        n_samples=8_000 if quick else 20_000, n_features=20, n_informative=10,
-        n_classes=2, random_state=0,
+        n_samples=8_000 if quick else 20_000,
+        n_features=20,
+        n_informative=10,
+        n_classes=2,
+        random_state=0,
     )
     n_tr = 1_000 if quick else 2_000
     sizes = [1000, 3000] if quick else [1000, 2000, 3000, 5000, 15000]
@@ -73,28 +76,48 @@ def main():
     for name, X_tr, y_tr, X_pool, y_pool, sizes in datasets(args.quick):
         t0 = time.perf_counter()
         est = estimate_dataset_kernel(
-            make_pipeline(StandardScaler(), SVC()), SPACE, X_tr, y_tr, X_pool,
-            y_pool, validation_size=sizes, n_sets=n_sets, n_candidates=n_cand,
-            random_state=0, n_jobs=args.n_jobs,
+            make_pipeline(StandardScaler(), SVC()),
+            SPACE,
+            X_tr,
+            y_tr,
+            X_pool,
+            y_pool,
+            validation_size=sizes,
+            n_sets=n_sets,
+            n_candidates=n_cand,
+            random_state=0,
+            n_jobs=args.n_jobs,
         )
         ll = est.log_likelihood
         result["datasets"][name] = {
-            "n_train": len(y_tr), "n_pool": len(y_pool), "sizes": sizes,
-            "k1_grid": est.k1_grid.tolist(), "log_likelihood": ll.tolist(),
+            "n_train": len(y_tr),
+            "n_pool": len(y_pool),
+            "sizes": sizes,
+            "k1_grid": est.k1_grid.tolist(),
+            "log_likelihood": ll.tolist(),
             "best_k1": est.best_k1.tolist(),
             "increasing": [bool(np.all(np.diff(row) > 0)) for row in ll],
             "seconds": time.perf_counter() - t0,
         }
-        print(f"\n{name}: train {len(y_tr)}, pool {len(y_pool)}, "
-              f"{n_cand} candidates, {n_sets} sets per size")
+        print(
+            f"\n{name}: train {len(y_tr)}, pool {len(y_pool)}, "
+            f"{n_cand} candidates, {n_sets} sets per size"
+        )
         cols = [0, 4, 9, 13, 16, 17, 18]
-        print("| s | " + " | ".join(f"k1={est.k1_grid[c]:.2f}" for c in cols)
-              + " | argmax | increasing |")
+        print(
+            "| s | "
+            + " | ".join(f"k1={est.k1_grid[c]:.2f}" for c in cols)
+            + " | argmax | increasing |"
+        )
         print("|---" * (len(cols) + 3) + "|")
-        for s, row, b, inc in zip(sizes, ll, est.best_k1,
-                                  result["datasets"][name]["increasing"]):
-            print(f"| {s} | " + " | ".join(f"{row[c]:.1f}" for c in cols)
-                  + f" | {b:.2f} | {'yes' if inc else 'no'} |")
+        for s, row, b, inc in zip(
+            sizes, ll, est.best_k1, result["datasets"][name]["increasing"]
+        ):
+            print(
+                f"| {s} | "
+                + " | ".join(f"{row[c]:.1f}" for c in cols)
+                + f" | {b:.2f} | {'yes' if inc else 'no'} |"
+            )
     result["seconds"] = time.perf_counter() - start
     print(f"\n{result['seconds']:.1f}s")
     suffix = "_quick" if args.quick else ""
@@ -115,8 +138,7 @@ def main():
         for s, row in zip(d["sizes"], d["log_likelihood"]):
             row = np.asarray(row)
             ax.plot(d["k1_grid"], row - row.max(), marker="o", ms=3, label=f"s={s}")
-        ax.set_title(f"{name} ({result['n_sets']} sets, "
-                     f"{result['n_candidates']} SVMs)")
+        ax.set_title(f"{name} ({result['n_sets']} sets, {result['n_candidates']} SVMs)")
         ax.set_xlabel("k1")
         ax.set_ylabel("log-likelihood − its maximum")
         ax.set_yscale("symlog")

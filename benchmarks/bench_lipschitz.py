@@ -77,8 +77,9 @@ def _fingerprint(a) -> str:
     return hashlib.sha1(np.ascontiguousarray(a).tobytes()).hexdigest()
 
 
-def _memo_fit_and_score(estimator, params, X_fit, y_fit, X_score, y_score, scorer,
-                        **kw):
+def _memo_fit_and_score(
+    estimator, params, X_fit, y_fit, X_score, y_score, scorer, **kw
+):
     key = (
         repr(sorted(params.items())),
         _fingerprint(X_fit),
@@ -129,23 +130,39 @@ def run(seeds, epsilons, n_iter=20):
         oracle = max(val.values())
         uniform = oracle - float(np.mean(list(val.values())))
         rows.append(
-            dict(lam_range=[lam_lo, lam_hi], method="oracle", epsilon=None,
-                 regret=[0.0, 0.0],
-                 test_acc=[test[max(val, key=val.get)], 0.0], score_err=None,
-                 laplace_scale=None)
+            dict(
+                lam_range=[lam_lo, lam_hi],
+                method="oracle",
+                epsilon=None,
+                regret=[0.0, 0.0],
+                test_acc=[test[max(val, key=val.get)], 0.0],
+                score_err=None,
+                laplace_scale=None,
+            )
         )
         rows.append(
-            dict(lam_range=[lam_lo, lam_hi], method="uniform", epsilon=None,
-                 regret=[uniform, 0.0],
-                 test_acc=[float(np.mean(list(test.values()))), 0.0],
-                 score_err=None, laplace_scale=None)
+            dict(
+                lam_range=[lam_lo, lam_hi],
+                method="uniform",
+                epsilon=None,
+                regret=[uniform, 0.0],
+                test_acc=[float(np.mean(list(test.values()))), 0.0],
+                score_err=None,
+                laplace_scale=None,
+            )
         )
         for eps in epsilons:
             for method in ("lipschitz", "private-selection"):
                 regret, acc, err, scales = [], [], [], []
                 for seed in seeds:
-                    kw = dict(method=method, epsilon=eps, scoring="neg_sigmoid_loss",
-                              refit=False, random_state=seed, n_jobs=1)
+                    kw = dict(
+                        method=method,
+                        epsilon=eps,
+                        scoring="neg_sigmoid_loss",
+                        refit=False,
+                        random_state=seed,
+                        n_jobs=1,
+                    )
                     if method == "lipschitz":
                         kw["n_iter"] = n_iter
                     s = DPBayesSearchCV(estimator(), space, **kw).fit(
@@ -157,14 +174,29 @@ def run(seeds, epsilons, n_iter=20):
                     err.append(abs(s.best_score_ - val[C]))
                     scales.append(s.privacy_report_.releases[1]["noise_scale"])
                 rows.append(
-                    dict(lam_range=[lam_lo, lam_hi], method=method, epsilon=eps,
-                         regret=mean_se(regret), test_acc=mean_se(acc),
-                         score_err=mean_se(err), laplace_scale=float(np.mean(scales)))
+                    dict(
+                        lam_range=[lam_lo, lam_hi],
+                        method=method,
+                        epsilon=eps,
+                        regret=mean_se(regret),
+                        test_acc=mean_se(acc),
+                        score_err=mean_se(err),
+                        laplace_scale=float(np.mean(scales)),
+                    )
                 )
-    return dict(task=dict(dataset="breast_cancer", n_train=n, m=m,
-                          path_size=PATH_SIZE, n_iter=n_iter, seeds=len(seeds),
-                          score="neg_sigmoid_loss", score_range=[-1.0, 0.0]),
-                rows=rows)
+    return dict(
+        task=dict(
+            dataset="breast_cancer",
+            n_train=n,
+            m=m,
+            path_size=PATH_SIZE,
+            n_iter=n_iter,
+            seeds=len(seeds),
+            score="neg_sigmoid_loss",
+            score_range=[-1.0, 0.0],
+        ),
+        rows=rows,
+    )
 
 
 def table(result) -> str:
