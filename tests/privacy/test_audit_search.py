@@ -5,7 +5,7 @@ scoring through ``fit_and_score``, clipping, the selection and Laplace
 releases, ``_ingest`` and the privacy report. The estimator is a
 deterministic *score oracle*: candidate ``k`` predicts column ``k`` of X,
 so its validation accuracy is a public function of the validation rows and
-one fit takes a few milliseconds.
+one fit takes about a millisecond.
 
 Neighbours (m = 20 records, Δ = 1/20, K = 3 candidates, grid shortlist):
 10 rows every candidate gets right, 9 rows every candidate gets wrong, and
