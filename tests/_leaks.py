@@ -16,7 +16,7 @@ import struct
 
 import numpy as np
 
-__all__ = ["SECONDS_RE", "Secrets", "walk"]
+__all__ = ["SECONDS_RE", "Secrets", "public_texts", "walk"]
 
 _NUMBER_RE = re.compile(r"(?<![\w.])[-+]?\d*\.(\d+)(?:[eE][-+]?\d+)?")
 SECONDS_RE = re.compile(r"\d+\.\d+s\b")
@@ -156,3 +156,23 @@ class Secrets:
             if any(struct.pack(f, float(v)) in blob for f in ("<d", ">d")):
                 hits.append(float(v))
         return hits
+
+
+def public_texts(search, out: str, err: str, recwarn, caplog) -> dict:
+    """Every text a fitted search shows, as {where: (text, min_decimals)}.
+
+    Captured stdout/stderr, repr/str of the search and of its privacy
+    report, warnings and log records. ``min_decimals`` is the precision
+    from which a number in that text counts as a match
+    (:meth:`Secrets.match_text`).
+    """
+    return {
+        "stdout": (out, 2),
+        "stderr": (err, 2),
+        "repr": (repr(search), 3),
+        "str": (str(search), 3),
+        "report": (str(search.privacy_report_), 3),
+        "report repr": (repr(search.privacy_report_), 3),
+        "warnings": ("\n".join(str(w.message) for w in recwarn.list), 2),
+        "logs": ("\n".join(r.getMessage() for r in caplog.records), 2),
+    }

@@ -26,7 +26,7 @@ import warnings
 
 import numpy as np
 import pytest
-from _leaks import SECONDS_RE, Secrets, walk
+from _leaks import SECONDS_RE, Secrets, public_texts, walk
 from conftest import NOISE_SEED_WARNING, RowSpyClassifier, make_spy_scorer
 from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
@@ -240,17 +240,8 @@ def test_no_raw_validation_score_reachable(
     restored = pickle.loads(blob)
     assert_no_secret_in_graph(restored, secrets)
 
-    texts = {
-        "stdout": (out, 2),
-        "stderr": (err, 2),
-        "repr": (repr(search), 3),
-        "str": (str(search), 3),
-        "report": (str(search.privacy_report_), 3),
-        "report repr": (repr(search.privacy_report_), 3),
-        "get_params": (repr(search.get_params(deep=True)), 3),
-        "warnings": ("\n".join(str(w.message) for w in recwarn.list), 2),
-        "logs": ("\n".join(r.getMessage() for r in caplog.records), 2),
-    }
+    texts = public_texts(search, out, err, recwarn, caplog)
+    texts["get_params"] = (repr(search.get_params(deep=True)), 3)
     assert_no_secret_in_texts(texts, secrets)
     for text in (out, err):
         for word in ("score=", "accuracy=", "utility", "C=", "gamma="):

@@ -43,7 +43,7 @@ from typing import Callable, Iterable
 import numpy as np
 
 # The leak scanners live in tests/_leaks.py (shared with test_privacy_rules.py).
-from _leaks import SECONDS_RE, Secrets, walk  # noqa: F401  (re-exported)
+from _leaks import SECONDS_RE, Secrets, public_texts, walk  # noqa: F401  (re-exported)
 from scipy import stats
 
 __all__ = [

@@ -41,7 +41,7 @@ import traceback
 
 import numpy as np
 import pytest
-from _audit import SECONDS_RE, Secrets, walk
+from _audit import SECONDS_RE, Secrets, public_texts, walk
 from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import accuracy_score
@@ -357,16 +357,7 @@ def test_leak_audit_every_method(
         assert not scores.match_bytes(blob), f"{name}: raw score bytes in pickle"
         assert not state.match_bytes(blob), f"{name}: private bytes in pickle"
         scan_graph(pickle.loads(blob), "unpickled", scores, state, order, skip)
-        texts = {
-            "stdout": (out, 2),
-            "stderr": (err, 2),
-            "repr": (repr(search), 3),
-            "str": (str(search), 3),
-            "report": (str(search.privacy_report_), 3),
-            "report repr": (repr(search.privacy_report_), 3),
-            "warnings": ("\n".join(str(w.message) for w in recwarn.list), 2),
-            "logs": ("\n".join(r.getMessage() for r in caplog.records), 2),
-        }
+        texts = public_texts(search, out, err, recwarn, caplog)
         scan_texts({f"{name} {k}": v for k, v in texts.items()}, scores, state)
         if method == "gp-ucb":
             for text in (out, err):
