@@ -128,9 +128,25 @@ def run_fits(neighbour: bool, n: int):
     return index, score, search
 
 
-def joint_outcomes(index, score, edges):
-    bins = np.searchsorted(np.asarray(edges), score, side="left")
-    return index * (len(edges) + 1) + bins
+SCORE_EDGES = (0.5, 0.55)  # public bins (−∞, 0.5], (0.5, 0.55], (0.55, ∞)
+
+
+def audit_index(idx_v, idx_w):
+    """ε̂ of best_index_ (K outcomes)."""
+    return epsilon_lower_bound(
+        np.bincount(idx_v, minlength=K), np.bincount(idx_w, minlength=K), ALPHA
+    )
+
+
+def audit_joint(idx_v, score_v, idx_w, score_w):
+    """ε̂ of (best_index_, bin of best_score_) (K × 3 outcomes)."""
+    n_bins = len(SCORE_EDGES) + 1
+
+    def cells(index, score):
+        bins = np.searchsorted(np.asarray(SCORE_EDGES), score, side="left")
+        return np.bincount(index * n_bins + bins, minlength=K * n_bins)
+
+    return epsilon_lower_bound(cells(idx_v, score_v), cells(idx_w, score_w), ALPHA)
 
 
 def test_oracle_fixture_flips_the_best_candidate():
@@ -173,17 +189,11 @@ def test_audit_search_end_to_end():
     assert len(np.unique(score_v)) > N_FITS // 2
     assert set(np.unique(idx_v)) == set(range(K))
 
-    res_index = epsilon_lower_bound(
-        np.bincount(idx_v, minlength=K), np.bincount(idx_w, minlength=K), ALPHA
+    res_index = audit_index(idx_v, idx_w)
+    res_joint = audit_joint(idx_v, score_v, idx_w, score_w)
+    res_score = epsilon_lower_bound(
+        binned(score_v, SCORE_EDGES), binned(score_w, SCORE_EDGES)
     )
-    edges = [0.5, 0.55]
-    n_cells = K * (len(edges) + 1)
-    res_joint = epsilon_lower_bound(
-        np.bincount(joint_outcomes(idx_v, score_v, edges), minlength=n_cells),
-        np.bincount(joint_outcomes(idx_w, score_w, edges), minlength=n_cells),
-        ALPHA,
-    )
-    res_score = epsilon_lower_bound(binned(score_v, edges), binned(score_w, edges))
     gap = resolution(N_FITS, 0.516, 1.0, K)
     print(f"\n[audit] search best_index_: {res_index}, resolution {gap:.3f}")
     print(f"[audit] search (best_index_, best_score_ bin): {res_joint}")
@@ -224,9 +234,7 @@ def test_power_search_end_to_end(monkeypatch):
     )
     idx_v, score_v, search = run_fits(False, N_POWER_FITS)
     idx_w, score_w, _ = run_fits(True, N_POWER_FITS)
-    res_index = epsilon_lower_bound(
-        np.bincount(idx_v, minlength=K), np.bincount(idx_w, minlength=K)
-    )
+    res_index = audit_index(idx_v, idx_w)
     print(f"\n[audit] POWER search, exact argmax: best_index_ {res_index}")
     assert res_index.epsilon_hat > 1.0, res_index
 
@@ -237,11 +245,6 @@ def test_power_search_end_to_end(monkeypatch):
     )
     idx_v, score_v, _ = run_fits(False, N_POWER_FITS)
     idx_w, score_w, _ = run_fits(True, N_POWER_FITS)
-    edges = [0.5, 0.55]
-    n_cells = K * (len(edges) + 1)
-    res_joint = epsilon_lower_bound(
-        np.bincount(joint_outcomes(idx_v, score_v, edges), minlength=n_cells),
-        np.bincount(joint_outcomes(idx_w, score_w, edges), minlength=n_cells),
-    )
+    res_joint = audit_joint(idx_v, score_v, idx_w, score_w)
     print(f"[audit] POWER search, exact argmax + raw score: joint {res_joint}")
     assert res_joint.epsilon_hat > 2.0, res_joint
