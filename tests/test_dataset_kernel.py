@@ -76,18 +76,9 @@ def estimator():
 
 def test_end_to_end_units_match_gp_ucb(data):
     X_tr, y_tr, X_pool, y_pool = data
-    res = estimate_dataset_kernel(
-        estimator(),
-        SPACE,
-        X_tr,
-        y_tr,
-        X_pool,
-        y_pool,
-        validation_size=[50, 150],
-        n_sets=12,
-        n_candidates=8,
-        random_state=3,
-    )
+    args = (estimator(), SPACE, X_tr, y_tr, X_pool, y_pool)
+    kw = dict(validation_size=[50, 150], n_sets=12, n_candidates=8, random_state=3)
+    res = estimate_dataset_kernel(*args, **kw)
     assert res.log_likelihood.shape == (2, 19)
     assert res.best_k1.shape == (2,) and set(res.best_k1) <= set(res.k1_grid)
     assert res.scores_V[0].shape == (12, 8)
@@ -102,17 +93,7 @@ def test_end_to_end_units_match_gp_ucb(data):
     assert np.all(np.abs(res.scores_V[1]) <= 2)
     # The cached lookup path equals scoring the rows directly (generic scorer).
     direct = estimate_dataset_kernel(
-        estimator(),
-        SPACE,
-        X_tr,
-        y_tr,
-        X_pool,
-        y_pool,
-        validation_size=[50, 150],
-        n_sets=12,
-        n_candidates=8,
-        random_state=3,
-        scoring=make_dp_scorer(accuracy_score, bounds=(0, 1)),
+        *args, **kw, scoring=make_dp_scorer(accuracy_score, bounds=(0, 1))
     )
     for a, b in zip(
         res.scores_V + res.scores_V_prime, direct.scores_V + direct.scores_V_prime
