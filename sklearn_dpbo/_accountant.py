@@ -4,16 +4,35 @@ Check-then-spend, basic composition in exact rational arithmetic (no
 rounding can let a spend slip through), no refunds, no process-wide
 default (every fit without an accountant gets its own budget, so
 scikit-learn's common checks and test order cannot exhaust a shared one).
+A spend is atomic under threads (one lock around check and record), and a
+ledger can never be copied into extra budget: ``copy.copy`` is refused,
+``copy.deepcopy`` (hence ``clone``) returns the same ledger, and a pickled
+copy (a search shipped to a worker process) arrives unable to spend.
 """
 
 from __future__ import annotations
 
+import threading
 from fractions import Fraction
 from typing import NamedTuple
 
 from ._validation import check_delta, check_epsilon
 
 __all__ = ["BudgetAccountant", "BudgetError", "Spend"]
+
+_COPY_REFUSAL = (
+    "This BudgetAccountant is a copy made by pickling (for example a search "
+    "shipped to a worker process by joblib's loky or multiprocessing backend, "
+    "cross_val_score(..., n_jobs=2), Dask or multiprocessing), so it cannot "
+    "spend: a copy's spends would never reach the original ledger, and the "
+    "same budget could be spent once per copy. It can still report what was "
+    "spent before the copy was made. To account for a parallel outer loop: "
+    "run the outer loop with n_jobs=1 (or a threading backend, which shares "
+    "the ledger); or charge the whole outer loop to your accountant yourself "
+    "in the parent process (accountant.spend(k * epsilon, k * delta) for k "
+    "fits) and give each inner search its own epsilon and delta with "
+    "accountant=None."
+)
 
 
 _SLACK = Fraction(1, 10**12)
@@ -60,6 +79,14 @@ class BudgetAccountant:
     ``max(1e-12, 1e-14 · epsilon)`` is refused: such spends vanish in
     floating-point sums and have been used to bypass accountants.
 
+    :meth:`spend` checks and records under one lock, so threads racing to
+    spend (``parallel_backend("threading")``, Dask's threaded workers) can
+    never overspend. ``clone`` and ``copy.deepcopy`` return the same ledger;
+    ``copy.copy`` is refused; an unpickled copy (``pickle``, ``joblib``,
+    process-based workers) keeps the totals and the history for reporting
+    but refuses :meth:`check` and :meth:`spend` with a :class:`BudgetError`
+    that explains how to account for parallel outer loops.
+
     Examples
     --------
     >>> acc = BudgetAccountant(epsilon=2.0, delta=1e-5)
@@ -78,6 +105,8 @@ class BudgetAccountant:
         self.__spent_epsilon = Fraction(0)
         self.__spent_delta = Fraction(0)
         self.__history: list[Spend] = []
+        self.__lock = threading.Lock()
+        self.__is_copy = False
 
     # Read-only views ----------------------------------------------------
     @property
@@ -112,8 +141,20 @@ class BudgetAccountant:
     def _min_epsilon(self) -> float:
         return max(1e-12, 1e-14 * float(self.__epsilon))
 
+    @property
+    def can_spend(self) -> bool:
+        """False for a copy made by pickling (it can only report)."""
+        return not self.__is_copy
+
     def check(self, epsilon: float, delta: float = 0.0) -> None:
         """Raise if (ε, δ) cannot be spent; change nothing."""
+        with self.__lock:
+            self.__check(epsilon, delta)
+
+    def __check(self, epsilon, delta) -> None:
+        # Called with the lock held.
+        if self.__is_copy:
+            raise BudgetError(_COPY_REFUSAL)
         eps = check_epsilon(epsilon)
         dlt = check_delta(delta)
         if eps < self._min_epsilon():
@@ -135,18 +176,34 @@ class BudgetAccountant:
             )
 
     def spend(self, epsilon: float, delta: float = 0.0, *, label: str = "") -> None:
-        """Check, then record (ε, δ). Never refunded."""
-        self.check(epsilon, delta)
-        self.__spent_epsilon += Fraction(float(epsilon))
-        self.__spent_delta += Fraction(float(delta))
-        self.__history.append(Spend(float(epsilon), float(delta), str(label)))
+        """Check, then record (ε, δ), atomically. Never refunded."""
+        with self.__lock:
+            self.__check(epsilon, delta)
+            self.__spent_epsilon += Fraction(float(epsilon))
+            self.__spent_delta += Fraction(float(delta))
+            self.__history.append(Spend(float(epsilon), float(delta), str(label)))
 
     def __repr__(self) -> str:
         eps, dlt = self.spent
+        copy_note = ", pickled copy: cannot spend" if self.__is_copy else ""
         return (
             f"BudgetAccountant(epsilon={self.epsilon:g}, delta={self.delta:g}, "
-            f"spent=({eps:g}, {dlt:g}), n_spends={len(self.__history)})"
+            f"spent=({eps:g}, {dlt:g}), n_spends={len(self.__history)}"
+            f"{copy_note})"
         )
+
+    def __getstate__(self):
+        with self.__lock:
+            state = dict(self.__dict__)
+        del state["_BudgetAccountant__lock"]
+        return state
+
+    def __setstate__(self, state):
+        # Whatever the pickle says, the copy cannot spend: its spends would
+        # never reach the original ledger.
+        self.__dict__.update(state)
+        self.__lock = threading.Lock()
+        self.__is_copy = True
 
     def __copy__(self):
         raise TypeError(
