@@ -10,9 +10,9 @@ from dataclasses import replace
 
 import numpy as np
 from joblib import Parallel
-from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone, is_classifier
+from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
 from sklearn.exceptions import NotFittedError
-from sklearn.model_selection import PredefinedSplit, check_cv
+from sklearn.model_selection import PredefinedSplit
 from sklearn.utils import _safe_indexing, get_tags
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
@@ -28,6 +28,7 @@ from ._gp_ucb import run_gp_ucb
 from ._lipschitz import check_assumption_2, run_lipschitz
 from ._private_selection import run_private_selection
 from ._scorers import get_dp_scorer
+from ._splits import check_public_splitter, public_split
 from ._validation import (
     PrivacyLeakWarning,
     check_delta,
@@ -159,12 +160,19 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
     refit : bool, default=True
         Refit ``best_estimator_`` with ``best_params_`` on the training set
         only (post-processing of the release).
-    cv : None, int-free splitter, or iterable, default=None
+    cv : None, splitter, or iterable, default=None
         Where the validation set comes from when ``fit`` gets no ``X_val``:
-        exactly one (train, validation) split, e.g. ``PredefinedSplit``
-        with one fold, ``[(train_idx, val_idx)]`` or ``ShuffleSplit(
-        n_splits=1)``. Several folds are refused: each fold would be a
-        separate release, and averaging them would protect nothing.
+        exactly one (train, validation) split fixed by public information:
+        ``[(train_idx, val_idx)]`` (index arrays fixed without the
+        validation labels), ``PredefinedSplit`` with one fold,
+        ``ShuffleSplit(n_splits=1)`` or ``GroupShuffleSplit(n_splits=1)``
+        with ``fit(..., groups=...)``. The splitter sees only the number of
+        rows and ``groups``, never ``X`` or ``y``. Several folds are refused
+        (each fold would be a separate release, and averaging them would
+        protect nothing), and so is every other splitter class, stratified
+        ones included: a split that reads the labels or features lets one
+        validation record move other rows into the training set and
+        ``best_estimator_`` (see :func:`check_public_splitter`).
     n_jobs : int, default=None
         Parallel fits through joblib (any active backend, e.g. Dask). The
         releases do not depend on it.
@@ -618,8 +626,8 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
             try:
                 n = cv.get_n_splits()
             except (TypeError, ValueError):
-                # Needs the data (e.g. LeaveOneOut): counted in _split instead.
-                return
+                # Needs the data (e.g. LeaveOneOut): refused by class below.
+                n = 1
             if n != 1:
                 raise ValueError(
                     f"cv gives {n} splits; DPBayesSearchCV needs exactly one "
@@ -628,13 +636,21 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
                     "n_splits=1), PredefinedSplit with one fold, or "
                     "[(train_idx, val_idx)]."
                 )
+        check_public_splitter(cv)
 
     # ------------------------------------------------------------------
     # Data
     # ------------------------------------------------------------------
-    def _split(self, X, y, X_val, y_val):
+    def _split(self, X, y, X_val, y_val, groups=None):
         """Return (X_train, y_train, X_val, y_val) and check their shapes."""
         if X_val is not None or y_val is not None:
+            if groups is not None:
+                raise ValueError(
+                    "groups is used only by cv's splitter to split X into training "
+                    "and validation rows; with X_val/y_val there is nothing to "
+                    "split. Drop groups, or pass cv=GroupShuffleSplit(n_splits=1) "
+                    "and the whole data as X, y."
+                )
             if self.cv is not None:
                 raise ValueError(
                     "Pass either X_val/y_val to fit or cv, not both: both define "
@@ -659,8 +675,7 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
                 "val_idx)] or ShuffleSplit(n_splits=1))."
             )
         X, y = indexable(X, y)
-        cv = check_cv(self.cv, y, classifier=is_classifier(self.estimator))
-        splits = list(cv.split(X, y))
+        splits = public_split(self.cv, _num_rows(X), groups)
         if len(splits) != 1:
             raise ValueError(
                 f"cv gives {len(splits)} splits; DPBayesSearchCV needs exactly one "
@@ -682,7 +697,7 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
     # ------------------------------------------------------------------
     # fit
     # ------------------------------------------------------------------
-    def fit(self, X, y=None, *, X_val=None, y_val=None, **fit_params):
+    def fit(self, X, y=None, *, X_val=None, y_val=None, groups=None, **fit_params):
         """Run the private search and set the released attributes.
 
         Parameters
@@ -692,6 +707,11 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
             split).
         X_val, y_val : array-like, optional
             The sensitive validation set.
+        groups : array-like of shape (n_samples,), optional
+            Public group labels of the rows of ``X``, passed to ``cv``'s
+            splitter only (e.g. ``GroupShuffleSplit(n_splits=1)``), never to
+            the estimator. They decide which rows are validation rows, so
+            they must not depend on the validation records.
         **fit_params : dict
             Passed to ``estimator.fit`` (sample-aligned ones are restricted to
             the rows being fitted).
@@ -721,7 +741,7 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
                 "the target y is None. Pass the training targets as y (and the "
                 "validation targets as y_val)."
             )
-        X_tr, y_tr, X_va, y_va, train_idx = self._split(X, y, X_val, y_val)
+        X_tr, y_tr, X_va, y_va, train_idx = self._split(X, y, X_val, y_val, groups)
         n_train = len(y_tr) if y_tr is not None else _num_rows(X_tr)
         if train_idx is not None:
             fit_params = index_fit_params(fit_params, train_idx, _num_rows(X))

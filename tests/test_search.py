@@ -14,11 +14,13 @@ from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import accuracy_score
 from sklearn.model_selection import (
+    GroupShuffleSplit,
     KFold,
     LeaveOneOut,
     PredefinedSplit,
     ShuffleSplit,
     StratifiedKFold,
+    StratifiedShuffleSplit,
 )
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import StandardScaler
@@ -410,6 +412,97 @@ def test_predefined_split_with_two_folds_refused(id_data, spy_log):
         spy_search("private-selection", cv=PredefinedSplit(fold)).fit(X, y)
     assert "X_val" in str(info.value)
     assert spy_log == []
+
+
+class _LabelSortedSplit(ShuffleSplit):
+    """A ShuffleSplit subclass whose split reads y: validation = last 30 % by label."""
+
+    def split(self, X, y=None, groups=None):
+        order = np.argsort(np.asarray(y), kind="stable")
+        cut = int(0.7 * len(order))
+        yield np.sort(order[:cut]), np.sort(order[cut:])
+
+
+def _one_split_cvs(n):
+    fold = np.full(n, -1)
+    fold[np.arange(n) % 3 == 0] = 0
+    rows = np.arange(n)
+    return {
+        "list": [(rows[rows % 3 != 0], rows[rows % 3 == 0])],
+        "PredefinedSplit": PredefinedSplit(fold),
+        "ShuffleSplit": ShuffleSplit(n_splits=1, test_size=0.3, random_state=0),
+        "GroupShuffleSplit": GroupShuffleSplit(
+            n_splits=1, test_size=0.3, random_state=0
+        ),
+        "StratifiedShuffleSplit": StratifiedShuffleSplit(
+            n_splits=1, test_size=0.3, random_state=0
+        ),
+        "label-reading subclass": _LabelSortedSplit(n_splits=1),
+    }
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "list",
+        "PredefinedSplit",
+        "ShuffleSplit",
+        "GroupShuffleSplit",
+        "StratifiedShuffleSplit",
+        "label-reading subclass",
+    ],
+)
+def test_swapped_validation_label_never_changes_training_rows(id_data, spy_log, name):
+    """F3 (V/V'): the training rows are the same on V and V', or cv is refused.
+
+    V' swaps the label of one validation record. A label-dependent split
+    (stratified, or any splitter reading y) re-partitions the rows; it must
+    be refused before any data is read, with the reason and what to use.
+    """
+    X, y, _, _ = id_data
+    cv = _one_split_cvs(len(X))[name]
+    # Public groups reach the group splitter (and only it).
+    kw = {"groups": np.arange(len(X)) // 4} if name == "GroupShuffleSplit" else {}
+    search = spy_search("private-selection", cv=cv, shortlist="grid")
+    try:
+        search.fit(X, y, **kw)
+    except ValueError as exc:
+        msg = str(exc)
+        assert "refused" in msg and "label" in msg, msg
+        assert "X_val" in msg and "ShuffleSplit(n_splits=1)" in msg
+        assert spy_log == []  # refused before any row reached an estimator
+        assert name in ("StratifiedShuffleSplit", "label-reading subclass")
+        return
+    train = search.best_estimator_.fit_row_ids_
+    val = np.setdiff1d(np.arange(len(X)), train)
+    assert len(val) > 0
+    for i in val[:: max(1, len(val) // 4)]:
+        y_swapped = y.copy()
+        y_swapped[i] = 1 - y_swapped[i]
+        other = clone(search).fit(X, y_swapped, **kw)
+        np.testing.assert_array_equal(other.best_estimator_.fit_row_ids_, train)
+
+
+def test_groups_reach_the_splitter_only(id_data, spy_log):
+    """fit(groups=...) splits by public groups; the estimator never sees them."""
+    X, y, _, _ = id_data
+    groups = np.arange(len(X)) // 4
+    cv = GroupShuffleSplit(n_splits=1, test_size=0.3, random_state=0)
+    search = spy_search("private-selection", cv=cv, shortlist="grid")
+    search.fit(X, y, groups=groups)  # RowSpyClassifier.fit takes no groups
+    train = search.best_estimator_.fit_row_ids_
+    expected, _ = next(cv.split(X, y, groups))
+    np.testing.assert_array_equal(train, np.sort(expected))
+    # No group is split between training and validation.
+    val = np.setdiff1d(np.arange(len(X)), train)
+    assert not set(groups[train]) & set(groups[val])
+    with pytest.raises(ValueError, match="groups=groups"):
+        clone(search).fit(X, y)
+    Xt, yt = X[:100], y[:100]
+    with pytest.raises(ValueError, match="only by cv's splitter"):
+        spy_search("private-selection").fit(
+            Xt, yt, X_val=X[100:], y_val=y[100:], groups=groups[:100]
+        )
 
 
 def test_validation_set_missing_or_doubled(id_data, spy_log):
