@@ -30,6 +30,7 @@ from ._private_selection import run_private_selection
 from ._scorers import get_dp_scorer
 from ._splits import check_public_splitter, public_split
 from ._validation import (
+    MIN_EPSILON,
     PrivacyLeakWarning,
     check_delta,
     check_epsilon,
@@ -514,6 +515,7 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         # Re-checked by hand: cannot be switched off by set_config.
         epsilon = check_epsilon(self.epsilon)
         delta = check_delta(self.delta)
+        self._check_release_budgets(epsilon, delta)
         if self.method == "gp-ucb":
             if delta <= 0:
                 raise ValueError(
@@ -590,6 +592,44 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
             seed=int(seed),
             tie_break=public_rng(self.random_state).permutation(len(candidates)),
         )
+
+    def _check_release_budgets(self, epsilon: float, delta: float) -> None:
+        """Every per-release (ε, δ) passes the mechanisms' floors, before data.
+
+        The releases' ε are ``budget_split`` · ε and the rest; each must be
+        an ε the mechanisms accept (:func:`check_epsilon`), and in
+        ``"gp-ucb"`` each release's δ must be > 0 (β_t, c and q are
+        logarithms of 1/δ). Checked here so that a refusal happens before
+        any data is read and before anything is charged.
+        """
+        pure = self.method in _PURE_EPSILON_MODES
+        parts = split_budget(
+            epsilon, 0.0 if pure else delta, self.budget_split, self.release_score
+        )
+        for quantity, part in zip(("best_params_", "best_score_"), parts):
+            if part is None:
+                continue
+            eps_r, delta_r = part
+            try:
+                check_epsilon(eps_r, name=f"the epsilon of {quantity}")
+            except ValueError as exc:
+                raise ValueError(
+                    f"epsilon={epsilon!r} with budget_split={self.budget_split!r} "
+                    f"leaves {quantity} an epsilon of {eps_r!r}, below the "
+                    f"smallest per-release epsilon the mechanisms accept "
+                    f"({MIN_EPSILON:g}): such an epsilon vanishes in "
+                    "floating-point sums. Use a budget_split nearer 0.5 or a "
+                    "larger epsilon (or release_score=False to spend everything "
+                    "on best_params_)."
+                ) from exc
+            if self.method == "gp-ucb" and not delta_r > 0:
+                raise ValueError(
+                    f"delta={delta!r} with budget_split={self.budget_split!r} "
+                    f"leaves {quantity} a delta of {delta_r!r}; method='gp-ucb' "
+                    "needs delta > 0 for each release (beta_t, c and q are "
+                    "logarithms of 1/delta). Use a budget_split nearer 0.5 or a "
+                    "larger delta."
+                )
 
     def _check_noise_free_constants(self):
         consts = self.noise_free_constants

@@ -15,6 +15,7 @@ import warnings
 import numpy as np
 
 __all__ = [
+    "MIN_EPSILON",
     "PrivacyLeakWarning",
     "check_epsilon",
     "check_delta",
@@ -34,7 +35,7 @@ class PrivacyLeakWarning(RuntimeWarning):
 warnings.simplefilter("always", PrivacyLeakWarning)
 
 # Spends below this are refused: they vanish in floating-point sums.
-_MIN_EPSILON = 1e-12
+MIN_EPSILON = 1e-12
 
 
 def _is_real_number(x) -> bool:
@@ -57,9 +58,9 @@ def check_epsilon(epsilon, name: str = "epsilon") -> float:
             f"object of type {type(epsilon).__name__}. Pass e.g. {name}=1.0."
         )
     value = float(epsilon)
-    if not math.isfinite(value) or value < _MIN_EPSILON:
+    if not math.isfinite(value) or value < MIN_EPSILON:
         raise ValueError(
-            f"{name} must be a finite number >= {_MIN_EPSILON:g}; got {value!r}. "
+            f"{name} must be a finite number >= {MIN_EPSILON:g}; got {value!r}. "
             f"Pass the total privacy budget of one fit, e.g. {name}=1.0."
         )
     return value

@@ -76,6 +76,55 @@ def test_refused_fit_touches_no_data_and_leaves_ledger(id_data, spy_log):
     assert not hasattr(spy_search(accountant=acc), "best_params_")
 
 
+class _Touched(Exception):
+    """Raised by :class:`_Untouchable` when anything reads it."""
+
+
+class _Untouchable:
+    """A validation set that raises on any read (len, index, attribute, array)."""
+
+    def __getattr__(self, name):
+        raise _Touched(name)
+
+    def __len__(self):
+        raise _Touched("len")
+
+    def __getitem__(self, key):
+        raise _Touched("getitem")
+
+    def __iter__(self):
+        raise _Touched("iter")
+
+    def __array__(self, *args, **kwargs):
+        raise _Touched("array")
+
+
+@pytest.mark.parametrize(
+    "method, kw, match",
+    [
+        ("private-selection", dict(budget_split=1e-13), "best_params_ an epsilon"),
+        ("private-selection", dict(budget_split=1 - 1e-13), "best_score_ an epsilon"),
+        ("gp-ucb", dict(budget_split=1e-13), "best_params_ an epsilon"),
+        ("gp-ucb", dict(delta=5e-324), "best_params_ a delta"),
+    ],
+)
+def test_per_release_floors_are_refused_before_data(
+    id_data, spy_log, method, kw, match
+):
+    """F5: a per-release ε (δ) below the floor is refused before any read or charge."""
+    X, y, tr, _ = id_data
+    acc = BudgetAccountant(epsilon=10.0, delta=1e-3)
+    search = spy_search(method, epsilon=1.0, accountant=acc, **kw)
+    with pytest.raises(ValueError, match=match) as info:
+        search.fit(X[tr], y[tr], X_val=_Untouchable(), y_val=_Untouchable())
+    assert "budget_split nearer 0.5" in str(info.value)
+    assert spy_log == [] and acc.history == () and acc.spent == (0.0, 0.0)
+    # Power check: with a valid split the same fit does read the validation set.
+    search.set_params(budget_split=0.5, delta=1e-5)
+    with pytest.raises(_Touched):
+        search.fit(X[tr], y[tr], X_val=_Untouchable(), y_val=_Untouchable())
+
+
 def test_no_accountant_means_a_fresh_budget_per_fit(id_data):
     search = spy_search(epsilon=1.0)
     for _ in range(3):  # would exhaust any shared epsilon=2 ledger
