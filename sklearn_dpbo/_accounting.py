@@ -159,14 +159,20 @@ class PrivacyReport:
           al.'s Theorems 1 and 3, conditional on Assumption 1);
         - pure-ε Laplace releases: ``from_laplace_mechanism`` with
           parameter ``noise_scale / sensitivity`` and sensitivity 1 (as in
-          :meth:`to_dp_event`);
+          :meth:`to_dp_event`), without "connect the dots" (that
+          discretisation leaves a float residue of ~1e-17 at the loss
+          bound, so its ε at δ = 0 is ∞);
         - other pure-ε releases (selection): ``from_privacy_parameters(ε,
           0)``, the worst ε-DP mechanism.
 
-        The PLDs are composed (``PrivacyLossDistribution.compose``), so
-        ``report.to_pld().get_epsilon_for_delta(d)`` is the ε of the whole
-        fit at δ = d, never larger than basic composition (``report.epsilon``
-        at ``d = report.delta``) up to the discretisation. Compose the
+        The PLDs are composed (``PrivacyLossDistribution.compose``) with
+        ``tail_mass_truncation=0`` (the default 1e-15 moves truncated mass
+        to an infinite loss, which makes every pure fit's ε at δ = 0
+        infinite). So ``report.to_pld().get_epsilon_for_delta(d)`` is the ε
+        of the whole fit at δ = d, and at ``d = report.delta`` it is never
+        larger than basic composition: at most ``report.epsilon`` plus
+        ``value_discretization_interval`` per release (the pessimistic
+        rounding of the losses up to the grid), δ = 0 included. Compose the
         result with the PLDs of other releases of the same validation set.
         """
         try:
@@ -183,13 +189,14 @@ class PrivacyReport:
                     r["noise_scale"] / r["sensitivity"],
                     sensitivity=1.0,
                     value_discretization_interval=value_discretization_interval,
+                    use_connect_dots=False,
                 )
             else:
                 part = privacy_loss_distribution.from_privacy_parameters(
                     common.DifferentialPrivacyParameters(r["epsilon"], r["delta"]),
                     value_discretization_interval=value_discretization_interval,
                 )
-            pld = part if pld is None else pld.compose(part)
+            pld = part if pld is None else pld.compose(part, tail_mass_truncation=0.0)
         return pld
 
     def __str__(self) -> str:
