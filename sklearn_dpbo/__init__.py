@@ -13,7 +13,7 @@ from ._candidates import CandidateSet
 from ._dataset_kernel import DatasetKernelEstimate, estimate_dataset_kernel
 from ._scorers import DPScorer, make_dp_scorer
 from ._search import DPBayesSearchCV
-from ._validation import PrivacyLeakWarning
+from ._validation import PrivacyLeakWarning, UselessReleaseWarning
 
 __version__ = "0.1.0"
 
@@ -27,6 +27,7 @@ __all__ = [
     "PrivacyLeakWarning",
     "PrivacyReport",
     "Release",
+    "UselessReleaseWarning",
     "estimate_dataset_kernel",
     "make_dp_scorer",
     "__version__",

@@ -9,13 +9,19 @@ private), then
   (Algorithm 2).
 
 Both rest on the paper's Assumption 1; every constant is computed before
-the first evaluation, from public quantities only.
+the first evaluation, from public quantities only. GP-UCB runs with
+β_t = 2 log(|Λ| t² π² / δ) (:func:`~._acquisition.gp_ucb_beta`), not
+Algorithm 1's 3δ: the score release needs GP-UCB's confidence bounds on
+V and on V′ at once, together with the c and q events (issue 9, F9).
+Algorithm 2's score release rests on de Freitas et al.'s regret bound,
+which is proven for *their* optimiser (UCB with shrinking search
+regions); here the search is GP-UCB, and the report says so.
 """
 
 from __future__ import annotations
 
 from ._accounting import Release, split_budget
-from ._acquisition import ucb_beta
+from ._acquisition import gp_ucb_beta
 from ._bo import bayesian_optimisation
 from ._context import SearchContext
 from ._evaluation import evaluate_candidates
@@ -29,7 +35,7 @@ from ._releases import (
     release_best_score_noise_free,
 )
 
-__all__ = ["run_gp_ucb"]
+__all__ = ["run_gp_ucb", "score_noise_scale"]
 
 
 def _assumption(search, offset: float, scale: float) -> str:
@@ -43,7 +49,7 @@ def _assumption(search, offset: float, scale: float) -> str:
     )
 
 
-def _score_noise_scale(search, plan, eps_s: float, delta_s: float) -> float:
+def score_noise_scale(search, plan, eps_s: float, delta_s: float) -> float:
     """Laplace scale b of the score release, GP units (public)."""
     candidates = plan.candidates
     n, T = len(candidates), int(search.n_iter)
@@ -87,7 +93,7 @@ def run_gp_ucb(ctx: SearchContext) -> tuple[list[Release], int, dict]:
 
     # Constants first: they need no data (and fail before touching it).
     sens_mu = gp_ucb_params_sensitivity(T, n, delta_p, search.dataset_kernel)
-    score_b = _score_noise_scale(search, plan, *score_budget) if score_budget else None
+    score_b = score_noise_scale(search, plan, *score_budget) if score_budget else None
     assumption = _assumption(search, offset, scale)
     split = (data.X_train, data.y_train, data.X_val, data.y_val, data.fit_params)
 
@@ -115,7 +121,7 @@ def run_gp_ucb(ctx: SearchContext) -> tuple[list[Release], int, dict]:
         evaluate,
         candidates.X,
         n_iter=T,
-        beta=lambda t: ucb_beta(t, n, delta_bo),
+        beta=lambda t: gp_ucb_beta(t, n, delta_bo),
         tie_break=plan.tie_break,
         kernel=search.kernel,
         length_scale=search.length_scale,
@@ -152,7 +158,9 @@ def run_gp_ucb(ctx: SearchContext) -> tuple[list[Release], int, dict]:
                 release_best_score_gp(
                     float(trace.scores.max()),
                     assumption=assumption
-                    + "; sequential GP-UCB with beta_t of Algorithm 1",
+                    + "; sequential GP-UCB with beta_t = 2 log(|Lambda| t^2 "
+                    "pi^2 / delta) (Srinivas et al. 2010 at delta/6 on each of "
+                    "V and V'; Algorithm 1's 3 delta would not cover both)",
                     **common,
                 )
             )
@@ -169,7 +177,11 @@ def run_gp_ucb(ctx: SearchContext) -> tuple[list[Release], int, dict]:
                     assumption=assumption
                     + "; the de Freitas et al. (2012) regret bound with "
                     f"A, tau = {search.noise_free_constants} "
-                    f"({search.noise_free_bound} variant)",
+                    f"({search.noise_free_bound} variant) holds on each of V "
+                    "and V' with probability >= 1 - delta/4 for the search run "
+                    "here, which is GP-UCB: de Freitas et al. prove their "
+                    "bound for their own optimiser (UCB with shrinking search "
+                    "regions), so this is an assumption, not a theorem",
                     **common,
                 )
             )

@@ -10,7 +10,8 @@ unless said otherwise):
 ==============================  =========================================
 quantity                        formula
 ==============================  =========================================
-β_t                             2 log(|Λ| t² π² / (3δ))
+β_t                             2 log(|Λ| t² π² / δ)  (Algorithm 1 has 3δ;
+                                see :func:`~._acquisition.gp_ucb_beta`)
 c (Algorithm 1)                 2 √((1 − k1) log(3|Λ|/δ))
 c (Algorithm 2)                 2 √((1 − k1) log(2|Λ|/δ))
 q                               σ √(8 log(6T/δ))   (spec §4 note (a))
@@ -18,7 +19,8 @@ C1                              8 / log(1 + σ⁻²)
 Δ_μ  (λ̃, Algorithm 1 line 12)   2 √β_{T+1} + c
 b    (ṽ, Algorithm 1 line 14)   √(C1 β_T γ_T)/(ε √T) + c/ε + q/ε
 Ω    (Algorithm 2)              A exp(−τ T / (log T)^{d/4})   ("icml")
-                                A exp(−2τ / (log 2)^{d/4})     ("conservative")
+                                max_{2≤t≤T} A exp(−τ t / (log t)^{d/4})
+                                (t = 2: A exp(−2τ/(log 2)^{d/4}); "conservative")
 b    (f̃, Algorithm 2)           Ω/ε + c/ε
 Δ    (private selection)        declared scorer sensitivity, e.g. 1/m
 Δ_V  (Algorithm 3, fixed λ)     min(g*, 2L/λmin)/m          (score units)
@@ -51,7 +53,7 @@ import math
 import numpy as np
 
 from ._accounting import Release
-from ._acquisition import ucb_beta
+from ._acquisition import gp_ucb_beta
 from ._mechanisms import exponential_mechanism, permute_and_flip
 from ._samplers import as_random_source, laplace_on_grid
 
@@ -117,8 +119,11 @@ def regret_constant_c1(noise: float) -> float:
 def gp_ucb_params_sensitivity(
     n_iter: int, n_candidates: int, delta: float, dataset_kernel: float
 ) -> float:
-    """Δ_μ = 2 √β_{T+1} + c: sensitivity of μ_T (Theorem 1), GP units."""
-    beta = ucb_beta(n_iter + 1, n_candidates, delta)
+    """Δ_μ = 2 √β_{T+1} + c: sensitivity of μ_T (Theorem 1), GP units.
+
+    β is :func:`~._acquisition.gp_ucb_beta`, the β_t the search runs with.
+    """
+    beta = gp_ucb_beta(n_iter + 1, n_candidates, delta)
     return 2.0 * math.sqrt(beta) + dataset_kernel_c(dataset_kernel, n_candidates, delta)
 
 
@@ -136,7 +141,7 @@ def gp_ucb_score_scale(
     ``information_gain`` must be an upper bound on γ_T computed without
     data (:func:`~._gp.greedy_information_gain`).
     """
-    beta_T = ucb_beta(n_iter, n_candidates, delta)
+    beta_T = gp_ucb_beta(n_iter, n_candidates, delta)
     regret = math.sqrt(regret_constant_c1(noise) * beta_T * information_gain)
     c = dataset_kernel_c(dataset_kernel, n_candidates, delta)
     q = observation_noise_q(noise, n_iter, delta)
@@ -148,14 +153,22 @@ def noise_free_omega(
 ) -> float:
     """Ω of Algorithm 2 (de Freitas, Smola & Zoghi 2012 regret bound).
 
-    ``"icml"``: Ω = A exp(−τ T / (log T)^{d/4}) (ICML text, bound at t = T);
-    ``"conservative"``: Ω = A exp(−2τ / (log 2)^{d/4}) (arXiv text, bound at
-    t = 2, the larger). For T < 3 the ICML formula is undefined
-    ((log T)^{d/4} ≤ 0 for T = 1), so the conservative value is used.
+    With Ω(t) = A exp(−τ t / (log t)^{d/4}), the bound after t steps:
+
+    ``"icml"``: Ω(T) (ICML text, bound at t = T, for f_V(λ_T));
+    ``"conservative"``: max_{2≤t≤T} Ω(t), the largest value the bound takes
+    over the steps whose maximum is released. This is never below either
+    text's formula: the arXiv text's Ω(2) = A exp(−2τ / (log 2)^{d/4}) is
+    not always the larger (t/(log t)^{d/4} is smallest at t = e^{d/4}, so for
+    d ≥ 4 or so Ω(T) and the interior values exceed Ω(2)). For T < 3 the
+    ICML formula is undefined ((log T)^{d/4} ≤ 0 for T = 1), so the
+    conservative value is used.
     """
+    t = np.arange(2, max(int(n_iter), 2) + 1, dtype=float)
+    omegas = A * np.exp(-tau * t / np.log(t) ** (dim / 4.0))
     if variant == "icml" and n_iter >= 3:
-        return A * math.exp(-tau * n_iter / math.log(n_iter) ** (dim / 4.0))
-    return A * math.exp(-2.0 * tau / math.log(2.0) ** (dim / 4.0))
+        return float(omegas[-1])
+    return float(omegas.max())
 
 
 def noise_free_score_scale(

@@ -24,14 +24,16 @@ from ._candidates import CandidateSet
 from ._context import SearchContext, SearchData, SearchPlan
 from ._evaluation import index_fit_params
 from ._gp import KERNELS
-from ._gp_ucb import run_gp_ucb
+from ._gp_ucb import run_gp_ucb, score_noise_scale
 from ._lipschitz import check_assumption_2, run_lipschitz
 from ._private_selection import run_private_selection
+from ._releases import gp_ucb_params_sensitivity
 from ._scorers import get_dp_scorer
 from ._splits import check_public_splitter, public_split
 from ._validation import (
     MIN_EPSILON,
     PrivacyLeakWarning,
+    UselessReleaseWarning,
     check_delta,
     check_epsilon,
     check_privacy_rng,
@@ -515,7 +517,6 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         # Re-checked by hand: cannot be switched off by set_config.
         epsilon = check_epsilon(self.epsilon)
         delta = check_delta(self.delta)
-        self._check_release_budgets(epsilon, delta)
         if self.method == "gp-ucb":
             if delta <= 0:
                 raise ValueError(
@@ -545,6 +546,7 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
                     )
                 self._check_noise_free_constants()
 
+        self._check_release_budgets(epsilon, delta)
         scorer = get_dp_scorer(self.scoring, self.estimator)
         low, high = scorer.bounds
         if self.error_score != "raise":
@@ -559,6 +561,8 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         scale = (high - low) / 4 if self.score_scale is None else self.score_scale
         if not math.isfinite(float(offset)):
             raise ValueError("score_offset must be finite.")
+        if self.method == "gp-ucb":
+            self._check_gp_units(float(offset), float(scale), low, high)
 
         seed = public_rng(self.random_state).integers(2**31 - 1)
         candidates = CandidateSet(self.search_spaces, self.n_candidates, int(seed))
@@ -592,6 +596,101 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
             seed=int(seed),
             tie_break=public_rng(self.random_state).permutation(len(candidates)),
         )
+
+    def _check_gp_units(self, offset: float, scale: float, low, high) -> None:
+        """Refuse GP units that inflate gp-ucb's privacy loss (before data).
+
+        The sensitivities of ``"gp-ucb"`` (Δ_μ, the score noise b) are fixed
+        in GP units z = (score − offset)/scale. A scale below the default
+        (high − low)/4 multiplies every score difference in GP units, hence
+        the privacy loss, by default/scale. The GP's prior mean is 0, so
+        candidates it has not evaluated sit at μ = 0 whatever the scores:
+        an offset far from the scores separates evaluated from unevaluated
+        candidates in μ_T by far more than Δ_μ, and the evaluated sequence
+        is private. Policy: the scorer's whole range must map into
+        [−2, 2], two prior standard deviations, as it does with the defaults
+        (midpoint and a quarter of the width).
+        """
+        width = float(high) - float(low)
+        default = width / 4
+        if scale < default * (1 - 1e-12):
+            raise ValueError(
+                f"score_scale={self.score_scale!r} is below the scorer-range "
+                f"default (high - low)/4 = {default:g}. In method='gp-ucb' the "
+                "sensitivities are fixed in GP units (score - score_offset)/"
+                "score_scale, so a smaller scale multiplies every score "
+                f"difference, and the privacy loss, by {default:g}/score_scale "
+                "(score_scale=0.01 on accuracy gave an exact loss of 1.54 "
+                "against a declared 0.5). Leave score_scale=None or pass a "
+                f"value >= {default:g}."
+            )
+        z_low, z_high = (low - offset) / scale, (high - offset) / scale
+        if max(-z_low, z_high) > 2 * (1 + 1e-12):
+            raise ValueError(
+                f"score_offset={offset:g} with score_scale={scale:g} maps the "
+                f"scorer's range [{low:g}, {high:g}] to [{z_low:.3g}, {z_high:.3g}] "
+                "in GP units; method='gp-ucb' needs it inside [-2, 2] (two "
+                "prior standard deviations, as the defaults give). The GP's "
+                "prior mean is 0, so an offset far from the scores separates "
+                "the candidates the private search evaluated from the others by "
+                "more than the sensitivity Delta_mu. Leave score_offset=None "
+                f"(the midpoint {(low + high) / 2:g}) or keep it within "
+                "2 * score_scale of both ends of the range."
+            )
+
+    def _warn_useless_releases(self, plan, n_validation: int) -> None:
+        """Warn when a release's noise scale exceeds the score range (public).
+
+        Uses public quantities only (settings, the candidate set, the
+        validation set's size m), before any validation row is read. For
+        ``"gp-ucb"`` the noise is that of Algorithms 1-2; for the other
+        modes Δ ≥ (high − low)/m (a mean of m per-record values in the
+        scorer's range), so the warning fires only when even that smallest
+        sensitivity gives noise wider than the range.
+        """
+        low, high = plan.scorer.bounds
+        width = float(high) - float(low)
+        pure = self.method in _PURE_EPSILON_MODES
+        params, score = split_budget(
+            plan.epsilon,
+            0.0 if pure else plan.delta,
+            self.budget_split,
+            self.release_score,
+        )
+        noise = {}
+        if self.method == "gp-ucb":
+            n, T = len(plan.candidates), int(self.n_iter)
+            sens = gp_ucb_params_sensitivity(T, n, params[1], self.dataset_kernel)
+            noise["best_params_"] = 2.0 * sens * plan.scale / params[0]
+            if score is not None:
+                b = score_noise_scale(self, plan, *score)
+                noise["best_score_"] = b * plan.scale
+            better = (
+                "method='private-selection' (the default) needs no GP assumption "
+                "and calibrates its noise to the scorer's sensitivity (high - "
+                "low)/m: use it unless you need Kusner et al.'s Algorithms 1-2."
+            )
+        else:
+            smallest = width / max(int(n_validation), 1)
+            noise["best_params_"] = 2.0 * smallest / params[0]
+            if score is not None:
+                noise["best_score_"] = smallest / score[0]
+            better = (
+                f"The validation set has m={int(n_validation)} rows: the noise "
+                "shrinks as 1/(m * epsilon), so use a larger validation set or a "
+                "larger epsilon (or release_score=False to spend the whole "
+                "budget on best_params_)."
+            )
+        for quantity, scale in noise.items():
+            if scale > width:
+                warnings.warn(
+                    f"method={self.method!r}: the noise scale of {quantity} "
+                    f"({scale:.3g} in score units) exceeds the width of the "
+                    f"scorer's range ({width:g}), so this release carries little "
+                    f"information. {better}",
+                    UselessReleaseWarning,
+                    stacklevel=3,
+                )
 
     def _check_release_budgets(self, epsilon: float, delta: float) -> None:
         """Every per-release (ε, δ) passes the mechanisms' floors, before data.
@@ -788,6 +887,7 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         m = _num_rows(X_va)
         if m < 1 or n_train < 1:
             raise ValueError("The training and validation sets must be non-empty.")
+        self._warn_useless_releases(plan, m)  # public: settings and m only
         start = time.perf_counter()
         charged = []
 

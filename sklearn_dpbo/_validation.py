@@ -17,6 +17,7 @@ import numpy as np
 __all__ = [
     "MIN_EPSILON",
     "PrivacyLeakWarning",
+    "UselessReleaseWarning",
     "check_epsilon",
     "check_delta",
     "check_privacy_rng",
@@ -33,6 +34,16 @@ class PrivacyLeakWarning(RuntimeWarning):
 
 
 warnings.simplefilter("always", PrivacyLeakWarning)
+
+
+class UselessReleaseWarning(UserWarning):
+    """A release's noise scale exceeds the scorer's range (a public check).
+
+    Raised by ``fit`` before any validation row is read, from the settings
+    and the validation set's size only: such a release carries little
+    information about the data. The message names what to change.
+    """
+
 
 # Spends below this are refused: they vanish in floating-point sums.
 MIN_EPSILON = 1e-12

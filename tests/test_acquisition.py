@@ -11,6 +11,7 @@ from scipy import stats
 
 from sklearn_dpbo._acquisition import (
     argmax,
+    gp_ucb_beta,
     log_expected_improvement,
     ucb_beta,
     upper_confidence_bound,
@@ -41,6 +42,42 @@ def test_ucb_beta_hand_values():
 def test_ucb_beta_rejects_bad_inputs(t, n, delta):
     with pytest.raises(ValueError):
         ucb_beta(t, n, delta)
+    with pytest.raises(ValueError):
+        gp_ucb_beta(t, n, delta)
+
+
+def test_gp_ucb_beta_hand_values():
+    """F9: β_t = 2 log(|Λ| t² π² / δ) (Srinivas et al.'s Lemma 5.1 at δ/6)."""
+    # |Λ| = 1024, t = 5, δ = 1e-5: 2 ln(25600 π² / 1e-5) = 2 ln(2.52662e10).
+    assert gp_ucb_beta(5, 1024, 1e-5) == pytest.approx(47.90546573427336, rel=1e-12)
+    # Srinivas et al. (2010) Theorem 1 form, 2 log(|D| t² π² / (6 δ_S)), at
+    # δ_S = δ/6: the same number.
+    srinivas = 2 * math.log(1024 * 25 * math.pi**2 / (6 * (1e-5 / 6)))
+    assert gp_ucb_beta(5, 1024, 1e-5) == pytest.approx(srinivas, rel=1e-14)
+    # Algorithm 1's β_t is 2 log 3 smaller; √β grows by 2 % at the defaults.
+    assert gp_ucb_beta(5, 1024, 1e-5) - ucb_beta(5, 1024, 1e-5) == pytest.approx(
+        2 * math.log(3), rel=1e-12
+    )
+    ratio = math.sqrt(gp_ucb_beta(30, 1024, 5e-6) / ucb_beta(30, 1024, 5e-6))
+    assert 1.015 < ratio < 1.025
+
+
+@pytest.mark.parametrize("n, delta", [(1024, 5e-6), (7, 0.1)])
+def test_gp_ucb_beta_union_bound_sums_to_a_sixth_of_delta(n, delta):
+    """F9: with Pr[|Z| > √β] ≤ e^{−β/2}, Σ_t |Λ| e^{−β_t/2} = δ/6 per dataset.
+
+    Two datasets (V and V') at δ/6 each, plus c and q at δ/3 each, sum to δ.
+    Algorithm 1's β_t gives δ/2 per dataset: 1.65δ in total at T = 30.
+    """
+    N = 10_000
+    new = math.fsum(n * math.exp(-gp_ucb_beta(t, n, delta) / 2) for t in range(1, N))
+    # Σ_{t ≥ N} 6/(π² t²) ≤ 6/(π² (N − 1)): the rest of the series.
+    lower = delta / 6 * (1 - 6 / (math.pi**2 * (N - 1)))
+    assert lower <= new <= delta / 6 * (1 + 1e-12)
+    assert 2 * new + 2 * delta / 3 <= delta * (1 + 1e-9)
+    # Algorithm 1's β_t over the T = 30 steps of the defaults: ≈ 1.647δ.
+    old = sum(n * math.exp(-ucb_beta(k, n, delta) / 2) for k in range(1, 31))
+    assert 2 * old + 2 * delta / 3 == pytest.approx(1.6467364 * delta, rel=1e-6)
 
 
 def test_upper_confidence_bound_values():

@@ -632,6 +632,28 @@ BAD_SETTINGS = [
         r"exceeded.*smaller epsilon",
     ),
     ("error_score sklearn default", "gp-ucb", dict(error_score=np.nan), "val", "range"),
+    # F7: gp-ucb's sensitivities are in GP units; smaller units inflate the loss.
+    (
+        "score_scale below range/4",
+        "gp-ucb",
+        dict(score_scale=0.01),
+        "val",
+        r"score_scale=0.01 is below.*privacy loss.*>= 0.25",
+    ),
+    (
+        "score_offset outside the range",
+        "gp-ucb",
+        dict(score_offset=5.0, score_scale=1.0),
+        "val",
+        r"score_offset=5.*\[-2, 2\].*score_offset=None",
+    ),
+    (
+        "score_offset off-centre at the default scale",
+        "gp-ucb",
+        dict(score_offset=0.9),
+        "val",
+        r"\[-3.6, 0.4\]",
+    ),
 ]
 
 

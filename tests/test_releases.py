@@ -80,27 +80,28 @@ def test_regret_constant_c1():
 
 def test_gp_ucb_params_sensitivity():
     # Δ_μ = 2 √β_{T+1} + c, T = 20, |Λ| = 1024, δ = 1e-5, k1 = 0.95:
-    # β_21 = 2 log(1024 · 441 · π² / 3e-5).
-    beta_21 = 2 * math.log(1024 * 441 * PI2 / 3e-5)
+    # β_21 = 2 log(1024 · 441 · π² / 1e-5) (gp_ucb_beta: Srinivas et al.'s
+    # Lemma 5.1 at δ/6 per dataset; Algorithm 1 prints 3e-5 here, F9).
+    beta_21 = 2 * math.log(1024 * 441 * PI2 / 1e-5)
     c = 2 * math.sqrt(0.05 * math.log(3072 / 1e-5))
     expected = 2 * math.sqrt(beta_21) + c
     got = gp_ucb_params_sensitivity(20, 1024, 1e-5, 0.95)
     assert got == pytest.approx(expected, rel=1e-14)
-    assert got == pytest.approx(16.322551439179424, rel=1e-12)
+    assert got == pytest.approx(16.625677605256456, rel=1e-12)
 
 
 def test_gp_ucb_score_scale():
     # b = √(C1 β_T γ_T)/(ε √T) + c/ε + q/ε with ε = 0.5, T = 20, |Λ| = 1024,
     # δ = 1e-5, k1 = 0.95, σ² = 0.01, γ_T = 12.5.
     c1 = 8 / math.log(101)
-    beta_20 = 2 * math.log(1024 * 400 * PI2 / 3e-5)
+    beta_20 = 2 * math.log(1024 * 400 * PI2 / 1e-5)  # the β the search runs with
     c = 2 * math.sqrt(0.05 * math.log(3072 / 1e-5))
     q = 0.1 * math.sqrt(8 * math.log(120 / 1e-5))
     regret = math.sqrt(c1 * beta_20 * 12.5) / (0.5 * math.sqrt(20))
     expected = regret + c / 0.5 + q / 0.5
     got = gp_ucb_score_scale(0.5, 20, 1024, 1e-5, 0.95, 0.01, 12.5)
     assert got == pytest.approx(expected, rel=1e-14)
-    assert got == pytest.approx(21.141306566374894, rel=1e-12)
+    assert got == pytest.approx(21.457406984771133, rel=1e-12)
     # Inversely proportional to ε.
     assert gp_ucb_score_scale(1.0, 20, 1024, 1e-5, 0.95, 0.01, 12.5) == pytest.approx(
         got / 2, rel=1e-14
@@ -129,6 +130,23 @@ def test_noise_free_omega_conservative():
     assert expected == pytest.approx(1.5729025945607678, rel=1e-12)
     # Here the ICML value at T = 10 is the smaller one.
     assert noise_free_omega(2.0, 0.1, 10, 2, "icml") < expected
+
+
+def test_noise_free_omega_conservative_is_never_below_either_text():
+    """F9: for d = 8 the arXiv text's Ω(2) is the *smallest* of the bounds.
+
+    t/(log t)^2 is smallest at t = e^2 ≈ 7.4; over t = 2..30 at t = 7:
+    7/(ln 7)^2 = 7/3.786566 = 1.848640, so Ω = exp(−1.848640) = 0.157451
+    (A = τ = 1). The ICML value Ω(30) = exp(−30/(ln 30)^2) = exp(−2.593356)
+    = 0.074771 and the arXiv value Ω(2) = exp(−2/(ln 2)^2) = exp(−4.162737)
+    = 0.015563.
+    """
+    got = noise_free_omega(1.0, 1.0, 30, 8, "conservative")
+    assert got == pytest.approx(0.157451, rel=1e-5)
+    assert got == pytest.approx(math.exp(-7 / math.log(7) ** 2), rel=1e-14)
+    icml = noise_free_omega(1.0, 1.0, 30, 8, "icml")
+    assert icml == pytest.approx(0.074771, rel=1e-4)
+    assert got >= icml and got >= math.exp(-2 / math.log(2) ** 2)
 
 
 @pytest.mark.parametrize("T", [1, 2])

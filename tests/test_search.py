@@ -5,6 +5,7 @@ utility sanity and parallel determinism."""
 from __future__ import annotations
 
 import math
+import warnings
 
 import joblib
 import numpy as np
@@ -27,7 +28,13 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 from sklearn.utils.validation import check_is_fitted
 
-from sklearn_dpbo import DPBayesSearchCV, DPScorer, PrivacyReport
+from sklearn_dpbo import (
+    BudgetAccountant,
+    DPBayesSearchCV,
+    DPScorer,
+    PrivacyReport,
+    UselessReleaseWarning,
+)
 
 pytestmark = [
     pytest.mark.usefixtures("single_blas_thread"),
@@ -503,6 +510,65 @@ def test_groups_reach_the_splitter_only(id_data, spy_log):
         spy_search("private-selection").fit(
             Xt, yt, X_val=X[100:], y_val=y[100:], groups=groups[:100]
         )
+
+
+@pytest.mark.parametrize(
+    "method, kw, match",
+    [
+        ("gp-ucb", {}, r"best_params_ .*exceeds.*method='private-selection'"),
+        ("private-selection", dict(epsilon=0.01), r"m=80 rows.*larger validation"),
+    ],
+)
+def test_useless_release_is_warned_before_data(id_data, spy_log, method, kw, match):
+    """F7: a release whose noise scale exceeds the score range is warned about
+    from public settings and m, before any row reaches an estimator or scorer."""
+    X, y, train_ids, val_ids = id_data
+    acc = BudgetAccountant(epsilon=10.0, delta=1e-3)
+    search = spy_search(method, accountant=acc, **kw)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UselessReleaseWarning)
+        with pytest.raises(UselessReleaseWarning, match=match):
+            search.fit(X[train_ids], y[train_ids], X_val=X[val_ids], y_val=y[val_ids])
+    assert spy_log == [] and acc.history == ()
+
+
+@pytest.mark.parametrize(
+    "method, kw", [("gp-ucb", dict(epsilon=1000.0)), ("private-selection", {})]
+)
+def test_no_useless_release_warning_when_noise_fits_the_range(id_data, method, kw):
+    X, y, train_ids, val_ids = id_data
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UselessReleaseWarning)
+        spy_search(method, **kw).fit(
+            X[train_ids], y[train_ids], X_val=X[val_ids], y_val=y[val_ids]
+        )
+
+
+@pytest.mark.parametrize("noise", [0.01, 0.0])
+def test_gp_ucb_report_uses_the_corrected_beta_and_states_its_assumptions(
+    id_data, noise
+):
+    """F9: Δ_μ uses β_{T+1} = 2 log(|Λ|(T+1)²π²/δ₁) (δ/6 per dataset), and
+    Algorithm 2's report says that the search is GP-UCB, not de Freitas et
+    al.'s optimiser."""
+    X, y, train_ids, val_ids = id_data
+    extra = dict(noise_free_constants=(1.0, 0.5)) if noise == 0 else {}
+    search = spy_search(
+        "gp-ucb", noise=noise, epsilon=1.0, delta=1e-5, n_iter=3, **extra
+    ).fit(X[train_ids], y[train_ids], X_val=X[val_ids], y_val=y[val_ids])
+    params, score = search.privacy_report_.releases
+    # |Λ| = 4, T = 3, δ₁ = 5e-6, k1 = 0.95, scale = 0.25 (spy scorer in [0, 1]).
+    beta_4 = 2 * math.log(4 * 16 * math.pi**2 / 5e-6)
+    c = 2 * math.sqrt(0.05 * math.log(3 * 4 / 5e-6))
+    assert params["sensitivity"] == pytest.approx(
+        0.25 * (2 * math.sqrt(beta_4) + c), rel=1e-12
+    )
+    if noise > 0:
+        assert "2 log(|Lambda| t^2 pi^2 / delta)" in score["assumption"]
+    else:
+        assert "which is GP-UCB" in score["assumption"]
+        assert "their own optimiser" in score["assumption"]
+        assert "delta/4" in score["assumption"]
 
 
 def test_validation_set_missing_or_doubled(id_data, spy_log):
