@@ -24,16 +24,15 @@ from ._candidates import CandidateSet
 from ._context import SearchContext, SearchData, SearchPlan
 from ._evaluation import index_fit_params
 from ._gp import KERNELS
-from ._gp_ucb import run_gp_ucb, score_noise_scale
+from ._gp_ucb import run_gp_ucb
 from ._lipschitz import check_assumption_2, run_lipschitz
+from ._noise_check import warn_useless_releases
 from ._private_selection import run_private_selection
-from ._releases import gp_ucb_params_sensitivity
 from ._scorers import get_dp_scorer
 from ._splits import check_public_splitter, public_split
 from ._validation import (
     MIN_EPSILON,
     PrivacyLeakWarning,
-    UselessReleaseWarning,
     check_delta,
     check_epsilon,
     check_privacy_rng,
@@ -213,7 +212,11 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         the validation set (before any validation row reaches an estimator
         or the scorer, and before any noise is drawn), and never refunds
         it: a fit that fails or is interrupted after that point, in refit
-        included, stays charged.
+        included, stays charged. Spends are atomic under threads; ``clone``
+        shares the ledger; a pickled copy (a search shipped to worker
+        processes, e.g. ``cross_val_score(search, ..., n_jobs=2)``) cannot
+        spend, so such a fit fails before reading data: run the outer loop
+        with ``n_jobs=1`` or charge it to the accountant yourself.
     kernel : {"matern52", "squared-exponential"}, default="matern52"
     length_scale : float, default=0.2
         Fixed kernel length-scale on the unit-cube encoding.
@@ -224,7 +227,10 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
     score_offset, score_scale : float, default=None
         GP units z = (score − offset)/scale. ``None`` derives them from the
         scorer's declared range (midpoint and a quarter of the width:
-        0.5 and 0.25 for accuracy), never from data.
+        0.5 and 0.25 for accuracy), never from data. In ``"gp-ucb"``,
+        whose sensitivities are fixed in GP units, a scale below that
+        default (it would multiply the privacy loss) and an offset that maps
+        the scorer's range outside [−2, 2] are refused.
     noise_free_constants : (A, tau) or None, default=None
         de Freitas et al. (2012) constants for Algorithm 2 (``noise=0``).
     noise_free_bound : {"conservative", "icml"}, default="conservative"
@@ -286,6 +292,10 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
 
     Notes
     -----
+    ``fit`` emits a :class:`UselessReleaseWarning`, before reading any
+    validation row, when a release's noise scale (public: settings, n and m)
+    exceeds the width of the scorer's range.
+
     There is no ``cv_results_``. Every raw validation score, and in
     ``"gp-ucb"`` the sequence of evaluated candidates itself, is a function
     of the validation set that the guarantee does not cover; publishing them
@@ -638,60 +648,6 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
                 "2 * score_scale of both ends of the range."
             )
 
-    def _warn_useless_releases(self, plan, n_validation: int) -> None:
-        """Warn when a release's noise scale exceeds the score range (public).
-
-        Uses public quantities only (settings, the candidate set, the
-        validation set's size m), before any validation row is read. For
-        ``"gp-ucb"`` the noise is that of Algorithms 1-2; for the other
-        modes Δ ≥ (high − low)/m (a mean of m per-record values in the
-        scorer's range), so the warning fires only when even that smallest
-        sensitivity gives noise wider than the range.
-        """
-        low, high = plan.scorer.bounds
-        width = float(high) - float(low)
-        pure = self.method in _PURE_EPSILON_MODES
-        params, score = split_budget(
-            plan.epsilon,
-            0.0 if pure else plan.delta,
-            self.budget_split,
-            self.release_score,
-        )
-        noise = {}
-        if self.method == "gp-ucb":
-            n, T = len(plan.candidates), int(self.n_iter)
-            sens = gp_ucb_params_sensitivity(T, n, params[1], self.dataset_kernel)
-            noise["best_params_"] = 2.0 * sens * plan.scale / params[0]
-            if score is not None:
-                b = score_noise_scale(self, plan, *score)
-                noise["best_score_"] = b * plan.scale
-            better = (
-                "method='private-selection' (the default) needs no GP assumption "
-                "and calibrates its noise to the scorer's sensitivity (high - "
-                "low)/m: use it unless you need Kusner et al.'s Algorithms 1-2."
-            )
-        else:
-            smallest = width / max(int(n_validation), 1)
-            noise["best_params_"] = 2.0 * smallest / params[0]
-            if score is not None:
-                noise["best_score_"] = smallest / score[0]
-            better = (
-                f"The validation set has m={int(n_validation)} rows: the noise "
-                "shrinks as 1/(m * epsilon), so use a larger validation set or a "
-                "larger epsilon (or release_score=False to spend the whole "
-                "budget on best_params_)."
-            )
-        for quantity, scale in noise.items():
-            if scale > width:
-                warnings.warn(
-                    f"method={self.method!r}: the noise scale of {quantity} "
-                    f"({scale:.3g} in score units) exceeds the width of the "
-                    f"scorer's range ({width:g}), so this release carries little "
-                    f"information. {better}",
-                    UselessReleaseWarning,
-                    stacklevel=3,
-                )
-
     def _check_release_budgets(self, epsilon: float, delta: float) -> None:
         """Every per-release (ε, δ) passes the mechanisms' floors, before data.
 
@@ -887,7 +843,7 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         m = _num_rows(X_va)
         if m < 1 or n_train < 1:
             raise ValueError("The training and validation sets must be non-empty.")
-        self._warn_useless_releases(plan, m)  # public: settings and m only
+        warn_useless_releases(self, plan, n_train, m)  # public: settings, n, m
         start = time.perf_counter()
         charged = []
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -16,7 +17,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import Normalizer, StandardScaler, normalize
 from sklearn.svm import SVC, LinearSVC
 
-from sklearn_dpbo import DPBayesSearchCV, DPScorer
+from sklearn_dpbo import DPBayesSearchCV, DPScorer, UselessReleaseWarning
 from sklearn_dpbo._candidates import CandidateSet
 from sklearn_dpbo._lipschitz import check_assumption_2, regularisation_to_lambda
 from sklearn_dpbo._releases import (
@@ -516,3 +517,31 @@ def test_selection_is_useful_at_large_epsilon(cancer):
     ]
     # temperature 2Δ/ε = 2/(151·200): within a few hundredths of the best.
     assert path[search.best_index_] >= max(path) - 0.02
+
+
+@pytest.mark.parametrize("epsilon, warned", [(1.0, True), (4.0, False)])
+def test_useless_score_release_is_warned(cancer, epsilon, warned):
+    """F7: the capped score noise g*/ε₂ exceeds the range [−g*, 0] when ε₂ < 1."""
+    X_tr, y_tr, X_va, y_va, _, _ = cancer
+    search = DPBayesSearchCV(
+        lr_pipeline(),
+        C_SPACE,
+        method="lipschitz",
+        scoring="neg_sigmoid_loss",
+        n_candidates=8,
+        n_iter=3,
+        epsilon=epsilon,
+        random_state=0,
+    )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", UselessReleaseWarning)
+        search.fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
+    useless = [str(w.message) for w in caught if w.category is UselessReleaseWarning]
+    if not warned:
+        assert useless == []
+        return
+    # Only the score: the selection's noise 2(g*/m)/ε₁ is far below g*.
+    assert len(useless) == 1, useless
+    assert "best_score_" in useless[0] and "method='private-selection'" in useless[0]
+    score = search.privacy_report_.releases[1]
+    assert score["noise_scale"] > 1.0  # the release agrees with the warning

@@ -1,0 +1,111 @@
+"""Public noise scales of a planned fit, and the warning when they are useless.
+
+A release whose noise scale exceeds the width of the scorer's range carries
+little information about the data. Every scale here is computed from
+public quantities only (the settings, the candidate set, the training-set
+size n and the validation-set size m), before any validation row is read,
+with the same functions the modes use for their releases.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+from ._accounting import split_budget
+from ._gp_ucb import score_noise_scale
+from ._lipschitz import check_assumption_2, regularisation_to_lambda
+from ._releases import gp_ucb_params_sensitivity, lipschitz_score_sensitivity
+from ._validation import UselessReleaseWarning
+
+__all__ = ["public_noise_scales", "warn_useless_releases"]
+
+_PURE_EPSILON_MODES = {"private-selection", "lipschitz"}
+
+
+def public_noise_scales(search, plan, n_train: int, n_validation: int) -> dict:
+    """Noise scale of each planned release, in score units (public).
+
+    ``"gp-ucb"``: the exponential mechanism's temperature 2Δ_μ·scale/ε₁ and
+    Algorithm 1's (or 2's) Laplace scale b·scale. Other modes: selection
+    temperature 2Δ/ε₁ and Laplace scale Δ/ε₂ with Δ = (high − low)/m, the
+    smallest sensitivity of a mean of m per-record values in the scorer's
+    range (so these are lower bounds); ``"lipschitz"``'s score release uses
+    its own Δ_L (Algorithm 3).
+    """
+    low, high = plan.scorer.bounds
+    width = float(high) - float(low)
+    pure = search.method in _PURE_EPSILON_MODES
+    params, score = split_budget(
+        plan.epsilon,
+        0.0 if pure else plan.delta,
+        search.budget_split,
+        search.release_score,
+    )
+    noise = {}
+    if search.method == "gp-ucb":
+        n, T = len(plan.candidates), int(search.n_iter)
+        sens = gp_ucb_params_sensitivity(T, n, params[1], search.dataset_kernel)
+        noise["best_params_"] = 2.0 * sens * plan.scale / params[0]
+        if score is not None:
+            noise["best_score_"] = score_noise_scale(search, plan, *score) * plan.scale
+        return noise
+    smallest = width / max(int(n_validation), 1)
+    noise["best_params_"] = 2.0 * smallest / params[0]
+    if score is None:
+        return noise
+    if search.method == "lipschitz":
+        setup = check_assumption_2(search.estimator, plan.candidates, plan.scorer)
+        values = [p[setup.parameter] for p in plan.candidates.params]
+        lam = regularisation_to_lambda(setup.kind, values, n_train)
+        sens, _ = lipschitz_score_sensitivity(
+            n_validation,
+            setup.lipschitz,
+            setup.g_star,
+            float(lam.min()),
+            float(lam.max()),
+        )
+        noise["best_score_"] = sens / score[0]
+    else:
+        noise["best_score_"] = smallest / score[0]
+    return noise
+
+
+def warn_useless_releases(search, plan, n_train: int, n_validation: int) -> None:
+    """Emit :class:`UselessReleaseWarning` for each release noisier than the range.
+
+    The message names the better choice: ``"private-selection"`` for the
+    releases of Kusner et al.'s algorithms (both of ``"gp-ucb"``, the score
+    of ``"lipschitz"``), a larger validation set or ε for a selection.
+    """
+    low, high = plan.scorer.bounds
+    width = float(high) - float(low)
+    m = int(n_validation)
+    more_data = (
+        f"The validation set has m={m} rows: the noise shrinks as "
+        "1/(m * epsilon), so use a larger validation set or a larger "
+        "epsilon (or release_score=False to spend the whole budget on "
+        "best_params_)."
+    )
+    other_method = (
+        "method='private-selection' (the default) needs no assumption and "
+        "calibrates its noise to the scorer's sensitivity, (high - low)/m "
+        "for a mean of m per-record values: use it unless you need "
+        f"Kusner et al.'s {search.method!r} mode."
+    )
+    scales = public_noise_scales(search, plan, n_train, n_validation)
+    for quantity, scale in scales.items():
+        # Kusner et al.'s releases (gp-ucb, Algorithm 3's score) have a better
+        # alternative; a selection over m per-record means needs more m or ε.
+        kusner = search.method == "gp-ucb" or (
+            search.method == "lipschitz" and quantity == "best_score_"
+        )
+        better = other_method if kusner else more_data
+        if scale > width:
+            warnings.warn(
+                f"method={search.method!r}: the noise scale of {quantity} "
+                f"({scale:.3g} in score units) exceeds the width of the "
+                f"scorer's range ({width:g}), so this release carries little "
+                f"information. {better}",
+                UselessReleaseWarning,
+                stacklevel=3,
+            )
