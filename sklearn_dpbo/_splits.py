@@ -96,7 +96,7 @@ def public_split(cv, n_rows: int, groups=None) -> list[tuple[np.ndarray, ...]]:
             "fit(X, y, groups=groups)."
         )
     splitter = check_cv(cv)  # wraps iterables; splitters pass through as-is
-    placeholder = np.zeros((n_rows, 1))
+    placeholder = np.broadcast_to(0.0, (int(n_rows), 1))  # no memory, no data
     return [
         tuple(np.asarray(part) for part in split)
         for split in splitter.split(placeholder, None, groups)
