@@ -629,10 +629,8 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
                 f"default (high - low)/4 = {default:g}. In method='gp-ucb' the "
                 "sensitivities are fixed in GP units (score - score_offset)/"
                 "score_scale, so a smaller scale multiplies every score "
-                f"difference, and the privacy loss, by {default:g}/score_scale "
-                "(score_scale=0.01 on accuracy gave an exact loss of 1.54 "
-                "against a declared 0.5). Leave score_scale=None or pass a "
-                f"value >= {default:g}."
+                f"difference, and the privacy loss, by {default:g}/score_scale. "
+                f"Leave score_scale=None or pass a value >= {default:g}."
             )
         z_low, z_high = (low - offset) / scale, (high - offset) / scale
         if max(-z_low, z_high) > 2 * (1 + 1e-12):

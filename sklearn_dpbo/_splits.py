@@ -4,9 +4,10 @@ The training set is public and unprotected: it trains ``best_estimator_``
 and every candidate. So which rows are training rows must not depend on
 any validation record. A splitter that reads the labels (stratified
 splits) or the features of the rows it splits fails this: swapping one
-validation label re-partitions the data (measured on
-``StratifiedShuffleSplit(n_splits=1)``: 108 of 200 training rows changed)
-and can move the protected record itself into the training set.
+validation label re-partitions the data (``StratifiedShuffleSplit(
+n_splits=1)``, 200 training rows: 3 to 108 training rows changed in the
+configurations measured, ``docs/configurations.md``) and can move the
+protected record itself into the training set.
 
 Only splitters whose split is a function of public information are
 accepted, by exact class (a subclass may override ``split``):
