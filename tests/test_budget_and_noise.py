@@ -109,21 +109,26 @@ class _Untouchable:
         ("private-selection", dict(budget_split=1 - 1e-13), "best_score_ an epsilon"),
         ("gp-ucb", dict(budget_split=1e-13), "best_params_ an epsilon"),
         ("gp-ucb", dict(delta=5e-324), "best_params_ a delta"),
+        # Units (F7): refused before data too.
+        ("gp-ucb", dict(score_scale=0.01), "score_scale=0.01 is below"),
+        ("gp-ucb", dict(score_offset=0.9), r"outside|inside \[-2, 2\]"),
     ],
 )
 def test_per_release_floors_are_refused_before_data(
     id_data, spy_log, method, kw, match
 ):
-    """F5: a per-release ε (δ) below the floor is refused before any read or charge."""
+    """F5: a per-release ε (δ) below the floor, or gp-ucb units that inflate
+    the loss, are refused before any read or charge."""
     X, y, tr, _ = id_data
     acc = BudgetAccountant(epsilon=10.0, delta=1e-3)
     search = spy_search(method, epsilon=1.0, accountant=acc, **kw)
     with pytest.raises(ValueError, match=match) as info:
         search.fit(X[tr], y[tr], X_val=_Untouchable(), y_val=_Untouchable())
-    assert "budget_split nearer 0.5" in str(info.value)
+    advice = ("budget_split nearer 0.5", "score_scale=None", "score_offset=None")
+    assert any(a in str(info.value) for a in advice)
     assert spy_log == [] and acc.history == () and acc.spent == (0.0, 0.0)
     # Power check: with a valid split the same fit does read the validation set.
-    search.set_params(budget_split=0.5, delta=1e-5)
+    search.set_params(budget_split=0.5, delta=1e-5, score_scale=None, score_offset=None)
     with pytest.raises(_Touched):
         search.fit(X[tr], y[tr], X_val=_Untouchable(), y_val=_Untouchable())
 
