@@ -11,8 +11,8 @@ from ._accountant import BudgetAccountant, BudgetError
 from ._accounting import PrivacyReport, Release
 from ._candidates import CandidateSet
 from ._dataset_kernel import DatasetKernelEstimate, estimate_dataset_kernel
-from ._scorers import DPScorer, make_dp_scorer
-from ._search import DPBayesSearchCV
+from ._scorers import DPScorer, RowIndependenceError, make_dp_scorer
+from ._search import DPBayesSearchCV, PrivateComputationError
 from ._validation import PrivacyLeakWarning, UselessReleaseWarning
 
 __version__ = "0.1.0"
@@ -26,7 +26,9 @@ __all__ = [
     "DPScorer",
     "PrivacyLeakWarning",
     "PrivacyReport",
+    "PrivateComputationError",
     "Release",
+    "RowIndependenceError",
     "UselessReleaseWarning",
     "estimate_dataset_kernel",
     "make_dp_scorer",

@@ -37,11 +37,9 @@ from dataclasses import dataclass, field
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.base import clone
-from sklearn.utils import _safe_indexing
 from sklearn.utils.validation import _num_samples
 
 from ._gp import _JITTER, kernel_matrix
-from ._scorers import _AccuracyScorer, _RampLossScorer, _SigmoidLossScorer
 from ._validation import public_rng
 
 __all__ = [
@@ -119,34 +117,6 @@ def multitask_log_likelihood(
             -0.5 * quad - 0.5 * n_sets * logdet - n_sets * n * math.log(2 * math.pi)
         )
     return np.asarray(out)
-
-
-class _PoolRows:
-    """A fitted model whose inputs are indices of pool rows.
-
-    The model's outputs on the whole pool are computed once per method;
-    scoring a validation set then costs an index lookup. Used only with the
-    library's own scorers, which call ``predict`` or ``decision_function``.
-    """
-
-    def __init__(self, model, X_pool):
-        self._model, self._X = model, X_pool
-        self._cache: dict = {}
-        self.classes_ = getattr(model, "classes_", None)
-
-    def _out(self, method: str, rows):
-        if method not in self._cache:
-            self._cache[method] = np.asarray(getattr(self._model, method)(self._X))
-        return self._cache[method][np.asarray(rows, dtype=np.intp).ravel()]
-
-    def predict(self, rows):
-        return self._out("predict", rows)
-
-    def decision_function(self, rows):
-        return self._out("decision_function", rows)
-
-
-_LOOKUP_SCORERS = (_AccuracyScorer, _SigmoidLossScorer, _RampLossScorer)
 
 
 def _fit(estimator, params, X, y):
@@ -262,19 +232,15 @@ def estimate_dataset_kernel(
     models = Parallel(n_jobs=n_jobs)(
         delayed(_fit)(estimator, p, X_train, y_train) for p in candidates.params
     )
-    lookup = isinstance(scorer.scorer, _LOOKUP_SCORERS)
-    pool_models = [_PoolRows(mdl, X_pool) for mdl in models] if lookup else None
-    y_pool_arr = np.asarray(y_pool)
+    # Per-record values of every model on the whole pool, computed once: a
+    # validation set's score is then the mean over its rows (row independence,
+    # as for every private score of the library).
+    records = np.array(
+        [scorer.record_values(mdl, X_pool, y_pool) for mdl in models], dtype=float
+    )
 
     def score_all(rows: np.ndarray) -> np.ndarray:
-        if lookup:
-            X_rows, y_rows = rows.reshape(-1, 1), y_pool_arr[rows]
-            raw = [scorer(pm, X_rows, y_rows) for pm in pool_models]
-        else:
-            X_rows = _safe_indexing(X_pool, rows)
-            y_rows = _safe_indexing(y_pool, rows)
-            raw = [scorer(mdl, X_rows, y_rows) for mdl in models]
-        return (np.asarray(raw, dtype=float) - plan.offset) / plan.scale
+        return (records[:, rows].mean(axis=1) - plan.offset) / plan.scale
 
     rng = np.random.default_rng(public_rng(random_state).integers(2**63 - 1))
     log_lik, best, all_F, all_G = [], [], [], []

@@ -1,49 +1,49 @@
 """Fitting and scoring candidates, in parallel through joblib.
 
 The functions here run inside joblib workers (any backend: loky, threads,
-Dask through ``joblib.parallel_backend("dask")``). They return bare floats
-to the search, which keeps them private; nothing is printed.
+Dask through ``joblib.parallel_backend("dask")``). Three kinds of work,
+by what is private about it:
 
-What may escape a worker depends on what is private about the task
-(``privacy``):
-
-``"public"``
-    Public cross-validation inside the training set: exceptions and
-    warnings propagate unchanged.
-``"score"``
-    A public candidate scored on the validation set (the shortlist of
-    ``"private-selection"``): the score is private, so an exception raised
-    while scoring is replaced by one without a message and warnings raised
-    while scoring are suppressed.
-``"candidate"``
-    A candidate chosen by looking at validation scores (``"gp-ucb"``): the
-    candidate itself is private, so exceptions and warnings of the fit are
-    withheld too (they would name or describe it).
+Public fits (:func:`fit_public`, :func:`evaluate_public`)
+    A public candidate fitted on (part of) the public training set, and
+    in public cross-validation scored on a public fold. Failures follow
+    scikit-learn's ``error_score`` semantics: ``"raise"`` raises the
+    original exception, a number (or NaN) replaces the score and the search
+    emits a :class:`~sklearn.exceptions.FitFailedWarning` naming the
+    failures (all public).
+Private scores (:func:`score_private`)
+    A fitted public candidate scored on the validation set: the per-record
+    values of :meth:`DPScorer.record_values` (failing records isolated and
+    scored ``low``, warnings withheld); only their mean leaves the worker.
+    Nothing about the validation set can make it raise or warn.
+Private candidates (:func:`fit_and_score_private`)
+    ``"gp-ucb"``: a candidate chosen by looking at validation scores is
+    itself private, so its fit is silent too: a failing fit scores ``low``
+    on every record, with no exception and no warning (whether a fit fails
+    is a function of the private candidate).
 """
 
 from __future__ import annotations
 
-import numbers
 import warnings
-from contextlib import contextmanager
-from typing import Any, Sequence
+from typing import Any, Optional, Sequence
 
+import numpy as np
 from joblib import delayed
 from sklearn.base import clone
+from sklearn.exceptions import FitFailedWarning
 from sklearn.utils import _safe_indexing
 
+from ._scorers import quiet
+
 __all__ = [
-    "ValidationScoringError",
-    "evaluate_candidates",
-    "fit_and_score",
+    "evaluate_public",
+    "fit_public",
+    "fit_and_score_private",
     "index_fit_params",
+    "score_private",
+    "warn_fit_failures",
 ]
-
-PRIVACY_LEVELS = ("public", "score", "candidate")
-
-
-class ValidationScoringError(RuntimeError):
-    """Evaluating a private candidate or score failed; the cause is withheld."""
 
 
 def index_fit_params(fit_params: dict, indices, n_samples: int) -> dict:
@@ -62,117 +62,189 @@ def index_fit_params(fit_params: dict, indices, n_samples: int) -> dict:
     return out
 
 
-@contextmanager
-def _quiet(private: bool):
-    """Suppress warnings while private work runs (their text could leak)."""
-    if not private:
-        yield
-        return
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        yield
-
-
-_WITHHELD = {
-    "fit": (
-        "Fitting a candidate raised an exception. In method='gp-ucb' the "
-        "evaluated candidates were chosen from validation scores and are "
-        "private, so the candidate and the message are withheld. Set "
-        "error_score to a number in the scorer's range, or fit the candidates "
-        "of candidate_params_ on public data to find the failing one."
-    ),
-    "score": (
-        "Scoring a candidate on the validation set raised an exception. Its "
-        "message is withheld because it may describe validation data; "
-        "reproduce the failure on public data to debug it, or set error_score "
-        "to a number in the scorer's range."
-    ),
-}
-
-
-def fit_and_score(
-    estimator: Any,
-    params: dict,
-    X_fit,
-    y_fit,
-    X_score,
-    y_score,
-    scorer,
-    *,
-    error_score,
-    fit_params: dict,
-    privacy: str = "public",
-) -> float:
-    """Fit a clone with ``params`` on (X_fit, y_fit); score on (X_score, y_score).
-
-    With a numeric ``error_score`` any failure returns it. With
-    ``error_score="raise"`` failures raise; what the exception may say
-    depends on ``privacy`` (see the module docstring). Withheld errors are
-    raised outside the ``except`` block, so the original exception is not
-    even attached as ``__context__``.
-    """
-    if privacy not in PRIVACY_LEVELS:
-        raise ValueError(f"privacy must be one of {PRIVACY_LEVELS}.")
+def _fit(estimator: Any, params: dict, X, y, fit_params: dict):
     est = clone(estimator).set_params(**clone(params, safe=False))
-    failed = None
-    with _quiet(privacy == "candidate"):
-        try:
-            if y_fit is None:
-                est.fit(X_fit, **fit_params)
-            else:
-                est.fit(X_fit, y_fit, **fit_params)
-        except Exception:
-            if isinstance(error_score, numbers.Real):
-                return float(error_score)
-            if privacy != "candidate":
-                raise
-            failed = "fit"
-    if failed is None:
-        with _quiet(privacy != "public"):
-            try:
-                return float(scorer(est, X_score, y_score))
-            except Exception:
-                if isinstance(error_score, numbers.Real):
-                    return float(error_score)
-                if privacy == "public":
-                    raise
-                failed = "score"
-    raise ValidationScoringError(_WITHHELD[failed])
+    if y is None:
+        return est.fit(X, **fit_params)
+    return est.fit(X, y, **fit_params)
 
 
-def evaluate_candidates(
+def _failure(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"
+
+
+def fit_public(
+    estimator: Any, params: dict, X, y, fit_params: dict, *, error_score
+) -> tuple[Optional[Any], Optional[str]]:
+    """Fit a public candidate on public rows: ``(fitted, None)`` or ``(None, why)``.
+
+    With ``error_score="raise"`` a failure raises the original exception
+    (public: the candidate and the rows are public).
+    """
+    try:
+        return _fit(estimator, params, X, y, fit_params), None
+    except Exception as exc:
+        if isinstance(error_score, str):
+            raise
+        return None, _failure(exc)
+
+
+def _public_fold(estimator, params, fold, scorer, error_score):
+    X_fit, y_fit, X_score, y_score, fit_params = fold
+    est, why = fit_public(
+        estimator, params, X_fit, y_fit, fit_params, error_score=error_score
+    )
+    if est is None:
+        return float(error_score), why
+    try:
+        return float(scorer(est, X_score, y_score)), None
+    except Exception as exc:  # pragma: no cover - scorer isolates records
+        if isinstance(error_score, str):
+            raise
+        return float(error_score), _failure(exc)
+
+
+def evaluate_public(
     parallel,
     estimator: Any,
     params_list: Sequence[dict],
-    splits: Sequence[tuple],
+    folds: Sequence[tuple],
     scorer,
     *,
     error_score,
-    privacy: str,
-) -> list[list[float]]:
-    """Scores of every candidate on every (fit, score) data split.
+) -> tuple[np.ndarray, list[str]]:
+    """Public cross-validation: ``scores[i, k]`` of candidate i on fold k.
 
-    ``splits`` is a list of ``(X_fit, y_fit, X_score, y_score, fit_params)``
-    tuples, already indexed. Returns ``scores[i][k]`` for candidate i on
-    split k. All jobs of the call go to ``parallel`` at once, so ``n_jobs``
-    workers share them; the result never depends on the backend.
+    ``folds`` holds ``(X_fit, y_fit, X_score, y_score, fit_params)`` tuples
+    from the public training set. Failed fits score ``error_score``; their
+    messages are returned (public) for :func:`warn_fit_failures`.
     """
     jobs = [
-        delayed(fit_and_score)(
-            estimator,
-            params,
-            X_fit,
-            y_fit,
-            X_score,
-            y_score,
-            scorer,
-            error_score=error_score,
-            fit_params=fit_params,
-            privacy=privacy,
-        )
+        delayed(_public_fold)(estimator, params, fold, scorer, error_score)
         for params in params_list
-        for (X_fit, y_fit, X_score, y_score, fit_params) in splits
+        for fold in folds
     ]
     flat = list(parallel(jobs))
-    k = len(splits)
-    return [flat[i * k : (i + 1) * k] for i in range(len(params_list))]
+    scores = np.array([s for s, _ in flat], dtype=float).reshape(
+        len(params_list), len(folds)
+    )
+    return scores, [why for _, why in flat if why is not None]
+
+
+def warn_fit_failures(failures: list[str], n_fits: int, error_score) -> None:
+    """One :class:`FitFailedWarning` for the public fits that failed."""
+    if not failures:
+        return
+    counts: dict[str, int] = {}
+    for why in failures:
+        counts[why] = counts.get(why, 0) + 1
+    summary = "\n".join(f"{n} fits failed with: {why}" for why, n in counts.items())
+    warnings.warn(
+        f"\n{len(failures)} fits failed out of a total of {n_fits} fits of "
+        "public candidates on the public training set. Their score was set to "
+        f"error_score={error_score!r} (a candidate with a failed fit is never "
+        "scored on the validation set). To raise instead, set "
+        f"error_score='raise'.\n{summary}",
+        FitFailedWarning,
+        stacklevel=3,
+    )
+
+
+def score_private(fitted: Any, X_val, y_val, scorer) -> float:
+    """Mean of the clipped per-record values of a fitted public candidate."""
+    return float(np.mean(scorer.record_values(fitted, X_val, y_val)))
+
+
+def fit_and_score_private(
+    estimator: Any, params: dict, X_fit, y_fit, fit_params: dict, X_val, y_val, scorer
+) -> float:
+    """Fit a *private* candidate silently and score it; a failed fit scores ``low``."""
+    with quiet():
+        try:
+            est = _fit(estimator, params, X_fit, y_fit, fit_params)
+        except Exception:
+            est = None
+    if est is None:
+        return float(scorer.bounds[0])
+    return score_private(est, X_val, y_val, scorer)
+
+
+def public_preflight(ctx, index: int):
+    """Fit public candidate ``index`` on the training set and check its score.
+
+    Public work before the validation set is read: a failed fit raises
+    with ``error_score="raise"``; with a numeric ``error_score`` it warns
+    (:class:`FitFailedWarning`) and returns ``None``. A fitted model is
+    scored on public training rows (:meth:`DPScorer.check_public_rows`).
+    """
+    search, plan, data = ctx.search, ctx.plan, ctx.data
+    est, why = fit_public(
+        search.estimator,
+        plan.candidates.params[index],
+        data.X_train,
+        data.y_train,
+        data.fit_params,
+        error_score=search.error_score,
+    )
+    if est is None:
+        warn_fit_failures([why], 1, search.error_score)
+        return None
+    plan.scorer.check_public_rows(
+        est, data.X_train, data.y_train, random_state=plan.seed
+    )
+    return est
+
+
+def score_public_candidates(
+    ctx, indices: Sequence[int]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Fit public candidates on the training set, then score them privately.
+
+    1. Every candidate ``indices[i]`` is fitted on the whole training set
+       (public work: ``error_score`` semantics, one
+       :class:`FitFailedWarning` for the failures).
+    2. Before any validation row is read, each fitted candidate is scored
+       on public training rows (:meth:`DPScorer.check_public_rows`): the
+       score must work there and be row independent.
+    3. Only then is the validation set read (the accountant is charged
+       there) and each fitted candidate scored on it
+       (:func:`score_private`).
+
+    Returns ``(kept, utilities)``: the indices whose fit succeeded (a public
+    set) and their private scores. If every fit failed, raises before the
+    validation set is read: nothing is charged and nothing released.
+    """
+    search, plan, data = ctx.search, ctx.plan, ctx.data
+    params = [plan.candidates.params[j] for j in indices]
+    fitted = list(
+        ctx.parallel(
+            delayed(fit_public)(
+                search.estimator,
+                p,
+                data.X_train,
+                data.y_train,
+                data.fit_params,
+                error_score=search.error_score,
+            )
+            for p in params
+        )
+    )
+    failures = [why for _, why in fitted if why is not None]
+    warn_fit_failures(failures, len(fitted), search.error_score)
+    keep = [i for i, (est, _) in enumerate(fitted) if est is not None]
+    if not keep:
+        raise ValueError(
+            f"All {len(fitted)} candidates to be scored on the validation set "
+            "failed to fit on the training set (see the FitFailedWarning). "
+            "Nothing was released and no budget was spent: fix the estimator "
+            "or the search space on the training data."
+        )
+    for i in keep:
+        plan.scorer.check_public_rows(
+            fitted[i][0], data.X_train, data.y_train, random_state=plan.seed
+        )
+    X_val, y_val = data.X_val, data.y_val  # the first private read: charged
+    utilities = ctx.parallel(
+        delayed(score_private)(fitted[i][0], X_val, y_val, plan.scorer) for i in keep
+    )
+    return np.asarray(indices)[keep], np.asarray(list(utilities), dtype=float)

@@ -20,11 +20,14 @@ regions); here the search is GP-UCB, and the report says so.
 
 from __future__ import annotations
 
+import numpy as np
+from joblib import delayed
+
 from ._accounting import Release, split_budget
 from ._acquisition import gp_ucb_beta
 from ._bo import bayesian_optimisation
 from ._context import SearchContext
-from ._evaluation import evaluate_candidates
+from ._evaluation import fit_and_score_private, public_preflight, score_private
 from ._gp import greedy_information_gain
 from ._releases import (
     gp_ucb_params_sensitivity,
@@ -95,26 +98,40 @@ def run_gp_ucb(ctx: SearchContext) -> tuple[list[Release], int, dict]:
     sens_mu = gp_ucb_params_sensitivity(T, n, delta_p, search.dataset_kernel)
     score_b = score_noise_scale(search, plan, *score_budget) if score_budget else None
     assumption = _assumption(search, offset, scale)
-    split = (data.X_train, data.y_train, data.X_val, data.y_val, data.fit_params)
 
-    observed = []  # whether any validation score has been seen yet
+    # The first candidate is chosen before any score is seen (μ_0 = 0,
+    # σ_0 = 1: the public tie-break decides), so it is public: fit it on the
+    # training set with the usual error_score semantics and check the score
+    # on public rows (it works, and is row independent) before any
+    # validation row is read.
+    first = int(np.argmin(plan.tie_break))
+    prefitted = {first: public_preflight(ctx, first)}
 
     def evaluate(indices):
-        # The first batch is chosen before any score is seen (μ_0 = 0, σ_0 = 1,
-        # public tie-breaks), so only its scores are private; every later
-        # candidate was chosen from validation scores and is private itself.
-        privacy = "candidate" if observed else "score"
-        observed.append(True)
-        scores = evaluate_candidates(
-            ctx.parallel,
-            search.estimator,
-            [candidates.params[j] for j in indices],
-            [split],
-            plan.scorer,
-            error_score=search.error_score,
-            privacy=privacy,
-        )
-        return [(s[0] - offset) / scale for s in scores]
+        # Every later candidate was chosen from validation scores and is
+        # private: its fit and score are silent, a failed fit scores the
+        # range's low end on every record (fit_and_score_private), and
+        # nothing about a failure can raise, warn or print.
+        X_val, y_val = data.X_val, data.y_val  # charged at the first read
+        jobs = []
+        for j in indices:
+            est = prefitted.pop(j, None)
+            if est is not None:
+                jobs.append(delayed(score_private)(est, X_val, y_val, plan.scorer))
+            else:
+                jobs.append(
+                    delayed(fit_and_score_private)(
+                        search.estimator,
+                        candidates.params[j],
+                        data.X_train,
+                        data.y_train,
+                        data.fit_params,
+                        X_val,
+                        y_val,
+                        plan.scorer,
+                    )
+                )
+        return [(s - offset) / scale for s in ctx.parallel(jobs)]
 
     # Algorithm 1, lines 2-8.
     trace = bayesian_optimisation(

@@ -71,7 +71,7 @@ from ._accounting import Release, split_budget
 from ._acquisition import ucb_beta
 from ._bo import bayesian_optimisation
 from ._context import SearchContext
-from ._evaluation import evaluate_candidates
+from ._evaluation import score_public_candidates
 from ._releases import (
     lipschitz_path_term,
     lipschitz_score_sensitivity,
@@ -346,19 +346,10 @@ def run_lipschitz(ctx: SearchContext) -> tuple[list[Release], int, dict]:
 
     # The whole public path, scored once on the validation set.
     ctx.progress(f"scoring the whole path of {len(candidates)} candidates")
-    split = (data.X_train, data.y_train, data.X_val, data.y_val, data.fit_params)
-    path = np.asarray(
-        evaluate_candidates(
-            ctx.parallel,
-            search.estimator,
-            candidates.params,
-            [split],
-            scorer,
-            error_score=search.error_score,
-            privacy="score",
-        ),
-        dtype=float,
-    )[:, 0]
+    kept, scores = score_public_candidates(ctx, np.arange(len(candidates)))
+    # Candidates whose fit failed (public) get the range's low end.
+    path = np.full(len(candidates), scorer.bounds[0], dtype=float)
+    path[kept] = scores
 
     releases = [
         release_best_params_path(

@@ -31,7 +31,12 @@ from ._accounting import Release, split_budget
 from ._acquisition import ucb_beta
 from ._bo import bayesian_optimisation
 from ._context import SearchContext
-from ._evaluation import evaluate_candidates, index_fit_params
+from ._evaluation import (
+    evaluate_public,
+    index_fit_params,
+    score_public_candidates,
+    warn_fit_failures,
+)
 from ._releases import release_best_params_selection, release_best_score_selection
 
 __all__ = ["run_private_selection", "public_shortlist"]
@@ -88,20 +93,31 @@ def public_shortlist(ctx: SearchContext) -> np.ndarray:
         search, data.X_train, data.y_train, plan.seed, data.fit_params
     )
 
+    failures: list[str] = []
+    n_fits = [0]
+    public_mean: dict[int, float] = {}
+
     def evaluate(indices):
-        scores = evaluate_candidates(
+        scores, failed = evaluate_public(
             ctx.parallel,
             search.estimator,
             [candidates.params[j] for j in indices],
             folds,
             plan.scorer,
             error_score=search.error_score,
-            privacy="public",
         )
-        means = np.asarray(scores, dtype=float).mean(axis=1)
+        failures.extend(failed)
+        n_fits[0] += scores.size
+        means = scores.mean(axis=1)
+        low, high = plan.scorer.bounds
+        for j, s in zip(indices, means):
+            public_mean[int(j)] = float(s)
+        # The GP sees failed (NaN) or out-of-range public scores as the range's
+        # ends; the shortlist never takes a NaN candidate.
+        means = np.clip(np.where(np.isnan(means), low, means), low, high)
         return [(s - plan.offset) / plan.scale for s in means]
 
-    trace = bayesian_optimisation(
+    bayesian_optimisation(
         evaluate,
         candidates.X,
         n_iter=min(int(search.n_iter), n),
@@ -115,9 +131,17 @@ def public_shortlist(ctx: SearchContext) -> np.ndarray:
         else search.batch_size,
         progress=lambda t, total: ctx.progress(f"public search iteration {t}/{total}"),
     )
-    # Best distinct candidates by public score, ties by the public order.
-    public_score = {int(j): s for j, s in zip(trace.indices, trace.scores)}
-    order = sorted(public_score, key=lambda j: (-public_score[j], plan.tie_break[j]))
+    warn_fit_failures(failures, n_fits[0], search.error_score)
+    # Best distinct candidates by public score, ties by the public order;
+    # candidates whose public score is NaN (failed fits) are never shortlisted.
+    ranked = [j for j in public_mean if not np.isnan(public_mean[j])]
+    order = sorted(ranked, key=lambda j: (-public_mean[j], plan.tie_break[j]))
+    if not order:
+        raise ValueError(
+            "Every candidate evaluated by the public search failed to fit (see "
+            "the FitFailedWarning). Nothing was released and no budget was "
+            "spent: fix the estimator or the search space on the training data."
+        )
     return np.asarray(order[: search.shortlist_size], dtype=int)
 
 
@@ -129,18 +153,7 @@ def run_private_selection(ctx: SearchContext) -> tuple[list[Release], int, dict]
     ctx.progress(
         f"scoring {len(shortlist)} shortlisted candidates on the validation set"
     )
-    utilities = np.asarray(
-        evaluate_candidates(
-            ctx.parallel,
-            search.estimator,
-            [plan.candidates.params[j] for j in shortlist],
-            [(data.X_train, data.y_train, data.X_val, data.y_val, data.fit_params)],
-            scorer,
-            error_score=search.error_score,
-            privacy="score",
-        ),
-        dtype=float,
-    )[:, 0]
+    shortlist, utilities = score_public_candidates(ctx, shortlist)
     sensitivity = scorer.sensitivity_for(data.n_validation)
     (eps_p, _), score_budget = split_budget(
         plan.epsilon, 0.0, search.budget_split, search.release_score

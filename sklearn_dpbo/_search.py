@@ -39,7 +39,7 @@ from ._validation import (
     public_rng,
 )
 
-__all__ = ["DPBayesSearchCV"]
+__all__ = ["DPBayesSearchCV", "PrivateComputationError"]
 
 # One function per mode; each returns (releases, released index, extra public
 # attributes). Read them next to the paper: _gp_ucb.py, _private_selection.py.
@@ -184,8 +184,19 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         Progress lines (iteration, elapsed time, budget). No score and no
         evaluated candidate is ever printed.
     error_score : "raise" or float, default="raise"
-        Score given to a candidate whose fit or scoring fails; must lie in
-        the scorer's range (NaN would break every sensitivity bound).
+        What happens when fitting a *public* candidate on the public training
+        set fails (public information, so scikit-learn's semantics apply):
+        ``"raise"`` raises the original exception before the validation set
+        is read; a number (or ``np.nan``) becomes that fit's public
+        cross-validation score, with a :class:`~sklearn.exceptions.FitFailedWarning`,
+        and the candidate is never scored on the validation set (a NaN score
+        is never shortlisted). If every candidate fails, ``fit`` raises
+        before the validation set is read, nothing is charged. Failures on
+        the *validation* set never raise: a record that makes the model or
+        the score fail gets the worst per-record value (``DPScorer``). In
+        ``"gp-ucb"`` the evaluated candidates are chosen from validation
+        scores and are private, so a failed fit there cannot raise either:
+        it scores the range's low end on every record, silently.
     random_state : None, int or RandomState, default=None
         Seeds the *public* randomness only: the Sobol candidate set, the
         public tie-breaks, the public cross-validation folds and the public
@@ -505,12 +516,14 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         return self.best_estimator_.score_samples(X)
 
     def score(self, X, y=None):
-        """Score ``best_estimator_`` on (X, y) with ``scorer_``.
+        """Mean per-record score of ``best_estimator_`` on (X, y), unclipped.
 
-        This is the user's own data, not a release: it is not private.
+        This is the user's own data, not a release: it is not private, so
+        the score is neither clipped into the scorer's bounds nor protected
+        against failing records (failures raise as usual).
         """
         self._check_fitted_refit("score")
-        return self.scorer_(self.best_estimator_, X, y)
+        return self.scorer_.metric(self.best_estimator_, X, y)
 
     # ------------------------------------------------------------------
     # Checks done before any data is touched
@@ -559,14 +572,6 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         self._check_release_budgets(epsilon, delta)
         scorer = get_dp_scorer(self.scoring, self.estimator)
         low, high = scorer.bounds
-        if self.error_score != "raise":
-            err = float(self.error_score)
-            if not (math.isfinite(err) and low <= err <= high):
-                raise ValueError(
-                    f"error_score must be 'raise' or a number in the scorer's "
-                    f"range [{low}, {high}]; got {self.error_score!r}. A value "
-                    "outside the range (or NaN) would break the sensitivity bound."
-                )
         offset = (low + high) / 2 if self.score_offset is None else self.score_offset
         scale = (high - low) / 4 if self.score_scale is None else self.score_scale
         if not math.isfinite(float(offset)):
@@ -866,10 +871,7 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
                 rng=check_privacy_rng(self.noise_random_state),
                 progress=lambda message: self._progress(message, start),
             )
-            try:
-                releases, index, extra = run(ctx)
-            finally:
-                ctx.rng = ctx.data = None  # nothing private outlives the run
+            releases, index, extra = _run_sealed(run, ctx, charged)
         self._check_charge(releases, charged)
         try:
             self._ingest(releases, index, plan, m, extra)
@@ -956,6 +958,51 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
                     f"epsilon={self.epsilon:g}, delta={self.delta:g})"
                 )
             print(f"[DPBayesSearchCV] {message}{elapsed}", flush=True)
+
+
+class PrivateComputationError(RuntimeError):
+    """A failure after the validation set was read; its details are withheld."""
+
+
+def _run_sealed(run, ctx, charged: list):
+    """Run a mode; after the first validation read, let no private value out.
+
+    Before the validation set is read every exception is public and
+    propagates unchanged (e.g. a failing public fit with
+    ``error_score="raise"``). After it, an exception's message, its
+    ``__context__`` and the frames of its traceback could hold raw
+    validation scores or the private evaluated sequence (debuggers, error
+    trackers and ``pytest --showlocals`` record frame locals). Such an
+    exception is therefore replaced, outside the ``except`` block, by a new
+    one of a public type with a fixed message, whose traceback starts here:
+    ``KeyboardInterrupt`` and ``SystemExit`` keep their type, ``MemoryError``
+    too, anything else becomes :class:`PrivateComputationError`. Validation
+    records cannot cause any of these: failing records are isolated by the
+    scorer, so what remains is an interruption or a library bug.
+    """
+    failure = None
+    try:
+        return run(ctx)
+    except BaseException as exc:
+        if not charged:
+            raise
+        failure = type(exc)
+        del exc  # drop the frames before anything else happens
+    finally:
+        ctx.rng = ctx.data = None  # nothing private outlives the run
+    for public_type in (KeyboardInterrupt, SystemExit, MemoryError):
+        if issubclass(failure, public_type):
+            raise public_type(
+                f"{public_type.__name__} while the search used the validation "
+                "set; the budget of this fit is spent and nothing was released."
+            ) from None
+    raise PrivateComputationError(
+        "The search failed after reading the validation set. The failure's "
+        "details are withheld because they could describe validation data; "
+        "the budget of this fit is spent and nothing was released. Reproduce "
+        "the search on public data (e.g. a split of the training set as "
+        "X_val) to see the error."
+    ) from None
 
 
 def _num_rows(X) -> int:

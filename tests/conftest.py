@@ -19,7 +19,6 @@ import pytest  # noqa: E402
 from sklearn.base import BaseEstimator, ClassifierMixin  # noqa: E402
 from sklearn.datasets import load_breast_cancer, load_digits  # noqa: E402
 from sklearn.linear_model import LogisticRegression  # noqa: E402
-from sklearn.metrics import accuracy_score  # noqa: E402
 from sklearn.model_selection import train_test_split  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
@@ -106,19 +105,28 @@ class RowSpyClassifier(ClassifierMixin, BaseEstimator):
         return self.model_.predict(X[:, 1:])
 
 
-def spy_accuracy(estimator, X, y):
-    """A scorer callable that logs the row ids it scores on."""
-    ids = tuple(np.asarray(X, dtype=float)[:, 0].astype(int).tolist())
-    SPY_LOG.append(("score", ids))
-    _IN_SCORER[0] = True
-    try:
-        return accuracy_score(y, estimator.predict(X))
-    finally:
-        _IN_SCORER[0] = False
+class SpyAccuracy(DPScorer):
+    """Accuracy whose every scored batch logs the row ids it scores on."""
+
+    def __init__(self):
+        super().__init__(
+            lambda y, p: (np.asarray(y) == np.asarray(p)).astype(float),
+            bounds=(0.0, 1.0),
+            name="spy",
+        )
+
+    def _raw(self, estimator, X, y):
+        ids = tuple(np.asarray(X, dtype=float)[:, 0].astype(int).tolist())
+        SPY_LOG.append(("score", ids))
+        _IN_SCORER[0] = True
+        try:
+            return super()._raw(estimator, X, y)
+        finally:
+            _IN_SCORER[0] = False
 
 
 def make_spy_scorer():
-    return DPScorer(spy_accuracy, bounds=(0.0, 1.0), sensitivity="mean", name="spy")
+    return SpyAccuracy()
 
 
 @pytest.fixture
@@ -138,3 +146,21 @@ def id_data():
     rng = np.random.RandomState(0)
     perm = rng.permutation(len(X))
     return X, y, np.sort(perm[:160]), np.sort(perm[160:])
+
+
+class CallbackScorer(DPScorer):
+    """A DPScorer whose values come from ``fn(estimator, X, y)`` (test spies).
+
+    ``fn`` returns one value per record of the batch it is given.
+    """
+
+    def __init__(self, fn, bounds=(0.0, 1.0), name="callback"):
+        super().__init__(_unused_record_score, bounds=bounds, name=name)
+        self.fn = fn
+
+    def _raw(self, estimator, X, y):
+        return np.asarray(self.fn(estimator, X, y), dtype=float)
+
+
+def _unused_record_score(y, out):  # pragma: no cover - replaced by _raw
+    raise AssertionError("CallbackScorer computes its values in _raw")

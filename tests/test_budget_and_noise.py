@@ -13,7 +13,12 @@ from fractions import Fraction
 import numpy as np
 import pytest
 from _stats import ALPHA, chi_square_pvalue
-from conftest import NOISE_SEED_WARNING, RowSpyClassifier, make_spy_scorer
+from conftest import (
+    NOISE_SEED_WARNING,
+    CallbackScorer,
+    RowSpyClassifier,
+    make_spy_scorer,
+)
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import Normalizer, StandardScaler
@@ -22,7 +27,6 @@ from sklearn_dpbo import (
     BudgetAccountant,
     BudgetError,
     DPBayesSearchCV,
-    DPScorer,
     _mechanisms,
     _samplers,
 )
@@ -150,9 +154,10 @@ def test_spend_happens_at_first_validation_read(id_data):
     def scorer(est, X, y):
         ids = set(np.asarray(X)[:, 0].astype(int).tolist())
         seen.append((bool(ids & val_ids), acc.spent[0]))
-        return float(np.mean(est.predict(X) == y))
+        return (est.predict(X) == y).astype(float)
 
-    _fit(spy_search(accountant=acc, scoring=DPScorer(scorer, bounds=(0, 1))), id_data)
+    scoring = CallbackScorer(scorer, bounds=(0, 1))
+    _fit(spy_search(accountant=acc, scoring=scoring), id_data)
     assert any(v for v, _ in seen) and any(not v for v, _ in seen)
     assert all(spent == (1.0 if v else 0.0) for v, spent in seen)
 
@@ -215,10 +220,14 @@ def test_refit_failure_after_release_is_not_refunded(id_data):
     acc = BudgetAccountant(epsilon=5.0)
     X, y, tr, va = id_data
 
+    full_fits = []
+
     class FailsOnRefit(RowSpyClassifier):
         def fit(self, X, y):
-            if len(X) == len(tr):  # only the refit sees every training row
-                raise ValueError("refit failed")
+            if len(X) == len(tr):  # the 2 shortlisted candidates, then the refit
+                full_fits.append(1)
+                if len(full_fits) == 3:
+                    raise ValueError("refit failed")
             return super().fit(X, y)
 
     search = DPBayesSearchCV(

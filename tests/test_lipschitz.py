@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 import pytest
 from _stats import ALPHA, ks_pvalue
+from conftest import CallbackScorer
 from scipy import stats
 from scipy.optimize import minimize
 from sklearn.datasets import load_breast_cancer
@@ -17,7 +18,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import Normalizer, StandardScaler, normalize
 from sklearn.svm import SVC, LinearSVC
 
-from sklearn_dpbo import DPBayesSearchCV, DPScorer, UselessReleaseWarning
+from sklearn_dpbo import DPBayesSearchCV, UselessReleaseWarning
 from sklearn_dpbo._candidates import CandidateSet
 from sklearn_dpbo._lipschitz import check_assumption_2, regularisation_to_lambda
 from sklearn_dpbo._releases import (
@@ -27,7 +28,7 @@ from sklearn_dpbo._releases import (
     lipschitz_validation_term,
     release_best_score_lipschitz,
 )
-from sklearn_dpbo._scorers import get_dp_scorer
+from sklearn_dpbo._scorers import get_dp_scorer, make_dp_scorer
 
 pytestmark = pytest.mark.usefixtures("single_blas_thread")
 
@@ -128,8 +129,12 @@ def test_lipschitz_scorers_by_hand(cancer_split):
     assert (ramp.lipschitz, ramp.bounds) == (1.0, (-1.0, 0.0))
     assert sig.sensitivity_for(200) >= 1 / 200
     assert get_dp_scorer(None, est).lipschitz is None  # accuracy
-    with pytest.raises(ValueError, match="lipschitz"):
-        DPScorer(lambda e, X, y: 0.0, bounds=(-1, 0), lipschitz=-1)
+    # A user's score never declares a Lipschitz constant: the mode refuses it.
+    user = make_dp_scorer(lambda y, z: -np.abs(z), bounds=(-1, 0))
+    assert user.lipschitz is None
+    search = DPBayesSearchCV(lr_pipeline(), C_SPACE, method="lipschitz", scoring=user)
+    with pytest.raises(ValueError, match="[Ll]ipschitz"):
+        search._check_settings()
 
 
 # ---------------------------------------------------------------------------
@@ -397,9 +402,10 @@ def test_fit_time_checks_before_validation_scoring(cancer_split):
 
     def spy(est, X, y):
         calls.append(1)
-        return -0.5
+        return np.full(len(y), -0.5)
 
-    scorer = DPScorer(spy, bounds=(-1.0, 0.0), lipschitz=0.25, name="spy")
+    scorer = CallbackScorer(spy, bounds=(-1.0, 0.0), name="spy")
+    scorer.lipschitz = 0.25  # as the built-in sigmoid loss declares
     search = DPBayesSearchCV(
         lr_pipeline(), C_SPACE, method="lipschitz", scoring=scorer, n_candidates=8
     )

@@ -1,28 +1,61 @@
-"""Tests of scorers with a declared range and sensitivity (TESTING P5)."""
+"""Per-record private scores: values, sensitivity by construction, failures."""
 
 from __future__ import annotations
 
-import itertools
 import math
+import threading
+import warnings
 
 import numpy as np
 import pytest
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.linear_model import LogisticRegression, Ridge
-from sklearn.metrics import accuracy_score, mean_absolute_error
+from sklearn.metrics import (
+    accuracy_score,
+    brier_score_loss,
+    hinge_loss,
+    log_loss,
+    mean_absolute_error,
+    mean_squared_error,
+    r2_score,
+)
 
-from sklearn_dpbo._scorers import DPScorer, get_dp_scorer, make_dp_scorer
+from sklearn_dpbo import RowIndependenceError
+from sklearn_dpbo._scorers import (
+    BUILTIN_SCORES,
+    DPScorer,
+    get_dp_scorer,
+    make_dp_scorer,
+    quiet,
+)
 
 
 class Lookup(ClassifierMixin, BaseEstimator):
-    """Predicts the label stored in column 0 of X (so V controls y_pred)."""
+    """Predicts the label in column 0; proba/decision from column 1.
+
+    A row whose column 0 is NaN makes predict raise (like an unseen
+    category or a NaN feature does in a real pipeline).
+    """
 
     def fit(self, X, y):
         self.classes_ = np.unique(y)
         return self
 
+    def _rows(self, X):
+        X = np.asarray(X, dtype=float)
+        if np.isnan(X[:, 0]).any():
+            raise ValueError("Input contains NaN")
+        return X
+
     def predict(self, X):
-        return np.asarray(X)[:, 0].astype(int)
+        return self._rows(X)[:, 0].astype(int)
+
+    def predict_proba(self, X):
+        p = np.clip(self._rows(X)[:, 1], 0, 1)
+        return np.column_stack([1 - p, p])
+
+    def decision_function(self, X):
+        return self._rows(X)[:, 1]
 
 
 class LookupRegressor(RegressorMixin, BaseEstimator):
@@ -30,256 +63,327 @@ class LookupRegressor(RegressorMixin, BaseEstimator):
         return self
 
     def predict(self, X):
-        return np.asarray(X)[:, 0].astype(float)
+        return np.asarray(X, dtype=float)[:, 0]
 
 
-def _const_scorer(value):
-    def scorer(estimator, X, y):
-        return value
+class BatchCentred(LookupRegressor):
+    """Transductive: predictions centred on the batch's own mean."""
 
-    return scorer
+    def predict(self, X):
+        x = np.asarray(X, dtype=float)[:, 0]
+        return x - x.mean()
+
+
+BINARY = Lookup().fit(None, np.array([0, 1]))
 
 
 # ---------------------------------------------------------------------------
-# DPScorer and make_dp_scorer
+# Values against scikit-learn's metrics
 # ---------------------------------------------------------------------------
-def test_make_dp_scorer_scores_and_clips():
-    s = make_dp_scorer(accuracy_score, bounds=(0.0, 1.0), sensitivity="mean")
-    assert isinstance(s, DPScorer) and s.name == "accuracy_score"
-    X = np.array([[1], [0], [1], [1]])
-    y = np.array([1, 1, 1, 0])
-    assert s(Lookup().fit(X, y), X, y) == 0.5
-    # A range narrower than the metric's: clipped into it.
-    s = make_dp_scorer(accuracy_score, bounds=(0.6, 0.9))
-    assert s(Lookup().fit(X, y), X, y) == 0.6
-    assert s(Lookup().fit(X, y), X, np.array([1, 0, 1, 1])) == 0.9
+def _binary_data(m=200, seed=0):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, m)
+    p = np.clip(0.5 * y + rng.uniform(0, 0.5, m), 0.01, 0.99)
+    pred = (p > 0.5).astype(int)
+    return np.column_stack([pred, p]), y, p
 
 
-def test_make_dp_scorer_greater_is_better_false():
-    s = make_dp_scorer(mean_absolute_error, bounds=(-2.0, 0.0), greater_is_better=False)
-    X = np.array([[0.5], [1.0], [3.0]])
-    y = np.array([0.0, 1.0, 1.0])
-    # MAE = (0.5 + 0 + 2)/3, negated.
-    assert s(LookupRegressor(), X, y) == pytest.approx(-2.5 / 3, rel=1e-15)
-    y_far = np.array([10.0, 10.0, 10.0])
-    assert s(LookupRegressor(), X, y_far) == -2.0  # clipped
-    assert s.sensitivity_for(3) == pytest.approx(2.0 / 3, rel=1e-12)
-
-
-@pytest.mark.parametrize(
-    "raw, expected",
-    [
-        (1.5, 1.0),
-        (-3.0, 0.0),
-        (0.25, 0.25),
-        (float("nan"), 0.0),
-        (float("inf"), 1.0),
-        (-float("inf"), 0.0),
-    ],
-)
-def test_dp_scorer_clipping_and_nan(raw, expected):
-    s = DPScorer(_const_scorer(raw), bounds=(0.0, 1.0))
-    out = s(None, None, None)
-    assert out == expected and isinstance(out, float)
-
-
-def test_nan_maps_to_lower_bound_of_custom_range():
-    s = DPScorer(_const_scorer(float("nan")), bounds=(-5.0, 2.0))
-    assert s(None, None, None) == -5.0
-
-
-@pytest.mark.parametrize("m", [1, 2, 3, 7, 100, 12345])
-@pytest.mark.parametrize("bounds", [(0.0, 1.0), (-1.0, 1.0), (-3.0, -0.5)])
-def test_mean_sensitivity_is_range_over_m(m, bounds):
-    s = DPScorer(_const_scorer(0.0), bounds=bounds, sensitivity="mean")
-    expected = (bounds[1] - bounds[0]) / m
-    got = s.sensitivity_for(m)
-    # (hi − lo)/m, rounded up by at most a few ulps for the float mean.
-    assert got >= expected
-    assert got == pytest.approx(expected, rel=1e-12, abs=1e-15)
-
-
-def test_constant_sensitivity():
-    s = DPScorer(_const_scorer(0.0), bounds=(0.0, 1.0), sensitivity=0.05)
-    assert s.sensitivity_for(10) == 0.05
-    assert s.sensitivity_for(1000) == 0.05  # does not depend on m
-    # Never more than the width of the range (clipping caps any change).
-    s = DPScorer(_const_scorer(0.0), bounds=(0.0, 0.5), sensitivity=3.0)
-    assert s.sensitivity_for(10) == 0.5
-
-
-@pytest.mark.parametrize(
-    "kwargs, match",
-    [
-        ({"bounds": (1.0, 0.0)}, "low < high"),
-        ({"bounds": (0.0, 0.0)}, "low < high"),
-        ({"bounds": (0.0, float("inf"))}, "finite"),
-        ({"bounds": (float("nan"), 1.0)}, "finite"),
-        ({"bounds": (0.0, 1.0), "sensitivity": 0.0}, "sensitivity"),
-        ({"bounds": (0.0, 1.0), "sensitivity": -0.1}, "sensitivity"),
-        ({"bounds": (0.0, 1.0), "sensitivity": float("nan")}, "sensitivity"),
-        ({"bounds": (0.0, 1.0), "sensitivity": float("inf")}, "sensitivity"),
-    ],
-)
-def test_dp_scorer_bad_declarations(kwargs, match):
-    with pytest.raises(ValueError, match=match):
-        DPScorer(_const_scorer(0.0), **kwargs)
-
-
-def test_bad_bounds_message_tells_what_to_pass():
-    with pytest.raises(ValueError, match=r"bounds=\(0.0, 1.0\)"):
-        make_dp_scorer(accuracy_score, bounds=(1, 0))
-
-
-def test_repr_has_declarations_only():
-    s = make_dp_scorer(accuracy_score, bounds=(0, 1), sensitivity=0.01)
-    assert repr(s) == (
-        "DPScorer(name='accuracy_score', bounds=(0.0, 1.0), sensitivity=0.01)"
+def test_builtin_values_equal_sklearn_metrics():
+    X, y, p = _binary_data()
+    proba = np.column_stack([1 - p, p])
+    score = {name: get_dp_scorer(name, BINARY) for name in ("accuracy", "neg_log_loss")}
+    assert score["accuracy"](BINARY, X, y) == pytest.approx(
+        accuracy_score(y, X[:, 0].astype(int)), abs=1e-15
     )
+    # p ≥ 0.01 > floor 1e-3: no record is floored.
+    assert score["neg_log_loss"](BINARY, X, y) == pytest.approx(-log_loss(y, proba))
+    brier = get_dp_scorer("neg_brier_score", BINARY)
+    assert brier(BINARY, X, y) == pytest.approx(-brier_score_loss(y, p))
+    hinge = make_dp_scorer("neg_hinge_loss", clip=100.0)
+    assert hinge(BINARY, X, y) == pytest.approx(-hinge_loss(2 * y - 1, p))
+
+
+def test_regression_values_equal_sklearn_when_nothing_is_clipped():
+    rng = np.random.default_rng(1)
+    y = rng.normal(size=300)
+    pred = y + rng.normal(scale=0.3, size=300)
+    X = pred[:, None]
+    est = LookupRegressor()
+    mae = make_dp_scorer("neg_mean_absolute_error", error_clip=10.0)
+    mse = make_dp_scorer("neg_mean_squared_error", error_clip=10.0)
+    assert mae(est, X, y) == pytest.approx(-mean_absolute_error(y, pred))
+    assert mse(est, X, y) == pytest.approx(-mean_squared_error(y, pred))
+    var = float(np.var(y))  # here the "public" variance is the true one
+    r2 = make_dp_scorer("r2", error_clip=10.0, target_variance=var)
+    assert r2(est, X, y) == pytest.approx(r2_score(y, pred))
+    huber = make_dp_scorer("neg_huber_loss", error_clip=10.0, huber_delta=0.5)
+    e = np.abs(y - pred)
+    expected = -np.mean(np.where(e <= 0.5, 0.5 * e**2, 0.5 * (e - 0.25)))
+    assert huber(est, X, y) == pytest.approx(expected)
+    # Clipping: an error of 100 counts as the clip.
+    assert mae(est, np.array([[100.0]]), np.array([0.0])) == -10.0
+    assert mse.bounds == (-100.0, 0.0) and r2.bounds == (1 - 100 / var, 1.0)
+
+
+def test_log_loss_floor_and_unknown_label_get_the_worst_value():
+    s = make_dp_scorer("neg_log_loss", floor=0.01)
+    X = np.array([[1, 1.0], [0, 0.0]])
+    # Record 1 has p(y)=1 -> 0; record 2 has p(true=1)=0 -> log(0.01).
+    assert s.record_values(BINARY, X, np.array([1, 1])).tolist() == [
+        0.0,
+        math.log(0.01),
+    ]
+    # A label the model never saw has probability 0: the floor.
+    assert s.record_values(BINARY, X[:1], np.array([7]))[0] == math.log(0.01)
+
+
+def test_metric_is_unclipped():
+    s = make_dp_scorer(lambda y, p: y - p, bounds=(-1.0, 1.0))
+    est = LookupRegressor()
+    X, y = np.array([[0.0], [0.0]]), np.array([5.0, 1.0])
+    assert s(est, X, y) == 1.0  # clipped per record
+    assert s.metric(est, X, y) == 3.0  # the user's own data: as is
 
 
 # ---------------------------------------------------------------------------
-# get_dp_scorer
+# Sensitivity holds by construction, for every score and adversarial records
 # ---------------------------------------------------------------------------
-def test_get_dp_scorer_defaults_and_passthrough():
-    s = get_dp_scorer(None, LogisticRegression())
-    assert isinstance(s, DPScorer)
-    assert s.name == "accuracy" and s.bounds == (0.0, 1.0) and s.sensitivity == "mean"
-    assert get_dp_scorer("accuracy", LogisticRegression()).name == "accuracy"
-    custom = make_dp_scorer(accuracy_score, bounds=(0, 1))
-    assert get_dp_scorer(custom, Ridge()) is custom
-    # A fresh scorer per call: no shared mutable default.
-    assert get_dp_scorer(None, Lookup()) is not get_dp_scorer(None, Lookup())
+ADVERSARIAL = [np.nan, np.inf, -np.inf, 1e300, -1e300, 0.5]
 
 
-def test_get_dp_scorer_refuses_regressor_default():
-    with pytest.raises(ValueError) as info:
-        get_dp_scorer(None, Ridge())
-    msg = str(info.value)
-    assert "make_dp_scorer" in msg and "bounds=" in msg and "sensitivity" in msg
+def _neighbours(rng, m, make_row, make_label):
+    X = np.array([make_row() for _ in range(m)], dtype=float)
+    y = np.array([make_label() for _ in range(m)])
+    i = int(rng.integers(m))
+    X2, y2 = X.copy(), y.copy()
+    X2[i] = make_row()
+    y2[i] = make_label()
+    return X, y, X2, y2
 
 
-@pytest.mark.parametrize("name", ["roc_auc", "neg_mean_squared_error", "f1", "r2"])
-def test_get_dp_scorer_refuses_unknown_strings(name):
-    with pytest.raises(ValueError) as info:
-        get_dp_scorer(name, LogisticRegression())
-    msg = str(info.value)
-    assert repr(name) in msg
-    assert "make_dp_scorer" in msg and "'accuracy'" in msg
+@pytest.mark.parametrize("name", BUILTIN_SCORES)
+def test_one_swapped_record_moves_every_builtin_by_at_most_delta(name):
+    params = {}
+    if name in ("neg_mean_absolute_error", "neg_mean_squared_error", "neg_huber_loss"):
+        params = {"error_clip": 2.0}
+    if name == "r2":
+        params = {"error_clip": 2.0, "target_variance": 0.5}
+    s = make_dp_scorer(name, **params)
+    regression = name.startswith("neg_m") or name in ("r2", "neg_huber_loss")
+    est = LookupRegressor() if regression else BINARY
+    rng = np.random.default_rng(7)
+
+    def row():
+        if rng.random() < 0.2:  # a failing or absurd record
+            return [rng.choice(ADVERSARIAL), rng.choice(ADVERSARIAL)]
+        return [rng.integers(0, 2), rng.uniform(-3, 3)]
+
+    def label():
+        if regression:
+            return rng.choice([rng.normal(), 1e9, np.nan])
+        return rng.choice([0, 1, 1, 7])
+
+    worst = 0.0
+    for _ in range(150):
+        m = int(rng.choice([1, 2, 3, 7, 40]))
+        X, y, X2, y2 = _neighbours(rng, m, row, label)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # nothing may warn either
+            change = abs(s(est, X, y) - s(est, X2, y2))
+        delta = s.sensitivity_for(m)
+        assert change <= delta, (name, m)
+        worst = max(worst, change / delta)
+    assert worst > 0.5  # some pairs come close to Δ: the check has teeth
 
 
-@pytest.mark.parametrize(
-    "scoring",
-    [accuracy_score, lambda est, X, y: 1.0, ["accuracy"], {"a": "accuracy"}, 3],
-)
-def test_get_dp_scorer_refuses_plain_callables_and_others(scoring):
-    with pytest.raises(TypeError) as info:
-        get_dp_scorer(scoring, LogisticRegression())
-    msg = str(info.value)
-    assert "make_dp_scorer" in msg and "bounds=" in msg and "DPScorer" in msg
+def test_aggregate_clipping_breaks_the_bound():
+    """Power check: clipping only the mean (the old ``sensitivity="mean"``)
+    lets one record move the score far more than (high − low)/m."""
+    est = LookupRegressor()
+    X = np.zeros((10, 1))
+    y, y2 = np.zeros(10), np.zeros(10)
+    y2[0] = 100.0
+    per_record = make_dp_scorer(lambda t, p: -np.abs(t - p), bounds=(-1.0, 0.0))
+
+    def aggregate(t, p):
+        return np.clip(-np.mean(np.abs(t - p)), -1.0, 0.0)
+
+    delta = per_record.sensitivity_for(10)
+    assert abs(per_record(est, X, y) - per_record(est, X, y2)) <= delta
+    assert abs(aggregate(y, X[:, 0]) - aggregate(y2, X[:, 0])) > 5 * delta
 
 
-# ---------------------------------------------------------------------------
-# P5: the declared sensitivity bounds every neighbouring change
-# ---------------------------------------------------------------------------
 def test_accuracy_sensitivity_exhaustive_small_m():
-    """All m ≤ 2000, all counts: one swapped record moves accuracy ≤ Δ(m).
+    """All m ≤ 2000: one swap moves the float mean of 0/1 terms by ≤ Δ(m).
 
-    The float mean is the trap: 1 − fl(2/3) > fl(1/3) (opendp#2923).
-    accuracy_score is fl(k/m) (an exact integer count divided once by m);
-    that is checked bit for bit on a sample, then used for the sweep.
+    The float mean is the trap: 1 − fl(2/3) > fl(1/3) (opendp#2923). The
+    mean of k ones and m − k zeros is fl(k/m) (the sum is exact), checked
+    bit for bit on a sample; the sweep then uses k/m.
     """
-    s = get_dp_scorer(None, Lookup())
+    s = get_dp_scorer(None, BINARY)
     rng = np.random.default_rng(0)
     for _ in range(60):
         m = int(rng.integers(1, 400))
         k = int(rng.integers(0, m + 1))
-        y_pred = np.r_[np.zeros(k, dtype=int), np.ones(m - k, dtype=int)]
-        assert accuracy_score(np.zeros(m, dtype=int), y_pred) == k / m
+        y = np.ones(m, dtype=int)
+        X = np.column_stack([np.r_[np.ones(k), np.zeros(m - k)], np.zeros(m)])
+        assert s(BINARY, X, y) == k / m
     for m in range(1, 2001):
-        acc = np.arange(m + 1) / m  # every attainable accuracy on m records
-        change = np.abs(np.diff(acc))  # one swap moves k by at most one
-        assert change.max() <= s.sensitivity_for(m), m
+        acc = np.arange(m + 1) / m
+        assert np.abs(np.diff(acc)).max() <= s.sensitivity_for(m), m
 
 
-def test_accuracy_sensitivity_random_neighbours_through_scorer():
-    rng = np.random.default_rng(2015)
-    s = get_dp_scorer(None, Lookup())
-    est = Lookup().fit(np.zeros((2, 1)), np.array([0, 1]))
-    worst = 0.0
-    for _ in range(300):
-        m = int(rng.choice([1, 2, 3, 5, 7, 10, 33, 100, 999]))
-        n_classes = int(rng.integers(2, 5))
-        X = rng.integers(0, n_classes, size=(m, 1))  # predictions
-        y = rng.integers(0, n_classes, size=m)
-        # Swap one record: new features (prediction) and new label.
-        i = int(rng.integers(m))
-        X2, y2 = X.copy(), y.copy()
-        X2[i, 0] = rng.integers(0, n_classes)
-        y2[i] = rng.integers(0, n_classes)
-        change = abs(s(est, X, y) - s(est, X2, y2))
-        delta = s.sensitivity_for(m)
-        assert change <= delta
-        worst = max(worst, change / delta)
-    assert worst > 0.99  # some pairs are worst-case: the check has teeth
+# ---------------------------------------------------------------------------
+# Failing records are isolated: each costs at most its own term
+# ---------------------------------------------------------------------------
+def test_failing_records_get_the_worst_value_and_nothing_else_changes():
+    s = get_dp_scorer("accuracy", BINARY)
+    X = np.column_stack([np.r_[np.ones(20)], np.full(20, 0.7)])
+    y = np.ones(20, dtype=int)
+    base = s.record_values(BINARY, X, y)
+    for bad in ([3], [0, 19], [4, 5, 6, 11]):
+        X2 = X.copy()
+        X2[bad, 0] = np.nan  # predict raises on any batch containing them
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            vals = s.record_values(BINARY, X2, y)
+        expected = base.copy()
+        expected[bad] = 0.0
+        np.testing.assert_array_equal(vals, expected)
 
 
-def test_half_the_sensitivity_is_caught():
-    # The same property check rejects a scorer declaring half the truth.
-    s = make_dp_scorer(accuracy_score, bounds=(0, 1), sensitivity="mean")
-    violated = False
-    for m, k in itertools.product(range(1, 20), range(19)):
-        if k >= m:
-            continue
-        change = abs((k + 1) / m - k / m)
-        violated |= change > s.sensitivity_for(m) / 2
-    assert violated
+def test_a_scorer_that_raises_is_isolated_per_record():
+    def fragile(y, p):
+        y = np.asarray(y)
+        if (y == 9).any():
+            raise RuntimeError("one record breaks the whole batch")
+        return (y == p).astype(float)
+
+    s = make_dp_scorer(fragile, bounds=(0, 1))
+    X = np.column_stack([np.ones(9), np.zeros(9)])
+    y = np.ones(9, dtype=int)
+    y2 = y.copy()
+    y2[4] = 9
+    assert s(BINARY, X, y) == 1.0
+    assert s(BINARY, X, y2) == pytest.approx(8 / 9)
 
 
-@pytest.mark.parametrize("bounds", [(0.0, 1.0), (-1.0, 0.3), (-1e6, 1e6)])
-def test_mean_of_bounded_terms_within_sensitivity(bounds):
-    """A mean of m per-record terms in the range moves by at most Δ(m)."""
-    lo, hi = bounds
-    rng = np.random.default_rng(3)
-
-    def mean_metric(y_true, y_pred):
-        return float(np.mean(np.clip(y_true - y_pred, lo, hi)))
-
-    s = make_dp_scorer(mean_metric, bounds=bounds, sensitivity="mean")
-    est = LookupRegressor()
-    for _ in range(400):
-        m = int(rng.integers(1, 60))
-        X = rng.uniform(-1, 1, size=(m, 1))
-        y = rng.uniform(lo - 1, hi + 1, size=m)
-        y2 = y.copy()
-        i = int(rng.integers(m))
-        y2[i] = rng.choice([lo - 5.0, hi + 5.0, rng.uniform(lo, hi)])
-        assert abs(s(est, X, y) - s(est, X, y2)) <= s.sensitivity_for(m)
-    assert math.isfinite(s.sensitivity_for(1))
-
-
-def test_builtin_accuracy_fast_path_equals_accuracy_score():
-    """The built-in accuracy's fast path returns exactly accuracy_score."""
-    from sklearn_dpbo._scorers import _AccuracyScorer
-
-    class Fixed:
-        def __init__(self, pred):
-            self.pred = pred
-
-        def predict(self, X):
-            return self.pred
-
+# ---------------------------------------------------------------------------
+# Public pre-flight: the score works and is row independent
+# ---------------------------------------------------------------------------
+def test_row_dependent_model_is_refused():
+    s = make_dp_scorer("neg_mean_absolute_error", error_clip=5.0)
     rng = np.random.default_rng(0)
-    scorer = _AccuracyScorer()
-    for m in [1, 2, 3, 7, 100, 449, 1000]:
-        y = rng.integers(0, 4, m)
-        pred = np.where(rng.random(m) < 0.7, y, rng.integers(0, 4, m))
-        assert scorer(Fixed(pred), None, y) == accuracy_score(y, pred)
-        assert scorer(Fixed(pred.astype(bool)), None, y.astype(bool)) == (
-            accuracy_score(y.astype(bool), pred.astype(bool))
-        )
-    # Non-integer labels take sklearn's path (and its checks).
-    y = np.array(["a", "b", "a"])
-    assert scorer(Fixed(np.array(["a", "a", "a"])), None, y) == accuracy_score(
-        y, ["a", "a", "a"]
-    )
+    X, y = rng.normal(size=(50, 1)), rng.normal(size=50)
+    s.check_public_rows(LookupRegressor(), X, y)  # row-wise: accepted
+    with pytest.raises(RowIndependenceError, match="depend on that record"):
+        s.check_public_rows(BatchCentred(), X, y)
+
+
+def test_batch_level_user_score_is_refused():
+    """A 'per-record' function that really returns a batch statistic."""
+    s = make_dp_scorer(lambda y, p: np.full(len(y), np.mean(y == p)), bounds=(0.0, 1.0))
+    X = np.column_stack([np.r_[np.ones(30), np.zeros(30)], np.zeros(60)])
+    with pytest.raises(RowIndependenceError):
+        s.check_public_rows(BINARY, X, np.ones(60, dtype=int))
+
+
+def test_score_failing_on_public_rows_is_a_clear_error():
+    s = make_dp_scorer(lambda y, p: np.mean(y == p), bounds=(0.0, 1.0))  # scalar
+    X = np.column_stack([np.ones(10), np.zeros(10)])
+    with pytest.raises(ValueError, match="one value per record"):
+        s.check_public_rows(BINARY, X, np.ones(10, dtype=int))
+
+
+# ---------------------------------------------------------------------------
+# Declarations and refusals
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(bounds=(1.0, 0.0)), "low < high"),
+        (dict(bounds=(0.0, np.inf)), "finite"),
+        (dict(bounds=(0.0, 1.0), response_method="transform"), "response_method"),
+    ],
+)
+def test_dp_scorer_bad_declarations(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        DPScorer(lambda y, p: y, **kwargs)
+
+
+def test_sensitivity_is_range_over_m_rounded_up():
+    for bounds in [(0.0, 1.0), (-1.0, 1.0), (-3.0, -0.5)]:
+        s = DPScorer(lambda y, p: y, bounds=bounds)
+        for m in (1, 3, 7, 449, 10**6):
+            exact = (bounds[1] - bounds[0]) / m
+            slack = 4 * math.ulp(max(abs(b) for b in bounds))
+            assert exact < s.sensitivity_for(m) <= exact * (1 + 1e-15) + slack
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["f1", "f1_macro", "roc_auc", "roc_auc_ovr", "balanced_accuracy", "precision"],
+)
+def test_non_decomposable_classification_scores_are_refused_with_reason(name):
+    with pytest.raises(ValueError) as info:
+        get_dp_scorer(name, LogisticRegression())
+    msg = str(info.value)
+    assert "per-record" in msg and "1/m" in msg and "instead" in msg
+
+
+@pytest.mark.parametrize("name", ["r2", "neg_mean_squared_error", "explained_variance"])
+def test_regression_scores_need_public_constants(name):
+    with pytest.raises(ValueError) as info:
+        get_dp_scorer(name, Ridge())
+    assert "error_clip" in str(info.value) or "target_variance" in str(info.value)
+    with pytest.raises(ValueError, match="error_clip"):
+        get_dp_scorer(None, Ridge())
+
+
+def test_plain_callables_and_unknown_strings_are_refused():
+    from sklearn.metrics import make_scorer
+
+    with pytest.raises(TypeError, match="per-record"):
+        get_dp_scorer(make_scorer(accuracy_score), LogisticRegression())
+    with pytest.raises(ValueError, match="not a private score"):
+        get_dp_scorer("no_such_score", LogisticRegression())
+    with pytest.raises(TypeError, match="public constants"):
+        make_dp_scorer("accuracy", floor=0.1)
+    with pytest.raises(TypeError, match="bounds are fixed"):
+        make_dp_scorer("accuracy", bounds=(0, 1))
+    with pytest.raises(ValueError, match="bounds"):
+        make_dp_scorer(lambda y, p: y)
+
+
+def test_defaults_and_passthrough():
+    s = get_dp_scorer(None, LogisticRegression())
+    assert s.name == "accuracy" and s.bounds == (0.0, 1.0)
+    custom = make_dp_scorer(lambda y, p: y == p, bounds=(0, 1))
+    assert get_dp_scorer(custom, LogisticRegression()) is custom
+    assert repr(custom).startswith("DPScorer(name='<lambda>', bounds=(0.0, 1.0)")
+
+
+# ---------------------------------------------------------------------------
+# Silence: thread-safe, no filter left behind
+# ---------------------------------------------------------------------------
+def test_quiet_leaves_filters_unchanged_under_racing_threads():
+    before = list(warnings.filters)
+    leaked = []
+
+    def private_work():
+        for _ in range(200):
+            with quiet():
+                warnings.warn("PRIVATE", UserWarning, stacklevel=1)
+
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        inside = list(warnings.filters)
+        threads = [threading.Thread(target=private_work) for _ in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        leaked = [w for w in seen if "PRIVATE" in str(w.message)]
+        assert list(warnings.filters) == inside
+    assert leaked == []
+    assert list(warnings.filters) == before

@@ -30,15 +30,16 @@ CV1 = ShuffleSplit(n_splits=1, test_size=0.3, random_state=0)
 
 
 def within_half(y_true, y_pred):
-    """Fraction of predictions within 0.5 of the target.
+    """Per record: 1 if every prediction is within 0.5 of the target.
 
     Each record contributes a term in {0, 1}, so the mean is a bounded score
     in [0, 1] with swap-one sensitivity 1/m: a legitimate private regression
     score (R^2 is not: one record can move it without bound).
     """
     y_true = np.asarray(y_true, dtype=float)
-    y_pred = np.asarray(y_pred, dtype=float)
-    return float(np.mean(np.abs(y_true - y_pred) <= 0.5))
+    y_pred = np.asarray(y_pred, dtype=float).reshape(y_true.shape)
+    close = np.abs(y_true - y_pred) <= 0.5
+    return close.reshape(len(close), -1).all(axis=1).astype(float)
 
 
 def _instances():
