@@ -119,7 +119,7 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
     paper_faithful : bool, default=False
         Reproduce the paper's calibration (Hall's multiplier; for
         ``"standard"`` the max(P, N) bound). Not DP when ε is large.
-    solver_tol : float, default=1e-6
+    solver_tol : float, default=1e-3
         Cloaking solver stops when max_j c_jᵀ M⁻¹ c_j ≤ 1 + tol (relative).
     random_state : None or int, default=None
         Public randomness only (k-means, cross-validation folds).
@@ -194,7 +194,7 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
         inducing_points=None,
         hyperparameter_selection=None,
         paper_faithful=False,
-        solver_tol=1e-6,
+        solver_tol=1e-3,
         random_state=None,
         noise_random_state=None,
         accountant=None,

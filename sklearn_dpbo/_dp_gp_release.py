@@ -117,8 +117,8 @@ def plan_release(
     delta: float,
     paper_faithful: bool = False,
     rank_tol: float = 1e-8,
-    solver_tol: float = 1e-6,
-    solver_max_iter: int = 100_000,
+    solver_tol: float = 1e-3,
+    solver_max_iter: int = 20_000,
 ) -> ReleasePlan:
     """Build the release plan at query inputs ``Xq`` (public inputs only).
 
