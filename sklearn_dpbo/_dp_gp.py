@@ -218,7 +218,6 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.non_deterministic = True
         tags.regressor_tags.poor_score = True
         return tags
 
