@@ -33,7 +33,7 @@ from ._gaussian_mechanism import (
     hall_is_valid,
 )
 from ._gp_posterior import ExactPosterior, robust_cholesky
-from ._samplers import round_to_grid, sample_standard_normal
+from ._samplers import as_random_source, round_to_grid, sample_standard_normal
 
 __all__ = ["ReleasePlan", "plan_release", "paper_sensitivity_factor"]
 
@@ -65,12 +65,14 @@ class ReleasePlan:
     def release(self, y: np.ndarray, rng) -> np.ndarray:
         """The DP vector at the query inputs, for clipped normalised ``y``.
 
-        ``rng`` is the noise source (``secrets.SystemRandom`` in production).
+        ``rng`` is the noise source: ``None`` (production) is the OS CSPRNG
+        (``secrets.SystemRandom``); a ``random.Random`` is for tests only.
         The output is rounded to a public grid 2^k ≤ s/2^20 in the
         coordinates where the noise is isotropic (post-processing, see
         :func:`~._samplers.sample_standard_normal` for why).
         """
         y = np.asarray(y, dtype=float)
+        rng = as_random_source(rng)
         if self.method == "cloaking":
             r = self.factor.shape[0]
             if r == 0:
