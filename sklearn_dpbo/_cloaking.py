@@ -35,7 +35,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.linalg import cho_solve, solve_triangular
+from scipy.linalg import solve_triangular
 
 from ._gp_posterior import robust_cholesky
 
@@ -57,12 +57,26 @@ class DOptimalDesign:
     logdet_gap: float  # certified bound on log det M − log det M*
 
 
+def _design_factor(P: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Lower-triangular L with L Lᵀ = W(u) = P diag(u) Pᵀ, from a QR of (P √u)ᵀ.
+
+    The QR works on P √u itself (condition number κ), not on W (κ²), so the
+    leverages stay accurate when C is ill-conditioned; a numerically singular
+    R falls back to a jittered Cholesky of W (jitter only enlarges W).
+    """
+    B = P * np.sqrt(u)
+    R = np.linalg.qr(B.T, mode="r")
+    diag = np.abs(np.diag(R))
+    if diag.size and diag.min() > 1e-13 * diag.max():
+        return (R * np.sign(np.diag(R))[:, None]).T
+    L, _ = robust_cholesky(B @ B.T)
+    return L
+
+
 def _leverages(P: np.ndarray, u: np.ndarray):
-    W = (P * u) @ P.T
-    L, _ = robust_cholesky(W)
-    Winv = cho_solve((L, True), np.eye(P.shape[0]), check_finite=False)
+    L = _design_factor(P, u)
     V = solve_triangular(L, P, lower=True)
-    return Winv, np.sum(V**2, axis=0)
+    return L, np.sum(V**2, axis=0)
 
 
 def d_optimal_design(
@@ -100,6 +114,18 @@ def d_optimal_design(
     weights = np.zeros(n)
     weights[keep] = u
     _, omega_all = _leverages(P, weights)
+    if np.max(omega_all) > r * (1.0 + tol) and keep.size < n:
+        # Safety net: a deleted point is needed after all (rounding): resume
+        # without deletion from the current weights, mixed with uniform.
+        weights = 0.5 * weights + 0.5 / n
+        while it < max_iter:
+            _, omega_all = _leverages(P, weights)
+            if np.max(omega_all) <= r * (1.0 + tol):
+                break
+            weights = weights * omega_all / r
+            weights /= weights.sum()
+            it += 1
+        _, omega_all = _leverages(P, weights)
     ratio = float(np.max(omega_all)) / r
     return DOptimalDesign(
         weights=weights,
@@ -158,8 +184,8 @@ def cloak(
     Ur = U[:, :r]
     Ct = Ur.T @ C
     design = d_optimal_design(Ct, tol=tol, max_iter=max_iter)
-    M = (Ct * design.weights) @ Ct.T
-    L, _ = robust_cholesky(r * M)  # scale: c̃ᵀM̃⁻¹c̃ ≈ 1 at the optimum
+    # M̃ = r W(u) (c̃ᵀM̃⁻¹c̃ ≈ 1 at the optimum), factored without forming it.
+    L = _design_factor(Ct, r * design.weights)
     V = solve_triangular(L, Ct, lower=True)
     delta1 = float(np.sqrt(np.max(np.sum(V**2, axis=0)))) * (1.0 + _SAFETY)
     return CloakingCovariance(Ur, Ct, L, delta1, design)

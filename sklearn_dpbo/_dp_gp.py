@@ -13,6 +13,7 @@ import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin, clone
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.gaussian_process.kernels import RBF, Kernel
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -396,6 +397,16 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
             )
             for post in posteriors
         ]
+        if not all(p.solver["converged"] for p in plans):
+            # Public (depends on X and the query inputs only); privacy holds
+            # regardless, since the sensitivity is recomputed from the final M.
+            warnings.warn(
+                "the cloaking solver stopped before its tolerance (see solver_); "
+                "the release is still (epsilon, delta)-DP but its noise is not "
+                "minimal. Use fewer query points or a larger solver_tol.",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
         if not plans[0].valid:
             warnings.warn(
                 f"paper_faithful=True: Hall's multiplier is not (epsilon, delta)-DP "
