@@ -321,3 +321,16 @@ def test_paper_selection_sensitivity_is_invalid():
             worst_train = max(worst_train, abs(change))
     assert worst_train > 1.5 * paper_train  # measured 16.4 vs 8.7
     assert worst_total <= ours
+
+
+def test_cloaking_ill_conditioned_map_converges():
+    """Regression: C with singular values down to 1e-8·S₁ (kept by the rank
+    cut) made a Cholesky of W(u) jitter, the leverages wrong and the
+    Harman–Pronzato deletion drop needed points (max leverage 95× r)."""
+    X = np.random.RandomState(42).normal(loc=100, size=(100, 2))
+    C_map = ExactPosterior(RBF(1.0), X, 0.1).mean_map(X)
+    cov = cloak(C_map)
+    assert cov.design.converged
+    assert cov.design.max_leverage_ratio <= 1.0 + 1e-3
+    assert np.all(cov.leverages() <= cov.sensitivity_factor**2)
+    assert cov.sensitivity_factor <= np.sqrt(1.0 + 1e-3) * (1 + 1e-6)
