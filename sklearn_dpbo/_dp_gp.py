@@ -24,11 +24,9 @@ from ._dp_gp_release import plan_release
 from ._dp_gp_selection import (
     PrivateGridSelection,
     PublicDataSelection,
-    cv_sensitivity,
-    cv_sse,
+    plan_selection,
 )
 from ._gp_posterior import ExactPosterior, InducingPosterior, robust_cholesky
-from ._mechanisms import permute_and_flip
 from ._validation import (
     PrivacyLeakWarning,
     check_delta,
@@ -418,7 +416,20 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
             )
         selection = None
         if s["candidates"] is not None:
-            selection = self._plan_selection(sel, configs, plans, X, s, seed)
+            residual_bound = sel.residual_bound
+            if residual_bound is None:
+                residual_bound = 0.25 * (s["hi"] - s["lo"])
+            selection = plan_selection(
+                configs,
+                plans,
+                X,
+                n_folds=int(sel.n_folds),
+                residual_bound=float(residual_bound) / s["scale"],
+                width=s["width"],
+                seed=seed + 1,
+                make_posterior=self._posterior,
+                account_for_noise=bool(sel.account_for_noise),
+            )
 
         # ---- private: charged once, before the outputs are read ----
         if self.accountant is not None:
@@ -430,30 +441,8 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
         releases = []
         index = 0
         if selection is not None:
-            maps_all, folds, e, sens_u, penalties = selection
-            utilities = [
-                -(cv_sse(maps, folds, y_n, e) + X.shape[0] * pen)
-                for maps, pen in zip(maps_all, penalties)
-            ]
-            index = permute_and_flip(utilities, s["eps_sel"], sens_u, rng=rng)
-            del utilities
-            releases.append(
-                Release(
-                    quantity="selected_params_",
-                    value=index,
-                    mechanism="permute-and-flip",
-                    epsilon=s["eps_sel"],
-                    delta=0.0,
-                    sensitivity=sens_u,
-                    noise_scale=2.0 * sens_u / s["eps_sel"],
-                    guarantee="pure ε-DP",
-                    assumption="none (K-fold CV score with clipped residuals; "
-                    "sensitivity in scaled output units², docs/dp_gp.md)",
-                    reference="Smith et al. (2018) §3 hyper-parameter selection, "
-                    "corrected sensitivity (spec DP_GP.md §5.3); McKenna & "
-                    "Sheldon (2020)",
-                )
-            )
+            index, release = selection.select(y_n, s["eps_sel"], rng)
+            releases.append(release)
         plan = plans[index]
         released_n = plan.release(y_n, rng)
         del y_n, y
@@ -482,36 +471,6 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
             self.selected_params_ = dict(s["candidates"][index])
             self.selected_index_ = int(index)
         return self
-
-    def _plan_selection(self, sel, configs, plans, X, s, seed):
-        """Folds, CV maps, sensitivity and noise penalties (public only)."""
-        n = X.shape[0]
-        k = int(sel.n_folds)
-        if n < k:
-            raise ValueError(f"PrivateGridSelection needs at least n_folds={k} rows.")
-        perm = np.random.default_rng(seed + 1).permutation(n)
-        folds = []
-        for f in range(k):
-            test = np.sort(perm[f::k])
-            train = np.setdiff1d(np.arange(n), test)
-            folds.append((train, test))
-        e_out = sel.residual_bound
-        if e_out is None:
-            e_out = 0.25 * (s["hi"] - s["lo"])
-        e = float(e_out) / s["scale"]
-        maps_all, sens = [], []
-        for kernel, alpha, Z in configs:
-            maps = [
-                self._posterior(kernel, alpha, Z, X[train]).mean_map(X[test])
-                for train, test in folds
-            ]
-            maps_all.append(maps)
-            sens.append(cv_sensitivity(maps, folds, n, e, s["width"]))
-        penalties = [
-            float(np.mean(p.noise_std() ** 2)) if sel.account_for_noise else 0.0
-            for p in plans
-        ]
-        return maps_all, folds, e, float(max(sens)), penalties
 
     def _ingest(self, releases, released_n, plan, config, posterior, Xq, s):
         kernel, alpha, Z = config

@@ -39,11 +39,22 @@ optimisation", with a corrected sensitivity: spec DP_GP.md §5.3 [S][D])
 from __future__ import annotations
 
 import numbers
+from dataclasses import dataclass
 
 import numpy as np
 from sklearn.model_selection import ParameterGrid
 
-__all__ = ["PrivateGridSelection", "PublicDataSelection", "cv_sensitivity", "cv_sse"]
+from ._accounting import Release
+from ._mechanisms import permute_and_flip
+
+__all__ = [
+    "PrivateGridSelection",
+    "PublicDataSelection",
+    "SelectionPlan",
+    "plan_selection",
+    "cv_sensitivity",
+    "cv_sse",
+]
 
 
 class PrivateGridSelection:
@@ -200,3 +211,79 @@ def cv_sse(maps, folds, y: np.ndarray, e: float) -> float:
         r = np.clip(y[test] - C @ y[train], -e, e)
         total += float(r @ r)
     return total
+
+
+@dataclass(frozen=True)
+class SelectionPlan:
+    """Folds, CV maps, Δu and noise penalties (all public: no output read)."""
+
+    maps: list  # maps[h][f] = C^{(f)}(h)
+    folds: list  # [(R_f, T_f)]
+    residual_bound: float  # e, normalised units
+    sensitivity: float  # Δu = max_h Δ(h)
+    penalties: list  # n · p(h)
+
+    def select(self, y: np.ndarray, epsilon: float, rng) -> tuple[int, Release]:
+        """Permute-and-flip on u(h) (reads the clipped normalised outputs)."""
+        utilities = [
+            -(cv_sse(maps, self.folds, y, self.residual_bound) + pen)
+            for maps, pen in zip(self.maps, self.penalties)
+        ]
+        index = permute_and_flip(utilities, epsilon, self.sensitivity, rng=rng)
+        del utilities
+        release = Release(
+            quantity="selected_params_",
+            value=index,
+            mechanism="permute-and-flip",
+            epsilon=epsilon,
+            delta=0.0,
+            sensitivity=self.sensitivity,
+            noise_scale=2.0 * self.sensitivity / epsilon,
+            guarantee="pure ε-DP",
+            assumption="none (K-fold CV score with clipped residuals; "
+            "sensitivity in scaled output units², docs/dp_gp.md)",
+            reference="Smith et al. (2018) §3 hyper-parameter selection, "
+            "corrected sensitivity (spec DP_GP.md §5.3); McKenna & "
+            "Sheldon (2020)",
+        )
+        return int(index), release
+
+
+def plan_selection(
+    configs,
+    plans,
+    X: np.ndarray,
+    *,
+    n_folds: int,
+    residual_bound: float,
+    width: float,
+    seed: int,
+    make_posterior,
+    account_for_noise: bool = True,
+) -> SelectionPlan:
+    """Build the public part of the selection (folds from ``seed``).
+
+    ``configs[h] = (kernel, alpha, Z)``; ``plans[h]`` the release plan of h
+    (for the noise penalty); ``make_posterior(kernel, alpha, Z, X_train)``.
+    """
+    n = X.shape[0]
+    if n < n_folds:
+        raise ValueError(f"PrivateGridSelection needs at least n_folds={n_folds} rows.")
+    perm = np.random.default_rng(seed).permutation(n)
+    folds = []
+    for f in range(n_folds):
+        test = np.sort(perm[f::n_folds])
+        folds.append((np.setdiff1d(np.arange(n), test), test))
+    maps_all, sens = [], []
+    for kernel, alpha, Z in configs:
+        maps = [
+            make_posterior(kernel, alpha, Z, X[train]).mean_map(X[test])
+            for train, test in folds
+        ]
+        maps_all.append(maps)
+        sens.append(cv_sensitivity(maps, folds, n, residual_bound, width))
+    penalties = [
+        n * float(np.mean(p.noise_std() ** 2)) if account_for_noise else 0.0
+        for p in plans
+    ]
+    return SelectionPlan(maps_all, folds, residual_bound, float(max(sens)), penalties)
