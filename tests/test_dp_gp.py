@@ -28,6 +28,10 @@ from sklearn_dpbo import (
 from sklearn_dpbo._gaussian_mechanism import analytic_gaussian_scale
 from sklearn_dpbo._gp_posterior import ExactPosterior
 
+# One BLAS thread: multi-threaded BLAS on a shared 2-core machine made these
+# small dense solves up to 60x slower.
+pytestmark = pytest.mark.usefixtures("single_blas_thread")
+
 BOUNDS = (-2.0, 2.0)
 
 

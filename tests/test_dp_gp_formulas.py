@@ -38,6 +38,10 @@ from sklearn_dpbo._gaussian_mechanism import (
 from sklearn_dpbo._gp_posterior import ExactPosterior, InducingPosterior
 from sklearn_dpbo._samplers import sample_standard_normal
 
+# One BLAS thread: multi-threaded BLAS on a shared 2-core machine made these
+# small dense solves up to 60x slower.
+pytestmark = pytest.mark.usefixtures("single_blas_thread")
+
 
 # ---------------------------------------------------------------------------
 # Analytic Gaussian mechanism

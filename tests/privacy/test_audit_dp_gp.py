@@ -51,6 +51,10 @@ from sklearn_dpbo._dp_gp_release import plan_release
 from sklearn_dpbo._gaussian_mechanism import analytic_gaussian_scale, gaussian_delta
 from sklearn_dpbo._gp_posterior import ExactPosterior
 
+# One BLAS thread: multi-threaded BLAS on a shared 2-core machine made these
+# small dense solves up to 60x slower.
+pytestmark = pytest.mark.usefixtures("single_blas_thread")
+
 EPS, DELTA = 1.0, 0.01
 N_AUDIT, N_POWER = 100_000, 20_000
 BOUNDS = (-1.0, 1.0)
