@@ -11,6 +11,8 @@ from ._accountant import BudgetAccountant, BudgetError
 from ._accounting import PrivacyReport, Release
 from ._candidates import CandidateSet
 from ._dataset_kernel import DatasetKernelEstimate, estimate_dataset_kernel
+from ._dp_gp import DPGaussianProcessRegressor
+from ._dp_gp_selection import PrivateGridSelection, PublicDataSelection
 from ._scorers import DPScorer, RowIndependenceError, make_dp_scorer
 from ._search import DPBayesSearchCV, PrivateComputationError
 from ._validation import PrivacyLeakWarning, UselessReleaseWarning
@@ -23,10 +25,13 @@ __all__ = [
     "CandidateSet",
     "DatasetKernelEstimate",
     "DPBayesSearchCV",
+    "DPGaussianProcessRegressor",
     "DPScorer",
     "PrivacyLeakWarning",
     "PrivacyReport",
     "PrivateComputationError",
+    "PrivateGridSelection",
+    "PublicDataSelection",
     "Release",
     "RowIndependenceError",
     "UselessReleaseWarning",

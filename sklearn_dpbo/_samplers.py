@@ -24,6 +24,8 @@ import secrets
 from fractions import Fraction
 from typing import Protocol
 
+import numpy as np
+
 __all__ = [
     "secure_source",
     "as_random_source",
@@ -33,6 +35,8 @@ __all__ = [
     "sample_discrete_laplace",
     "granularity_exponent",
     "laplace_on_grid",
+    "sample_standard_normal",
+    "round_to_grid",
 ]
 
 
@@ -78,8 +82,6 @@ def as_random_source(rng=None) -> RandomSource:
         return secure_source()
     if hasattr(rng, "randrange"):
         return rng
-    import numpy as np
-
     if isinstance(rng, np.random.Generator):
         return _NumpySource(rng)
     raise TypeError(
@@ -206,3 +208,55 @@ def laplace_on_grid(
     z = sample_discrete_laplace(scale_steps, rng)
     release = float((n + z) * step)
     return release, float(eff_sensitivity / Fraction(epsilon)), k
+
+
+def _uniform_open(n: int, rng) -> np.ndarray:
+    """n uniforms on (0, 1): (k + ½)/2⁵³ for k uniform on {0, …, 2⁵³ − 1}."""
+    if hasattr(rng, "getrandbits"):  # secrets.SystemRandom, random.Random
+        raw = rng.getrandbits(64 * n).to_bytes(8 * n, "little")
+    else:  # _NumpySource (tests only)
+        raw = rng._gen.bytes(8 * n)
+    k = np.frombuffer(raw, dtype="<u8") >> np.uint64(11)
+    return (k.astype(np.float64) + 0.5) * 2.0**-53
+
+
+def sample_standard_normal(n: int, rng: RandomSource) -> np.ndarray:
+    """n independent N(0, 1) floats from the noise source (Box–Muller).
+
+    The uniforms come from ``rng`` (the OS CSPRNG in production, through
+    ``getrandbits``), 53 bits each, never from NumPy's generators. Each pair
+    gives ``sqrt(−2 ln U₁)·(cos, sin)(2π U₂)``; U₁ ≥ 2⁻⁵⁴ bounds the tail at
+    8.7 standard deviations, a truncation of probability < 2⁻⁵³ that changes
+    δ by less than that.
+
+    Floating-point caveat (honest): unlike the library's Laplace noise,
+    this is a *floating-point* Gaussian. Its values lie on a non-uniform
+    float grid, and precision-based attacks on float samplers (Mironov 2012;
+    Jin et al., "Are we there yet? Timing and floating-point attacks on
+    differential privacy systems", S&P 2022) can in principle distinguish
+    μ + s·z from μ' + s·z through the low-order bits. The GP release rounds
+    its output to a public grid far coarser than the float spacing (see
+    :func:`round_to_grid`), a mitigation in the spirit of Mironov's snapping,
+    not a proof. An exact multivariate discrete Gaussian with a correlated
+    covariance would need a different (ε, δ) analysis (CKS20 §4) and is not
+    implemented.
+    """
+    n = int(n)
+    if n < 0:
+        raise ValueError("n must be >= 0.")
+    m = (n + 1) // 2
+    u = _uniform_open(2 * m, rng)
+    radius = np.sqrt(-2.0 * np.log(u[:m]))
+    angle = 2.0 * np.pi * u[m:]
+    z = np.concatenate([radius * np.cos(angle), radius * np.sin(angle)])
+    return z[:n]
+
+
+def round_to_grid(values, scale: float, *, bits: int = 20) -> np.ndarray:
+    """Round ``values`` to multiples of the public step 2^k ≤ scale / 2^bits.
+
+    Post-processing (no privacy cost); k depends on the public noise scale
+    only. Removes the low-order bits of a floating-point noisy release.
+    """
+    step = 2.0 ** granularity_exponent(scale, bits=bits)
+    return np.round(np.asarray(values, dtype=float) / step) * step

@@ -48,3 +48,18 @@ def test_bench_overhead_quick(tmp_path):
     assert result["overhead"] and result["readme_task"]
     assert result["readme_task"]["releases_identical_across_n_jobs"]
     assert "DPBayesSearchCV (gp-ucb)" in result["tools"]["tools"]
+
+
+@pytest.mark.timeout(300)
+def test_bench_dp_gp_quick(tmp_path):
+    result, stdout = _run("bench_dp_gp", tmp_path)
+    assert "kung" not in result  # --quick never needs the network
+    rows = {(r["method"], r["epsilon"]): r for r in result["synthetic"]["rmse"]}
+    assert {"cloaking", "standard", "simple binning", "integral binning"} <= {
+        m for m, _ in rows
+    }
+    assert rows[("cloaking", 1.0)]["rmse_mean"] > 0
+    noise = result["synthetic"]["standard_noise"]
+    assert noise["exact_factor"] < noise["paper_factor_maxPN"]
+    assert all(t["solver"]["converged"] for t in result["timing"])
+    assert (tmp_path / "bench_dp_gp.png").exists()

@@ -1,0 +1,540 @@
+"""DPGaussianProcessRegressor: GP regression with a differentially private mean.
+
+Smith, Álvarez, Zwiessele & Lawrence, "Differentially Private Regression
+with Gaussian Processes", AISTATS 2018; spec ``DP_GP.md`` (formulas and
+their tags [P] paper, [C] authors' code, [D] derived, [S] safe choice).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+
+import numpy as np
+from sklearn.base import BaseEstimator, RegressorMixin, clone
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.gaussian_process.kernels import RBF, Kernel
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ._accountant import BudgetAccountant
+from ._accounting import PrivacyReport, Release
+from ._dp_gp_release import plan_release
+from ._dp_gp_selection import (
+    PrivateGridSelection,
+    PublicDataSelection,
+    plan_selection,
+)
+from ._gp_posterior import ExactPosterior, InducingPosterior, robust_cholesky
+from ._validation import (
+    PrivacyLeakWarning,
+    check_delta,
+    check_epsilon,
+    check_privacy_rng,
+    public_rng,
+)
+
+__all__ = ["DPGaussianProcessRegressor"]
+
+_MAX_DEFAULT_QUERY = 5000
+_REFERENCE = {
+    "cloaking": "Smith et al. (AISTATS 2018) §3 cloaking; Hall et al. (JMLR 2013) "
+    "Prop. 3; analytic calibration Balle & Wang (ICML 2018); spec DP_GP.md §4",
+    "standard": "Hall et al. (JMLR 2013) §4 function release; exact RKHS "
+    "sensitivity d·max_j sqrt([AKA]_jj) (spec DP_GP.md §3.1 item 3); analytic "
+    "calibration Balle & Wang (ICML 2018)",
+}
+
+
+class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
+    """Gaussian-process regression whose posterior mean is released with (ε, δ)-DP.
+
+    The inputs ``X`` are public; the outputs ``y`` are private. Two data
+    sets are neighbours if they have the same ``X`` and differ in one
+    output (any change within the public clip interval ``y_bounds``, of
+    width d). ``fit`` releases **one vector**: the posterior mean at the
+    public query inputs ``query_points_`` (fixed before the outputs are
+    read), plus noise calibrated to (``epsilon``, ``delta``). Everything
+    else it stores is either that release, a function of public quantities
+    (X, query inputs, kernel, noise variance, bounds), or the privately
+    selected hyper-parameters.
+
+    Methods (``method``):
+
+    ``"cloaking"`` (default; Smith et al. 2018 §3)
+        Noise N(0, s² M) with M the minimum-volume covariance with
+        c_jᵀ M⁻¹ c_j ≤ 1 for every column c_j of C (μ_* = C y), solved in
+        the numerical span of C (rank-reduced) by a certified D-optimal
+        design solver; sensitivity d · max_j sqrt(c_jᵀ M⁻¹ c_j) recomputed
+        from the sampled factor.
+    ``"standard"`` (Hall et al. 2013, as in Smith et al. 2018 §2)
+        Noise s·G, G ~ GP(0, k) at the query inputs, with the exact RKHS
+        sensitivity d · max_j sqrt([A K A]_jj), A = (K + σ²I)⁻¹ (inducing
+        points: d · max_j sqrt(w_jᵀ K_MM w_j)). Valid for every query set.
+
+    In both, s is the analytic Gaussian scale (Balle & Wang 2018), exact
+    for every ε. ``paper_faithful=True`` uses Hall's Δ·sqrt(2 ln(2/δ))/ε
+    instead (and the paper's max(P, N) bound for ``"standard"``); that
+    multiplier is not (ε, δ)-DP for large ε and the fit then warns.
+
+    What is post-processing: ``predict`` returns the released value at a
+    query input (exact row match) and, elsewhere, the kernel interpolation
+    k(x, X_*) (K_** + τI)⁻¹ ỹ_* of the released vector; ``return_std`` /
+    ``return_cov`` are the GP posterior's (data-independent, released as
+    is); ``sample_y`` draws from N(predict, posterior covariance) with
+    public randomness. None of them reads the private outputs again.
+    Each ``fit`` is a new release and spends its budget again.
+
+    Parameters
+    ----------
+    kernel : scikit-learn kernel, default=None
+        Fixed, public; never optimised on the private outputs. ``None`` is
+        ``RBF(1.0)``. It describes the outputs *after* scaling (see
+        ``y_scale``).
+    alpha : float > 0, default=0.1
+        Noise variance σ² of the GP, in scaled output units.
+    y_bounds : (float, float)
+        Public clip interval [lo, hi] for the outputs (required): every
+        output is clipped into it, so d = hi − lo.
+    y_offset, y_scale : float or None, default=None
+        Public normalisation y ↦ (y − offset)/scale; ``None`` gives the
+        centre of ``y_bounds`` and a quarter of its width. Never estimated
+        from the data.
+    method : {"cloaking", "standard"}, default="cloaking"
+    epsilon : float > 0, default=1.0
+        Total ε of one fit (selection plus release).
+    delta : float in (0, 1), default=1e-5
+        δ of the release (the selection spends none).
+    query_points : array-like of shape (n_query, n_features) or None
+        Public inputs at which the mean is released. ``None`` uses the
+        distinct training inputs (at most 5000).
+    inducing_points : None, int or array-like, default=None
+        ``None``: exact GP. An int m: m public inducing inputs, k-means
+        centres of the public X (seeded by ``random_state``). An array:
+        the inducing inputs themselves. FITC approximation.
+    hyperparameter_selection : None, PrivateGridSelection or PublicDataSelection
+        ``None`` uses ``kernel`` and ``alpha`` as given (public).
+    paper_faithful : bool, default=False
+        Reproduce the paper's calibration (Hall's multiplier; for
+        ``"standard"`` the max(P, N) bound). Not DP when ε is large.
+    solver_tol : float, default=1e-3
+        Cloaking solver stops when max_j c_jᵀ M⁻¹ c_j ≤ 1 + tol (relative).
+    random_state : None or int, default=None
+        Public randomness only (k-means, cross-validation folds).
+    noise_random_state : None or int, default=None
+        **Tests only.** ``None`` draws the noise from the OS CSPRNG; an int
+        makes it reproducible (then not DP; ``fit`` warns).
+    accountant : None or BudgetAccountant, default=None
+        Charged (ε, δ) once, before any output is read.
+
+    Attributes
+    ----------
+    query_points_ : ndarray of shape (n_query, n_features)
+    released_mean_ : ndarray of shape (n_query,)
+        The DP release (output units).
+    noise_std_ : ndarray of shape (n_query,)
+        Standard deviation of the added DP noise at each query input (public).
+    noise_cov_ : ndarray of shape (n_query, n_query)
+        Covariance of the added DP noise (public).
+    kernel_, alpha_ : the hyper-parameters used (public or privately selected).
+    inducing_points_ : ndarray or None
+    sensitivity_ : float
+        Δ of the release in output units.
+    solver_ : dict
+        Cloaking solver diagnostics: rank, n_iter, converged, logdet_gap
+        (certified bound on log det M − log det M*).
+    selected_params_, candidate_params_ : with ``PrivateGridSelection``.
+    privacy_report_ : PrivacyReport
+
+    Notes
+    -----
+    Privacy: (ε_rel, δ)-DP release composed with an ε_sel-DP selection
+    (basic composition), under the replace-one-output relation with public
+    inputs. The Gaussian noise is a floating-point sample from the OS
+    CSPRNG (see ``docs/dp_gp.md`` for the caveat).
+    """
+
+    _parameter_constraints: dict = {
+        "kernel": [None, Kernel],
+        "alpha": [Interval(numbers.Real, 0, None, closed="neither")],
+        "y_bounds": [None, tuple, list],
+        "y_offset": [None, numbers.Real],
+        "y_scale": [None, Interval(numbers.Real, 0, None, closed="neither")],
+        "method": [StrOptions({"cloaking", "standard"})],
+        "epsilon": [Interval(numbers.Real, 0, None, closed="neither")],
+        "delta": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "query_points": [None, "array-like"],
+        "inducing_points": [
+            None,
+            Interval(numbers.Integral, 1, None, closed="left"),
+            "array-like",
+        ],
+        "hyperparameter_selection": [None, PrivateGridSelection, PublicDataSelection],
+        "paper_faithful": ["boolean"],
+        "solver_tol": [Interval(numbers.Real, 0, None, closed="neither")],
+        "random_state": ["random_state"],
+        "noise_random_state": [None, numbers.Integral],
+        "accountant": [None, BudgetAccountant],
+    }
+
+    def __init__(
+        self,
+        kernel=None,
+        *,
+        alpha=0.1,
+        y_bounds=None,
+        y_offset=None,
+        y_scale=None,
+        method="cloaking",
+        epsilon=1.0,
+        delta=1e-5,
+        query_points=None,
+        inducing_points=None,
+        hyperparameter_selection=None,
+        paper_faithful=False,
+        solver_tol=1e-3,
+        random_state=None,
+        noise_random_state=None,
+        accountant=None,
+    ):
+        self.kernel = kernel
+        self.alpha = alpha
+        self.y_bounds = y_bounds
+        self.y_offset = y_offset
+        self.y_scale = y_scale
+        self.method = method
+        self.epsilon = epsilon
+        self.delta = delta
+        self.query_points = query_points
+        self.inducing_points = inducing_points
+        self.hyperparameter_selection = hyperparameter_selection
+        self.paper_faithful = paper_faithful
+        self.solver_tol = solver_tol
+        self.random_state = random_state
+        self.noise_random_state = noise_random_state
+        self.accountant = accountant
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.regressor_tags.poor_score = True
+        return tags
+
+    # ------------------------------------------------------------------
+    # Public settings (checked before any data is read)
+    # ------------------------------------------------------------------
+    def _check_settings(self) -> dict:
+        self._validate_params()
+        epsilon = check_epsilon(self.epsilon)  # by hand: set_config-proof
+        delta = check_delta(self.delta)
+        if delta <= 0:
+            raise ValueError("delta must be > 0: the Gaussian mechanism is (ε, δ)-DP.")
+        bounds = self.y_bounds
+        ok = (
+            isinstance(bounds, (tuple, list))
+            and len(bounds) == 2
+            and all(
+                isinstance(b, numbers.Real) and not isinstance(b, bool) for b in bounds
+            )
+            and all(math.isfinite(float(b)) for b in bounds)
+            and float(bounds[0]) < float(bounds[1])
+        )
+        if not ok:
+            raise ValueError(
+                "y_bounds must be a public clip interval (lo, hi) of finite numbers "
+                f"with lo < hi, fixed from domain knowledge; got {bounds!r}. E.g. "
+                "y_bounds=(90, 190) for adult heights in cm. It may not be computed "
+                "from the private outputs."
+            )
+        lo, hi = float(bounds[0]), float(bounds[1])
+        offset = 0.5 * (lo + hi) if self.y_offset is None else float(self.y_offset)
+        scale = 0.25 * (hi - lo) if self.y_scale is None else float(self.y_scale)
+        if not math.isfinite(offset):
+            raise ValueError("y_offset must be finite.")
+        sel = self.hyperparameter_selection
+        candidates = sel.candidates() if isinstance(sel, PrivateGridSelection) else None
+        if candidates is not None:
+            eps_sel = epsilon * float(sel.epsilon_fraction)
+            eps_rel = epsilon - eps_sel
+        else:
+            eps_sel, eps_rel = 0.0, epsilon
+        return {
+            "epsilon": epsilon,
+            "delta": delta,
+            "eps_sel": eps_sel,
+            "eps_rel": eps_rel,
+            "lo": lo,
+            "hi": hi,
+            "offset": offset,
+            "scale": scale,
+            "width": (hi - lo) / scale,
+            "candidates": candidates,
+        }
+
+    # ------------------------------------------------------------------
+    # Public constructions
+    # ------------------------------------------------------------------
+    def _base_kernel(self):
+        return RBF(1.0) if self.kernel is None else clone(self.kernel)
+
+    def _inducing(self, spec, X, seed):
+        if spec is None:
+            return None
+        if isinstance(spec, numbers.Integral) and not isinstance(spec, bool):
+            m = int(spec)
+            uniq = np.unique(X, axis=0)
+            if m >= uniq.shape[0]:
+                return uniq
+            from sklearn.cluster import KMeans
+
+            km = KMeans(n_clusters=m, n_init=1, random_state=seed).fit(X)
+            return km.cluster_centers_
+        Z = np.asarray(spec, dtype=float)
+        if Z.ndim != 2 or Z.shape[1] != X.shape[1] or not np.all(np.isfinite(Z)):
+            raise ValueError(
+                "inducing_points must be an int or a finite array of shape "
+                f"(m, {X.shape[1]}); got shape {Z.shape}."
+            )
+        return Z
+
+    def _posterior(self, kernel, alpha, Z, X):
+        if Z is None:
+            return ExactPosterior(kernel, X, alpha)
+        return InducingPosterior(kernel, X, alpha, Z)
+
+    def _query(self, X):
+        if self.query_points is None:
+            Xq = np.unique(X, axis=0)
+            if Xq.shape[0] > _MAX_DEFAULT_QUERY:
+                raise ValueError(
+                    f"X has {Xq.shape[0]} distinct rows; pass query_points (the "
+                    "public inputs at which to release the mean, ideally only those "
+                    "you need: fewer query inputs, less noise)."
+                )
+            return Xq
+        Xq = validate_data(self, self.query_points, reset=False, dtype=float)
+        return np.asarray(Xq, dtype=float)
+
+    def _config(self, params: dict, X, seed):
+        """(kernel, alpha, Z) of one configuration."""
+        kernel = self._base_kernel()
+        kparams = {
+            k[len("kernel__") :]: v
+            for k, v in params.items()
+            if k.startswith("kernel__")
+        }
+        if kparams:
+            kernel.set_params(**kparams)
+        alpha = float(params.get("alpha", self.alpha))
+        Z = self._inducing(params.get("inducing_points", self.inducing_points), X, seed)
+        return kernel, alpha, Z
+
+    # ------------------------------------------------------------------
+    # fit
+    # ------------------------------------------------------------------
+    def fit(self, X, y):
+        """Release the DP posterior mean at the query inputs.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Public inputs.
+        y : array-like of shape (n_samples,)
+            Private outputs (clipped into ``y_bounds``).
+
+        Returns
+        -------
+        self : object
+        """
+        for attr in [
+            a for a in vars(self) if a.endswith("_") and not a.startswith("_")
+        ]:
+            delattr(self, attr)
+        s = self._check_settings()
+        cost = (s["epsilon"], s["delta"])
+        if self.accountant is not None:
+            self.accountant.check(*cost)  # refusal changes nothing
+        if self.noise_random_state is not None:
+            warnings.warn(
+                "noise_random_state is set: the DP noise is reproducible and whoever "
+                "knows the seed can remove it, so the release is NOT differentially "
+                "private. Use it in tests only.",
+                PrivacyLeakWarning,
+                stacklevel=2,
+            )
+        X, y = validate_data(self, X, y, dtype=float, y_numeric=True)
+        X = np.asarray(X, dtype=float)
+        seed = int(public_rng(self.random_state).integers(2**31 - 1))
+        Xq = self._query(X)
+
+        # ---- public: hyper-parameters, plans, sensitivities ----
+        sel = self.hyperparameter_selection
+        if s["candidates"] is not None:
+            configs = [self._config(p, X, seed) for p in s["candidates"]]
+        else:
+            kernel, alpha, Z = self._config({}, X, seed)
+            if isinstance(sel, PublicDataSelection):
+                kernel, alpha = sel.fit(
+                    kernel,
+                    alpha,
+                    lambda v: (np.clip(v, s["lo"], s["hi"]) - s["offset"]) / s["scale"],
+                    seed,
+                )
+            configs = [(kernel, alpha, Z)]
+        posteriors = [self._posterior(k, a, Z, X) for k, a, Z in configs]
+        plans = [
+            plan_release(
+                self.method,
+                post,
+                Xq,
+                width=s["width"],
+                epsilon=s["eps_rel"],
+                delta=s["delta"],
+                paper_faithful=self.paper_faithful,
+                solver_tol=self.solver_tol,
+            )
+            for post in posteriors
+        ]
+        if not all(p.solver["converged"] for p in plans):
+            # Public (depends on X and the query inputs only); privacy holds
+            # regardless, since the sensitivity is recomputed from the final M.
+            warnings.warn(
+                "the cloaking solver stopped before its tolerance (see solver_); "
+                "the release is still (epsilon, delta)-DP but its noise is not "
+                "minimal. Use fewer query points or a larger solver_tol.",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
+        if not plans[0].valid:
+            warnings.warn(
+                f"paper_faithful=True: Hall's multiplier is not (epsilon, delta)-DP "
+                f"at epsilon={s['eps_rel']:g}, delta={s['delta']:g} (it is proved for "
+                "epsilon <= 1 and is smaller than the exact analytic scale here). "
+                "The release is NOT differentially private at the stated budget.",
+                PrivacyLeakWarning,
+                stacklevel=2,
+            )
+        selection = None
+        if s["candidates"] is not None:
+            residual_bound = sel.residual_bound
+            if residual_bound is None:
+                residual_bound = 0.25 * (s["hi"] - s["lo"])
+            selection = plan_selection(
+                configs,
+                plans,
+                X,
+                n_folds=int(sel.n_folds),
+                residual_bound=float(residual_bound) / s["scale"],
+                width=s["width"],
+                seed=seed + 1,
+                make_posterior=self._posterior,
+                account_for_noise=bool(sel.account_for_noise),
+            )
+
+        # ---- private: charged once, before the outputs are read ----
+        if self.accountant is not None:
+            self.accountant.spend(
+                *cost, label=f"{type(self).__name__}(method={self.method!r})"
+            )
+        rng = check_privacy_rng(self.noise_random_state)
+        y_n = (np.clip(y, s["lo"], s["hi"]) - s["offset"]) / s["scale"]
+        releases = []
+        index = 0
+        if selection is not None:
+            index, release = selection.select(y_n, s["eps_sel"], rng)
+            releases.append(release)
+        plan = plans[index]
+        released_n = plan.release(y_n, rng)
+        del y_n, y
+        releases.append(
+            Release(
+                quantity="released_mean_",
+                value=None,
+                mechanism=f"Gaussian ({self.method}, {plan.calibration} calibration)",
+                epsilon=s["eps_rel"],
+                delta=s["delta"],
+                sensitivity=plan.sensitivity * s["scale"],
+                noise_scale=plan.scale * s["scale"],
+                guarantee=(
+                    "(ε, δ)-DP" if plan.valid else "NOT DP (Hall's multiplier, ε > 1)"
+                ),
+                assumption="public X and query inputs, public clip interval and "
+                "hyper-parameters; floating-point Gaussian sampler (docs/dp_gp.md)",
+                reference=_REFERENCE[self.method],
+            )
+        )
+        self._ingest(
+            releases, released_n, plan, configs[index], posteriors[index], Xq, s
+        )
+        if selection is not None:
+            self.candidate_params_ = [dict(p) for p in s["candidates"]]
+            self.selected_params_ = dict(s["candidates"][index])
+            self.selected_index_ = int(index)
+        return self
+
+    def _ingest(self, releases, released_n, plan, config, posterior, Xq, s):
+        kernel, alpha, Z = config
+        scale, offset = s["scale"], s["offset"]
+        self.query_points_ = Xq
+        self.released_mean_ = offset + scale * released_n
+        self.noise_cov_ = plan.noise_covariance() * scale**2
+        self.noise_std_ = plan.noise_std() * scale
+        self.kernel_ = kernel
+        self.alpha_ = float(alpha)
+        self.inducing_points_ = Z
+        self.sensitivity_ = plan.sensitivity * scale
+        self.solver_ = dict(plan.solver)
+        self.privacy_report_ = PrivacyReport(releases, self.method)
+        # Post-processing state (release + public inputs only).
+        self._post = posterior
+        self._scale, self._offset = scale, offset
+        Lq, _ = robust_cholesky(kernel(Xq))
+        from scipy.linalg import cho_solve
+
+        self._interp = cho_solve((Lq, True), released_n, check_finite=False)
+        self._rows = {
+            row.tobytes(): i for i, row in enumerate(np.ascontiguousarray(Xq))
+        }
+        self._released_n = released_n
+
+    # ------------------------------------------------------------------
+    # Post-processing
+    # ------------------------------------------------------------------
+    def _mean_n(self, X):
+        idx = np.array([self._rows.get(row.tobytes(), -1) for row in X], dtype=int)
+        out = np.empty(X.shape[0])
+        hit = idx >= 0
+        out[hit] = self._released_n[idx[hit]]
+        if np.any(~hit):
+            out[~hit] = self.kernel_(X[~hit], self.query_points_) @ self._interp
+        return out
+
+    def predict(self, X, return_std=False, return_cov=False):
+        """Post-processing of the release (no privacy cost).
+
+        The released value at a query input; elsewhere the kernel
+        interpolation of the released vector. ``return_std`` /
+        ``return_cov``: the GP posterior's (non-private, data-independent).
+        """
+        check_is_fitted(self, "released_mean_")
+        if return_std and return_cov:
+            raise RuntimeError(
+                "At most one of return_std or return_cov can be requested."
+            )
+        X = np.ascontiguousarray(validate_data(self, X, reset=False, dtype=float))
+        mean = self._offset + self._scale * self._mean_n(X)
+        if return_std:
+            return mean, self._scale * np.sqrt(self._post.variance(X))
+        if return_cov:
+            return mean, self._scale**2 * self._post.covariance(X)
+        return mean
+
+    def sample_y(self, X, n_samples=1, random_state=0):
+        """Draws from N(predict(X), posterior covariance), public randomness.
+
+        Returns an array of shape (n_query, n_samples).
+        """
+        mean, cov = self.predict(X, return_cov=True)
+        L, _ = robust_cholesky(cov)
+        rng = np.random.default_rng(public_rng(random_state).integers(2**63 - 1))
+        return mean[:, None] + L @ rng.standard_normal((mean.size, int(n_samples)))

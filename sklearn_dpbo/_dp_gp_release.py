@@ -1,0 +1,183 @@
+"""The two DP-GP releases, as plans fixed before the outputs are read.
+
+A plan holds everything the mechanism depends on: the linear map
+y ↦ μ_* (public X, X_*, kernel, σ²), the noise design, the sensitivity and
+the calibrated multiplier s. It is built from public quantities only
+(spec DP_GP.md §7, "data independence"); :meth:`ReleasePlan.release` is the
+only function that touches the (clipped, normalised) outputs.
+
+``"cloaking"`` (Smith et al. 2018, §3; spec §4.6)
+    ``ỹ_* = U_r (C̃ y + s L g)``, g ~ N(0, I_r), M̃ = L Lᵀ the
+    minimum-volume covariance of :func:`~._cloaking.cloak`,
+    Δ = d · max_j ‖L⁻¹ c̃_j‖.
+``"standard"`` (Hall et al. 2013 function release; spec §3.3)
+    ``ỹ_* = μ_* + s L_* g``, L_* L_*ᵀ = K_** + τI, with the exact RKHS
+    sensitivity Δ = d · max_j sqrt([A K A]_jj) ([D][S]), or the paper's
+    ``max(P, N)`` bound (``paper_faithful``).
+
+Calibration: s = the analytic Gaussian scale of Balle & Wang (2018) for
+(Δ, ε, δ) [S], or Hall's Δ c(δ)/ε with ``paper_faithful`` [P][C].
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.linalg import cho_solve, solve_triangular
+
+from ._cloaking import cloak
+from ._gaussian_mechanism import (
+    analytic_gaussian_scale,
+    hall_gaussian_scale,
+    hall_is_valid,
+)
+from ._gp_posterior import ExactPosterior, robust_cholesky
+from ._samplers import as_random_source, round_to_grid, sample_standard_normal
+
+__all__ = ["ReleasePlan", "plan_release", "paper_sensitivity_factor"]
+
+
+@dataclass(frozen=True)
+class ReleasePlan:
+    """A calibrated release at fixed query inputs (all fields public)."""
+
+    method: str
+    mean_map: np.ndarray  # C (n_* × n)
+    basis: np.ndarray  # n_* × r: output = basis @ (whitened part), see release
+    reduced_map: np.ndarray  # r × n (cloaking: C̃; standard: unused, empty)
+    factor: np.ndarray  # noise factor L (r × r or n_* × n_*)
+    sensitivity: float  # Δ in output units (normalised)
+    scale: float  # multiplier s: noise = s · factor @ g
+    calibration: str  # "analytic" or "hall"
+    valid: bool  # whether the calibration gives (ε, δ)-DP
+    solver: dict  # public solver diagnostics (cloaking)
+
+    def noise_covariance(self) -> np.ndarray:
+        """Covariance of the added noise at the query inputs (normalised units)."""
+        B = self.scale * (self.basis @ self.factor)
+        return B @ B.T
+
+    def noise_std(self) -> np.ndarray:
+        B = self.scale * (self.basis @ self.factor)
+        return np.sqrt(np.sum(B**2, axis=1))
+
+    def release(self, y: np.ndarray, rng) -> np.ndarray:
+        """The DP vector at the query inputs, for clipped normalised ``y``.
+
+        ``rng`` is the noise source: ``None`` (production) is the OS CSPRNG
+        (``secrets.SystemRandom``); a ``random.Random`` is for tests only.
+        The output is rounded to a public grid 2^k ≤ s/2^20 in the
+        coordinates where the noise is isotropic (post-processing, see
+        :func:`~._samplers.sample_standard_normal` for why).
+        """
+        y = np.asarray(y, dtype=float)
+        rng = as_random_source(rng)
+        if self.method == "cloaking":
+            r = self.factor.shape[0]
+            if r == 0:
+                return np.zeros(self.basis.shape[0])
+            # Whitened: t = L⁻¹ C̃ y + s g  (noise N(0, s² I_r)).
+            t = solve_triangular(self.factor, self.reduced_map @ y, lower=True)
+            t = t + self.scale * sample_standard_normal(r, rng)
+            t = round_to_grid(t, self.scale)
+            return self.basis @ (self.factor @ t)
+        mu = self.mean_map @ y
+        noisy = mu + self.scale * (self.factor @ sample_standard_normal(mu.size, rng))
+        floor = self.scale * float(np.sqrt(np.min(np.sum(self.factor**2, axis=1))))
+        return round_to_grid(noisy, floor) if floor > 0 else noisy
+
+
+def paper_sensitivity_factor(posterior: ExactPosterior) -> float:
+    """The paper's bound max(P, N) on max_j sqrt([AKA]_jj) (eqs. 3–4, ``msense``).
+
+    P (N) is the largest row sum of A with negative (positive) entries set
+    to zero. Valid for kernels with values in [0, 1] by the paper's
+    argument, which is informal; always larger than the exact value here.
+    """
+    n = posterior.X.shape[0]
+    A = cho_solve((posterior.L, True), np.eye(n), check_finite=False)
+    pos = np.clip(A, 0, None).sum(axis=1).max()
+    neg = np.clip(-A, 0, None).sum(axis=1).max()
+    return float(max(pos, neg))
+
+
+def _calibrate(sensitivity, epsilon, delta, paper_faithful):
+    if paper_faithful:
+        s = hall_gaussian_scale(sensitivity, epsilon, delta)
+        return s, "hall", hall_is_valid(epsilon, delta)
+    return analytic_gaussian_scale(sensitivity, epsilon, delta), "analytic", True
+
+
+def plan_release(
+    method: str,
+    posterior,
+    Xq: np.ndarray,
+    *,
+    width: float,
+    epsilon: float,
+    delta: float,
+    paper_faithful: bool = False,
+    rank_tol: float = 1e-8,
+    solver_tol: float = 1e-3,
+    solver_max_iter: int = 20_000,
+) -> ReleasePlan:
+    """Build the release plan at query inputs ``Xq`` (public inputs only).
+
+    ``width`` is d, the width of the public clip interval in normalised
+    units: the largest change of one output between neighbours.
+    """
+    C = posterior.mean_map(Xq)
+    if method == "cloaking":
+        cov = cloak(C, rank_tol=rank_tol, tol=solver_tol, max_iter=solver_max_iter)
+        sens = width * cov.sensitivity_factor
+        if sens > 0:
+            s, calib, valid = _calibrate(sens, epsilon, delta, paper_faithful)
+        else:
+            s, calib, valid = 0.0, "analytic", True
+        design = cov.design
+        solver = {
+            "rank": cov.rank,
+            "n_iter": 0 if design is None else design.n_iter,
+            "converged": True if design is None else design.converged,
+            "logdet_gap": 0.0 if design is None else design.logdet_gap,
+        }
+        return ReleasePlan(
+            method,
+            C,
+            cov.basis,
+            cov.reduced_map,
+            cov.factor,
+            sens,
+            s,
+            calib,
+            valid,
+            solver,
+        )
+    if method != "standard":
+        raise ValueError(f"unknown method {method!r}")
+    if paper_faithful:
+        if not isinstance(posterior, ExactPosterior):
+            raise ValueError(
+                "paper_faithful=True with method='standard' uses the paper's "
+                "bound max(P, N), defined for the exact GP only; drop inducing "
+                "points or use paper_faithful=False (exact sensitivity)."
+            )
+        factor_h = paper_sensitivity_factor(posterior)
+    else:
+        factor_h = float(np.max(posterior.rkhs_factors())) * (1.0 + 1e-9)
+    sens = width * factor_h
+    Lq, _ = robust_cholesky(posterior.kernel(Xq))
+    s, calib, valid = _calibrate(sens, epsilon, delta, paper_faithful)
+    return ReleasePlan(
+        "standard",
+        C,
+        np.eye(Xq.shape[0]),
+        np.zeros((0, C.shape[1])),
+        Lq,
+        sens,
+        s,
+        calib,
+        valid,
+        {"rank": int(Xq.shape[0]), "n_iter": 0, "converged": True, "logdet_gap": 0.0},
+    )

@@ -1,0 +1,289 @@
+"""Hyper-parameters of the DP GP: private selection from a public grid, or public data.
+
+:class:`PrivateGridSelection` (Smith et al. 2018, §3 "Hyperparameter
+optimisation", with a corrected sensitivity: spec DP_GP.md §5.3 [S][D])
+    Every configuration h of a public grid (kernel parameters, noise
+    variance, number of inducing inputs) is scored by K-fold cross-validation
+    on the private outputs with the clipped squared residual
+    g(r) = clip(r, −e, e)², and one is chosen by permute-and-flip
+    (McKenna & Sheldon 2020) on
+
+        u(h) = −Σ_f Σ_{i ∈ T_f} g(y_i − ŷ_i^{(f)}(h)) − n · p(h),
+
+    where ŷ^{(f)} = C^{(f)}(h) y_{R_f} is the non-private posterior mean of
+    fold f and p(h) the mean variance of the DP noise the final release
+    would add at the query inputs under h (public: it depends on X, X_*,
+    h and the release budget only). p(h) makes the score estimate the
+    released vector's mean squared error, so a configuration whose release
+    is too noisy is not chosen; being data-free it changes no sensitivity.
+
+    Sensitivity (replace y_j by y_j + t, |t| ≤ d): g is bounded by e² and
+    2e-Lipschitz, so a residual moving by ρ changes g by at most
+    min(e², 2e|ρ|). Point j is in the test part of exactly one fold (its
+    residual moves by t) and in the training part of the others (residual
+    i of fold f moves by t·C^{(f)}_ij). Hence, exactly per j,
+
+        Δ(h) = max_j [ min(e², 2ed)
+                       + Σ_{f: j ∈ R_f} Σ_{i ∈ T_f} min(e², 2ed |C^{(f)}_ij|) ],
+
+    which is at most the spec's ``t + Σ_f s_f − min_f s_f``; Δu = max_h Δ(h).
+    The paper's bound (d² max_j ‖c_j‖² per training fold, then summed) is
+    not valid (spec §5.2) and is not offered.
+
+:class:`PublicDataSelection` (no privacy cost)
+    Maximises the marginal likelihood on a public data set of the same kind
+    (scikit-learn's ``GaussianProcessRegressor`` with the estimator's kernel
+    plus a ``WhiteKernel``), after the same public clipping and scaling.
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn.model_selection import ParameterGrid
+
+from ._accounting import Release
+from ._mechanisms import permute_and_flip
+
+__all__ = [
+    "PrivateGridSelection",
+    "PublicDataSelection",
+    "SelectionPlan",
+    "plan_selection",
+    "cv_sensitivity",
+    "cv_sse",
+]
+
+
+class PrivateGridSelection:
+    """Private choice of GP hyper-parameters from a public grid.
+
+    Parameters
+    ----------
+    param_grid : dict or list of dict
+        Public grid over the regressor's ``alpha``, ``inducing_points`` and
+        ``kernel__<name>`` parameters, e.g.
+        ``{"kernel__length_scale": [5, 10, 25], "alpha": [0.1, 0.3]}``.
+        Fixed before any data is read.
+    epsilon_fraction : float in (0, 1), default=0.5
+        Share of the regressor's ``epsilon`` spent on the selection (pure
+        ε-DP); the rest, and all of δ, goes to the release.
+    n_folds : int >= 2, default=5
+        K of the K-fold partition (public: drawn from ``random_state``).
+    residual_bound : float or None, default=None
+        e, the clip of each residual, in output units. ``None``: a quarter
+        of the clip interval's width. Public.
+    account_for_noise : bool, default=True
+        Add the public penalty n·p(h) (mean DP-noise variance of the final
+        release under h) to the score.
+    """
+
+    def __init__(
+        self,
+        param_grid,
+        *,
+        epsilon_fraction: float = 0.5,
+        n_folds: int = 5,
+        residual_bound: float | None = None,
+        account_for_noise: bool = True,
+    ):
+        self.param_grid = param_grid
+        self.epsilon_fraction = epsilon_fraction
+        self.n_folds = n_folds
+        self.residual_bound = residual_bound
+        self.account_for_noise = account_for_noise
+
+    def __repr__(self) -> str:
+        return (
+            f"PrivateGridSelection(param_grid={self.param_grid!r}, "
+            f"epsilon_fraction={self.epsilon_fraction!r}, n_folds={self.n_folds!r}, "
+            f"residual_bound={self.residual_bound!r}, "
+            f"account_for_noise={self.account_for_noise!r})"
+        )
+
+    def candidates(self) -> list[dict]:
+        """The grid as a list of parameter dicts (checked, public)."""
+        frac = self.epsilon_fraction
+        if (
+            isinstance(frac, bool)
+            or not isinstance(frac, numbers.Real)
+            or not 0 < frac < 1
+        ):
+            raise ValueError(
+                f"epsilon_fraction must be in (0, 1); got {frac!r}. Pass e.g. 0.5."
+            )
+        k = self.n_folds
+        if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 2:
+            raise ValueError(f"n_folds must be an int >= 2; got {k!r}.")
+        e = self.residual_bound
+        if e is not None and not (
+            isinstance(e, numbers.Real) and not isinstance(e, bool) and 0 < e < np.inf
+        ):
+            raise ValueError(f"residual_bound must be None or > 0; got {e!r}.")
+        params = list(ParameterGrid(self.param_grid))
+        if not params:
+            raise ValueError("param_grid is empty.")
+        for p in params:
+            bad = [
+                key
+                for key in p
+                if key not in ("alpha", "inducing_points")
+                and not key.startswith("kernel__")
+            ]
+            if bad:
+                raise ValueError(
+                    f"param_grid names {sorted(bad)}; only 'alpha', "
+                    "'inducing_points' and 'kernel__<name>' can be selected."
+                )
+        return params
+
+
+class PublicDataSelection:
+    """Hyper-parameters fitted by marginal likelihood on *public* data.
+
+    Parameters
+    ----------
+    X, y : array-like
+        A public data set of the same kind (never the private one): its
+        outputs are clipped and scaled with the regressor's public constants.
+    n_restarts_optimizer : int, default=2
+        Passed to scikit-learn's ``GaussianProcessRegressor``.
+    """
+
+    def __init__(self, X, y, *, n_restarts_optimizer: int = 2):
+        self.X = X
+        self.y = y
+        self.n_restarts_optimizer = n_restarts_optimizer
+
+    def __repr__(self) -> str:
+        return (
+            f"PublicDataSelection(<{np.shape(self.X)[0]} public rows>, "
+            f"n_restarts_optimizer={self.n_restarts_optimizer!r})"
+        )
+
+    def fit(self, kernel, alpha, y_norm_fn, random_state):
+        """(fitted kernel, fitted noise variance) on the public data."""
+        from sklearn.gaussian_process import GaussianProcessRegressor
+        from sklearn.gaussian_process.kernels import WhiteKernel
+        from sklearn.utils.validation import check_array, column_or_1d
+
+        X = check_array(self.X, dtype=float)
+        y = column_or_1d(np.asarray(self.y, dtype=float))
+        if not np.all(np.isfinite(y)) or y.shape[0] != X.shape[0]:
+            raise ValueError(
+                "PublicDataSelection needs finite public outputs y, one per row of X."
+            )
+        gpr = GaussianProcessRegressor(
+            kernel=kernel + WhiteKernel(alpha, noise_level_bounds=(1e-4, 1e2)),
+            alpha=1e-10,
+            n_restarts_optimizer=self.n_restarts_optimizer,
+            random_state=random_state,
+        )
+        gpr.fit(X, y_norm_fn(y))
+        return gpr.kernel_.k1, float(gpr.kernel_.k2.noise_level)
+
+
+def _fold_terms(maps, folds, n, e, width):
+    """Per training point j: Σ_{f: j ∈ R_f} Σ_{i ∈ T_f} min(e², 2ed|C_ij|)."""
+    total = np.zeros(n)
+    for (train, _test), C in zip(folds, maps):
+        contrib = np.minimum(e * e, 2.0 * e * width * np.abs(C)).sum(axis=0)
+        total[train] += contrib
+    return total
+
+
+def cv_sensitivity(maps, folds, n: int, e: float, width: float) -> float:
+    """Δ(h): the exact per-j bound above (K-fold partition, public inputs only).
+
+    ``maps[f]`` is C^{(f)} (|T_f| × |R_f|), ``folds[f] = (R_f, T_f)``; ``e``
+    and ``width`` (= d) in normalised output units.
+    """
+    test_term = min(e * e, 2.0 * e * width)
+    return float(test_term + np.max(_fold_terms(maps, folds, n, e, width)))
+
+
+def cv_sse(maps, folds, y: np.ndarray, e: float) -> float:
+    """Σ_f Σ_{i ∈ T_f} clip(y_i − ŷ_i, −e, e)² (reads the private outputs)."""
+    total = 0.0
+    for (train, test), C in zip(folds, maps):
+        r = np.clip(y[test] - C @ y[train], -e, e)
+        total += float(r @ r)
+    return total
+
+
+@dataclass(frozen=True)
+class SelectionPlan:
+    """Folds, CV maps, Δu and noise penalties (all public: no output read)."""
+
+    maps: list  # maps[h][f] = C^{(f)}(h)
+    folds: list  # [(R_f, T_f)]
+    residual_bound: float  # e, normalised units
+    sensitivity: float  # Δu = max_h Δ(h)
+    penalties: list  # n · p(h)
+
+    def select(self, y: np.ndarray, epsilon: float, rng) -> tuple[int, Release]:
+        """Permute-and-flip on u(h) (reads the clipped normalised outputs)."""
+        utilities = [
+            -(cv_sse(maps, self.folds, y, self.residual_bound) + pen)
+            for maps, pen in zip(self.maps, self.penalties)
+        ]
+        index = permute_and_flip(utilities, epsilon, self.sensitivity, rng=rng)
+        del utilities
+        release = Release(
+            quantity="selected_params_",
+            value=index,
+            mechanism="permute-and-flip",
+            epsilon=epsilon,
+            delta=0.0,
+            sensitivity=self.sensitivity,
+            noise_scale=2.0 * self.sensitivity / epsilon,
+            guarantee="pure ε-DP",
+            assumption="none (K-fold CV score with clipped residuals; "
+            "sensitivity in scaled output units², docs/dp_gp.md)",
+            reference="Smith et al. (2018) §3 hyper-parameter selection, "
+            "corrected sensitivity (spec DP_GP.md §5.3); McKenna & "
+            "Sheldon (2020)",
+        )
+        return int(index), release
+
+
+def plan_selection(
+    configs,
+    plans,
+    X: np.ndarray,
+    *,
+    n_folds: int,
+    residual_bound: float,
+    width: float,
+    seed: int,
+    make_posterior,
+    account_for_noise: bool = True,
+) -> SelectionPlan:
+    """Build the public part of the selection (folds from ``seed``).
+
+    ``configs[h] = (kernel, alpha, Z)``; ``plans[h]`` the release plan of h
+    (for the noise penalty); ``make_posterior(kernel, alpha, Z, X_train)``.
+    """
+    n = X.shape[0]
+    if n < n_folds:
+        raise ValueError(f"PrivateGridSelection needs at least n_folds={n_folds} rows.")
+    perm = np.random.default_rng(seed).permutation(n)
+    folds = []
+    for f in range(n_folds):
+        test = np.sort(perm[f::n_folds])
+        folds.append((np.setdiff1d(np.arange(n), test), test))
+    maps_all, sens = [], []
+    for kernel, alpha, Z in configs:
+        maps = [
+            make_posterior(kernel, alpha, Z, X[train]).mean_map(X[test])
+            for train, test in folds
+        ]
+        maps_all.append(maps)
+        sens.append(cv_sensitivity(maps, folds, n, residual_bound, width))
+    penalties = [
+        n * float(np.mean(p.noise_std() ** 2)) if account_for_noise else 0.0
+        for p in plans
+    ]
+    return SelectionPlan(maps_all, folds, residual_bound, float(max(sens)), penalties)
