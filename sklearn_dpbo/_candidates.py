@@ -91,19 +91,19 @@ class _Dimension:
             if not values:
                 raise ValueError(
                     f"Parameter grid for parameter {name!r} need to be a non-empty "
-                    "sequence: the list of values is empty. Give at least one "
-                    "value."
+                    f"sequence, got: {spec!r}. Give at least one value."
                 )
             self.kind = "list"
             self.values = values
             self._init_list_encoding()
         else:
             raise SearchSpaceTypeError(
-                f"Parameter {name!r}: unsupported specification of type "
-                f"{type(spec).__name__}. Use a list of values (single values need "
-                "to be wrapped in a list with one element), a tuple "
-                "(low, high[, 'uniform' | 'log-uniform']) or a frozen "
-                "scipy.stats distribution."
+                f"Parameter grid for parameter {name!r} needs to be a list or a "
+                f"numpy array, but got {spec!r} (of type {type(spec).__name__}) "
+                "instead. Single values need to be wrapped in a list with one "
+                "element. This specification is unsupported: use a list of "
+                "values, a tuple (low, high[, 'uniform' | 'log-uniform']) range "
+                "or a frozen scipy.stats distribution."
             )
 
     # -- construction -------------------------------------------------------
@@ -398,6 +398,8 @@ class CandidateSet:
             spaces = list(search_spaces)
         else:
             raise SearchSpaceTypeError(
+                f"Parameter grid should be a dict or a list, got: {search_spaces!r} "
+                f"of type {type(search_spaces).__name__}. "
                 "search_spaces must be a dict or a list of dicts mapping "
                 "parameter names to value lists, ranges or distributions; got "
                 f"an object of type {type(search_spaces).__name__}."
@@ -410,7 +412,8 @@ class CandidateSet:
         for i, space in enumerate(spaces):
             if not isinstance(space, Mapping):
                 raise SearchSpaceTypeError(
-                    f"search_spaces[{i}] must be a dict; got {type(space).__name__}."
+                    f"Parameter grid is not a dict ({space!r}): search_spaces[{i}] "
+                    f"must be a dict; got {type(space).__name__}."
                 )
             # An empty dict is one candidate, the estimator's own defaults
             # (as ParameterGrid({}) in GridSearchCV).

@@ -19,29 +19,48 @@ from typing import Sequence
 import numpy as np
 from scipy.stats import rankdata
 
-__all__ = ["public_cv_results", "PUBLIC_SCORE_KEYS"]
-
-PUBLIC_SCORE_KEYS = ("mean_public_cv_score", "std_public_cv_score")
+__all__ = ["PublicCVResults", "public_cv_results"]
 
 
 def _param_column(params: Sequence[dict], name: str) -> np.ma.MaskedArray:
     """``param_<name>``: masked where a candidate lacks the parameter.
 
-    Numeric when every candidate has a real (non-bool) value, as
+    Numeric when every present value is a real number (not a bool), as
     scikit-learn does since 1.5; object otherwise.
     """
-    present = [name in p for p in params]
-    values = [p.get(name) for p in params]
-    if all(present) and all(
+    present = np.asarray([name in p for p in params], dtype=bool)
+    values = [p[name] for p in params if name in p]
+    if values and all(
         isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_))
         for v in values
     ):
-        return np.ma.MaskedArray(np.asarray(values), mask=False)
+        dtype = np.result_type(*[np.asarray(v).dtype for v in values])
+        data = np.zeros(len(params), dtype=dtype)
+        data[present] = values
+        return np.ma.MaskedArray(data, mask=~present)
     column = np.ma.MaskedArray(np.empty(len(params), dtype=object), mask=True)
-    for i, (has, v) in enumerate(zip(present, values)):
-        if has:
-            column[i] = v
+    for i, p in enumerate(params):
+        if name in p:
+            column[i] = p[name]
     return column
+
+
+class PublicCVResults(dict):
+    """``cv_results_``: a dict whose missing test/train/time keys say why."""
+
+    def __missing__(self, key):
+        if isinstance(key, str) and any(
+            word in key for word in ("test", "train", "time")
+        ):
+            raise KeyError(
+                f"{key!r}: this cv_results_ holds only the public "
+                "cross-validation inside the training set (*_public_cv_score "
+                "columns). Raw validation (test) scores are never published: "
+                "they would void the privacy guarantee (best_score_ is the DP "
+                "release); there are no train scores or per-candidate timings "
+                "either (refit_time_ is the refit's)."
+            )
+        raise KeyError(key)
 
 
 def public_cv_results(
@@ -66,7 +85,7 @@ def public_cv_results(
         Whether the candidate went on to the private selection.
     """
     split_scores = np.asarray(split_scores, dtype=float).reshape(len(params), -1)
-    results: dict = {}
+    results = PublicCVResults()
     for name in sorted({k for p in params for k in p}):
         results[f"param_{name}"] = _param_column(params, name)
     results["params"] = [dict(p) for p in params]

@@ -9,7 +9,6 @@ import sys
 import time
 import warnings
 from dataclasses import replace
-from itertools import product
 
 import numpy as np
 from joblib import Parallel
@@ -23,6 +22,7 @@ from sklearn.utils.metadata_routing import (
     MetadataRouter,
     MethodMapping,
     _routing_enabled,
+    get_routing_for_object,
     process_routing,
 )
 from sklearn.utils.metaestimators import _safe_split
@@ -73,9 +73,10 @@ _FOREIGN_KWARGS = {
     "and (low, high[, 'log-uniform']) ranges are discretised into "
     "n_candidates public points.",
     "return_train_score": "there are no per-candidate scores to return: raw "
-    "validation scores would void the privacy guarantee. cv_results_ "
-    "(method='private-selection') holds the public cross-validation scores "
-    "inside the training set; score your own public data with "
+    "validation scores would void the privacy guarantee. Use cv_results_ "
+    "(method='private-selection') instead, which holds the public "
+    "cross-validation scores inside the training set, or score your own "
+    "public data with "
     "cross_validate(estimator.set_params(**best_params_), X_train, y_train, "
     "return_train_score=True).",
     "fit_params": "pass fit parameters to fit(X, y, **fit_params).",
@@ -832,16 +833,16 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
                 "scoring as a dict must map metric names (str) to scorers and be "
                 f"non-empty; got {scoring!r}."
             )
-        scorers = {name: get_dp_scorer(spec, self.estimator) for name, spec in items}
-        if not (isinstance(self.refit, str) and self.refit in scorers):
+        if not (isinstance(self.refit, str) and self.refit in dict(items)):
             raise ValueError(
                 "For multi-metric scoring, the parameter refit must be set to a "
-                f"scorer key: one of {sorted(scorers)}. It names the metric the "
+                f"scorer key: one of {sorted(dict(items))}. It names the metric the "
                 "private selection maximises (there is always a selection: "
                 "best_params_ is released whatever refit is); the other metrics "
                 f"of the selected candidate are released with their own noise. "
                 f"{self.refit!r} was passed."
             )
+        scorers = {name: get_dp_scorer(spec, self.estimator) for name, spec in items}
         if self.method != "private-selection":
             raise ValueError(
                 f"Several metrics are supported with method='private-selection' "
@@ -853,40 +854,35 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         return main, scorers
 
     def _check_parameter_names(self, candidates) -> None:
-        """Every searched name must exist once the dict's steps are set.
+        """Every candidate must be settable on the estimator, as in GridSearchCV.
 
-        As ``set_params`` in GridSearchCV: in ``{"clf": [LinearSVC(),
-        SVC()], "clf__C": [...]}`` the names are checked against the
-        estimator with each searched step substituted.
+        ``clone(estimator).set_params(**candidate)`` is tried once per dict
+        and per distinct choice of estimator-valued parameters, so that in
+        ``{"clf": [LinearSVC(), SVC()], "clf__C": [...]}`` the names are
+        checked with each searched step substituted (``set_params`` sets
+        the step first). A name scikit-learn would refuse at fit time is
+        refused here, before any data is read.
         """
-        for dims in candidates.spaces_dims:
-            steps = [
-                d
-                for d in dims
-                if d.kind == "list" and any(hasattr(v, "get_params") for v in d.values)
-            ]
-            combos = product(*(d.values for d in steps)) if steps else [()]
-            for combo in combos:
-                substituted = dict(zip((d.name for d in steps), combo))
-                try:
-                    est = clone(self.estimator).set_params(
-                        **clone(substituted, safe=False)
-                    )
-                except ValueError as exc:
-                    raise ValueError(
-                        f"search_spaces names a parameter that "
-                        f"{type(self.estimator).__name__} does not have: {exc}"
-                    ) from None
-                valid = set(est.get_params(deep=True))
-                unknown = sorted({d.name for d in dims} - valid)
-                if unknown:
-                    where = f" with {substituted}" if substituted else ""
-                    raise ValueError(
-                        f"search_spaces names parameters {unknown} that "
-                        f"{type(self.estimator).__name__}{where} does not have. "
-                        "Valid names are listed by estimator.get_params().keys() "
-                        "(use step__param inside a Pipeline)."
-                    )
+        seen = set()
+        for space, params in zip(candidates.space_of, candidates.params):
+            key = (int(space),) + tuple(
+                (k, id(v))
+                for k, v in sorted(params.items())
+                if hasattr(v, "get_params")
+            )
+            if key in seen:
+                continue
+            seen.add(key)
+            try:
+                clone(self.estimator).set_params(**clone(params, safe=False))
+            except ValueError as exc:
+                raise ValueError(
+                    f"search_spaces names a parameter that "
+                    f"{type(self.estimator).__name__} does not have: {exc} Valid "
+                    "names are listed by estimator.get_params().keys() (use "
+                    "step__param inside a Pipeline; a step searched in the same "
+                    "dict, as in {'clf': [SVC()], 'clf__C': [...]}, is set first)."
+                ) from None
 
     def _check_noise_free_constants(self):
         consts = self.noise_free_constants
@@ -974,6 +970,19 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         X, y = indexable(X, y)
         cv = check_cv(self.cv, y, classifier=is_classifier(self.estimator))
         splits = list(cv.split(X, y, **(split_params or {})))
+        if not splits:
+            raise ValueError(
+                "No fits were performed. Was the CV iterator empty? Were there no "
+                "candidates? cv gave no (train, validation) split; it needs "
+                "exactly one (a one-shot iterator can be used once only: pass a "
+                "list [(train_idx, val_idx)])."
+            )
+        n_declared = cv.get_n_splits(X, y, **(split_params or {}))
+        if n_declared != len(splits):
+            raise ValueError(
+                "cv.split and cv.get_n_splits return inconsistent results. "
+                f"Expected {n_declared} splits, got {len(splits)}."
+            )
         if len(splits) != 1:
             raise ValueError(
                 f"cv gives {len(splits)} splits; DPBayesSearchCV needs exactly one "
@@ -1132,10 +1141,13 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         """
         if not _routing_enabled():
             return params, {}
-        routed = process_routing(self, "fit", **params)
-        if routed.scorer.score:
+        requester = _routing_object(self._metadata_scorer())
+        asked = set()
+        if requester is not None:
+            asked = get_routing_for_object(requester).consumes("score", set(params))
+        if asked:
             raise ValueError(
-                f"Metadata {sorted(routed.scorer.score)} is requested by the "
+                f"Metadata {sorted(asked)} is requested by the "
                 "scorer, but a private validation score cannot take it: "
                 "weighting validation records would break the per-record "
                 "sensitivity (one record with a large weight could move the "
@@ -1145,6 +1157,7 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
                 "to the estimator's fit (set_fit_request) and to score() on "
                 "your own public data."
             )
+        routed = process_routing(self, "fit", **params)
         return dict(routed.estimator.fit), dict(routed.splitter.split)
 
     def _check_pipeline_step(self, X_val, y_val) -> None:
