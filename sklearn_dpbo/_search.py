@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 import math
 import numbers
+import re
 import sys
 import time
 import warnings
@@ -876,8 +877,11 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
             try:
                 clone(self.estimator).set_params(**clone(params, safe=False))
             except ValueError as exc:
+                named = re.search(r"Invalid parameter '([^']+)'", str(exc))
+                leaf = named.group(1) if named else None
+                bad = [k for k in params if k.rsplit("__", 1)[-1] == leaf]
                 raise ValueError(
-                    f"search_spaces names a parameter that "
+                    f"search_spaces names parameters {bad or sorted(params)} that "
                     f"{type(self.estimator).__name__} does not have: {exc} Valid "
                     "names are listed by estimator.get_params().keys() (use "
                     "step__param inside a Pipeline; a step searched in the same "
