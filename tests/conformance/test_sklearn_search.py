@@ -401,6 +401,7 @@ def test_grid_search_no_score():
     Xb, yb = make_blobs(n_samples=200, random_state=0, centers=2)
     Cs = [0.1, 1, 10]
     kw = dict(scoring="accuracy", cv=one_split(200), noise_random_state=0)
+    kw["random_state"] = 0  # the same public candidate order and folds
     grid_search = search(LinearSVC(random_state=0), {"C": Cs}, **kw).fit(Xb, yb)
     no_score = search(LinearSVCNoScore(random_state=0), {"C": Cs}, **kw).fit(Xb, yb)
     assert no_score.best_params_ == grid_search.best_params_
