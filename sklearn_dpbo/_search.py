@@ -233,11 +233,18 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
     estimator : estimator object
         A scikit-learn estimator or Pipeline (cloned; never modified).
     search_spaces : dict or list of dict
-        Parameter names mapped to a list of values, ``(low, high)``,
-        ``(low, high, "log-uniform")`` or a frozen ``scipy.stats``
-        distribution. Ranges and distributions are discretised into
-        ``n_candidates`` Sobol points with a public seed: the finite
-        candidate set Λ is fixed before any data is read.
+        Parameter names mapped to a list of values (any sequence: a list,
+        ``range(1, 4)``, a 1-D array; a grid as in ``GridSearchCV``),
+        ``(low, high)``, ``(low, high, "log-uniform")`` or a frozen
+        ``scipy.stats`` distribution. A *tuple* is a range, never a grid
+        (unlike ``GridSearchCV``): write ``[1, 10]`` for the two values.
+        ``{}`` is one candidate, the estimator's defaults. A Pipeline step
+        and its parameters can be searched together (``{"clf":
+        [LinearSVC()], "clf__C": [...]}``, or a list of dicts swapping
+        estimators); names are checked with the step substituted. Ranges
+        and distributions are discretised into ``n_candidates`` Sobol points
+        with a public seed: the finite candidate set Λ is fixed before any
+        data is read.
     method : {"private-selection", "gp-ucb", "lipschitz"}, default="private-selection"
     epsilon : float, default=1.0
         Total ε of one ``fit`` (all releases together, basic composition).
@@ -255,26 +262,44 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         ``"private-selection"``).
     n_candidates : int, default=1024
         Size of the Sobol discretisation of ranges and distributions.
-    scoring : None, str or DPScorer, default=None
-        ``None`` is accuracy for classifiers. Any other score must declare
-        its range and sensitivity: use :func:`make_dp_scorer`.
-    refit : bool, default=True
+    scoring : None, str, DPScorer, list, tuple or dict, default=None
+        ``None`` is accuracy for classifiers (not ``estimator.score``, which
+        declares no range). Any other score must declare its range and
+        sensitivity: use :func:`make_dp_scorer`. Several metrics (a list or
+        tuple of names, or ``{name: scoring}``, ``method="private-selection"``
+        only): ``refit="<name>"`` names the metric the selection maximises;
+        every other metric of the selected candidate is released in
+        ``best_scores_`` with its own Laplace noise. With k metrics and b =
+        ``budget_split``, the selection gets ε·b/(b + k(1 − b)) and every
+        score release ε·(1 − b)/(b + k(1 − b)), each in ``privacy_report_``
+        and all charged to the accountant before any data is read.
+    refit : bool or str, default=True
         Refit ``best_estimator_`` with ``best_params_`` on the training set
-        only (post-processing of the release).
+        only (post-processing of the release). A str names the selection
+        metric of several (and refits). ``best_params_`` is released either
+        way. A callable is refused: it would pick ``best_index_`` from raw
+        validation scores.
     cv : None, int-free splitter, or iterable, default=None
         Where the validation set comes from when ``fit`` gets no ``X_val``:
         exactly one (train, validation) split, e.g. ``PredefinedSplit``
         with one fold, ``[(train_idx, val_idx)]`` or ``ShuffleSplit(
         n_splits=1)``. Several folds are refused: each fold would be a
-        separate release, and averaging them would protect nothing.
+        separate release, and averaging them would protect nothing. With a
+        precomputed kernel or distance matrix (``pairwise`` tag) the split
+        slices both axes, as ``GridSearchCV``; with ``X_val`` instead, pass
+        the validation-vs-training matrix (n_validation × n_train) as
+        ``X_val``, and predict with test-vs-training matrices.
     n_jobs : int, default=None
         Parallel fits through joblib (any active backend, e.g. Dask). The
         releases do not depend on it.
     pre_dispatch : int or str, default="2*n_jobs"
         Passed to :class:`joblib.Parallel`.
     verbose : int, default=0
-        Progress lines (iteration, elapsed time, budget). No score and no
-        evaluated candidate is ever printed.
+        1: the plan (candidates, the (ε, δ) the fit spends: δ = 0 for the
+        pure ε-DP modes), the phases and the end; 2: also every step of
+        the Bayesian optimisation; 3 and more: elapsed time and budget on
+        every line. No score and no evaluated candidate is ever printed
+        (unlike ``GridSearchCV``'s ``verbose=3``).
     error_score : "raise" or float, default="raise"
         Score given to a candidate whose fit or scoring fails; must lie in
         the scorer's range (NaN would break every sensitivity bound).
@@ -375,13 +400,49 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         n, λmin, λmax, L, g*, both sensitivity terms, whether the cap at g*
         is active).
 
+    best_scores_ : dict
+        Several metrics only (with ``release_score=True``): metric name →
+        the selected candidate's released validation score (DP), the
+        selection metric's being ``best_score_``.
+    cv_results_ : dict
+        ``"private-selection"`` with ``shortlist="bo"`` only: what the
+        public search learned from the *training set*, at no privacy cost,
+        in ``GridSearchCV``'s layout: one row per candidate the public BO
+        evaluated (first-evaluation order), ``param_<name>`` (masked
+        arrays), ``params``, ``split<k>_public_cv_score``,
+        ``mean_public_cv_score``, ``std_public_cv_score``,
+        ``rank_public_cv_score`` (cross-validation inside the training set
+        with ``public_cv``), ``candidate_index`` (into
+        ``candidate_params_``) and ``shortlisted``. These are not
+        validation scores; asking for a ``*_test_*``, ``*_train_*`` or
+        timing column raises a KeyError that says so.
+
     Notes
     -----
-    There is no ``cv_results_``. Every raw validation score, and in
-    ``"gp-ucb"`` the sequence of evaluated candidates itself, is a function
-    of the validation set that the guarantee does not cover; publishing them
-    would void it. Use ``best_score_`` (private), or cross-validate on the
-    public training set yourself if you need a table of scores.
+    Raw validation scores are never published (no ``mean_test_score``):
+    every one, and in ``"gp-ucb"`` the sequence of evaluated candidates
+    itself, is a function of the validation set that the guarantee does not
+    cover. Use ``best_score_`` (private), ``cv_results_`` (public, training
+    set), or cross-validate on the public training set yourself.
+
+    ``score(X, y)`` scores the user's own data with the selection metric,
+    *not* clipped into the private scorer's bounds (it is not a release).
+
+    As a Pipeline step: do not put ``DPBayesSearchCV`` after preprocessing
+    steps. With ``X_val`` (``search__X_val``) the validation set would reach
+    the search untransformed while ``X`` is transformed; with ``cv`` the
+    preceding steps would be fitted on the validation rows, outside the
+    guarantee. Both are detected and refused (stateless steps are allowed
+    with ``cv``). Put the preprocessing inside the searched estimator::
+
+        DPBayesSearchCV(make_pipeline(StandardScaler(), SVC()),
+                        {"svc__C": (1e-2, 1e2, "log-uniform")})
+
+    Metadata routing works as in ``GridSearchCV`` (``set_fit_request`` on
+    the estimator, splitter metadata to ``cv``), except that metadata
+    requested by the scorer is refused in ``fit``: a weighted private score
+    would not keep its per-record sensitivity. See
+    ``docs/coming_from_gridsearchcv.md`` for every difference.
     """
 
     _parameter_constraints: dict = {
