@@ -412,7 +412,8 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         arrays), ``params``, ``split<k>_public_cv_score``,
         ``mean_public_cv_score``, ``std_public_cv_score``,
         ``rank_public_cv_score`` (cross-validation inside the training set
-        with ``public_cv``), ``candidate_index`` (into
+        with ``public_cv``, scored with the selection metric),
+        ``candidate_index`` (into
         ``candidate_params_``) and ``shortlisted``. These are not
         validation scores; asking for a ``*_test_*``, ``*_train_*`` or
         timing column raises a KeyError that says so.

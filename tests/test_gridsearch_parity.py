@@ -77,6 +77,8 @@ def test_several_metrics_one_release_each_within_the_total(budget_split):
     for r in report["releases"]:
         # (the Laplace grid rounds Δ up by at most a few 1e-6, relatively)
         assert r["sensitivity"] == pytest.approx(1 / 80, rel=1e-5)
+    for r in report["releases"][1:]:  # Laplace: b = Δ/ε for each metric
+        assert r["noise_scale"] == pytest.approx(r["sensitivity"] / r["epsilon"])
 
 
 def test_several_metrics_refit_and_mode_are_checked_before_data():
@@ -102,6 +104,33 @@ def test_several_metrics_without_score_release_spend_on_selection_only():
     assert [r["quantity"] for r in s.privacy_report_.releases] == ["best_params_"]
     assert s.privacy_report_.epsilon == 1.0
     assert not hasattr(s, "best_scores_")
+
+
+# ---------------------------------------------------------------------------
+# Grids that swap Pipeline steps
+# ---------------------------------------------------------------------------
+def test_list_of_dicts_swapping_steps_is_checked_with_each_step_substituted():
+    from sklearn.svm import LinearSVC
+    from sklearn.tree import DecisionTreeClassifier
+
+    pipe = make_pipeline(StandardScaler(), LogisticRegression())
+    spaces = [
+        {"logisticregression": [LinearSVC()], "logisticregression__C": [0.1, 1.0]},
+        {
+            "logisticregression": [DecisionTreeClassifier()],
+            "logisticregression__max_depth": range(1, 3),
+        },
+    ]
+    s = DPBayesSearchCV(pipe, spaces, shortlist="grid", random_state=0)
+    s.fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
+    assert len(s.candidate_params_) == 4
+    step = s.best_estimator_.steps[-1][1]
+    assert isinstance(step, (LinearSVC, DecisionTreeClassifier))
+    assert step is not s.best_params_["logisticregression"]  # cloned
+    # A parameter the substituted step does not have is refused, by name.
+    bad = [{"logisticregression": [LinearSVC()], "logisticregression__max_depth": [1]}]
+    with pytest.raises(ValueError, match=r"\['logisticregression__max_depth'\]"):
+        DPBayesSearchCV(pipe, bad).fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
 
 
 # ---------------------------------------------------------------------------
