@@ -112,7 +112,9 @@ class _FittedWithReason:
         try:
             return vars(obj)[self.name]
         except KeyError:
-            raise AttributeError(getattr(obj, f"_no_{self.name}reason")()) from None
+            raise AttributeError(
+                getattr(obj, f"_no_{self.name.rstrip('_')}_reason")()
+            ) from None
 
     def __set__(self, obj, value):
         vars(obj)[self.name] = value
