@@ -7,13 +7,16 @@ and the exponential mechanism ranges over it.
 A search space is a dict (or a list of dicts, whose candidate sets are
 joined) mapping parameter names to one of
 
-- a list of values: a grid dimension (numbers, strings, objects);
+- a list of values, or any other sequence (``range``, 1-D array): a grid
+  dimension (numbers, strings, objects; estimators for a Pipeline step);
 - ``(low, high)`` or ``(low, high, "uniform")``: a uniform range (integers
   if both ends are ints);
 - ``(low, high, "log-uniform")``: a log-uniform range (``0 < low``);
 - a frozen ``scipy.stats`` distribution.
 
-A dict of lists only is the product grid (as ``GridSearchCV``); a dict
+A tuple is a range, never a grid (unlike ``GridSearchCV``, where any
+sequence is a grid). A dict of lists only is the product grid (as
+``GridSearchCV``; the empty dict is one candidate, the defaults); a dict
 with at least one range or distribution is discretised into
 ``n_candidates`` points of a scrambled Sobol sequence drawn with a public
 seed and mapped through each dimension's prior.
@@ -30,9 +33,30 @@ import numpy as np
 from scipy.stats import qmc
 from sklearn.model_selection import ParameterGrid
 
-__all__ = ["CandidateSet"]
+__all__ = ["CandidateSet", "SearchSpaceTypeError"]
 
 _PRIORS = ("uniform", "log-uniform")
+
+_TUPLE_IS_A_RANGE = (
+    "A tuple is a range (low, high[, 'uniform' | 'log-uniform']) here, not "
+    "a grid of values as in GridSearchCV: use a list for a grid, e.g. "
+    "[1, 10, 100]."
+)
+
+
+class SearchSpaceTypeError(TypeError, ValueError):
+    """A search space of the wrong type.
+
+    A ``TypeError``, as scikit-learn raises for a bad ``param_grid``; also a
+    ``ValueError``, which this library raised before (old ``except``
+    clauses keep working).
+    """
+
+
+def _is_unfrozen_distribution(spec: Any) -> bool:
+    from scipy.stats import rv_continuous, rv_discrete
+
+    return isinstance(spec, (rv_continuous, rv_discrete))
 
 
 class _Dimension:
@@ -41,27 +65,45 @@ class _Dimension:
     def __init__(self, name: str, spec: Any):
         self.name = name
         self.kind: str
+        if _is_unfrozen_distribution(spec):
+            family = getattr(spec, "name", type(spec).__name__)
+            raise SearchSpaceTypeError(
+                f"Parameter {name!r}: scipy.stats.{family} is a distribution "
+                "family, not a distribution: freeze it with its parameters, "
+                f"e.g. scipy.stats.{family}(...) as in "
+                "scipy.stats.loguniform(1e-3, 1e3)."
+            )
         if hasattr(spec, "ppf") and hasattr(spec, "cdf"):
             self.kind = "distribution"
             self.dist = spec
         elif isinstance(spec, tuple):
             self._init_range(spec)
-        elif isinstance(spec, (list, np.ndarray)) and not isinstance(spec, str):
+        elif isinstance(spec, np.ndarray) or (
+            isinstance(spec, Sequence) and not isinstance(spec, (str, bytes))
+        ):
+            # Any sequence is a grid, as in GridSearchCV: list, range, array.
+            if isinstance(spec, np.ndarray) and spec.ndim != 1:
+                raise ValueError(
+                    f"Parameter array for {name!r} should be one-dimensional, "
+                    f"got an array of shape {spec.shape}."
+                )
             values = list(spec)
             if not values:
                 raise ValueError(
-                    f"Parameter {name!r}: the list of values is empty. Give at "
-                    "least one value."
+                    f"Parameter grid for parameter {name!r} need to be a non-empty "
+                    f"sequence, got: {spec!r}. Give at least one value."
                 )
             self.kind = "list"
             self.values = values
             self._init_list_encoding()
         else:
-            raise ValueError(
-                f"Parameter {name!r}: unsupported specification of type "
-                f"{type(spec).__name__}. Use a list of values, a tuple "
-                "(low, high[, 'uniform' | 'log-uniform']) or a frozen "
-                "scipy.stats distribution."
+            raise SearchSpaceTypeError(
+                f"Parameter grid for parameter {name!r} needs to be a list or a "
+                f"numpy array, but got {spec!r} (of type {type(spec).__name__}) "
+                "instead. Single values need to be wrapped in a list with one "
+                "element. This specification is unsupported: use a list of "
+                "values, a tuple (low, high[, 'uniform' | 'log-uniform']) range "
+                "or a frozen scipy.stats distribution."
             )
 
     # -- construction -------------------------------------------------------
@@ -70,18 +112,20 @@ class _Dimension:
         if len(spec) not in (2, 3):
             raise ValueError(
                 f"Parameter {name!r}: a range is (low, high) or (low, high, "
-                f"prior); got a tuple of length {len(spec)}."
+                f"prior); got a tuple of length {len(spec)}. {_TUPLE_IS_A_RANGE}"
             )
         low, high = spec[0], spec[1]
         prior = spec[2] if len(spec) == 3 else "uniform"
         if prior not in _PRIORS:
             raise ValueError(
-                f"Parameter {name!r}: prior must be one of {_PRIORS}; got {prior!r}."
+                f"Parameter {name!r}: prior must be one of {_PRIORS}; got "
+                f"{prior!r}. {_TUPLE_IS_A_RANGE}"
             )
         for v in (low, high):
             if not isinstance(v, numbers.Real) or isinstance(v, bool):
                 raise ValueError(
-                    f"Parameter {name!r}: range ends must be numbers; got {v!r}."
+                    f"Parameter {name!r}: range ends must be numbers; got "
+                    f"{v!r}. {_TUPLE_IS_A_RANGE}"
                 )
             if not math.isfinite(v):
                 raise ValueError(
@@ -353,7 +397,9 @@ class CandidateSet:
         elif isinstance(search_spaces, Sequence) and not isinstance(search_spaces, str):
             spaces = list(search_spaces)
         else:
-            raise ValueError(
+            raise SearchSpaceTypeError(
+                f"Parameter grid should be a dict or a list, got: {search_spaces!r} "
+                f"of type {type(search_spaces).__name__}. "
                 "search_spaces must be a dict or a list of dicts mapping "
                 "parameter names to value lists, ranges or distributions; got "
                 f"an object of type {type(search_spaces).__name__}."
@@ -365,13 +411,12 @@ class CandidateSet:
         self.spaces_dims: list[list[_Dimension]] = []
         for i, space in enumerate(spaces):
             if not isinstance(space, Mapping):
-                raise ValueError(
-                    f"search_spaces[{i}] must be a dict; got {type(space).__name__}."
+                raise SearchSpaceTypeError(
+                    f"Parameter grid is not a dict ({space!r}): search_spaces[{i}] "
+                    f"must be a dict; got {type(space).__name__}."
                 )
-            if not space:
-                raise ValueError(
-                    f"search_spaces[{i}] is an empty dict; name at least one parameter."
-                )
+            # An empty dict is one candidate, the estimator's own defaults
+            # (as ParameterGrid({}) in GridSearchCV).
             dims = []
             for name, spec in space.items():
                 if not isinstance(name, str):

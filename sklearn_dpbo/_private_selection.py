@@ -23,7 +23,7 @@ from dataclasses import replace
 import numpy as np
 from sklearn.base import is_classifier
 from sklearn.model_selection import KFold, StratifiedKFold, check_cv
-from sklearn.utils import _safe_indexing
+from sklearn.utils.metaestimators import _safe_split
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import _num_samples
 
@@ -31,6 +31,7 @@ from ._accounting import Release, split_budget
 from ._acquisition import ucb_beta
 from ._bo import bayesian_optimisation
 from ._context import SearchContext
+from ._cv_results import public_cv_results
 from ._evaluation import (
     evaluate_public,
     index_fit_params,
@@ -39,7 +40,7 @@ from ._evaluation import (
 )
 from ._releases import release_best_params_selection, release_best_score_selection
 
-__all__ = ["run_private_selection", "public_shortlist"]
+__all__ = ["run_private_selection", "public_search", "public_shortlist"]
 
 # Confidence parameter of the exploration weight β_t when BO runs on public
 # cross-validation scores: a tuning constant of GP-UCB here, not a privacy
@@ -68,30 +69,37 @@ def _public_folds(search, X, y, seed: int, fit_params: dict) -> list[tuple]:
     n = _num_samples(X)
     folds = []
     for tr, te in cv.split(X, y):
-        folds.append(
-            (
-                _safe_indexing(X, tr),
-                None if y is None else _safe_indexing(y, tr),
-                _safe_indexing(X, te),
-                None if y is None else _safe_indexing(y, te),
-                index_fit_params(fit_params, tr, n),
-            )
-        )
+        # _safe_split slices a precomputed kernel on both axes (pairwise tag).
+        X_tr, y_tr = _safe_split(search.estimator, X, y, tr)
+        X_te, y_te = _safe_split(search.estimator, X, y, te, tr)
+        folds.append((X_tr, y_tr, X_te, y_te, index_fit_params(fit_params, tr, n)))
     return folds
 
 
 def public_shortlist(ctx: SearchContext) -> np.ndarray:
     """Indices of the shortlisted candidates; uses the training set only."""
+    return public_search(ctx)[0]
+
+
+def public_search(ctx: SearchContext) -> tuple[np.ndarray, dict | None]:
+    """The shortlist and, for ``shortlist="bo"``, the public ``cv_results_``.
+
+    Both are computed from the training set only: the candidates the public
+    BO evaluated, in order, and their cross-validation scores inside the
+    training set (:func:`~._cv_results.public_cv_results`). ``"grid"`` and
+    ``"random"`` score nothing publicly, so they have no table (None).
+    """
     search, plan, data = ctx.search, ctx.plan, ctx.data
     candidates = plan.candidates
     n = len(candidates)
     if search.shortlist == "grid":
-        return np.arange(n)
+        return np.arange(n), None
     if search.shortlist == "random":
-        return np.argsort(plan.tie_break)[: min(search.shortlist_size, n)]
+        return np.argsort(plan.tie_break)[: min(search.shortlist_size, n)], None
     folds = _public_folds(
         search, data.X_train, data.y_train, plan.seed, data.fit_params
     )
+    split_scores: dict[int, list[float]] = {}  # public: training-set folds
 
     failures: list[str] = []
     n_fits = [0]
@@ -108,6 +116,8 @@ def public_shortlist(ctx: SearchContext) -> np.ndarray:
         )
         failures.extend(failed)
         n_fits[0] += scores.size
+        for j, row in zip(indices, scores):
+            split_scores[int(j)] = [float(v) for v in row]
         means = scores.mean(axis=1)
         low, high = plan.scorer.bounds
         for j, s in zip(indices, means):
@@ -142,14 +152,22 @@ def public_shortlist(ctx: SearchContext) -> np.ndarray:
             "the FitFailedWarning). Nothing was released and no budget was "
             "spent: fix the estimator or the search space on the training data."
         )
-    return np.asarray(order[: search.shortlist_size], dtype=int)
+    shortlist = np.asarray(order[: search.shortlist_size], dtype=int)
+    evaluated = list(split_scores)  # first-evaluation order
+    table = public_cv_results(
+        [candidates.params[j] for j in evaluated],
+        np.asarray([split_scores[j] for j in evaluated], dtype=float),
+        candidate_index=evaluated,
+        shortlisted=[j in set(shortlist.tolist()) for j in evaluated],
+    )
+    return shortlist, table
 
 
 def run_private_selection(ctx: SearchContext) -> tuple[list[Release], int, dict]:
     """Shortlist publicly, score privately, release by private selection."""
     search, plan, data = ctx.search, ctx.plan, ctx.data
     scorer = plan.scorer
-    shortlist = public_shortlist(ctx)
+    shortlist, table = public_search(ctx)
     ctx.progress(
         f"scoring {len(shortlist)} shortlisted candidates on the validation set"
     )
@@ -177,4 +195,7 @@ def run_private_selection(ctx: SearchContext) -> tuple[list[Release], int, dict]
                 rng=ctx.rng,
             )
         )
-    return releases, releases[0].value, {"shortlist_": shortlist}
+    extra = {"shortlist_": shortlist}
+    if table is not None:
+        extra["cv_results_"] = table  # public (training set only)
+    return releases, releases[0].value, extra

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import inspect
 import math
 import numbers
+import re
+import sys
 import time
 import warnings
 from dataclasses import replace
@@ -13,22 +16,31 @@ from joblib import Parallel
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
 from sklearn.exceptions import NotFittedError
 from sklearn.model_selection import PredefinedSplit
-from sklearn.utils import _safe_indexing, get_tags
+from sklearn.utils import get_tags
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
-from sklearn.utils.metaestimators import available_if
+from sklearn.utils._repr_html.estimator import _VisualBlock
+from sklearn.utils.metadata_routing import (
+    MetadataRouter,
+    MethodMapping,
+    _routing_enabled,
+    get_routing_for_object,
+    process_routing,
+)
+from sklearn.utils.metaestimators import _safe_split
 from sklearn.utils.validation import _num_samples, check_is_fitted, indexable
 
 from ._accountant import BudgetAccountant
 from ._accounting import PrivacyReport, Release, split_budget
 from ._candidates import CandidateSet
 from ._context import SearchContext, SearchData, SearchPlan
-from ._evaluation import index_fit_params
+from ._evaluation import fit_public, index_fit_params, score_private
 from ._gp import KERNELS
 from ._gp_ucb import run_gp_ucb
 from ._lipschitz import check_assumption_2, run_lipschitz
 from ._noise_check import warn_useless_releases
 from ._private_selection import run_private_selection
-from ._scorers import get_dp_scorer
+from ._releases import release_best_score_selection
+from ._scorers import DPScorer, get_dp_scorer
 from ._splits import check_public_splitter, public_split
 from ._validation import (
     MIN_EPSILON,
@@ -54,6 +66,98 @@ _MODES = {
 _PURE_EPSILON_MODES = {"private-selection", "lipschitz"}
 
 
+# What users type when they swap GridSearchCV / RandomizedSearchCV / skopt's
+# BayesSearchCV for this class, and what to do instead.
+_FOREIGN_KWARGS = {
+    "param_grid": "DPBayesSearchCV takes the grid as search_spaces (the second "
+    "argument): DPBayesSearchCV(estimator, search_spaces={...}). A list of "
+    "values is a grid as in GridSearchCV.",
+    "param_distributions": "DPBayesSearchCV takes the distributions as "
+    "search_spaces (the second argument): frozen scipy.stats distributions "
+    "and (low, high[, 'log-uniform']) ranges are discretised into "
+    "n_candidates public points.",
+    "return_train_score": "there are no per-candidate scores to return: raw "
+    "validation scores would void the privacy guarantee. Use cv_results_ "
+    "(method='private-selection') instead, which holds the public "
+    "cross-validation scores inside the training set, or score your own "
+    "public data with "
+    "cross_validate(estimator.set_params(**best_params_), X_train, y_train, "
+    "return_train_score=True).",
+    "fit_params": "pass fit parameters to fit(X, y, **fit_params).",
+    "iid": "iid was removed from scikit-learn; there is nothing to set.",
+}
+
+
+class _InitSignature:
+    """``inspect.signature(cls)`` is ``__init__``'s, not ``__new__``'s."""
+
+    def __get__(self, obj, owner=None):
+        if obj is not None:
+            raise AttributeError("__signature__")
+        sig = inspect.signature(owner.__init__)
+        return sig.replace(parameters=list(sig.parameters.values())[1:])
+
+
+class _FittedWithReason:
+    """A fitted attribute stored in the instance dict whose absence says why.
+
+    A data descriptor: ``obj.cv_results_`` reads ``vars(obj)["cv_results_"]``
+    and, when it is absent, raises an AttributeError with
+    ``obj._no_<name>_reason()`` (``hasattr`` stays False).
+    """
+
+    def __set_name__(self, owner, name):
+        self.name = name
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self
+        try:
+            return vars(obj)[self.name]
+        except KeyError:
+            raise AttributeError(
+                getattr(obj, f"_no_{self.name.rstrip('_')}_reason")()
+            ) from None
+
+    def __set__(self, obj, value):
+        vars(obj)[self.name] = value
+
+    def __delete__(self, obj):
+        del vars(obj)[self.name]
+
+
+class _available_if:
+    """``sklearn.utils.metaestimators.available_if`` that says why not.
+
+    scikit-learn hides the reason (e.g. ``refit=False``) in ``__cause__``;
+    here it is also in the message of the ``AttributeError``.
+    """
+
+    def __init__(self, check):
+        self.check = check
+
+    def __call__(self, fn):
+        self.fn = fn
+        self.__doc__ = fn.__doc__
+        self.__name__ = fn.__name__
+        return self
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self.fn
+        try:
+            self.check(obj)
+        except Exception as exc:
+            raise AttributeError(
+                f"This {type(obj).__name__!r} has no attribute "
+                f"{self.fn.__name__!r}: {exc}"
+            ) from exc
+        return self.fn.__get__(obj, owner)
+
+
+available_if = _available_if
+
+
 def _search_estimator_has(attr):
     def check(self):
         _check_refit(self, attr)
@@ -67,12 +171,12 @@ def _search_estimator_has(attr):
 
 
 def _check_refit(search, attr):
-    if not search.refit:
+    if search.refit is False:
         raise AttributeError(
             f"This {type(search).__name__} instance was initialized with "
-            f"refit=False. {attr} is available only after refitting on the "
-            "released parameters; refit an estimator yourself with best_params_ "
-            "on the training set."
+            f"`refit=False`. {attr} is available only after refitting on the "
+            "best parameters (the released best_params_); refit an estimator "
+            "yourself with best_params_ on the training set."
         )
 
 
@@ -134,11 +238,18 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
     estimator : estimator object
         A scikit-learn estimator or Pipeline (cloned; never modified).
     search_spaces : dict or list of dict
-        Parameter names mapped to a list of values, ``(low, high)``,
-        ``(low, high, "log-uniform")`` or a frozen ``scipy.stats``
-        distribution. Ranges and distributions are discretised into
-        ``n_candidates`` Sobol points with a public seed: the finite
-        candidate set Λ is fixed before any data is read.
+        Parameter names mapped to a list of values (any sequence: a list,
+        ``range(1, 4)``, a 1-D array; a grid as in ``GridSearchCV``),
+        ``(low, high)``, ``(low, high, "log-uniform")`` or a frozen
+        ``scipy.stats`` distribution. A *tuple* is a range, never a grid
+        (unlike ``GridSearchCV``): write ``[1, 10]`` for the two values.
+        ``{}`` is one candidate, the estimator's defaults. A Pipeline step
+        and its parameters can be searched together (``{"clf":
+        [LinearSVC()], "clf__C": [...]}``, or a list of dicts swapping
+        estimators); names are checked with the step substituted. Ranges
+        and distributions are discretised into ``n_candidates`` Sobol points
+        with a public seed: the finite candidate set Λ is fixed before any
+        data is read.
     method : {"private-selection", "gp-ucb", "lipschitz"}, default="private-selection"
     epsilon : float, default=1.0
         Total ε of one ``fit`` (all releases together, basic composition).
@@ -156,12 +267,23 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         ``"private-selection"``).
     n_candidates : int, default=1024
         Size of the Sobol discretisation of ranges and distributions.
-    scoring : None, str or DPScorer, default=None
-        ``None`` is accuracy for classifiers. Any other score must declare
-        its range and sensitivity: use :func:`make_dp_scorer`.
-    refit : bool, default=True
+    scoring : None, str, DPScorer, list, tuple or dict, default=None
+        ``None`` is accuracy for classifiers (not ``estimator.score``, which
+        declares no range). Any other score must declare its range and
+        sensitivity: use :func:`make_dp_scorer`. Several metrics (a list or
+        tuple of names, or ``{name: scoring}``, ``method="private-selection"``
+        only): ``refit="<name>"`` names the metric the selection maximises;
+        every other metric of the selected candidate is released in
+        ``best_scores_`` with its own Laplace noise. With k metrics and b =
+        ``budget_split``, the selection gets ε·b/(b + k(1 − b)) and every
+        score release ε·(1 − b)/(b + k(1 − b)), each in ``privacy_report_``
+        and all charged to the accountant before any data is read.
+    refit : bool or str, default=True
         Refit ``best_estimator_`` with ``best_params_`` on the training set
-        only (post-processing of the release).
+        only (post-processing of the release). A str names the selection
+        metric of several (and refits). ``best_params_`` is released either
+        way. A callable is refused: it would pick ``best_index_`` from raw
+        validation scores.
     cv : None, splitter, or iterable, default=None
         Where the validation set comes from when ``fit`` gets no ``X_val``:
         exactly one (train, validation) split fixed by public information:
@@ -175,14 +297,21 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         ones included: a split that reads the labels or features lets one
         validation record move other rows into the training set and
         ``best_estimator_`` (see :func:`check_public_splitter`).
+        With a precomputed kernel or distance matrix (``pairwise`` tag) the
+        split slices both axes, as ``GridSearchCV``; with ``X_val`` instead,
+        pass the validation-vs-training matrix (n_validation × n_train) as
+        ``X_val``, and predict with test-vs-training matrices.
     n_jobs : int, default=None
         Parallel fits through joblib (any active backend, e.g. Dask). The
         releases do not depend on it.
     pre_dispatch : int or str, default="2*n_jobs"
         Passed to :class:`joblib.Parallel`.
     verbose : int, default=0
-        Progress lines (iteration, elapsed time, budget). No score and no
-        evaluated candidate is ever printed.
+        1: the plan (candidates, the (ε, δ) the fit spends: δ = 0 for the
+        pure ε-DP modes), the phases and the end; 2: also every step of
+        the Bayesian optimisation; 3 and more: elapsed time and budget on
+        every line. No score and no evaluated candidate is ever printed
+        (unlike ``GridSearchCV``'s ``verbose=3``).
     error_score : "raise" or float, default="raise"
         What happens when fitting a *public* candidate on the public training
         set fails (public information, so scikit-learn's semantics apply):
@@ -301,22 +430,61 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         n, λmin, λmax, L, g*, both sensitivity terms, whether the cap at g*
         is active).
 
+    best_scores_ : dict
+        Several metrics only (with ``release_score=True``): metric name →
+        the selected candidate's released validation score (DP), the
+        selection metric's being ``best_score_``.
+    cv_results_ : dict
+        ``"private-selection"`` with ``shortlist="bo"`` only: what the
+        public search learned from the *training set*, at no privacy cost,
+        in ``GridSearchCV``'s layout: one row per candidate the public BO
+        evaluated (first-evaluation order), ``param_<name>`` (masked
+        arrays), ``params``, ``split<k>_public_cv_score``,
+        ``mean_public_cv_score``, ``std_public_cv_score``,
+        ``rank_public_cv_score`` (cross-validation inside the training set
+        with ``public_cv``, scored with the selection metric),
+        ``candidate_index`` (into
+        ``candidate_params_``) and ``shortlisted``. These are not
+        validation scores; asking for a ``*_test_*``, ``*_train_*`` or
+        timing column raises a KeyError that says so.
+
     Notes
     -----
     ``fit`` emits a :class:`UselessReleaseWarning`, before reading any
     validation row, when a release's noise scale (public: settings, n and m)
     exceeds the width of the scorer's range.
 
-    There is no ``cv_results_``. Every raw validation score, and in
-    ``"gp-ucb"`` the sequence of evaluated candidates itself, is a function
-    of the validation set that the guarantee does not cover; publishing them
-    would void it. Use ``best_score_`` (private), or cross-validate on the
-    public training set yourself if you need a table of scores.
+    Raw validation scores are never published (no ``mean_test_score``):
+    every one, and in ``"gp-ucb"`` the sequence of evaluated candidates
+    itself, is a function of the validation set that the guarantee does not
+    cover. Use ``best_score_`` (private), ``cv_results_`` (public, training
+    set), or cross-validate on the public training set yourself.
+
+    ``score(X, y)`` scores the user's own data with the selection metric,
+    *not* clipped into the private scorer's bounds (it is not a release).
+
+    As a Pipeline step: do not put ``DPBayesSearchCV`` after preprocessing
+    steps. With ``X_val`` (``search__X_val``) the validation set would reach
+    the search untransformed while ``X`` is transformed; with ``cv`` the
+    preceding steps would be fitted on the validation rows, outside the
+    guarantee. Both are detected and refused (stateless steps are allowed
+    with ``cv``). Put the preprocessing inside the searched estimator::
+
+        DPBayesSearchCV(make_pipeline(StandardScaler(), SVC()),
+                        {"svc__C": (1e-2, 1e2, "log-uniform")})
+
+    Metadata routing works as in ``GridSearchCV`` (``set_fit_request`` on
+    the estimator, splitter metadata to ``cv``), except that metadata
+    requested by the scorer is refused in ``fit``: a weighted private score
+    would not keep its per-record sensitivity. See
+    ``docs/coming_from_gridsearchcv.md`` for every difference.
     """
 
     _parameter_constraints: dict = {
         "estimator": [HasMethods(["fit"])],
-        "search_spaces": [dict, list],
+        # Types are checked by CandidateSet (a TypeError naming the
+        # parameter, as scikit-learn's ParameterGrid).
+        "search_spaces": "no_validation",
         "method": [StrOptions({"private-selection", "gp-ucb", "lipschitz"})],
         "epsilon": [Interval(numbers.Real, 0, None, closed="neither")],
         "delta": [Interval(numbers.Real, 0, 1, closed="left")],
@@ -326,8 +494,11 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         "n_candidates": [Interval(numbers.Integral, 1, None, closed="left")],
         # Any str or callable passes here so that get_dp_scorer can refuse the
         # ones without a declared range with guidance (make_dp_scorer).
-        "scoring": [None, str, callable],
-        "refit": ["boolean"],
+        # Lists, tuples and dicts are several metrics (_scorers_by_name).
+        "scoring": [None, str, callable, list, tuple, dict],
+        # A str names the selection metric of a multi-metric search; a
+        # callable is refused with a reason (_check_refit_param).
+        "refit": ["boolean", str, callable],
         "cv": [None, "cv_object"],
         "n_jobs": [numbers.Integral, None],
         "pre_dispatch": [numbers.Integral, str],
@@ -354,6 +525,36 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         "selection": [StrOptions({"permute-and-flip", "exponential"})],
         "acquisition": [StrOptions({"ucb", "ei"})],
     }
+
+    __signature__ = _InitSignature()
+
+    def __new__(cls, *args, **kwargs):
+        # A clear TypeError for GridSearchCV-only keywords; everything else
+        # (including Python's own errors) is left to __init__.
+        known = set(inspect.signature(cls.__init__).parameters)
+        for name in kwargs:
+            if name not in known and name in _FOREIGN_KWARGS:
+                raise TypeError(
+                    f"{cls.__name__}.__init__() got an unexpected keyword "
+                    f"argument {name!r}: {_FOREIGN_KWARGS[name]}"
+                )
+        return super().__new__(cls)
+
+    cv_results_ = _FittedWithReason()
+
+    def _no_cv_results_reason(self) -> str:
+        head = f"{type(self).__name__!r} object has no attribute 'cv_results_': "
+        if "best_index_" not in vars(self):
+            return head + "the search is not fitted yet."
+        return head + (
+            "only method='private-selection' with shortlist='bo' has one (the "
+            "public cross-validation scores inside the training set). Raw "
+            "validation scores are never published, and in method='gp-ucb' "
+            "even the sequence of evaluated candidates depends on the "
+            "validation set; publishing either would void the guarantee. Use "
+            "best_score_ (private), or cross-validate on the public training "
+            "set yourself."
+        )
 
     def __init__(
         self,
@@ -515,15 +716,87 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         self._check_fitted_refit("score_samples")
         return self.best_estimator_.score_samples(X)
 
-    def score(self, X, y=None):
-        """Mean per-record score of ``best_estimator_`` on (X, y), unclipped.
+    def score(self, X, y=None, **params):
+        """Score ``best_estimator_`` on (X, y) with the selection metric.
 
         This is the user's own data, not a release: it is not private, so
-        the score is neither clipped into the scorer's bounds nor protected
-        against failing records (failures raise as usual).
+        the metric is *not* clipped into the private scorer's bounds (a true
+        R² of −0.3 is returned as −0.3). ``**params`` (e.g.
+        ``sample_weight``) reach the metric through metadata routing only,
+        as in scikit-learn: enable it with
+        ``sklearn.set_config(enable_metadata_routing=True)`` and request
+        them on the scorer (``make_scorer(...).set_score_request(...)``).
         """
         self._check_fitted_refit("score")
-        return self.scorer_.metric(self.best_estimator_, X, y)
+        scorer = self.scorer_
+        if params:
+            if not _routing_enabled():
+                raise ValueError(
+                    f"Passing extra keyword arguments to {type(self).__name__}."
+                    "score is only supported if enable_metadata_routing=True, "
+                    "which you can set using `sklearn.set_config`. See the "
+                    "Metadata Routing User guide "
+                    "<https://scikit-learn.org/stable/metadata_routing.html> "
+                    f"for more details. Extra parameters passed are: "
+                    f"{set(params)}"
+                )
+            params = process_routing(self, "score", **params).scorer.score
+        return _public_score(scorer, self.best_estimator_, X, y, **params)
+
+    # ------------------------------------------------------------------
+    # Metadata routing and the HTML repr (as BaseSearchCV)
+    # ------------------------------------------------------------------
+    def get_metadata_routing(self):
+        """Metadata routing of this object, as ``GridSearchCV``'s.
+
+        Fit metadata requested by ``estimator`` (``set_fit_request``) goes
+        to its ``fit`` (sample-aligned values restricted to the training
+        rows), splitter metadata to ``cv.split``. Scorer metadata is
+        refused in ``fit``: a weighted private score would not keep the
+        per-record sensitivity (one record with a large weight could move
+        it arbitrarily); ``score`` accepts it (public data).
+
+        Returns
+        -------
+        routing : MetadataRouter
+        """
+        router = MetadataRouter(owner=self)
+        router.add(
+            estimator=self.estimator,
+            method_mapping=MethodMapping().add(caller="fit", callee="fit"),
+        )
+        router.add(
+            scorer=_routing_object(self._metadata_scorer()),
+            method_mapping=MethodMapping()
+            .add(caller="score", callee="score")
+            .add(caller="fit", callee="score"),
+        )
+        router.add(
+            splitter=self.cv,
+            method_mapping=MethodMapping().add(caller="fit", callee="split"),
+        )
+        return router
+
+    def _metadata_scorer(self):
+        """The selection metric's scorer, or None if ``scoring`` is invalid."""
+        if hasattr(self, "scorer_"):
+            return self.scorer_
+        try:
+            return self._scorers_by_name()[0]
+        except (TypeError, ValueError):
+            return None
+
+    def _sk_visual_block_(self):
+        if hasattr(self, "best_estimator_"):
+            key, estimator = "best_estimator_", self.best_estimator_
+        else:
+            key, estimator = "estimator", self.estimator
+        return _VisualBlock(
+            "parallel",
+            [estimator],
+            names=[f"{key}: {estimator.__class__.__name__}"],
+            name_details=[str(estimator)],
+        )
 
     # ------------------------------------------------------------------
     # Checks done before any data is touched
@@ -531,6 +804,7 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
     def _check_settings(self) -> dict:
         """Validate everything that does not need data; return the plan."""
         self._validate_params()
+        self._check_refit_param()
         for name in ("n_iter", "n_candidates", "batch_size", "shortlist_size"):
             if isinstance(getattr(self, name), (bool, np.bool_)):
                 raise ValueError(
@@ -570,7 +844,7 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
                 self._check_noise_free_constants()
 
         self._check_release_budgets(epsilon, delta)
-        scorer = get_dp_scorer(self.scoring, self.estimator)
+        scorer, _ = self._scorers_by_name()
         low, high = scorer.bounds
         offset = (low + high) / 2 if self.score_offset is None else self.score_offset
         scale = (high - low) / 4 if self.score_scale is None else self.score_scale
@@ -581,15 +855,7 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
 
         seed = public_rng(self.random_state).integers(2**31 - 1)
         candidates = CandidateSet(self.search_spaces, self.n_candidates, int(seed))
-        valid = set(self.estimator.get_params(deep=True))
-        unknown = sorted(candidates.parameter_names - valid)
-        if unknown:
-            raise ValueError(
-                f"search_spaces names parameters {unknown} that "
-                f"{type(self.estimator).__name__} does not have. Valid names are "
-                "listed by estimator.get_params().keys() (use step__param inside "
-                "a Pipeline)."
-            )
+        self._check_parameter_names(candidates)
         if self.method == "lipschitz":
             # Assumption 2: estimator, Normalizer, score, search space.
             check_assumption_2(self.estimator, candidates, scorer)
@@ -689,6 +955,107 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
                     "larger delta."
                 )
 
+    def _check_refit_param(self) -> None:
+        if callable(self.refit):
+            raise ValueError(
+                "refit as a callable is not supported: in GridSearchCV it picks "
+                "best_index_ from cv_results_, i.e. from raw validation scores, "
+                "which are never published here; best_params_ is selected by a "
+                "differentially private mechanism instead. Pass refit=True (or "
+                "refit='<metric name>' with several metrics) and post-process "
+                "best_params_ if needed."
+            )
+
+    def _scorers_by_name(self) -> tuple[DPScorer, dict]:
+        """(selection metric's scorer, {name: scorer} of the other metrics).
+
+        ``scoring`` as a list/tuple of names or a dict ``{name: scoring}``
+        is several metrics: ``refit="<name>"`` names the one the private
+        selection maximises; each other metric of the selected candidate is
+        released with its own Laplace noise (:meth:`_release_other_metrics`).
+        """
+        scoring = self.scoring
+        if not isinstance(scoring, (list, tuple, dict)):
+            scorer = get_dp_scorer(scoring, self.estimator)
+            if isinstance(self.refit, str) and self.refit != scorer.name:
+                raise ValueError(
+                    f"refit={self.refit!r} names a metric, but scoring is the "
+                    f"single metric {scorer.name!r}: use refit=True, or give "
+                    "several metrics as scoring={name: scoring, ...} and name "
+                    "the selection metric with refit."
+                )
+            return scorer, {}
+        if isinstance(scoring, dict):
+            items = list(scoring.items())
+        else:
+            items = [(name, name) for name in scoring]
+            if not all(isinstance(name, str) for name, _ in items):
+                raise ValueError(
+                    "scoring as a list or tuple must hold metric names (str); "
+                    f"got {scoring!r}. Use a dict {{name: DPScorer}} for "
+                    "custom scorers."
+                )
+            if len(set(scoring)) != len(scoring):
+                raise ValueError(f"scoring has duplicate metric names: {scoring!r}.")
+        if not items or not all(isinstance(name, str) for name, _ in items):
+            raise ValueError(
+                "scoring as a dict must map metric names (str) to scorers and be "
+                f"non-empty; got {scoring!r}."
+            )
+        if not (isinstance(self.refit, str) and self.refit in dict(items)):
+            raise ValueError(
+                "For multi-metric scoring, the parameter refit must be set to a "
+                f"scorer key: one of {sorted(dict(items))}. It names the metric the "
+                "private selection maximises (there is always a selection: "
+                "best_params_ is released whatever refit is); the other metrics "
+                f"of the selected candidate are released with their own noise. "
+                f"{self.refit!r} was passed."
+            )
+        scorers = {name: get_dp_scorer(spec, self.estimator) for name, spec in items}
+        if self.method != "private-selection":
+            raise ValueError(
+                f"Several metrics are supported with method='private-selection' "
+                f"only; method={self.method!r} rests on an assumption about one "
+                "score (Assumption 1 or 2 of Kusner et al. 2015). Pass one "
+                "metric as scoring."
+            )
+        main = scorers.pop(self.refit)
+        return main, scorers
+
+    def _check_parameter_names(self, candidates) -> None:
+        """Every candidate must be settable on the estimator, as in GridSearchCV.
+
+        ``clone(estimator).set_params(**candidate)`` is tried once per dict
+        and per distinct choice of estimator-valued parameters, so that in
+        ``{"clf": [LinearSVC(), SVC()], "clf__C": [...]}`` the names are
+        checked with each searched step substituted (``set_params`` sets
+        the step first). A name scikit-learn would refuse at fit time is
+        refused here, before any data is read.
+        """
+        seen = set()
+        for space, params in zip(candidates.space_of, candidates.params):
+            key = (int(space),) + tuple(
+                (k, id(v))
+                for k, v in sorted(params.items())
+                if hasattr(v, "get_params")
+            )
+            if key in seen:
+                continue
+            seen.add(key)
+            try:
+                clone(self.estimator).set_params(**clone(params, safe=False))
+            except ValueError as exc:
+                named = re.search(r"Invalid parameter '([^']+)'", str(exc))
+                leaf = named.group(1) if named else None
+                bad = [k for k in params if k.rsplit("__", 1)[-1] == leaf]
+                raise ValueError(
+                    f"search_spaces names parameters {bad or sorted(params)} that "
+                    f"{type(self.estimator).__name__} does not have: {exc} Valid "
+                    "names are listed by estimator.get_params().keys() (use "
+                    "step__param inside a Pipeline; a step searched in the same "
+                    "dict, as in {'clf': [SVC()], 'clf__C': [...]}, is set first)."
+                ) from None
+
     def _check_noise_free_constants(self):
         consts = self.noise_free_constants
         ok = (
@@ -739,8 +1106,14 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
     # ------------------------------------------------------------------
     # Data
     # ------------------------------------------------------------------
-    def _split(self, X, y, X_val, y_val, groups=None):
-        """Return (X_train, y_train, X_val, y_val) and check their shapes."""
+    def _split(self, X, y, X_val, y_val, groups=None, split_params=None):
+        """Return (X_train, y_train, X_val, y_val) and check their shapes.
+
+        With a precomputed kernel or distance matrix (``pairwise`` tag) and
+        ``cv``, the training block is X[train][:, train] and the validation
+        block X[val][:, train]; with ``X_val`` the user passes the
+        validation-vs-training matrix themselves.
+        """
         if X_val is not None or y_val is not None:
             if groups is not None:
                 raise ValueError(
@@ -758,7 +1131,9 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
                 raise ValueError("Pass both X_val and y_val (or neither).")
             X, y = indexable(X, y)
             X_val, y_val = indexable(X_val, y_val)
-            if hasattr(X, "shape") and hasattr(X_val, "shape"):
+            if get_tags(self.estimator).input_tags.pairwise:
+                self._check_pairwise_val(X, X_val)
+            elif hasattr(X, "shape") and hasattr(X_val, "shape"):
                 if len(X.shape) > 1 and X.shape[1:] != X_val.shape[1:]:
                     raise ValueError(
                         f"X has {X.shape[1:]} features per row but X_val has "
@@ -773,7 +1148,17 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
                 "val_idx)] or ShuffleSplit(n_splits=1))."
             )
         X, y = indexable(X, y)
-        splits = public_split(self.cv, _num_rows(X), groups)
+        split_params = dict(split_params or {})
+        if groups is not None:
+            split_params["groups"] = groups
+        splits = public_split(self.cv, _num_rows(X), split_params.get("groups"))
+        if not splits:
+            raise ValueError(
+                "No fits were performed. Was the CV iterator empty? Were there no "
+                "candidates? cv gave no (train, validation) split; it needs "
+                "exactly one (a one-shot iterator can be used once only: pass a "
+                "list [(train_idx, val_idx)])."
+            )
         if len(splits) != 1:
             raise ValueError(
                 f"cv gives {len(splits)} splits; DPBayesSearchCV needs exactly one "
@@ -784,13 +1169,25 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         train, val = (np.asarray(a) for a in splits[0])
         if len(val) == 0 or len(train) == 0:
             raise ValueError("The cv split has an empty training or validation part.")
-        return (
-            _safe_indexing(X, train),
-            None if y is None else _safe_indexing(y, train),
-            _safe_indexing(X, val),
-            None if y is None else _safe_indexing(y, val),
-            train,
-        )
+        X_tr, y_tr = _safe_split(self.estimator, X, y, train)
+        X_va, y_va = _safe_split(self.estimator, X, y, val, train)
+        return X_tr, y_tr, X_va, y_va, train
+
+    @staticmethod
+    def _check_pairwise_val(X, X_val):
+        n_train = _num_rows(X)
+        shape_X, shape_val = getattr(X, "shape", None), getattr(X_val, "shape", None)
+        if shape_X is not None and len(shape_X) == 2 and shape_X[1] != n_train:
+            raise ValueError(
+                "Precomputed matrix must be a square matrix: X is the "
+                f"training-vs-training kernel (or distances), got shape {shape_X}."
+            )
+        if shape_val is not None and len(shape_val) == 2 and shape_val[1] != n_train:
+            raise ValueError(
+                "With a precomputed kernel (or distance matrix), X_val is the "
+                "validation-vs-training matrix of shape (n_validation, "
+                f"n_train={n_train}); got shape {shape_val}."
+            )
 
     # ------------------------------------------------------------------
     # fit
@@ -820,7 +1217,11 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         """
         self._clear_fitted()
         plan = self._check_settings()
-        cost = self._planned_cost(plan)
+        _, other_scorers = self._scorers_by_name()
+        plan = self._plan_for_metrics(plan, other_scorers)
+        cost = self._planned_cost(plan, n_other_metrics=len(other_scorers))
+        self._check_pipeline_step(X_val, y_val)
+        fit_params, split_params = self._route_fit_params(fit_params)
         if self.accountant is not None:
             # Before any data is touched; a refusal changes nothing.
             self.accountant.check(*cost)
@@ -839,8 +1240,10 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
                 "the target y is None. Pass the training targets as y (and the "
                 "validation targets as y_val)."
             )
-        X_tr, y_tr, X_va, y_va, train_idx = self._split(X, y, X_val, y_val, groups)
-        n_train = len(y_tr) if y_tr is not None else _num_rows(X_tr)
+        X_tr, y_tr, X_va, y_va, train_idx = self._split(
+            X, y, X_val, y_val, groups, split_params
+        )
+        n_train = _num_rows(X_tr)
         if train_idx is not None:
             fit_params = index_fit_params(fit_params, train_idx, _num_rows(X))
         m = _num_rows(X_va)
@@ -848,6 +1251,11 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
             raise ValueError("The training and validation sets must be non-empty.")
         warn_useless_releases(self, plan, n_train, m)  # public: settings, n, m
         start = time.perf_counter()
+        self._progress(
+            f"{len(plan.candidates)} candidates, method={self.method!r}; budget "
+            f"epsilon={cost[0]:g}, delta={cost[1]:g}",
+            None,
+        )
         charged = []
 
         def charge():
@@ -869,12 +1277,15 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
                 data=data,
                 parallel=parallel,
                 rng=check_privacy_rng(self.noise_random_state),
-                progress=lambda message: self._progress(message, start),
+                progress=lambda message: self._progress(message, start, cost),
             )
-            releases, index, extra = _run_sealed(run, ctx, charged)
+            releases, index, extra = _run_sealed(
+                lambda c: self._run_mode(run, c, other_scorers), ctx, charged
+            )
         self._check_charge(releases, charged)
         try:
             self._ingest(releases, index, plan, m, extra)
+            self._ingest_other_metrics(releases, other_scorers)
             if self.refit:
                 refit_start = time.perf_counter()
                 est = clone(self.estimator).set_params(
@@ -894,13 +1305,166 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         self._progress(f"done in {time.perf_counter() - start:.2f}s", start=None)
         return self
 
+    # ------------------------------------------------------------------
+    # fit helpers: routing, Pipeline pitfalls, several metrics
+    # ------------------------------------------------------------------
+    def _route_fit_params(self, params: dict) -> tuple[dict, dict]:
+        """(estimator ``fit`` params, splitter params), as GridSearchCV routes.
+
+        Without metadata routing every fit parameter goes to
+        ``estimator.fit`` (never to the scorer). With routing, requested
+        metadata goes where it is requested; metadata requested by the
+        scorer is refused (the private score is an unweighted mean of
+        per-record values, which is what bounds its sensitivity).
+        """
+        if not _routing_enabled():
+            return params, {}
+        requester = _routing_object(self._metadata_scorer())
+        asked = set()
+        if requester is not None:
+            asked = get_routing_for_object(requester).consumes("score", set(params))
+        if asked:
+            raise ValueError(
+                f"Metadata {sorted(asked)} is requested by the "
+                "scorer, but a private validation score cannot take it: "
+                "weighting validation records would break the per-record "
+                "sensitivity (one record with a large weight could move the "
+                "score arbitrarily), and the noise is calibrated to the "
+                "unweighted mean. Remove the scorer's request (e.g. "
+                "set_score_request(sample_weight=False)); weights may still go "
+                "to the estimator's fit (set_fit_request) and to score() on "
+                "your own public data."
+            )
+        routed = process_routing(self, "fit", **params)
+        return dict(routed.estimator.fit), dict(routed.splitter.split)
+
+    def _check_pipeline_step(self, X_val, y_val) -> None:
+        """Refuse the two Pipeline-step pitfalls that can be detected.
+
+        When the search is the last step of a Pipeline (detected from the
+        caller's frame: Pipeline.fit calls the last step's fit), ``X`` has
+        gone through the preceding steps but ``X_val`` (``search__X_val``)
+        has not; and with ``cv`` the preceding steps were fitted on every
+        row, validation rows included, outside the guarantee.
+        """
+        pipe = _calling_pipeline(self)
+        if pipe is None:
+            return
+        before = [est for _, est in pipe.steps[:-1] if est not in (None, "passthrough")]
+        pattern = (
+            "Put the preprocessing inside the searched estimator instead: "
+            "DPBayesSearchCV(make_pipeline(<preprocessing>, <model>), "
+            "{'<model>__C': [...]}).fit(X_train, y_train, X_val=X_val, "
+            "y_val=y_val)."
+        )
+        if before and (X_val is not None or y_val is not None):
+            raise ValueError(
+                f"{type(self).__name__} is the last step of a Pipeline and "
+                "received X_val: X reached it through the preceding steps but "
+                "X_val did not, so every validation score would be computed on "
+                f"untransformed data. {pattern}"
+            )
+        fitted = [est for est in before if get_tags(est).requires_fit]
+        if fitted:
+            raise ValueError(
+                f"{type(self).__name__} is the last step of a Pipeline with cv: "
+                f"the preceding steps ({', '.join(type(e).__name__ for e in fitted)}"
+                ") were fitted on every row, the validation rows included, so "
+                "their fitted state depends on the private rows without any "
+                f"noise (outside the guarantee). {pattern}"
+            )
+
+    def _plan_for_metrics(self, plan, other_scorers: dict):
+        """The plan with the ε share the mode gets when several metrics are released.
+
+        With k metrics and b = ``budget_split``, every score release gets
+        the same ε as ``best_score_``: ε = E·b + k·E·(1 − b), so the mode
+        runs with E = ε / (b + k(1 − b)) (selection E·b, ``best_score_``
+        E·(1 − b)) and each other metric gets E·(1 − b).
+        """
+        for name, scorer in other_scorers.items():
+            low, high = scorer.bounds
+            if self.error_score != "raise" and not (
+                low <= float(self.error_score) <= high
+            ):
+                raise ValueError(
+                    f"error_score={self.error_score!r} is outside the range "
+                    f"[{low}, {high}] of the metric {name!r}; it must lie in every "
+                    "metric's range (the sensitivity bound needs it)."
+                )
+        if not other_scorers or not self.release_score:
+            return plan
+        k, b = 1 + len(other_scorers), self.budget_split
+        share = plan.epsilon / (b + k * (1.0 - b))
+        # Round down until the planned total does not exceed the budget.
+        while self._planned_cost(replace(plan, epsilon=share), k - 1)[0] > plan.epsilon:
+            share = math.nextafter(share, 0.0)
+        return replace(plan, epsilon=share)
+
+    def _release_other_metrics(self, ctx, index: int, other_scorers: dict) -> list:
+        """Laplace releases of the selected candidate's other metrics.
+
+        Each metric k: its validation score at the released candidate (a
+        post-processing of the ε₁-DP selection), plus Lap(Δ_k/ε_k), Δ_k its
+        per-record sensitivity, ε_k the same share as ``best_score_``. Pure
+        ε-DP each; the accountant was charged for all of them in advance.
+        """
+        if not other_scorers or not self.release_score:
+            return []
+        data, plan = ctx.data, ctx.plan
+        _, (eps_score, _) = split_budget(plan.epsilon, 0.0, self.budget_split, True)
+        # The released candidate is public: fit it once on the training set.
+        fitted, _ = fit_public(
+            self.estimator,
+            plan.candidates.params[index],
+            data.X_train,
+            data.y_train,
+            data.fit_params,
+            error_score="raise",
+        )
+        releases = []
+        for name, scorer in other_scorers.items():
+            scorer.check_public_rows(
+                fitted, data.X_train, data.y_train, random_state=plan.seed
+            )
+            value = score_private(fitted, data.X_val, data.y_val, scorer)
+            release = release_best_score_selection(
+                float(value),
+                epsilon=eps_score,
+                sensitivity=scorer.sensitivity_for(data.n_validation),
+                bounds=scorer.bounds,
+                rng=ctx.rng,
+            )
+            releases.append(
+                replace(
+                    release,
+                    quantity=f"best_scores_[{name!r}]",
+                    mechanism=f"Laplace on the selected candidate's {name}",
+                )
+            )
+        return releases
+
+    def _ingest_other_metrics(self, releases: list, other_scorers: dict) -> None:
+        if not other_scorers or not self.release_score:
+            return
+        by_quantity = {r.quantity: float(r.value) for r in releases}
+        self.best_scores_ = {self.refit: self.best_score_}
+        for name in other_scorers:
+            self.best_scores_[name] = by_quantity[f"best_scores_[{name!r}]"]
+
+    def _run_mode(self, run, ctx, other_scorers):
+        """The mode's releases, then those of the other metrics (if any)."""
+        releases, index, extra = run(ctx)
+        releases = releases + self._release_other_metrics(ctx, index, other_scorers)
+        return releases, index, extra
+
     def _clear_fitted(self):
         for attr in [
             a for a in vars(self) if a.endswith("_") and not a.startswith("_")
         ]:
             delattr(self, attr)
 
-    def _planned_cost(self, plan) -> tuple[float, float]:
+    def _planned_cost(self, plan, n_other_metrics: int = 0) -> tuple[float, float]:
         """(ε, δ) of the whole fit, from public settings only (basic composition).
 
         The sum of the planned releases' costs, split exactly as the modes
@@ -915,6 +1479,8 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
             )
             if p is not None
         ]
+        if self.release_score:
+            parts += [parts[-1]] * n_other_metrics  # one per other metric
         return math.fsum(e for e, _ in parts), math.fsum(d for _, d in parts)
 
     def _check_charge(self, releases: list[Release], charged: list) -> None:
@@ -948,16 +1514,25 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         for key, value in extra.items():
             setattr(self, key, value)
 
-    def _progress(self, message: str, start: float | None) -> None:
-        # Public only: the step, the elapsed time and the fit's total budget.
-        if self.verbose:
-            elapsed = ""
-            if start is not None:
-                elapsed = (
-                    f" ({time.perf_counter() - start:.2f}s; budget "
-                    f"epsilon={self.epsilon:g}, delta={self.delta:g})"
-                )
-            print(f"[DPBayesSearchCV] {message}{elapsed}", flush=True)
+    def _progress(self, message: str, start: float | None, cost=None) -> None:
+        """Print a public progress line if ``verbose`` asks for its level.
+
+        Level 1: the plan, the phases and the end; 2: also every step of
+        the Bayesian optimisation ("iteration" lines); 3 and more: also the
+        elapsed time and the budget spent on every line. Public only: the
+        step, the elapsed time and the (ε, δ) actually charged (δ = 0 for
+        the pure ε-DP modes). No score and no evaluated candidate.
+        """
+        level = 2 if "iteration" in message else 1
+        if self.verbose < level:
+            return
+        suffix = ""
+        if start is not None and cost is not None and (level == 2 or self.verbose > 2):
+            suffix = (
+                f" ({time.perf_counter() - start:.2f}s; budget "
+                f"epsilon={cost[0]:g}, delta={cost[1]:g})"
+            )
+        print(f"[DPBayesSearchCV] {message}{suffix}", flush=True)
 
 
 class PrivateComputationError(RuntimeError):
@@ -1007,3 +1582,37 @@ def _run_sealed(run, ctx, charged: list):
 
 def _num_rows(X) -> int:
     return int(_num_samples(X))
+
+
+def _public_score(scorer, estimator, X, y, **params) -> float:
+    """The metric on the user's own (public) data, not clipped.
+
+    :meth:`DPScorer.metric` (the plain mean of per-record values); a
+    scikit-learn scorer (e.g. one carrying metadata requests) as it is.
+    """
+    metric = getattr(scorer, "metric", None)
+    if callable(metric) and not params:
+        return float(metric(estimator, X, y))
+    return float(scorer(estimator, X, y, **params))
+
+
+def _routing_object(scorer):
+    """What carries the scorer's metadata requests (its sklearn scorer)."""
+    inner = getattr(scorer, "scorer", scorer)
+    return inner if hasattr(inner, "get_metadata_routing") else None
+
+
+def _calling_pipeline(search):
+    """The Pipeline whose ``fit`` called ``search.fit`` as its last step, if any."""
+    from sklearn.pipeline import Pipeline
+
+    frame = sys._getframe(2)  # the caller of DPBayesSearchCV.fit
+    for _ in range(3):
+        if frame is None:
+            return None
+        owner = frame.f_locals.get("self")
+        if isinstance(owner, Pipeline) and owner.steps:
+            if owner.steps[-1][1] is search:
+                return owner
+        frame = frame.f_back
+    return None

@@ -61,7 +61,10 @@ def main(argv: list[str] | None = None) -> None:
         f"test accuracy of the refit model (not a release): "
         f"{search.score(X_test, y_test):.4f}"
     )
-    print(search.privacy_report_)
+    report = search.privacy_report_
+    # The budget actually spent: delta is 0 for the pure epsilon-DP mode.
+    print(f"spent: epsilon={report.epsilon:g}, delta={report.delta:g}")
+    print(report)
     print(f"elapsed: {elapsed:.1f} s")
 
 

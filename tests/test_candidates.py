@@ -196,9 +196,6 @@ def test_same_seed_same_candidates_other_seed_different():
     "spaces, match",
     [
         ([], "empty list"),
-        ({}, "empty dict"),
-        ([{}], "empty dict"),
-        ([{"C": [1]}, {}], r"search_spaces\[1\] is an empty dict"),
         ({"C": []}, "'C'.*empty"),
         ({"C": (1.0, 1.0)}, "'C'.*low < high"),
         ({"C": (2.0, 1.0)}, "'C'.*low < high"),
@@ -231,6 +228,31 @@ def test_same_seed_same_candidates_other_seed_different():
 def test_bad_specs_raise_value_error(spaces, match):
     with pytest.raises(ValueError, match=match):
         CandidateSet(spaces, n_candidates=8, seed=0)
+
+
+def test_empty_dict_is_the_defaults_and_sequences_are_grids():
+    # As ParameterGrid: {} is one candidate (the estimator's defaults); a
+    # range or 1-D array is a grid; a tuple stays a range.
+    assert CandidateSet({}).params == [{}]
+    assert CandidateSet([{"C": [1]}, {}]).params == [{"C": 1}, {}]
+    assert CandidateSet({"C": range(1, 4)}).params == [{"C": 1}, {"C": 2}, {"C": 3}]
+    assert CandidateSet({"C": np.array([2, 3])}).params == [{"C": 2}, {"C": 3}]
+    assert len(CandidateSet({"C": (1, 3)}, n_candidates=8).params) == 3
+
+
+@pytest.mark.parametrize("spaces", ["C", 42, None, {"C": 1.0}, [{"C": [1]}, ["C"]]])
+def test_bad_types_raise_type_error(spaces):
+    with pytest.raises(TypeError):
+        CandidateSet(spaces, n_candidates=8, seed=0)
+
+
+def test_unfrozen_distribution_and_tuple_messages():
+    from scipy.stats import loguniform
+
+    with pytest.raises(TypeError, match="freeze it"):
+        CandidateSet({"C": loguniform})
+    with pytest.raises(ValueError, match="use a list for a grid"):
+        CandidateSet({"kernel": ("rbf", "linear")})
 
 
 def test_messages_are_helpful():

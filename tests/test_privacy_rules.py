@@ -64,12 +64,13 @@ ALLOWED_FITTED = {
     "scorer_",
     "candidate_params_",
     "shortlist_",
+    "cv_results_",  # private-selection: public CV inside the training set only
+    "best_scores_",  # several metrics: one DP release per metric
     "privacy_report_",
     "n_validation_",
 }
 RELEASED = {"best_params_", "best_index_", "best_score_", "best_estimator_"}
 FORBIDDEN_NAMES = {
-    "cv_results_",
     "y_train_",
     "alpha_",
     "L_",
@@ -263,7 +264,7 @@ def test_scanner_finds_a_planted_leak(cancer_split, raw_scores):
     plants = [
         lambda s: setattr(s.best_estimator_, "note_", {"x": [float(scores[3])]}),
         lambda s: setattr(s, "extra_", np.array([0.1, (scores[5] - 0.5) / 0.25])),
-        lambda s: setattr(s, "cv_results_", {}),
+        lambda s: setattr(s, "validation_results_", {"mean_test_score": 0}),
         lambda s: setattr(s, "noise_", np.random.default_rng(0)),
         lambda s: setattr(s.scorer_, "cache", functools.partial(float, scores[1])),
         lambda s: setattr(s.scorer_, "hook", (lambda v: lambda: v)(scores[1])),
@@ -316,6 +317,10 @@ def test_public_attributes_do_not_depend_on_validation_set(
             np.testing.assert_array_equal(va, vb)
         elif key in ("scorer_", "estimator", "scoring"):
             assert repr(va) == repr(vb)
+        elif key == "cv_results_":  # public: the same table, column by column
+            assert va.keys() == vb.keys()
+            for column in va:
+                np.testing.assert_array_equal(va[column], vb[column])
         else:
             assert va == vb, key
     # ... while what happened inside really differed.

@@ -14,8 +14,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn_dpbo import DPBayesSearchCV
 
 
-@pytest.mark.parametrize("method", ["private-selection", "gp-ucb"])
-def test_verbose_prints_iteration_time_and_budget(method, capsys):
+def _fit_lines(method, verbose, capsys):
     X, y = load_breast_cancer(return_X_y=True)
     search = DPBayesSearchCV(
         make_pipeline(StandardScaler(), LogisticRegression(max_iter=200)),
@@ -26,19 +25,42 @@ def test_verbose_prints_iteration_time_and_budget(method, capsys):
         n_iter=3,
         n_candidates=16,
         batch_size=1,  # one progress line per BO step, so one per iteration
-        verbose=1,
+        verbose=verbose,
         random_state=0,
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         search.fit(X[:300], y[:300], X_val=X[300:], y_val=y[300:])
-    lines = capsys.readouterr().out.strip().splitlines()
+    return capsys.readouterr().out.strip().splitlines()
+
+
+# The delta actually spent: none in the pure epsilon-DP mode.
+SPENT_DELTA = {"private-selection": "0", "gp-ucb": "1e-06"}
+
+
+@pytest.mark.parametrize("method", ["private-selection", "gp-ucb"])
+def test_verbose_prints_iteration_time_and_budget(method, capsys):
+    delta = SPENT_DELTA[method]
+    lines = _fit_lines(method, 2, capsys)
     steps = [ln for ln in lines if re.search(r"iteration \d+/3 ", ln)]
     assert len(steps) == 3
     for ln in steps:
-        assert re.search(r"\(\d+\.\d+s; budget epsilon=0\.7, delta=1e-06\)$", ln), ln
+        assert re.search(rf"\(\d+\.\d+s; budget epsilon=0\.7, delta={delta}\)$", ln), ln
+    assert f"budget epsilon=0.7, delta={delta}" in lines[0]
     assert lines[-1].startswith("[DPBayesSearchCV] done in ")
     # No number other than the step, the elapsed time and the budget.
     for ln in lines:
-        rest = re.sub(r"\d+\.\d+s|epsilon=0\.7|delta=1e-06|\d+/3", "", ln)
+        rest = re.sub(rf"\d+\.\d+s|epsilon=0\.7|delta={delta}|\d+/3", "", ln)
         assert not re.search(r"\d\.\d", rest), ln
+
+
+@pytest.mark.parametrize("method", ["private-selection", "gp-ucb"])
+def test_verbose_levels_differ(method, capsys):
+    """1: plan, phases, end; 2: also every BO step; 3: timings on every line."""
+    one, two, three = (_fit_lines(method, v, capsys) for v in (1, 2, 3))
+    assert not any("iteration" in ln for ln in one)
+    assert len(two) == len(one) + 3 and len(three) == len(two)
+    timed = re.compile(r"\(\d+\.\d+s; budget")
+    assert not any(timed.search(ln) for ln in one)
+    middle = [ln for ln in three[1:-1]]
+    assert middle and all(timed.search(ln) for ln in middle)

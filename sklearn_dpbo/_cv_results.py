@@ -1,0 +1,102 @@
+"""The public ``cv_results_`` of ``"private-selection"``: training set only.
+
+The public search of ``method="private-selection"`` (``shortlist="bo"``)
+scores candidates by cross-validation *inside the training set*, which is
+public. Those scores cost no privacy budget, so the search publishes them in
+scikit-learn's ``cv_results_`` layout (one row per evaluated candidate,
+masked ``param_*`` columns, ``params``), with column names that say where
+the scores come from: ``split{k}_public_cv_score``,
+``mean_public_cv_score``, ``std_public_cv_score``,
+``rank_public_cv_score``. There is no ``*_test_score`` column: no
+validation score is ever published raw (``best_score_`` is the DP release).
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Sequence
+
+import numpy as np
+from scipy.stats import rankdata
+
+__all__ = ["PublicCVResults", "public_cv_results"]
+
+
+def _param_column(params: Sequence[dict], name: str) -> np.ma.MaskedArray:
+    """``param_<name>``: masked where a candidate lacks the parameter.
+
+    Numeric when every present value is a real number (not a bool), as
+    scikit-learn does since 1.5; object otherwise.
+    """
+    present = np.asarray([name in p for p in params], dtype=bool)
+    values = [p[name] for p in params if name in p]
+    if values and all(
+        isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_))
+        for v in values
+    ):
+        dtype = np.result_type(*[np.asarray(v).dtype for v in values])
+        data = np.zeros(len(params), dtype=dtype)
+        data[present] = values
+        return np.ma.MaskedArray(data, mask=~present)
+    column = np.ma.MaskedArray(np.empty(len(params), dtype=object), mask=True)
+    for i, p in enumerate(params):
+        if name in p:
+            column[i] = p[name]
+    return column
+
+
+class PublicCVResults(dict):
+    """``cv_results_``: a dict whose missing test/train/time keys say why."""
+
+    def __missing__(self, key):
+        if isinstance(key, str) and any(
+            word in key for word in ("test", "train", "time")
+        ):
+            raise KeyError(
+                f"{key!r}: this cv_results_ holds only the public "
+                "cross-validation inside the training set (*_public_cv_score "
+                "columns). Raw validation (test) scores are never published: "
+                "they would void the privacy guarantee (best_score_ is the DP "
+                "release); there are no train scores or per-candidate timings "
+                "either (refit_time_ is the refit's)."
+            )
+        raise KeyError(key)
+
+
+def public_cv_results(
+    params: Sequence[dict],
+    split_scores: np.ndarray,
+    *,
+    candidate_index: Sequence[int],
+    shortlisted: Sequence[bool],
+) -> dict:
+    """A ``cv_results_`` dict of the public cross-validation.
+
+    Parameters
+    ----------
+    params : list of dict
+        The evaluated candidates, in the order the public search first
+        evaluated them.
+    split_scores : ndarray of shape (n_evaluated, n_folds)
+        Their scores on each public fold (training set only).
+    candidate_index : list of int
+        Index of each row in ``candidate_params_``.
+    shortlisted : list of bool
+        Whether the candidate went on to the private selection.
+    """
+    split_scores = np.asarray(split_scores, dtype=float).reshape(len(params), -1)
+    results = PublicCVResults()
+    for name in sorted({k for p in params for k in p}):
+        results[f"param_{name}"] = _param_column(params, name)
+    results["params"] = [dict(p) for p in params]
+    for k in range(split_scores.shape[1]):
+        results[f"split{k}_public_cv_score"] = split_scores[:, k].copy()
+    mean = split_scores.mean(axis=1)
+    results["mean_public_cv_score"] = mean
+    results["std_public_cv_score"] = split_scores.std(axis=1)
+    results["rank_public_cv_score"] = np.asarray(
+        rankdata(-mean, method="min"), dtype=np.int32
+    )
+    results["candidate_index"] = np.asarray(candidate_index, dtype=int)
+    results["shortlisted"] = np.asarray(shortlisted, dtype=bool)
+    return results

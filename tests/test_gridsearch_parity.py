@@ -1,0 +1,253 @@
+"""Drop-in parity with GridSearchCV (issue 10): the behaviours added for it.
+
+The port of scikit-learn's own tests is ``tests/conformance/``; this file
+checks what that port cannot: the budget of several metrics, that the
+public ``cv_results_`` is exactly cross-validation inside the training set,
+the Pipeline-step refusals, metadata routing and the GridSearchCV keywords.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from conftest import NOISE_SEED_WARNING
+from sklearn import config_context
+from sklearn.base import clone
+from sklearn.datasets import make_classification
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import (
+    ShuffleSplit,
+    StratifiedKFold,
+    cross_val_score,
+    cross_validate,
+)
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import FunctionTransformer, StandardScaler
+from sklearn.utils._mocking import CheckingClassifier
+
+from sklearn_dpbo import BudgetAccountant, DPBayesSearchCV
+
+X, y = make_classification(n_samples=240, n_features=6, random_state=0)
+X_tr, y_tr, X_va, y_va = X[:160], y[:160], X[160:], y[160:]
+SPACE = {"C": [0.01, 0.1, 1.0, 10.0]}
+ONE_SPLIT = [(np.arange(160), np.arange(160, 240))]
+
+
+def _search(**kw):
+    kw.setdefault("random_state", 0)
+    return DPBayesSearchCV(LogisticRegression(), SPACE, **kw)
+
+
+# ---------------------------------------------------------------------------
+# Several metrics
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("budget_split", [0.5, 0.3])
+def test_several_metrics_one_release_each_within_the_total(budget_split):
+    ledger = BudgetAccountant(epsilon=1.0, delta=0.0)
+    s = _search(
+        scoring={"acc": "accuracy", "acc_again": "accuracy", "ramp": "neg_ramp_loss"},
+        refit="acc",
+        budget_split=budget_split,
+        accountant=ledger,
+    ).fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
+    report = s.privacy_report_.to_dict()
+    quantities = [r["quantity"] for r in report["releases"]]
+    assert quantities == [
+        "best_params_",
+        "best_score_",
+        "best_scores_['acc_again']",
+        "best_scores_['ramp']",
+    ]
+    eps = [r["epsilon"] for r in report["releases"]]
+    # Selection gets b·E, every score release (1 − b)·E, E = ε/(b + k(1 − b)).
+    E = 1.0 / (budget_split + 3 * (1 - budget_split))
+    assert eps[0] == pytest.approx(budget_split * E, rel=1e-12)
+    assert eps[1:] == pytest.approx([(1 - budget_split) * E] * 3, rel=1e-12)
+    assert math.fsum(eps) <= 1.0 and math.fsum(eps) == pytest.approx(1.0)
+    # Charged once, for all of them, equal to the report.
+    assert len(ledger.history) == 1
+    assert ledger.spent[0] == pytest.approx(report["epsilon"], rel=1e-12)
+    # Each metric's own sensitivity (1/m for both kinds) and range.
+    assert set(s.best_scores_) == {"acc", "acc_again", "ramp"}
+    assert s.best_scores_["acc"] == s.best_score_
+    assert 0.0 <= s.best_scores_["acc_again"] <= 1.0
+    assert -1.0 <= s.best_scores_["ramp"] <= 0.0
+    for r in report["releases"]:
+        # (the Laplace grid rounds Δ up by at most a few 1e-6, relatively)
+        assert r["sensitivity"] == pytest.approx(1 / 80, rel=1e-5)
+    for r in report["releases"][1:]:  # Laplace: b = Δ/ε for each metric
+        assert r["noise_scale"] == pytest.approx(r["sensitivity"] / r["epsilon"])
+
+
+def test_several_metrics_refit_and_mode_are_checked_before_data():
+    ledger = BudgetAccountant(epsilon=5.0, delta=1e-3)
+    base = dict(scoring=["accuracy", "neg_ramp_loss"], accountant=ledger)
+    with pytest.raises(ValueError, match="refit must be set to a scorer key"):
+        _search(refit=True, **base).fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
+    with pytest.raises(ValueError, match="method='private-selection' only"):
+        _search(refit="accuracy", method="gp-ucb", **base).fit(
+            X_tr, y_tr, X_val=X_va, y_val=y_va
+        )
+    with pytest.raises(ValueError, match="outside the range"):
+        _search(refit="neg_ramp_loss", error_score=0.5, **base).fit(
+            X_tr, y_tr, X_val=X_va, y_val=y_va
+        )
+    assert ledger.history == ()
+
+
+def test_several_metrics_without_score_release_spend_on_selection_only():
+    s = _search(
+        scoring=["accuracy", "neg_ramp_loss"], refit="accuracy", release_score=False
+    ).fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
+    assert [r["quantity"] for r in s.privacy_report_.releases] == ["best_params_"]
+    assert s.privacy_report_.epsilon == 1.0
+    assert not hasattr(s, "best_scores_")
+
+
+# ---------------------------------------------------------------------------
+# Grids that swap Pipeline steps
+# ---------------------------------------------------------------------------
+def test_list_of_dicts_swapping_steps_is_checked_with_each_step_substituted():
+    from sklearn.svm import LinearSVC
+    from sklearn.tree import DecisionTreeClassifier
+
+    pipe = make_pipeline(StandardScaler(), LogisticRegression())
+    spaces = [
+        {"logisticregression": [LinearSVC()], "logisticregression__C": [0.1, 1.0]},
+        {
+            "logisticregression": [DecisionTreeClassifier()],
+            "logisticregression__max_depth": range(1, 3),
+        },
+    ]
+    s = DPBayesSearchCV(pipe, spaces, shortlist="grid", random_state=0)
+    s.fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
+    assert len(s.candidate_params_) == 4
+    step = s.best_estimator_.steps[-1][1]
+    assert isinstance(step, (LinearSVC, DecisionTreeClassifier))
+    assert step is not s.best_params_["logisticregression"]  # cloned
+    # A parameter the substituted step does not have is refused, by name.
+    bad = [{"logisticregression": [LinearSVC()], "logisticregression__max_depth": [1]}]
+    with pytest.raises(ValueError, match=r"\['logisticregression__max_depth'\]"):
+        DPBayesSearchCV(pipe, bad).fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
+
+
+# ---------------------------------------------------------------------------
+# The public cv_results_
+# ---------------------------------------------------------------------------
+def test_public_cv_results_is_cross_validation_inside_the_training_set():
+    s = _search(public_cv=StratifiedKFold(3)).fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
+    res = s.cv_results_
+    assert len(res["params"]) >= 1
+    for i, params in enumerate(res["params"]):
+        assert params == s.candidate_params_[res["candidate_index"][i]]
+        expected = cross_val_score(
+            clone(LogisticRegression()).set_params(**params),
+            X_tr,
+            y_tr,
+            cv=StratifiedKFold(3),
+            scoring="accuracy",
+        )
+        got = [res[f"split{k}_public_cv_score"][i] for k in range(3)]
+        np.testing.assert_allclose(got, expected, rtol=1e-12)
+        assert res["mean_public_cv_score"][i] == pytest.approx(expected.mean())
+    # The shortlist is the best public candidates.
+    assert set(res["candidate_index"][res["shortlisted"]]) == set(s.shortlist_)
+    ranks = res["rank_public_cv_score"]
+    assert set(ranks[res["shortlisted"]]) <= set(range(1, len(s.shortlist_) + 1))
+
+
+@pytest.mark.parametrize(
+    "kw", [dict(method="gp-ucb", n_iter=3), dict(shortlist="grid")]
+)
+def test_no_cv_results_says_why(kw):
+    s = _search(**kw)
+    with pytest.raises(AttributeError, match="not fitted"):
+        _ = s.cv_results_
+    s.fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
+    assert not hasattr(s, "cv_results_")
+    with pytest.raises(AttributeError, match="only method='private-selection'"):
+        _ = s.cv_results_
+
+
+# ---------------------------------------------------------------------------
+# Pipeline-step pitfalls
+# ---------------------------------------------------------------------------
+def test_search_as_pipeline_step_with_x_val_is_refused_before_data():
+    ledger = BudgetAccountant(epsilon=1.0, delta=0.0)
+    pipe = make_pipeline(StandardScaler(), _search(accountant=ledger))
+    with pytest.raises(ValueError, match="X_val did not.*inside the searched"):
+        pipe.fit(X_tr, y_tr, dpbayessearchcv__X_val=X_va, dpbayessearchcv__y_val=y_va)
+    assert ledger.history == ()
+
+
+def test_search_as_pipeline_step_with_cv_refused_unless_stateless():
+    pipe = make_pipeline(StandardScaler(), _search(cv=ONE_SPLIT))
+    with pytest.raises(ValueError, match="StandardScaler.*validation rows"):
+        pipe.fit(X, y)
+    # A stateless step learns nothing from the validation rows.
+    make_pipeline(FunctionTransformer(), _search(cv=ONE_SPLIT)).fit(X, y)
+    # The right pattern: preprocessing inside the searched estimator.
+    DPBayesSearchCV(
+        make_pipeline(StandardScaler(), LogisticRegression()),
+        {"logisticregression__C": [0.1, 1.0]},
+    ).fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
+
+
+# ---------------------------------------------------------------------------
+# Metadata routing and fit parameters
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("routing", [False, True])
+def test_cross_validate_routes_sample_weight_to_the_estimator(routing):
+    w = np.arange(240) % 4 + 1.0
+    seen = []
+
+    class Recording(CheckingClassifier):
+        def fit(self, X, y, sample_weight=None):
+            seen.append(None if sample_weight is None else len(sample_weight))
+            return super().fit(X, y)
+
+    with config_context(enable_metadata_routing=routing):
+        est = Recording()
+        if routing:
+            est.set_fit_request(sample_weight=True)
+        s = DPBayesSearchCV(
+            est,
+            {"foo_param": [0, 1]},
+            cv=ShuffleSplit(n_splits=1, test_size=0.25, random_state=0),
+            public_cv=2,
+            n_iter=2,
+            random_state=0,
+        )
+        cross_validate(s, X, y, params={"sample_weight": w}, cv=2)
+    # Every fit received the weights of exactly the rows it was fitted on:
+    # outer fold 120 rows -> search training 90 -> public folds 45.
+    assert seen and set(seen) <= {90, 45}
+
+
+def test_gridsearch_keywords_explain_what_to_use():
+    for name, words in [
+        ("param_grid", "search_spaces"),
+        ("param_distributions", "search_spaces"),
+        ("return_train_score", "never"),
+    ]:
+        with pytest.raises(TypeError, match=name) as info:
+            DPBayesSearchCV(LogisticRegression(), **{name: {"C": [1]}})
+        assert words in str(info.value) or "void" in str(info.value)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'nonsense'"):
+        DPBayesSearchCV(LogisticRegression(), SPACE, nonsense=1)
+    # Cloning, pickling and get_params are unaffected by the check.
+    s = _search()
+    assert repr(clone(s).get_params()) == repr(s.get_params())
+
+
+@pytest.mark.filterwarnings(NOISE_SEED_WARNING)
+def test_unfrozen_distribution_refused_before_data():
+    from scipy.stats import loguniform
+
+    ledger = BudgetAccountant(epsilon=1.0, delta=0.0)
+    s = DPBayesSearchCV(LogisticRegression(), {"C": loguniform}, accountant=ledger)
+    with pytest.raises(TypeError, match="freeze it"):
+        s.fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
+    assert ledger.history == ()
