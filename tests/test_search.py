@@ -369,13 +369,11 @@ def test_input_routes_touch_validation_rows_only_through_scorer(
     assert val_scores, "the validation set was never scored"
     for _, ids in val_scores:
         assert sorted(ids) == sorted(val_set)
-    if method == "gp-ucb":
-        # gp-ucb never scores anything but the validation set.
-        assert all(set(e[1]) == val_set for e in spy_log if e[0] == "score")
-    else:
-        # Public scores (the shortlist's cross-validation) stay inside training.
-        public = [e for e in spy_log if e[0] == "score" and not set(e[1]) & val_set]
-        assert public and all(set(e[1]) <= train_set for e in public)
+    # Public scores (the public cross-validation of private-selection, and the
+    # pre-flight check of the score on public rows in every mode) stay inside
+    # the training set.
+    public = [e for e in spy_log if e[0] == "score" and not set(e[1]) & val_set]
+    assert public and all(set(e[1]) <= train_set for e in public)
 
 
 @pytest.mark.parametrize("method", METHODS)
