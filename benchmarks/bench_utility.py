@@ -259,9 +259,7 @@ def _score_chunk(name, params_list):
     val, test, fit_cost, check_cost, score_cost = [], [], [], [], []
     for params in params_list:
         t0 = time.perf_counter()
-        est, why = real_fit_public(
-            estimator, params, X_tr, y_tr, {}, error_score="raise"
-        )
+        est, _ = real_fit_public(estimator, params, X_tr, y_tr, {}, error_score="raise")
         t1 = time.perf_counter()
         scorer.check_public_rows(est, X_tr, y_tr, random_state=0)
         t2 = time.perf_counter()
@@ -350,7 +348,7 @@ class TableLookup:
     - ``score_private`` of a token and ``fit_and_score_private`` return the
       table's validation score (on the table's validation set only);
     - ``_public_fold`` (public CV) runs the real function on first request
-      and caches its result by (fold fingerprint, candidate).
+      and caches its result by (fold fingerprint, candidate, scorer).
 
     Anything outside these paths raises ``AssertionError``: the replay
     covers the calls a real search makes or fails.
@@ -451,6 +449,8 @@ class TableLookup:
             key = (
                 _fingerprint(X_fit, y_fit, X_score, y_score),
                 self._candidate(params),
+                repr(scorer),
+                repr(error_score),
             )
             if fit_params:
                 raise AssertionError("replay: fit parameters are not cached")
