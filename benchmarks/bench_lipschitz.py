@@ -27,10 +27,13 @@ score, sigmoid-score units), test accuracy (%) of the released candidate,
 Laplace scale b of the score release (from ``privacy_report_``), next to the
 width of the score range (g* = 1).
 
-Speed: each (C, fold) fit is computed once and memoised by a fingerprint of
+Speed: each (C, rows) fit is computed once and memoised by a fingerprint of
 the data (LogisticRegression with lbfgs is deterministic), by replacing
-``sklearn_dpbo._evaluation.fit_and_score`` with a memoising wrapper around
-the original; the search itself runs unmodified.
+``sklearn_dpbo._evaluation.fit_public`` (every fit of a public candidate:
+public CV folds and fits on the whole training set) with a memoising
+wrapper around the original, which returns the same fitted model for the
+same candidate and rows; scoring runs for real, and the search itself runs
+unmodified.
 
 Usage (from the repository root)::
 
@@ -47,6 +50,7 @@ import argparse
 import hashlib
 import json
 import os
+import sys
 import time
 
 import numpy as np
@@ -57,9 +61,12 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import Normalizer, StandardScaler
 from threadpoolctl import threadpool_limits
 
-import sklearn_dpbo._evaluation as evaluation
 from sklearn_dpbo import DPBayesSearchCV
+from sklearn_dpbo._evaluation import fit_public
 from sklearn_dpbo._scorers import get_dp_scorer
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _patching import replaced  # noqa: E402  (benchmarks/_patching.py)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 EPSILONS = [0.5, 1.0, 2.0, 5.0, 10.0]
@@ -67,7 +74,6 @@ RANGES = [(1e-4, 1.0), (1e-2, 1.0)]
 PATH_SIZE = 64
 PARAM = "logisticregression__C"
 
-_original_fit_and_score = evaluation.fit_and_score
 _MEMO: dict = {}
 
 
@@ -77,20 +83,19 @@ def _fingerprint(a) -> str:
     return hashlib.sha1(np.ascontiguousarray(a).tobytes()).hexdigest()
 
 
-def _memo_fit_and_score(
-    estimator, params, X_fit, y_fit, X_score, y_score, scorer, **kw
-):
+def _memo_fit_public(estimator, params, X, y, fit_params, *, error_score):
+    """``fit_public`` memoised by (estimator, candidate, rows): the fitted
+    model is only read afterwards (predict / decision_function)."""
     key = (
+        repr(estimator),
         repr(sorted(params.items())),
-        _fingerprint(X_fit),
-        _fingerprint(y_fit),
-        _fingerprint(X_score),
-        _fingerprint(y_score),
-        repr(scorer),
+        _fingerprint(X),
+        _fingerprint(y),
+        repr(sorted(fit_params.items())),
     )
     if key not in _MEMO:
-        _MEMO[key] = _original_fit_and_score(
-            estimator, params, X_fit, y_fit, X_score, y_score, scorer, **kw
+        _MEMO[key] = fit_public(
+            estimator, params, X, y, fit_params, error_score=error_score
         )
     return _MEMO[key]
 
@@ -226,21 +231,18 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--seeds", type=int, default=20)
+    parser.add_argument("--out", default=None, help="JSON output path")
     args = parser.parse_args()
     seeds = range(3) if args.quick else range(args.seeds)
     epsilons = [1.0, 10.0] if args.quick else EPSILONS
-    evaluation.fit_and_score = _memo_fit_and_score
     start = time.perf_counter()
-    try:
-        with threadpool_limits(limits=1):
-            result = run(list(seeds), epsilons)
-    finally:
-        evaluation.fit_and_score = _original_fit_and_score
+    with replaced(fit_public=_memo_fit_public), threadpool_limits(limits=1):
+        result = run(list(seeds), epsilons)
     result["seconds"] = time.perf_counter() - start
     print(table(result))
     print(f"\n{result['seconds']:.1f}s")
     name = "bench_lipschitz_quick.json" if args.quick else "bench_lipschitz.json"
-    path = os.path.join(HERE, "results", name)
+    path = args.out or os.path.join(HERE, "results", name)
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w") as fh:
         json.dump(result, fh, indent=1)

@@ -16,12 +16,13 @@ Three measurements.
    Everything else is counted as overhead: building the candidate set Λ,
    the data-free information-gain bound (``gp-ucb``), the GP updates and
    acquisition, joblib dispatch, ``clone``/``set_params``, the scorer's
-   input validation and metric, the releases and the refit's bookkeeping.
-   The scorer is the built-in accuracy (in a ``DPScorer`` with range [0, 1]
-   and sensitivity "mean", exactly what ``scoring=None`` builds) wrapped so
-   that its own time is accumulated: the table also gives the overhead
-   without the scorer's share (scorer time minus the ``predict`` calls
-   inside it), i.e. the cost of this library's own machinery.
+   per-record values, clipping and public-rows check, the releases and the
+   refit's bookkeeping. The scorer is the library's built-in accuracy
+   ``DPScorer`` (exactly what ``scoring=None`` builds) copied into a
+   subclass whose ``record_values`` and ``check_public_rows`` accumulate
+   their time: the table also gives the overhead without the scorer's share
+   (scorer time minus the ``predict`` calls inside it), i.e. the cost of the
+   rest of the library's machinery.
    Grid: |Λ| (``n_candidates``) in {100, 1024, 10 000, 100 000} x T
    (``n_iter``) in {30, 100, 300}, for
 
@@ -56,7 +57,11 @@ Three measurements.
    ``n_jobs=1`` and ``n_jobs=2``. For ``n_jobs=2`` the first (cold: the
    loky workers start) and the median of the following (warm) runs are
    reported; the speed-up uses the warm medians. At ``n_jobs=1`` the time
-   spent inside ``fit_and_score`` is measured too, which gives the ideal
+   spent inside the candidate evaluations that joblib dispatches
+   (``_public_fold``, ``fit_public``, ``score_private``,
+   ``fit_and_score_private`` of ``sklearn_dpbo._evaluation``; the
+   sequential public-rows check is not among them) is measured too
+   ("fit+score"), which gives the ideal
    at ``n_jobs=2`` (that time halved, the rest unchanged) and the parallel
    efficiency (ideal / actual; also fit+score / 2 / actual). Repeated for
    each ``--batch-sizes`` value (default 1 2 4): ``batch_size`` proposes
@@ -77,6 +82,8 @@ Writes ``benchmarks/results/bench_overhead.json`` (``--quick``:
 from __future__ import annotations
 
 import argparse
+import contextlib
+import functools
 import json
 import math
 import os
@@ -91,6 +98,12 @@ from pathlib import Path
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
+
+from sklearn_dpbo import DPScorer
+from sklearn_dpbo._scorers import get_dp_scorer
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _patching import evaluation, replaced  # noqa: E402  (benchmarks/_patching.py)
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
@@ -150,35 +163,40 @@ class TinyClassifier(ClassifierMixin, BaseEstimator):
 TINY_SPACE = {"a": (0.0, 1.0), "b": (1e-2, 1e2, "log-uniform")}
 
 
-class TimedScorer:
+class TimedDPScorer(DPScorer):
     """The built-in accuracy scorer (what ``scoring=None`` uses), timed.
 
-    Wrapped in a ``DPScorer`` with the built-in accuracy's range and
-    sensitivity it behaves exactly as ``scoring=None``; it only lets the
-    benchmark split the overhead into the scorer's share and the rest.
+    A copy of the library's own accuracy ``DPScorer`` (same per-record
+    function, bounds and response method) whose scoring entry points,
+    ``record_values`` (validation and public-CV scores) and
+    ``check_public_rows`` (the public-rows check), add their time to
+    ``elapsed``. It only lets the benchmark split the overhead into the
+    scorer's share and the rest.
     """
 
     elapsed = 0.0
 
-    def __init__(self):
-        from sklearn_dpbo._scorers import get_dp_scorer
+    def __init__(self, base: DPScorer):
+        self.__dict__.update(vars(base))
 
-        self.scorer = get_dp_scorer("accuracy", None).scorer
-
-    def __call__(self, estimator, X, y):
+    def record_values(self, estimator, X, y):
         t0 = time.perf_counter()
         try:
-            return self.scorer(estimator, X, y)
+            return super().record_values(estimator, X, y)
         finally:
-            TimedScorer.elapsed += time.perf_counter() - t0
+            TimedDPScorer.elapsed += time.perf_counter() - t0
+
+    def check_public_rows(self, estimator, X, y, **kwargs):
+        t0 = time.perf_counter()
+        try:
+            return super().check_public_rows(estimator, X, y, **kwargs)
+        finally:
+            TimedDPScorer.elapsed += time.perf_counter() - t0
 
 
-def timed_accuracy():
-    from sklearn_dpbo import DPScorer
-
-    return DPScorer(
-        TimedScorer(), bounds=(0.0, 1.0), sensitivity="mean", name="accuracy"
-    )
+def timed_accuracy() -> TimedDPScorer:
+    """A timed copy of ``get_dp_scorer(None, classifier)`` (accuracy)."""
+    return TimedDPScorer(get_dp_scorer(None, TinyClassifier()))
 
 
 def tiny_data(seed=0, n_train=200, n_val=100):
@@ -194,8 +212,8 @@ def one_fit(
     """Fit once.
 
     Returns a dict: wall s, estimator fit and predict s, peak bytes (or
-    None), number of estimator calls, s inside the scikit-learn scorer (or
-    None; it includes the predict calls it makes).
+    None), number of estimator calls, s inside the ``DPScorer`` (or None;
+    it includes the predict calls it makes).
     """
     from sklearn_dpbo import DPBayesSearchCV
 
@@ -212,7 +230,7 @@ def one_fit(
         scoring=timed_accuracy() if timed_scorer else None,
     )
     TinyClassifier.reset()
-    TimedScorer.elapsed = 0.0
+    TimedDPScorer.elapsed = 0.0
     if memory:
         tracemalloc.start()
     t0 = time.perf_counter()
@@ -228,7 +246,7 @@ def one_fit(
         "predict": TinyClassifier.predict_elapsed,
         "peak": peak,
         "calls": TinyClassifier.n_calls,
-        "scorer": TimedScorer.elapsed if timed_scorer else None,
+        "scorer": TimedDPScorer.elapsed if timed_scorer else None,
     }
 
 
@@ -269,7 +287,7 @@ def measure_overhead(sizes, iters, repeats, memory=True, log=print):
                         "overhead_ms_per_iter_median": 1e3
                         * statistics.median(overheads),
                         "overhead_ms_per_iter_all": [1e3 * o for o in overheads],
-                        "sklearn_scorer_ms_per_iter": 1e3 * scorer_share[best],
+                        "scorer_ms_per_iter": 1e3 * scorer_share[best],
                         "overhead_without_scorer_ms_per_iter": 1e3
                         * (overheads[best] - scorer_share[best]),
                         "peak_memory_mb": None if peak is None else peak / 2**20,
@@ -278,7 +296,7 @@ def measure_overhead(sizes, iters, repeats, memory=True, log=print):
                     log(
                         f"  {method:17s} |Λ|={n:>6d} T={T:>3d}: "
                         f"{row['overhead_ms_per_iter']:8.3f} ms/iter "
-                        f"(scorer {row['sklearn_scorer_ms_per_iter']:.3f}), "
+                        f"(scorer {row['scorer_ms_per_iter']:.3f}), "
                         f"wall {row['wall_s']:.3f}s"
                         + (
                             ""
@@ -428,20 +446,38 @@ def tools_table(res):
 # ---------------------------------------------------------------------------
 # README task
 # ---------------------------------------------------------------------------
-class _TimedFitAndScore:
-    """Wraps ``sklearn_dpbo._evaluation.fit_and_score`` (in-process runs
-    only) and accumulates the time spent fitting and scoring."""
+class _EvaluationTimer:
+    """Accumulates the time spent inside the library's candidate evaluations
+    (in-process runs only): public CV folds (``_public_fold``), fits on the
+    training set (``fit_public``), validation scores (``score_private``) and
+    private candidates (``fit_and_score_private``), i.e. the joblib jobs of
+    a search. A call nested in another (``fit_public`` inside
+    ``_public_fold``) counts once."""
 
-    def __init__(self, func):
-        self.func, self.seconds, self.calls = func, 0.0, 0
+    NAMES = ("_public_fold", "fit_public", "score_private", "fit_and_score_private")
 
-    def __call__(self, *args, **kwargs):
-        t0 = time.perf_counter()
-        try:
-            return self.func(*args, **kwargs)
-        finally:
-            self.seconds += time.perf_counter() - t0
-            self.calls += 1
+    def __init__(self):
+        self.seconds, self.calls, self._depth = 0.0, 0, 0
+
+    def _wrap(self, func):
+        @functools.wraps(func)
+        def timed(*args, **kwargs):
+            outer = self._depth == 0
+            self._depth += 1
+            t0 = time.perf_counter()
+            try:
+                return func(*args, **kwargs)
+            finally:
+                self._depth -= 1
+                if outer:
+                    self.seconds += time.perf_counter() - t0
+                    self.calls += 1
+
+        return timed
+
+    def installed(self):
+        """Context manager: the timed functions replace the library's."""
+        return replaced(**{n: self._wrap(getattr(evaluation, n)) for n in self.NAMES})
 
 
 def readme_task(n_iter, repeats, batch_sizes=(1,), log=print):
@@ -472,8 +508,6 @@ def readme_task(n_iter, repeats, batch_sizes=(1,), log=print):
     }
     import inspect
 
-    import sklearn_dpbo._evaluation as evaluation_module
-
     noise_seed = "noise_random_state" in inspect.signature(DPBayesSearchCV).parameters
     # The benchmark seeds the noise on purpose (reproducible releases).
     warnings.filterwarnings("ignore", message="noise_random_state is set")
@@ -494,17 +528,20 @@ def readme_task(n_iter, repeats, batch_sizes=(1,), log=print):
                     **kwargs,
                 )
                 timer = None
+                installed = contextlib.nullcontext()
                 if n_jobs == 1:  # in-process: time every fit + score
-                    timer = _TimedFitAndScore(evaluation_module.fit_and_score)
-                    evaluation_module.fit_and_score = timer
-                t0 = time.perf_counter()
-                try:
+                    timer = _EvaluationTimer()
+                    installed = timer.installed()
+                with installed:
+                    t0 = time.perf_counter()
                     search.fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
-                finally:
-                    if timer is not None:
-                        evaluation_module.fit_and_score = timer.func
-                times.append(time.perf_counter() - t0)
+                    times.append(time.perf_counter() - t0)
                 if timer is not None:
+                    if timer.calls == 0:
+                        raise AssertionError(
+                            "no candidate evaluation was timed: the library no "
+                            f"longer calls {_EvaluationTimer.NAMES}"
+                        )
                     fit_score.append(timer.seconds)
                 released.setdefault((batch_size, r), []).append(
                     (search.best_index_, search.best_score_)
@@ -555,7 +592,7 @@ def overhead_table(rows):
     for method in METHODS:
         lines.append(
             f"\n**{method}**: search overhead per iteration in ms, total "
-            "[without the scikit-learn scorer's share] (peak traced memory of "
+            "[without the scorer's share] (peak traced memory of "
             "one fit, MiB)\n"
         )
         lines.append("| \\|Λ\\| | " + " | ".join(f"T = {T}" for T in iters) + " |")

@@ -44,25 +44,35 @@ in accuracy points (x100):
   (zero for the non-private references, which report the exact score);
 - number of fits the search asks for (public CV folds included, refit
   excluded) and its replayed wall time with n_jobs=1 (its own time,
-  measured, plus the measured cost of each fit + validation score).
+  measured, plus the measured cost of each fit, public-rows check and
+  validation score it asks for).
 
-How it is made fast, and why that is exact: the validation and test
-accuracy of every candidate (fitted on the training set) is computed once
-per dataset, and the public 3-fold CV score of a candidate on a given fold
-is computed the first time it is requested and cached (the folds depend on
-the public seed derived from ``random_state``, so the cache is keyed by a
-fingerprint of the fold's data, not by the seed). The library then runs
-unmodified except that ``sklearn_dpbo._evaluation.fit_and_score`` (the single
-function the search uses to fit and score one candidate) is replaced by a
-lookup in these tables, with ``n_jobs=1`` so that the replacement is the
-function actually called. SVC is deterministic, so the lookup returns
-exactly what a real fit would. ``--verify`` (also run at the start of every
-benchmark run) checks this: for one seed per dataset it runs the real,
-unpatched search (with ``refit=True``) and the patched one for
-private-selection, private random search and gp-ucb, and asserts that they
-release the same ``best_index_`` and bit-identical ``best_score_``, that the
-refit model's test accuracy equals the table's, and that
-``candidate_params_`` is the same for two different ``random_state``.
+How it is made fast, and why that is exact: every candidate is fitted on
+the training set once per dataset, and its validation and test accuracy
+and the measured cost of its fit, of the public-rows check and of its
+validation score are stored; the public 3-fold CV score of a candidate on
+a given fold is computed the first time it is requested and cached (the
+folds depend on the public seed derived from ``random_state``, so the cache
+is keyed by a fingerprint of the fold's data, not by the seed). The library
+then runs unmodified except that its candidate evaluations (module
+``sklearn_dpbo._evaluation``) are replaced, with ``n_jobs=1`` so that the
+replacements are the functions actually called (``TableLookup``):
+``fit_public`` on the training set returns a token naming the candidate
+(no fit), ``DPScorer.check_public_rows`` on a token does nothing,
+``score_private`` of a token and ``fit_and_score_private`` return the
+table's validation score, and ``_public_fold`` (public CV) runs for real
+through the cache. Any other call (a real model reaching a private score,
+data other than the training or validation set) raises. SVC is
+deterministic, so the lookups return exactly what a real fit would.
+The verification (``--verify``, also run at the start of every benchmark
+run) checks this: for ``--verify-seeds`` seeds (default 2) per dataset it
+runs the real, unpatched search (with ``refit=True``) and the patched one
+for private-selection, private random search and gp-ucb (and private grid
+search on breast_cancer, first seed), and asserts that they release the
+same ``best_index_`` and bit-identical ``best_score_``, that the refit
+model's validation and test accuracy equal the table's bit for bit, and
+that ``candidate_params_`` is the same for two different ``random_state``.
+A table off by 1e-12 or a lookup shifted by one candidate makes it fail.
 
 Second mode, ``--defaults``: private-selection's validation regret and
 score error at total epsilon 0.5 and 1 for a grid of ``shortlist_size`` x
@@ -98,6 +108,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import inspect
+import itertools
 import json
 import math
 import os
@@ -110,7 +121,7 @@ from pathlib import Path
 import numpy as np
 import sklearn
 from joblib import Parallel, delayed
-from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.datasets import load_breast_cancer, load_digits, make_classification
 from sklearn.model_selection import (
     GridSearchCV,
@@ -123,14 +134,18 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 
 import sklearn_dpbo
-import sklearn_dpbo._evaluation as evaluation_module
-from sklearn_dpbo import CandidateSet, DPBayesSearchCV
+from sklearn_dpbo import CandidateSet, DPBayesSearchCV, DPScorer
 from sklearn_dpbo._acquisition import ucb_beta
 from sklearn_dpbo._bo import bayesian_optimisation
-from sklearn_dpbo._evaluation import fit_and_score as real_fit_and_score
+from sklearn_dpbo._evaluation import _public_fold as real_public_fold
+from sklearn_dpbo._evaluation import fit_public as real_fit_public
+from sklearn_dpbo._evaluation import score_private as real_score_private
 from sklearn_dpbo._private_selection import PUBLIC_BO_DELTA
 from sklearn_dpbo._scorers import get_dp_scorer
 from sklearn_dpbo._validation import public_rng
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _patching import replaced  # noqa: E402  (benchmarks/_patching.py)
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -234,50 +249,64 @@ def load_split(name: str):
 # Precomputation: validation and test accuracy of every candidate
 # ---------------------------------------------------------------------------
 def _score_chunk(name, params_list):
+    """Validation and test accuracy of each candidate fitted on the training
+    set, and the measured cost of what a search does with it: the fit
+    (``fit_public``), the public-rows check (``check_public_rows``) and the
+    validation score (``score_private``)."""
     X_tr, y_tr, X_va, y_va, X_te, y_te = load_split(name)
     estimator = make_estimator()
     scorer = get_dp_scorer(None, estimator)  # the library's accuracy scorer
-    val, test, cost = [], [], []
+    val, test, fit_cost, check_cost, score_cost = [], [], [], [], []
     for params in params_list:
         t0 = time.perf_counter()
-        est = clone(estimator).set_params(**clone(params, safe=False))
-        est.fit(X_tr, y_tr)
-        val.append(scorer(est, X_va, y_va))
-        cost.append(time.perf_counter() - t0)  # what one real evaluation costs
+        est, _ = real_fit_public(estimator, params, X_tr, y_tr, {}, error_score="raise")
+        t1 = time.perf_counter()
+        scorer.check_public_rows(est, X_tr, y_tr, random_state=0)
+        t2 = time.perf_counter()
+        val.append(real_score_private(est, X_va, y_va, scorer))
+        t3 = time.perf_counter()
+        fit_cost.append(t1 - t0)
+        check_cost.append(t2 - t1)
+        score_cost.append(t3 - t2)
         test.append(scorer(est, X_te, y_te))
-    return val, test, cost
+    return val, test, fit_cost, check_cost, score_cost
+
+
+COLUMNS = ("val", "test", "fit_cost", "check_cost", "score_cost")
 
 
 def precompute(name: str, n_jobs: int, cache_dir: Path | None) -> dict:
+    """Per-candidate table: ``val``, ``test`` accuracy and the measured
+    ``fit_cost``, ``check_cost``, ``score_cost`` (seconds); ``cost`` is
+    fit + validation score, what one evaluation costs a non-private search."""
     params = candidates()
     cache = None
+    table = None
+    start = time.perf_counter()
     if cache_dir is not None:
         key = f"{name}-sklearn{sklearn.__version__}-{len(params)}"
         cache = cache_dir / f"table-{key}.npz"
         if cache.exists():
             data = np.load(cache)
-            if "cost" in data:
-                return {
-                    "val": data["val"],
-                    "test": data["test"],
-                    "cost": data["cost"],
-                    "seconds": 0.0,
-                }
-    start = time.perf_counter()
-    chunks = [params[i : i + 32] for i in range(0, len(params), 32)]
-    out = Parallel(n_jobs=n_jobs)(delayed(_score_chunk)(name, c) for c in chunks)
-    val = np.concatenate([np.asarray(o[0], dtype=float) for o in out])
-    test = np.concatenate([np.asarray(o[1], dtype=float) for o in out])
-    cost = np.concatenate([np.asarray(o[2], dtype=float) for o in out])
-    seconds = time.perf_counter() - start
-    if cache is not None:
-        cache.parent.mkdir(parents=True, exist_ok=True)
-        np.savez(cache, val=val, test=test, cost=cost)
-    return {"val": val, "test": test, "cost": cost, "seconds": seconds}
+            if all(c in data for c in COLUMNS):
+                table = {c: data[c] for c in COLUMNS}
+    if table is None:
+        chunks = [params[i : i + 32] for i in range(0, len(params), 32)]
+        out = Parallel(n_jobs=n_jobs)(delayed(_score_chunk)(name, c) for c in chunks)
+        table = {
+            c: np.concatenate([np.asarray(o[k], dtype=float) for o in out])
+            for k, c in enumerate(COLUMNS)
+        }
+        if cache is not None:
+            cache.parent.mkdir(parents=True, exist_ok=True)
+            np.savez(cache, **table)
+    table["cost"] = table["fit_cost"] + table["score_cost"]
+    table["seconds"] = time.perf_counter() - start
+    return table
 
 
 # ---------------------------------------------------------------------------
-# The lookup that replaces sklearn_dpbo._evaluation.fit_and_score
+# The lookups that replace the library's candidate evaluations
 # ---------------------------------------------------------------------------
 def _fingerprint(*arrays) -> bytes:
     h = hashlib.blake2b(digest_size=16)
@@ -288,99 +317,191 @@ def _fingerprint(*arrays) -> bytes:
     return h.digest()
 
 
-class TableLookup:
-    """Drop-in for ``fit_and_score`` backed by precomputed scores.
+def _same(a, b) -> bool:
+    a, b = np.asarray(a), np.asarray(b)
+    return a is b or (a.shape == b.shape and np.array_equal(a, b))
 
-    Validation scores (``privacy`` "score" or "candidate") come from the
-    per-candidate table; public CV scores (``privacy="public"``) are computed
-    by the real function on first request and cached by (fold fingerprint,
-    candidate).
+
+class Replayed:
+    """What the replayed ``fit_public`` returns for the whole training set:
+    the candidate's index in the table, no model (the table holds its
+    validation score and the measured cost of its fit, check and score)."""
+
+    __slots__ = ("index",)
+
+    def __init__(self, index: int):
+        self.index = index
+
+    def __repr__(self) -> str:
+        return f"Replayed(candidate={self.index})"
+
+
+class TableLookup:
+    """Replacements for the library's candidate evaluations, backed by the
+    precomputed tables.
+
+    - ``fit_public`` on the whole training set returns a :class:`Replayed`
+      token (no fit); on anything else it raises, except inside a public CV
+      fold (below), where it is the real function;
+    - ``DPScorer.check_public_rows`` on a token is a no-op (its measured
+      cost is replayed); on a real model it raises;
+    - ``score_private`` of a token and ``fit_and_score_private`` return the
+      table's validation score (on the table's validation set only);
+    - ``_public_fold`` (public CV) runs the real function on first request
+      and caches its result by (fold fingerprint, candidate, scorer).
+
+    Anything outside these paths raises ``AssertionError``: the replay
+    covers the calls a real search makes or fails.
     """
 
-    def __init__(self, params: list[dict], val: np.ndarray, X_val, y_val, cost=None):
+    def __init__(self, params: list[dict], table: dict, X_tr, y_tr, X_val, y_val):
         self.index = {(p["svc__C"], p["svc__gamma"]): j for j, p in enumerate(params)}
-        self.val = val
-        self.cost = np.zeros(len(val)) if cost is None else cost
+        self.val = table["val"]
+        n = len(self.val)
+        self.fit_cost = table.get("fit_cost", np.zeros(n))
+        self.score_cost = table.get("score_cost", np.zeros(n))
+        self.check_cost = table.get("check_cost", np.zeros(n))
+        self.X_tr, self.y_tr = X_tr, y_tr
         self.X_val, self.y_val = X_val, y_val
         self.cv_cache: dict = {}
         self.n_cv_fits = 0
+        self._in_fold = False
         self.reset_counters()
 
     def reset_counters(self):
         """Per-search counters: calls (= fits a real run makes), the real
-        cost of those fits (measured when the table or the CV cache entry was
-        computed), and the time spent inside this lookup."""
+        cost of the work replaced (measured when the table or the CV cache
+        entry was computed), and the time spent inside the replacements."""
         self.calls = 0
         self.replayed_seconds = 0.0
         self.lookup_seconds = 0.0
 
-    def __call__(self, *args, **kwargs):
+    # -- checks -------------------------------------------------------------
+    def _candidate(self, params) -> int:
+        return self.index[(params["svc__C"], params["svc__gamma"])]
+
+    def _check_train(self, X, y, fit_params=None):
+        if not (_same(X, self.X_tr) and _same(y, self.y_tr)):
+            raise AssertionError("replay: a fit on rows other than the training set")
+        if fit_params:
+            raise AssertionError("replay: fit parameters are not in the table")
+
+    def _check_val(self, X, y, scorer):
+        if not (_same(X, self.X_val) and _same(y, self.y_val)):
+            raise AssertionError("private score requested on unknown data")
+        if scorer.name != "accuracy" or scorer.bounds != (0.0, 1.0):
+            raise AssertionError(f"replay: the table holds accuracy, not {scorer!r}")
+
+    def _timed(self, func, *args, **kwargs):
         t0 = time.perf_counter()
         try:
-            score, cost = self._lookup(*args, **kwargs)
+            return func(*args, **kwargs)
+        finally:
+            self.lookup_seconds += time.perf_counter() - t0
+
+    # -- replacements ---------------------------------------------------------
+    def fit_public(self, estimator, params, X, y, fit_params, *, error_score):
+        if self._in_fold:  # inside a real public CV fold: the real fit
+            return real_fit_public(
+                estimator, params, X, y, fit_params, error_score=error_score
+            )
+        t0 = time.perf_counter()
+        try:
+            self._check_train(X, y, fit_params)
+            j = self._candidate(params)
+        finally:
+            self.lookup_seconds += time.perf_counter() - t0
+        self.calls += 1
+        self.replayed_seconds += float(self.fit_cost[j])
+        return Replayed(j), None
+
+    def check_public_rows(self, scorer, estimator, X, y, **kwargs):
+        if not isinstance(estimator, Replayed):
+            raise AssertionError("replay: a real model reached check_public_rows")
+        self._timed(self._check_train, X, y)
+        self.replayed_seconds += float(self.check_cost[estimator.index])
+
+    def score_private(self, fitted, X_val, y_val, scorer) -> float:
+        if not isinstance(fitted, Replayed):
+            raise AssertionError("replay: a real model reached score_private")
+        self._timed(self._check_val, X_val, y_val, scorer)
+        self.replayed_seconds += float(self.score_cost[fitted.index])
+        return float(self.val[fitted.index])
+
+    def fit_and_score_private(
+        self, estimator, params, X_fit, y_fit, fit_params, X_val, y_val, scorer
+    ) -> float:
+        t0 = time.perf_counter()
+        try:
+            self._check_train(X_fit, y_fit, fit_params)
+            self._check_val(X_val, y_val, scorer)
+            j = self._candidate(params)
+        finally:
+            self.lookup_seconds += time.perf_counter() - t0
+        self.calls += 1
+        self.replayed_seconds += float(self.fit_cost[j] + self.score_cost[j])
+        return float(self.val[j])
+
+    def public_fold(self, estimator, params, fold, scorer, error_score):
+        t0 = time.perf_counter()
+        try:
+            X_fit, y_fit, X_score, y_score, fit_params = fold
+            key = (
+                _fingerprint(X_fit, y_fit, X_score, y_score),
+                self._candidate(params),
+                repr(scorer),
+                repr(error_score),
+            )
+            if fit_params:
+                raise AssertionError("replay: fit parameters are not cached")
+            if key not in self.cv_cache:
+                t1 = time.perf_counter()
+                self._in_fold = True
+                try:
+                    result = real_public_fold(
+                        estimator, params, fold, scorer, error_score
+                    )
+                finally:
+                    self._in_fold = False
+                self.cv_cache[key] = (result, time.perf_counter() - t1)
+                self.n_cv_fits += 1
+            result, cost = self.cv_cache[key]
         finally:
             self.lookup_seconds += time.perf_counter() - t0
         self.calls += 1
         self.replayed_seconds += cost
-        return score
-
-    def _lookup(
-        self,
-        estimator,
-        params,
-        X_fit,
-        y_fit,
-        X_score,
-        y_score,
-        scorer,
-        *,
-        error_score,
-        fit_params,
-        privacy="public",
-    ):
-        j = self.index[(params["svc__C"], params["svc__gamma"])]
-        if privacy != "public":
-            if X_score is not self.X_val and not (
-                np.array_equal(X_score, self.X_val)
-                and np.array_equal(y_score, self.y_val)
-            ):
-                raise AssertionError("private score requested on unknown data")
-            return float(self.val[j]), float(self.cost[j])
-        key = (_fingerprint(X_fit, y_fit, X_score, y_score), j)
-        if key not in self.cv_cache:
-            t0 = time.perf_counter()
-            score = real_fit_and_score(
-                estimator,
-                params,
-                X_fit,
-                y_fit,
-                X_score,
-                y_score,
-                scorer,
-                error_score=error_score,
-                fit_params=fit_params,
-                privacy=privacy,
-            )
-            self.cv_cache[key] = (score, time.perf_counter() - t0)
-            self.n_cv_fits += 1
-        return self.cv_cache[key]
+        return result
 
 
 class patched:
-    """Context manager: replace ``sklearn_dpbo._evaluation.fit_and_score``
-    (called by every search mode through ``evaluate_candidates``) by
-    ``lookup``."""
+    """Context manager: replace the library's candidate evaluations
+    (``_public_fold``, ``fit_public``, ``score_private``,
+    ``fit_and_score_private`` in every module that holds them, and
+    ``DPScorer.check_public_rows``) by the lookups of ``lookup``."""
 
-    def __init__(self, lookup):
+    def __init__(self, lookup: TableLookup):
         self.lookup = lookup
 
     def __enter__(self):
-        self.saved = evaluation_module.fit_and_score
-        evaluation_module.fit_and_score = self.lookup
-        return self.lookup
+        lookup = self.lookup
+
+        def check_public_rows(scorer, estimator, X, y, **kwargs):
+            return lookup.check_public_rows(scorer, estimator, X, y, **kwargs)
+
+        self.saved = DPScorer.__dict__["check_public_rows"]
+        self.functions = replaced(
+            _public_fold=lookup.public_fold,
+            fit_public=lookup.fit_public,
+            score_private=lookup.score_private,
+            fit_and_score_private=lookup.fit_and_score_private,
+        )
+        self.functions.__enter__()
+        DPScorer.check_public_rows = check_public_rows
+        return lookup
 
     def __exit__(self, *exc):
-        evaluation_module.fit_and_score = self.saved
+        DPScorer.check_public_rows = self.saved
+        self.functions.__exit__(*exc)
         return False
 
 
@@ -551,23 +672,25 @@ def run_seed(
     name: str,
     seed: int,
     configs: list[dict],
-    val: np.ndarray,
-    cost: np.ndarray | None = None,
+    table: dict,
     references: tuple = (),
 ) -> dict:
     """Run every config for one seed; return released indices and scores, and
     per config the number of fits and the replayed wall time (the search's
-    own time, measured, plus the measured cost of every fit it asked for)."""
+    own time, measured, plus the measured cost of every fit, public-rows
+    check and validation score it asked for). ``table``: the arrays of
+    :func:`precompute`."""
     from threadpoolctl import threadpool_limits
 
     with threadpool_limits(limits=1):  # one BLAS thread per joblib worker
-        return _run_seed(name, seed, configs, val, cost, references)
+        return _run_seed(name, seed, configs, table, references)
 
 
-def _run_seed(name, seed, configs, val, cost, references) -> dict:
+def _run_seed(name, seed, configs, table, references) -> dict:
     X_tr, y_tr, X_va, y_va, _, _ = load_split(name)
     params = candidates()
-    lookup = TableLookup(params, val, X_va, y_va, cost)
+    val, cost = table["val"], table["cost"]
+    lookup = TableLookup(params, table, X_tr, y_tr, X_va, y_va)
     out = {"index": [], "score": [], "fits": [], "wall": [], "shortlist": None}
     start = time.perf_counter()
     with patched(lookup), warnings.catch_warnings():
@@ -590,7 +713,6 @@ def _run_seed(name, seed, configs, val, cost, references) -> dict:
             out["score"].append(float(search.best_score_))
     if search.candidate_params_ != params:
         raise AssertionError("candidate_params_ differs from the fixed grid")
-    cost = lookup.cost
     refs = {}
     for label in references:
         if label == "BO":
@@ -623,8 +745,7 @@ def run_all(tables: dict, seeds, configs, n_jobs: int, references=None) -> dict:
             name,
             seed,
             configs,
-            tables[name]["val"],
-            tables[name].get("cost"),
+            {c: tables[name][c] for c in (*COLUMNS, "cost")},
             () if references is None else references(name, seed),
         )
         for name, seed in tasks
@@ -640,61 +761,73 @@ def _quiet_noise_seed_warning():
     warnings.filterwarnings("ignore", message="noise_random_state is set")
 
 
-def verify(names, tables: dict, seed: int = 0, n_jobs: int = 2) -> list[dict]:
+def verify(names, tables: dict, seeds=(0, 1), n_jobs: int = 2) -> list[dict]:
+    """Real (unpatched, ``refit=True``) search == replayed search, for each
+    dataset, private method and seed: same ``best_index_``, bit-identical
+    ``best_score_``, same ``candidate_params_``, and the refit model's test
+    accuracy equal to the table's. Raises ``AssertionError`` otherwise."""
     checks = []
     _quiet_noise_seed_warning()
     params = candidates()
     # Same candidate set for another random_state (the Sobol seed is unused
     # for lists, but check it through the library's own plan).
-    other_params = make_search(seed + 1, 1.0)._check_settings().candidates.params
+    other_params = make_search(seeds[0] + 1, 1.0)._check_settings().candidates.params
     if other_params != params:
         raise AssertionError("candidate set depends on random_state")
-    for name in names:
+    for name, seed, (label, kwargs) in itertools.product(
+        names, seeds, PRIVATE_METHODS.items()
+    ):
         X_tr, y_tr, X_va, y_va, X_te, y_te = load_split(name)
         table = tables[name]
-        for label, kwargs in PRIVATE_METHODS.items():
-            if name != "breast_cancer" and label == "private grid search":
-                # 1024 real fits (= the precompute again): checked on the
-                # cheapest dataset only; its validation lookups are the same
-                # as the other methods'.
-                continue
-            real = make_search(seed, 1.0, refit=True, n_jobs=n_jobs, **kwargs)
-            t0 = time.perf_counter()
-            real.fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
-            t_real = time.perf_counter() - t0
-            fake = make_search(seed, 1.0, **kwargs)
-            lookup = TableLookup(params, table["val"], X_va, y_va)
-            t0 = time.perf_counter()
-            with patched(lookup):
-                fake.fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
-            t_fake = time.perf_counter() - t0
-            test_real = real.score(X_te, y_te)
-            ok = bool(
-                real.best_index_ == fake.best_index_
-                and real.best_score_ == fake.best_score_
-                and real.candidate_params_ == fake.candidate_params_ == params
-                and test_real == table["test"][fake.best_index_]
+        if label == "private grid search" and (
+            name != "breast_cancer" or seed != seeds[0]
+        ):
+            # Every candidate really fitted (= the precompute again): checked
+            # on the cheapest dataset and the first seed only; its validation
+            # lookups are the same as the other methods'.
+            continue
+        real = make_search(seed, 1.0, refit=True, n_jobs=n_jobs, **kwargs)
+        t0 = time.perf_counter()
+        real.fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
+        t_real = time.perf_counter() - t0
+        fake = make_search(seed, 1.0, **kwargs)
+        lookup = TableLookup(params, table, X_tr, y_tr, X_va, y_va)
+        t0 = time.perf_counter()
+        with patched(lookup):
+            fake.fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
+        t_fake = time.perf_counter() - t0
+        test_real = real.score(X_te, y_te)
+        # The refit model is the released candidate fitted on the training
+        # set: its real validation score must be the table's, bit for bit.
+        val_real = real_score_private(real.best_estimator_, X_va, y_va, real.scorer_)
+        ok = bool(
+            real.best_index_ == fake.best_index_
+            and real.best_score_ == fake.best_score_
+            and real.candidate_params_ == fake.candidate_params_ == params
+            and test_real == table["test"][fake.best_index_]
+            and val_real == table["val"][fake.best_index_]
+            and lookup.calls > 0  # the replay was used, not real fits
+        )
+        checks.append(
+            {
+                "dataset": name,
+                "method": label,
+                "seed": seed,
+                "identical": ok,
+                "real_seconds": round(t_real, 2),
+                "patched_seconds": round(t_fake, 2),
+            }
+        )
+        print(
+            f"verify {name:13s} {label:22s} seed={seed}: "
+            f"{'identical' if ok else 'MISMATCH'} best_index_ and best_score_ "
+            f"(real {t_real:.1f}s, patched {t_fake:.2f}s)",
+            flush=True,
+        )
+        if not ok:
+            raise AssertionError(
+                f"patched run differs from real run: {name}, {label}, seed {seed}"
             )
-            checks.append(
-                {
-                    "dataset": name,
-                    "method": label,
-                    "seed": seed,
-                    "identical": ok,
-                    "real_seconds": round(t_real, 2),
-                    "patched_seconds": round(t_fake, 2),
-                }
-            )
-            print(
-                f"verify {name:13s} {label:22s} seed={seed}: "
-                f"{'identical' if ok else 'MISMATCH'} best_index_ and best_score_ "
-                f"(real {t_real:.1f}s, patched {t_fake:.2f}s)",
-                flush=True,
-            )
-            if not ok:
-                raise AssertionError(
-                    f"patched run differs from real run: {name}, {label}"
-                )
     return checks
 
 
@@ -1112,6 +1245,12 @@ def main(argv=None) -> int:
         action="store_true",
         help="skip the exactness check at the start of a run",
     )
+    parser.add_argument(
+        "--verify-seeds",
+        type=int,
+        default=2,
+        help="seeds of the exactness check (real vs replayed runs; default 2)",
+    )
     parser.add_argument("--out", type=Path, default=None, help="JSON output path")
     args = parser.parse_args(argv)
 
@@ -1150,7 +1289,9 @@ def main(argv=None) -> int:
 
     checks = []
     if args.verify or not args.no_verify:
-        checks = verify(names, tables, seed=0, n_jobs=args.n_jobs)
+        checks = verify(
+            names, tables, seeds=list(range(args.verify_seeds)), n_jobs=args.n_jobs
+        )
     if args.verify:
         print(f"total {time.perf_counter() - t_start:.1f}s")
         return 0
@@ -1270,9 +1411,11 @@ def main(argv=None) -> int:
         "wall_time_definition": (
             "replayed sequential wall time of one search with n_jobs=1: the "
             "search's own time, measured with the fits replaced by lookups, "
-            "plus the measured time of every fit + validation score it asked "
-            "for (measured once per candidate during the precompute, and per "
-            "public CV fold when first computed). Refit excluded."
+            "plus the measured time of every fit, public-rows check "
+            "(check_public_rows) and validation score it asked for (measured "
+            "once per candidate during the precompute, and per public CV fold "
+            "when first computed). Refit excluded. Non-private references: "
+            "their own time plus fit + validation score per evaluation."
         ),
         "fits_definition": (
             "fits the search asks for (public CV folds included, refit "
