@@ -1,0 +1,374 @@
+"""Issue 9: the guarantee holds for every configuration ``fit`` accepts.
+
+V/V′ tests: two validation sets that differ in one record, everything
+observable compared (the mechanisms' inputs, whether ``fit`` raises, warns
+or prints, the filters it leaves, the exception it raises).
+"""
+
+from __future__ import annotations
+
+import traceback
+import warnings
+
+import numpy as np
+import pytest
+from joblib import parallel_backend
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.compose import ColumnTransformer
+from sklearn.linear_model import LogisticRegression, Ridge
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import OneHotEncoder, StandardScaler
+
+import sklearn_dpbo._gp_ucb as gp_ucb_module
+import sklearn_dpbo._private_selection as selection_module
+from sklearn_dpbo import (
+    BudgetAccountant,
+    DPBayesSearchCV,
+    PrivateComputationError,
+    RowIndependenceError,
+    make_dp_scorer,
+)
+
+N_TRAIN, M = 120, 40
+
+
+def _data(seed=0):
+    """Two numeric features and one categorical column (values a, b, c)."""
+    rng = np.random.default_rng(seed)
+    n = N_TRAIN + M
+    num = rng.normal(size=(n, 2))
+    cat = rng.choice(["a", "b", "c"], size=n)
+    y = (num[:, 0] + (cat == "a") + 0.3 * rng.normal(size=n) > 0.5).astype(int)
+    X = np.empty((n, 3), dtype=object)
+    X[:, :2], X[:, 2] = num, cat
+    return X[:N_TRAIN], y[:N_TRAIN], X[N_TRAIN:], y[N_TRAIN:]
+
+
+def _pipeline(handle_unknown="error"):
+    pre = ColumnTransformer(
+        [
+            ("num", StandardScaler(), [0, 1]),
+            ("cat", OneHotEncoder(handle_unknown=handle_unknown), [2]),
+        ]
+    )
+    return make_pipeline(pre, LogisticRegression(max_iter=500))
+
+
+SPACE = {"logisticregression__C": [0.01, 0.1, 1.0, 10.0]}
+
+
+class Captured:
+    """Records the utilities given to the selection mechanism."""
+
+    def __init__(self, monkeypatch):
+        self.calls = []
+        real = selection_module.release_best_params_selection
+
+        def spy(utilities, **kw):
+            self.calls.append(np.array(utilities, dtype=float))
+            return real(utilities, **kw)
+
+        monkeypatch.setattr(selection_module, "release_best_params_selection", spy)
+
+
+def _fit_both(search_factory, X_tr, y_tr, pairs):
+    """Fit on V and V′; return (outcome, warnings, output) per side."""
+    out = []
+    for X_va, y_va in pairs:
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            try:
+                search_factory().fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
+                outcome = "ok"
+            except Exception as exc:  # pragma: no cover - the failure we test for
+                outcome = type(exc).__name__
+        out.append((outcome, sorted(str(w.message) for w in seen)))
+    return out
+
+
+def _neighbour(X_va, y_va, row=None, label=None):
+    X2, y2 = X_va.copy(), y_va.astype(object).copy()
+    if row is not None:
+        X2[0] = row
+    if label is not None:
+        y2[0] = label
+    return X2, y2 if label is not None else y_va
+
+
+BAD_RECORDS = {
+    "unseen category": (np.array([0.1, 0.2, "zzz"], dtype=object), None),
+    "NaN feature": (np.array([np.nan, 0.2, "a"], dtype=object), None),
+    "inf feature": (np.array([np.inf, 0.2, "a"], dtype=object), None),
+}
+
+
+# ---------------------------------------------------------------------------
+# F1: a failing validation record is a per-record event
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("error_score", ["raise", 0.0])
+@pytest.mark.parametrize("bad", sorted(BAD_RECORDS))
+def test_failing_record_moves_the_utilities_by_at_most_delta(
+    monkeypatch, bad, error_score
+):
+    X_tr, y_tr, X_va, y_va = _data()
+    row, label = BAD_RECORDS[bad]
+    cap = Captured(monkeypatch)
+
+    def factory():
+        return DPBayesSearchCV(
+            _pipeline(),
+            SPACE,
+            shortlist="grid",
+            error_score=error_score,
+            random_state=0,
+            noise_random_state=0,
+            refit=False,
+        )
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the noise-seed PrivacyLeakWarning
+        sides = _fit_both(
+            factory, X_tr, y_tr, [(X_va, y_va), _neighbour(X_va, y_va, row)]
+        )
+    assert sides[0] == sides[1]  # same outcome, same warnings
+    assert sides[0][0] == "ok"
+    u, u2 = cap.calls
+    assert np.abs(u - u2).max() <= 1 / M + 1e-12
+    assert np.abs(u - u2).max() > 0  # the record did count (as the worst value)
+
+
+def test_nan_label_is_one_wrong_record(monkeypatch):
+    X_tr, y_tr, X_va, y_va = _data()
+    cap = Captured(monkeypatch)
+    y_float = y_va.astype(float)
+    y_nan = y_float.copy()
+    y_nan[0] = np.nan
+    for y_side in (y_float, y_nan):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            DPBayesSearchCV(
+                _pipeline(), SPACE, shortlist="grid", noise_random_state=0, refit=False
+            ).fit(X_tr, y_tr.astype(float), X_val=X_va, y_val=y_side)
+    u, u2 = cap.calls
+    assert np.abs(u - u2).max() <= 1 / M + 1e-12
+
+
+def test_gp_ucb_with_a_failing_record_behaves_the_same_on_both_sides(monkeypatch):
+    X_tr, y_tr, X_va, y_va = _data()
+    seen_means = []
+    real = gp_ucb_module.release_best_params_gp
+
+    def spy(mean, **kw):
+        seen_means.append(np.array(mean))
+        return real(mean, **kw)
+
+    monkeypatch.setattr(gp_ucb_module, "release_best_params_gp", spy)
+
+    def factory():
+        return DPBayesSearchCV(
+            _pipeline(),
+            SPACE,
+            method="gp-ucb",
+            n_iter=3,
+            random_state=0,
+            noise_random_state=0,
+        )
+
+    row = BAD_RECORDS["unseen category"][0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", category=DeprecationWarning)
+        warnings.filterwarnings("ignore", message="noise_random_state")
+        warnings.filterwarnings("ignore", category=UserWarning, message=".*noise")
+        sides = _fit_both(
+            factory, X_tr, y_tr, [(X_va, y_va), _neighbour(X_va, y_va, row)]
+        )
+    assert sides[0][0] == sides[1][0] == "ok"
+    assert sides[0][1] == sides[1][1]
+    assert len(seen_means) == 2
+
+
+# ---------------------------------------------------------------------------
+# F2: sensitivity by construction, for a regression score too
+# ---------------------------------------------------------------------------
+def test_regression_record_with_a_huge_error_moves_the_score_by_at_most_delta(
+    monkeypatch,
+):
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(160, 3))
+    y = X @ [1.0, -2.0, 0.5] + 0.1 * rng.normal(size=160)
+    X_tr, y_tr, X_va, y_va = X[:120], y[:120], X[120:], y[120:]
+    y_bad = y_va.copy()
+    y_bad[0] = 1e12
+    cap = Captured(monkeypatch)
+    scorer = make_dp_scorer("neg_mean_squared_error", error_clip=3.0)
+    for y_side in (y_va, y_bad):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            DPBayesSearchCV(
+                Ridge(),
+                {"alpha": [0.1, 1.0, 10.0]},
+                scoring=scorer,
+                shortlist="grid",
+                noise_random_state=0,
+                refit=False,
+            ).fit(X_tr, y_tr, X_val=X_va, y_val=y_side)
+    u, u2 = cap.calls
+    delta = 9.0 / 40
+    assert np.abs(u - u2).max() <= delta * (1 + 1e-12)
+    assert np.abs(u - u2).max() > 0.5 * delta  # the clip is what bounds it
+
+
+class BatchStandardiser(TransformerMixin, BaseEstimator):
+    """Standardises every batch by its own statistics (transductive)."""
+
+    def fit(self, X, y=None):
+        return self
+
+    def transform(self, X):
+        X = np.asarray(X, dtype=float)
+        return (X - X.mean(axis=0)) / (X.std(axis=0) + 1e-12)
+
+
+class Untouchable:
+    """A validation set whose any use raises: proves a refusal came first."""
+
+    def __len__(self):
+        return M
+
+    @property
+    def shape(self):
+        return (M, 2)
+
+    def __array__(self, *a, **k):
+        raise AssertionError("the validation set was read")
+
+    def __getitem__(self, item):
+        raise AssertionError("the validation set was read")
+
+
+def test_row_dependent_pipeline_is_refused_before_any_validation_read():
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(120, 2))
+    y = (X[:, 0] > 0).astype(int)
+    acc = BudgetAccountant(epsilon=5.0)
+    search = DPBayesSearchCV(
+        make_pipeline(BatchStandardiser(), LogisticRegression()),
+        {"logisticregression__C": [0.1, 1.0]},
+        shortlist="grid",
+        accountant=acc,
+    )
+    X_va = rng.normal(size=(M, 2))
+    with pytest.raises(RowIndependenceError, match="batch"):
+        search.fit(X, y, X_val=X_va, y_val=(X_va[:, 0] > 0).astype(int))
+    assert acc.spent == (0.0, 0.0)
+
+
+# ---------------------------------------------------------------------------
+# F4: thread-safe silence
+# ---------------------------------------------------------------------------
+def test_threading_backend_never_shows_a_validation_warning():
+    """OneHotEncoder(handle_unknown="ignore") warns on an unseen category at
+    transform time: a warning raised by one V′ record only."""
+    X_tr, y_tr, X_va, y_va = _data()
+    X_bad, _ = _neighbour(X_va, y_va, BAD_RECORDS["unseen category"][0])
+    before = list(warnings.filters)
+    for _ in range(5):
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            with parallel_backend("threading", n_jobs=4):
+                DPBayesSearchCV(
+                    _pipeline("ignore"),
+                    {"logisticregression__C": list(np.logspace(-2, 2, 8))},
+                    shortlist="grid",
+                    n_jobs=4,
+                    refit=False,
+                ).fit(X_tr, y_tr, X_val=X_bad, y_val=y_va)
+        assert not [w for w in seen if "unknown categor" in str(w.message).lower()]
+    assert list(warnings.filters) == before
+
+
+def test_the_library_warning_still_shows_after_private_fits():
+    X_tr, y_tr, X_va, y_va = _data()
+    with parallel_backend("threading", n_jobs=2):
+        DPBayesSearchCV(_pipeline("ignore"), SPACE, shortlist="grid", n_jobs=2).fit(
+            X_tr, y_tr, X_val=X_va, y_val=y_va
+        )
+    from sklearn_dpbo import PrivacyLeakWarning
+
+    with pytest.warns(PrivacyLeakWarning):
+        DPBayesSearchCV(_pipeline(), SPACE, shortlist="grid", noise_random_state=0).fit(
+            X_tr, y_tr, X_val=X_va, y_val=y_va
+        )
+
+
+# ---------------------------------------------------------------------------
+# F5: nothing private in an exception raised after the validation read
+# ---------------------------------------------------------------------------
+def _frames(exc):
+    """The library's frames in the traceback (the test's own are public)."""
+    tb = exc.__traceback__
+    while tb is not None:
+        if "sklearn_dpbo" in tb.tb_frame.f_code.co_filename:
+            yield tb.tb_frame
+        tb = tb.tb_next
+
+
+def test_internal_failure_after_the_read_is_sealed(monkeypatch):
+    X_tr, y_tr, X_va, y_va = _data()
+
+    def broken(utilities, **kw):
+        raise RuntimeError(f"SECRET utilities={list(utilities)}")
+
+    monkeypatch.setattr(selection_module, "release_best_params_selection", broken)
+    acc = BudgetAccountant(epsilon=5.0)
+    with pytest.raises(PrivateComputationError) as info:
+        DPBayesSearchCV(_pipeline(), SPACE, shortlist="grid", accountant=acc).fit(
+            X_tr, y_tr, X_val=X_va, y_val=y_va
+        )
+    exc = info.value
+    assert exc.__context__ is None and exc.__cause__ is None
+    text = "".join(traceback.format_exception(exc))
+    assert "SECRET" not in text and "utilities" not in text
+    frames = list(_frames(exc))
+    assert frames
+    for frame in frames:
+        assert "utilities" not in frame.f_locals
+        assert frame.f_code.co_filename.endswith("_search.py")
+    assert acc.spent[0] == 1.0  # charged, never refunded
+
+
+class InterruptOnValidation(LogisticRegression):
+    """Raises KeyboardInterrupt when predicting on the validation set."""
+
+    def predict(self, X):
+        if len(X) == M:
+            raise KeyboardInterrupt
+        return super().predict(X)
+
+
+def test_interrupt_while_scoring_keeps_its_type_and_nothing_else():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(120 + M, 2))
+    y = (X[:, 0] > 0).astype(int)
+    with pytest.raises(KeyboardInterrupt) as info:
+        DPBayesSearchCV(
+            InterruptOnValidation(), {"C": [0.1, 1.0]}, shortlist="grid"
+        ).fit(X[:120], y[:120], X_val=X[120:], y_val=y[120:])
+    exc = info.value
+    assert exc.__context__ is None
+    frames = list(_frames(exc))
+    assert frames and all(f.f_code.co_filename.endswith("_search.py") for f in frames)
+
+
+def test_public_failure_before_the_read_propagates_unchanged():
+    class FailsToFit(LogisticRegression):
+        def fit(self, X, y):
+            raise ValueError("PUBLIC fit failure on the training set")
+
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(120, 2))
+    y = (X[:, 0] > 0).astype(int)
+    with pytest.raises(ValueError, match="PUBLIC fit failure"):
+        DPBayesSearchCV(FailsToFit(), {"C": [0.1, 1.0]}, shortlist="grid").fit(
+            X, y, X_val=Untouchable(), y_val=np.zeros(M, dtype=int)
+        )
