@@ -47,6 +47,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone, is_classifier
 from sklearn.compose import ColumnTransformer
 from sklearn.datasets import make_blobs, make_classification
 from sklearn.dummy import DummyClassifier
+from sklearn.exceptions import FitFailedWarning
 from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.impute import SimpleImputer
@@ -54,9 +55,15 @@ from sklearn.linear_model import LinearRegression, LogisticRegression, SGDClassi
 from sklearn.metrics import accuracy_score, make_scorer
 from sklearn.metrics.pairwise import euclidean_distances
 from sklearn.model_selection import (
+    GroupKFold,
+    GroupShuffleSplit,
     KFold,
+    LeaveOneGroupOut,
+    LeavePGroupsOut,
     ParameterGrid,
     ShuffleSplit,
+    StratifiedKFold,
+    StratifiedShuffleSplit,
     train_test_split,
 )
 from sklearn.naive_bayes import ComplementNB
@@ -100,7 +107,7 @@ UPSTREAM = {
     "test_SearchCV_with_fit_params": (P, "fit params checked in every fit"),
     "test_grid_search_no_score": (P, "scoring=None is accuracy, not .score"),
     "test_grid_search_score_method": (R, "roc_auc is not a per-record score"),
-    "test_grid_search_groups": (NA, "groups -> splitter: parallel change"),
+    "test_grid_search_groups": (P, "GroupShuffleSplit(n_splits=1) only"),
     "test_classes__property": (P, "regressor scored per record"),
     "test_trivial_cv_results_attr": (P, "public cv_results_"),
     "test_no_refit": (P, "several metrics need refit='<name>'"),
@@ -141,8 +148,8 @@ UPSTREAM = {
     "test_grid_search_with_multioutput_data": (R, "raw per-fold test scores"),
     "test_predict_proba_disabled": (P, "empty grid"),
     "test_grid_search_allows_nans": (P, ""),
-    "test_grid_search_failing_classifier": (NA, "error_score: parallel change"),
-    "test_grid_search_classifier_all_fits_fail": (NA, "error_score: parallel"),
+    "test_grid_search_failing_classifier": (P, "public fits; public cv scores"),
+    "test_grid_search_classifier_all_fits_fail": (P, "raises before data"),
     "test_grid_search_failing_classifier_raise": (P, ""),
     "test_parameters_sampler_replacement": (NA, "no ParameterSampler"),
     "test_stochastic_gradient_loss_param": (P, ""),
@@ -463,6 +470,43 @@ def test_grid_search_no_score():
     search(LinearSVCNoScore(), {"C": Cs}, cv=one_split(200)).fit(Xb, yb)
 
 
+def test_grid_search_groups():
+    # groups reach the splitter (never the estimator). One split only: the
+    # group splitters that give several folds are refused, as are the
+    # stratified ones (they read every label, the validation labels too).
+    rng = np.random.RandomState(0)
+    X_, y_ = make_classification(n_samples=15, n_classes=2, random_state=0)
+    groups = rng.randint(0, 3, 15)
+    clf = LinearSVC(random_state=0)
+    grid = {"C": [1]}
+    kw = dict(public_cv=2, refit=False)
+    cv = GroupShuffleSplit(n_splits=1, test_size=1, random_state=0)
+    gs = search(clf, grid, cv=cv, **kw)
+    with pytest.raises(ValueError, match="groups"):
+        gs.fit(X_, y_)
+    gs.fit(X_, y_, groups=groups)
+    # The validation rows are exactly one whole group, as the splitter says.
+    _, val = next(cv.split(X_, y_, groups))
+    assert gs.n_validation_ == len(val) == np.sum(groups == groups[val[0]])
+    with config_context(enable_metadata_routing=True):  # the same with routing
+        assert search(clf, grid, cv=cv, **kw).fit(
+            X_, y_, groups=groups
+        ).n_validation_ == len(val)
+    for cv in (
+        LeaveOneGroupOut(),
+        LeavePGroupsOut(2),
+        GroupKFold(n_splits=3),
+        GroupShuffleSplit(),
+    ):
+        with pytest.raises(ValueError) as info:
+            search(clf, grid, cv=cv, **kw).fit(X_, y_, groups=groups)
+        assert_refused(info, "split")
+    for cv in (StratifiedKFold(), StratifiedShuffleSplit(n_splits=1)):
+        with pytest.raises(ValueError) as info:
+            search(clf, grid, cv=cv, **kw).fit(X_, y_)
+        assert_refused(info, "split")
+
+
 def test_classes__property():
     X10 = np.arange(100).reshape(10, 10)
     y10 = np.array([0] * 5 + [1] * 5)
@@ -487,9 +531,7 @@ def test_trivial_cv_results_attr():
     kw = dict(scoring=prediction_score(), cv=one_split(len(X)))
     grid_search = search(RowwiseMockClassifier(), {"foo_param": [1]}, **kw).fit(X, y)
     assert hasattr(grid_search, "cv_results_")
-    random_search = search(
-        RowwiseMockClassifier(), {"foo_param": [0]}, n_iter=1, **kw
-    )
+    random_search = search(RowwiseMockClassifier(), {"foo_param": [0]}, n_iter=1, **kw)
     assert hasattr(random_search.fit(X, y), "cv_results_")
 
 
@@ -678,7 +720,10 @@ FIT_RETURNS_NONE = pytest.mark.xfail(
 
 @pytest.mark.parametrize(
     "Broken",
-    [pytest.param(BrokenClassifier, marks=FIT_RETURNS_NONE), BrokenClassifierReturningSelf],
+    [
+        pytest.param(BrokenClassifier, marks=FIT_RETURNS_NONE),
+        BrokenClassifierReturningSelf,
+    ],
 )
 def test_refit(Broken):
     X10 = np.arange(100).reshape(10, 10)
@@ -970,12 +1015,80 @@ class FailingClassifier(BaseEstimator):
     def fit(self, X, y=None):
         if self.parameter == FailingClassifier.FAILING_PARAMETER:
             raise ValueError("Failing classifier failed as required")
+        return self  # upstream returns None: see FIT_RETURNS_NONE
 
     def predict(self, X):
         return np.zeros(X.shape[0])
 
     def score(self, X=None, Y=None):
         return 0.0
+
+
+FAILING_SPLIT = [(np.arange(40), np.arange(40, 60))]
+
+
+def test_grid_search_failing_classifier():
+    # error_score governs fits of public candidates on the public training
+    # set: public information, so scikit-learn's semantics apply there (a
+    # FitFailedWarning naming the failures, the public scores set to
+    # error_score). A failed candidate is never scored on the validation set.
+    X_, y_ = make_classification(n_samples=60, n_features=10, random_state=0)
+    failing = FailingClassifier.FAILING_PARAMETER
+    for error_score in (0.0, float("nan")):
+        gs = search(
+            FailingClassifier(),
+            [{"parameter": [0, 1, 2]}],
+            scoring="accuracy",
+            refit=False,
+            error_score=error_score,
+            cv=FAILING_SPLIT,
+            random_state=0,
+        )
+        warning_message = re.compile(
+            r"3 fits failed out of a total of 9 fits of public candidates on "
+            rf"the public training set.+error_score={error_score}.+never scored "
+            "on the validation set.+3 fits failed with: ValueError: Failing "
+            "classifier failed as required",
+            flags=re.DOTALL,
+        )
+        with pytest.warns(FitFailedWarning, match=warning_message):
+            gs.fit(X_, y_)
+        res = gs.cv_results_
+        failed = np.asarray(res["param_parameter"]) == failing
+        scores = np.array([res[f"split{k}_public_cv_score"] for k in range(3)]).T
+        assert failed.sum() == 1
+        if np.isnan(error_score):
+            assert np.all(np.isnan(scores[failed]))
+        else:
+            assert np.all(scores[failed] == error_score)
+        assert np.all(np.isfinite(scores[~failed]))
+        # Succeeded candidates rank above the failed one, which ranks last.
+        ranks = res["rank_public_cv_score"]
+        assert np.all(ranks[~failed] <= 2) and ranks[failed][0] == 3
+        assert gs.best_params_["parameter"] != failing
+        assert failing not in [
+            gs.candidate_params_[i]["parameter"] for i in gs.shortlist_
+        ]
+
+
+def test_grid_search_classifier_all_fits_fail():
+    # Every candidate fails on the public training set: fit raises before
+    # the validation set is read, and nothing is charged.
+    X_, y_ = make_classification(n_samples=60, n_features=10, random_state=0)
+    ledger = BudgetAccountant(epsilon=1.0, delta=0.0)
+    gs = search(
+        FailingClassifier(),
+        [{"parameter": [FailingClassifier.FAILING_PARAMETER] * 3}],
+        scoring="accuracy",
+        error_score=0.0,
+        cv=FAILING_SPLIT,
+        accountant=ledger,
+    )
+    with pytest.warns(FitFailedWarning, match="Failing classifier failed"):
+        with pytest.raises(ValueError, match="failed to fit.+no budget was spent"):
+            gs.fit(X_, y_)
+    assert ledger.history == ()
+    assert not hasattr(gs, "best_params_")
 
 
 def test_grid_search_failing_classifier_raise():
