@@ -47,8 +47,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone, is_classifier
 from sklearn.compose import ColumnTransformer
 from sklearn.datasets import make_blobs, make_classification
 from sklearn.dummy import DummyClassifier
-from sklearn.exceptions import FitFailedWarning
 from sklearn.ensemble import HistGradientBoostingClassifier
+from sklearn.exceptions import FitFailedWarning
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.impute import SimpleImputer
 from sklearn.linear_model import LinearRegression, LogisticRegression, SGDClassifier
