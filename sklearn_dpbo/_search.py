@@ -721,11 +721,11 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
 
         This is the user's own data, not a release: it is not private, so
         the metric is *not* clipped into the private scorer's bounds (a true
-        R² of −0.3 is returned as −0.3). ``**params`` (e.g.
-        ``sample_weight``) reach the metric through metadata routing only,
-        as in scikit-learn: enable it with
-        ``sklearn.set_config(enable_metadata_routing=True)`` and request
-        them on the scorer (``make_scorer(...).set_score_request(...)``).
+        R² of −0.3 is returned as −0.3). ``**params`` are refused: a
+        :class:`DPScorer` requests no metadata (its per-record function sees
+        only ``y_true`` and the model's output), so without metadata routing
+        they raise a ``ValueError`` and with it scikit-learn's ``TypeError``
+        (not routed to any object).
         """
         self._check_fitted_refit("score")
         scorer = self.scorer_
