@@ -22,6 +22,18 @@ from scipy.stats import rankdata
 __all__ = ["PublicCVResults", "public_cv_results"]
 
 
+def _rank(mean: np.ndarray) -> np.ndarray:
+    """Rank 1 = best mean; NaN (a failed fit with ``error_score=np.nan``) last.
+
+    As scikit-learn's ``_format_results``: NaN means rank below every finite
+    mean (all NaN: all rank 1).
+    """
+    if np.isnan(mean).all():
+        return np.ones(len(mean), dtype=np.int32)
+    filled = np.where(np.isnan(mean), np.nanmin(mean) - 1, mean)
+    return np.asarray(rankdata(-filled, method="min"), dtype=np.int32)
+
+
 def _param_column(params: Sequence[dict], name: str) -> np.ma.MaskedArray:
     """``param_<name>``: masked where a candidate lacks the parameter.
 
@@ -94,9 +106,7 @@ def public_cv_results(
     mean = split_scores.mean(axis=1)
     results["mean_public_cv_score"] = mean
     results["std_public_cv_score"] = split_scores.std(axis=1)
-    results["rank_public_cv_score"] = np.asarray(
-        rankdata(-mean, method="min"), dtype=np.int32
-    )
+    results["rank_public_cv_score"] = _rank(mean)
     results["candidate_index"] = np.asarray(candidate_index, dtype=int)
     results["shortlisted"] = np.asarray(shortlisted, dtype=bool)
     return results

@@ -721,11 +721,11 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
 
         This is the user's own data, not a release: it is not private, so
         the metric is *not* clipped into the private scorer's bounds (a true
-        R² of −0.3 is returned as −0.3). ``**params`` (e.g.
-        ``sample_weight``) reach the metric through metadata routing only,
-        as in scikit-learn: enable it with
-        ``sklearn.set_config(enable_metadata_routing=True)`` and request
-        them on the scorer (``make_scorer(...).set_score_request(...)``).
+        R² of −0.3 is returned as −0.3). ``**params`` are refused: a
+        :class:`DPScorer` requests no metadata (its per-record function sees
+        only ``y_true`` and the model's output), so without metadata routing
+        they raise a ``ValueError`` and with it scikit-learn's ``TypeError``
+        (not routed to any object).
         """
         self._check_fitted_refit("score")
         scorer = self.scorer_
@@ -1382,16 +1382,9 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         runs with E = ε / (b + k(1 − b)) (selection E·b, ``best_score_``
         E·(1 − b)) and each other metric gets E·(1 − b).
         """
-        for name, scorer in other_scorers.items():
-            low, high = scorer.bounds
-            if self.error_score != "raise" and not (
-                low <= float(self.error_score) <= high
-            ):
-                raise ValueError(
-                    f"error_score={self.error_score!r} is outside the range "
-                    f"[{low}, {high}] of the metric {name!r}; it must lie in every "
-                    "metric's range (the sensitivity bound needs it)."
-                )
+        # error_score governs public fits only (a candidate whose fit fails is
+        # never scored on the validation set), so it need not lie in any
+        # metric's range: np.nan is allowed, as with one metric.
         if not other_scorers or not self.release_score:
             return plan
         k, b = 1 + len(other_scorers), self.budget_split
@@ -1597,8 +1590,14 @@ def _public_score(scorer, estimator, X, y, **params) -> float:
 
 
 def _routing_object(scorer):
-    """What carries the scorer's metadata requests (its sklearn scorer)."""
-    inner = getattr(scorer, "scorer", scorer)
+    """What carries the scorer's metadata requests, if anything does.
+
+    A :class:`DPScorer` requests no metadata itself; but its
+    ``record_score`` can be an object with metadata requests (a scikit-learn
+    scorer with ``set_score_request``), whose requests must be seen so that
+    :meth:`DPBayesSearchCV._route_fit_params` refuses them with the reason.
+    """
+    inner = getattr(scorer, "record_score", scorer)
     return inner if hasattr(inner, "get_metadata_routing") else None
 
 

@@ -90,11 +90,34 @@ def test_several_metrics_refit_and_mode_are_checked_before_data():
         _search(refit="accuracy", method="gp-ucb", **base).fit(
             X_tr, y_tr, X_val=X_va, y_val=y_va
         )
-    with pytest.raises(ValueError, match="outside the range"):
-        _search(refit="neg_ramp_loss", error_score=0.5, **base).fit(
+    with pytest.raises(ValueError, match="'error_score' parameter"):
+        _search(refit="accuracy", error_score="ignore", **base).fit(
             X_tr, y_tr, X_val=X_va, y_val=y_va
         )
     assert ledger.history == ()
+
+
+@pytest.mark.parametrize("error_score", [0.5, np.nan])
+def test_several_metrics_error_score_need_not_lie_in_any_range(error_score):
+    # error_score is the public cross-validation score of a candidate whose
+    # fit on the public training set failed; such a candidate is never
+    # scored on the validation set, so no metric's range constrains it
+    # (np.nan is allowed with several metrics, as with one).
+    from sklearn.exceptions import FitFailedWarning
+
+    space = {"C": [0.1, 1.0, -1.0]}  # C < 0 fails to fit
+    s = DPBayesSearchCV(
+        LogisticRegression(),
+        space,
+        scoring=["accuracy", "neg_ramp_loss"],
+        refit="accuracy",
+        error_score=error_score,
+        random_state=0,
+    )
+    with pytest.warns(FitFailedWarning, match="C"):
+        s.fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
+    assert s.best_params_["C"] > 0
+    assert set(s.best_scores_) == {"accuracy", "neg_ramp_loss"}
 
 
 def test_several_metrics_without_score_release_spend_on_selection_only():
@@ -207,6 +230,9 @@ def test_cross_validate_routes_sample_weight_to_the_estimator(routing):
         def fit(self, X, y, sample_weight=None):
             seen.append(None if sample_weight is None else len(sample_weight))
             return super().fit(X, y)
+
+        def predict(self, X):  # row-wise (CheckingClassifier's is random)
+            return np.full(len(X), self.classes_[0])
 
     with config_context(enable_metadata_routing=routing):
         est = Recording()

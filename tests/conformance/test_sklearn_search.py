@@ -17,8 +17,20 @@ test function to one of
     The port asserts a refusal whose message says why and what to do.
 ``"not applicable"``
     Tests of scikit-learn internals that DPBayesSearchCV does not have
-    (ParameterSampler, BaseSearchCV subclassing, callbacks), of optional
-    packages not installed, or of behaviour owned by a parallel change.
+    (ParameterSampler, BaseSearchCV subclassing, callbacks) or of optional
+    packages not installed.
+
+Upstream's mocks score with ``estimator.score``, one aggregate number. A
+private score is a mean of per-record values ``record_score(y_true, out)``
+(``out`` the model's predict, predict_proba or decision_function), checked
+on public training rows to be row independent before any validation row is
+read. So the port uses :class:`RowwiseMockClassifier` (upstream's score on
+every row), :func:`constant_score` for ``CheckingClassifier`` (whose
+predictions are random per batch) and a per-record clipped absolute error
+for regressors; estimators with no predict are refused by design.
+
+Upstream estimators whose ``fit`` returns None hit a library bug
+(``FIT_RETURNS_NONE``, a strict xfail that fails once it is fixed).
 
 ``test_every_upstream_test_is_tallied`` reads the upstream file and fails
 if a test function is missing from the table (or the table names one that
@@ -36,6 +48,7 @@ import os
 import pickle
 import re
 import sys
+import warnings
 from collections import Counter
 
 import numpy as np
@@ -48,15 +61,22 @@ from sklearn.compose import ColumnTransformer
 from sklearn.datasets import make_blobs, make_classification
 from sklearn.dummy import DummyClassifier
 from sklearn.ensemble import HistGradientBoostingClassifier
+from sklearn.exceptions import FitFailedWarning
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.impute import SimpleImputer
 from sklearn.linear_model import LinearRegression, LogisticRegression, SGDClassifier
 from sklearn.metrics import accuracy_score, make_scorer
 from sklearn.metrics.pairwise import euclidean_distances
 from sklearn.model_selection import (
+    GroupKFold,
+    GroupShuffleSplit,
     KFold,
+    LeaveOneGroupOut,
+    LeavePGroupsOut,
     ParameterGrid,
     ShuffleSplit,
+    StratifiedKFold,
+    StratifiedShuffleSplit,
     train_test_split,
 )
 from sklearn.naive_bayes import ComplementNB
@@ -80,7 +100,12 @@ from sklearn.utils._testing import (
 )
 from sklearn.utils.fixes import CSR_CONTAINERS
 
-from sklearn_dpbo import DPBayesSearchCV, DPScorer
+from sklearn_dpbo import (
+    BudgetAccountant,
+    DPBayesSearchCV,
+    DPScorer,
+    RowIndependenceError,
+)
 
 UPSTREAM_FILE = os.path.join(
     os.path.dirname(sklearn.__file__), "model_selection", "tests", "test_search.py"
@@ -90,12 +115,12 @@ P, R, NA = "ported", "refused by design", "not applicable"
 UPSTREAM = {
     "test_validate_parameter_input": (P, "search_spaces type errors, same messages"),
     "test_parameter_grid": (P, "candidate_params_ follows ParameterGrid, {} too"),
-    "test_grid_search": (P, "ties are broken by the DP selection, not by order"),
+    "test_grid_search": (P, "row-wise mock; DP selection breaks ties"),
     "test_grid_search_pipeline_steps": (P, "classifiers: r2 is not a DP score"),
     "test_SearchCV_with_fit_params": (P, "fit params checked in every fit"),
     "test_grid_search_no_score": (P, "scoring=None is accuracy, not .score"),
     "test_grid_search_score_method": (R, "roc_auc is not a per-record score"),
-    "test_grid_search_groups": (NA, "groups -> splitter: parallel change"),
+    "test_grid_search_groups": (P, "GroupShuffleSplit(n_splits=1) only"),
     "test_classes__property": (P, "regressor scored per record"),
     "test_trivial_cv_results_attr": (P, "public cv_results_"),
     "test_no_refit": (P, "several metrics need refit='<name>'"),
@@ -112,12 +137,12 @@ UPSTREAM = {
     "test_refit_callable_invalid_type": (R, "refit callables are refused"),
     "test_refit_callable_out_bound": (R, "refit callables are refused"),
     "test_refit_callable_multi_metric": (R, "refit callables are refused"),
-    "test_gridsearch_nd": (P, "estimator.score as a per-record scorer"),
+    "test_gridsearch_nd": (P, "constant per-record score"),
     "test_X_as_list": (P, "one split"),
     "test_y_as_list": (P, "one split"),
     "test_pandas_input": (P, "one split"),
     "test_unsupervised_grid_search": (R, "ARI/FMS are not per-record scores"),
-    "test_gridsearch_no_predict": (P, "best_score_ is a noisy release"),
+    "test_gridsearch_no_predict": (R, "no predict: no per-record score"),
     "test_param_sampler": (NA, "no ParameterSampler: Sobol points, public seed"),
     "test_grid_search_cv_results": (P, "public columns; no test/train columns"),
     "test_random_search_cv_results": (R, "raw test scores and train scores"),
@@ -136,8 +161,8 @@ UPSTREAM = {
     "test_grid_search_with_multioutput_data": (R, "raw per-fold test scores"),
     "test_predict_proba_disabled": (P, "empty grid"),
     "test_grid_search_allows_nans": (P, ""),
-    "test_grid_search_failing_classifier": (NA, "error_score: parallel change"),
-    "test_grid_search_classifier_all_fits_fail": (NA, "error_score: parallel"),
+    "test_grid_search_failing_classifier": (P, "public fits; public cv scores"),
+    "test_grid_search_classifier_all_fits_fail": (P, "raises before data"),
     "test_grid_search_failing_classifier_raise": (P, ""),
     "test_parameters_sampler_replacement": (NA, "no ParameterSampler"),
     "test_stochastic_gradient_loss_param": (P, ""),
@@ -147,7 +172,7 @@ UPSTREAM = {
     "test_custom_run_search": (NA, "not a BaseSearchCV subclass"),
     "test__custom_fit_no_run_search": (NA, "not a BaseSearchCV subclass"),
     "test_empty_cv_iterator_error": (P, "same message"),
-    "test_random_search_bad_cv": (P, "same message"),
+    "test_random_search_bad_cv": (R, "splitter subclasses are refused"),
     "test_searchcv_raise_warning_with_non_finite_score": (
         NA,
         "NaN scores become the lower bound silently (a warning would leak)",
@@ -171,7 +196,7 @@ UPSTREAM = {
     "test_search_html_repr": (P, ""),
     "test_multi_metric_search_forwards_metadata": (R, "scorer metadata"),
     "test_score_rejects_params_with_no_routing_enabled": (P, ""),
-    "test_cv_results_dtype_issue_29074": (P, "public cv_results_"),
+    "test_cv_results_dtype_issue_29074": (R, "score-only: no per-record score"),
     "test_search_with_estimators_issue_29157": (P, "public cv_results_"),
     "test_cv_results_multi_size_array": (P, "public cv_results_"),
     "test_array_api_search_cv_classifier": (NA, "array_api_strict not installed"),
@@ -273,24 +298,55 @@ def one_split(n: int) -> list:
     return [(np.arange(0, n, 2), np.arange(1, n, 2))]
 
 
-def _call_score(est, X, y):
-    return est.score(X, y)
+class RowwiseMockClassifier(MockClassifier):
+    """Upstream's mock with a row-wise ``predict``: upstream's score per row.
+
+    Upstream's ``predict`` returns the batch size ``T.shape[0]``, which is
+    not a per-record output (a record's value would depend on how many
+    records are scored with it): it is refused (:func:`test_grid_search`).
+    Here every row predicts upstream's score, 1 if foo_param > 1 else 0, so
+    the per-record score :func:`prediction_score` averages to upstream's
+    ``score``.
+    """
+
+    def predict(self, T):
+        return np.full(len(T), self.score())
+
+    predict_proba = predict
+    predict_log_proba = predict
+    decision_function = predict
 
 
-def estimator_score(bounds=(0.0, 1.0)) -> DPScorer:
-    """``estimator.score`` as a private score (the mocks' score is constant
-    per record, so it is a mean of per-record values in ``bounds``)."""
-    return DPScorer(_call_score, bounds=bounds, name="estimator_score")
+def _prediction(y_true, out):
+    return np.asarray(out, dtype=float)
 
 
-def _neg_clipped_mae(est, X, y):
-    err = np.abs(np.asarray(y, dtype=float) - est.predict(X))
-    return -float(np.mean(np.minimum(err, 1.0)))
+def prediction_score() -> DPScorer:
+    """The prediction is the record's value (in [0, 1]): with
+    :class:`RowwiseMockClassifier` the mean is upstream's ``score``."""
+    return DPScorer(_prediction, bounds=(0.0, 1.0), name="prediction")
+
+
+def _one(y_true, out):
+    return np.ones(len(out))
+
+
+def constant_score() -> DPScorer:
+    """Every record scores 1, as ``CheckingClassifier.score`` (constant per
+    candidate). ``CheckingClassifier`` predicts at random per batch, so a
+    score that reads its predictions is not row independent and is refused
+    (asserted in :func:`test_X_as_list`)."""
+    return DPScorer(_one, bounds=(0.0, 1.0), name="constant")
+
+
+def _neg_clipped_abs_error(y_true, y_pred):
+    err = np.abs(np.asarray(y_true, dtype=float) - np.asarray(y_pred, dtype=float))
+    return -np.minimum(err, 1.0)
 
 
 def neg_clipped_abs_error() -> DPScorer:
-    """A per-record regression score: −mean(min(|y − ŷ|, 1)) in [−1, 0]."""
-    return DPScorer(_neg_clipped_mae, bounds=(-1.0, 0.0), name="neg_clipped_mae")
+    """A per-record regression score: −min(|y − ŷ|, 1) per record, in [−1, 0]."""
+    return DPScorer(_neg_clipped_abs_error, bounds=(-1.0, 0.0), name="neg_clip_mae")
 
 
 def search(estimator, spaces, **kwargs) -> DPBayesSearchCV:
@@ -303,7 +359,7 @@ def assert_refused(exc_info, *words):
     msg = str(exc_info.value)
     for word in words:
         assert word.lower() in msg.lower(), (word, msg)
-    todo = ("use ", "pass ", "instead", "remove ", "wrap ")
+    todo = ("use ", "pass ", "instead", "remove ", "wrap ", "give ", "fix ")
     assert any(w in msg.lower() for w in todo), msg
 
 
@@ -337,7 +393,7 @@ def test_parameter_grid():
         s = search(
             CheckingClassifier(),
             grid,
-            scoring=estimator_score(),
+            scoring=constant_score(),
             shortlist="grid",
             cv=one_split(len(X)),
         ).fit(X, y)
@@ -345,10 +401,20 @@ def test_parameter_grid():
 
 
 def test_grid_search():
+    # Upstream's MockClassifier predicts the batch size: not a per-record
+    # output, refused on public rows before any validation row is read.
+    with pytest.raises(ValueError, match="public training set") as info:
+        search(
+            MockClassifier(),
+            {"foo_param": [1, 2, 3]},
+            scoring=prediction_score(),
+            cv=one_split(len(X)),
+        ).fit(X, y)
+    assert "one value per record" in str(info.value)
     grid_search = search(
-        MockClassifier(),
+        RowwiseMockClassifier(),
         {"foo_param": [1, 2, 3]},
-        scoring=estimator_score(),
+        scoring=prediction_score(),
         cv=one_split(len(X)),
         verbose=3,
     )
@@ -388,7 +454,13 @@ def test_SearchCV_with_fit_params():
     X10 = np.arange(100).reshape(10, 10)
     y10 = np.array([0] * 5 + [1] * 5)
     clf = CheckingClassifier(expected_fit_params=["spam", "eggs"])
-    searcher = search(clf, {"foo_param": [1, 2, 3]}, cv=one_split(10), public_cv=2)
+    searcher = search(
+        clf,
+        {"foo_param": [1, 2, 3]},
+        scoring=constant_score(),
+        cv=one_split(10),
+        public_cv=2,
+    )
     with pytest.raises(AssertionError, match=r"Expected fit parameter\(s\) \['eggs'\]"):
         searcher.fit(X10, y10, spam=np.ones(10))
     with pytest.raises(AssertionError, match="Fit parameter spam has length 1"):
@@ -409,6 +481,43 @@ def test_grid_search_no_score():
     # Difference by design: scoring=None is accuracy for every classifier
     # (estimator.score has no declared range), so no error here.
     search(LinearSVCNoScore(), {"C": Cs}, cv=one_split(200)).fit(Xb, yb)
+
+
+def test_grid_search_groups():
+    # groups reach the splitter (never the estimator). One split only: the
+    # group splitters that give several folds are refused, as are the
+    # stratified ones (they read every label, the validation labels too).
+    rng = np.random.RandomState(0)
+    X_, y_ = make_classification(n_samples=15, n_classes=2, random_state=0)
+    groups = rng.randint(0, 3, 15)
+    clf = LinearSVC(random_state=0)
+    grid = {"C": [1]}
+    kw = dict(public_cv=2, refit=False)
+    cv = GroupShuffleSplit(n_splits=1, test_size=1, random_state=0)
+    gs = search(clf, grid, cv=cv, **kw)
+    with pytest.raises(ValueError, match="groups"):
+        gs.fit(X_, y_)
+    gs.fit(X_, y_, groups=groups)
+    # The validation rows are exactly one whole group, as the splitter says.
+    _, val = next(cv.split(X_, y_, groups))
+    assert gs.n_validation_ == len(val) == np.sum(groups == groups[val[0]])
+    with config_context(enable_metadata_routing=True):  # the same with routing
+        assert search(clf, grid, cv=cv, **kw).fit(
+            X_, y_, groups=groups
+        ).n_validation_ == len(val)
+    for cv in (
+        LeaveOneGroupOut(),
+        LeavePGroupsOut(2),
+        GroupKFold(n_splits=3),
+        GroupShuffleSplit(),
+    ):
+        with pytest.raises(ValueError) as info:
+            search(clf, grid, cv=cv, **kw).fit(X_, y_, groups=groups)
+        assert_refused(info, "split")
+    for cv in (StratifiedKFold(), StratifiedShuffleSplit(n_splits=1)):
+        with pytest.raises(ValueError) as info:
+            search(clf, grid, cv=cv, **kw).fit(X_, y_)
+        assert_refused(info, "split")
 
 
 def test_classes__property():
@@ -432,20 +541,20 @@ def test_classes__property():
 
 
 def test_trivial_cv_results_attr():
-    kw = dict(scoring=estimator_score(), cv=one_split(len(X)))
-    grid_search = search(MockClassifier(), {"foo_param": [1]}, **kw).fit(X, y)
+    kw = dict(scoring=prediction_score(), cv=one_split(len(X)))
+    grid_search = search(RowwiseMockClassifier(), {"foo_param": [1]}, **kw).fit(X, y)
     assert hasattr(grid_search, "cv_results_")
-    random_search = search(MockClassifier(), {"foo_param": [0]}, n_iter=1, **kw)
+    random_search = search(RowwiseMockClassifier(), {"foo_param": [0]}, n_iter=1, **kw)
     assert hasattr(random_search.fit(X, y), "cv_results_")
 
 
 def test_no_refit():
-    clf = MockClassifier()
+    clf = RowwiseMockClassifier()
     grid_search = search(
         clf,
         {"foo_param": [1, 2, 3]},
         refit=False,
-        scoring=estimator_score(),
+        scoring=prediction_score(),
         cv=one_split(len(X)),
     ).fit(X, y)
     assert (
@@ -499,9 +608,9 @@ def test_grid_search_one_grid_point():
 
 def test_grid_search_when_param_grid_includes_range():
     grid_search = search(
-        MockClassifier(),
+        RowwiseMockClassifier(),
         {"foo_param": range(1, 4)},
-        scoring=estimator_score(),
+        scoring=prediction_score(),
         cv=one_split(len(X)),
     ).fit(X, y)
     assert grid_search.best_estimator_.foo_param in (2, 3)  # tie: DP selection
@@ -603,11 +712,37 @@ class BrokenClassifier(BaseEstimator):
         return np.zeros(X.shape[0])
 
 
-def test_refit():
+class BrokenClassifierReturningSelf(BrokenClassifier):
+    def fit(self, X, y):
+        super().fit(X, y)
+        return self
+
+
+# Upstream's estimators whose fit returns None (BrokenClassifier, the
+# TestEstimator of test_scalar_fit_param): sklearn_dpbo/_evaluation.py's
+# _fit returns est.fit(...), i.e. None, and a None model is taken for a failed
+# fit. scikit-learn ignores fit's return value. Strict: once _fit returns the
+# fitted clone, these cases pass and the marker must go. The same tests run
+# with a fit that returns self.
+FIT_RETURNS_NONE = pytest.mark.xfail(
+    strict=True,
+    raises=ValueError,
+    reason="library bug: _evaluation._fit uses fit's return value (None)",
+)
+
+
+@pytest.mark.parametrize(
+    "Broken",
+    [
+        pytest.param(BrokenClassifier, marks=FIT_RETURNS_NONE),
+        BrokenClassifierReturningSelf,
+    ],
+)
+def test_refit(Broken):
     X10 = np.arange(100).reshape(10, 10)
     y10 = np.array([0] * 5 + [1] * 5)
     clf = search(
-        BrokenClassifier(),
+        Broken(),
         [{"parameter": [0, 1]}],
         scoring="accuracy",
         refit=True,
@@ -628,7 +763,7 @@ def test_gridsearch_nd():
     grid_search = search(
         clf,
         {"foo_param": [1, 2, 3]},
-        scoring=estimator_score(),
+        scoring=constant_score(),
         cv=one_split(10),
         public_cv=2,
     )
@@ -642,7 +777,12 @@ def test_X_as_list():
     clf = CheckingClassifier(
         check_X=lambda x: isinstance(x, list), methods_to_check=["fit"]
     )
-    grid_search = search(clf, {"foo_param": [1, 2, 3]}, cv=one_split(10), public_cv=2)
+    kw = dict(cv=one_split(10), public_cv=2)
+    # Upstream's default (here accuracy) reads CheckingClassifier's random
+    # predictions, which change with the batch: refused before any data.
+    with pytest.raises(RowIndependenceError, match="row"):
+        search(clf, {"foo_param": [1, 2, 3]}, **kw).fit(X10.tolist(), y10)
+    grid_search = search(clf, {"foo_param": [1, 2, 3]}, scoring=constant_score(), **kw)
     grid_search.fit(X10.tolist(), y10).score(X10, y10)
     assert hasattr(grid_search, "cv_results_")
 
@@ -653,7 +793,13 @@ def test_y_as_list():
     clf = CheckingClassifier(
         check_y=lambda x: isinstance(x, list), methods_to_check=["fit"]
     )
-    grid_search = search(clf, {"foo_param": [1, 2, 3]}, cv=one_split(10), public_cv=2)
+    grid_search = search(
+        clf,
+        {"foo_param": [1, 2, 3]},
+        scoring=constant_score(),
+        cv=one_split(10),
+        public_cv=2,
+    )
     grid_search.fit(X10, y10.tolist()).score(X10, y10)
     assert hasattr(grid_search, "cv_results_")
 
@@ -675,18 +821,41 @@ def test_pandas_input():
             check_y=lambda x, t=TargetType: isinstance(x, t),
         )
         grid_search = search(
-            clf, {"foo_param": [1, 2, 3]}, cv=one_split(10), public_cv=2
+            clf,
+            {"foo_param": [1, 2, 3]},
+            scoring=constant_score(),
+            cv=one_split(10),
+            public_cv=2,
         )
         grid_search.fit(X_df, y_ser).score(X_df, y_ser)
         grid_search.predict(X_df)
         assert hasattr(grid_search, "cv_results_")
 
 
-def test_gridsearch_no_predict():
-    from sklearn.neighbors import KernelDensity
+def _no_response_refused(estimator, X_, y_, scoring):
+    """A model without the scorer's response method cannot be scored per
+    record: refused on public training rows, before any validation read."""
+    ledger = BudgetAccountant(epsilon=2.0, delta=0.0)
+    s = search(
+        estimator,
+        {},
+        scoring=scoring,
+        cv=one_split(len(X_)),
+        accountant=ledger,
+        shortlist="grid",
+    )
+    with pytest.raises(ValueError) as info:
+        s.fit(X_, y_)
+    assert_refused(info, "has no attribute 'predict'", "public training set")
+    assert ledger.history == ()  # nothing charged
 
-    def custom_scoring(estimator, X, y=None):
-        return 42 if estimator.bandwidth == 0.1 else 0
+
+def test_gridsearch_no_predict():
+    # Upstream scores KernelDensity with an aggregate callable reading
+    # estimator.bandwidth. A private score is a mean of per-record values
+    # computed from a record's label and the model's output for it (predict,
+    # predict_proba or decision_function); KernelDensity has none of them.
+    from sklearn.neighbors import KernelDensity
 
     X_, _ = make_blobs(
         n_samples=200,
@@ -694,18 +863,18 @@ def test_gridsearch_no_predict():
         random_state=1,
         centers=[[0, 1], [1, 0], [0, 0]],
     )
-    s = search(
-        KernelDensity(),
-        dict(bandwidth=[0.01, 0.1, 1]),
-        scoring=DPScorer(custom_scoring, bounds=(0.0, 42.0), name="custom"),
-        cv=one_split(200),
-    )
-    s.fit(X_)
-    assert s.best_params_["bandwidth"] == 0.1
-    # best_score_ is 42 plus Laplace noise of scale Δ/ε₂ = 42/(100·0.5),
-    # clipped into [0, 42]: within 15 scales of 42 (probability 1 − e^-15).
-    scale = s.privacy_report_.releases[1]["noise_scale"]
-    assert 42 - 15 * scale <= s.best_score_ <= 42
+    y_ = np.zeros(len(X_))  # KernelDensity ignores y
+    scoring = DPScorer(_one, bounds=(0.0, 42.0), name="custom")
+    _no_response_refused(KernelDensity(bandwidth=0.1), X_, y_, scoring)
+    # Aggregate callables are refused as scoring, with the reason.
+    with pytest.raises(TypeError) as info:
+        search(
+            KernelDensity(),
+            dict(bandwidth=[0.01, 0.1, 1]),
+            scoring=lambda est, X, y=None: 42 if est.bandwidth == 0.1 else 0,
+            cv=one_split(200),
+        ).fit(X_, y_)
+    assert_refused(info, "aggregate", "per-record")
 
 
 def test_grid_search_cv_results():
@@ -812,10 +981,10 @@ def test_search_cv_results_none_param():
 
 def test_pickle():
     grid_search = search(
-        MockClassifier(),
+        RowwiseMockClassifier(),
         {"foo_param": [1, 2, 3]},
         refit=True,
-        scoring=estimator_score(),
+        scoring=prediction_score(),
         cv=one_split(len(X)),
     ).fit(X, y)
     pickled = pickle.loads(pickle.dumps(grid_search))
@@ -836,13 +1005,13 @@ def test_grid_search_allows_nans():
     p = Pipeline(
         [
             ("imputer", SimpleImputer(strategy="mean", missing_values=np.nan)),
-            ("classifier", MockClassifier()),
+            ("classifier", RowwiseMockClassifier()),
         ]
     )
     search(
         p,
         {"classifier__foo_param": [1, 2, 3]},
-        scoring=estimator_score(),
+        scoring=prediction_score(),
         cv=one_split(10),
         public_cv=2,
     ).fit(X_, y_)
@@ -859,12 +1028,111 @@ class FailingClassifier(BaseEstimator):
     def fit(self, X, y=None):
         if self.parameter == FailingClassifier.FAILING_PARAMETER:
             raise ValueError("Failing classifier failed as required")
+        return self  # upstream returns None: see FIT_RETURNS_NONE
 
     def predict(self, X):
         return np.zeros(X.shape[0])
 
     def score(self, X=None, Y=None):
         return 0.0
+
+
+FAILING_SPLIT = [(np.arange(40), np.arange(40, 60))]
+
+
+def test_grid_search_failing_classifier():
+    # error_score governs fits of public candidates on the public training
+    # set: public information, so scikit-learn's semantics apply there (a
+    # FitFailedWarning naming the failures, the public scores set to
+    # error_score). A failed candidate is never scored on the validation set.
+    X_, y_ = make_classification(n_samples=60, n_features=10, random_state=0)
+    failing = FailingClassifier.FAILING_PARAMETER
+    for error_score in (0.0, float("nan")):
+        gs = search(
+            FailingClassifier(),
+            [{"parameter": [0, 1, 2]}],
+            scoring="accuracy",
+            refit=False,
+            error_score=error_score,
+            cv=FAILING_SPLIT,
+            random_state=0,
+        )
+        warning_message = re.compile(
+            r"3 fits failed out of a total of 9 fits of public candidates on "
+            rf"the public training set.+error_score={error_score}.+never scored "
+            "on the validation set.+3 fits failed with: ValueError: Failing "
+            "classifier failed as required",
+            flags=re.DOTALL,
+        )
+        with pytest.warns(FitFailedWarning, match=warning_message):
+            gs.fit(X_, y_)
+        res = gs.cv_results_
+        failed = np.asarray(res["param_parameter"]) == failing
+        scores = np.array([res[f"split{k}_public_cv_score"] for k in range(3)]).T
+        assert failed.sum() == 1
+        if np.isnan(error_score):
+            assert np.all(np.isnan(scores[failed]))
+        else:
+            assert np.all(scores[failed] == error_score)
+        assert np.all(np.isfinite(scores[~failed]))
+        # Succeeded candidates rank above the failed one, which ranks last.
+        ranks = res["rank_public_cv_score"]
+        assert np.all(ranks[~failed] <= 2) and ranks[failed][0] == 3
+        assert gs.best_params_["parameter"] != failing
+        assert failing not in [
+            gs.candidate_params_[i]["parameter"] for i in gs.shortlist_
+        ]
+    # method="gp-ucb": every candidate after the first is chosen from
+    # validation scores, so it is private and its fit failure is silent
+    # (it scores the range's low end), even with error_score="raise".
+    attempts = []
+
+    class Recording(FailingClassifier):
+        def fit(self, X, y=None):
+            attempts.append(self.parameter)
+            return super().fit(X, y)
+
+    private_failures = 0
+    for seed in range(3):
+        attempts.clear()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            search(
+                Recording(),
+                {"parameter": [0, 1, 2]},
+                method="gp-ucb",
+                delta=1e-5,
+                n_iter=8,
+                scoring="accuracy",
+                error_score="raise",
+                refit=False,
+                random_state=seed,
+                cv=FAILING_SPLIT,
+            ).fit(X_, y_)
+        assert not [w for w in caught if issubclass(w.category, FitFailedWarning)]
+        assert attempts[0] != failing  # the first (public) candidate fits
+        private_failures += attempts[1:].count(failing)
+    assert private_failures > 0  # a failing private fit was attempted
+
+
+def test_grid_search_classifier_all_fits_fail():
+    # Every candidate fails on the public training set: fit raises before
+    # the validation set is read, and nothing is charged.
+    X_, y_ = make_classification(n_samples=60, n_features=10, random_state=0)
+    ledger = BudgetAccountant(epsilon=1.0, delta=0.0)
+    gs = search(
+        FailingClassifier(),
+        [{"parameter": [FailingClassifier.FAILING_PARAMETER] * 3}],
+        scoring="accuracy",
+        error_score=0.0,
+        cv=FAILING_SPLIT,
+        accountant=ledger,
+    )
+    with pytest.warns(FitFailedWarning, match="Failing classifier failed"):
+        with pytest.raises(ValueError, match="failed to fit.+no budget was spent"):
+            gs.fit(X_, y_)
+    assert ledger.history == ()
+    assert not hasattr(gs, "best_params_")
 
 
 def test_grid_search_failing_classifier_raise():
@@ -906,9 +1174,9 @@ def test_search_train_scores_set_to_false():
 
 def test_transform_inverse_transform_round_trip():
     grid_search = search(
-        MockClassifier(),
+        RowwiseMockClassifier(),
         {"foo_param": [1, 2, 3]},
-        scoring=estimator_score(),
+        scoring=prediction_score(),
         cv=one_split(len(X)),
         verbose=3,
     )
@@ -932,20 +1200,16 @@ def test_empty_cv_iterator_error():
 
 
 def test_random_search_bad_cv():
+    # A splitter subclass can do anything in split(); only the exact public
+    # classes are trusted, so upstream's inconsistent KFold never runs.
     class BrokenKFold(KFold):
         def get_n_splits(self, *args, **kw):
             return 1
 
     s = search(LogisticRegression(), {"C": [1e-3, 1e-2]}, cv=BrokenKFold(n_splits=3))
-    with pytest.raises(
-        ValueError,
-        match=(
-            "cv.split and cv.get_n_splits return "
-            "inconsistent results. Expected \\d+ "
-            "splits, got \\d+"
-        ),
-    ):
+    with pytest.raises(ValueError) as info:
         s.fit(X[:100], y[:100])
+    assert_refused(info, "BrokenKFold", "exact classes, not subclasses")
 
 
 def test_n_features_in():
@@ -1006,14 +1270,18 @@ def test_search_cv_pairwise_property_equivalence_of_precomputed():
     assert (preds_original == preds_precomputed).all()
 
 
+@pytest.mark.parametrize(
+    "returns_self", [pytest.param(False, marks=FIT_RETURNS_NONE), True]
+)
 @pytest.mark.parametrize("param_search", [{"a": [0.1, 0.01]}, {"a": uniform(1, 3)}])
-def test_scalar_fit_param(param_search):
+def test_scalar_fit_param(param_search, returns_self):
     class TestEstimator(ClassifierMixin, BaseEstimator):
         def __init__(self, a=None):
             self.a = a
 
         def fit(self, X, y, r=None):
             self.r_ = r
+            return self if returns_self else None
 
         def predict(self, X):
             return np.zeros(shape=(len(X)))
@@ -1091,7 +1359,7 @@ def test_search_cv_using_minimal_compatible_estimator(Predictor, grid):
         assert s.score(X_, y_) == pytest.approx(mae)
         assert r2_score(y_, y_pred) == pytest.approx(0.0, abs=1e-12)
         # score() on the user's own data is not clipped into the bounds.
-        s.set_params(scoring=DPScorer(_neg_clipped_mae, bounds=(-0.1, 0.0)))
+        s.set_params(scoring=DPScorer(_neg_clipped_abs_error, bounds=(-0.1, 0.0)))
         assert s.fit(X_, y_).score(X_, y_) == pytest.approx(mae)
         assert mae < -0.1
 
@@ -1160,20 +1428,28 @@ def test_cv_results_dtype_issue_29074():
         def score(self, X, y):
             return self.base_clf.score(X, y)
 
+    class PredictingMetaEstimator(MetaEstimator):
+        def predict(self, X):
+            return self.base_clf.predict(X)
+
     param_grid = {
         "parameter1": [None, {"option": "A"}, {"option": "B"}],
         "parameter2": [None, [1, 2]],
         "parameter3": [{"a": 1}],
         "parameter4": ["str1", "str2"],
     }
+    X_, y_ = make_blobs(random_state=0)
+    # Upstream's MetaEstimator has only score(): it cannot be scored per
+    # record, refused before any data is read.
+    _no_response_refused(MetaEstimator(LogisticRegression()), X_, y_, "accuracy")
+    # With predict, the public cv_results_ keeps its object dtype.
     gs = search(
-        MetaEstimator(LogisticRegression()),
+        PredictingMetaEstimator(LogisticRegression()),
         param_grid,
-        scoring=estimator_score(),
+        scoring="accuracy",
         cv=one_split(100),
         n_iter=4,
     )
-    X_, y_ = make_blobs(random_state=0)
     gs.fit(X_, y_)
     for param in param_grid:
         assert gs.cv_results_[f"param_{param}"].dtype == object
@@ -1321,17 +1597,25 @@ def test_search_cv_timing():
 
 
 def _scorer_metadata_refused():
+    # A DPScorer requests no metadata (its per-record function gets y_true
+    # and the model's output only); a scikit-learn scorer with a request,
+    # given as the per-record function, is refused before any data.
+    assert not hasattr(DPScorer(_one, bounds=(0, 1)), "set_score_request")
     Xb, yb = BLOBS
+    ledger = BudgetAccountant(epsilon=1.0, delta=0.0)
     with config_context(enable_metadata_routing=True):
         scorer = DPScorer(
             make_scorer(accuracy_score).set_score_request(sample_weight=True),
             bounds=(0.0, 1.0),
             name="weighted",
         )
-        s = search(LinearSVC(), {"C": [1]}, scoring=scorer, cv=one_split(60))
+        s = search(
+            LinearSVC(), {"C": [1]}, scoring=scorer, cv=one_split(60), accountant=ledger
+        )
         with pytest.raises(ValueError) as info:
             s.fit(Xb, yb, sample_weight=np.ones(60))
     assert_refused(info, "sample_weight", "per-record sensitivity")
+    assert ledger.history == ()
 
 
 def test_unsupported_sample_weight_scorer():
