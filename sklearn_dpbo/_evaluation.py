@@ -65,8 +65,10 @@ def index_fit_params(fit_params: dict, indices, n_samples: int) -> dict:
 def _fit(estimator: Any, params: dict, X, y, fit_params: dict):
     est = clone(estimator).set_params(**clone(params, safe=False))
     if y is None:
-        return est.fit(X, **fit_params)
-    return est.fit(X, y, **fit_params)
+        est.fit(X, **fit_params)
+    else:
+        est.fit(X, y, **fit_params)
+    return est  # scikit-learn ignores what fit returns
 
 
 def _failure(exc: BaseException) -> str:

@@ -197,5 +197,9 @@ def run_private_selection(ctx: SearchContext) -> tuple[list[Release], int, dict]
         )
     extra = {"shortlist_": shortlist}
     if table is not None:
+        # A shortlisted candidate whose fit on the whole training set failed
+        # (public) was not scored privately: not in shortlist_ either.
+        kept = set(shortlist.tolist())
+        table["shortlisted"] &= np.isin(table["candidate_index"], list(kept))
         extra["cv_results_"] = table  # public (training set only)
     return releases, releases[0].value, extra

@@ -93,6 +93,11 @@ class RowIndependenceError(ValueError):
 # ---------------------------------------------------------------------------
 
 
+def _take(a, idx):
+    """Rows ``idx`` of ``a`` (``None`` stays ``None``: unsupervised scores)."""
+    return None if a is None else _safe_indexing(a, idx)
+
+
 def _response(estimator: Any, X, method: str):
     return np.asarray(getattr(estimator, method)(X))
 
@@ -344,7 +349,8 @@ class DPScorer:
         while stack:
             part = stack.pop()
             sub_X = X if len(part) == _num_samples(X) else _safe_indexing(X, part)
-            sub_y = y if len(part) == _num_samples(X) else _safe_indexing(y, part)
+            whole = len(part) == _num_samples(X)
+            sub_y = y if whole or y is None else _safe_indexing(y, part)
             try:
                 out[part] = self._raw(estimator, sub_X, sub_y)
             except Exception:
@@ -389,7 +395,8 @@ class DPScorer:
         n = _num_samples(X)
         rng = check_random_state(random_state)
         idx = np.sort(rng.choice(n, size=min(n, n_rows), replace=False))
-        X_b, y_b = _safe_indexing(X, idx), _safe_indexing(y, idx)
+        X_b = _safe_indexing(X, idx)
+        y_b = _take(y, idx)
         try:
             with quiet():
                 batch = self._clip(self._raw(estimator, X_b, y_b))
@@ -399,12 +406,12 @@ class DPScorer:
                     first = self._raw(
                         estimator,
                         _safe_indexing(X_b, np.arange(half)),
-                        _safe_indexing(y_b, np.arange(half)),
+                        _take(y_b, np.arange(half)),
                     )
                     second = self._raw(
                         estimator,
                         _safe_indexing(X_b, np.arange(half, len(idx))),
-                        _safe_indexing(y_b, np.arange(half, len(idx))),
+                        _take(y_b, np.arange(half, len(idx))),
                     )
                     parts.append(self._clip(np.concatenate([first, second])))
                     rev = np.arange(len(idx))[::-1]
@@ -413,7 +420,7 @@ class DPScorer:
                             self._raw(
                                 estimator,
                                 _safe_indexing(X_b, rev),
-                                _safe_indexing(y_b, rev),
+                                _take(y_b, rev),
                             )[::-1]
                         )
                     )
@@ -422,7 +429,7 @@ class DPScorer:
                         self._raw(
                             estimator,
                             _safe_indexing(X_b, [i]),
-                            _safe_indexing(y_b, [i]),
+                            _take(y_b, [i]),
                         )
                     )[0]
                     for i in range(min(3, len(idx)))

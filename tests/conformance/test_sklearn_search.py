@@ -29,9 +29,6 @@ every row), :func:`constant_score` for ``CheckingClassifier`` (whose
 predictions are random per batch) and a per-record clipped absolute error
 for regressors; estimators with no predict are refused by design.
 
-Upstream estimators whose ``fit`` returns None hit a library bug
-(``FIT_RETURNS_NONE``, a strict xfail that fails once it is fixed).
-
 ``test_every_upstream_test_is_tallied`` reads the upstream file and fails
 if a test function is missing from the table (or the table names one that
 does not exist), so the counts cannot drift. Run the suite and print the
@@ -718,23 +715,10 @@ class BrokenClassifierReturningSelf(BrokenClassifier):
         return self
 
 
-# Upstream's estimators whose fit returns None (BrokenClassifier, the
-# TestEstimator of test_scalar_fit_param): sklearn_dpbo/_evaluation.py's
-# _fit returns est.fit(...), i.e. None, and a None model is taken for a failed
-# fit. scikit-learn ignores fit's return value. Strict: once _fit returns the
-# fitted clone, these cases pass and the marker must go. The same tests run
-# with a fit that returns self.
-FIT_RETURNS_NONE = pytest.mark.xfail(
-    strict=True,
-    raises=ValueError,
-    reason="library bug: _evaluation._fit uses fit's return value (None)",
-)
-
-
 @pytest.mark.parametrize(
     "Broken",
     [
-        pytest.param(BrokenClassifier, marks=FIT_RETURNS_NONE),
+        BrokenClassifier,
         BrokenClassifierReturningSelf,
     ],
 )
@@ -1028,7 +1012,7 @@ class FailingClassifier(BaseEstimator):
     def fit(self, X, y=None):
         if self.parameter == FailingClassifier.FAILING_PARAMETER:
             raise ValueError("Failing classifier failed as required")
-        return self  # upstream returns None: see FIT_RETURNS_NONE
+        return self
 
     def predict(self, X):
         return np.zeros(X.shape[0])
@@ -1270,9 +1254,7 @@ def test_search_cv_pairwise_property_equivalence_of_precomputed():
     assert (preds_original == preds_precomputed).all()
 
 
-@pytest.mark.parametrize(
-    "returns_self", [pytest.param(False, marks=FIT_RETURNS_NONE), True]
-)
+@pytest.mark.parametrize("returns_self", [False, True])
 @pytest.mark.parametrize("param_search", [{"a": [0.1, 0.01]}, {"a": uniform(1, 3)}])
 def test_scalar_fit_param(param_search, returns_self):
     class TestEstimator(ClassifierMixin, BaseEstimator):
