@@ -23,6 +23,7 @@ from ._accounting import PrivacyReport, Release, split_budget
 from ._candidates import CandidateSet
 from ._context import SearchContext, SearchData, SearchPlan
 from ._evaluation import index_fit_params
+from ._federated import run_federated_ldp
 from ._gp import KERNELS
 from ._gp_ucb import run_gp_ucb
 from ._lipschitz import check_assumption_2, run_lipschitz
@@ -44,11 +45,12 @@ _MODES = {
     "gp-ucb": run_gp_ucb,
     "private-selection": run_private_selection,
     "lipschitz": run_lipschitz,
+    "federated-ldp": run_federated_ldp,
 }
 
 # Modes whose every release is pure epsilon-DP: a fit spends delta = 0.
 # Any other mode is charged its whole delta (conservative if it spends less).
-_PURE_EPSILON_MODES = {"private-selection", "lipschitz"}
+_PURE_EPSILON_MODES = {"private-selection", "lipschitz", "federated-ldp"}
 
 
 def _search_estimator_has(attr):
@@ -136,7 +138,13 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         distribution. Ranges and distributions are discretised into
         ``n_candidates`` Sobol points with a public seed: the finite
         candidate set Λ is fixed before any data is read.
-    method : {"private-selection", "gp-ucb", "lipschitz"}, default="private-selection"
+    method : {"private-selection", "gp-ucb", "lipschitz", "federated-ldp"}, \
+default="private-selection"
+        ``"federated-ldp"``: validation records belong to owners with public
+        ids (``fit(..., val_groups=ids)``); each BO round one new owner
+        reports her clipped score through a client-side Laplace randomiser:
+        ε-LDP per owner, exposes ``cv_results_`` of the noisy reports (see
+        ``sklearn_dpbo/_federated.py`` and ``docs/local_dp.md``).
     epsilon : float, default=1.0
         Total ε of one ``fit`` (all releases together, basic composition).
     delta : float, default=1e-5
@@ -285,7 +293,9 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
     _parameter_constraints: dict = {
         "estimator": [HasMethods(["fit"])],
         "search_spaces": [dict, list],
-        "method": [StrOptions({"private-selection", "gp-ucb", "lipschitz"})],
+        "method": [
+            StrOptions({"private-selection", "gp-ucb", "lipschitz", "federated-ldp"})
+        ],
         "epsilon": [Interval(numbers.Real, 0, None, closed="neither")],
         "delta": [Interval(numbers.Real, 0, 1, closed="left")],
         "budget_split": [Interval(numbers.Real, 0, 1, closed="neither")],
@@ -682,7 +692,7 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
     # ------------------------------------------------------------------
     # fit
     # ------------------------------------------------------------------
-    def fit(self, X, y=None, *, X_val=None, y_val=None, **fit_params):
+    def fit(self, X, y=None, *, X_val=None, y_val=None, val_groups=None, **fit_params):
         """Run the private search and set the released attributes.
 
         Parameters
@@ -692,6 +702,9 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
             split).
         X_val, y_val : array-like, optional
             The sensitive validation set.
+        val_groups : array-like of shape (n_validation,), optional
+            Public owner id of every validation record; required by (and
+            only accepted with) ``method="federated-ldp"``, with ``X_val``.
         **fit_params : dict
             Passed to ``estimator.fit`` (sample-aligned ones are restricted to
             the rows being fitted).
@@ -721,6 +734,14 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
                 "the target y is None. Pass the training targets as y (and the "
                 "validation targets as y_val)."
             )
+        if (val_groups is not None or self.method == "federated-ldp") and (
+            val_groups is None or X_val is None or self.method != "federated-ldp"
+        ):
+            raise ValueError(
+                "val_groups (public owner ids of the validation records) goes "
+                "with method='federated-ldp' and X_val/y_val, and that method "
+                "needs it: fit(X, y, X_val=..., y_val=..., val_groups=ids)."
+            )
         X_tr, y_tr, X_va, y_va, train_idx = self._split(X, y, X_val, y_val)
         n_train = len(y_tr) if y_tr is not None else _num_rows(X_tr)
         if train_idx is not None:
@@ -741,7 +762,15 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
                 )
             charged.append(cost)
 
-        data = SearchData(X_tr, y_tr, X_va, y_va, fit_params, on_private_read=charge)
+        data = SearchData(
+            X_tr,
+            y_tr,
+            X_va,
+            y_va,
+            fit_params,
+            on_private_read=charge,
+            groups=val_groups,
+        )
         run = _MODES[self.method]
         with Parallel(n_jobs=self.n_jobs, pre_dispatch=self.pre_dispatch) as parallel:
             ctx = SearchContext(
