@@ -11,6 +11,9 @@ from ._accountant import BudgetAccountant, BudgetError
 from ._accounting import PrivacyReport, Release
 from ._candidates import CandidateSet
 from ._dataset_kernel import DatasetKernelEstimate, estimate_dataset_kernel
+from ._ldp_algorithms import ATAGPUCB, GPUCB, TGPUCB, MoMAGPUCB
+from ._ldp_bo import LDPBayesianOptimizer, LDPOptimizeResult, ldp_maximize
+from ._ldp_client import LaplaceRandomizer, LDPReport, MechanismSpec, RandomizedResponse
 from ._scorers import DPScorer, make_dp_scorer
 from ._search import DPBayesSearchCV
 from ._validation import PrivacyLeakWarning
@@ -18,16 +21,27 @@ from ._validation import PrivacyLeakWarning
 __version__ = "0.1.0"
 
 __all__ = [
+    "ATAGPUCB",
     "BudgetAccountant",
     "BudgetError",
     "CandidateSet",
     "DatasetKernelEstimate",
     "DPBayesSearchCV",
     "DPScorer",
+    "GPUCB",
+    "LaplaceRandomizer",
+    "LDPBayesianOptimizer",
+    "LDPOptimizeResult",
+    "LDPReport",
+    "MechanismSpec",
+    "MoMAGPUCB",
     "PrivacyLeakWarning",
     "PrivacyReport",
+    "RandomizedResponse",
     "Release",
+    "TGPUCB",
     "estimate_dataset_kernel",
+    "ldp_maximize",
     "make_dp_scorer",
     "__version__",
 ]

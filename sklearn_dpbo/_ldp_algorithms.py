@@ -51,19 +51,23 @@ class LDPProblem:
 
     K : kernel matrix over the candidates (k(x, x) ≤ 1).
     rkhs_norm : B, the bound on ‖f − (a + b)/2‖_H [P].
-    half_width : (b − a)/2 = B + R, the bound on the centred clipped reward.
-    second_moment : v, bound on E[centred report²] (spec §2 [R]).
-    truncation_level : b of A1 (spec A1 [R]).
+    moment : v, bound on E[|centred report|^{1+α}] (spec §2 [R]: at α = 1,
+        ((b − a)/2)² + 2l² for Laplace reports).
+    truncation_level : b of A1 (spec A1 [R]); ``None`` for the base paper's
+        moment level b_t = v^{1/(1+α)} t^{1/(2(1+α))} of TGP-UCB (non-private
+        heavy-tailed rewards [B]).
     horizon : T; lam : λ (= 1 [B]).
+    alpha : α ∈ (0, 1], the moment order of the rewards (1 for every LDP
+        report; < 1 only for non-private heavy tails, e.g. Pareto [B]).
     """
 
     K: np.ndarray
     rkhs_norm: float
-    half_width: float
-    second_moment: float
-    truncation_level: float
+    moment: float
+    truncation_level: float | None
     horizon: int
     lam: float = 1.0
+    alpha: float = 1.0
 
 
 def _argmax(values: np.ndarray, rng: np.random.Generator) -> int:
@@ -93,7 +97,7 @@ def aggregated_posterior(K, counts, sums, lam):
     KS = K[:, S]
     mean = KS @ cho_solve(cf, sums[S] / c)
     W = cho_solve(cf, KS.T)
-    var = np.maximum(diag - np.einsum("ij,ji->i", KS, W), 0.0)
+    var = np.maximum(diag - (KS * W.T).sum(axis=1), 0.0)
     logdet = 2.0 * float(np.log(np.diag(cf[0])).sum()) + float(np.log(c / lam).sum())
     return mean, var, logdet
 
@@ -140,17 +144,26 @@ class _TGPLearner(_AggregatedGP):
         self.algo = algo
         super().__init__(problem, rng)
 
+    def level(self, t: int) -> float:
+        """b_t: the fixed LDP level [R], or v^{1/(1+α)} t^{1/(2(1+α))} [B]."""
+        p = self.p
+        if p.truncation_level is not None:
+            return p.truncation_level
+        a = p.alpha
+        return p.moment ** (1.0 / (1.0 + a)) * max(t, 1) ** (1.0 / (2.0 * (1.0 + a)))
+
     def _beta(self) -> float:
         p, d = self.p, self.algo.delta
         if self.t == 0:
             return self.algo.beta_scale * p.rkhs_norm  # β_1 = B
-        width = (3.0 / math.sqrt(p.lam)) * p.truncation_level
+        width = (3.0 / math.sqrt(p.lam)) * self.level(self.t)
         return self.algo.beta_scale * (
             p.rkhs_norm + width * math.sqrt(self.logdet + 2.0 * math.log(2.0 / d))
         )
 
     def _value(self, y: float) -> float:
-        return y if abs(y) <= self.p.truncation_level else 0.0  # truncation [B]
+        # ŷ_t = ȳ_t 1{|ȳ_t| ≤ b_t}, fixed when the report arrives [B]
+        return y if abs(y) <= self.level(self.t + 1) else 0.0
 
 
 class _GPUCBLearner(_AggregatedGP):
@@ -204,8 +217,8 @@ def _sample_dictionary(counts, var, q, rng) -> np.ndarray:
 
 def _dtc_variance(K_diag, Phi, Vinv, lam):
     """σ̃² = k(x,x) − ‖φ̃‖² + λ φ̃ᵀṼ⁻¹φ̃ (DTC variance, spec A2 [B])."""
-    quad = np.einsum("ij,jk,ik->i", Phi, Vinv, Phi)
-    return np.maximum(K_diag - np.einsum("ij,ij->i", Phi, Phi) + lam * quad, 0.0)
+    quad = ((Phi @ Vinv) * Phi).sum(axis=1)
+    return np.maximum(K_diag - (Phi * Phi).sum(axis=1) + lam * quad, 0.0)
 
 
 def _nystrom_q(algo, horizon: int) -> float:
@@ -267,13 +280,21 @@ class _ATALearner(_NystromLearner):
         self.b = math.inf
 
     def _constants(self, m: int):
+        """(b_t, β_{t+1}) of Theorem 4 of the base paper [B]; α = 1 for LDP [R]."""
         p, a = self.p, self.algo
         m = max(m, 1)
+        al = p.alpha
         log_term = math.log(4.0 * m * p.horizon / a.delta)
-        b = math.sqrt(p.second_moment / log_term)  # b_t [B][R]
-        beta = _nystrom_b_term(p, a.nystrom_accuracy) + 4.0 * math.sqrt(
-            m / p.lam
-        ) * math.sqrt(p.second_moment * log_term)  # β_{t+1} [B][R]
+        growth = self.t ** ((1.0 - al) / (2.0 * (1.0 + al)))
+        b = (p.moment / log_term) ** (1.0 / (1.0 + al)) * growth
+        beta = (
+            _nystrom_b_term(p, a.nystrom_accuracy)
+            + 4.0
+            * math.sqrt(m / p.lam)
+            * p.moment ** (1.0 / (1.0 + al))
+            * log_term ** (al / (1.0 + al))
+            * growth
+        )
         return b, a.beta_scale * beta
 
     def propose(self) -> int:
@@ -355,16 +376,19 @@ class _MoMALearner(_NystromLearner):
         self.beta = self.algo.beta_scale * problem.rkhs_norm
 
     def _beta(self, m: int) -> float:
+        """3((9 m v)^{1/(1+α)} n^{(1−α)/(2(1+α))} + √λ B(1 + 1/√(1−ε_N))) [M][R]."""
         p, a = self.p, self.algo
         m = max(m, 1)
+        al = p.alpha
+        growth = self.epoch ** ((1.0 - al) / (2.0 * (1.0 + al)))
         return (
             a.beta_scale
             * 3.0
             * (
-                math.sqrt(9.0 * m * p.second_moment)
+                (9.0 * m * p.moment) ** (1.0 / (1.0 + al)) * growth
                 + math.sqrt(p.lam) * _nystrom_b_term(p, a.nystrom_accuracy)
             )
-        )  # [M][R]
+        )
 
     def propose(self) -> int:
         if self._current is not None:  # inside an epoch, or after the last

@@ -161,8 +161,7 @@ class LDPBayesianOptimizer:
         self.problem_ = LDPProblem(
             K=K,
             rkhs_norm=B,
-            half_width=self.spec_.half_width,
-            second_moment=self.spec_.second_moment,
+            moment=self.spec_.second_moment,
             truncation_level=self.spec_.truncation_level(self.n_calls, delta),
             horizon=self.n_calls,
             lam=lam,
