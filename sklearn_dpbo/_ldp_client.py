@@ -164,6 +164,7 @@ class _Randomizer:
         self.noise_random_state = noise_random_state
         # The client's secret: SystemRandom (stateless) or a test seed.
         self._source = check_privacy_rng(noise_random_state)
+        self._spec = self.public_spec()
 
     def public_spec(self) -> MechanismSpec:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -177,9 +178,7 @@ class _Randomizer:
 
     def _privatize(self, reward, source) -> LDPReport:
         low, high = self.bounds
-        return LDPReport(
-            self._noisy(_clip(reward, low, high), source), self.public_spec()
-        )
+        return LDPReport(self._noisy(_clip(reward, low, high), source), self._spec)
 
     def report(
         self, objective: Callable[..., float], *args: Any, **kwargs: Any
