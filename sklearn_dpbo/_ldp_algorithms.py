@@ -247,6 +247,7 @@ class _NystromLearner:
         self.mean = np.zeros(n)
         self.var = self.K_diag.copy()
         self.q = _nystrom_q(algo, problem.horizon)
+        self.dictionary = np.zeros(0, dtype=int)
         self.m = 0
         self.t = 0
 
@@ -257,6 +258,7 @@ class _NystromLearner:
     def _embed(self):
         """(Φ over all candidates, observed indices, Ṽ) for a fresh dictionary."""
         D = _sample_dictionary(self.counts, self.var, self.q, self.rng)
+        self.dictionary = D  # public: drawn from the learner's public rng
         self.m = int(D.size)
         Phi = nystrom_embedding(self.p.K, D)
         S = np.flatnonzero(self.counts)
