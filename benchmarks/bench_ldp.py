@@ -261,13 +261,15 @@ def main(argv=None):
     out_path = args.out or os.path.join(HERE, "results", f"bench_ldp{suffix}.json")
     t_start = time.time()
 
-    # Private runs: Laplace for every algorithm; randomised response for
-    # all but ATA (the slowest) to compare the two randomisers.
+    # Private runs: Laplace for every algorithm; randomised response on the
+    # SE environment for all but ATA (the slowest), to compare the two
+    # randomisers (CPU budget of a shared machine).
     tasks = []
     for kernel in kernels:
         for eps in eps_list:
             for algo in ALGOS:
-                mechs = ["laplace"] if algo == "ldp-ata-gp-ucb" else ["laplace", "rr"]
+                rr = kernel == "se" and algo != "ldp-ata-gp-ucb"
+                mechs = ["laplace", "rr"] if rr else ["laplace"]
                 for mech in mechs:
                     for seed in range(trials):
                         tasks.append(("private", (kernel, eps, algo, mech, seed, T)))
