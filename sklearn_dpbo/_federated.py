@@ -146,8 +146,9 @@ def run_federated_ldp(ctx: SearchContext) -> tuple[list[Release], int, dict]:
         noise_scale=spec.noise_scale,
         guarantee="pure epsilon-LDP per owner (user-level)",
         assumption=(
-            "none; unit = one owner (all of her validation records), owner "
-            f"ids public; {T} distinct owners asked once each (no "
+            "none; unit = one owner (all of her validation records); owner "
+            "ids, hence each owner's number of records, are public; "
+            f"{T} distinct owners asked once each (no "
             "composition: epsilon per owner); best_params_, best_score_ and "
             "cv_results_ are post-processing of the reports"
         ),

@@ -287,7 +287,9 @@ default="private-selection"
     ``"gp-ucb"`` the sequence of evaluated candidates itself, is a function
     of the validation set that the guarantee does not cover; publishing them
     would void it. Use ``best_score_`` (private), or cross-validate on the
-    public training set yourself if you need a table of scores.
+    public training set yourself if you need a table of scores. The
+    exception is ``"federated-ldp"``: its transcript is made of ε-LDP
+    reports, so its ``cv_results_`` (the noisy reports) is public.
     """
 
     _parameter_constraints: dict = {
