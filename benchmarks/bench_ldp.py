@@ -69,6 +69,12 @@ ALGOS = {
     "gp-ucb": GPUCB,
 }
 KERNELS = {"se": "squared-exponential", "matern": "matern52"}
+COLORS = {
+    "ldp-tgp-ucb": "tab:red",
+    "ldp-ata-gp-ucb": "tab:orange",
+    "ldp-moma-gp-ucb": "tab:green",
+    "gp-ucb": "tab:blue",
+}
 GRID = np.linspace(0.0, 1.0, 100)
 
 
@@ -313,6 +319,7 @@ def main(argv=None):
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--trials", type=int, default=None)
     ap.add_argument("--horizon", type=int, default=None)
+    ap.add_argument("--replot", help="redraw the plots from a results JSON")
     ap.add_argument(
         "--width-study",
         action="store_true",
@@ -320,6 +327,13 @@ def main(argv=None):
     )
     args = ap.parse_args(argv)
     q = args.quick
+    if args.replot:
+        with open(args.replot) as fh:
+            res = json.load(fh)
+        folder = os.path.dirname(os.path.abspath(args.replot))
+        return plot(
+            res, folder, "_quick" if "--quick" in res["meta"]["command"] else ""
+        )
     if args.width_study:
         path = args.out or os.path.join(HERE, "results", "bench_ldp_widths.json")
         return width_study(args.horizon or 2000, args.trials or 10, args.jobs, path)
@@ -458,13 +472,15 @@ def plot(result, folder, suffix):
                     continue
                 m, sd = np.asarray(st["mean"]), np.asarray(st["sd"])
                 ls = "-" if mech == "laplace" else "--"
-                ax.plot(cps, m, ls, label=f"{algo} ({mech})")
-                ax.fill_between(cps, m - sd, m + sd, alpha=0.1)
+                color = COLORS[algo]
+                ax.plot(cps, m, ls, color=color, label=f"{algo} ({mech})")
+                ax.fill_between(cps, m - sd, m + sd, color=color, alpha=0.07)
             ax.set_xscale("log")
             ax.set_title(f"{kernel}, LDP eps={eps}")
             ax.set_xlabel("t")
             ax.set_ylabel("R_t / t")
-    axes[0][0].legend(fontsize=6)
+    for ax in fig.axes:  # every panel: the SE ones also hold the RR curves
+        ax.legend(fontsize=5)
     fig.tight_layout()
     fig.savefig(os.path.join(folder, f"bench_ldp_regret{suffix}.png"), dpi=110)
     plt.close(fig)
@@ -477,8 +493,9 @@ def plot(result, folder, suffix):
             if not key.startswith(env + "|"):
                 continue
             m, sd = np.asarray(st["mean"]), np.asarray(st["sd"])
-            ax.plot(cps, m, label=key.split("|")[2])
-            ax.fill_between(cps, m - sd, m + sd, alpha=0.1)
+            algo = key.split("|")[2]
+            ax.plot(cps, m, color=COLORS[algo], label=algo)
+            ax.fill_between(cps, m - sd, m + sd, color=COLORS[algo], alpha=0.07)
         ax.set_xscale("log")
         ax.set_title(f"non-private {env}")
         ax.set_xlabel("t")
@@ -490,7 +507,9 @@ def plot(result, folder, suffix):
 
     fig, ax = plt.subplots(figsize=(5, 3.5))
     for algo, sp in result["speed"].items():
-        ax.plot(cps, sp["ms_per_round_window"], marker="o", label=algo)
+        ax.plot(
+            cps, sp["ms_per_round_window"], marker="o", color=COLORS[algo], label=algo
+        )
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("t")

@@ -42,10 +42,12 @@ from ._ldp_client import LaplaceRandomizer, LDPReport
 __all__ = ["run_federated_ldp", "FEDERATED_ALGORITHM", "owner_order"]
 
 FEDERATED_ALGORITHM = "gp-ucb"
-"""Learner of the mode. Chosen by measurement on short horizons (T ≤ a few
-hundred owners): see ``benchmarks/bench_ldp.py --federated`` and
-``docs/local_dp.md``; the theory-width LDP algorithms explore almost
-uniformly at such T."""
+"""Learner of the mode, chosen by measurement (``benchmarks/bench_ldp.py``,
+``docs/local_dp.md``): with their theory widths the three LDP algorithms
+explore uniformly (R_T/T ≈ 0.61 at T = 10⁴ for every ε in {0.5, 1, 2}),
+plain GP-UCB on the reports reached 0.18 at ε = 1. Its choice of
+candidates carries no regret guarantee; privacy does not depend on it
+(post-processing of ε-LDP reports)."""
 
 REFERENCE = (
     "Zhou & Tan, Local Differential Privacy for Bayesian Optimization, AAAI "
