@@ -13,6 +13,9 @@ from ._candidates import CandidateSet
 from ._dataset_kernel import DatasetKernelEstimate, estimate_dataset_kernel
 from ._dp_gp import DPGaussianProcessRegressor
 from ._dp_gp_selection import PrivateGridSelection, PublicDataSelection
+from ._ldp_algorithms import ATAGPUCB, GPUCB, TGPUCB, MoMAGPUCB
+from ._ldp_bo import LDPBayesianOptimizer, LDPOptimizeResult, ldp_maximize
+from ._ldp_client import LaplaceRandomizer, LDPReport, MechanismSpec, RandomizedResponse
 from ._scorers import DPScorer, RowIndependenceError, make_dp_scorer
 from ._search import DPBayesSearchCV, PrivateComputationError
 from ._validation import PrivacyLeakWarning, UselessReleaseWarning
@@ -20,6 +23,7 @@ from ._validation import PrivacyLeakWarning, UselessReleaseWarning
 __version__ = "0.1.0"
 
 __all__ = [
+    "ATAGPUCB",
     "BudgetAccountant",
     "BudgetError",
     "CandidateSet",
@@ -27,15 +31,25 @@ __all__ = [
     "DPBayesSearchCV",
     "DPGaussianProcessRegressor",
     "DPScorer",
+    "GPUCB",
+    "LaplaceRandomizer",
+    "LDPBayesianOptimizer",
+    "LDPOptimizeResult",
+    "LDPReport",
+    "MechanismSpec",
+    "MoMAGPUCB",
     "PrivacyLeakWarning",
     "PrivacyReport",
     "PrivateComputationError",
     "PrivateGridSelection",
     "PublicDataSelection",
+    "RandomizedResponse",
     "Release",
     "RowIndependenceError",
+    "TGPUCB",
     "UselessReleaseWarning",
     "estimate_dataset_kernel",
+    "ldp_maximize",
     "make_dp_scorer",
     "__version__",
 ]

@@ -52,6 +52,7 @@ class SearchData:
         y_val: Any,
         fit_params: dict,
         on_private_read: Optional[Callable[[], None]] = None,
+        groups: Any = None,
     ):
         self.X_train = X_train
         self.y_train = y_train
@@ -59,6 +60,7 @@ class SearchData:
         self._X_val = X_val
         self._y_val = y_val
         self._on_private_read = on_private_read
+        self.groups = groups  # public owner ids of the validation rows, or None
 
     def _read(self):
         hook = self._on_private_read

@@ -94,8 +94,16 @@ class RowIndependenceError(ValueError):
 
 
 def _take(a, idx):
-    """Rows ``idx`` of ``a`` (``None`` stays ``None``: unsupervised scores)."""
-    return None if a is None else _safe_indexing(a, idx)
+    """Rows ``idx`` of ``a`` (``None`` stays ``None``: unsupervised scores).
+
+    NumPy arrays are indexed directly (``_safe_indexing``'s container
+    checks cost more than the scoring of a small model).
+    """
+    if a is None:
+        return None
+    if type(a) is np.ndarray:
+        return a[np.asarray(idx, dtype=np.intp)]
+    return _safe_indexing(a, idx)
 
 
 def _response(estimator: Any, X, method: str):
@@ -348,9 +356,9 @@ class DPScorer:
         stack = [idx]
         while stack:
             part = stack.pop()
-            sub_X = X if len(part) == _num_samples(X) else _safe_indexing(X, part)
+            sub_X = X if len(part) == _num_samples(X) else _take(X, part)
             whole = len(part) == _num_samples(X)
-            sub_y = y if whole or y is None else _safe_indexing(y, part)
+            sub_y = y if whole else _take(y, part)
             try:
                 out[part] = self._raw(estimator, sub_X, sub_y)
             except Exception:
@@ -395,7 +403,7 @@ class DPScorer:
         n = _num_samples(X)
         rng = check_random_state(random_state)
         idx = np.sort(rng.choice(n, size=min(n, n_rows), replace=False))
-        X_b = _safe_indexing(X, idx)
+        X_b = _take(X, idx)
         y_b = _take(y, idx)
         try:
             with quiet():
@@ -405,12 +413,12 @@ class DPScorer:
                 if len(idx) > 1:
                     first = self._raw(
                         estimator,
-                        _safe_indexing(X_b, np.arange(half)),
+                        _take(X_b, np.arange(half)),
                         _take(y_b, np.arange(half)),
                     )
                     second = self._raw(
                         estimator,
-                        _safe_indexing(X_b, np.arange(half, len(idx))),
+                        _take(X_b, np.arange(half, len(idx))),
                         _take(y_b, np.arange(half, len(idx))),
                     )
                     parts.append(self._clip(np.concatenate([first, second])))
@@ -419,7 +427,7 @@ class DPScorer:
                         self._clip(
                             self._raw(
                                 estimator,
-                                _safe_indexing(X_b, rev),
+                                _take(X_b, rev),
                                 _take(y_b, rev),
                             )[::-1]
                         )
@@ -428,7 +436,7 @@ class DPScorer:
                     self._clip(
                         self._raw(
                             estimator,
-                            _safe_indexing(X_b, [i]),
+                            _take(X_b, [i]),
                             _take(y_b, [i]),
                         )
                     )[0]

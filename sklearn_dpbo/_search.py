@@ -34,6 +34,7 @@ from ._accounting import PrivacyReport, Release, split_budget
 from ._candidates import CandidateSet
 from ._context import SearchContext, SearchData, SearchPlan
 from ._evaluation import fit_public, index_fit_params, score_private
+from ._federated import run_federated_ldp
 from ._gp import KERNELS
 from ._gp_ucb import run_gp_ucb
 from ._lipschitz import check_assumption_2, run_lipschitz
@@ -59,11 +60,12 @@ _MODES = {
     "gp-ucb": run_gp_ucb,
     "private-selection": run_private_selection,
     "lipschitz": run_lipschitz,
+    "federated-ldp": run_federated_ldp,
 }
 
 # Modes whose every release is pure epsilon-DP: a fit spends delta = 0.
 # Any other mode is charged its whole delta (conservative if it spends less).
-_PURE_EPSILON_MODES = {"private-selection", "lipschitz"}
+_PURE_EPSILON_MODES = {"private-selection", "lipschitz", "federated-ldp"}
 
 
 # What users type when they swap GridSearchCV / RandomizedSearchCV / skopt's
@@ -250,7 +252,13 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         and distributions are discretised into ``n_candidates`` Sobol points
         with a public seed: the finite candidate set Λ is fixed before any
         data is read.
-    method : {"private-selection", "gp-ucb", "lipschitz"}, default="private-selection"
+    method : {"private-selection", "gp-ucb", "lipschitz", "federated-ldp"}, \
+default="private-selection"
+        ``"federated-ldp"``: validation records belong to owners with public
+        ids (``fit(..., val_groups=ids)``); each BO round one new owner
+        reports her clipped score through a client-side Laplace randomiser:
+        ε-LDP per owner, exposes ``cv_results_`` of the noisy reports (see
+        ``sklearn_dpbo/_federated.py`` and ``docs/local_dp.md``).
     epsilon : float, default=1.0
         Total ε of one ``fit`` (all releases together, basic composition).
     delta : float, default=1e-5
@@ -458,7 +466,9 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
     every one, and in ``"gp-ucb"`` the sequence of evaluated candidates
     itself, is a function of the validation set that the guarantee does not
     cover. Use ``best_score_`` (private), ``cv_results_`` (public, training
-    set), or cross-validate on the public training set yourself.
+    set), or cross-validate on the public training set yourself. In
+    ``"federated-ldp"`` the transcript is made of ε-LDP reports, so its
+    ``cv_results_`` holds the noisy reports.
 
     ``score(X, y)`` scores the user's own data with the selection metric,
     *not* clipped into the private scorer's bounds (it is not a release).
@@ -485,7 +495,9 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         # Types are checked by CandidateSet (a TypeError naming the
         # parameter, as scikit-learn's ParameterGrid).
         "search_spaces": "no_validation",
-        "method": [StrOptions({"private-selection", "gp-ucb", "lipschitz"})],
+        "method": [
+            StrOptions({"private-selection", "gp-ucb", "lipschitz", "federated-ldp"})
+        ],
         "epsilon": [Interval(numbers.Real, 0, None, closed="neither")],
         "delta": [Interval(numbers.Real, 0, 1, closed="left")],
         "budget_split": [Interval(numbers.Real, 0, 1, closed="neither")],
@@ -1192,7 +1204,17 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
     # ------------------------------------------------------------------
     # fit
     # ------------------------------------------------------------------
-    def fit(self, X, y=None, *, X_val=None, y_val=None, groups=None, **fit_params):
+    def fit(
+        self,
+        X,
+        y=None,
+        *,
+        X_val=None,
+        y_val=None,
+        groups=None,
+        val_groups=None,
+        **fit_params,
+    ):
         """Run the private search and set the released attributes.
 
         Parameters
@@ -1207,6 +1229,9 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
             splitter only (e.g. ``GroupShuffleSplit(n_splits=1)``), never to
             the estimator. They decide which rows are validation rows, so
             they must not depend on the validation records.
+        val_groups : array-like of shape (n_validation,), optional
+            Public owner id of every validation record; required by (and
+            only accepted with) ``method="federated-ldp"``, with ``X_val``.
         **fit_params : dict
             Passed to ``estimator.fit`` (sample-aligned ones are restricted to
             the rows being fitted).
@@ -1240,6 +1265,14 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
                 "the target y is None. Pass the training targets as y (and the "
                 "validation targets as y_val)."
             )
+        if (val_groups is not None or self.method == "federated-ldp") and (
+            val_groups is None or X_val is None or self.method != "federated-ldp"
+        ):
+            raise ValueError(
+                "val_groups (public owner ids of the validation records) goes "
+                "with method='federated-ldp' and X_val/y_val, and that method "
+                "needs it: fit(X, y, X_val=..., y_val=..., val_groups=ids)."
+            )
         X_tr, y_tr, X_va, y_va, train_idx = self._split(
             X, y, X_val, y_val, groups, split_params
         )
@@ -1268,7 +1301,15 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
                 )
             charged.append(cost)
 
-        data = SearchData(X_tr, y_tr, X_va, y_va, fit_params, on_private_read=charge)
+        data = SearchData(
+            X_tr,
+            y_tr,
+            X_va,
+            y_va,
+            fit_params,
+            on_private_read=charge,
+            groups=val_groups,
+        )
         run = _MODES[self.method]
         with Parallel(n_jobs=self.n_jobs, pre_dispatch=self.pre_dispatch) as parallel:
             ctx = SearchContext(

@@ -63,3 +63,14 @@ def test_bench_dp_gp_quick(tmp_path):
     assert noise["exact_factor"] < noise["paper_factor_maxPN"]
     assert all(t["solver"]["converged"] for t in result["timing"])
     assert (tmp_path / "bench_dp_gp.png").exists()
+
+
+def test_bench_ldp_quick(tmp_path):
+    result, stdout = _run("bench_ldp", tmp_path)
+    algos = {"ldp-tgp-ucb", "ldp-ata-gp-ucb", "ldp-moma-gp-ucb", "gp-ucb"}
+    assert {k.split("|")[2] for k in result["private"]} == algos
+    for st in list(result["private"].values()) + list(result["heavy"].values()):
+        assert all(0.0 <= m <= 2.0 for m in st["mean"])  # |f| <= 1
+    assert set(result["speed"]) == algos
+    assert "federated-ldp (eps=1 per owner)" in result["federated"]["methods"]
+    assert "Time-average regret" in stdout

@@ -1,0 +1,629 @@
+"""The learners of local-DP Bayesian optimisation over a finite candidate set.
+
+Spec: ``LDP_BO.md`` §4 (Zhou & Tan, AAAI 2021; Chowdhury & Gopalan,
+NeurIPS 2019; Shao et al., NeurIPS 2018). Tags of every constant:
+[P] the paper's readable part, [B] the base paper (verified), [M] MENU
+(recalled, not re-verified), [R] reconstructed, [S] our safe choice.
+
+Everything here runs on *privatised* rewards only: it is post-processing
+of ε-LDP reports and its whole state is public.
+
+An algorithm object (:class:`TGPUCB`, :class:`ATAGPUCB`,
+:class:`MoMAGPUCB`, :class:`GPUCB`) carries its own parameters; its
+``start(problem, rng)`` returns a learner with ``propose() -> index``,
+``update(index, centred_report)``, and the current ``mean``/``std`` over
+the candidates.
+
+Finite candidate sets make every posterior a function of per-candidate
+sufficient statistics: with c_j reports at candidate j, the t-point GP
+posterior with noise λ equals the |S|-point one with noise λ/c_j on the
+per-candidate means (push-through identity, exact), and
+ln det(I_t + λ⁻¹K_t) = ln det(K_S + λC⁻¹) + Σ ln(c_j/λ). Tests compare
+each learner with a dense t-point re-implementation.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.linalg import cho_factor, cho_solve
+
+__all__ = [
+    "LDPProblem",
+    "TGPUCB",
+    "ATAGPUCB",
+    "MoMAGPUCB",
+    "GPUCB",
+    "ALGORITHMS",
+    "nystrom_embedding",
+]
+
+# Eigenvalues of K_D below this fraction of the largest are treated as 0
+# (spec §6, "Linear algebra").
+_EIG_RTOL = 1e-10
+
+
+@dataclass(frozen=True)
+class LDPProblem:
+    """Public constants shared by every learner (fixed before any report).
+
+    K : kernel matrix over the candidates (k(x, x) ≤ 1).
+    rkhs_norm : B, the bound on ‖f − (a + b)/2‖_H [P].
+    moment : v, bound on E[|centred report|^{1+α}] (spec §2 [R]: at α = 1,
+        ((b − a)/2)² + 2l² for Laplace reports).
+    truncation_level : b of A1 (spec A1 [R]); ``None`` for the base paper's
+        moment level b_t = v^{1/(1+α)} t^{1/(2(1+α))} of TGP-UCB (non-private
+        heavy-tailed rewards [B]).
+    horizon : T; lam : λ (= 1 [B]).
+    alpha : α ∈ (0, 1], the moment order of the rewards (1 for every LDP
+        report; < 1 only for non-private heavy tails, e.g. Pareto [B]).
+    """
+
+    K: np.ndarray
+    rkhs_norm: float
+    moment: float
+    truncation_level: float | None
+    horizon: int
+    lam: float = 1.0
+    alpha: float = 1.0
+
+
+def _argmax(values: np.ndarray, rng: np.random.Generator) -> int:
+    """argmax with ties broken uniformly at random (public rng) [B code]."""
+    top = np.flatnonzero(values == values.max())
+    if top.size == 1:
+        return int(top[0])
+    return int(top[rng.integers(top.size)])
+
+
+# ---------------------------------------------------------------------------
+# Exact GP posterior from per-candidate sufficient statistics (A1, GP-UCB)
+# ---------------------------------------------------------------------------
+def aggregated_posterior(K, counts, sums, lam):
+    """μ, σ² over all candidates and ln det(I_t + λ⁻¹K_t), from (c_j, Σ y).
+
+    μ = K_{:,S} A⁻¹ (s_S / c_S), σ² = diag K − diag(K_{:,S} A⁻¹ K_{S,:}),
+    A = K_SS + λ diag(1/c_S), S = {j : c_j > 0}.
+    """
+    S = np.flatnonzero(counts)
+    diag = np.diag(K).copy()
+    if S.size == 0:
+        return np.zeros(K.shape[0]), diag, 0.0
+    c = counts[S].astype(float)
+    A = K[np.ix_(S, S)] + np.diag(lam / c)
+    cf = cho_factor(A, lower=True)
+    KS = K[:, S]
+    mean = KS @ cho_solve(cf, sums[S] / c)
+    W = cho_solve(cf, KS.T)
+    var = np.maximum(diag - (KS * W.T).sum(axis=1), 0.0)
+    logdet = 2.0 * float(np.log(np.diag(cf[0])).sum()) + float(np.log(c / lam).sum())
+    return mean, var, logdet
+
+
+class _AggregatedGP:
+    """Shared state of A1 and GP-UCB: counts and sums per candidate."""
+
+    def __init__(self, problem: LDPProblem, rng):
+        self.p = problem
+        self.rng = rng
+        n = problem.K.shape[0]
+        self.counts = np.zeros(n, dtype=np.int64)
+        self.sums = np.zeros(n)
+        self.t = 0
+        self.mean = np.zeros(n)
+        self.var = np.diag(problem.K).copy()
+        self.logdet = 0.0
+        self.beta = self._beta()
+
+    @property
+    def std(self):
+        return np.sqrt(self.var)
+
+    def propose(self) -> int:
+        if self.t == 0:
+            return int(self.rng.integers(self.p.K.shape[0]))  # round 1 [B code]
+        return _argmax(self.mean + self.beta * self.std, self.rng)
+
+    def _value(self, y: float) -> float:
+        return y
+
+    def update(self, j: int, y: float) -> None:
+        self.counts[j] += 1
+        self.sums[j] += self._value(y)
+        self.t += 1
+        self.mean, self.var, self.logdet = aggregated_posterior(
+            self.p.K, self.counts, self.sums, self.p.lam
+        )
+        self.beta = self._beta()
+
+
+class _TGPLearner(_AggregatedGP):
+    def __init__(self, problem, rng, algo):
+        self.algo = algo
+        super().__init__(problem, rng)
+
+    def level(self, t: int) -> float:
+        """b_t: the fixed LDP level [R], or v^{1/(1+α)} t^{1/(2(1+α))} [B]."""
+        p = self.p
+        if p.truncation_level is not None:
+            return p.truncation_level
+        a = p.alpha
+        return p.moment ** (1.0 / (1.0 + a)) * max(t, 1) ** (1.0 / (2.0 * (1.0 + a)))
+
+    def _beta(self) -> float:
+        p, d = self.p, self.algo.delta
+        if self.t == 0:
+            return self.algo.beta_scale * p.rkhs_norm  # β_1 = B
+        width = (3.0 / math.sqrt(p.lam)) * self.level(self.t)
+        return self.algo.beta_scale * (
+            p.rkhs_norm + width * math.sqrt(self.logdet + 2.0 * math.log(2.0 / d))
+        )
+
+    def _value(self, y: float) -> float:
+        # ŷ_t = ȳ_t 1{|ȳ_t| ≤ b_t}, fixed when the report arrives [B]
+        return y if abs(y) <= self.level(self.t + 1) else 0.0
+
+
+class _GPUCBLearner(_AggregatedGP):
+    def __init__(self, problem, rng, algo):
+        self.algo = algo
+        super().__init__(problem, rng)
+
+    def _beta(self) -> float:
+        from ._acquisition import ucb_beta
+
+        n = self.p.K.shape[0]
+        return self.algo.beta_scale * math.sqrt(
+            ucb_beta(self.t + 1, n, self.algo.delta)
+        )
+
+
+# ---------------------------------------------------------------------------
+# Nyström embedding (base paper, Algorithm 3) [B]
+# ---------------------------------------------------------------------------
+def nystrom_embedding(K: np.ndarray, dictionary: np.ndarray) -> np.ndarray:
+    """Φ with rows φ̃(x) = (K_D^{1/2})⁺ k_D(x) for every candidate x.
+
+    ``(K_D^{1/2})⁺`` from ``eigh`` of K_D, eigenvalues below 1e-10·max set
+    to 0 (spec §6). Returns an array of shape (n_candidates, |D|).
+    """
+    D = np.asarray(dictionary, dtype=int)
+    if D.size == 0:
+        return np.zeros((K.shape[0], 0))
+    w, U = np.linalg.eigh(K[np.ix_(D, D)])
+    keep = w > _EIG_RTOL * max(float(w.max()), 0.0)
+    inv_half = (U[:, keep] / np.sqrt(w[keep])) @ U[:, keep].T
+    return K[:, D] @ inv_half
+
+
+def _sample_dictionary(counts, var, q, rng) -> np.ndarray:
+    """Distinct candidates of D_t (spec A2, NyströmEmbedding [B]).
+
+    Each of the t past points x_i enters with probability
+    p = min(q σ̃²_{t−1}(x_i), 1); a candidate played c_j times therefore
+    enters at least once with probability 1 − (1 − p_j)^{c_j}. Copies of a
+    point add only null directions to φ̃ (same Nyström kernel), so D_t keeps
+    each candidate once and m_t = |D_t| counts distinct points — on a
+    continuous domain (the base paper's) points never repeat, and the two
+    readings agree [R].
+    """
+    S = np.flatnonzero(counts)
+    p = np.minimum(q * var[S], 1.0)
+    p_any = 1.0 - np.power(1.0 - p, counts[S])
+    return S[rng.random(S.size) < p_any]
+
+
+def _dtc_variance(K_diag, Phi, Vinv, lam):
+    """σ̃² = k(x,x) − ‖φ̃‖² + λ φ̃ᵀṼ⁻¹φ̃ (DTC variance, spec A2 [B])."""
+    quad = ((Phi @ Vinv) * Phi).sum(axis=1)
+    return np.maximum(K_diag - (Phi * Phi).sum(axis=1) + lam * quad, 0.0)
+
+
+def _nystrom_q(algo, horizon: int) -> float:
+    eps_n = algo.nystrom_accuracy
+    if algo.q == "theory":
+        rho = (1.0 + eps_n) / (1.0 - eps_n)
+        return 6.0 * rho * math.log(4.0 * horizon / algo.delta) / eps_n**2  # [B]
+    if algo.q == "practical":
+        return math.log(max(horizon, 2)) / eps_n**2  # [B code]
+    return float(algo.q)
+
+
+def _nystrom_b_term(p: LDPProblem, eps_n: float) -> float:
+    """B (1 + 1/√(1 − ε_N)): the Nyström-inflated RKHS bound [B]."""
+    return p.rkhs_norm * (1.0 + 1.0 / math.sqrt(1.0 - eps_n))
+
+
+class _NystromLearner:
+    """State shared by A2 and A3: counts, dictionary sampling, σ̃², μ̃."""
+
+    def __init__(self, problem: LDPProblem, rng, algo):
+        self.p, self.rng, self.algo = problem, rng, algo
+        n = problem.K.shape[0]
+        self.K_diag = np.diag(problem.K).copy()
+        self.counts = np.zeros(n, dtype=np.int64)
+        self.mean = np.zeros(n)
+        self.var = self.K_diag.copy()
+        self.q = _nystrom_q(algo, problem.horizon)
+        self.dictionary = np.zeros(0, dtype=int)
+        self.m = 0
+        self.t = 0
+
+    @property
+    def std(self):
+        return np.sqrt(self.var)
+
+    def _embed(self):
+        """(Φ over all candidates, observed indices, Ṽ) for a fresh dictionary."""
+        D = _sample_dictionary(self.counts, self.var, self.q, self.rng)
+        self.dictionary = D  # public: drawn from the learner's public rng
+        self.m = int(D.size)
+        Phi = nystrom_embedding(self.p.K, D)
+        S = np.flatnonzero(self.counts)
+        PhiS = Phi[S]
+        V = (PhiS.T * self.counts[S]) @ PhiS + self.p.lam * np.eye(self.m)
+        return Phi, S, V
+
+
+class _ATALearner(_NystromLearner):
+    """LDP-ATA-GP-UCB (spec A2): per-direction truncation, every round."""
+
+    def __init__(self, problem, rng, algo):
+        super().__init__(problem, rng, algo)
+        n = problem.K.shape[0]
+        # Per candidate: |ȳ| sorted ascending and the prefix sums of ȳ in
+        # that order, so Σ ȳ·1{|ȳ| ≤ thr} is one searchsorted.
+        self._abs = [np.empty(0) for _ in range(n)]
+        self._cum = [np.zeros(1) for _ in range(n)]
+        self._vals = [np.empty(0) for _ in range(n)]
+        self.beta = self.algo.beta_scale * problem.rkhs_norm
+        self.b = math.inf
+
+    def _constants(self, m: int):
+        """(b_t, β_{t+1}) of Theorem 4 of the base paper [B]; α = 1 for LDP [R]."""
+        p, a = self.p, self.algo
+        m = max(m, 1)
+        al = p.alpha
+        log_term = math.log(4.0 * m * p.horizon / a.delta)
+        growth = self.t ** ((1.0 - al) / (2.0 * (1.0 + al)))
+        b = (p.moment / log_term) ** (1.0 / (1.0 + al)) * growth
+        beta = (
+            _nystrom_b_term(p, a.nystrom_accuracy)
+            + 4.0
+            * math.sqrt(m / p.lam)
+            * p.moment ** (1.0 / (1.0 + al))
+            * log_term ** (al / (1.0 + al))
+            * growth
+        )
+        return b, a.beta_scale * beta
+
+    def propose(self) -> int:
+        if self.t == 0:
+            return int(self.rng.integers(self.p.K.shape[0]))
+        return _argmax(self.mean + self.beta * self.std, self.rng)
+
+    def truncated_sums(self, S, W, b):
+        """r̂ = Σ_τ u_{·,τ} ȳ_τ 1{|u_{·,τ} ȳ_τ| ≤ b}, grouped by candidate.
+
+        ``W[a]`` = Ṽ^{-1/2} φ̃(x_a) for the a-th observed candidate: a report
+        at candidate a is kept in direction i iff |ȳ| ≤ b / |W[a, i]|.
+        """
+        r = np.zeros(W.shape[1])
+        with np.errstate(divide="ignore"):
+            thr = b / np.abs(W)
+        for row, a in enumerate(S):
+            idx = np.searchsorted(self._abs[a], thr[row], side="right")
+            r += W[row] * self._cum[a][idx]
+        return r
+
+    def update(self, j: int, y: float) -> None:
+        vals = np.append(self._vals[j], y)
+        order = np.argsort(np.abs(vals), kind="stable")
+        self._vals[j] = vals[order]
+        self._abs[j] = np.abs(self._vals[j])
+        self._cum[j] = np.concatenate(([0.0], np.cumsum(self._vals[j])))
+        self.counts[j] += 1
+        self.t += 1
+        Phi, S, V = self._embed()
+        b, beta_next = self._constants(self.m)
+        if self.m:
+            w, U = np.linalg.eigh(V)
+            V_inv_half = (U / np.sqrt(w)) @ U.T
+            W = Phi[S] @ V_inv_half  # rows u_{·,τ} for τ at each candidate
+            r = self.truncated_sums(S, W, b)
+            theta = V_inv_half @ r
+            self.mean = Phi @ theta
+            self.var = _dtc_variance(self.K_diag, Phi, (U / w) @ U.T, self.p.lam)
+        else:
+            self.mean = np.zeros_like(self.mean)
+            self.var = self.K_diag.copy()
+        self.b, self.beta = b, beta_next
+
+
+def median_of_means_index(Theta: np.ndarray, V: np.ndarray) -> int:
+    """j* = argmin_j median{‖θ_j − θ_s‖_V : s ≠ j} (MENU selection [M]).
+
+    ``Theta`` has one column per group; ties go to the lowest index.
+    """
+    G = Theta.T @ V @ Theta
+    g = np.diag(G)
+    d2 = np.maximum(g[:, None] + g[None, :] - 2.0 * G, 0.0)
+    k = d2.shape[0]
+    dist = np.sqrt(d2)
+    off = dist[~np.eye(k, dtype=bool)].reshape(k, k - 1)
+    return int(np.argmin(np.median(off, axis=1)))
+
+
+class _MoMALearner(_NystromLearner):
+    """LDP-MoMA-GP-UCB (spec A3): epochs of k reports, median of means."""
+
+    def __init__(self, problem, rng, algo):
+        super().__init__(problem, rng, algo)
+        self.k = algo.groups(problem.horizon)
+        if self.k > problem.horizon:
+            raise ValueError(
+                f"MoMAGPUCB needs n_groups <= n_calls; got n_groups={self.k} "
+                f"for n_calls={problem.horizon}. Pass a smaller n_groups (the "
+                "theory value 24 ln(e^(1/8) T/delta) exceeds short horizons)."
+            )
+        self.n_epochs = problem.horizon // self.k
+        n = problem.K.shape[0]
+        self.group_sums = np.zeros((n, self.k))
+        self.epoch = 0
+        self._current: int | None = None
+        self._buffer: list[float] = []
+        self.best_group = 0
+        self.beta = self.algo.beta_scale * problem.rkhs_norm
+
+    def _beta(self, m: int) -> float:
+        """3((9 m v)^{1/(1+α)} n^{(1−α)/(2(1+α))} + √λ B(1 + 1/√(1−ε_N))) [M][R]."""
+        p, a = self.p, self.algo
+        m = max(m, 1)
+        al = p.alpha
+        growth = self.epoch ** ((1.0 - al) / (2.0 * (1.0 + al)))
+        return (
+            a.beta_scale
+            * 3.0
+            * (
+                (9.0 * m * p.moment) ** (1.0 / (1.0 + al)) * growth
+                + math.sqrt(p.lam) * _nystrom_b_term(p, a.nystrom_accuracy)
+            )
+        )
+
+    def propose(self) -> int:
+        if self._current is not None:  # inside an epoch, or after the last
+            return self._current
+        if self.epoch == 0:
+            self._current = int(self.rng.integers(self.p.K.shape[0]))
+        else:
+            self._current = _argmax(self.mean + self.beta * self.std, self.rng)
+        return self._current
+
+    def update(self, j: int, y: float) -> None:
+        self.t += 1
+        if self.epoch >= self.n_epochs:
+            return  # the T − Nk remaining rounds replay x_N
+        self._buffer.append(y)
+        if len(self._buffer) < self.k:
+            return
+        self.group_sums[j] += np.asarray(self._buffer)
+        self._buffer = []
+        self.counts[j] += 1
+        self.epoch += 1
+        Phi, S, V = self._embed()
+        if self.m:
+            Vinv = np.linalg.inv(V)
+            Theta = Vinv @ (Phi[S].T @ self.group_sums[S])  # m × k fits
+            self.best_group = median_of_means_index(Theta, V)
+            self.mean = Phi @ Theta[:, self.best_group]
+            self.var = _dtc_variance(self.K_diag, Phi, Vinv, self.p.lam)
+        else:
+            self.mean = np.zeros_like(self.mean)
+            self.var = self.K_diag.copy()
+        self.beta = self._beta(self.m)
+        if self.epoch < self.n_epochs:
+            self._current = None  # next epoch picks a new point
+
+
+# ---------------------------------------------------------------------------
+# Algorithm objects (public): parameters + constructors of learners
+# ---------------------------------------------------------------------------
+def _check_delta(delta) -> float:
+    d = float(delta)
+    if not (0.0 < d < 1.0):
+        raise ValueError(f"delta must be in (0, 1); got {delta!r}.")
+    return d
+
+
+def _check_scale(s) -> float:
+    s = float(s)
+    if not (math.isfinite(s) and s > 0):
+        raise ValueError(f"beta_scale must be finite and > 0; got {s!r}.")
+    return s
+
+
+class _Algorithm:
+    name = ""
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in vars(self).items())
+        return f"{type(self).__name__}({args})"
+
+    def __eq__(self, other):
+        return type(self) is type(other) and vars(self) == vars(other)
+
+    def __hash__(self):
+        return hash((type(self).__name__, tuple(sorted(vars(self).items()))))
+
+
+class TGPUCB(_Algorithm):
+    """LDP-TGP-UCB (spec A1 [R]): truncated GP-UCB, sub-Weibull level.
+
+    ``x_t = argmax μ̂_{t−1} + β_t σ_{t−1}``; reports with |ȳ − (a+b)/2| > b
+    are replaced by 0 [B]; GP posterior with λ = 1 [B].
+
+    Constants: b = (b−a)/2 + l ln(2T/δ) for Laplace reports (the reports'
+    bound for randomised response) [R]; β_1 = B;
+    β_{t+1} = B + (3/√λ) b √(ln det(I_t + λ⁻¹K_t) + 2 ln(2/δ)) (the
+    TGP-UCB width [B] with b_t := b [R]).
+
+    Parameters
+    ----------
+    delta : float in (0, 1), default=0.1
+        Confidence parameter (0.1 in the base paper's experiments [B]).
+    beta_scale : float, default=1.0
+        Multiplies β_t. 1.0 is the spec's width; a smaller value narrows it
+        (privacy unaffected, regret guarantee void).
+    """
+
+    name = "ldp-tgp-ucb"
+
+    def __init__(self, delta: float = 0.1, beta_scale: float = 1.0):
+        self.delta = _check_delta(delta)
+        self.beta_scale = _check_scale(beta_scale)
+
+    def start(self, problem: LDPProblem, rng) -> _TGPLearner:
+        return _TGPLearner(problem, rng, self)
+
+
+class GPUCB(_Algorithm):
+    """Plain GP-UCB on privatised rewards: the baseline (no guarantee).
+
+    ``β_t = 2 ln(|D| t² π² / (3δ))`` (Srinivas et al. 2010, as
+    :func:`~._acquisition.ucb_beta`), x_t = argmax μ + √β_t σ, λ = 1, no
+    truncation. With Laplace reports (not sub-Gaussian) no regret bound
+    covers it (spec §6 [S]); kept as the reference point.
+    """
+
+    name = "gp-ucb"
+
+    def __init__(self, delta: float = 0.1, beta_scale: float = 1.0):
+        self.delta = _check_delta(delta)
+        self.beta_scale = _check_scale(beta_scale)
+
+    def start(self, problem: LDPProblem, rng) -> _GPUCBLearner:
+        return _GPUCBLearner(problem, rng, self)
+
+
+def _check_nystrom(nystrom_accuracy, q):
+    e = float(nystrom_accuracy)
+    if not (0.0 < e < 1.0):
+        raise ValueError(
+            f"nystrom_accuracy must be in (0, 1); got {nystrom_accuracy!r}."
+        )
+    if not (q in ("theory", "practical") or (isinstance(q, (int, float)) and q > 0)):
+        raise ValueError(f"q must be 'theory', 'practical' or a number > 0; got {q!r}.")
+    return e
+
+
+class ATAGPUCB(_Algorithm):
+    """LDP-ATA-GP-UCB (spec A2 [B][R]): adaptive truncation in Nyström space.
+
+    Every round: a fresh Nyström dictionary (each past point kept w.p.
+    min(q σ̃², 1)), Ṽ = Φ̃ᵀΦ̃ + λI, r̂_i = Σ_τ u_{iτ} ȳ_τ 1{|u_{iτ} ȳ_τ| ≤ b_t}
+    with U = Ṽ^{-1/2}Φ̃ᵀ, θ̃ = Ṽ^{-1/2} r̂, μ̃ = φ̃ᵀθ̃, DTC variance σ̃².
+
+    Constants (base paper Theorem 4 at α = 1, v the reports' second-moment
+    bound, m_t the dictionary size) [B][R]:
+    ρ = (1 + ε_N)/(1 − ε_N); q = 6ρ ln(4T/δ)/ε_N² ("theory" [B]) or
+    ln(T)/ε_N² ("practical" [B code]); b_t = √(v / ln(4 m_t T/δ));
+    β_{t+1} = B(1 + 1/√(1 − ε_N)) + 4√(m_t/λ) √(v ln(4 m_t T/δ)).
+
+    Parameters
+    ----------
+    delta : float, default=0.1
+    nystrom_accuracy : float in (0, 1), default=0.1
+        ε_N (0.1 in the base paper's experiments [B]); not the privacy ε.
+    q : {"theory", "practical"} or float, default="theory"
+    beta_scale : float, default=1.0
+    """
+
+    name = "ldp-ata-gp-ucb"
+
+    def __init__(self, delta=0.1, nystrom_accuracy=0.1, q="theory", beta_scale=1.0):
+        self.delta = _check_delta(delta)
+        self.nystrom_accuracy = _check_nystrom(nystrom_accuracy, q)
+        self.q = q
+        self.beta_scale = _check_scale(beta_scale)
+
+    def start(self, problem: LDPProblem, rng) -> _ATALearner:
+        return _ATALearner(problem, rng, self)
+
+
+class MoMAGPUCB(_Algorithm):
+    """LDP-MoMA-GP-UCB (spec A3 [P][M][R]): median of means, Nyström space.
+
+    N = ⌊T/k⌋ epochs; epoch n plays x_n = argmax μ̃ + β_n σ̃ k times (k
+    reports), fits one regularised least-squares θ_{n,j} per group j in the
+    Nyström space of the epochs' points, keeps j* = argmin_j median_s
+    ‖θ_j − θ_s‖_Ṽ, μ̃ = φ̃ᵀθ_{j*}; the last T − Nk rounds replay x_N.
+
+    Constants: k = ``n_groups`` (9 by default: a practical odd value [R],
+    the paper's was not recovered) or ⌈24 ln(e^{1/8} T/δ)⌉ with
+    ``n_groups="theory"`` [M]; β_{n+1} = 3(√(9 m_n v) + √λ B(1 + 1/√(1 − ε_N)))
+    (MENU's width at α = 1 with d → m_n, c → v [M][R]); q, ε_N as
+    :class:`ATAGPUCB` [B].
+
+    Each report is one query to a different owner: an owner answering all k
+    queries of an epoch would get kε (spec §2).
+
+    Parameters
+    ----------
+    delta : float, default=0.1
+    n_groups : int or "theory", default=9
+    nystrom_accuracy : float, default=0.1
+    q : {"theory", "practical"} or float, default="theory"
+    beta_scale : float, default=1.0
+    """
+
+    name = "ldp-moma-gp-ucb"
+
+    def __init__(
+        self, delta=0.1, n_groups=9, nystrom_accuracy=0.1, q="theory", beta_scale=1.0
+    ):
+        self.delta = _check_delta(delta)
+        if not (
+            n_groups == "theory"
+            or (
+                isinstance(n_groups, (int, np.integer))
+                and not isinstance(n_groups, bool)
+                and n_groups >= 2
+            )
+        ):
+            raise ValueError(
+                f"n_groups must be an int >= 2 or 'theory'; got {n_groups!r}."
+            )
+        self.n_groups = n_groups
+        self.nystrom_accuracy = _check_nystrom(nystrom_accuracy, q)
+        self.q = q
+        self.beta_scale = _check_scale(beta_scale)
+
+    def groups(self, horizon: int) -> int:
+        if self.n_groups == "theory":
+            return math.ceil(24.0 * math.log(math.exp(0.125) * horizon / self.delta))
+        return int(self.n_groups)
+
+    def start(self, problem: LDPProblem, rng) -> _MoMALearner:
+        return _MoMALearner(problem, rng, self)
+
+
+ALGORITHMS = {
+    "ldp-tgp-ucb": TGPUCB,
+    "ldp-ata-gp-ucb": ATAGPUCB,
+    "ldp-moma-gp-ucb": MoMAGPUCB,
+    "gp-ucb": GPUCB,
+}
+
+
+def resolve_algorithm(algorithm) -> _Algorithm:
+    """An algorithm object from a name in :data:`ALGORITHMS` or an object."""
+    if isinstance(algorithm, _Algorithm):
+        return algorithm
+    if isinstance(algorithm, str) and algorithm in ALGORITHMS:
+        return ALGORITHMS[algorithm]()
+    raise ValueError(
+        f"algorithm must be one of {sorted(ALGORITHMS)} or an instance of "
+        f"TGPUCB, ATAGPUCB, MoMAGPUCB or GPUCB; got {algorithm!r}."
+    )

@@ -1,0 +1,198 @@
+"""LDPBayesianOptimizer and ldp_maximize: the client boundary and coverage."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+from _leaks import Secrets, walk
+
+from sklearn_dpbo import (
+    TGPUCB,
+    CandidateSet,
+    LaplaceRandomizer,
+    LDPBayesianOptimizer,
+    LDPReport,
+    MoMAGPUCB,
+    PrivacyLeakWarning,
+    RandomizedResponse,
+    ldp_maximize,
+)
+from sklearn_dpbo._gp import kernel_matrix
+from sklearn_dpbo._ldp_bo import LDPOptimizeResult
+
+GRID = [float(x) for x in np.linspace(0, 1, 20)]
+SPACE = {"x": GRID}
+
+
+def test_learner_never_receives_a_raw_value(monkeypatch):
+    raw = []
+    rng = np.random.default_rng(0)
+
+    def objective(params):
+        v = float(0.5 + 0.4 * np.sin(6 * params["x"]) + rng.uniform(-0.05, 0.05))
+        raw.append(v)
+        return v
+
+    told = []
+    original = LDPBayesianOptimizer.tell
+
+    def spy(self, x, report):
+        told.append(report)
+        return original(self, x, report)
+
+    monkeypatch.setattr(LDPBayesianOptimizer, "tell", spy)
+    res = ldp_maximize(objective, SPACE, 30, epsilon=1.0, algorithm="gp-ucb")
+    assert isinstance(res, LDPOptimizeResult)
+    assert len(told) == len(raw) == 30
+    assert all(type(r) is LDPReport for r in told)
+    secrets = Secrets(raw)
+    assert not any(secrets.match_float(r.value) for r in told)
+    # Nothing reachable from the result, nor its pickle, holds a raw value.
+    for path, _, obj in walk(res):
+        if isinstance(obj, (float, np.floating)):
+            assert not secrets.match_float(obj), path
+        if isinstance(obj, np.ndarray) and obj.dtype.kind == "f":
+            assert not secrets.match_array(obj), path
+    assert not secrets.match_bytes(pickle.dumps(res))
+
+
+def test_tell_refuses_bare_numbers_and_foreign_reports():
+    client = LaplaceRandomizer((0.0, 1.0), 1.0)
+    opt = LDPBayesianOptimizer(SPACE, client, 10, algorithm="ldp-tgp-ucb")
+    x = opt.ask()
+    with pytest.raises(TypeError, match="LDPReport"):
+        opt.tell(x, 0.73)
+    other = LaplaceRandomizer((0.0, 1.0), 2.0).privatize(0.5)
+    with pytest.raises(ValueError, match="different public settings"):
+        opt.tell(x, other)
+    wrong = dict(x, x=-1.0)
+    with pytest.raises(ValueError, match="last ask"):
+        opt.tell(wrong, client.privatize(0.5))
+    opt.tell(x, client.privatize(0.5))
+    with pytest.raises(RuntimeError, match="ask"):
+        opt.tell(x, client.privatize(0.5))
+
+
+def test_learner_holds_no_client_rng_and_pickles():
+    with pytest.warns(PrivacyLeakWarning):
+        client = LaplaceRandomizer((0.0, 1.0), 1.0, noise_random_state=4)
+    opt = LDPBayesianOptimizer(
+        SPACE, client, 40, algorithm=MoMAGPUCB(n_groups=3), random_state=0
+    )
+    for _ in range(20):
+        j = opt.ask_index()
+        opt.tell(j, client.privatize(GRID[j]))
+    assert all(obj is not client._source for _, _, obj in walk(opt))
+    clone = pickle.loads(pickle.dumps(opt))
+    # Same public state, same next proposals.
+    assert clone.history_ == opt.history_
+    assert clone.ask_index() == opt.ask_index()
+
+
+def test_horizon_is_enforced_and_recommend_is_an_evaluated_argmax():
+    client = RandomizedResponse((0.0, 1.0), 2.0)
+    opt = LDPBayesianOptimizer(SPACE, client, 5, algorithm="gp-ucb", random_state=1)
+    with pytest.raises(RuntimeError, match="tell"):
+        opt.recommend()
+    for _ in range(5):
+        j = opt.ask_index()
+        opt.tell(j, client.privatize(0.9))
+    with pytest.raises(RuntimeError, match="horizon"):
+        opt.ask()
+    evaluated = sorted({j for j, _ in opt.history_})
+    mean, _ = opt.posterior()
+    best = evaluated[int(np.argmax(mean[evaluated]))]
+    assert opt.recommend_index() == best
+    assert opt.recommend() == opt.candidates_.params[best]
+
+
+def test_seeds_separate_learner_and_clients():
+    # Same public random_state, different client noise: the first proposal
+    # (before any report) is identical; the client's seed never reaches it.
+    opts = []
+    for noise_seed in (1, 2):
+        with pytest.warns(PrivacyLeakWarning):
+            client = LaplaceRandomizer((0.0, 1.0), 1.0, noise_random_state=noise_seed)
+        opts.append(LDPBayesianOptimizer(SPACE, client, 10, random_state=7))
+    assert opts[0].ask_index() == opts[1].ask_index()
+
+
+def _rkhs_function(rng, K, B):
+    """f = Σ a_i k(·, z_i) with ‖f‖_H = aᵀK_zz a = B² exactly."""
+    idx = rng.choice(K.shape[0], 8, replace=False)
+    a = rng.uniform(-1, 1, 8)
+    norm = np.sqrt(a @ K[np.ix_(idx, idx)] @ a)
+    return K[:, idx] @ (a * B / norm)
+
+
+@pytest.mark.parametrize("algo", ["ldp-tgp-ucb", "ldp-ata-gp-ucb", "ldp-moma-gp-ucb"])
+def test_confidence_width_covers_rkhs_functions(algo):
+    """|f − μ_t| ≤ β_{t+1} σ_t on every candidate and round (δ = 0.1)."""
+    X = np.linspace(0, 1, 25)[:, None]
+    K = kernel_matrix(X, X, "squared-exponential", 0.2)
+    cands = CandidateSet({"x": [float(v) for v in X[:, 0]]})
+    rng = np.random.default_rng(3)
+    misses = 0
+    for trial in range(4):
+        f = _rkhs_function(rng, K, 1.0)
+        with pytest.warns(PrivacyLeakWarning):
+            client = LaplaceRandomizer((-2.0, 2.0), 1.0, noise_random_state=trial)
+        opt = LDPBayesianOptimizer(
+            cands, client, 120, algorithm=algo, rkhs_norm=1.0, random_state=trial
+        )
+        for _ in range(120):
+            j = opt.ask_index()
+            opt.tell(j, client.privatize(f[j] + rng.uniform(-1, 1)))
+            mean, std = opt.posterior()
+            misses += np.any(np.abs(f - mean) > opt.learner_.beta * std)
+    assert misses == 0
+
+
+def test_coverage_test_detects_a_too_narrow_width():
+    # Power check of the coverage test: 2% of TGP's width misses often.
+    X = np.linspace(0, 1, 25)[:, None]
+    K = kernel_matrix(X, X, "squared-exponential", 0.2)
+    cands = CandidateSet({"x": [float(v) for v in X[:, 0]]})
+    rng = np.random.default_rng(3)
+    f = _rkhs_function(rng, K, 1.0)
+    with pytest.warns(PrivacyLeakWarning):
+        client = LaplaceRandomizer((-2.0, 2.0), 1.0, noise_random_state=0)
+    opt = LDPBayesianOptimizer(
+        cands, client, 120, algorithm=TGPUCB(beta_scale=0.02), rkhs_norm=1.0
+    )
+    misses = 0
+    for _ in range(120):
+        j = opt.ask_index()
+        opt.tell(j, client.privatize(f[j] + rng.uniform(-1, 1)))
+        mean, std = opt.posterior()
+        misses += np.any(np.abs(f - mean) > opt.learner_.beta * std)
+    assert misses > 10
+
+
+def test_ldp_maximize_finds_the_optimum_with_a_large_epsilon():
+    f = lambda p: 1.0 - (p["x"] - 0.3) ** 2  # noqa: E731
+    res = ldp_maximize(
+        f,
+        SPACE,
+        150,
+        epsilon=50.0,
+        bounds=(0.0, 1.0),
+        algorithm="gp-ucb",
+        random_state=0,
+    )
+    assert abs(res.x["x"] - 0.3) <= 0.06
+    assert len(res.x_iters) == 150 and res.reports.shape == (150,)
+
+
+def test_bad_optimizer_settings():
+    client = LaplaceRandomizer((0.0, 1.0), 1.0)
+    with pytest.raises(ValueError, match="algorithm"):
+        LDPBayesianOptimizer(SPACE, client, 10, algorithm="ucb")
+    with pytest.raises(ValueError, match="n_calls"):
+        LDPBayesianOptimizer(SPACE, client, 0)
+    with pytest.raises(TypeError, match="randomizer"):
+        LDPBayesianOptimizer(SPACE, 1.0, 10)
+    with pytest.raises(ValueError, match="mechanism"):
+        ldp_maximize(lambda p: 0.0, SPACE, 3, mechanism="gaussian")

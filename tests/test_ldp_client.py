@@ -1,0 +1,197 @@
+"""Client-side randomisers of local-DP BO (``_ldp_client.py``).
+
+Statistical audit (TESTING.md P3/P4): on the extreme input pair (a, b) of
+the public range, ε̂ from one-sided Clopper–Pearson bounds (family-wise
+α = 1e-6, ``privacy/_audit.py``) must not exceed ε, and the same audit
+must flag a randomiser with half the noise (true loss 2ε).
+
+Resolution: at N = 20,000 draws per side and 5 bins, an exactly ε-tight
+outcome of probability 0.30 (the lower Laplace tail bin at ε = 1) is
+reported about 0.16 below ε (``resolution``), so an excess of more than
+about 0.2 over ε would be detected and half the noise (2ε) is caught with
+a wide margin.
+"""
+
+from __future__ import annotations
+
+import math
+import pickle
+import random
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from privacy._audit import ALPHA, binned, epsilon_lower_bound, resolution
+
+from sklearn_dpbo import (
+    LaplaceRandomizer,
+    LDPReport,
+    PrivacyLeakWarning,
+    RandomizedResponse,
+)
+from sklearn_dpbo._samplers import laplace_on_grid, secure_source
+
+EPS = 1.0
+N_AUDIT = 20_000
+EDGES = (-0.5, 0.0, 1.0, 1.5)  # public bins around [a, b] = [0, 1]
+
+
+def _draw(fn, value, n):
+    return np.fromiter((fn(value) for _ in range(n)), dtype=float, count=n)
+
+
+_LAPLACE = LaplaceRandomizer((0.0, 1.0), EPS)  # production: OS CSPRNG
+_RR = RandomizedResponse((0.0, 1.0), EPS)
+_BROKEN_SOURCE = random.SystemRandom()
+
+
+def _laplace_production(value):
+    return _LAPLACE.privatize(value).value
+
+
+_HALF = secure_source()
+
+
+def _laplace_half_noise(value):
+    # Broken variant: calibrated to half the range (true loss 2ε).
+    return laplace_on_grid(min(max(value, 0.0), 1.0), 0.5, EPS, _HALF)[0]
+
+
+@pytest.mark.slow
+def test_laplace_randomizer_audit_extreme_pair():
+    a, b = (
+        _draw(_laplace_production, 0.0, N_AUDIT),
+        _draw(_laplace_production, 1.0, N_AUDIT),
+    )
+    res = epsilon_lower_bound(binned(a, EDGES), binned(b, EDGES), ALPHA)
+    assert res.epsilon_hat <= EPS, str(res)
+    # The audit is not vacuous: it resolves a tight ε to within 0.17, and
+    # the tail bins are ε-tight (Pr 0.30 vs 0.11 below -0.5).
+    assert resolution(N_AUDIT, 0.30, EPS, len(EDGES) + 1) < 0.17
+    assert res.epsilon_hat > EPS - 0.3, str(res)
+
+
+@pytest.mark.slow
+def test_laplace_audit_catches_half_the_noise():
+    n = 6_000
+    a, b = _draw(_laplace_half_noise, 0.0, n), _draw(_laplace_half_noise, 1.0, n)
+    res = epsilon_lower_bound(binned(a, EDGES), binned(b, EDGES), ALPHA)
+    assert res.epsilon_hat > EPS, str(res)
+
+
+def test_laplace_clips_before_noise():
+    # Inputs beyond the bounds behave exactly as the bounds (same seed).
+    with pytest.warns(PrivacyLeakWarning):
+        r1 = LaplaceRandomizer((0.0, 1.0), EPS, noise_random_state=3)
+    with pytest.warns(PrivacyLeakWarning):
+        r2 = LaplaceRandomizer((0.0, 1.0), EPS, noise_random_state=3)
+    assert [r1.privatize(x).value for x in (5.0, -7.0, float("nan"))] == [
+        r2.privatize(x).value for x in (1.0, 0.0, 0.0)
+    ]
+
+
+def test_laplace_report_on_public_grid_and_scale():
+    r = LaplaceRandomizer((-2.0, 2.0), 0.5)
+    spec = r.public_spec()
+    k = math.floor(math.log2(4.0 / 0.5)) - 20
+    assert spec.noise_scale == pytest.approx((4.0 + 2.0**k) / 0.5, rel=1e-15)
+    assert spec.second_moment == pytest.approx(4.0 + 2.0 * spec.noise_scale**2)
+    for _ in range(200):
+        v = r.privatize(0.123456789).value
+        assert (Fraction(v) / Fraction(2) ** k).denominator == 1
+
+
+def test_laplace_noise_distribution_matches_scale():
+    # Mean absolute deviation of Laplace(l) is l; 4000 draws: s.d. of the
+    # mean is l/sqrt(4000) ≈ 0.016 l; tolerance 6 s.d. Also rejects l/2.
+    with pytest.warns(PrivacyLeakWarning):
+        r = LaplaceRandomizer((0.0, 1.0), 2.0, noise_random_state=11)
+    draws = np.array([r.privatize(0.5).value for _ in range(4000)]) - 0.5
+    mad = np.abs(draws).mean()
+    scale = r.public_spec().noise_scale
+    assert abs(mad - scale) < 6 * scale / math.sqrt(4000)
+    assert abs(mad - scale / 2) > 6 * scale / math.sqrt(4000)
+
+
+def _rr_exact_p1(u: float, eps: float) -> float:
+    q = 1.0 / (1.0 + math.exp(eps))
+    return q + u * (1.0 - 2.0 * q)
+
+
+def test_randomized_response_distribution_and_unbiased():
+    eps = 1.0
+    with pytest.warns(PrivacyLeakWarning):
+        r = RandomizedResponse((0.0, 1.0), eps, noise_random_state=5)
+    n = 4_000
+    for u in (0.0, 0.3, 1.0):
+        vals = np.array([r.privatize(u).value for _ in range(n)])
+        hi = r.public_spec().report_half_width + 0.5
+        assert set(np.round(vals, 12)) <= {round(hi, 12), round(1.0 - hi, 12)}
+        p_hat = np.mean(vals > 0.5)
+        p = _rr_exact_p1(u, eps)
+        assert abs(p_hat - p) < 5 * math.sqrt(p * (1 - p) / n)
+        assert abs(vals.mean() - u) < 5 * vals.std() / math.sqrt(n)
+
+
+def _rr_production(value):
+    return _RR.privatize(value).value
+
+
+def _rr_broken(value):
+    # Flip probability of 2ε: true loss 2ε.
+    q = 1.0 / (1.0 + math.exp(2 * EPS))
+    bit = value >= 0.5
+    return float(bit != (_BROKEN_SOURCE.random() < q))
+
+
+@pytest.mark.slow
+def test_randomized_response_audit_and_power():
+    n = 12_000
+    edges = (0.5,)
+    a, b = _draw(_rr_production, 0.0, n), _draw(_rr_production, 1.0, n)
+    res = epsilon_lower_bound(binned(a, edges), binned(b, edges), ALPHA)
+    assert EPS - 0.2 < res.epsilon_hat <= EPS, str(res)
+    a, b = _draw(_rr_broken, 0.0, n), _draw(_rr_broken, 1.0, n)
+    res = epsilon_lower_bound(binned(a, edges), binned(b, edges), ALPHA)
+    assert res.epsilon_hat > EPS, str(res)
+
+
+def test_report_runs_objective_inside_and_returns_report_only():
+    seen = []
+
+    def objective(p):
+        seen.append(p)
+        return 0.25
+
+    r = LaplaceRandomizer((0.0, 1.0), 1.0)
+    rep = r.report(objective, {"x": 1})
+    assert isinstance(rep, LDPReport) and seen == [{"x": 1}]
+    assert rep.spec == r.public_spec()
+    assert set(vars(rep)) == {"value", "spec"}
+
+
+def test_seed_warns_and_pickle_drops_the_source():
+    with pytest.warns(PrivacyLeakWarning, match="NOT locally differentially"):
+        r = LaplaceRandomizer((0.0, 1.0), 1.0, noise_random_state=1)
+    blob = pickle.dumps(r)
+    assert b"_source" not in blob
+    r2 = pickle.loads(blob)
+    assert r2.public_spec() == r.public_spec()
+    default = LaplaceRandomizer((0.0, 1.0), 1.0)
+    assert isinstance(default._source, random.SystemRandom)
+
+
+@pytest.mark.parametrize(
+    "bounds, eps",
+    [((1.0, 0.0), 1.0), ((0.0, math.inf), 1.0), ((0.0, 1.0), 0.0), ((0, 1), math.nan)],
+)
+def test_bad_settings_rejected(bounds, eps):
+    with pytest.raises(ValueError):
+        LaplaceRandomizer(bounds, eps)
+
+
+def test_non_numeric_reward_rejected_without_value():
+    r = LaplaceRandomizer((0.0, 1.0), 1.0)
+    with pytest.raises(TypeError, match="real number") as exc:
+        r.privatize("0.731")
+    assert "0.731" not in str(exc.value)
