@@ -209,7 +209,7 @@ class PrivacyReport:
                 f"- {r['quantity']}: {r['mechanism']}, {r['guarantee']} with "
                 f"epsilon={r['epsilon']:.4g}, delta={r['delta']:.3g}; "
                 f"sensitivity={r['sensitivity']:.4g}, noise scale="
-                f"{r['noise_scale']:.4g} (score units)"
+                f"{r['noise_scale']:.4g} (units of the released quantity)"
             )
             lines.append(f"    assumes: {r['assumption']}")
             lines.append(f"    source: {r['reference']}")
