@@ -64,6 +64,15 @@ class SearchMode(BaseEstimator):
     method: str = ""
     _parameter_constraints: dict = {}
 
+    def __eq__(self, other) -> bool:
+        """Same class and same parameters (as scikit-learn's kernels)."""
+        if type(self) is not type(other):
+            return NotImplemented
+        mine, theirs = self.get_params(deep=False), other.get_params(deep=False)
+        return all(_same(mine[k], theirs[k]) for k in mine)
+
+    __hash__ = None  # mutable through set_params, as a kernel
+
     def _validate_in(self, owner: str, prefix: str = "method__") -> None:
         """Validate the parameters, naming them ``<prefix><name>`` for ``owner``.
 
@@ -85,6 +94,16 @@ class SearchMode(BaseEstimator):
                     f"{name}={value!r}. Pass e.g. "
                     f"{type(self).__name__}({name}=3)."
                 )
+
+
+def _same(a, b) -> bool:
+    """Parameter equality that does not fail on arrays or splitters."""
+    if a is b:
+        return True
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):
+        return False
 
 
 class PrivateSelection(SearchMode):

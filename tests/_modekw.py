@@ -12,6 +12,8 @@ def with_mode(method: str, kw: dict, **mode_defaults) -> dict:
     ``public_cv=2`` for ``"private-selection"``); a key of ``kw`` that the
     mode does not have stays in the search's keywords, where it raises.
     """
+    if isinstance(method, str) and method not in MODES:
+        return dict(kw, method=method)  # invalid: left for fit to refuse
     cls = MODES[method] if isinstance(method, str) else type(method)
     names = set(cls._parameter_constraints)
     mode_kw = {k: v for k, v in mode_defaults.items() if k in names}
