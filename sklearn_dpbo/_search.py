@@ -779,6 +779,12 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         """Validate everything that does not need data; return the plan."""
         self._validate_params()
         mode = resolve_mode(self.method)
+        if MODES.get(mode.method) is not type(mode):
+            raise ValueError(
+                f"method={self.method!r} is not one of the library's modes: "
+                f"pass one of {sorted(MODES)} or an instance of "
+                f"{', '.join(cls.__name__ for cls in MODES.values())}."
+            )
         # The mode's own parameters, named method__<name> in the messages.
         mode._validate_in(type(self).__name__)
         self._check_refit_param()

@@ -250,6 +250,16 @@ def test_method_of_the_wrong_type_is_refused():
         _spy_search(method=LogisticRegression()).fit(np.zeros((4, 2)), [0, 1] * 2)
 
 
+def test_a_mode_of_unknown_class_is_refused(id_data, spy_log):
+    class Custom(PrivateSelection):
+        pass
+
+    X, y, tr, _ = id_data
+    with pytest.raises(ValueError, match="not one of the library's modes"):
+        _spy_search(method=Custom()).fit(X[tr], y[tr], X_val=_Untouchable(), y_val=1)
+    assert spy_log == []
+
+
 # ---------------------------------------------------------------------------
 # The constructor and the moved keywords
 # ---------------------------------------------------------------------------
