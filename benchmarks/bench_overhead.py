@@ -487,7 +487,7 @@ def readme_task(n_iter, repeats, batch_sizes=(1,), log=print):
     from sklearn.preprocessing import StandardScaler
     from sklearn.svm import SVC
 
-    from sklearn_dpbo import DPBayesSearchCV
+    from sklearn_dpbo import DPBayesSearchCV, PrivateSelection
 
     X, y = load_digits(return_X_y=True)
     X_tr, X_rest, y_tr, y_rest = train_test_split(
@@ -524,7 +524,7 @@ def readme_task(n_iter, repeats, batch_sizes=(1,), log=print):
                     n_iter=n_iter,
                     n_jobs=n_jobs,
                     random_state=r,
-                    batch_size=batch_size,
+                    method=PrivateSelection(batch_size=batch_size),
                     **kwargs,
                 )
                 timer = None

@@ -134,7 +134,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 
 import sklearn_dpbo
-from sklearn_dpbo import CandidateSet, DPBayesSearchCV, DPScorer
+from sklearn_dpbo import CandidateSet, DPBayesSearchCV, DPScorer, PrivateSelection
 from sklearn_dpbo._acquisition import ucb_beta
 from sklearn_dpbo._bo import bayesian_optimisation
 from sklearn_dpbo._evaluation import _public_fold as real_public_fold
@@ -506,6 +506,13 @@ class patched:
 
 
 def make_search(seed: int, epsilon: float, **kwargs) -> DPBayesSearchCV:
+    """The search of one configuration; flat private-selection keywords
+    (``shortlist_size=``, ``batch_size=``, ...) go into its mode object."""
+    if kwargs.get("method", "private-selection") == "private-selection":
+        names = PrivateSelection._parameter_constraints
+        mode = {k: kwargs.pop(k) for k in list(kwargs) if k in names}
+        if mode:
+            kwargs["method"] = PrivateSelection(**mode)
     kwargs.setdefault("refit", False)
     kwargs.setdefault("n_jobs", 1)
     if "noise_random_state" in inspect.signature(DPBayesSearchCV).parameters:
@@ -704,7 +711,10 @@ def _run_seed(name, seed, configs, table, references) -> dict:
             out["fits"].append(lookup.calls)
             out["wall"].append(own + lookup.replayed_seconds)
             out["index"].append(int(search.best_index_))
-            if search.method == "private-selection" and search.shortlist == "bo":
+            mode = search.method
+            if getattr(mode, "method", mode) == "private-selection" and (
+                getattr(mode, "shortlist", "bo") == "bo"
+            ):
                 # Public: the longest BO shortlist of this seed (the shortlist
                 # for a smaller shortlist_size is its prefix).
                 sl = [int(j) for j in search.shortlist_]
@@ -1374,6 +1384,7 @@ def main(argv=None) -> int:
     t_runs = time.perf_counter() - t_runs
 
     defaults = DPBayesSearchCV(make_estimator(), SEARCH_SPACES)
+    mode_defaults = PrivateSelection()
     meta = {
         "python": platform.python_version(),
         "sklearn": sklearn.__version__,
@@ -1401,7 +1412,7 @@ def main(argv=None) -> int:
         "n_iter": N_ITER,
         "seeds": seeds,
         "library_defaults": {
-            "shortlist_size": defaults.shortlist_size,
+            "shortlist_size": mode_defaults.shortlist_size,
             "budget_split": defaults.budget_split,
         },
         "public_cv_fits": int(sum(r["n_cv_fits"] for r in runs.values())),

@@ -16,6 +16,7 @@ from ._dp_gp_selection import PrivateGridSelection, PublicDataSelection
 from ._ldp_algorithms import ATAGPUCB, GPUCB, TGPUCB, MoMAGPUCB
 from ._ldp_bo import LDPBayesianOptimizer, LDPOptimizeResult, ldp_maximize
 from ._ldp_client import LaplaceRandomizer, LDPReport, MechanismSpec, RandomizedResponse
+from ._modes import DPGPUCB, FederatedLDP, Lipschitz, PrivateSelection, SearchMode
 from ._scorers import DPScorer, RowIndependenceError, make_dp_scorer
 from ._search import DPBayesSearchCV, PrivateComputationError
 from ._validation import PrivacyLeakWarning, UselessReleaseWarning
@@ -29,23 +30,28 @@ __all__ = [
     "CandidateSet",
     "DatasetKernelEstimate",
     "DPBayesSearchCV",
+    "DPGPUCB",
     "DPGaussianProcessRegressor",
     "DPScorer",
+    "FederatedLDP",
     "GPUCB",
     "LaplaceRandomizer",
     "LDPBayesianOptimizer",
     "LDPOptimizeResult",
     "LDPReport",
+    "Lipschitz",
     "MechanismSpec",
     "MoMAGPUCB",
     "PrivacyLeakWarning",
     "PrivacyReport",
     "PrivateComputationError",
     "PrivateGridSelection",
+    "PrivateSelection",
     "PublicDataSelection",
     "RandomizedResponse",
     "Release",
     "RowIndependenceError",
+    "SearchMode",
     "TGPUCB",
     "UselessReleaseWarning",
     "estimate_dataset_kernel",

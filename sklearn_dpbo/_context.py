@@ -3,7 +3,8 @@
 The plan holds only public values, fixed before any data is read; the
 data holds the training set (public) and the validation set (private).
 Modes (``_gp_ucb.py``, ``_private_selection.py``) take a
-:class:`SearchContext` and return their releases.
+:class:`SearchContext` and return their releases; they read their own
+parameters from ``ctx.mode`` (a :class:`~._modes.SearchMode`).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ class SearchPlan:
     candidates: CandidateSet
     seed: int  # public seed (candidate set, public folds)
     tie_break: np.ndarray  # public permutation ranks of the candidates
+    mode: Any = None  # the resolved mode object (_modes.SearchMode), public
 
 
 class SearchData:
@@ -89,9 +91,14 @@ class SearchData:
 class SearchContext:
     """Everything a mode needs: the estimator's settings, plan, data, tools."""
 
-    search: Any  # the DPBayesSearchCV (its constructor parameters)
+    search: Any  # the DPBayesSearchCV (its mode-independent parameters)
     plan: SearchPlan
     data: SearchData
     parallel: Any  # a joblib.Parallel
     rng: Any  # noise source with randrange (private; never stored)
     progress: Callable[[str], None]  # prints nothing private
+
+    @property
+    def mode(self) -> Any:
+        """The resolved mode object (its parameters; public)."""
+        return self.plan.mode

@@ -192,6 +192,7 @@ def estimate_dataset_kernel(
     -------
     DatasetKernelEstimate
     """
+    from ._modes import DPGPUCB
     from ._search import DPBayesSearchCV
 
     if neighbours not in ("add-remove", "swap"):
@@ -216,14 +217,15 @@ def estimate_dataset_kernel(
     plan = DPBayesSearchCV(
         estimator,
         search_spaces,
-        method="gp-ucb",
+        method=DPGPUCB(
+            kernel=kernel,
+            length_scale=length_scale,
+            noise=noise,
+            score_offset=score_offset,
+            score_scale=score_scale,
+        ),
         n_candidates=n_candidates,
         scoring=scoring,
-        kernel=kernel,
-        length_scale=length_scale,
-        noise=noise,
-        score_offset=score_offset,
-        score_scale=score_scale,
         random_state=random_state,
     )._check_settings()
     candidates, scorer = plan.candidates, plan.scorer

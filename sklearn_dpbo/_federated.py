@@ -113,7 +113,7 @@ def _owner_report(ctx, params, rows, randomizer) -> LDPReport:
 
 def run_federated_ldp(ctx: SearchContext) -> tuple[list[Release], int, dict]:
     """One ε-LDP report per asked owner; learner on the reports only."""
-    search, plan, data = ctx.search, ctx.plan, ctx.data
+    search, mode, plan, data = ctx.search, ctx.mode, ctx.plan, ctx.data
     T = int(search.n_iter)
     check_groups(data.groups, data.n_validation, T)
     low, high = plan.scorer.bounds
@@ -124,8 +124,8 @@ def run_federated_ldp(ctx: SearchContext) -> tuple[list[Release], int, dict]:
         randomizer,
         T,
         algorithm=FEDERATED_ALGORITHM,
-        kernel=search.kernel,
-        length_scale=search.length_scale,
+        kernel=mode.kernel,
+        length_scale=mode.length_scale,
         random_state=plan.seed,
     )
     for t in range(T):

@@ -41,33 +41,36 @@ from ._releases import (
 __all__ = ["run_gp_ucb", "score_noise_scale"]
 
 
-def _assumption(search, offset: float, scale: float) -> str:
+def _assumption(mode, offset: float, scale: float) -> str:
     return (
         "Assumption 1 of Kusner et al. (2015): the validation-score functions "
         "of all validation sets are jointly GP(0, k1 x k2) with dataset "
-        f"correlation k1={search.dataset_kernel}, k2={search.kernel}(length_scale="
-        f"{search.length_scale}) on the encoded candidate space, observation "
-        f"noise variance {search.noise} in GP units (score - {offset:g})/"
+        f"correlation k1={mode.dataset_kernel}, k2={mode.kernel}(length_scale="
+        f"{mode.length_scale}) on the encoded candidate space, observation "
+        f"noise variance {mode.noise} in GP units (score - {offset:g})/"
         f"{scale:g}; the guarantee holds with probability >= 1 - delta"
     )
 
 
 def score_noise_scale(search, plan, eps_s: float, delta_s: float) -> float:
-    """Laplace scale b of the score release, GP units (public)."""
-    candidates = plan.candidates
+    """Laplace scale b of the score release, GP units (public).
+
+    The mode's parameters are read from ``plan.mode`` (a :class:`DPGPUCB`).
+    """
+    mode, candidates = plan.mode, plan.candidates
     n, T = len(candidates), int(search.n_iter)
-    if search.noise > 0:
+    if mode.noise > 0:
         gamma = greedy_information_gain(
             candidates.X,
             T,
-            kernel=search.kernel,
-            length_scale=search.length_scale,
-            noise=search.noise,
+            kernel=mode.kernel,
+            length_scale=mode.length_scale,
+            noise=mode.noise,
         )
         return gp_ucb_score_scale(
-            eps_s, T, n, delta_s, search.dataset_kernel, search.noise, gamma
+            eps_s, T, n, delta_s, mode.dataset_kernel, mode.noise, gamma
         )
-    A, tau = search.noise_free_constants
+    A, tau = mode.noise_free_constants
     return noise_free_score_scale(
         eps_s,
         A,
@@ -76,14 +79,14 @@ def score_noise_scale(search, plan, eps_s: float, delta_s: float) -> float:
         candidates.X.shape[1],
         n,
         delta_s,
-        search.dataset_kernel,
-        search.noise_free_bound,
+        mode.dataset_kernel,
+        mode.noise_free_bound,
     )
 
 
 def run_gp_ucb(ctx: SearchContext) -> tuple[list[Release], int, dict]:
     """Run Algorithm 1 (or 2) and return its releases and the released index."""
-    search, plan, data = ctx.search, ctx.plan, ctx.data
+    search, mode, plan, data = ctx.search, ctx.mode, ctx.plan, ctx.data
     candidates = plan.candidates
     n, T = len(candidates), int(search.n_iter)
     offset, scale = plan.offset, plan.scale
@@ -95,9 +98,9 @@ def run_gp_ucb(ctx: SearchContext) -> tuple[list[Release], int, dict]:
     delta_bo = score_budget[1] if score_budget else delta_p
 
     # Constants first: they need no data (and fail before touching it).
-    sens_mu = gp_ucb_params_sensitivity(T, n, delta_p, search.dataset_kernel)
+    sens_mu = gp_ucb_params_sensitivity(T, n, delta_p, mode.dataset_kernel)
     score_b = score_noise_scale(search, plan, *score_budget) if score_budget else None
-    assumption = _assumption(search, offset, scale)
+    assumption = _assumption(mode, offset, scale)
 
     # The first candidate is chosen before any score is seen (μ_0 = 0,
     # σ_0 = 1: the public tie-break decides), so it is public: fit it on the
@@ -140,10 +143,10 @@ def run_gp_ucb(ctx: SearchContext) -> tuple[list[Release], int, dict]:
         n_iter=T,
         beta=lambda t: gp_ucb_beta(t, n, delta_bo),
         tie_break=plan.tie_break,
-        kernel=search.kernel,
-        length_scale=search.length_scale,
-        noise=search.noise,
-        batch_size=1 if search.batch_size is None else search.batch_size,
+        kernel=mode.kernel,
+        length_scale=mode.length_scale,
+        noise=mode.noise,
+        batch_size=1 if mode.batch_size is None else mode.batch_size,
         progress=lambda t, total: ctx.progress(f"iteration {t}/{total}"),
     )
     # Line 12.
@@ -169,7 +172,7 @@ def run_gp_ucb(ctx: SearchContext) -> tuple[list[Release], int, dict]:
             bounds=plan.scorer.bounds,
             rng=ctx.rng,
         )
-        if search.noise > 0:
+        if mode.noise > 0:
             # Lines 13-15.
             releases.append(
                 release_best_score_gp(
@@ -183,7 +186,7 @@ def run_gp_ucb(ctx: SearchContext) -> tuple[list[Release], int, dict]:
             )
         else:
             # Algorithm 2: f_V(λ_T) ("icml") or max_{2<=t<=T} f_V(λ_t).
-            if search.noise_free_bound == "icml":
+            if mode.noise_free_bound == "icml":
                 observed = float(trace.scores[-1])
             else:
                 tail = trace.scores[1:] if T > 1 else trace.scores
@@ -193,8 +196,8 @@ def run_gp_ucb(ctx: SearchContext) -> tuple[list[Release], int, dict]:
                     observed,
                     assumption=assumption
                     + "; the de Freitas et al. (2012) regret bound with "
-                    f"A, tau = {search.noise_free_constants} "
-                    f"({search.noise_free_bound} variant) holds on each of V "
+                    f"A, tau = {mode.noise_free_constants} "
+                    f"({mode.noise_free_bound} variant) holds on each of V "
                     "and V' with probability >= 1 - delta/4 for the search run "
                     "here, which is GP-UCB: de Freitas et al. prove their "
                     "bound for their own optimiser (UCB with shrinking search "

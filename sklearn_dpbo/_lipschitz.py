@@ -309,7 +309,7 @@ def _assumption(setup: LipschitzSetup, lam_min, lam_max, capped: bool) -> str:
 
 def run_lipschitz(ctx: SearchContext) -> tuple[list[Release], int, dict]:
     """Algorithm 3 for ``best_score_``, private selection over the path for λ̃."""
-    search, plan, data = ctx.search, ctx.plan, ctx.data
+    search, mode, plan, data = ctx.search, ctx.mode, ctx.plan, ctx.data
     candidates, scorer = plan.candidates, plan.scorer
     setup = check_assumption_2(search.estimator, candidates, scorer)
     n_train = _check_training(data)
@@ -341,7 +341,7 @@ def run_lipschitz(ctx: SearchContext) -> tuple[list[Release], int, dict]:
         ),
         "score_sensitivity": score_sens,
         "score_sensitivity_capped": capped,
-        "acquisition": search.acquisition,
+        "acquisition": mode.acquisition,
     }
 
     # The whole public path, scored once on the validation set.
@@ -356,7 +356,7 @@ def run_lipschitz(ctx: SearchContext) -> tuple[list[Release], int, dict]:
             path,
             epsilon=eps_p,
             sensitivity=params_sens,
-            selection=search.selection,
+            selection=mode.selection,
             rng=ctx.rng,
         )
     ]
@@ -370,10 +370,10 @@ def run_lipschitz(ctx: SearchContext) -> tuple[list[Release], int, dict]:
             n_iter=int(search.n_iter),
             beta=lambda t: ucb_beta(t, n, BO_DELTA),
             tie_break=plan.tie_break,
-            kernel=search.kernel,
-            length_scale=search.length_scale,
-            noise=search.noise if search.noise > 0 else 1e-6,
-            acquisition=search.acquisition,
+            kernel=mode.kernel,
+            length_scale=mode.length_scale,
+            noise=mode.noise if mode.noise > 0 else 1e-6,
+            acquisition=mode.acquisition,
             progress=lambda t, total: ctx.progress(f"BO iteration {t}/{total}"),
         )
         f_bo = float(path[trace.indices].max())  # line 2

@@ -34,7 +34,7 @@ def public_noise_scales(search, plan, n_train: int, n_validation: int) -> dict:
     """
     low, high = plan.scorer.bounds
     width = float(high) - float(low)
-    pure = search.method in _PURE_EPSILON_MODES
+    pure = plan.mode.method in _PURE_EPSILON_MODES
     params, score = split_budget(
         plan.epsilon,
         0.0 if pure else plan.delta,
@@ -42,9 +42,9 @@ def public_noise_scales(search, plan, n_train: int, n_validation: int) -> dict:
         search.release_score,
     )
     noise = {}
-    if search.method == "gp-ucb":
+    if plan.mode.method == "gp-ucb":
         n, T = len(plan.candidates), int(search.n_iter)
-        sens = gp_ucb_params_sensitivity(T, n, params[1], search.dataset_kernel)
+        sens = gp_ucb_params_sensitivity(T, n, params[1], plan.mode.dataset_kernel)
         noise["best_params_"] = 2.0 * sens * plan.scale / params[0]
         if score is not None:
             noise["best_score_"] = score_noise_scale(search, plan, *score) * plan.scale
@@ -53,7 +53,7 @@ def public_noise_scales(search, plan, n_train: int, n_validation: int) -> dict:
     noise["best_params_"] = 2.0 * smallest / params[0]
     if score is None:
         return noise
-    if search.method == "lipschitz":
+    if plan.mode.method == "lipschitz":
         setup = check_assumption_2(search.estimator, plan.candidates, plan.scorer)
         values = [p[setup.parameter] for p in plan.candidates.params]
         lam = regularisation_to_lambda(setup.kind, values, n_train)
@@ -90,19 +90,19 @@ def warn_useless_releases(search, plan, n_train: int, n_validation: int) -> None
         "method='private-selection' (the default) needs no assumption and "
         "calibrates its noise to the scorer's sensitivity, (high - low)/m "
         "for a mean of m per-record values: use it unless you need "
-        f"Kusner et al.'s {search.method!r} mode."
+        f"Kusner et al.'s {plan.mode.method!r} mode."
     )
     scales = public_noise_scales(search, plan, n_train, n_validation)
     for quantity, scale in scales.items():
         # Kusner et al.'s releases (gp-ucb, Algorithm 3's score) have a better
         # alternative; a selection over m per-record means needs more m or ε.
-        kusner = search.method == "gp-ucb" or (
-            search.method == "lipschitz" and quantity == "best_score_"
+        kusner = plan.mode.method == "gp-ucb" or (
+            plan.mode.method == "lipschitz" and quantity == "best_score_"
         )
         better = other_method if kusner else more_data
         if scale > width:
             warnings.warn(
-                f"method={search.method!r}: the noise scale of {quantity} "
+                f"method={plan.mode.method!r}: the noise scale of {quantity} "
                 f"({scale:.3g} in score units) exceeds the width of the "
                 f"scorer's range ({width:g}), so this release carries little "
                 f"information. {better}",

@@ -53,19 +53,19 @@ PUBLIC_BO_DELTA = 0.1
 PUBLIC_BATCH_SIZE = 2
 
 
-def _public_folds(search, X, y, seed: int, fit_params: dict) -> list[tuple]:
+def _public_folds(search, mode, X, y, seed: int, fit_params: dict) -> list[tuple]:
     """The public CV folds inside the training set, indexed once."""
-    if isinstance(search.public_cv, numbers.Integral):
+    if isinstance(mode.public_cv, numbers.Integral):
         if (
             is_classifier(search.estimator)
             and y is not None
             and type_of_target(y) in ("binary", "multiclass")
         ):
-            cv = StratifiedKFold(search.public_cv, shuffle=True, random_state=seed)
+            cv = StratifiedKFold(mode.public_cv, shuffle=True, random_state=seed)
         else:
-            cv = KFold(search.public_cv, shuffle=True, random_state=seed)
+            cv = KFold(mode.public_cv, shuffle=True, random_state=seed)
     else:
-        cv = check_cv(search.public_cv, y, classifier=is_classifier(search.estimator))
+        cv = check_cv(mode.public_cv, y, classifier=is_classifier(search.estimator))
     n = _num_samples(X)
     folds = []
     for tr, te in cv.split(X, y):
@@ -89,15 +89,15 @@ def public_search(ctx: SearchContext) -> tuple[np.ndarray, dict | None]:
     training set (:func:`~._cv_results.public_cv_results`). ``"grid"`` and
     ``"random"`` score nothing publicly, so they have no table (None).
     """
-    search, plan, data = ctx.search, ctx.plan, ctx.data
+    search, mode, plan, data = ctx.search, ctx.mode, ctx.plan, ctx.data
     candidates = plan.candidates
     n = len(candidates)
-    if search.shortlist == "grid":
+    if mode.shortlist == "grid":
         return np.arange(n), None
-    if search.shortlist == "random":
-        return np.argsort(plan.tie_break)[: min(search.shortlist_size, n)], None
+    if mode.shortlist == "random":
+        return np.argsort(plan.tie_break)[: min(mode.shortlist_size, n)], None
     folds = _public_folds(
-        search, data.X_train, data.y_train, plan.seed, data.fit_params
+        search, mode, data.X_train, data.y_train, plan.seed, data.fit_params
     )
     split_scores: dict[int, list[float]] = {}  # public: training-set folds
 
@@ -133,12 +133,10 @@ def public_search(ctx: SearchContext) -> tuple[np.ndarray, dict | None]:
         n_iter=min(int(search.n_iter), n),
         beta=lambda t: ucb_beta(t, n, PUBLIC_BO_DELTA),
         tie_break=plan.tie_break,
-        kernel=search.kernel,
-        length_scale=search.length_scale,
-        noise=search.noise if search.noise > 0 else 1e-6,
-        batch_size=PUBLIC_BATCH_SIZE
-        if search.batch_size is None
-        else search.batch_size,
+        kernel=mode.kernel,
+        length_scale=mode.length_scale,
+        noise=mode.noise if mode.noise > 0 else 1e-6,
+        batch_size=PUBLIC_BATCH_SIZE if mode.batch_size is None else mode.batch_size,
         progress=lambda t, total: ctx.progress(f"public search iteration {t}/{total}"),
     )
     warn_fit_failures(failures, n_fits[0], search.error_score)
@@ -152,7 +150,7 @@ def public_search(ctx: SearchContext) -> tuple[np.ndarray, dict | None]:
             "the FitFailedWarning). Nothing was released and no budget was "
             "spent: fix the estimator or the search space on the training data."
         )
-    shortlist = np.asarray(order[: search.shortlist_size], dtype=int)
+    shortlist = np.asarray(order[: mode.shortlist_size], dtype=int)
     evaluated = list(split_scores)  # first-evaluation order
     table = public_cv_results(
         [candidates.params[j] for j in evaluated],
@@ -165,7 +163,7 @@ def public_search(ctx: SearchContext) -> tuple[np.ndarray, dict | None]:
 
 def run_private_selection(ctx: SearchContext) -> tuple[list[Release], int, dict]:
     """Shortlist publicly, score privately, release by private selection."""
-    search, plan, data = ctx.search, ctx.plan, ctx.data
+    search, mode, plan, data = ctx.search, ctx.mode, ctx.plan, ctx.data
     scorer = plan.scorer
     shortlist, table = public_search(ctx)
     ctx.progress(
@@ -180,7 +178,7 @@ def run_private_selection(ctx: SearchContext) -> tuple[list[Release], int, dict]
         utilities,
         epsilon=eps_p,
         sensitivity=sensitivity,
-        selection=search.selection,
+        selection=mode.selection,
         rng=ctx.rng,
     )
     position = params_release.value

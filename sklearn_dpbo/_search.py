@@ -35,9 +35,9 @@ from ._candidates import CandidateSet
 from ._context import SearchContext, SearchData, SearchPlan
 from ._evaluation import fit_public, index_fit_params, score_private
 from ._federated import run_federated_ldp
-from ._gp import KERNELS
 from ._gp_ucb import run_gp_ucb
 from ._lipschitz import check_assumption_2, run_lipschitz
+from ._modes import MODES, SearchMode, moved_parameter_hint, resolve_mode
 from ._noise_check import warn_useless_releases
 from ._private_selection import run_private_selection
 from ._releases import release_best_score_selection
@@ -192,12 +192,15 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
     validation sets have the same public size m and differ by one swapped
     record. The training set is not protected.
 
-    Two release families, chosen by ``method``:
+    Two release families, chosen by ``method`` (a string, or a mode object
+    carrying the mode's own parameters, e.g. ``method=PrivateSelection(
+    shortlist_size=5)``; see :mod:`sklearn_dpbo._modes`):
 
     ``"private-selection"`` (default, no modelling assumption)
         Bayesian optimisation (GP-UCB) runs on *public* signal only,
         ``public_cv``-fold cross-validation inside the training set, and
-        keeps a shortlist of the ``shortlist_size`` best candidates. Each is
+        keeps a shortlist of the ``shortlist_size`` best candidates
+        (parameters of :class:`PrivateSelection`). Each is
         fitted on the training set and scored once on the validation set.
         ``best_params_`` is selected by permute-and-flip (or the
         exponential mechanism) with the scorer's sensitivity (1/m for
@@ -216,6 +219,7 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         released by Algorithm 2. Measured: at total ε = 1 its selection is
         barely better than uniform and its score noise exceeds the score
         range (see README); it is offered for fidelity to the paper.
+        Parameters: :class:`DPGPUCB`.
 
     ``"lipschitz"`` (Kusner et al. 2015, Algorithm 3, no GP assumption)
         Searches one regularisation parameter of a binary L2-regularised
@@ -234,6 +238,7 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         bound is capped at g* and, for usual λ ranges, the cap is active:
         the score noise is then Laplace(g*/ε₂) on a score in [−g*, 0]
         (see README). Public constants: ``lipschitz_constants_``.
+        Parameters: :class:`Lipschitz`.
 
     Parameters
     ----------
@@ -252,12 +257,21 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         and distributions are discretised into ``n_candidates`` Sobol points
         with a public seed: the finite candidate set Λ is fixed before any
         data is read.
-    method : {"private-selection", "gp-ucb", "lipschitz", "federated-ldp"}, \
-default="private-selection"
-        ``"federated-ldp"``: validation records belong to owners with public
-        ids (``fit(..., val_groups=ids)``); each BO round one new owner
-        reports her clipped score through a client-side Laplace randomiser:
-        ε-LDP per owner, exposes ``cv_results_`` of the noisy reports (see
+    method : str or mode object, default="private-selection"
+        The release family and its own parameters, as a mode object:
+        :class:`PrivateSelection` (``"private-selection"``),
+        :class:`DPGPUCB` (``"gp-ucb"``), :class:`Lipschitz`
+        (``"lipschitz"``) or :class:`FederatedLDP` (``"federated-ldp"``).
+        A string is the shorthand for the mode's defaults. Its parameters
+        are nested as in ``GaussianProcessRegressor(kernel=...)``:
+        ``get_params(deep=True)`` lists ``method__<name>``,
+        ``set_params(method__noise=0.05)`` sets one (when ``method`` is an
+        object), and they are validated in ``fit`` before any data is read.
+        The search never modifies the object. ``"federated-ldp"``:
+        validation records belong to owners with public ids (``fit(...,
+        val_groups=ids)``); each BO round one new owner reports her clipped
+        score through a client-side Laplace randomiser: ε-LDP per owner,
+        exposes ``cv_results_`` of the noisy reports (see
         ``sklearn_dpbo/_federated.py`` and ``docs/local_dp.md``).
     epsilon : float, default=1.0
         Total ε of one ``fit`` (all releases together, basic composition).
@@ -365,50 +379,6 @@ default="private-selection"
         processes, e.g. ``cross_val_score(search, ..., n_jobs=2)``) cannot
         spend, so such a fit fails before reading data: run the outer loop
         with ``n_jobs=1`` or charge it to the accountant yourself.
-    kernel : {"matern52", "squared-exponential"}, default="matern52"
-    length_scale : float, default=0.2
-        Fixed kernel length-scale on the unit-cube encoding.
-    noise : float, default=0.01
-        Fixed observation-noise variance σ² of the GP, in GP units.
-    dataset_kernel : float in (0, 1], default=0.95
-        k1 of Assumption 1 (``"gp-ucb"`` only); the paper measured 0.95.
-    score_offset, score_scale : float, default=None
-        GP units z = (score − offset)/scale. ``None`` derives them from the
-        scorer's declared range (midpoint and a quarter of the width:
-        0.5 and 0.25 for accuracy), never from data. In ``"gp-ucb"``,
-        whose sensitivities are fixed in GP units, a scale below that
-        default (it would multiply the privacy loss) and an offset that maps
-        the scorer's range outside [−2, 2] are refused.
-    noise_free_constants : (A, tau) or None, default=None
-        de Freitas et al. (2012) constants for Algorithm 2 (``noise=0``).
-    noise_free_bound : {"conservative", "icml"}, default="conservative"
-        Variant of Algorithm 2's Ω (see :func:`noise_free_omega`).
-    batch_size : int or None, default=None
-        Points proposed per BO step (GP-BUCB), evaluated in parallel.
-        Independent of ``n_jobs`` so that results do not depend on the
-        machine. ``None``: 2 for the public search of
-        ``"private-selection"`` (each step is then 2 candidates × 3 public
-        folds = 6 jobs; measured 1.59× faster at ``n_jobs=2`` than one
-        candidate per step, with regret unchanged within its standard error,
-        README), 1 otherwise. In ``"gp-ucb"`` a batch is allowed only with
-        ``release_score=False`` (the score release's regret bound is for
-        sequential GP-UCB).
-    public_cv : int or splitter, default=3
-        Cross-validation inside the training set that scores candidates
-        publicly (``"private-selection"`` with ``shortlist="bo"``).
-    shortlist : {"bo", "random", "grid"}, default="bo"
-        How the public shortlist is built (``"private-selection"``).
-    shortlist_size : int, default=3
-        Candidates scored on the validation set (``"bo"`` and
-        ``"random"``). 3 was best at total ε ≤ 1 in the defaults study
-        (``benchmarks/bench_utility.py --defaults``, README): larger
-        shortlists contain better candidates but cost more selection noise.
-    selection : {"permute-and-flip", "exponential"}, default="permute-and-flip"
-        Selection mechanism of ``"private-selection"`` and ``"lipschitz"``.
-    acquisition : {"ucb", "ei"}, default="ucb"
-        Acquisition function of the BO in ``"lipschitz"`` (GP-UCB, or
-        expected improvement); Algorithm 3's guarantee holds for either.
-        Other methods accept only ``"ucb"``.
 
     Attributes
     ----------
@@ -495,9 +465,9 @@ default="private-selection"
         # Types are checked by CandidateSet (a TypeError naming the
         # parameter, as scikit-learn's ParameterGrid).
         "search_spaces": "no_validation",
-        "method": [
-            StrOptions({"private-selection", "gp-ucb", "lipschitz", "federated-ldp"})
-        ],
+        # A string is the shorthand for the mode's defaults; a mode object's
+        # own parameters are validated in fit (SearchMode._validate_in).
+        "method": [StrOptions(set(MODES)), SearchMode],
         "epsilon": [Interval(numbers.Real, 0, None, closed="neither")],
         "delta": [Interval(numbers.Real, 0, 1, closed="left")],
         "budget_split": [Interval(numbers.Real, 0, 1, closed="neither")],
@@ -522,20 +492,6 @@ default="private-selection"
             Interval(numbers.Integral, 0, None, closed="left"),
         ],
         "accountant": [None, BudgetAccountant],
-        "kernel": [StrOptions(set(KERNELS))],
-        "length_scale": [Interval(numbers.Real, 0, None, closed="neither")],
-        "noise": [Interval(numbers.Real, 0, None, closed="left")],
-        "dataset_kernel": [Interval(numbers.Real, 0, 1, closed="right")],
-        "score_offset": [None, numbers.Real],
-        "score_scale": [None, Interval(numbers.Real, 0, None, closed="neither")],
-        "noise_free_constants": [None, tuple],
-        "noise_free_bound": [StrOptions({"conservative", "icml"})],
-        "batch_size": [None, Interval(numbers.Integral, 1, None, closed="left")],
-        "public_cv": [Interval(numbers.Integral, 2, None, closed="left"), "cv_object"],
-        "shortlist": [StrOptions({"bo", "random", "grid"})],
-        "shortlist_size": [Interval(numbers.Integral, 1, None, closed="left")],
-        "selection": [StrOptions({"permute-and-flip", "exponential"})],
-        "acquisition": [StrOptions({"ucb", "ei"})],
     }
 
     __signature__ = _InitSignature()
@@ -543,14 +499,48 @@ default="private-selection"
     def __new__(cls, *args, **kwargs):
         # A clear TypeError for GridSearchCV-only keywords; everything else
         # (including Python's own errors) is left to __init__.
+        # Mode-specific parameters name the mode object they moved to.
         known = set(inspect.signature(cls.__init__).parameters)
-        for name in kwargs:
-            if name not in known and name in _FOREIGN_KWARGS:
+        for name, value in kwargs.items():
+            if name in known:
+                continue
+            reason = _FOREIGN_KWARGS.get(name) or moved_parameter_hint(
+                name, value, kwargs.get("method")
+            )
+            if reason is not None:
                 raise TypeError(
                     f"{cls.__name__}.__init__() got an unexpected keyword "
-                    f"argument {name!r}: {_FOREIGN_KWARGS[name]}"
+                    f"argument {name!r}: {reason}"
                 )
         return super().__new__(cls)
+
+    def set_params(self, **params):
+        """Set parameters; ``method__<name>`` sets a mode object's parameter.
+
+        A mode-specific name (``noise=...``) or ``method__<name>`` while
+        ``method`` is a string get a ValueError that says what to pass.
+        """
+        for name, value in params.items():
+            hint = moved_parameter_hint(name, value, params.get("method", self.method))
+            if hint is not None:
+                raise ValueError(
+                    f"Invalid parameter {name!r} for estimator "
+                    f"{type(self).__name__}: {hint}"
+                )
+            if name.startswith("method__") and "method" not in params:
+                if isinstance(self.method, str):
+                    leaf = name[len("method__") :]
+                    cls = MODES.get(self.method)
+                    example = (
+                        f"{cls.__name__}({leaf}={value!r})" if cls else "a mode object"
+                    )
+                    raise ValueError(
+                        f"Invalid parameter {name!r} for estimator "
+                        f"{type(self).__name__}: method is the string "
+                        f"{self.method!r} (the mode's defaults), which has no "
+                        f"parameters to set. Pass set_params(method={example})."
+                    )
+        return super().set_params(**params)
 
     cv_results_ = _FittedWithReason()
 
@@ -590,20 +580,6 @@ default="private-selection"
         random_state=None,
         noise_random_state=None,
         accountant=None,
-        kernel="matern52",
-        length_scale=0.2,
-        noise=0.01,
-        dataset_kernel=0.95,
-        score_offset=None,
-        score_scale=None,
-        noise_free_constants=None,
-        noise_free_bound="conservative",
-        batch_size=None,
-        public_cv=3,
-        shortlist="bo",
-        shortlist_size=3,
-        selection="permute-and-flip",
-        acquisition="ucb",
     ):
         self.estimator = estimator
         self.search_spaces = search_spaces
@@ -624,20 +600,6 @@ default="private-selection"
         self.random_state = random_state
         self.noise_random_state = noise_random_state
         self.accountant = accountant
-        self.kernel = kernel
-        self.length_scale = length_scale
-        self.noise = noise
-        self.dataset_kernel = dataset_kernel
-        self.score_offset = score_offset
-        self.score_scale = score_scale
-        self.noise_free_constants = noise_free_constants
-        self.noise_free_bound = noise_free_bound
-        self.batch_size = batch_size
-        self.public_cv = public_cv
-        self.shortlist = shortlist
-        self.shortlist_size = shortlist_size
-        self.selection = selection
-        self.acquisition = acquisition
 
     # ------------------------------------------------------------------
     # scikit-learn plumbing
@@ -813,11 +775,20 @@ default="private-selection"
     # ------------------------------------------------------------------
     # Checks done before any data is touched
     # ------------------------------------------------------------------
-    def _check_settings(self) -> dict:
+    def _check_settings(self) -> SearchPlan:
         """Validate everything that does not need data; return the plan."""
         self._validate_params()
+        mode = resolve_mode(self.method)
+        if MODES.get(mode.method) is not type(mode):
+            raise ValueError(
+                f"method={self.method!r} is not one of the library's modes: "
+                f"pass one of {sorted(MODES)} or an instance of "
+                f"{', '.join(cls.__name__ for cls in MODES.values())}."
+            )
+        # The mode's own parameters, named method__<name> in the messages.
+        mode._validate_in(type(self).__name__)
         self._check_refit_param()
-        for name in ("n_iter", "n_candidates", "batch_size", "shortlist_size"):
+        for name in ("n_iter", "n_candidates"):
             if isinstance(getattr(self, name), (bool, np.bool_)):
                 raise ValueError(
                     f"{name} must be a positive int, not a bool; got "
@@ -826,7 +797,7 @@ default="private-selection"
         # Re-checked by hand: cannot be switched off by set_config.
         epsilon = check_epsilon(self.epsilon)
         delta = check_delta(self.delta)
-        if self.method == "gp-ucb":
+        if mode.method == "gp-ucb":
             if delta <= 0:
                 raise ValueError(
                     "method='gp-ucb' gives (epsilon, delta)-DP and needs delta > 0 "
@@ -835,49 +806,45 @@ default="private-selection"
                     "epsilon-DP."
                 )
             if (
-                self.batch_size is not None
-                and self.batch_size > 1
+                mode.batch_size is not None
+                and mode.batch_size > 1
                 and self.release_score
             ):
                 raise ValueError(
                     "method='gp-ucb' with batch_size > 1 is allowed only with "
                     "release_score=False: the score release (Theorem 3) rests on "
-                    "the regret bound of sequential GP-UCB. Use batch_size=1, or "
-                    "method='private-selection', which parallelises freely."
+                    "the regret bound of sequential GP-UCB. Use "
+                    "DPGPUCB(batch_size=1), or method='private-selection', which "
+                    "parallelises freely."
                 )
-            if self.noise == 0 and self.release_score:
-                if self.noise_free_constants is None:
+            if mode.noise == 0 and self.release_score:
+                if mode.noise_free_constants is None:
                     raise ValueError(
                         "noise=0 selects Algorithm 2, whose score release needs "
                         "the constants (A, tau) of de Freitas et al. (2012): pass "
-                        "noise_free_constants=(A, tau), or release_score=False, "
-                        "or a positive noise (Algorithm 1)."
+                        "DPGPUCB(noise=0, noise_free_constants=(A, tau)), or "
+                        "release_score=False, or a positive noise (Algorithm 1)."
                     )
-                self._check_noise_free_constants()
+                _check_noise_free_constants(mode.noise_free_constants)
 
-        self._check_release_budgets(epsilon, delta)
+        self._check_release_budgets(epsilon, delta, mode)
         scorer, _ = self._scorers_by_name()
         low, high = scorer.bounds
-        offset = (low + high) / 2 if self.score_offset is None else self.score_offset
-        scale = (high - low) / 4 if self.score_scale is None else self.score_scale
+        score_offset = getattr(mode, "score_offset", None)
+        score_scale = getattr(mode, "score_scale", None)
+        offset = (low + high) / 2 if score_offset is None else score_offset
+        scale = (high - low) / 4 if score_scale is None else score_scale
         if not math.isfinite(float(offset)):
             raise ValueError("score_offset must be finite.")
-        if self.method == "gp-ucb":
-            self._check_gp_units(float(offset), float(scale), low, high)
+        if mode.method == "gp-ucb":
+            _check_gp_units(float(offset), float(scale), low, high, score_scale)
 
         seed = public_rng(self.random_state).integers(2**31 - 1)
         candidates = CandidateSet(self.search_spaces, self.n_candidates, int(seed))
         self._check_parameter_names(candidates)
-        if self.method == "lipschitz":
+        if mode.method == "lipschitz":
             # Assumption 2: estimator, Normalizer, score, search space.
             check_assumption_2(self.estimator, candidates, scorer)
-        elif self.acquisition != "ucb":
-            raise ValueError(
-                f"acquisition={self.acquisition!r} is available only with "
-                "method='lipschitz' (Algorithm 3 holds for any acquisition); "
-                "the guarantee of 'gp-ucb' rests on GP-UCB, and "
-                "'private-selection' uses UCB on public scores."
-            )
         self._check_cv_structure()
         return SearchPlan(
             epsilon=epsilon,
@@ -888,48 +855,10 @@ default="private-selection"
             candidates=candidates,
             seed=int(seed),
             tie_break=public_rng(self.random_state).permutation(len(candidates)),
+            mode=mode,
         )
 
-    def _check_gp_units(self, offset: float, scale: float, low, high) -> None:
-        """Refuse GP units that inflate gp-ucb's privacy loss (before data).
-
-        The sensitivities of ``"gp-ucb"`` (Δ_μ, the score noise b) are fixed
-        in GP units z = (score − offset)/scale. A scale below the default
-        (high − low)/4 multiplies every score difference in GP units, hence
-        the privacy loss, by default/scale. The GP's prior mean is 0, so
-        candidates it has not evaluated sit at μ = 0 whatever the scores:
-        an offset far from the scores separates evaluated from unevaluated
-        candidates in μ_T by far more than Δ_μ, and the evaluated sequence
-        is private. Policy: the scorer's whole range must map into
-        [−2, 2], two prior standard deviations, as it does with the defaults
-        (midpoint and a quarter of the width).
-        """
-        width = float(high) - float(low)
-        default = width / 4
-        if scale < default * (1 - 1e-12):
-            raise ValueError(
-                f"score_scale={self.score_scale!r} is below the scorer-range "
-                f"default (high - low)/4 = {default:g}. In method='gp-ucb' the "
-                "sensitivities are fixed in GP units (score - score_offset)/"
-                "score_scale, so a smaller scale multiplies every score "
-                f"difference, and the privacy loss, by {default:g}/score_scale. "
-                f"Leave score_scale=None or pass a value >= {default:g}."
-            )
-        z_low, z_high = (low - offset) / scale, (high - offset) / scale
-        if max(-z_low, z_high) > 2 * (1 + 1e-12):
-            raise ValueError(
-                f"score_offset={offset:g} with score_scale={scale:g} maps the "
-                f"scorer's range [{low:g}, {high:g}] to [{z_low:.3g}, {z_high:.3g}] "
-                "in GP units; method='gp-ucb' needs it inside [-2, 2] (two "
-                "prior standard deviations, as the defaults give). The GP's "
-                "prior mean is 0, so an offset far from the scores separates "
-                "the candidates the private search evaluated from the others by "
-                "more than the sensitivity Delta_mu. Leave score_offset=None "
-                f"(the midpoint {(low + high) / 2:g}) or keep it within "
-                "2 * score_scale of both ends of the range."
-            )
-
-    def _check_release_budgets(self, epsilon: float, delta: float) -> None:
+    def _check_release_budgets(self, epsilon: float, delta: float, mode) -> None:
         """Every per-release (ε, δ) passes the mechanisms' floors, before data.
 
         The releases' ε are ``budget_split`` · ε and the rest; each must be
@@ -938,7 +867,7 @@ default="private-selection"
         logarithms of 1/δ). Checked here so that a refusal happens before
         any data is read and before anything is charged.
         """
-        pure = self.method in _PURE_EPSILON_MODES
+        pure = mode.method in _PURE_EPSILON_MODES
         parts = split_budget(
             epsilon, 0.0 if pure else delta, self.budget_split, self.release_score
         )
@@ -958,7 +887,7 @@ default="private-selection"
                     "larger epsilon (or release_score=False to spend everything "
                     "on best_params_)."
                 ) from exc
-            if self.method == "gp-ucb" and not delta_r > 0:
+            if mode.method == "gp-ucb" and not delta_r > 0:
                 raise ValueError(
                     f"delta={delta!r} with budget_split={self.budget_split!r} "
                     f"leaves {quantity} a delta of {delta_r!r}; method='gp-ucb' "
@@ -966,6 +895,10 @@ default="private-selection"
                     "logarithms of 1/delta). Use a budget_split nearer 0.5 or a "
                     "larger delta."
                 )
+
+    def _mode_name(self):
+        """The mode's string name (``"gp-ucb"`` for ``DPGPUCB(...)``)."""
+        return getattr(self.method, "method", self.method)
 
     def _check_refit_param(self) -> None:
         if callable(self.refit):
@@ -1024,10 +957,10 @@ default="private-selection"
                 f"{self.refit!r} was passed."
             )
         scorers = {name: get_dp_scorer(spec, self.estimator) for name, spec in items}
-        if self.method != "private-selection":
+        if self._mode_name() != "private-selection":
             raise ValueError(
                 f"Several metrics are supported with method='private-selection' "
-                f"only; method={self.method!r} rests on an assumption about one "
+                f"only; method={self._mode_name()!r} rests on an assumption about one "
                 "score (Assumption 1 or 2 of Kusner et al. 2015). Pass one "
                 "metric as scoring."
             )
@@ -1067,25 +1000,6 @@ default="private-selection"
                     "step__param inside a Pipeline; a step searched in the same "
                     "dict, as in {'clf': [SVC()], 'clf__C': [...]}, is set first)."
                 ) from None
-
-    def _check_noise_free_constants(self):
-        consts = self.noise_free_constants
-        ok = (
-            isinstance(consts, tuple)
-            and len(consts) == 2
-            and all(
-                isinstance(c, numbers.Real)
-                and not isinstance(c, bool)
-                and math.isfinite(c)
-                and c > 0
-                for c in consts
-            )
-        )
-        if not ok:
-            raise ValueError(
-                "noise_free_constants must be a tuple (A, tau) of two finite "
-                f"positive numbers; got {consts!r}."
-            )
 
     def _check_cv_structure(self):
         cv = self.cv
@@ -1265,8 +1179,9 @@ default="private-selection"
                 "the target y is None. Pass the training targets as y (and the "
                 "validation targets as y_val)."
             )
-        if (val_groups is not None or self.method == "federated-ldp") and (
-            val_groups is None or X_val is None or self.method != "federated-ldp"
+        federated = plan.mode.method == "federated-ldp"
+        if (val_groups is not None or federated) and (
+            val_groups is None or X_val is None or not federated
         ):
             raise ValueError(
                 "val_groups (public owner ids of the validation records) goes "
@@ -1285,7 +1200,7 @@ default="private-selection"
         warn_useless_releases(self, plan, n_train, m)  # public: settings, n, m
         start = time.perf_counter()
         self._progress(
-            f"{len(plan.candidates)} candidates, method={self.method!r}; budget "
+            f"{len(plan.candidates)} candidates, method={plan.mode.method!r}; budget "
             f"epsilon={cost[0]:g}, delta={cost[1]:g}",
             None,
         )
@@ -1297,7 +1212,7 @@ default="private-selection"
             # scorer and before any noise is drawn. Spent once, never refunded.
             if self.accountant is not None:
                 self.accountant.spend(
-                    *cost, label=f"{type(self).__name__}(method={self.method!r})"
+                    *cost, label=f"{type(self).__name__}(method={plan.mode.method!r})"
                 )
             charged.append(cost)
 
@@ -1310,7 +1225,7 @@ default="private-selection"
             on_private_read=charge,
             groups=val_groups,
         )
-        run = _MODES[self.method]
+        run = _MODES[plan.mode.method]
         with Parallel(n_jobs=self.n_jobs, pre_dispatch=self.pre_dispatch) as parallel:
             ctx = SearchContext(
                 search=self,
@@ -1505,7 +1420,7 @@ default="private-selection"
         split them (:func:`split_budget`), so it equals
         ``privacy_report_.epsilon`` / ``.delta`` bit for bit.
         """
-        delta = 0.0 if self.method in _PURE_EPSILON_MODES else plan.delta
+        delta = 0.0 if plan.mode.method in _PURE_EPSILON_MODES else plan.delta
         parts = [
             p
             for p in split_budget(
@@ -1544,7 +1459,7 @@ default="private-selection"
                 self.best_score_ = float(r.value)
         self.scorer_ = plan.scorer
         self.n_validation_ = int(m)
-        self.privacy_report_ = PrivacyReport(releases, self.method)
+        self.privacy_report_ = PrivacyReport(releases, plan.mode.method)
         for key, value in extra.items():
             setattr(self, key, value)
 
@@ -1612,6 +1527,65 @@ def _run_sealed(run, ctx, charged: list):
         "the search on public data (e.g. a split of the training set as "
         "X_val) to see the error."
     ) from None
+
+
+def _check_gp_units(offset: float, scale: float, low, high, score_scale) -> None:
+    """Refuse GP units that inflate gp-ucb's privacy loss (before data).
+
+    The sensitivities of ``"gp-ucb"`` (Δ_μ, the score noise b) are fixed
+    in GP units z = (score − offset)/scale. A scale below the default
+    (high − low)/4 multiplies every score difference in GP units, hence
+    the privacy loss, by default/scale. The GP's prior mean is 0, so
+    candidates it has not evaluated sit at μ = 0 whatever the scores:
+    an offset far from the scores separates evaluated from unevaluated
+    candidates in μ_T by far more than Δ_μ, and the evaluated sequence
+    is private. Policy: the scorer's whole range must map into
+    [−2, 2], two prior standard deviations, as it does with the defaults
+    (midpoint and a quarter of the width).
+    """
+    width = float(high) - float(low)
+    default = width / 4
+    if scale < default * (1 - 1e-12):
+        raise ValueError(
+            f"score_scale={score_scale!r} is below the scorer-range "
+            f"default (high - low)/4 = {default:g}. In method='gp-ucb' the "
+            "sensitivities are fixed in GP units (score - score_offset)/"
+            "score_scale, so a smaller scale multiplies every score "
+            f"difference, and the privacy loss, by {default:g}/score_scale. "
+            f"Leave score_scale=None or pass a value >= {default:g}."
+        )
+    z_low, z_high = (low - offset) / scale, (high - offset) / scale
+    if max(-z_low, z_high) > 2 * (1 + 1e-12):
+        raise ValueError(
+            f"score_offset={offset:g} with score_scale={scale:g} maps the "
+            f"scorer's range [{low:g}, {high:g}] to [{z_low:.3g}, {z_high:.3g}] "
+            "in GP units; method='gp-ucb' needs it inside [-2, 2] (two "
+            "prior standard deviations, as the defaults give). The GP's "
+            "prior mean is 0, so an offset far from the scores separates "
+            "the candidates the private search evaluated from the others by "
+            "more than the sensitivity Delta_mu. Leave score_offset=None "
+            f"(the midpoint {(low + high) / 2:g}) or keep it within "
+            "2 * score_scale of both ends of the range."
+        )
+
+
+def _check_noise_free_constants(consts) -> None:
+    ok = (
+        isinstance(consts, tuple)
+        and len(consts) == 2
+        and all(
+            isinstance(c, numbers.Real)
+            and not isinstance(c, bool)
+            and math.isfinite(c)
+            and c > 0
+            for c in consts
+        )
+    )
+    if not ok:
+        raise ValueError(
+            "noise_free_constants must be a tuple (A, tau) of two finite "
+            f"positive numbers; got {consts!r}."
+        )
 
 
 def _num_rows(X) -> int:

@@ -20,7 +20,12 @@ from sklearn.datasets import make_classification
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import ShuffleSplit, cross_val_score
 
-from sklearn_dpbo import BudgetAccountant, BudgetError, DPBayesSearchCV
+from sklearn_dpbo import (
+    BudgetAccountant,
+    BudgetError,
+    DPBayesSearchCV,
+    PrivateSelection,
+)
 
 
 def test_spend_records_exact_amounts_in_order():
@@ -221,7 +226,7 @@ def test_search_shipped_to_worker_processes_fails_loudly():
     search = DPBayesSearchCV(
         LogisticRegression(),
         {"C": [0.1, 1.0]},
-        shortlist="grid",
+        method=PrivateSelection(shortlist="grid"),
         epsilon=1.0,
         cv=ShuffleSplit(n_splits=1, test_size=0.5, random_state=0),
         accountant=acc,

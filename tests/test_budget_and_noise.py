@@ -12,6 +12,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from _modekw import with_mode
 from _stats import ALPHA, chi_square_pvalue
 from conftest import (
     NOISE_SEED_WARNING,
@@ -27,6 +28,7 @@ from sklearn_dpbo import (
     BudgetAccountant,
     BudgetError,
     DPBayesSearchCV,
+    PrivateSelection,
     _mechanisms,
     _samplers,
 )
@@ -40,14 +42,9 @@ pytestmark = [
 
 
 def spy_search(method="private-selection", **kw):
-    params = dict(
-        method=method,
-        scoring=make_spy_scorer(),
-        n_iter=3,
-        random_state=0,
-        public_cv=2,
-    )
+    params = dict(scoring=make_spy_scorer(), n_iter=3, random_state=0)
     params.update(kw)
+    params = with_mode(method, params, public_cv=2)
     return DPBayesSearchCV(RowSpyClassifier(), {"C": [0.01, 0.1, 1.0, 10.0]}, **params)
 
 
@@ -132,7 +129,7 @@ def test_per_release_floors_are_refused_before_data(
     assert any(a in str(info.value) for a in advice)
     assert spy_log == [] and acc.history == () and acc.spent == (0.0, 0.0)
     # Power check: with a valid split the same fit does read the validation set.
-    search.set_params(budget_split=0.5, delta=1e-5, score_scale=None, score_offset=None)
+    search.set_params(budget_split=0.5, delta=1e-5, method=method)
     with pytest.raises(_Touched):
         search.fit(X[tr], y[tr], X_val=_Untouchable(), y_val=_Untouchable())
 
@@ -195,7 +192,7 @@ def test_keyboard_interrupt_leaves_no_fitted_attributes(id_data, at, charged):
             scoring=make_spy_scorer(),
             n_iter=3,
             random_state=0,
-            public_cv=2,
+            method=PrivateSelection(public_cv=2),
             accountant=acc,
         )
 
@@ -235,7 +232,7 @@ def test_refit_failure_after_release_is_not_refunded(id_data):
         {"C": [0.01, 0.1]},
         scoring=make_spy_scorer(),
         n_iter=2,
-        public_cv=2,
+        method=PrivateSelection(public_cv=2),
         accountant=acc,
     )
     with pytest.raises(ValueError, match="refit failed"):

@@ -19,7 +19,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 
-from sklearn_dpbo import DPBayesSearchCV
+from sklearn_dpbo import DPBayesSearchCV, PrivateSelection
 
 distributed = pytest.importorskip("distributed")
 joblib = pytest.importorskip("joblib")
@@ -59,7 +59,9 @@ def _releases(search):
 
 
 CONFIGS = [
-    {"batch_size": 2},  # private-selection; GP-BUCB batches of the public search
+    {
+        "method": PrivateSelection(batch_size=2)
+    },  # private-selection; GP-BUCB batches of the public search
     {"method": "gp-ucb"},  # validation-set BO, one candidate per step
 ]
 

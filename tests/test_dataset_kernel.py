@@ -10,7 +10,12 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from sklearn_dpbo import DPBayesSearchCV, estimate_dataset_kernel, make_dp_scorer
+from sklearn_dpbo import (
+    DPGPUCB,
+    DPBayesSearchCV,
+    estimate_dataset_kernel,
+    make_dp_scorer,
+)
 from sklearn_dpbo._dataset_kernel import _neighbour, multitask_log_likelihood
 from sklearn_dpbo._gp import kernel_matrix
 
@@ -82,7 +87,7 @@ def test_end_to_end_units_match_gp_ucb(data):
     assert res.best_k1.shape == (2,) and set(res.best_k1) <= set(res.k1_grid)
     assert res.scores_V[0].shape == (12, 8)
     plan = DPBayesSearchCV(
-        estimator(), SPACE, method="gp-ucb", n_candidates=8, random_state=3
+        estimator(), SPACE, method=DPGPUCB(), n_candidates=8, random_state=3
     )._check_settings()
     assert (
         (res.score_offset, res.score_scale) == (plan.offset, plan.scale) == (0.5, 0.25)

@@ -27,7 +27,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer, StandardScaler
 from sklearn.utils._mocking import CheckingClassifier
 
-from sklearn_dpbo import BudgetAccountant, DPBayesSearchCV
+from sklearn_dpbo import BudgetAccountant, DPBayesSearchCV, PrivateSelection
 
 X, y = make_classification(n_samples=240, n_features=6, random_state=0)
 X_tr, y_tr, X_va, y_va = X[:160], y[:160], X[160:], y[160:]
@@ -144,7 +144,9 @@ def test_list_of_dicts_swapping_steps_is_checked_with_each_step_substituted():
             "logisticregression__max_depth": range(1, 3),
         },
     ]
-    s = DPBayesSearchCV(pipe, spaces, shortlist="grid", random_state=0)
+    s = DPBayesSearchCV(
+        pipe, spaces, method=PrivateSelection(shortlist="grid"), random_state=0
+    )
     s.fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
     assert len(s.candidate_params_) == 4
     step = s.best_estimator_.steps[-1][1]
@@ -160,7 +162,9 @@ def test_list_of_dicts_swapping_steps_is_checked_with_each_step_substituted():
 # The public cv_results_
 # ---------------------------------------------------------------------------
 def test_public_cv_results_is_cross_validation_inside_the_training_set():
-    s = _search(public_cv=StratifiedKFold(3)).fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
+    s = _search(method=PrivateSelection(public_cv=StratifiedKFold(3))).fit(
+        X_tr, y_tr, X_val=X_va, y_val=y_va
+    )
     res = s.cv_results_
     assert len(res["params"]) >= 1
     for i, params in enumerate(res["params"]):
@@ -182,7 +186,11 @@ def test_public_cv_results_is_cross_validation_inside_the_training_set():
 
 
 @pytest.mark.parametrize(
-    "kw", [dict(method="gp-ucb", n_iter=3), dict(shortlist="grid")]
+    "kw",
+    [
+        dict(method="gp-ucb", n_iter=3),
+        dict(method=PrivateSelection(shortlist="grid")),
+    ],
 )
 def test_no_cv_results_says_why(kw):
     s = _search(**kw)
@@ -242,7 +250,7 @@ def test_cross_validate_routes_sample_weight_to_the_estimator(routing):
             est,
             {"foo_param": [0, 1]},
             cv=ShuffleSplit(n_splits=1, test_size=0.25, random_state=0),
-            public_cv=2,
+            method=PrivateSelection(public_cv=2),
             n_iter=2,
             random_state=0,
         )

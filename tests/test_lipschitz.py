@@ -18,7 +18,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import Normalizer, StandardScaler, normalize
 from sklearn.svm import SVC, LinearSVC
 
-from sklearn_dpbo import DPBayesSearchCV, UselessReleaseWarning
+from sklearn_dpbo import DPGPUCB, DPBayesSearchCV, Lipschitz, UselessReleaseWarning
 from sklearn_dpbo._candidates import CandidateSet
 from sklearn_dpbo._lipschitz import check_assumption_2, regularisation_to_lambda
 from sklearn_dpbo._releases import (
@@ -389,11 +389,12 @@ def test_supported_models_pass_the_check():
         assert setup.lipschitz == 1.0 and setup.g_star == 1.0
 
 
-def test_ei_refused_outside_lipschitz():
-    with pytest.raises(ValueError, match="acquisition"):
-        DPBayesSearchCV(
-            lr_pipeline(), C_SPACE, method="gp-ucb", acquisition="ei"
-        )._check_settings()
+def test_ei_is_a_parameter_of_lipschitz_only():
+    """Algorithm 3 holds for any acquisition; gp-ucb's guarantee needs UCB."""
+    with pytest.raises(TypeError, match="acquisition"):
+        DPGPUCB(acquisition="ei")
+    with pytest.raises(TypeError, match=r"method=Lipschitz\(acquisition='ei'\)"):
+        DPBayesSearchCV(lr_pipeline(), C_SPACE, method="gp-ucb", acquisition="ei")
 
 
 def test_fit_time_checks_before_validation_scoring(cancer_split):
@@ -473,11 +474,10 @@ def test_end_to_end_breast_cancer(cancer, acquisition):
     search = DPBayesSearchCV(
         lr_pipeline(),
         C_SPACE,
-        method="lipschitz",
+        method=Lipschitz(acquisition=acquisition),
         scoring="neg_sigmoid_loss",
         n_candidates=16,
         n_iter=8,
-        acquisition=acquisition,
         epsilon=2.0,
         random_state=0,
     ).fit(X_tr, y_tr, X_val=X_va, y_val=y_va)

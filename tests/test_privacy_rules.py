@@ -26,6 +26,7 @@ import warnings
 import numpy as np
 import pytest
 from _leaks import SECONDS_RE, Secrets, public_texts, walk
+from _modekw import with_mode
 from conftest import (
     NOISE_SEED_WARNING,
     CallbackScorer,
@@ -40,7 +41,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 
-from sklearn_dpbo import DPBayesSearchCV, PrivacyLeakWarning
+from sklearn_dpbo import DPBayesSearchCV, PrivacyLeakWarning, PrivateSelection
 
 pytestmark = [
     pytest.mark.usefixtures("single_blas_thread"),
@@ -126,16 +127,15 @@ def recording_accuracy(estimator, X, y):
 
 def make_search(method, scorer=None, **kw):
     params = dict(
-        method=method,
         n_candidates=N_CANDIDATES,
         n_iter=N_ITER,
         random_state=0,
         noise_random_state=0,
-        public_cv=3,
         scoring=scorer
         or CallbackScorer(recording_accuracy, bounds=(0.0, 1.0), name="accuracy"),
     )
     params.update(kw)
+    params = with_mode(method, params)
     return DPBayesSearchCV(
         make_pipeline(StandardScaler(), SVC(random_state=0)), SPACE, **params
     )
@@ -534,8 +534,14 @@ BAD_SETTINGS = [
         "val",
         "finite",
     ),
-    ("ls=0", "gp-ucb", dict(length_scale=0.0), "val", "length_scale"),
-    ("ls=nan", "gp-ucb", dict(length_scale=float("nan")), "val", "length_scale"),
+    ("ls=0", "gp-ucb", dict(length_scale=0.0), "val", "method__length_scale"),
+    (
+        "ls=nan",
+        "gp-ucb",
+        dict(length_scale=float("nan")),
+        "val",
+        "method__length_scale",
+    ),
     ("rs=-1", "private-selection", dict(random_state=-1), "val", "random_state"),
     ("rs=2**32", "gp-ucb", dict(random_state=2**32), "val", "random_state"),
     ("rs=abc", "private-selection", dict(random_state="abc"), "val", "random_state"),
@@ -620,7 +626,7 @@ def test_bad_input_refused_before_data_is_touched(
     kwargs.setdefault("scoring", make_spy_scorer())
     kwargs.setdefault("n_iter", 3)
     search = DPBayesSearchCV(
-        RowSpyClassifier(), spaces, method=method, public_cv=2, **kwargs
+        RowSpyClassifier(), spaces, **with_mode(method, kwargs, public_cv=2)
     )
     if route == "val":
         fit_args = (X[train_ids], y[train_ids])
@@ -645,7 +651,7 @@ def test_refusal_spy_can_fail(id_data, spy_log):
         {"C": [0.1, 1.0]},
         scoring=make_spy_scorer(),
         n_iter=2,
-        public_cv=2,
+        method=PrivateSelection(public_cv=2),
         random_state=0,
     ).fit(X[train_ids], y[train_ids], X_val=X[val_ids], y_val=y[val_ids])
     assert any(e[0] == "fit" for e in spy_log)

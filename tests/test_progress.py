@@ -12,6 +12,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from sklearn_dpbo import DPBayesSearchCV
+from sklearn_dpbo._modes import MODES
 
 
 def _fit_lines(method, verbose, capsys):
@@ -19,12 +20,12 @@ def _fit_lines(method, verbose, capsys):
     search = DPBayesSearchCV(
         make_pipeline(StandardScaler(), LogisticRegression(max_iter=200)),
         {"logisticregression__C": (1e-2, 1e2, "log-uniform")},
-        method=method,
+        # One progress line per BO step, so one per iteration.
+        method=MODES[method](batch_size=1),
         epsilon=0.7,
         delta=1e-6,
         n_iter=3,
         n_candidates=16,
-        batch_size=1,  # one progress line per BO step, so one per iteration
         verbose=verbose,
         random_state=0,
     )

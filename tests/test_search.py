@@ -10,6 +10,7 @@ import warnings
 import joblib
 import numpy as np
 import pytest
+from _modekw import with_mode
 from conftest import NOISE_SEED_WARNING, RowSpyClassifier, make_spy_scorer
 from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
@@ -33,6 +34,7 @@ from sklearn_dpbo import (
     DPBayesSearchCV,
     DPScorer,
     PrivacyReport,
+    PrivateSelection,
     UselessReleaseWarning,
 )
 
@@ -57,17 +59,16 @@ def svc_search(method, **kw):
         n_candidates=32,
         random_state=0,
         noise_random_state=0,
-        public_cv=3,
     )
     params.update(kw)
+    params = with_mode(params.pop("method"), params)
     return DPBayesSearchCV(make_pipeline(StandardScaler(), SVC()), SVC_SPACE, **params)
 
 
 def lr_search(method="private-selection", **kw):
-    params = dict(
-        method=method, n_iter=3, random_state=0, noise_random_state=0, public_cv=2
-    )
+    params = dict(n_iter=3, random_state=0, noise_random_state=0)
     params.update(kw)
+    params = with_mode(method, params, public_cv=2)
     return DPBayesSearchCV(
         make_pipeline(StandardScaler(), LogisticRegression()), LR_GRID, **params
     )
@@ -333,9 +334,9 @@ def spy_search(method, cv=None, **kw):
         n_iter=3,
         random_state=0,
         noise_random_state=0,
-        public_cv=2,
     )
     params.update(kw)
+    params = with_mode(params.pop("method"), params, public_cv=2)
     return DPBayesSearchCV(RowSpyClassifier(), {"C": [0.01, 0.1, 1.0, 10.0]}, **params)
 
 
@@ -603,7 +604,7 @@ def test_fit_params_restricted_to_training_rows(id_data):
         cv=[(train_ids, val_ids)],
         scoring=make_spy_scorer(),
         n_iter=2,
-        public_cv=2,
+        method=PrivateSelection(public_cv=2),
         random_state=0,
     )
     search.fit(X, y, sample_weight=X[:, 0].copy())

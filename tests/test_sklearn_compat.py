@@ -8,6 +8,7 @@ import pickle
 import numpy as np
 import pytest
 import sklearn
+from _modekw import with_mode
 from conftest import NOISE_SEED_WARNING
 from sklearn.base import clone, is_classifier, is_regressor
 from sklearn.exceptions import NotFittedError
@@ -19,7 +20,13 @@ from sklearn.utils import get_tags
 from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from sklearn_dpbo import DPBayesSearchCV, PrivacyLeakWarning, make_dp_scorer
+from sklearn_dpbo import (
+    DPGPUCB,
+    DPBayesSearchCV,
+    PrivacyLeakWarning,
+    PrivateSelection,
+    make_dp_scorer,
+)
 
 pytestmark = [
     pytest.mark.usefixtures("single_blas_thread"),
@@ -51,19 +58,21 @@ def _instances():
     return [
         # Private grid search: every candidate scored on the validation set.
         DPBayesSearchCV(
-            LogisticRegression(), {"C": [0.1, 1.0]}, shortlist="grid", **common
+            LogisticRegression(),
+            {"C": [0.1, 1.0]},
+            method=PrivateSelection(shortlist="grid"),
+            **common,
         ),
         # Default private selection: public BO shortlist inside the training set.
         DPBayesSearchCV(
             make_pipeline(StandardScaler(), LogisticRegression()),
             {"logisticregression__C": [0.1, 1.0, 10.0]},
-            shortlist_size=2,
-            public_cv=2,
+            method=PrivateSelection(shortlist_size=2, public_cv=2),
             **common,
         ),
         # Kusner et al. GP-UCB, classifier and regressor.
         DPBayesSearchCV(
-            LogisticRegression(), {"C": [0.1, 1.0]}, method="gp-ucb", **common
+            LogisticRegression(), {"C": [0.1, 1.0]}, method=DPGPUCB(), **common
         ),
         DPBayesSearchCV(
             Ridge(),
@@ -111,8 +120,9 @@ def test_sklearn_estimator_checks(estimator, check):
 
 
 def _lr_search(**kw):
-    params = dict(cv=CV1, n_iter=3, random_state=0, noise_random_state=0, public_cv=2)
+    params = dict(cv=CV1, n_iter=3, random_state=0, noise_random_state=0)
     params.update(kw)
+    params = with_mode(params.pop("method", "private-selection"), params, public_cv=2)
     return DPBayesSearchCV(
         make_pipeline(StandardScaler(), LogisticRegression()),
         {"logisticregression__C": [0.01, 0.1, 1.0, 10.0]},
@@ -249,7 +259,7 @@ def test_privacy_parameters_checked_with_validation_switched_off(cancer_all):
         ("budget_split", 1.0),
         ("method", "lipschitz-typo"),
         ("random_state", "abc"),
-        ("length_scale", 0.0),
+        ("method__length_scale", 0.0),
     ],
 )
 def test_invalid_constructor_params_raise_invalid_parameter_error(
@@ -257,4 +267,7 @@ def test_invalid_constructor_params_raise_invalid_parameter_error(
 ):
     X, y = cancer_all
     with pytest.raises(InvalidParameterError, match=param):
-        _lr_search(**{param: value}).fit(X, y)
+        if param.startswith("method__"):
+            _lr_search(method=PrivateSelection()).set_params(**{param: value}).fit(X, y)
+        else:
+            _lr_search(**{param: value}).fit(X, y)

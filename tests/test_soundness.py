@@ -25,6 +25,7 @@ from sklearn_dpbo import (
     BudgetAccountant,
     DPBayesSearchCV,
     PrivateComputationError,
+    PrivateSelection,
     RowIndependenceError,
     make_dp_scorer,
 )
@@ -118,7 +119,7 @@ def test_failing_record_moves_the_utilities_by_at_most_delta(
         return DPBayesSearchCV(
             _pipeline(),
             SPACE,
-            shortlist="grid",
+            method=PrivateSelection(shortlist="grid"),
             error_score=error_score,
             random_state=0,
             noise_random_state=0,
@@ -147,7 +148,11 @@ def test_nan_label_is_one_wrong_record(monkeypatch):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             DPBayesSearchCV(
-                _pipeline(), SPACE, shortlist="grid", noise_random_state=0, refit=False
+                _pipeline(),
+                SPACE,
+                method=PrivateSelection(shortlist="grid"),
+                noise_random_state=0,
+                refit=False,
             ).fit(X_tr, y_tr.astype(float), X_val=X_va, y_val=y_side)
     u, u2 = cap.calls
     assert np.abs(u - u2).max() <= 1 / M + 1e-12
@@ -208,7 +213,7 @@ def test_regression_record_with_a_huge_error_moves_the_score_by_at_most_delta(
                 Ridge(),
                 {"alpha": [0.1, 1.0, 10.0]},
                 scoring=scorer,
-                shortlist="grid",
+                method=PrivateSelection(shortlist="grid"),
                 noise_random_state=0,
                 refit=False,
             ).fit(X_tr, y_tr, X_val=X_va, y_val=y_side)
@@ -254,7 +259,7 @@ def test_row_dependent_pipeline_is_refused_before_any_validation_read():
     search = DPBayesSearchCV(
         make_pipeline(BatchStandardiser(), LogisticRegression()),
         {"logisticregression__C": [0.1, 1.0]},
-        shortlist="grid",
+        method=PrivateSelection(shortlist="grid"),
         accountant=acc,
     )
     X_va = rng.normal(size=(M, 2))
@@ -279,7 +284,7 @@ def test_threading_backend_never_shows_a_validation_warning():
                 DPBayesSearchCV(
                     _pipeline("ignore"),
                     {"logisticregression__C": list(np.logspace(-2, 2, 8))},
-                    shortlist="grid",
+                    method=PrivateSelection(shortlist="grid"),
                     n_jobs=4,
                     refit=False,
                 ).fit(X_tr, y_tr, X_val=X_bad, y_val=y_va)
@@ -290,15 +295,21 @@ def test_threading_backend_never_shows_a_validation_warning():
 def test_the_library_warning_still_shows_after_private_fits():
     X_tr, y_tr, X_va, y_va = _data()
     with parallel_backend("threading", n_jobs=2):
-        DPBayesSearchCV(_pipeline("ignore"), SPACE, shortlist="grid", n_jobs=2).fit(
-            X_tr, y_tr, X_val=X_va, y_val=y_va
-        )
+        DPBayesSearchCV(
+            _pipeline("ignore"),
+            SPACE,
+            method=PrivateSelection(shortlist="grid"),
+            n_jobs=2,
+        ).fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
     from sklearn_dpbo import PrivacyLeakWarning
 
     with pytest.warns(PrivacyLeakWarning):
-        DPBayesSearchCV(_pipeline(), SPACE, shortlist="grid", noise_random_state=0).fit(
-            X_tr, y_tr, X_val=X_va, y_val=y_va
-        )
+        DPBayesSearchCV(
+            _pipeline(),
+            SPACE,
+            method=PrivateSelection(shortlist="grid"),
+            noise_random_state=0,
+        ).fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
 
 
 # ---------------------------------------------------------------------------
@@ -322,9 +333,12 @@ def test_internal_failure_after_the_read_is_sealed(monkeypatch):
     monkeypatch.setattr(selection_module, "release_best_params_selection", broken)
     acc = BudgetAccountant(epsilon=5.0)
     with pytest.raises(PrivateComputationError) as info:
-        DPBayesSearchCV(_pipeline(), SPACE, shortlist="grid", accountant=acc).fit(
-            X_tr, y_tr, X_val=X_va, y_val=y_va
-        )
+        DPBayesSearchCV(
+            _pipeline(),
+            SPACE,
+            method=PrivateSelection(shortlist="grid"),
+            accountant=acc,
+        ).fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
     exc = info.value
     assert exc.__context__ is None and exc.__cause__ is None
     text = "".join(traceback.format_exception(exc))
@@ -352,7 +366,9 @@ def test_interrupt_while_scoring_keeps_its_type_and_nothing_else():
     y = (X[:, 0] > 0).astype(int)
     with pytest.raises(KeyboardInterrupt) as info:
         DPBayesSearchCV(
-            InterruptOnValidation(), {"C": [0.1, 1.0]}, shortlist="grid"
+            InterruptOnValidation(),
+            {"C": [0.1, 1.0]},
+            method=PrivateSelection(shortlist="grid"),
         ).fit(X[:120], y[:120], X_val=X[120:], y_val=y[120:])
     exc = info.value
     assert exc.__context__ is None
@@ -369,6 +385,6 @@ def test_public_failure_before_the_read_propagates_unchanged():
     X = rng.normal(size=(120, 2))
     y = (X[:, 0] > 0).astype(int)
     with pytest.raises(ValueError, match="PUBLIC fit failure"):
-        DPBayesSearchCV(FailsToFit(), {"C": [0.1, 1.0]}, shortlist="grid").fit(
-            X, y, X_val=Untouchable(), y_val=np.zeros(M, dtype=int)
-        )
+        DPBayesSearchCV(
+            FailsToFit(), {"C": [0.1, 1.0]}, method=PrivateSelection(shortlist="grid")
+        ).fit(X, y, X_val=Untouchable(), y_val=np.zeros(M, dtype=int))

@@ -101,6 +101,7 @@ from sklearn_dpbo import (
     BudgetAccountant,
     DPBayesSearchCV,
     DPScorer,
+    PrivateSelection,
     RowIndependenceError,
 )
 
@@ -391,7 +392,7 @@ def test_parameter_grid():
             CheckingClassifier(),
             grid,
             scoring=constant_score(),
-            shortlist="grid",
+            method=PrivateSelection(shortlist="grid"),
             cv=one_split(len(X)),
         ).fit(X, y)
         assert s.candidate_params_ == list(ParameterGrid(grid))
@@ -456,7 +457,7 @@ def test_SearchCV_with_fit_params():
         {"foo_param": [1, 2, 3]},
         scoring=constant_score(),
         cv=one_split(10),
-        public_cv=2,
+        method=PrivateSelection(public_cv=2),
     )
     with pytest.raises(AssertionError, match=r"Expected fit parameter\(s\) \['eggs'\]"):
         searcher.fit(X10, y10, spam=np.ones(10))
@@ -489,7 +490,7 @@ def test_grid_search_groups():
     groups = rng.randint(0, 3, 15)
     clf = LinearSVC(random_state=0)
     grid = {"C": [1]}
-    kw = dict(public_cv=2, refit=False)
+    kw = dict(method=PrivateSelection(public_cv=2), refit=False)
     cv = GroupShuffleSplit(n_splits=1, test_size=1, random_state=0)
     gs = search(clf, grid, cv=cv, **kw)
     with pytest.raises(ValueError, match="groups"):
@@ -521,7 +522,7 @@ def test_classes__property():
     X10 = np.arange(100).reshape(10, 10)
     y10 = np.array([0] * 5 + [1] * 5)
     Cs = [0.1, 1, 10]
-    kw = dict(cv=one_split(10), public_cv=2)
+    kw = dict(cv=one_split(10), method=PrivateSelection(public_cv=2))
     gs = search(LinearSVC(random_state=0), {"C": Cs}, **kw).fit(X10, y10)
     assert_array_equal(gs.best_estimator_.classes_, gs.classes_)
     from sklearn.linear_model import Ridge
@@ -731,7 +732,7 @@ def test_refit(Broken):
         scoring="accuracy",
         refit=True,
         cv=one_split(10),
-        public_cv=2,
+        method=PrivateSelection(public_cv=2),
     )
     clf.fit(X10, y10)
 
@@ -749,7 +750,7 @@ def test_gridsearch_nd():
         {"foo_param": [1, 2, 3]},
         scoring=constant_score(),
         cv=one_split(10),
-        public_cv=2,
+        method=PrivateSelection(public_cv=2),
     )
     grid_search.fit(X_4d, y_3d).score(X4, y4)
     assert hasattr(grid_search, "cv_results_")
@@ -761,7 +762,7 @@ def test_X_as_list():
     clf = CheckingClassifier(
         check_X=lambda x: isinstance(x, list), methods_to_check=["fit"]
     )
-    kw = dict(cv=one_split(10), public_cv=2)
+    kw = dict(cv=one_split(10), method=PrivateSelection(public_cv=2))
     # Upstream's default (here accuracy) reads CheckingClassifier's random
     # predictions, which change with the batch: refused before any data.
     with pytest.raises(RowIndependenceError, match="row"):
@@ -782,7 +783,7 @@ def test_y_as_list():
         {"foo_param": [1, 2, 3]},
         scoring=constant_score(),
         cv=one_split(10),
-        public_cv=2,
+        method=PrivateSelection(public_cv=2),
     )
     grid_search.fit(X10, y10.tolist()).score(X10, y10)
     assert hasattr(grid_search, "cv_results_")
@@ -809,7 +810,7 @@ def test_pandas_input():
             {"foo_param": [1, 2, 3]},
             scoring=constant_score(),
             cv=one_split(10),
-            public_cv=2,
+            method=PrivateSelection(public_cv=2),
         )
         grid_search.fit(X_df, y_ser).score(X_df, y_ser)
         grid_search.predict(X_df)
@@ -826,7 +827,7 @@ def _no_response_refused(estimator, X_, y_, scoring):
         scoring=scoring,
         cv=one_split(len(X_)),
         accountant=ledger,
-        shortlist="grid",
+        method=PrivateSelection(shortlist="grid"),
     )
     with pytest.raises(ValueError) as info:
         s.fit(X_, y_)
@@ -956,7 +957,7 @@ def test_search_cv_results_none_param():
         DecisionTreeClassifier(),
         {"random_state": [0, None]},
         cv=one_split(10),
-        public_cv=2,
+        method=PrivateSelection(public_cv=2),
         n_iter=2,
     ).fit(X_, y_)
     col = s.cv_results_["param_random_state"]
@@ -978,7 +979,9 @@ def test_pickle():
 def test_predict_proba_disabled():
     X_ = np.arange(40).reshape(10, -1)
     y_ = [0, 0, 1, 1, 1] * 2
-    gs = search(SVC(), {}, cv=one_split(10), public_cv=2).fit(X_, y_)
+    gs = search(SVC(), {}, cv=one_split(10), method=PrivateSelection(public_cv=2)).fit(
+        X_, y_
+    )
     assert not hasattr(gs, "predict_proba")
 
 
@@ -997,7 +1000,7 @@ def test_grid_search_allows_nans():
         {"classifier__foo_param": [1, 2, 3]},
         scoring=prediction_score(),
         cv=one_split(10),
-        public_cv=2,
+        method=PrivateSelection(public_cv=2),
     ).fit(X_, y_)
 
 
@@ -1137,7 +1140,7 @@ def test_grid_search_failing_classifier_raise():
 def test_stochastic_gradient_loss_param():
     X_ = np.arange(24).reshape(12, -1)
     y_ = [0, 0, 0, 1, 1, 1] * 2
-    kw = dict(cv=one_split(12), public_cv=2)
+    kw = dict(cv=one_split(12), method=PrivateSelection(public_cv=2))
     clf = search(SGDClassifier(loss="hinge"), {"loss": ["log_loss"]}, **kw)
     assert not hasattr(clf, "predict_proba")
     clf.fit(X_, y_)
@@ -1153,7 +1156,7 @@ def test_search_train_scores_set_to_false():
     X_ = np.arange(12).reshape(12, -1)
     y_ = [0, 0, 0, 1, 1, 1] * 2
     gs = search(LinearSVC(random_state=0), {"C": [0.1, 0.2]}, cv=one_split(12))
-    gs.set_params(public_cv=2).fit(X_, y_)
+    gs.set_params(method=PrivateSelection(public_cv=2)).fit(X_, y_)
 
 
 def test_transform_inverse_transform_round_trip():
@@ -1362,7 +1365,7 @@ def test_search_html_repr():
     X_, y_ = make_classification(random_state=42)
     pipeline = Pipeline([("scale", StandardScaler()), ("clf", DummyClassifier())])
     param_grid = {"clf": [DummyClassifier(), LogisticRegression()]}
-    kw = dict(cv=one_split(100), shortlist="grid")
+    kw = dict(cv=one_split(100), method=PrivateSelection(shortlist="grid"))
     s = search(pipeline, param_grid, refit=False, **kw)
     with config_context(display="diagram"):
         assert "<div>DummyClassifier</div>" in s._repr_html_()
@@ -1455,7 +1458,11 @@ def test_search_with_estimators_issue_29157():
     pipe = Pipeline([("enc", enc), ("regressor", LinearRegression())])
     grid_params = {"enc__enc": [OneHotEncoder(sparse_output=False), OrdinalEncoder()]}
     gs = search(
-        pipe, grid_params, scoring=neg_clipped_abs_error(), cv=one_split(6), public_cv=2
+        pipe,
+        grid_params,
+        scoring=neg_clipped_abs_error(),
+        cv=one_split(6),
+        method=PrivateSelection(public_cv=2),
     )
     gs.fit(X_, y_)
     assert gs.cv_results_["param_enc__enc"].dtype == object
@@ -1687,7 +1694,9 @@ def test_search_with_2d_array():
     assert_refused(info, "tuple is a range", "use a list for a grid")
     # As lists they are grids, as in GridSearchCV.
     grid = {"vect__ngram_range": [(1, 1), (1, 2)], "vect__norm": ["l1", "l2"]}
-    s = search(pipeline, grid, cv=one_split(10), public_cv=2, n_iter=3)
+    s = search(
+        pipeline, grid, cv=one_split(10), method=PrivateSelection(public_cv=2), n_iter=3
+    )
     s.fit(data, [0, 0, 1, 0, 1] * 2)
     assert s.cv_results_["param_vect__ngram_range"].dtype == object
 

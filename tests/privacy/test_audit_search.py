@@ -48,7 +48,7 @@ from _audit import ALPHA, binned, epsilon_lower_bound, in_worker_processes, reso
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 import sklearn_dpbo._private_selection as private_selection
-from sklearn_dpbo import DPBayesSearchCV
+from sklearn_dpbo import DPBayesSearchCV, PrivateSelection
 
 M_VAL, K = 20, 3
 DELTA_U = 1.0 / M_VAL
@@ -93,8 +93,7 @@ def make_search():
     return DPBayesSearchCV(
         ScoreOracle(),
         {"k": list(range(K))},
-        method="private-selection",
-        shortlist="grid",
+        method=PrivateSelection(shortlist="grid"),
         epsilon=EPS_TOTAL,
         budget_split=0.5,
         refit=False,

@@ -50,7 +50,7 @@ from sklearn.preprocessing import StandardScaler
 
 import sklearn_dpbo._gp_ucb as gp_ucb_module
 import sklearn_dpbo._releases as releases_module
-from sklearn_dpbo import DPBayesSearchCV
+from sklearn_dpbo import DPBayesSearchCV, PrivateSelection
 
 pytestmark = pytest.mark.usefixtures("single_blas_thread")
 
@@ -112,9 +112,13 @@ def _inside(function_name: str) -> bool:
 
 
 def make_search(method, shortlist, **kw):
-    extra = {} if shortlist is None else {"shortlist": shortlist}
-    extra.setdefault("verbose", 10)
+    extra = dict(verbose=10)
     extra.update(kw)
+    if method == "private-selection":
+        # public_cv=3 (the default) scores the public shortlist.
+        method = PrivateSelection(
+            **({} if shortlist is None else {"shortlist": shortlist})
+        )
     return DPBayesSearchCV(
         Pipeline(
             [("scale", StandardScaler()), ("clf", RefitFailsLogReg(max_iter=500))]
@@ -123,7 +127,6 @@ def make_search(method, shortlist, **kw):
         method=method,
         n_candidates=N_CANDIDATES,
         n_iter=N_ITER,
-        public_cv=3,
         random_state=0,  # public randomness (and, before issue 4, the noise)
         **extra,
     )

@@ -1,0 +1,388 @@
+"""Mode objects: what ``DPBayesSearchCV(method=...)`` accepts.
+
+Each search mode carries its own parameters, as a scikit-learn kernel
+carries its hyper-parameters in ``GaussianProcessRegressor(kernel=...)``:
+
+- :class:`PrivateSelection` (``method="private-selection"``, the default);
+- :class:`DPGPUCB` (``method="gp-ucb"``, Kusner et al. 2015, Algorithms 1
+  and 2);
+- :class:`Lipschitz` (``method="lipschitz"``, Kusner et al. 2015,
+  Algorithm 3);
+- :class:`FederatedLDP` (``method="federated-ldp"``, ``_federated.py``).
+
+A string is a shorthand for the mode's defaults (``"gp-ucb"`` is
+``DPGPUCB()``). Mode objects are parameter holders: ``get_params``,
+``set_params``, ``clone`` and a repr showing the non-default parameters
+(``BaseEstimator``'s), and ``_parameter_constraints`` that the search
+validates in ``fit`` before any data is read (errors name the nested
+parameter, e.g. ``method__noise``). The search never modifies them.
+Everything they hold is public: settings fixed before the private data is
+read.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+from sklearn.base import BaseEstimator, clone
+from sklearn.utils._param_validation import (
+    Interval,
+    StrOptions,
+    validate_parameter_constraints,
+)
+
+from ._gp import KERNELS
+
+__all__ = [
+    "SearchMode",
+    "PrivateSelection",
+    "DPGPUCB",
+    "Lipschitz",
+    "FederatedLDP",
+    "MODES",
+    "resolve_mode",
+    "moved_parameter_hint",
+]
+
+_KERNEL = [StrOptions(set(KERNELS))]
+_LENGTH_SCALE = [Interval(numbers.Real, 0, None, closed="neither")]
+_NOISE = [Interval(numbers.Real, 0, None, closed="left")]
+_BATCH_SIZE = [None, Interval(numbers.Integral, 1, None, closed="left")]
+_SELECTION = [StrOptions({"permute-and-flip", "exponential"})]
+
+# Parameters that must be ints, where a bool would pass the Interval check.
+_INT_PARAMS = ("batch_size", "shortlist_size")
+
+
+class SearchMode(BaseEstimator):
+    """Base class of the mode objects (a public parameter holder).
+
+    Subclasses set ``method``, the string shorthand, as a class attribute
+    and list their parameters in ``_parameter_constraints``.
+    """
+
+    method: str = ""
+    _parameter_constraints: dict = {}
+
+    def __eq__(self, other) -> bool:
+        """Same class and same parameters (as scikit-learn's kernels)."""
+        if type(self) is not type(other):
+            return NotImplemented
+        mine, theirs = self.get_params(deep=False), other.get_params(deep=False)
+        return all(_same(mine[k], theirs[k]) for k in mine)
+
+    __hash__ = None  # mutable through set_params, as a kernel
+
+    def _validate_in(self, owner: str, prefix: str = "method__") -> None:
+        """Validate the parameters, naming them ``<prefix><name>`` for ``owner``.
+
+        Raises scikit-learn's ``InvalidParameterError`` ("The
+        'method__noise' parameter of DPBayesSearchCV must be ..."), and a
+        ``ValueError`` for a bool where an int is expected.
+        """
+        params = self.get_params(deep=False)
+        validate_parameter_constraints(
+            {prefix + k: v for k, v in self._parameter_constraints.items()},
+            {prefix + k: v for k, v in params.items()},
+            caller_name=owner,
+        )
+        for name in _INT_PARAMS:
+            value = params.get(name)
+            if isinstance(value, bool):
+                raise ValueError(
+                    f"{prefix}{name} must be a positive int, not a bool; got "
+                    f"{name}={value!r}. Pass e.g. "
+                    f"{type(self).__name__}({name}=3)."
+                )
+
+
+def _same(a, b) -> bool:
+    """Parameter equality that does not fail on arrays or splitters."""
+    if a is b:
+        return True
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):
+        return False
+
+
+class PrivateSelection(SearchMode):
+    """``method="private-selection"``: public shortlist, private selection.
+
+    Bayesian optimisation (GP-UCB) runs on *public* signal only,
+    ``public_cv``-fold cross-validation inside the training set, and keeps
+    a shortlist of the ``shortlist_size`` best candidates. Each is fitted
+    on the training set and scored once on the validation set;
+    ``best_params_`` is selected by ``selection`` with the scorer's
+    sensitivity (1/m for accuracy), ``best_score_`` is that candidate's
+    validation score plus Laplace(Δ/ε₂). Pure ε-DP, no modelling
+    assumption (McKenna & Sheldon 2020 for permute-and-flip; McSherry &
+    Talwar 2007 for the exponential mechanism).
+
+    Parameters
+    ----------
+    shortlist : {"bo", "random", "grid"}, default="bo"
+        How the public shortlist is built: ``"bo"`` by the public
+        Bayesian optimisation, ``"random"`` a public random sample
+        (private random search), ``"grid"`` the whole candidate set
+        (private grid search).
+    shortlist_size : int, default=3
+        Candidates scored on the validation set (``"bo"`` and
+        ``"random"``). 3 was best at total ε ≤ 1 in the defaults study
+        (``benchmarks/bench_utility.py --defaults``, README): larger
+        shortlists contain better candidates but cost more selection noise.
+    public_cv : int or splitter, default=3
+        Cross-validation inside the training set that scores candidates
+        publicly (``shortlist="bo"``).
+    selection : {"permute-and-flip", "exponential"}, default="permute-and-flip"
+        Selection mechanism of ``best_params_``.
+    batch_size : int or None, default=None
+        Points proposed per step of the public BO (GP-BUCB), evaluated in
+        parallel; independent of ``n_jobs`` so that results do not depend
+        on the machine. ``None`` is 2: each step is then 2 candidates × 3
+        public folds = 6 jobs (measured 1.59× faster at ``n_jobs=2`` than
+        one candidate per step, with regret unchanged within its standard
+        error, README).
+    kernel : {"matern52", "squared-exponential"}, default="matern52"
+        Kernel of the public GP on the unit-cube encoding of the candidates.
+    length_scale : float, default=0.2
+        Fixed kernel length-scale on the unit-cube encoding.
+    noise : float, default=0.01
+        Observation-noise variance σ² of the public GP, in GP units
+        (0 is run as 1e-6 for numerical stability).
+    """
+
+    method = "private-selection"
+    _parameter_constraints: dict = {
+        "shortlist": [StrOptions({"bo", "random", "grid"})],
+        "shortlist_size": [Interval(numbers.Integral, 1, None, closed="left")],
+        "public_cv": [Interval(numbers.Integral, 2, None, closed="left"), "cv_object"],
+        "selection": _SELECTION,
+        "batch_size": _BATCH_SIZE,
+        "kernel": _KERNEL,
+        "length_scale": _LENGTH_SCALE,
+        "noise": _NOISE,
+    }
+
+    def __init__(
+        self,
+        shortlist="bo",
+        shortlist_size=3,
+        public_cv=3,
+        selection="permute-and-flip",
+        batch_size=None,
+        kernel="matern52",
+        length_scale=0.2,
+        noise=0.01,
+    ):
+        self.shortlist = shortlist
+        self.shortlist_size = shortlist_size
+        self.public_cv = public_cv
+        self.selection = selection
+        self.batch_size = batch_size
+        self.kernel = kernel
+        self.length_scale = length_scale
+        self.noise = noise
+
+
+class DPGPUCB(SearchMode):
+    """``method="gp-ucb"``: Kusner et al. (ICML 2015), Algorithms 1 and 2.
+
+    GP-UCB on the validation scores; ``best_params_`` by the exponential
+    mechanism on the posterior mean μ_T with Δ_μ = 2√β_{T+1} + c (Algorithm
+    1, line 12), ``best_score_`` = max observed + Laplace(b) (lines 13–15).
+    (ε, δ)-DP *under the paper's Assumption 1* (the score functions of all
+    validation sets are jointly a GP with dataset correlation
+    ``dataset_kernel``). With ``noise=0`` and ``noise_free_constants=(A,
+    tau)`` the score is released by Algorithm 2. Measured: at total ε = 1
+    its selection is barely better than uniform and its score noise exceeds
+    the score range (README); it is offered for fidelity to the paper.
+
+    Named ``DPGPUCB`` because :class:`~sklearn_dpbo.GPUCB` is the plain
+    GP-UCB learner of the local-DP optimiser.
+
+    Parameters
+    ----------
+    kernel : {"matern52", "squared-exponential"}, default="matern52"
+        k2 of Assumption 1, on the unit-cube encoding of the candidates.
+    length_scale : float, default=0.2
+        Fixed kernel length-scale on the unit-cube encoding.
+    noise : float, default=0.01
+        Fixed observation-noise variance σ² of the GP, in GP units. 0
+        selects Algorithm 2 (needs ``noise_free_constants`` to release the
+        score).
+    dataset_kernel : float in (0, 1], default=0.95
+        k1 of Assumption 1, the correlation of the score functions of
+        neighbouring validation sets; the paper measured 0.95 (Section 5).
+    score_offset, score_scale : float, default=None
+        GP units z = (score − offset)/scale. ``None`` derives them from the
+        scorer's declared range (midpoint and a quarter of the width: 0.5
+        and 0.25 for accuracy), never from data. The sensitivities are
+        fixed in GP units, so a scale below that default (it would multiply
+        the privacy loss) and an offset that maps the scorer's range
+        outside [−2, 2] are refused.
+    noise_free_constants : (A, tau) or None, default=None
+        de Freitas et al. (2012) constants for Algorithm 2 (``noise=0``).
+    noise_free_bound : {"conservative", "icml"}, default="conservative"
+        Variant of Algorithm 2's Ω (see :func:`noise_free_omega`).
+    batch_size : int or None, default=None
+        Points proposed per BO step (GP-BUCB), evaluated in parallel.
+        ``None`` is 1. A batch is allowed only with ``release_score=False``
+        (the score release's regret bound, Theorem 3, is for sequential
+        GP-UCB).
+    """
+
+    method = "gp-ucb"
+    _parameter_constraints: dict = {
+        "kernel": _KERNEL,
+        "length_scale": _LENGTH_SCALE,
+        "noise": _NOISE,
+        "dataset_kernel": [Interval(numbers.Real, 0, 1, closed="right")],
+        "score_offset": [None, numbers.Real],
+        "score_scale": [None, Interval(numbers.Real, 0, None, closed="neither")],
+        "noise_free_constants": [None, tuple],
+        "noise_free_bound": [StrOptions({"conservative", "icml"})],
+        "batch_size": _BATCH_SIZE,
+    }
+
+    def __init__(
+        self,
+        kernel="matern52",
+        length_scale=0.2,
+        noise=0.01,
+        dataset_kernel=0.95,
+        score_offset=None,
+        score_scale=None,
+        noise_free_constants=None,
+        noise_free_bound="conservative",
+        batch_size=None,
+    ):
+        self.kernel = kernel
+        self.length_scale = length_scale
+        self.noise = noise
+        self.dataset_kernel = dataset_kernel
+        self.score_offset = score_offset
+        self.score_scale = score_scale
+        self.noise_free_constants = noise_free_constants
+        self.noise_free_bound = noise_free_bound
+        self.batch_size = batch_size
+
+
+class Lipschitz(SearchMode):
+    """``method="lipschitz"``: Kusner et al. (2015), Algorithm 3.
+
+    Searches one regularisation parameter of a binary L2-regularised linear
+    model (see :class:`DPBayesSearchCV` for the conditions of Assumption 2,
+    all checked before any data is read). The whole candidate path is
+    scored on the validation set; ``best_params_`` by ``selection`` over it
+    (sensitivity g*/m, no assumption); ``best_score_`` = best of T BO steps
+    (``acquisition``) + Laplace(min(g*, (λmax − λmin)L/(λmax λmin) +
+    min(g*, 2L/λmin)/m)/ε₂), pure ε-DP under Assumption 2 (Section 4).
+
+    Parameters
+    ----------
+    selection : {"permute-and-flip", "exponential"}, default="permute-and-flip"
+        Selection mechanism of ``best_params_`` over the path.
+    acquisition : {"ucb", "ei"}, default="ucb"
+        Acquisition function of Algorithm 3's BO (GP-UCB or expected
+        improvement); Algorithm 3's guarantee holds for either.
+    kernel : {"matern52", "squared-exponential"}, default="matern52"
+        Kernel of the BO's GP on the unit-cube encoding.
+    length_scale : float, default=0.2
+        Fixed kernel length-scale on the unit-cube encoding.
+    noise : float, default=0.01
+        Observation-noise variance σ² of the BO's GP, in GP units (0 is run
+        as 1e-6 for numerical stability).
+    """
+
+    method = "lipschitz"
+    _parameter_constraints: dict = {
+        "selection": _SELECTION,
+        "acquisition": [StrOptions({"ucb", "ei"})],
+        "kernel": _KERNEL,
+        "length_scale": _LENGTH_SCALE,
+        "noise": _NOISE,
+    }
+
+    def __init__(
+        self,
+        selection="permute-and-flip",
+        acquisition="ucb",
+        kernel="matern52",
+        length_scale=0.2,
+        noise=0.01,
+    ):
+        self.selection = selection
+        self.acquisition = acquisition
+        self.kernel = kernel
+        self.length_scale = length_scale
+        self.noise = noise
+
+
+class FederatedLDP(SearchMode):
+    """``method="federated-ldp"``: one ε-LDP report per validation owner.
+
+    Validation records belong to owners with public ids (``fit(...,
+    val_groups=ids)``); each BO round one new owner reports her clipped
+    score through a client-side Laplace randomiser: ε-LDP per owner
+    (user-level). The learner is GP-UCB on the reports (Zhou & Tan, AAAI
+    2021, spec ``LDP_BO.md`` §2; see ``sklearn_dpbo/_federated.py`` and
+    ``docs/local_dp.md``).
+
+    Parameters
+    ----------
+    kernel : {"matern52", "squared-exponential"}, default="matern52"
+        Kernel of the learner's GP on the unit-cube encoding.
+    length_scale : float, default=0.2
+        Fixed kernel length-scale on the unit-cube encoding.
+    """
+
+    method = "federated-ldp"
+    _parameter_constraints: dict = {
+        "kernel": _KERNEL,
+        "length_scale": _LENGTH_SCALE,
+    }
+
+    def __init__(self, kernel="matern52", length_scale=0.2):
+        self.kernel = kernel
+        self.length_scale = length_scale
+
+
+MODES: dict[str, type[SearchMode]] = {
+    cls.method: cls for cls in (PrivateSelection, DPGPUCB, Lipschitz, FederatedLDP)
+}
+"""String shorthand → mode class (the string means the class's defaults)."""
+
+
+def resolve_mode(method) -> SearchMode:
+    """A fresh mode object: the defaults for a string, a clone for an object.
+
+    The clone keeps the search from ever modifying the user's object.
+    """
+    if isinstance(method, str):
+        return MODES[method]()
+    return clone(method)
+
+
+def moved_parameter_hint(name: str, value, method=None) -> str | None:
+    """Where a former ``DPBayesSearchCV`` parameter now lives, or None.
+
+    ``method`` (the ``method`` keyword given, if any) picks the mode to
+    show first.
+    """
+    owners = [cls for cls in MODES.values() if name in cls._parameter_constraints]
+    if not owners:
+        return None
+    if isinstance(method, str) and method in MODES and MODES[method] in owners:
+        owners.remove(MODES[method])
+        owners.insert(0, MODES[method])
+    elif isinstance(method, SearchMode) and type(method) in owners:
+        owners.remove(type(method))
+        owners.insert(0, type(method))
+    first = f"method={owners[0].__name__}({name}={value!r})"
+    others = ", ".join(cls.__name__ for cls in owners[1:])
+    return (
+        f"{name} is a parameter of the search mode now: pass {first}"
+        + (f" (also a parameter of {others})" if others else "")
+        + f"; set it later with set_params(method__{name}=...)."
+    )
