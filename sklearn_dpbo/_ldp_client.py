@@ -68,7 +68,7 @@ class MechanismSpec:
     second_moment : float
         Bound v on E[(report − (a + b)/2)²] for every reward in [a, b]
         (spec §2, "Statistics of the privatised reward [R]"): Laplace
-        ((b − a)/2)² + 2 l²; randomised response ``report_half_width``².
+        ((b − a)/2)² + 2 l²; randomised response the square of ``report_half_width``.
     """
 
     mechanism: str
