@@ -42,7 +42,7 @@ minimisation of eq. (10), ``tests/test_lipschitz.py``):
 - ``SGDClassifier`` minimises (1/n) Σ ℓ_i + α·½‖w‖² (its ``R(w)`` is
   ½‖w‖² for ``penalty="l2"``), i.e. eq. (10) with **λ = α** (not 2α: the
   spec's 2α is refuted by the numerical check). SGD only approximates the
-  minimiser, as every solver does up to its tolerance; see the README.
+  minimiser, as every solver does up to its tolerance; see docs/central_dp.md.
 
 At fit time, before the validation set is touched: binary training
 labels, no fit parameters (``sample_weight`` would change eq. (10)).

@@ -129,7 +129,7 @@ class PrivateSelection(SearchMode):
     shortlist_size : int, default=3
         Candidates scored on the validation set (``"bo"`` and
         ``"random"``). 3 was best at total ε ≤ 1 in the defaults study
-        (``benchmarks/bench_utility.py --defaults``, README): larger
+        (``benchmarks/bench_utility.py --defaults``, docs/central_dp.md): larger
         shortlists contain better candidates but cost more selection noise.
     public_cv : int or splitter, default=3
         Cross-validation inside the training set that scores candidates
@@ -142,7 +142,7 @@ class PrivateSelection(SearchMode):
         on the machine. ``None`` is 2: each step is then 2 candidates × 3
         public folds = 6 jobs (measured 1.59× faster at ``n_jobs=2`` than
         one candidate per step, with regret unchanged within its standard
-        error, README).
+        error, docs/central_dp.md).
     kernel : {"matern52", "squared-exponential"}, default="matern52"
         Kernel of the public GP on the unit-cube encoding of the candidates.
     length_scale : float, default=0.2
@@ -196,7 +196,7 @@ class DPGPUCB(SearchMode):
     ``dataset_kernel``). With ``noise=0`` and ``noise_free_constants=(A,
     tau)`` the score is released by Algorithm 2. Measured: at total ε = 1
     its selection is barely better than uniform and its score noise exceeds
-    the score range (README); it is offered for fidelity to the paper.
+    the score range (docs/central_dp.md); it is offered for fidelity to the paper.
 
     Named ``DPGPUCB`` because :class:`~sklearn_dpbo.GPUCB` is the plain
     GP-UCB learner of the local-DP optimiser.

@@ -49,7 +49,7 @@ PUBLIC_BO_DELTA = 0.1
 
 # Candidates proposed per step of the public search when batch_size=None
 # (GP-BUCB): 2 candidates x 3 folds keep two workers busy; chosen by
-# measurement (README, "Parallel and distributed").
+# measurement (docs/benchmarks.md, "Parallel efficiency").
 PUBLIC_BATCH_SIZE = 2
 
 

@@ -218,7 +218,7 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         ``noise=0`` and ``noise_free_constants=(A, tau)`` the score is
         released by Algorithm 2. Measured: at total ε = 1 its selection is
         barely better than uniform and its score noise exceeds the score
-        range (see README); it is offered for fidelity to the paper.
+        range (see docs/central_dp.md); it is offered for fidelity to the paper.
         Parameters: :class:`DPGPUCB`.
 
     ``"lipschitz"`` (Kusner et al. 2015, Algorithm 3, no GP assumption)
@@ -237,7 +237,7 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         λmin) + min(g*, 2L/λmin)/m)/ε₂), pure ε-DP under Assumption 2. The
         bound is capped at g* and, for usual λ ranges, the cap is active:
         the score noise is then Laplace(g*/ε₂) on a score in [−g*, 0]
-        (see README). Public constants: ``lipschitz_constants_``.
+        (see docs/central_dp.md). Public constants: ``lipschitz_constants_``.
         Parameters: :class:`Lipschitz`.
 
     Parameters

@@ -366,7 +366,7 @@ def test_more_noise_is_never_charged_more_epsilon(id_data, method):
     """A larger ε buys less noise in every release; n_iter never changes ε.
 
     The charge of a fit is its ``epsilon`` (and ``delta``) whatever n_iter
-    is (README: the whole search is one release); for gp-ucb the noise
+    is (the whole search is one release); for gp-ucb the noise
     grows with n_iter = T instead (Δ_μ and b depend on T).
     """
     reports = {}
