@@ -37,6 +37,7 @@ from ._releases import (
     release_best_score_gp,
     release_best_score_noise_free,
 )
+from ._scorers import ROW_INDEPENDENCE
 
 __all__ = ["run_gp_ucb", "score_noise_scale"]
 
@@ -48,7 +49,9 @@ def _assumption(mode, offset: float, scale: float) -> str:
         f"correlation k1={mode.dataset_kernel}, k2={mode.kernel}(length_scale="
         f"{mode.length_scale}) on the encoded candidate space, observation "
         f"noise variance {mode.noise} in GP units (score - {offset:g})/"
-        f"{scale:g}; the guarantee holds with probability >= 1 - delta"
+        f"{scale:g}; the guarantee holds with probability >= 1 - delta; and "
+        + ROW_INDEPENDENCE
+        + " (for the first, public candidate only: later ones are private)"
     )
 
 

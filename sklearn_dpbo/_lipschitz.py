@@ -79,6 +79,7 @@ from ._releases import (
     release_best_params_path,
     release_best_score_lipschitz,
 )
+from ._scorers import ROW_INDEPENDENCE
 
 __all__ = [
     "LipschitzSetup",
@@ -304,6 +305,8 @@ def _assumption(setup: LipschitzSetup, lam_min, lam_max, capped: bool) -> str:
             "range), which is the smaller here: this release then holds with no "
             "assumption"
         )
+    else:
+        text += "; and " + ROW_INDEPENDENCE
     return text
 
 

@@ -56,6 +56,7 @@ from ._accounting import Release
 from ._acquisition import gp_ucb_beta
 from ._mechanisms import exponential_mechanism, permute_and_flip
 from ._samplers import as_random_source, laplace_on_grid
+from ._scorers import ROW_INDEPENDENCE
 
 __all__ = [
     "dataset_kernel_c",
@@ -372,7 +373,7 @@ def release_best_params_selection(
         selection=selection,
         rng=rng,
         mechanism=f"{selection} over the public shortlist's validation scores",
-        assumption="none",
+        assumption=ROW_INDEPENDENCE,
     )
 
 
@@ -402,7 +403,7 @@ def release_best_score_selection(
         sensitivity=eff_sensitivity,
         noise_scale=eff_scale,
         guarantee="pure epsilon-DP",
-        assumption="none",
+        assumption=ROW_INDEPENDENCE,
         reference="Dwork, McSherry, Nissim & Smith, TCC 2006 (Laplace mechanism)",
     )
 
@@ -507,7 +508,8 @@ def release_best_params_path(
         rng=rng,
         mechanism=f"{selection} over the validation scores of the whole "
         "public regularisation path",
-        assumption="none (every score is a mean of per-record losses in [0, g*])",
+        assumption=ROW_INDEPENDENCE
+        + " (every score is a mean of per-record losses in [0, g*])",
     )
 
 

@@ -84,6 +84,14 @@ def quiet(private: bool = True):
         yield
 
 
+ROW_INDEPENDENCE = (
+    "row independence: each validation record's value depends only on that "
+    "record and the candidate fitted on the public training set (checked on "
+    "public training rows before any validation row was read, not proved)"
+)
+"""What every per-record sensitivity rests on; stated in ``privacy_report_``."""
+
+
 class RowIndependenceError(ValueError):
     """The model's outputs for a record depend on the other records scored."""
 

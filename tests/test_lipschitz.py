@@ -489,7 +489,7 @@ def test_end_to_end_breast_cancer(cancer, acquisition):
     params, score = rep.releases
     assert params["quantity"] == "best_params_" and params["epsilon"] == 1.0
     assert params["sensitivity"] == pytest.approx(1 / 151)
-    assert params["assumption"].startswith("none")
+    assert params["assumption"].startswith("row independence")
     assert score["quantity"] == "best_score_" and score["epsilon"] == 1.0
     assert "Assumption 2" in score["assumption"] and "g*=1" in score["assumption"]
     c = search.lipschitz_constants_

@@ -33,6 +33,7 @@ from sklearn_dpbo._samplers import (
     granularity_exponent,
     laplace_on_grid,
 )
+from sklearn_dpbo._scorers import ROW_INDEPENDENCE
 
 PI2 = math.pi**2
 
@@ -336,7 +337,7 @@ def test_release_best_params_selection(selection, mechanism):
     assert rel.epsilon == 0.3 and rel.delta == 0.0
     assert rel.sensitivity == 0.01
     assert rel.noise_scale == pytest.approx(2 * 0.01 / 0.3, rel=1e-15)
-    assert rel.assumption == "none" and "pure" in rel.guarantee
+    assert rel.assumption == ROW_INDEPENDENCE and "pure" in rel.guarantee
     assert (
         len(
             {

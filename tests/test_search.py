@@ -37,6 +37,7 @@ from sklearn_dpbo import (
     PrivateSelection,
     UselessReleaseWarning,
 )
+from sklearn_dpbo._scorers import ROW_INDEPENDENCE
 
 pytestmark = [
     pytest.mark.usefixtures("single_blas_thread"),
@@ -258,7 +259,7 @@ def test_privacy_report_budget_split(cancer_split, method, budget_split, release
         assert "value" not in r
     assert report.epsilon == pytest.approx(epsilon, rel=1e-12)
     if method == "private-selection":
-        assert all(r["assumption"] == "none" for r in releases)
+        assert all(r["assumption"] == ROW_INDEPENDENCE for r in releases)
         assert all(r["guarantee"] == "pure epsilon-DP" for r in releases)
         # Swap-one sensitivity of accuracy is 1/m.
         assert releases[0]["sensitivity"] == pytest.approx(1 / len(y_va))
