@@ -42,7 +42,7 @@ import pytest
 from _audit import ALPHA, epsilon_lower_bound, in_worker_processes, resolution
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 
-from sklearn_dpbo import DPBayesSearchCV, make_dp_scorer
+from sklearn_dpbo import DPBayesSearchCV, PrivateSelection, make_dp_scorer
 from sklearn_dpbo._scorers import DPScorer
 
 M_VAL, K = 20, 3
@@ -127,7 +127,7 @@ def make_search(config: str) -> DPBayesSearchCV:
     return DPBayesSearchCV(
         est,
         {"k": list(range(K))},
-        shortlist="grid",
+        method=PrivateSelection(shortlist="grid"),
         scoring=scoring,
         epsilon=1.0,
         release_score=False,
