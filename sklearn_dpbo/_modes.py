@@ -141,8 +141,9 @@ class PrivateSelection(SearchMode):
         parallel; independent of ``n_jobs`` so that results do not depend
         on the machine. ``None`` is 2: each step is then 2 candidates × 3
         public folds = 6 jobs (the demo task: 1.51× faster at ``n_jobs=2``
-        than at ``n_jobs=1``, against 1.23× with one candidate per step, with regret unchanged within its standard
-        error, docs/central_dp.md).
+        than at ``n_jobs=1``, against 1.23× with one candidate per step,
+        with regret unchanged within its standard error,
+        docs/central_dp.md).
     kernel : {"matern52", "squared-exponential"}, default="matern52"
         Kernel of the public GP on the unit-cube encoding of the candidates.
     length_scale : float, default=0.2
