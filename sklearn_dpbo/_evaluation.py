@@ -38,6 +38,7 @@ from ._scorers import quiet
 
 __all__ = [
     "evaluate_public",
+    "fit_on_training",
     "fit_public",
     "fit_and_score_private",
     "index_fit_params",
@@ -171,6 +172,19 @@ def fit_and_score_private(
     return score_private(est, X_val, y_val, scorer)
 
 
+def fit_on_training(ctx, index: int, *, error_score):
+    """:func:`fit_public` of public candidate ``index`` on the whole training set."""
+    data = ctx.data
+    return fit_public(
+        ctx.search.estimator,
+        ctx.plan.candidates.params[index],
+        data.X_train,
+        data.y_train,
+        data.fit_params,
+        error_score=error_score,
+    )
+
+
 def public_preflight(ctx, index: int):
     """Fit public candidate ``index`` on the training set and check its score.
 
@@ -180,14 +194,7 @@ def public_preflight(ctx, index: int):
     scored on public training rows (:meth:`DPScorer.check_public_rows`).
     """
     search, plan, data = ctx.search, ctx.plan, ctx.data
-    est, why = fit_public(
-        search.estimator,
-        plan.candidates.params[index],
-        data.X_train,
-        data.y_train,
-        data.fit_params,
-        error_score=search.error_score,
-    )
+    est, why = fit_on_training(ctx, index, error_score=search.error_score)
     if est is None:
         warn_fit_failures([why], 1, search.error_score)
         return None

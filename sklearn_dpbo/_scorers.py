@@ -607,19 +607,6 @@ def _named_scorer(name: str, params: dict) -> DPScorer:
     raise ValueError(_unknown_message(name))
 
 
-BUILTIN_SCORES = (
-    "accuracy",
-    "neg_zero_one_loss",
-    "neg_log_loss",
-    "neg_brier_score",
-    "neg_hinge_loss",
-    "neg_sigmoid_loss",
-    "neg_ramp_loss",
-    "neg_mean_absolute_error",
-    "neg_mean_squared_error",
-    "neg_huber_loss",
-    "r2",
-)
 # Usable as a bare string (no public constant required).
 _STRING_READY = (
     "accuracy",
@@ -630,6 +617,8 @@ _STRING_READY = (
     "neg_sigmoid_loss",
     "neg_ramp_loss",
 )
+# Every built-in score; the regression ones need public constants.
+BUILTIN_SCORES = _STRING_READY + (*_REGRESSION, "r2")
 
 # Aggregate metrics one record can move by far more than 1/m.
 _NON_DECOMPOSABLE = {

@@ -33,7 +33,7 @@ from ._accountant import BudgetAccountant
 from ._accounting import PrivacyReport, Release, split_budget
 from ._candidates import CandidateSet
 from ._context import SearchContext, SearchData, SearchPlan
-from ._evaluation import fit_public, index_fit_params, score_private
+from ._evaluation import fit_on_training, index_fit_params, score_private
 from ._federated import run_federated_ldp
 from ._gp_ucb import run_gp_ucb
 from ._lipschitz import check_assumption_2, run_lipschitz
@@ -1363,14 +1363,7 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         data, plan = ctx.data, ctx.plan
         _, (eps_score, _) = split_budget(plan.epsilon, 0.0, self.budget_split, True)
         # The released candidate is public: fit it once on the training set.
-        fitted, _ = fit_public(
-            self.estimator,
-            plan.candidates.params[index],
-            data.X_train,
-            data.y_train,
-            data.fit_params,
-            error_score="raise",
-        )
+        fitted, _ = fit_on_training(ctx, index, error_score="raise")
         releases = []
         for name, scorer in other_scorers.items():
             scorer.check_public_rows(
