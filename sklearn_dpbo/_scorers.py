@@ -413,43 +413,24 @@ class DPScorer:
         idx = np.sort(rng.choice(n, size=min(n, n_rows), replace=False))
         X_b = _take(X, idx)
         y_b = _take(y, idx)
+
+        def values(rows) -> np.ndarray:
+            """Clipped values of the sampled rows ``rows``, scored as one batch."""
+            return self._clip(self._raw(estimator, _take(X_b, rows), _take(y_b, rows)))
+
+        k = len(idx)
+        order = np.arange(k)
         try:
             with quiet():
-                batch = self._clip(self._raw(estimator, X_b, y_b))
-                half = len(idx) // 2
+                batch = values(order)
                 parts = [batch]
-                if len(idx) > 1:
-                    first = self._raw(
-                        estimator,
-                        _take(X_b, np.arange(half)),
-                        _take(y_b, np.arange(half)),
-                    )
-                    second = self._raw(
-                        estimator,
-                        _take(X_b, np.arange(half, len(idx))),
-                        _take(y_b, np.arange(half, len(idx))),
-                    )
-                    parts.append(self._clip(np.concatenate([first, second])))
-                    rev = np.arange(len(idx))[::-1]
+                if k > 1:
+                    half = k // 2
                     parts.append(
-                        self._clip(
-                            self._raw(
-                                estimator,
-                                _take(X_b, rev),
-                                _take(y_b, rev),
-                            )[::-1]
-                        )
+                        np.concatenate([values(order[:half]), values(order[half:])])
                     )
-                singles = [
-                    self._clip(
-                        self._raw(
-                            estimator,
-                            _take(X_b, [i]),
-                            _take(y_b, [i]),
-                        )
-                    )[0]
-                    for i in range(min(3, len(idx)))
-                ]
+                    parts.append(values(order[::-1])[::-1])
+                singles = [values([i])[0] for i in range(min(3, k))]
         except Exception as exc:
             raise ValueError(
                 f"Scoring a fitted candidate with {self.name!r} on rows of the "
