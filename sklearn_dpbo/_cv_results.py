@@ -81,6 +81,7 @@ def public_cv_results(
     *,
     candidate_index: Sequence[int],
     shortlisted: Sequence[bool],
+    n_folds_run: Sequence[int] | None = None,
 ) -> dict:
     """A ``cv_results_`` dict of the public cross-validation.
 
@@ -95,18 +96,28 @@ def public_cv_results(
         Index of each row in ``candidate_params_``.
     shortlisted : list of bool
         Whether the candidate went on to the private selection.
+    n_folds_run : list of int, optional
+        Folds run per candidate: a candidate raced out after fold 0 has
+        NaN in the other ``split{k}`` columns, and its mean, std and rank
+        are those of fold 0 (column ``n_public_folds``). Default: all.
     """
     split_scores = np.asarray(split_scores, dtype=float).reshape(len(params), -1)
     results = PublicCVResults()
     for name in sorted({k for p in params for k in p}):
         results[f"param_{name}"] = _param_column(params, name)
     results["params"] = [dict(p) for p in params]
-    for k in range(split_scores.shape[1]):
+    n_folds = split_scores.shape[1]
+    for k in range(n_folds):
         results[f"split{k}_public_cv_score"] = split_scores[:, k].copy()
-    mean = split_scores.mean(axis=1)
+    run = np.full(len(params), n_folds) if n_folds_run is None else n_folds_run
+    run = np.asarray(run, dtype=int)
+    mean = np.array([row[:r].mean() for row, r in zip(split_scores, run)])
     results["mean_public_cv_score"] = mean
-    results["std_public_cv_score"] = split_scores.std(axis=1)
+    results["std_public_cv_score"] = np.array(
+        [row[:r].std() for row, r in zip(split_scores, run)]
+    )
     results["rank_public_cv_score"] = _rank(mean)
+    results["n_public_folds"] = run
     results["candidate_index"] = np.asarray(candidate_index, dtype=int)
     results["shortlisted"] = np.asarray(shortlisted, dtype=bool)
     return results

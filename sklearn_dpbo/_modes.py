@@ -136,14 +136,22 @@ class PrivateSelection(SearchMode):
         publicly (``shortlist="bo"``).
     selection : {"permute-and-flip", "exponential"}, default="permute-and-flip"
         Selection mechanism of ``best_params_``.
+    racing : float or None, default=1.0
+        Racing of the public folds (``shortlist="bo"``): a new candidate is
+        scored on public fold 0 first, and on the other folds only if it
+        can still make the shortlist: its fold-0 score is at least the
+        ``shortlist_size``-th best fold-0 score of the candidates scored on
+        every fold, minus ``racing`` × (high − low) / √(2 n₀) (the largest
+        standard deviation of the difference of two fold-0 scores on n₀
+        rows). ``None`` scores every candidate on every fold.
     batch_size : int or None, default=None
-        Points proposed per step of the public BO (GP-BUCB), evaluated in
-        parallel; independent of ``n_jobs`` so that results do not depend
-        on the machine. ``None`` is 2: each step is then 2 candidates × 3
-        public folds = 6 jobs (the demo task: 1.51× faster at ``n_jobs=2``
-        than at ``n_jobs=1``, against 1.23× with one candidate per step,
-        with regret unchanged within its standard error,
-        docs/central_dp.md).
+        Public fold evaluations in flight at once in the asynchronous public
+        search (GP-BUCB: a new candidate is proposed as soon as a result is
+        taken into account, given the pending ones). Results are taken in
+        submission order, so the evaluations and the releases depend on
+        ``batch_size`` and never on timing. ``None`` is
+        max(6, 3 × the number of joblib workers): the same for ``n_jobs``
+        of 1 and 2, larger with more workers so that none waits.
     kernel : {"matern52", "squared-exponential"}, default="matern52"
         Kernel of the public GP on the unit-cube encoding of the candidates.
     length_scale : float, default=0.2
@@ -159,6 +167,7 @@ class PrivateSelection(SearchMode):
         "shortlist_size": [Interval(numbers.Integral, 1, None, closed="left")],
         "public_cv": [Interval(numbers.Integral, 2, None, closed="left"), "cv_object"],
         "selection": _SELECTION,
+        "racing": [None, Interval(numbers.Real, 0, None, closed="left")],
         "batch_size": _BATCH_SIZE,
         "kernel": _KERNEL,
         "length_scale": _LENGTH_SCALE,
@@ -171,6 +180,7 @@ class PrivateSelection(SearchMode):
         shortlist_size=3,
         public_cv=3,
         selection="permute-and-flip",
+        racing=1.0,
         batch_size=None,
         kernel="matern52",
         length_scale=0.2,
@@ -180,6 +190,7 @@ class PrivateSelection(SearchMode):
         self.shortlist_size = shortlist_size
         self.public_cv = public_cv
         self.selection = selection
+        self.racing = racing
         self.batch_size = batch_size
         self.kernel = kernel
         self.length_scale = length_scale

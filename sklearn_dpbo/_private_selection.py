@@ -29,16 +29,17 @@ from sklearn.utils.validation import _num_samples
 
 from ._accounting import Release, split_budget
 from ._acquisition import ucb_beta
-from ._bo import bayesian_optimisation
 from ._context import SearchContext
 from ._cv_results import public_cv_results
 from ._evaluation import (
-    evaluate_public,
+    _public_fold,
     index_fit_params,
     score_public_candidates,
     warn_fit_failures,
 )
+from ._public_search import PublicSearch
 from ._releases import release_best_params_selection, release_best_score_selection
+from ._scheduler import Job, default_window, run_ordered
 
 __all__ = ["run_private_selection", "public_search", "public_shortlist"]
 
@@ -46,11 +47,6 @@ __all__ = ["run_private_selection", "public_search", "public_shortlist"]
 # cross-validation scores: a tuning constant of GP-UCB here, not a privacy
 # parameter (no privacy budget is spent on public data).
 PUBLIC_BO_DELTA = 0.1
-
-# Candidates proposed per step of the public search when batch_size=None
-# (GP-BUCB): 2 candidates x 3 folds keep two workers busy; chosen by
-# measurement (docs/benchmarks.md, "Parallel efficiency").
-PUBLIC_BATCH_SIZE = 2
 
 
 def _public_folds(search, mode, X, y, seed: int, fit_params: dict) -> list[tuple]:
@@ -99,64 +95,67 @@ def public_search(ctx: SearchContext) -> tuple[np.ndarray, dict | None]:
     folds = _public_folds(
         search, mode, data.X_train, data.y_train, plan.seed, data.fit_params
     )
-    split_scores: dict[int, list[float]] = {}  # public: training-set folds
+    low, high = plan.scorer.bounds
 
-    failures: list[str] = []
-    n_fits = [0]
-    public_mean: dict[int, float] = {}
-
-    def evaluate(indices):
-        scores, failed = evaluate_public(
-            ctx.parallel,
-            search.estimator,
-            [candidates.params[j] for j in indices],
-            folds,
-            plan.scorer,
-            error_score=search.error_score,
+    def fold_job(j: int, k: int) -> Job:
+        return Job(
+            _public_fold,
+            (
+                search.estimator,
+                candidates.params[j],
+                folds[k],
+                plan.scorer,
+                search.error_score,
+            ),
+            tag=(j, k),
         )
-        failures.extend(failed)
-        n_fits[0] += scores.size
-        for j, row in zip(indices, scores):
-            split_scores[int(j)] = [float(v) for v in row]
-        means = scores.mean(axis=1)
-        low, high = plan.scorer.bounds
-        for j, s in zip(indices, means):
-            public_mean[int(j)] = float(s)
-        # The GP sees failed (NaN) or out-of-range public scores as the range's
-        # ends; the shortlist never takes a NaN candidate.
-        means = np.clip(np.where(np.isnan(means), low, means), low, high)
-        return [(s - plan.offset) / plan.scale for s in means]
 
-    bayesian_optimisation(
-        evaluate,
+    def to_gp(score: float) -> float:
+        # The GP sees a failed (NaN) or out-of-range public score as the
+        # range's ends; the shortlist never takes a NaN candidate.
+        clipped = low if np.isnan(score) else min(max(score, low), high)
+        return (clipped - plan.offset) / plan.scale
+
+    n_iter = min(int(search.n_iter), n)
+    driver = PublicSearch(
         candidates.X,
-        n_iter=min(int(search.n_iter), n),
+        n_iter=n_iter,
         beta=lambda t: ucb_beta(t, n, PUBLIC_BO_DELTA),
         tie_break=plan.tie_break,
+        fold_job=fold_job,
+        n_folds=len(folds),
+        fold0_size=_num_samples(folds[0][2]),
+        bounds=plan.scorer.bounds,
+        to_gp=to_gp,
+        racing=mode.racing,
+        shortlist_size=mode.shortlist_size,
         kernel=mode.kernel,
         length_scale=mode.length_scale,
         noise=mode.noise if mode.noise > 0 else 1e-6,
-        batch_size=PUBLIC_BATCH_SIZE if mode.batch_size is None else mode.batch_size,
-        progress=lambda t, total: ctx.progress(f"public search iteration {t}/{total}"),
+        on_candidate=lambda t: ctx.progress(f"public search iteration {t}/{n_iter}"),
     )
-    warn_fit_failures(failures, n_fits[0], search.error_score)
-    # Best distinct candidates by public score, ties by the public order;
-    # candidates whose public score is NaN (failed fits) are never shortlisted.
-    ranked = [j for j in public_mean if not np.isnan(public_mean[j])]
-    order = sorted(ranked, key=lambda j: (-public_mean[j], plan.tie_break[j]))
-    if not order:
+    window = (
+        default_window(search.n_jobs) if mode.batch_size is None else mode.batch_size
+    )
+    n_fits = run_ordered(
+        driver, window=window, n_jobs=search.n_jobs, pre_dispatch=search.pre_dispatch
+    )
+    warn_fit_failures(driver.failures, n_fits, search.error_score)
+    shortlist = np.asarray(driver.shortlist(), dtype=int)
+    if shortlist.size == 0:
         raise ValueError(
             "Every candidate evaluated by the public search failed to fit (see "
             "the FitFailedWarning). Nothing was released and no budget was "
             "spent: fix the estimator or the search space on the training data."
         )
-    shortlist = np.asarray(order[: mode.shortlist_size], dtype=int)
-    evaluated = list(split_scores)  # first-evaluation order
+    evaluated, split_scores = driver.split_scores()
+    kept = set(shortlist.tolist())
     table = public_cv_results(
         [candidates.params[j] for j in evaluated],
-        np.asarray([split_scores[j] for j in evaluated], dtype=float),
+        split_scores,
         candidate_index=evaluated,
-        shortlisted=[j in set(shortlist.tolist()) for j in evaluated],
+        shortlisted=[j in kept for j in evaluated],
+        n_folds_run=driver.folds_run(),
     )
     return shortlist, table
 

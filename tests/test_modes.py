@@ -42,6 +42,7 @@ NON_DEFAULT = {
     "shortlist_size": 5,
     "public_cv": 4,
     "selection": "exponential",
+    "racing": 2.0,
     "batch_size": 3,
     "kernel": "squared-exponential",
     "length_scale": 0.5,

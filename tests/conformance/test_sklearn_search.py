@@ -882,16 +882,24 @@ def test_grid_search_cv_results():
         "split2_public_cv_score",
     )
     assert sorted(cv_results) == sorted(
-        param_keys + score_keys + ("params", "candidate_index", "shortlisted")
+        param_keys
+        + score_keys
+        + ("params", "candidate_index", "shortlisted", "n_public_folds")
     )
     assert all(cv_results[k].shape == (n,) for k in param_keys + score_keys)
+    # Racing: a candidate raced out after public fold 0 has NaN in the
+    # folds it did not run.
+    run = cv_results["n_public_folds"]
+    assert set(run) <= {1, 3} and (run == 3).sum() >= 3
     assert all(cv_results["rank_public_cv_score"] >= 1)
     assert cv_results["rank_public_cv_score"].dtype == np.int32
     for k in score_keys:
         assert not isinstance(cv_results[k], np.ma.MaskedArray)
         if not k.startswith("rank"):
             assert cv_results[k].dtype == np.float64
-            assert np.all((cv_results[k] >= 0) & (cv_results[k] <= 1))
+            ran = run > int(k[5]) if k.startswith("split") else run > 0
+            assert np.all((cv_results[k][ran] >= 0) & (cv_results[k][ran] <= 1))
+            assert np.isnan(cv_results[k][~ran]).all()
     kinds = {"param_C": "i", "param_degree": "i", "param_gamma": "f"}
     for key in param_keys:
         assert isinstance(cv_results[key], np.ma.MaskedArray)
@@ -903,9 +911,12 @@ def test_grid_search_cv_results():
         assert cv_results["param_degree"].mask[i] != poly
     # The public scores are what cross-validation inside the training set
     # gives (the three public folds are the search's own, seeded publicly).
+    # (A raced-out candidate's mean is its fold-0 score.)
     assert np.allclose(
         cv_results["mean_public_cv_score"],
-        np.mean([cv_results[f"split{k}_public_cv_score"] for k in range(3)], axis=0),
+        np.nanmean(
+            [cv_results[f"split{k}_public_cv_score"] for k in range(3)], axis=0
+        ),
     )
     with pytest.raises(KeyError, match="never published"):
         cv_results["mean_test_score"]

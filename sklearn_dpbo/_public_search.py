@@ -1,0 +1,227 @@
+"""The public search of ``"private-selection"``: asynchronous BO with racing.
+
+Everything here uses the **training set only** (public): the scores are
+cross-validation scores inside the training set, so every scheduling
+decision, the order of the evaluations and the table they make are
+public. The validation set is read later, by the private selection.
+
+The search is GP-UCB over the candidate set (Srinivas et al. 2010) with
+the exploration weight of Kusner et al. (2015), Algorithm 1, line 3, as a
+tuning constant: β_t = 2 log(|Λ| t² π² / (3δ)), δ = 0.1. It runs as an
+*asynchronous batch*: a job is one candidate on one public fold, at most
+``window`` jobs are in flight, and the next candidate is proposed as soon
+as a result is taken into account, given the finished candidates (the
+posterior mean) and the pending ones (their posterior variance only:
+GP-BUCB, Desautels et al. 2014). Results are taken in submission order
+(:func:`~._scheduler.run_ordered`), so the sequence of evaluations depends
+on the window, never on timing.
+
+Racing (``racing=z``). A new candidate is first scored on fold 0 only.
+It is scored on the other folds only if it can still make the shortlist:
+unless fewer than ``shortlist_size`` candidates have all their folds (the
+*contenders*), its fold-0 score must be at least the ``shortlist_size``-th
+best fold-0 score among the contenders minus
+
+    z · (high − low) / √(2 n₀),
+
+the largest possible standard deviation of the difference of two fold-0
+scores (n₀ public rows scored in fold 0, per-record values in
+[low, high]). Only contenders (every fold scored) are shortlisted, best
+mean first. The GP observes a contender's mean over the folds and a
+raced-out candidate's fold-0 score. ``racing=None`` scores every fold of
+every candidate.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from typing import Callable, Optional
+
+import numpy as np
+
+from ._acquisition import argmax, upper_confidence_bound
+from ._gp import IncrementalGP
+from ._scheduler import Job
+
+__all__ = ["PublicSearch"]
+
+
+class PublicSearch:
+    """Driver of :func:`~._scheduler.run_ordered` for the public BO.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_candidates, d)
+        Encoded candidate set.
+    n_iter : int
+        Candidates proposed (GP-UCB steps T).
+    beta : callable
+        ``beta(t)``, t = 1..T.
+    tie_break : ndarray
+        Public ranks breaking exact ties of the acquisition.
+    fold_job : callable
+        ``fold_job(j, k) -> Job``: candidate ``j`` on public fold ``k``;
+        its result is ``(score, why)``: the raw public score and, for a
+        failed fit (score ``error_score``), the public reason.
+    n_folds : int
+        Public folds K.
+    fold0_size : int
+        Rows scored in fold 0 (n₀ of the racing margin).
+    bounds : tuple of float
+        (low, high) of the per-record values.
+    to_gp : callable
+        Raw public score → GP units (clipped, NaN → low).
+    racing : float or None
+        z of the racing margin, or None for no racing.
+    shortlist_size : int
+    kernel, length_scale, noise
+        The public GP.
+    on_candidate : callable, optional
+        ``on_candidate(n_done)`` after each candidate's first fold result.
+    """
+
+    def __init__(
+        self,
+        X: np.ndarray,
+        *,
+        n_iter: int,
+        beta: Callable[[int], float],
+        tie_break: np.ndarray,
+        fold_job: Callable[[int, int], Job],
+        n_folds: int,
+        fold0_size: int,
+        bounds: tuple,
+        to_gp: Callable[[float], float],
+        racing: Optional[float],
+        shortlist_size: int,
+        kernel: str,
+        length_scale: float,
+        noise: float,
+        on_candidate: Optional[Callable[[int], None]] = None,
+    ):
+        self.n_iter = int(n_iter)
+        self.beta = beta
+        self.tie_break = tie_break
+        self.fold_job = fold_job
+        self.n_folds = int(n_folds)
+        self.racing = racing
+        self.shortlist_size = int(shortlist_size)
+        self.to_gp = to_gp
+        self.on_candidate = on_candidate
+        low, high = bounds
+        self.margin = (
+            math.inf
+            if racing is None
+            else float(racing) * (high - low) / math.sqrt(2.0 * max(fold0_size, 1))
+        )
+        self.gp = IncrementalGP(
+            X, kernel=kernel, length_scale=length_scale, noise=noise, max_points=n_iter
+        )
+        self.n_proposed = 0
+        self.n_started = 0  # candidates whose fold 0 was processed
+        self.jobs: deque = deque()  # ready jobs (later folds first, FIFO)
+        self.scores: dict[int, list[float]] = {}  # raw fold scores (NaN: not run)
+        self.order: list[int] = []  # candidates in first-proposal order
+        self.contenders: dict[int, None] = {}  # every fold scheduled (ordered)
+        self.final: dict[int, float] = {}  # GP value once known
+        self.rows: deque = deque()  # GP rows awaiting their value, in add order
+        self.remaining: dict[int, int] = {}  # folds still to process
+        self.failures: list[str] = []  # public reasons of failed fits
+
+    # -- Driver interface ---------------------------------------------------
+    def next_job(self) -> Optional[Job]:
+        while not self.jobs and self.n_proposed < self.n_iter:
+            self._propose()
+        return self.jobs.popleft() if self.jobs else None
+
+    def process(self, job: Job, result: tuple) -> None:
+        j, k = job.tag
+        score, why = result
+        if why is not None:
+            self.failures.append(why)
+        self.scores[j][k] = float(score)
+        self.remaining[j] -= 1
+        if k == 0:
+            self.n_started += 1
+            if self._promote(j):
+                self.contenders[j] = None
+                if self.racing is not None:
+                    for f in range(1, self.n_folds):
+                        self.jobs.append(self.fold_job(j, f))
+                    self.remaining[j] += self.n_folds - 1
+            if self.on_candidate is not None:
+                self.on_candidate(self.n_started)
+        if self.remaining[j] == 0:
+            # A contender's value is its mean over the folds (NaN if a fold
+            # failed with error_score=NaN), a raced-out candidate's its fold 0.
+            fold_scores = self.scores[j] if j in self.contenders else self.scores[j][:1]
+            self.final[j] = self.to_gp(float(np.mean(fold_scores)))
+            self._observe_ready()
+
+    # -- internals ------------------------------------------------------------
+    def _propose(self) -> None:
+        t = self.n_proposed + 1
+        acq = upper_confidence_bound(self.gp.mean, self.gp.std, self.beta(t))
+        j = int(argmax(acq, self.tie_break))
+        self.gp.add(j)  # GP-BUCB: the variance sees the pending point
+        self.rows.append(j)
+        self.n_proposed = t
+        if j in self.scores:
+            self._observe_ready()  # a repeat: its value is (or will be) known
+            return
+        self.order.append(j)
+        self.scores[j] = [math.nan] * self.n_folds
+        if self.racing is None:
+            self.remaining[j] = self.n_folds
+            self.jobs.extend(self.fold_job(j, f) for f in range(self.n_folds))
+        else:
+            self.remaining[j] = 1
+            self.jobs.append(self.fold_job(j, 0))
+
+    def _promote(self, j: int) -> bool:
+        if self.racing is None or len(self.contenders) < self.shortlist_size:
+            return True
+        s = self.scores[j][0]
+        if math.isnan(s):
+            return False
+        first = sorted(
+            (
+                self.scores[c][0]
+                for c in self.contenders
+                if not math.isnan(self.scores[c][0])
+            ),
+            reverse=True,
+        )
+        if len(first) < self.shortlist_size:
+            return True
+        return s >= first[self.shortlist_size - 1] - self.margin
+
+    def _observe_ready(self) -> None:
+        while self.rows and self.rows[0] in self.final:
+            self.gp.observe(self.final[self.rows.popleft()])
+
+    # -- results --------------------------------------------------------------
+    def shortlist(self) -> list[int]:
+        """Contenders with a finite mean, best first (ties: public order)."""
+        means = {
+            c: float(np.mean(self.scores[c]))
+            for c in self.contenders
+            if not np.isnan(self.scores[c]).any()
+        }
+        ranked = sorted(means, key=lambda c: (-means[c], self.tie_break[c]))
+        return ranked[: self.shortlist_size]
+
+    def split_scores(self) -> tuple[list[int], np.ndarray]:
+        """Evaluated candidates (first-proposal order) and their fold scores
+        (NaN where a fold was not run)."""
+        return list(self.order), np.asarray(
+            [self.scores[j] for j in self.order], dtype=float
+        ).reshape(len(self.order), self.n_folds)
+
+    def folds_run(self) -> np.ndarray:
+        """Number of public folds run per evaluated candidate."""
+        return np.asarray(
+            [self.n_folds if j in self.contenders else 1 for j in self.order],
+            dtype=int,
+        )

@@ -1,0 +1,209 @@
+"""An asynchronous, reproducible job loop on any joblib backend.
+
+:func:`run_ordered` keeps up to ``window`` jobs submitted at once and
+gives their results to a *driver* **in submission order**; after each
+result the driver may submit more jobs (e.g. propose the next candidate of
+a Bayesian optimisation given the finished and the pending ones). The
+workers never wait for a whole batch: while the oldest job runs, the
+others are already computing.
+
+Why submission order. Results arrive in an order that depends on timing.
+Handing them to the driver in submission order makes every decision a
+function of the results alone: for a fixed ``window`` the sequence of jobs
+is the same whatever the backend, the number of workers or the machine's
+load. Timing only changes *when* a job runs, never *which* jobs run. A
+slow oldest job can hold back the next decisions (the other results wait
+in a buffer); the window keeps the workers busy meanwhile.
+
+How it runs on joblib. One :class:`joblib.Parallel` call with
+``return_as="generator_unordered"`` is fed from a queue while it runs
+(:class:`_Feed`). joblib pulls the next task when a worker finishes, in a
+callback thread and under its own lock, so the feed must never block: when
+the queue is momentarily empty it hands out a short idle task, and when
+the driver has nothing more to submit it ends the stream. This uses only
+joblib's public interface, so it runs on every backend (loky, threading,
+multiprocessing, Dask through ``joblib.parallel_config("dask")``). With one
+worker the jobs run in the calling thread, in order, with no idle task.
+
+Nothing here is private: the loop is used for public work only (the
+public cross-validation of ``"private-selection"``). Modes that evaluate
+on the validation set keep their synchronous loops.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+from typing import Any, Callable, Iterator, Optional, Protocol
+
+from joblib import Parallel, delayed, effective_n_jobs
+
+__all__ = ["Job", "Driver", "run_ordered", "default_window"]
+
+# A worker with nothing to do sleeps this long before asking again (s).
+IDLE_SECONDS = 0.002
+
+
+class Job:
+    """One unit of work: ``func(*args)`` and a public tag for the driver."""
+
+    __slots__ = ("func", "args", "tag")
+
+    def __init__(self, func: Callable, args: tuple, tag: Any = None):
+        self.func = func
+        self.args = args
+        self.tag = tag
+
+
+class Driver(Protocol):
+    """What :func:`run_ordered` asks of its caller."""
+
+    def next_job(self) -> Optional[Job]:
+        """The next job to submit now, or None (nothing to submit for now)."""
+
+    def process(self, job: Job, result: Any) -> None:
+        """Take the result of ``job`` (called in submission order)."""
+
+
+def default_window(n_jobs: Any) -> int:
+    """Jobs in flight by default: max(4, 2 × workers).
+
+    Twice the workers so that a worker that finishes always finds a job
+    ready, never less than 4 so that ``n_jobs`` of 1 and 2 give the same
+    sequence of jobs (hence the same releases).
+    """
+    return max(4, 2 * effective_n_jobs(n_jobs))
+
+
+def _tagged(seq: int, func: Callable, args: tuple):
+    return seq, func(*args)
+
+
+def _idle(seconds: float):
+    time.sleep(seconds)
+    return None, None
+
+
+class _Feed:
+    """The task iterator of one running :class:`joblib.Parallel` call.
+
+    ``__next__`` is called by joblib (from its callback threads, under its
+    lock) and never blocks: a queued task, else an idle task, else (once
+    :meth:`close` was called and the queue is empty) the end of the stream.
+    """
+
+    def __init__(self, idle_seconds: float):
+        self._queue: deque = deque()
+        self._closed = threading.Event()
+        self._idle = delayed(_idle)(idle_seconds)
+
+    def put(self, task) -> None:
+        self._queue.append(task)
+
+    def close(self) -> None:
+        self._closed.set()
+
+    def __iter__(self) -> Iterator:
+        return self
+
+    def __next__(self):
+        try:
+            return self._queue.popleft()
+        except IndexError:
+            if self._closed.is_set():
+                raise StopIteration from None
+            return self._idle
+
+
+def run_ordered(
+    driver: Driver,
+    *,
+    window: int,
+    n_jobs: Any = None,
+    pre_dispatch: Any = None,
+) -> int:
+    """Run the driver's jobs, at most ``window`` unprocessed at a time.
+
+    Parameters
+    ----------
+    driver : Driver
+        ``next_job()`` is asked for jobs while fewer than ``window`` are
+        submitted and not yet processed; ``process(job, result)`` receives
+        the results in submission order. The loop ends when every
+        submitted job is processed and ``next_job()`` returns None.
+    window : int
+        Jobs submitted and not yet processed, at most. The sequence of jobs
+        depends on ``window`` and on the results, never on timing.
+    n_jobs : int or None
+        Passed to :class:`joblib.Parallel` (the active backend is used).
+    pre_dispatch : unused
+        Accepted for symmetry with :class:`joblib.Parallel`; the loop
+        dispatches one task per free worker.
+
+    Returns
+    -------
+    n_done : int
+        The number of jobs run.
+    """
+    if window < 1:
+        raise ValueError(f"window must be >= 1; got {window}.")
+    jobs: dict[int, Job] = {}
+    buffer: dict[int, Any] = {}
+    state = {"submitted": 0, "processed": 0}
+
+    def top_up(put: Callable[[int, Job], None]) -> None:
+        while state["submitted"] - state["processed"] < window:
+            job = driver.next_job()
+            if job is None:
+                return
+            seq = state["submitted"]
+            jobs[seq] = job
+            state["submitted"] = seq + 1
+            put(seq, job)
+
+    def drain() -> None:
+        # Results in submission order; each may let the driver submit more.
+        while state["processed"] in buffer:
+            seq = state["processed"]
+            result = buffer.pop(seq)
+            job = jobs.pop(seq)
+            state["processed"] = seq + 1
+            driver.process(job, result)
+            top_up(put)
+
+    if effective_n_jobs(n_jobs) == 1:
+        pending: deque = deque()
+
+        def put(seq, job):
+            pending.append((seq, job))
+
+        top_up(put)
+        while pending:
+            seq, job = pending.popleft()
+            buffer[seq] = job.func(*job.args)
+            drain()
+        return state["submitted"]
+
+    feed = _Feed(IDLE_SECONDS)
+
+    def put(seq, job):
+        feed.put(delayed(_tagged)(seq, job.func, job.args))
+
+    top_up(put)
+    if state["submitted"] == 0:
+        return 0
+    parallel = Parallel(
+        n_jobs=n_jobs,
+        batch_size=1,
+        pre_dispatch=pre_dispatch or "n_jobs",
+        return_as="generator_unordered",
+    )
+    for seq, result in parallel(feed):
+        if seq is None:
+            continue  # an idle task
+        buffer[seq] = result
+        drain()
+        if state["processed"] == state["submitted"]:
+            feed.close()  # nothing pending and nothing more to submit
+    return state["submitted"]
