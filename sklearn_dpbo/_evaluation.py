@@ -4,7 +4,7 @@ The functions here run inside joblib workers (any backend: loky, threads,
 Dask through ``joblib.parallel_backend("dask")``). Three kinds of work,
 by what is private about it:
 
-Public fits (:func:`fit_public`, :func:`evaluate_public`)
+Public fits (:func:`fit_public`, :func:`_public_fold`)
     A public candidate fitted on (part of) the public training set, and
     in public cross-validation scored on a public fold. Failures follow
     scikit-learn's ``error_score`` semantics: ``"raise"`` raises the
@@ -25,6 +25,8 @@ Private candidates (:func:`fit_and_score_private`)
 
 from __future__ import annotations
 
+import pickle
+import time
 import warnings
 from typing import Any, Optional, Sequence
 
@@ -37,7 +39,6 @@ from sklearn.utils import _safe_indexing
 from ._scorers import quiet
 
 __all__ = [
-    "evaluate_public",
     "fit_on_training",
     "fit_public",
     "fit_and_score_private",
@@ -105,33 +106,6 @@ def _public_fold(estimator, params, fold, scorer, error_score):
         if isinstance(error_score, str):
             raise
         return float(error_score), _failure(exc)
-
-
-def evaluate_public(
-    parallel,
-    estimator: Any,
-    params_list: Sequence[dict],
-    folds: Sequence[tuple],
-    scorer,
-    *,
-    error_score,
-) -> tuple[np.ndarray, list[str]]:
-    """Public cross-validation: ``scores[i, k]`` of candidate i on fold k.
-
-    ``folds`` holds ``(X_fit, y_fit, X_score, y_score, fit_params)`` tuples
-    from the public training set. Failed fits score ``error_score``; their
-    messages are returned (public) for :func:`warn_fit_failures`.
-    """
-    jobs = [
-        delayed(_public_fold)(estimator, params, fold, scorer, error_score)
-        for params in params_list
-        for fold in folds
-    ]
-    flat = list(parallel(jobs))
-    scores = np.array([s for s, _ in flat], dtype=float).reshape(
-        len(params_list), len(folds)
-    )
-    return scores, [why for _, why in flat if why is not None]
 
 
 def warn_fit_failures(failures: list[str], n_fits: int, error_score) -> None:
@@ -204,9 +178,23 @@ def public_preflight(ctx, index: int):
     return est
 
 
+def _timed_fit_public(*args, **kwargs):
+    start = time.perf_counter()
+    est, why = fit_public(*args, **kwargs)
+    return est, why, time.perf_counter() - start
+
+
+def _snapshot(est) -> Optional[bytes]:
+    """The fitted public model as bytes, or None if it cannot be pickled."""
+    try:
+        return pickle.dumps(est, protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception:
+        return None
+
+
 def score_public_candidates(
-    ctx, indices: Sequence[int]
-) -> tuple[np.ndarray, np.ndarray]:
+    ctx, indices: Sequence[int], *, keep_fitted: bool = False
+) -> tuple[np.ndarray, np.ndarray, dict]:
     """Fit public candidates on the training set, then score them privately.
 
     1. Every candidate ``indices[i]`` is fitted on the whole training set
@@ -219,15 +207,21 @@ def score_public_candidates(
        there) and each fitted candidate scored on it
        (:func:`score_private`).
 
-    Returns ``(kept, utilities)``: the indices whose fit succeeded (a public
-    set) and their private scores. If every fit failed, raises before the
-    validation set is read: nothing is charged and nothing released.
+    Returns ``(kept, utilities, fitted)``: the indices whose fit succeeded
+    (a public set), their private scores, and (``keep_fitted=True``) for
+    each kept index a pickled snapshot of its fitted model with its fit
+    time, taken *before* the validation set is read. The search restores
+    the selected candidate's snapshot as ``best_estimator_`` instead of
+    fitting it again: the same fit of ``best_params_`` on the training set,
+    never touched by a validation row (scoring cannot change a snapshot,
+    even with an in-process backend). If every fit failed, raises before
+    the validation set is read: nothing is charged and nothing released.
     """
     search, plan, data = ctx.search, ctx.plan, ctx.data
     params = [plan.candidates.params[j] for j in indices]
     fitted = list(
         ctx.parallel(
-            delayed(fit_public)(
+            delayed(_timed_fit_public)(
                 search.estimator,
                 p,
                 data.X_train,
@@ -238,9 +232,9 @@ def score_public_candidates(
             for p in params
         )
     )
-    failures = [why for _, why in fitted if why is not None]
+    failures = [why for _, why, _ in fitted if why is not None]
     warn_fit_failures(failures, len(fitted), search.error_score)
-    keep = [i for i, (est, _) in enumerate(fitted) if est is not None]
+    keep = [i for i, (est, _, _) in enumerate(fitted) if est is not None]
     if not keep:
         raise ValueError(
             f"All {len(fitted)} candidates to be scored on the validation set "
@@ -252,8 +246,15 @@ def score_public_candidates(
         plan.scorer.check_public_rows(
             fitted[i][0], data.X_train, data.y_train, random_state=plan.seed
         )
+    snapshots = {}
+    if keep_fitted:
+        for i in keep:
+            snapshot = _snapshot(fitted[i][0])
+            if snapshot is not None:
+                snapshots[int(indices[i])] = (snapshot, fitted[i][2])
     X_val, y_val = data.X_val, data.y_val  # the first private read: charged
     utilities = ctx.parallel(
         delayed(score_private)(fitted[i][0], X_val, y_val, plan.scorer) for i in keep
     )
-    return np.asarray(indices)[keep], np.asarray(list(utilities), dtype=float)
+    kept = np.asarray(indices)[keep]
+    return kept, np.asarray(list(utilities), dtype=float), snapshots

@@ -349,7 +349,7 @@ def run_lipschitz(ctx: SearchContext) -> tuple[list[Release], int, dict]:
 
     # The whole public path, scored once on the validation set.
     ctx.progress(f"scoring the whole path of {len(candidates)} candidates")
-    kept, scores = score_public_candidates(ctx, np.arange(len(candidates)))
+    kept, scores, _ = score_public_candidates(ctx, np.arange(len(candidates)))
     # Candidates whose fit failed (public) get the range's low end.
     path = np.full(len(candidates), scorer.bounds[0], dtype=float)
     path[kept] = scores

@@ -48,6 +48,10 @@ __all__ = ["run_private_selection", "public_search", "public_shortlist"]
 # parameter (no privacy budget is spent on public data).
 PUBLIC_BO_DELTA = 0.1
 
+# Key of ``extra`` under which the mode hands the search the pickled fit of
+# the selected candidate (never a fitted attribute).
+FITTED_KEY = "_selected_fit"
+
 
 def _public_folds(search, mode, X, y, seed: int, fit_params: dict) -> list[tuple]:
     """The public CV folds inside the training set, indexed once."""
@@ -168,7 +172,9 @@ def run_private_selection(ctx: SearchContext) -> tuple[list[Release], int, dict]
     ctx.progress(
         f"scoring {len(shortlist)} shortlisted candidates on the validation set"
     )
-    shortlist, utilities = score_public_candidates(ctx, shortlist)
+    shortlist, utilities, fitted = score_public_candidates(
+        ctx, shortlist, keep_fitted=bool(search.refit)
+    )
     sensitivity = scorer.sensitivity_for(data.n_validation)
     (eps_p, _), score_budget = split_budget(
         plan.epsilon, 0.0, search.budget_split, search.release_score
@@ -193,6 +199,10 @@ def run_private_selection(ctx: SearchContext) -> tuple[list[Release], int, dict]
             )
         )
     extra = {"shortlist_": shortlist}
+    if releases[0].value in fitted:
+        # The selected candidate's fit on the training set, pickled before
+        # the validation read: the search restores it instead of refitting.
+        extra[FITTED_KEY] = fitted[releases[0].value]
     if table is not None:
         # A shortlisted candidate whose fit on the whole training set failed
         # (public) was not scored privately: not in shortlist_ either.

@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 import math
 import numbers
+import pickle
 import re
 import sys
 import time
@@ -39,7 +40,7 @@ from ._gp_ucb import run_gp_ucb
 from ._lipschitz import check_assumption_2, run_lipschitz
 from ._modes import MODES, SearchMode, moved_parameter_hint, resolve_mode
 from ._noise_check import warn_useless_releases
-from ._private_selection import run_private_selection
+from ._private_selection import FITTED_KEY, run_private_selection
 from ._releases import release_best_score_selection
 from ._scorers import DPScorer, get_dp_scorer
 from ._splits import check_public_splitter, public_split
@@ -1239,10 +1240,16 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
                 lambda c: self._run_mode(run, c, other_scorers), ctx, charged
             )
         self._check_charge(releases, charged)
+        selected_fit = extra.pop(FITTED_KEY, None)
         try:
             self._ingest(releases, index, plan, m, extra)
             self._ingest_other_metrics(releases, other_scorers)
-            if self.refit:
+            if self.refit and selected_fit is not None:
+                # The selected candidate was fitted on the training set before
+                # the validation read (private-selection): restore that fit.
+                snapshot, self.refit_time_ = selected_fit
+                self.best_estimator_ = pickle.loads(snapshot)
+            elif self.refit:
                 refit_start = time.perf_counter()
                 est = clone(self.estimator).set_params(
                     **clone(self.best_params_, safe=False)
