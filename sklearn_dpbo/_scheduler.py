@@ -144,7 +144,8 @@ def run_ordered(
         Passed to :class:`joblib.Parallel` (the active backend is used).
     pre_dispatch : int or str, default="2*n_jobs"
         Passed to :class:`joblib.Parallel`: the tasks dispatched to the
-        backend ahead of the free workers (part of the window).
+        backend ahead of the free workers (part of the window); ``"all"``
+        means the whole window.
 
     Returns
     -------
@@ -198,10 +199,14 @@ def run_ordered(
     top_up(put)
     if state["submitted"] == 0:
         return 0
+    if pre_dispatch is None or pre_dispatch == "all":
+        # The feed never runs out before it is closed: "all" would dispatch
+        # idle tasks for ever. Everything submitted is at most the window.
+        pre_dispatch = window if pre_dispatch == "all" else "2*n_jobs"
     parallel = Parallel(
         n_jobs=n_jobs,
         batch_size=1,
-        pre_dispatch=pre_dispatch or "2*n_jobs",
+        pre_dispatch=pre_dispatch,
         return_as="generator_unordered",
     )
     for seq, result in parallel(feed):

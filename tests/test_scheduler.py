@@ -108,6 +108,16 @@ def test_results_are_processed_in_submission_order_on_every_backend():
         assert run.max_unprocessed <= 5
 
 
+@pytest.mark.parametrize("pre_dispatch", ["all", 1, "n_jobs", None])
+def test_any_pre_dispatch_terminates_with_the_same_sequence(pre_dispatch):
+    # "all" must not dispatch the feed's idle tasks for ever.
+    reference = _chain(n_jobs=1, n=8)
+    durations = np.random.default_rng(0).uniform(0.0, 0.02, size=8)
+    driver = ChainDriver(8, durations, 5)
+    run_ordered(driver, window=5, n_jobs=2, pre_dispatch=pre_dispatch)
+    assert driver.submitted == reference.submitted
+
+
 def test_another_window_gives_another_sequence():
     # Power check: the inputs depend on the results processed so far, so the
     # window (how many are pending at each decision) changes the sequence.
