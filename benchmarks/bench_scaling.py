@@ -582,10 +582,8 @@ def plot(res, path, log=print):
         return None
     fig, ax = plt.subplots(figsize=(6, 4))
     ks = sorted({r["k"] for r in res["rows"]})
-    for (name, backend), style in zip(
-        sorted({(r["searcher"], r["backend"]) for r in res["rows"]}),
-        ("o-", "s--", "^-", "v--"),
-    ):
+    colors = {DPBO: "C0", RANDOM: "C1"}
+    for name, backend in sorted({(r["searcher"], r["backend"]) for r in res["rows"]}):
         rows = sorted(
             (
                 r
@@ -597,9 +595,19 @@ def plot(res, path, log=print):
         ax.plot(
             [r["k"] for r in rows],
             [r["speedup"] for r in rows],
-            style,
+            "o-" if backend == "loky" else "s--",
+            color=colors.get(name),
             label=f"{name}, {backend}",
         )
+        if backend == "loky" and name == DPBO:
+            ax.plot(
+                [r["k"] for r in rows],
+                [r["ideal_speedup"] for r in rows],
+                "-.",
+                color=colors[name],
+                alpha=0.5,
+                label=f"{name}, ideal (sleep ÷ k, rest serial)",
+            )
     ax.plot(ks, ks, ":", color="grey", label="linear")
     ax.set_xscale("log", base=2)
     ax.set_yscale("log", base=2)
