@@ -15,8 +15,10 @@ only; the machine is shared, so timings are noisy).
    rows: one split, the same training/validation rows the private search
    uses. All with their default ``refit=True`` (scikit-learn and Optuna refit
    on training + validation, the private search on the training set only).
-   ``n_jobs`` in {1, 2}; for each (searcher, n_jobs) one first run (cold:
-   imports, loky workers starting) is reported apart and ``--repeats`` timed
+   ``n_jobs`` in {1, 2}; the loky workers are started by a trivial
+   ``Parallel`` call first, then for each (searcher, n_jobs) one first run
+   (cold: the searcher's imports in this process and the workers) is
+   reported apart and ``--repeats`` timed
    runs follow, searchers interleaved; the tables give the median. The test
    accuracy of each run's refit model is recorded (utility comparable).
 2. Larger task: ``HistGradientBoostingClassifier(random_state=0)`` on
