@@ -74,3 +74,52 @@ def test_bench_ldp_quick(tmp_path):
     assert set(result["speed"]) == algos
     assert "federated-ldp (eps=1 per owner)" in result["federated"]["methods"]
     assert "Time-average regret" in stdout
+
+
+@pytest.mark.timeout(300)
+def test_bench_scaling_quick(tmp_path):
+    result, stdout = _run("bench_scaling", tmp_path)
+    meta = result["meta"]
+    assert meta["cpu_count"] and meta["date_utc"] and "shared" in meta["note"]
+    for section in ("readme_task", "large_task"):
+        res = result[section]
+        assert {"DPBayesSearchCV", "RandomizedSearchCV"} <= set(res["searchers"])
+        for name, per in res["searchers"].items():
+            assert set(per) == {"n_jobs=1", "n_jobs=2"}, name
+            for rec in per.values():
+                assert len(rec["all_s"]) == res["repeats"]
+                assert all(t > 0 for t in rec["all_s"])
+                assert 0.0 <= rec["test_accuracy_median"] <= 1.0
+                assert rec["ratio_to_randomized"] > 0
+        # OptunaSearchCV is measured when it imports, else skipped with a note.
+        assert ("OptunaSearchCV (TPE)" in res["searchers"]) != bool(res["skipped"])
+    rows = result["scheduling"]["rows"]
+    cells = {(r["searcher"], r["backend"], r["k"]) for r in rows}
+    for name in ("DPBayesSearchCV", "RandomizedSearchCV"):
+        assert {(name, "loky", 1), (name, "loky", 2)} <= cells
+    try:
+        import distributed  # noqa: F401
+
+        assert ("DPBayesSearchCV", "dask", 2) in cells, result["scheduling"]["skipped"]
+    except ImportError:
+        assert "dask" in result["scheduling"]["skipped"]
+    for r in rows:
+        assert r["median_s"] > 0 and r["speedup"] > 0
+        assert r["ideal_speedup"] >= 1.0
+    # The sequential run counted its fits: 3 public folds per iteration plus
+    # the shortlist for the default search, one per iteration for
+    # RandomizedSearchCV (refit=False).
+    seq = {r["searcher"]: r["fits_sequential"] for r in rows if r["k"] == 1}
+    assert seq["RandomizedSearchCV"] == result["scheduling"]["n_iter"]
+    assert seq["DPBayesSearchCV"] >= result["scheduling"]["n_iter"]
+    (over,) = [r for r in result["overhead"]["rows"] if r["method"] == "gp-ucb"]
+    assert over["n_candidates"] == 1024 and over["n_iter"] == 100
+    assert over["overhead_ms_per_iter"] > 0
+    assert {g["goal"].split(",")[0] for g in result["goals"]} >= {
+        "README task wall time ÷ RandomizedSearchCV",
+        "sleep-bound speed-up",
+        "overhead per iteration",
+    }
+    assert "Goals of issue 13" in stdout
+    if result["meta"]["matplotlib"]:
+        assert (tmp_path / "bench_scaling.png").exists()

@@ -1,0 +1,816 @@
+"""Speed and scaling benchmark of DPBayesSearchCV (issue 13).
+
+Four sections, every searcher measured in the same run (ratios within a run
+only; the machine is shared, so timings are noisy).
+
+1. README task: exactly the data and space of ``sklearn_dpbo/demo.py``
+   (``load_digits``, stratified split with seed 0: 50 % public training set,
+   25 % validation set, 25 % test set; ``make_pipeline(StandardScaler(),
+   SVC())`` tuning ``svc__C`` in 1e-2..1e3 and ``svc__gamma`` in 1e-5..1e0,
+   both log-uniform; ``n_iter=30``; ``epsilon=1``, ``delta=1e-5``).
+   Searchers: ``DPBayesSearchCV`` (the library's default method),
+   ``RandomizedSearchCV(n_iter=30)`` with scipy ``loguniform`` and
+   ``OptunaSearchCV(n_trials=30)`` (TPE; skipped with a note when not
+   importable), both with ``cv=PredefinedSplit`` over training + validation
+   rows: one split, the same training/validation rows the private search
+   uses. All with their default ``refit=True`` (scikit-learn and Optuna refit
+   on training + validation, the private search on the training set only).
+   ``n_jobs`` in {1, 2}; the loky workers are started by a trivial
+   ``Parallel`` call first, then for each (searcher, n_jobs) one first run
+   (cold: the searcher's imports in this process and the workers) is
+   reported apart and ``--repeats`` timed
+   runs follow, searchers interleaved; the tables give the median. The test
+   accuracy of each run's refit model is recorded (utility comparable).
+2. Larger task: ``HistGradientBoostingClassifier(random_state=0)`` on
+   ``make_classification(n_samples=50_000, n_features=20, n_informative=10,
+   random_state=0)``, split 50/25/25 the same way; ``learning_rate``
+   0.01..0.3 and ``l2_regularization`` 1e-4..10 log-uniform,
+   ``max_leaf_nodes`` 8..128 log-uniform integer, ``min_samples_leaf``
+   5..100 integer; ``n_iter=20``; same three searchers and n_jobs. No cold
+   run here (imports are done and the loky workers are started by a trivial
+   ``Parallel`` call before each series); ``--repeats-large`` runs (default
+   2) so that the full run stays under ~10 minutes.
+3. Scheduling efficiency: ``SleepyClassifier`` (``benchmarks/_sleepy.py``),
+   whose ``fit`` only sleeps 40 ms and whose ``predict`` is cheap, on 200
+   training + 100 validation rows, two float hyper-parameters, ``n_iter=24``,
+   ``refit=False`` (the search alone). Wall time for k in {1, 2, 4, 8} on
+   joblib's default loky backend (``n_jobs=k``) and on Dask: a
+   ``distributed.LocalCluster(n_workers=1, threads_per_worker=k,
+   processes=False)`` in this process (``--dask-processes``: k worker
+   processes with one thread each) used through
+   ``joblib.parallel_config("dask")``; the Dask backend ignores ``n_jobs``
+   and uses the cluster's k threads. Speed-up = time of the sequential
+   in-process run (``n_jobs=1``, default backend) ÷ time at k, for the
+   default search and for ``RandomizedSearchCV`` (the reference).
+   Ideal speed-up: with F fits counted in the sequential run (class
+   counter) and S = F x sleep of sleeping, ideal(k) = T1 / (T1 - S + S/k):
+   the sleeping spread perfectly over k workers, everything else unchanged
+   (it ignores that the search's steps depend on each other, so it is an
+   upper bound). First run of each (searcher, backend, k) reported apart.
+4. Overhead per iteration at |Λ| = 1024, T = 100 (``TinyClassifier``, one
+   process, one BLAS thread), measured by ``bench_overhead.measure_overhead``
+   (imported; best of ``--repeats``), for the default method and gp-ucb.
+
+A final "goals" table compares the issue's goals with the measured values
+(informational, never an assertion).
+
+Usage::
+
+    python benchmarks/bench_scaling.py            # full run (~ 6-10 minutes)
+    python benchmarks/bench_scaling.py --quick    # CI smoke run (≤ 40 s)
+
+Writes ``benchmarks/results/bench_scaling.json`` and ``bench_scaling.png``
+(``--quick``: ``bench_scaling_quick.*``; ``--out PATH``: PATH and PATH with
+``.png``) and prints markdown tables. The plot needs matplotlib (skipped
+with a note otherwise).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import datetime
+import importlib
+import json
+import logging
+import os
+import signal
+import statistics
+import sys
+import time
+import warnings
+from pathlib import Path
+
+# One BLAS/OpenMP thread per job (set before numpy and scikit-learn load):
+# n_jobs=k then uses k cores in every searcher, including Optuna's threads
+# and HistGradientBoosting's OpenMP loops, and nothing is oversubscribed.
+THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+for _var in THREAD_VARS:
+    os.environ.setdefault(_var, "1")
+
+HERE = Path(__file__).resolve().parent
+RESULTS = HERE / "results"
+sys.path.insert(0, str(HERE))
+
+import numpy as np  # noqa: E402
+
+import sklearn_dpbo  # noqa: E402
+
+# Worker processes (loky, Dask) must import the sleep-bound estimator and
+# run the same sklearn_dpbo as this process: put both folders on their path.
+_PKG_PARENT = str(Path(sklearn_dpbo.__file__).resolve().parents[1])
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    [str(HERE), _PKG_PARENT]
+    + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+)
+
+import bench_overhead  # noqa: E402  (benchmarks/bench_overhead.py)
+from _sleepy import SleepyClassifier, worker_can_import  # noqa: E402
+
+DPBO = "DPBayesSearchCV"
+RANDOM = "RandomizedSearchCV"
+OPTUNA = "OptunaSearchCV (TPE)"
+SEARCHERS = (DPBO, RANDOM, OPTUNA)
+SHARED_NOTE = (
+    "Measured on a shared machine (other jobs, e.g. test suites, may run at "
+    "the same time): timings are noisy; compare ratios within one run."
+)
+DASK_TIMEOUT_S = 300
+
+
+# ---------------------------------------------------------------------------
+# Searchers
+# ---------------------------------------------------------------------------
+def _split(X, y):
+    """50 % public training, 25 % validation, 25 % test (stratified, seed 0),
+    exactly as ``sklearn_dpbo/demo.py``."""
+    from sklearn.model_selection import train_test_split
+
+    X_tr, X_rest, y_tr, y_rest = train_test_split(
+        X, y, test_size=0.5, random_state=0, stratify=y
+    )
+    X_va, X_te, y_va, y_te = train_test_split(
+        X_rest, y_rest, test_size=0.5, random_state=0, stratify=y_rest
+    )
+    return X_tr, y_tr, X_va, y_va, X_te, y_te
+
+
+def _predefined(n_train, n_val):
+    """One split: the training rows fit, the validation rows score."""
+    from sklearn.model_selection import PredefinedSplit
+
+    return PredefinedSplit(np.r_[np.full(n_train, -1), np.zeros(n_val, dtype=int)])
+
+
+def _make_search(name, task, n_iter, n_jobs, seed, *, refit=True):
+    """A searcher over ``task``'s space (continuous ranges for the others;
+    this library discretises the same ranges into 1024 Sobol points)."""
+    if name == DPBO:
+        from sklearn_dpbo import DPBayesSearchCV
+
+        return DPBayesSearchCV(
+            task["estimator"](),
+            task["space"],
+            epsilon=1.0,
+            delta=1e-5,
+            n_iter=n_iter,
+            n_jobs=n_jobs,
+            refit=refit,
+            random_state=seed,
+            # Seeded noise: the releases of a run can be reproduced and
+            # compared before/after a change (the timing does not depend on it).
+            noise_random_state=seed,
+        )
+    cv = _predefined(task["n_train"], task["n_val"])
+    if name == RANDOM:
+        from sklearn.model_selection import RandomizedSearchCV
+
+        return RandomizedSearchCV(
+            task["estimator"](),
+            task["scipy_space"](),
+            n_iter=n_iter,
+            cv=cv,
+            n_jobs=n_jobs,
+            refit=refit,
+            random_state=seed,
+        )
+    if name == OPTUNA:
+        import optuna
+        from optuna_integration import OptunaSearchCV
+
+        optuna.logging.set_verbosity(optuna.logging.WARNING)
+        return OptunaSearchCV(
+            task["estimator"](),
+            task["optuna_space"](),
+            n_trials=n_iter,
+            cv=cv,
+            n_jobs=n_jobs,
+            refit=refit,
+            random_state=seed,
+        )
+    raise KeyError(name)
+
+
+def _fit(search, name, task):
+    """Fit ``search`` on the task; return the wall time in seconds."""
+    X_tr, y_tr, X_va, y_va = task["X_tr"], task["y_tr"], task["X_va"], task["y_va"]
+    if name == DPBO:
+        t0 = time.perf_counter()
+        search.fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
+        return time.perf_counter() - t0
+    X = np.concatenate([X_tr, X_va])
+    y = np.concatenate([y_tr, y_va])
+    t0 = time.perf_counter()
+    search.fit(X, y)
+    return time.perf_counter() - t0
+
+
+def _available(names, log=print):
+    """The searchers that import; a note for each one that does not."""
+    ok, skipped = [], {}
+    for name in names:
+        if name == OPTUNA:
+            try:
+                importlib.import_module("optuna")
+                importlib.import_module("optuna_integration")
+            except ImportError as exc:
+                skipped[name] = f"not installed ({exc.name})"
+                log(f"  note: {name} skipped: not installed ({exc.name})")
+                continue
+        ok.append(name)
+    return ok, skipped
+
+
+def _warm_loky(n_jobs):
+    """Start the loky workers (and their imports) outside the timed runs."""
+    if n_jobs > 1:
+        from joblib import Parallel, delayed
+
+        Parallel(n_jobs=n_jobs)(delayed(worker_can_import)() for _ in range(n_jobs))
+
+
+# ---------------------------------------------------------------------------
+# Sections 1 and 2: wall time against RandomizedSearchCV and Optuna
+# ---------------------------------------------------------------------------
+def readme_task():
+    from scipy.stats import loguniform
+    from sklearn.datasets import load_digits
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+    from sklearn.svm import SVC
+
+    def optuna_space():
+        from optuna.distributions import FloatDistribution
+
+        return {
+            "svc__C": FloatDistribution(1e-2, 1e3, log=True),
+            "svc__gamma": FloatDistribution(1e-5, 1e0, log=True),
+        }
+
+    X_tr, y_tr, X_va, y_va, X_te, y_te = _split(*load_digits(return_X_y=True))
+    return {
+        "name": "README task (load_digits, StandardScaler + SVC)",
+        "estimator": lambda: make_pipeline(StandardScaler(), SVC()),
+        "space": {
+            "svc__C": (1e-2, 1e3, "log-uniform"),
+            "svc__gamma": (1e-5, 1e0, "log-uniform"),
+        },
+        "scipy_space": lambda: {
+            "svc__C": loguniform(1e-2, 1e3),
+            "svc__gamma": loguniform(1e-5, 1e0),
+        },
+        "optuna_space": optuna_space,
+        **_arrays(X_tr, y_tr, X_va, y_va, X_te, y_te),
+    }
+
+
+def large_task(n_samples):
+    from scipy.stats import loguniform, randint
+    from sklearn.datasets import make_classification
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    def optuna_space():
+        from optuna.distributions import FloatDistribution, IntDistribution
+
+        return {
+            "learning_rate": FloatDistribution(0.01, 0.3, log=True),
+            "max_leaf_nodes": IntDistribution(8, 128, log=True),
+            "l2_regularization": FloatDistribution(1e-4, 10.0, log=True),
+            "min_samples_leaf": IntDistribution(5, 100),
+        }
+
+    X, y = make_classification(
+        n_samples=n_samples, n_features=20, n_informative=10, random_state=0
+    )
+    return {
+        "name": (
+            f"HistGradientBoostingClassifier, make_classification("
+            f"n_samples={n_samples}, n_features=20, n_informative=10)"
+        ),
+        "estimator": lambda: HistGradientBoostingClassifier(random_state=0),
+        "space": {
+            "learning_rate": (0.01, 0.3, "log-uniform"),
+            "max_leaf_nodes": (8, 128, "log-uniform"),
+            "l2_regularization": (1e-4, 10.0, "log-uniform"),
+            "min_samples_leaf": (5, 100),
+        },
+        "scipy_space": lambda: {
+            "learning_rate": loguniform(0.01, 0.3),
+            "max_leaf_nodes": _IntLogUniform(8, 128),
+            "l2_regularization": loguniform(1e-4, 10.0),
+            "min_samples_leaf": randint(5, 101),
+        },
+        "optuna_space": optuna_space,
+        **_arrays(*_split(X, y)),
+    }
+
+
+def _arrays(X_tr, y_tr, X_va, y_va, X_te, y_te):
+    return {
+        "X_tr": X_tr,
+        "y_tr": y_tr,
+        "X_va": X_va,
+        "y_va": y_va,
+        "X_te": X_te,
+        "y_te": y_te,
+        "n_train": len(y_tr),
+        "n_val": len(y_va),
+        "n_test": len(y_te),
+    }
+
+
+class _IntLogUniform:
+    """scipy-style distribution: ``loguniform(low, high)`` rounded down to an
+    int (``RandomizedSearchCV`` calls ``rvs(random_state=...)``)."""
+
+    def __init__(self, low, high):
+        from scipy.stats import loguniform
+
+        self.low, self.high = low, high
+        self._dist = loguniform(low, high + 1)
+
+    def rvs(self, random_state=None):
+        return int(min(np.floor(self._dist.rvs(random_state=random_state)), self.high))
+
+
+def compare_searchers(task, n_iter, repeats, *, cold_run, log=print):
+    """Wall time and test accuracy of each searcher at n_jobs 1 and 2."""
+    from sklearn.metrics import accuracy_score
+
+    names, skipped = _available(SEARCHERS, log=log)
+    out = {
+        "task": task["name"],
+        "n_train": task["n_train"],
+        "n_validation": task["n_val"],
+        "n_test": task["n_test"],
+        "n_iter": n_iter,
+        "repeats": repeats,
+        "cold_run_reported_apart": cold_run,
+        "searchers": {name: {} for name in names},
+        "skipped": skipped,
+    }
+    for n_jobs in (1, 2):
+        _warm_loky(n_jobs)
+        recs = {
+            name: {"all_s": [], "test_accuracy": []} for name in names
+        }  # per searcher, this n_jobs
+        for r in range(repeats + (1 if cold_run else 0)):
+            for name in names:
+                search = _make_search(name, task, n_iter, n_jobs, seed=r)
+                wall = _fit(search, name, task)
+                acc = float(accuracy_score(task["y_te"], search.predict(task["X_te"])))
+                rec = recs[name]
+                if cold_run and r == 0:
+                    rec["first_s"], rec["first_test_accuracy"] = wall, acc
+                    tag = "first"
+                else:
+                    rec["all_s"].append(wall)
+                    rec["test_accuracy"].append(acc)
+                    tag = f"run {len(rec['all_s'])}"
+                log(
+                    f"  {name:22s} n_jobs={n_jobs} {tag:6s}: {wall:7.2f} s, "
+                    f"test accuracy {acc:.4f}"
+                )
+        for name, rec in recs.items():
+            rec["median_s"] = statistics.median(rec["all_s"])
+            rec["test_accuracy_median"] = statistics.median(rec["test_accuracy"])
+            out["searchers"][name][f"n_jobs={n_jobs}"] = rec
+        base = recs[RANDOM]["median_s"]
+        for rec in recs.values():
+            rec["ratio_to_randomized"] = rec["median_s"] / base
+    return out
+
+
+def searchers_table(res):
+    lines = [
+        f"\n**{res['task']}** (n_train={res['n_train']}, "
+        f"m={res['n_validation']}, test={res['n_test']}, n_iter={res['n_iter']}, "
+        f"median of {res['repeats']} runs"
+        + ("; first run apart" if res["cold_run_reported_apart"] else "")
+        + ")\n",
+        "| searcher | n_jobs | median wall (s) | ratio to RandomizedSearchCV "
+        "| all runs (s) | first run (s) | test accuracy (median) |",
+        "|---|---:|---:|---:|---|---:|---:|",
+    ]
+    for name, per in res["searchers"].items():
+        for key, rec in per.items():
+            runs = ", ".join(f"{t:.2f}" for t in rec["all_s"])
+            first = f"{rec['first_s']:.2f}" if "first_s" in rec else "—"
+            lines.append(
+                f"| {name} | {key.split('=')[1]} | {rec['median_s']:.2f} "
+                f"| {rec['ratio_to_randomized']:.2f}× | {runs} | {first} "
+                f"| {rec['test_accuracy_median']:.4f} |"
+            )
+    for name, why in res["skipped"].items():
+        lines.append(f"| {name} | — | skipped: {why} | — | — | — | — |")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------
+# Section 3: scheduling efficiency on a sleep-bound estimator
+# ---------------------------------------------------------------------------
+class _Timeout(Exception):
+    pass
+
+
+@contextlib.contextmanager
+def _time_limit(seconds):
+    """Raise ``_Timeout`` after ``seconds`` (main thread, POSIX; else no limit)."""
+    if not hasattr(signal, "SIGALRM"):
+        yield
+        return
+
+    def handler(signum, frame):
+        raise _Timeout(f"no result after {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, handler)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+@contextlib.contextmanager
+def _dask_backend(k, processes):
+    """A local Dask cluster with k workers' worth of threads, as joblib's
+    backend; closed on exit."""
+    import joblib
+    from distributed import Client, LocalCluster
+
+    for name in ("distributed", "tornado", "bokeh"):
+        logging.getLogger(name).setLevel(logging.ERROR)
+    if processes:
+        kwargs = {"n_workers": k, "threads_per_worker": 1, "processes": True}
+    else:
+        kwargs = {"n_workers": 1, "threads_per_worker": k, "processes": False}
+    cluster = LocalCluster(dashboard_address=None, silence_logs=logging.ERROR, **kwargs)
+    with cluster, Client(cluster) as client:
+        client.wait_for_workers(kwargs["n_workers"], timeout=60)
+        if processes:  # the workers can unpickle SleepyClassifier by reference
+            modules = client.run(worker_can_import)
+            assert set(modules.values()) == {"_sleepy"}, modules
+        with joblib.parallel_config(backend="dask", wait_for_workers_timeout=60):
+            yield
+
+
+def sleepy_task(sleep):
+    from scipy.stats import loguniform, uniform
+
+    X_tr, y_tr, X_va, y_va = bench_overhead.tiny_data()
+    return {
+        "name": f"SleepyClassifier (fit sleeps {sleep * 1e3:g} ms)",
+        "estimator": lambda: SleepyClassifier(sleep=sleep),
+        "space": {"a": (0.0, 1.0), "b": (1e-2, 1e2, "log-uniform")},
+        "scipy_space": lambda: {"a": uniform(0.0, 1.0), "b": loguniform(1e-2, 1e2)},
+        "optuna_space": None,  # section 3 compares with RandomizedSearchCV only
+        **_arrays(X_tr, y_tr, X_va, y_va, X_va[:0], y_va[:0]),
+    }
+
+
+def scheduling(ks, n_iter, sleep, repeats, dask_ks, dask_processes, log=print):
+    task = sleepy_task(sleep)
+    names = (DPBO, RANDOM)
+    out = {
+        "task": task["name"],
+        "n_train": task["n_train"],
+        "n_validation": task["n_val"],
+        "n_iter": n_iter,
+        "sleep_s": sleep,
+        "repeats": repeats,
+        "refit": False,
+        "dask_cluster": (
+            "LocalCluster(n_workers=k, threads_per_worker=1, processes=True)"
+            if dask_processes
+            else "LocalCluster(n_workers=1, threads_per_worker=k, processes=False)"
+        ),
+        "rows": [],
+        "skipped": {},
+    }
+
+    def series(name, backend, k):
+        times = []
+        for r in range(repeats + 1):
+            search = _make_search(name, task, n_iter, k, seed=r, refit=False)
+            SleepyClassifier.reset()
+            times.append(_fit(search, name, task))
+        row = {
+            "searcher": name,
+            "backend": backend,
+            "k": k,
+            "first_s": times[0],
+            "all_s": times[1:],
+            "median_s": statistics.median(times[1:]),
+            "fits_counted_in_process": SleepyClassifier.n_fits,
+        }
+        log(
+            f"  {name:22s} {backend:5s} k={k}: first {times[0]:.2f} s, "
+            f"median {row['median_s']:.2f} s"
+        )
+        return row
+
+    rows = []
+    for k in ks:  # loky (k=1: sequential, in this process)
+        _warm_loky(k)
+        for name in names:
+            rows.append(series(name, "loky", k))
+    dask = None
+    try:
+        importlib.import_module("distributed")
+        dask = True
+    except ImportError as exc:
+        out["skipped"]["dask"] = f"not installed ({exc.name})"
+        log(f"  note: Dask skipped: not installed ({exc.name})")
+    if dask:
+        for k in dask_ks:
+            try:
+                with _time_limit(DASK_TIMEOUT_S), _dask_backend(k, dask_processes):
+                    for name in names:
+                        rows.append(series(name, "dask", k))
+            except _Timeout as exc:
+                out["skipped"][f"dask k={k}"] = f"timeout: {exc}"
+                log(f"  note: Dask k={k} skipped: {exc}")
+    for name in names:
+        (seq,) = [
+            r
+            for r in rows
+            if r["searcher"] == name and r["backend"] == "loky" and r["k"] == 1
+        ]
+        t1 = seq["median_s"]
+        fits = seq["fits_counted_in_process"]
+        slept = fits * sleep
+        for r in rows:
+            if r["searcher"] != name:
+                continue
+            r["speedup"] = t1 / r["median_s"]
+            r["fits_sequential"] = fits
+            r["ideal_speedup"] = t1 / (t1 - slept + slept / r["k"])
+            r["efficiency_vs_ideal"] = r["speedup"] / r["ideal_speedup"]
+    out["rows"] = rows
+    return out
+
+
+def scheduling_table(res):
+    lines = [
+        f"\n**Scheduling efficiency**: {res['task']}, n_train={res['n_train']}, "
+        f"m={res['n_validation']}, n_iter={res['n_iter']}, refit=False, median "
+        f"of {res['repeats']} runs after a first run; speed-up = time of the "
+        "sequential run (n_jobs=1, in-process) ÷ time at k; Dask: "
+        f"{res['dask_cluster']}\n",
+        "| searcher | backend | k | median wall (s) | first run (s) | speed-up "
+        "| ideal speed-up | speed-up ÷ ideal | fits (sequential run) |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in res["rows"]:
+        lines.append(
+            f"| {r['searcher']} | {r['backend']} | {r['k']} | {r['median_s']:.2f} "
+            f"| {r['first_s']:.2f} | {r['speedup']:.2f}× | {r['ideal_speedup']:.2f}× "
+            f"| {r['efficiency_vs_ideal']:.2f} | {r['fits_sequential']} |"
+        )
+    for what, why in res["skipped"].items():
+        lines.append(f"| — | {what} | — | skipped: {why} | — | — | — | — | — |")
+    return "\n".join(lines)
+
+
+def plot(res, path, log=print):
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        log("note: matplotlib not installed, plot skipped")
+        return None
+    fig, ax = plt.subplots(figsize=(6, 4))
+    ks = sorted({r["k"] for r in res["rows"]})
+    colors = {DPBO: "C0", RANDOM: "C1"}
+    for name, backend in sorted({(r["searcher"], r["backend"]) for r in res["rows"]}):
+        rows = sorted(
+            (
+                r
+                for r in res["rows"]
+                if r["searcher"] == name and r["backend"] == backend
+            ),
+            key=lambda r: r["k"],
+        )
+        ax.plot(
+            [r["k"] for r in rows],
+            [r["speedup"] for r in rows],
+            "o-" if backend == "loky" else "s--",
+            color=colors.get(name),
+            label=f"{name}, {backend}",
+        )
+        if backend == "loky" and name == DPBO:
+            ax.plot(
+                [r["k"] for r in rows],
+                [r["ideal_speedup"] for r in rows],
+                "-.",
+                color=colors[name],
+                alpha=0.5,
+                label=f"{name}, ideal (sleep ÷ k, rest serial)",
+            )
+    ax.plot(ks, ks, ":", color="grey", label="linear")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log", base=2)
+    ax.set_xticks(ks, [str(k) for k in ks])
+    ax.set_xlabel("workers (n_jobs / Dask threads)")
+    ax.set_ylabel("speed-up over the sequential run")
+    ax.set_title(
+        f"Sleep-bound fits ({res['sleep_s'] * 1e3:g} ms), n_iter={res['n_iter']}"
+    )
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return str(path)
+
+
+# ---------------------------------------------------------------------------
+# Section 4 and goals
+# ---------------------------------------------------------------------------
+def overhead(repeats, log=print):
+    rows = bench_overhead.measure_overhead(
+        [1024], [100], repeats, memory=False, log=log
+    )
+    return {
+        "n_candidates": 1024,
+        "n_iter": 100,
+        "repeats": repeats,
+        "target_ms": bench_overhead.TARGET_MS,
+        "rows": rows,
+    }
+
+
+def goals(readme, sched, over):
+    out = []
+
+    def add(goal, measured, target, ok):
+        out.append(
+            {"goal": goal, "measured": measured, "target": target, "pass": bool(ok)}
+        )
+
+    per = readme["searchers"][DPBO]
+    for key in ("n_jobs=1", "n_jobs=2"):
+        ratio = per[key]["ratio_to_randomized"]
+        add(
+            f"README task wall time ÷ RandomizedSearchCV, {key}",
+            round(ratio, 3),
+            "≤ 1.2",
+            ratio <= 1.2,
+        )
+    for backend in ("loky", "dask"):
+        for k, target in ((2, 1.8), (8, 6.0)):
+            rows = [
+                r
+                for r in sched["rows"]
+                if r["searcher"] == DPBO and r["backend"] == backend and r["k"] == k
+            ]
+            if rows:
+                s = rows[0]["speedup"]
+                add(
+                    f"sleep-bound speed-up, {backend}, k={k}",
+                    round(s, 3),
+                    f"≥ {target:g}",
+                    s >= target,
+                )
+    default = sklearn_dpbo.DPBayesSearchCV(None, {}).method
+    for r in over["rows"]:
+        ms = r["overhead_ms_per_iter"]
+        label = r["method"] + (" (default)" if r["method"] == default else "")
+        add(
+            f"overhead per iteration, |Λ|=1024, T=100, {label} (ms)",
+            round(ms, 3),
+            f"≤ {over['target_ms']:g}",
+            ms <= over["target_ms"],
+        )
+    return out
+
+
+def goals_table(rows):
+    lines = [
+        "\n**Goals of issue 13** (informational)\n",
+        "| goal | measured | target | |",
+        "|---|---:|---:|---|",
+    ]
+    for g in rows:
+        lines.append(
+            f"| {g['goal']} | {g['measured']} | {g['target']} "
+            f"| {'pass' if g['pass'] else 'FAIL'} |"
+        )
+    return "\n".join(lines)
+
+
+def meta(args, argv):
+    env = bench_overhead.environment()
+    for pkg in ("optuna", "optuna_integration", "dask", "distributed", "matplotlib"):
+        try:
+            env[pkg] = importlib.import_module(pkg).__version__
+        except ImportError:
+            env[pkg] = None
+    env["sklearn_dpbo_path"] = str(Path(sklearn_dpbo.__file__).resolve().parent)
+    try:
+        env["load_average_start"] = list(os.getloadavg())
+    except OSError:
+        env["load_average_start"] = None
+    env["date_utc"] = datetime.datetime.now(datetime.timezone.utc).isoformat(
+        timespec="seconds"
+    )
+    env["argv"] = list(sys.argv[1:] if argv is None else argv)
+    env["threads_per_job"] = {v: os.environ.get(v) for v in THREAD_VARS}
+    env["note"] = SHARED_NOTE
+    return env
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--quick", action="store_true", help="small CI smoke run")
+    p.add_argument("--repeats", type=int, default=None, help="timed runs (default 3)")
+    p.add_argument(
+        "--repeats-large",
+        type=int,
+        default=None,
+        help="timed runs of the larger task (default 2; quick: 1)",
+    )
+    p.add_argument("--out", type=Path, default=None, help="JSON output path")
+    p.add_argument(
+        "--dask-processes",
+        action="store_true",
+        help="Dask: k worker processes with 1 thread each (default: 1 worker "
+        "with k threads in this process)",
+    )
+    args = p.parse_args(argv)
+    warnings.filterwarnings("ignore")
+
+    q = args.quick
+    repeats = args.repeats or (1 if q else 3)
+    repeats_large = args.repeats_large or (1 if q else 2)
+    out_path = args.out or RESULTS / (
+        "bench_scaling_quick.json" if q else "bench_scaling.json"
+    )
+    result = {"benchmark": "bench_scaling", "quick": q, "meta": meta(args, argv)}
+    t_start = time.perf_counter()
+
+    print("1. README task")
+    readme = compare_searchers(
+        readme_task(), n_iter=4 if q else 30, repeats=repeats, cold_run=True
+    )
+    print("2. Larger task")
+    large = compare_searchers(
+        large_task(5_000 if q else 50_000),
+        n_iter=4 if q else 20,
+        repeats=repeats_large,
+        cold_run=False,
+    )
+    print("3. Scheduling efficiency (sleep-bound)")
+    ks = (1, 2) if q else (1, 2, 4, 8)
+    sched = scheduling(
+        ks,
+        n_iter=6 if q else 24,
+        sleep=0.02 if q else 0.04,
+        repeats=repeats,
+        dask_ks=(2,) if q else ks,
+        dask_processes=args.dask_processes,
+    )
+    print("4. Overhead per iteration")
+    over = overhead(repeats)
+    goal_rows = goals(readme, sched, over)
+
+    print(searchers_table(readme))
+    print(searchers_table(large))
+    print(scheduling_table(sched))
+    print("\n**Overhead per iteration** (|Λ|=1024, T=100, TinyClassifier)\n")
+    print("| method | ms / iteration (best) | median |")
+    print("|---|---:|---:|")
+    for r in over["rows"]:
+        print(
+            f"| {r['method']} | {r['overhead_ms_per_iter']:.3f} "
+            f"| {r['overhead_ms_per_iter_median']:.3f} |"
+        )
+    print(goals_table(goal_rows))
+    print(f"\n{SHARED_NOTE}")
+
+    png = plot(sched, out_path.with_suffix(".png"))
+    try:
+        result["meta"]["load_average_end"] = list(os.getloadavg())
+    except OSError:
+        result["meta"]["load_average_end"] = None
+    result.update(
+        {
+            "readme_task": readme,
+            "large_task": large,
+            "scheduling": sched,
+            "overhead": over,
+            "goals": goal_rows,
+            "plot": png,
+            "runtime_s": time.perf_counter() - t_start,
+        }
+    )
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    with open(out_path, "w") as f:
+        json.dump(result, f, indent=2)
+    print(f"\nwrote {out_path} ({result['runtime_s']:.0f} s)")
+
+
+if __name__ == "__main__":
+    main()
