@@ -391,8 +391,12 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         Released validation score (DP), clipped into the scorer's range.
         Set only when ``release_score=True``.
     best_estimator_ : estimator
-        ``estimator`` refit with ``best_params_`` on the training set.
+        ``estimator`` with ``best_params_`` fitted on the training set. In
+        ``"private-selection"`` it is the fit of the selected candidate that
+        was scored, pickled before the validation set was read and
+        restored (no second fit); the other modes refit.
     refit_time_ : float
+        Seconds of that fit on the training set.
     scorer_ : DPScorer
     candidate_params_ : list of dict
         The public candidate set Λ.
