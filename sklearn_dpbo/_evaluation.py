@@ -178,9 +178,10 @@ def public_preflight(ctx, index: int):
     return est
 
 
-def _timed_fit_public(*args, **kwargs):
+def _timed_fit_public(estimator, params, X, y, fit_params, error_score):
+    """:func:`fit_public` and its duration: ``(fitted, why, seconds)``."""
     start = time.perf_counter()
-    est, why = fit_public(*args, **kwargs)
+    est, why = fit_public(estimator, params, X, y, fit_params, error_score=error_score)
     return est, why, time.perf_counter() - start
 
 
@@ -193,13 +194,19 @@ def _snapshot(est) -> Optional[bytes]:
 
 
 def score_public_candidates(
-    ctx, indices: Sequence[int], *, keep_fitted: bool = False
+    ctx,
+    indices: Sequence[int],
+    *,
+    keep_fitted: bool = False,
+    fitted: Optional[list] = None,
 ) -> tuple[np.ndarray, np.ndarray, dict]:
     """Fit public candidates on the training set, then score them privately.
 
     1. Every candidate ``indices[i]`` is fitted on the whole training set
        (public work: ``error_score`` semantics, one
-       :class:`FitFailedWarning` for the failures).
+       :class:`FitFailedWarning` for the failures), unless ``fitted`` gives
+       these fits already (``(fitted, why, seconds)`` per index, e.g. from
+       the public search's stream).
     2. Before any validation row is read, each fitted candidate is scored
        on public training rows (:meth:`DPScorer.check_public_rows`): the
        score must work there and be row independent.
@@ -219,17 +226,21 @@ def score_public_candidates(
     """
     search, plan, data = ctx.search, ctx.plan, ctx.data
     params = [plan.candidates.params[j] for j in indices]
-    fitted = list(
-        ctx.parallel(
-            delayed(_timed_fit_public)(
-                search.estimator,
-                p,
-                data.X_train,
-                data.y_train,
-                data.fit_params,
-                error_score=search.error_score,
+    fitted = (
+        fitted
+        if fitted is not None
+        else list(
+            ctx.parallel(
+                delayed(_timed_fit_public)(
+                    search.estimator,
+                    p,
+                    data.X_train,
+                    data.y_train,
+                    data.fit_params,
+                    error_score=search.error_score,
+                )
+                for p in params
             )
-            for p in params
         )
     )
     failures = [why for _, why, _ in fitted if why is not None]

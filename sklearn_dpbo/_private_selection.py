@@ -33,6 +33,7 @@ from ._context import SearchContext
 from ._cv_results import public_cv_results
 from ._evaluation import (
     _public_fold,
+    _timed_fit_public,
     index_fit_params,
     score_public_candidates,
     warn_fit_failures,
@@ -41,7 +42,7 @@ from ._public_search import PublicSearch
 from ._releases import release_best_params_selection, release_best_score_selection
 from ._scheduler import Job, default_window, run_ordered
 
-__all__ = ["run_private_selection", "public_search", "public_shortlist"]
+__all__ = ["run_private_selection", "public_search"]
 
 # Confidence parameter of the exploration weight β_t when BO runs on public
 # cross-validation scores: a tuning constant of GP-UCB here, not a privacy
@@ -76,26 +77,23 @@ def _public_folds(search, mode, X, y, seed: int, fit_params: dict) -> list[tuple
     return folds
 
 
-def public_shortlist(ctx: SearchContext) -> np.ndarray:
-    """Indices of the shortlisted candidates; uses the training set only."""
-    return public_search(ctx)[0]
+def public_search(ctx: SearchContext) -> tuple[np.ndarray, dict | None, list | None]:
+    """The shortlist, the public ``cv_results_`` and the shortlist's fits.
 
-
-def public_search(ctx: SearchContext) -> tuple[np.ndarray, dict | None]:
-    """The shortlist and, for ``shortlist="bo"``, the public ``cv_results_``.
-
-    Both are computed from the training set only: the candidates the public
-    BO evaluated, in order, and their cross-validation scores inside the
-    training set (:func:`~._cv_results.public_cv_results`). ``"grid"`` and
-    ``"random"`` score nothing publicly, so they have no table (None).
+    All computed from the training set only: the candidates the public BO
+    evaluated, in order, their cross-validation scores inside the training
+    set (:func:`~._cv_results.public_cv_results`) and, for each shortlisted
+    candidate, ``(fitted, why, seconds)`` of its fit on the whole training
+    set (:func:`~._evaluation.fit_public`). ``"grid"`` and ``"random"``
+    score nothing publicly, so they have no table and no fits (None).
     """
     search, mode, plan, data = ctx.search, ctx.mode, ctx.plan, ctx.data
     candidates = plan.candidates
     n = len(candidates)
     if mode.shortlist == "grid":
-        return np.arange(n), None
+        return np.arange(n), None, None
     if mode.shortlist == "random":
-        return np.argsort(plan.tie_break)[: min(mode.shortlist_size, n)], None
+        return np.argsort(plan.tie_break)[: min(mode.shortlist_size, n)], None, None
     folds = _public_folds(
         search, mode, data.X_train, data.y_train, plan.seed, data.fit_params
     )
@@ -137,13 +135,31 @@ def public_search(ctx: SearchContext) -> tuple[np.ndarray, dict | None]:
         length_scale=mode.length_scale,
         noise=mode.noise if mode.noise > 0 else 1e-6,
         on_candidate=lambda t: ctx.progress(f"public search iteration {t}/{n_iter}"),
+        finish=lambda shortlist: [
+            Job(
+                _timed_fit_public,
+                (
+                    search.estimator,
+                    candidates.params[j],
+                    data.X_train,
+                    data.y_train,
+                    data.fit_params,
+                    search.error_score,
+                ),
+                tag=("fit", j),
+            )
+            for j in shortlist
+        ],
     )
     window = (
         default_window(search.n_jobs) if mode.batch_size is None else mode.batch_size
     )
-    n_fits = run_ordered(
+    # One stream: the public folds, then the shortlisted candidates' fits on
+    # the whole training set (public: error_score semantics).
+    run_ordered(
         driver, window=window, n_jobs=search.n_jobs, pre_dispatch=search.pre_dispatch
     )
+    n_fits = int(driver.folds_run().sum())
     warn_fit_failures(driver.failures, n_fits, search.error_score)
     shortlist = np.asarray(driver.shortlist(), dtype=int)
     if shortlist.size == 0:
@@ -161,19 +177,19 @@ def public_search(ctx: SearchContext) -> tuple[np.ndarray, dict | None]:
         shortlisted=[j in kept for j in evaluated],
         n_folds_run=driver.folds_run(),
     )
-    return shortlist, table
+    return shortlist, table, [driver.fitted[j] for j in shortlist]
 
 
 def run_private_selection(ctx: SearchContext) -> tuple[list[Release], int, dict]:
     """Shortlist publicly, score privately, release by private selection."""
     search, mode, plan, data = ctx.search, ctx.mode, ctx.plan, ctx.data
     scorer = plan.scorer
-    shortlist, table = public_search(ctx)
+    shortlist, table, fits = public_search(ctx)
     ctx.progress(
         f"scoring {len(shortlist)} shortlisted candidates on the validation set"
     )
     shortlist, utilities, fitted = score_public_candidates(
-        ctx, shortlist, keep_fitted=bool(search.refit)
+        ctx, shortlist, keep_fitted=bool(search.refit), fitted=fits
     )
     sensitivity = scorer.sensitivity_for(data.n_validation)
     (eps_p, _), score_budget = split_budget(

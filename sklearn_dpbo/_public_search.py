@@ -79,6 +79,10 @@ class PublicSearch:
         The public GP.
     on_candidate : callable, optional
         ``on_candidate(n_done)`` after each candidate's first fold result.
+    finish : callable, optional
+        ``finish(shortlist) -> list of Job`` (tags ``("fit", j)``), called
+        once when every public result is in; their results are kept in
+        ``fitted[j]``.
     """
 
     def __init__(
@@ -99,6 +103,7 @@ class PublicSearch:
         length_scale: float,
         noise: float,
         on_candidate: Optional[Callable[[int], None]] = None,
+        finish: Optional[Callable[[list], list]] = None,
     ):
         self.n_iter = int(n_iter)
         self.beta = beta
@@ -128,14 +133,29 @@ class PublicSearch:
         self.rows: deque = deque()  # GP rows awaiting their value, in add order
         self.remaining: dict[int, int] = {}  # folds still to process
         self.failures: list[str] = []  # public reasons of failed fits
+        self.finish = finish
+        self.fitted: dict = {}  # results of the finish jobs, by candidate
+        self.n_in_flight = 0  # jobs handed out and not yet processed
 
     # -- Driver interface ---------------------------------------------------
     def next_job(self) -> Optional[Job]:
         while not self.jobs and self.n_proposed < self.n_iter:
             self._propose()
-        return self.jobs.popleft() if self.jobs else None
+        if not self.jobs and self.n_in_flight == 0 and self.finish is not None:
+            # Every public result is in: the shortlist is final. Its fits go
+            # through the same stream (no second parallel call).
+            finish, self.finish = self.finish, None
+            self.jobs.extend(finish(self.shortlist()))
+        if not self.jobs:
+            return None
+        self.n_in_flight += 1
+        return self.jobs.popleft()
 
-    def process(self, job: Job, result: tuple) -> None:
+    def process(self, job: Job, result) -> None:
+        self.n_in_flight -= 1
+        if job.tag[0] == "fit":
+            self.fitted[job.tag[1]] = result
+            return
         j, k = job.tag
         score, why = result
         if why is not None:
