@@ -43,6 +43,7 @@ __all__ = [
     "fit_public",
     "fit_and_score_private",
     "index_fit_params",
+    "prepare_private_scoring",
     "score_private",
     "warn_fit_failures",
 ]
@@ -193,56 +194,24 @@ def _snapshot(est) -> Optional[bytes]:
         return None
 
 
-def score_public_candidates(
-    ctx,
-    indices: Sequence[int],
-    *,
-    keep_fitted: bool = False,
-    fitted: Optional[list] = None,
-) -> tuple[np.ndarray, np.ndarray, dict]:
-    """Fit public candidates on the training set, then score them privately.
+def prepare_private_scoring(
+    ctx, indices: Sequence[int], fitted: list, *, keep_fitted: bool = False
+) -> tuple[list[int], list, dict]:
+    """Public checks of fitted candidates, before the validation set is read.
 
-    1. Every candidate ``indices[i]`` is fitted on the whole training set
-       (public work: ``error_score`` semantics, one
-       :class:`FitFailedWarning` for the failures), unless ``fitted`` gives
-       these fits already (``(fitted, why, seconds)`` per index, e.g. from
-       the public search's stream).
-    2. Before any validation row is read, each fitted candidate is scored
-       on public training rows (:meth:`DPScorer.check_public_rows`): the
-       score must work there and be row independent.
-    3. Only then is the validation set read (the accountant is charged
-       there) and each fitted candidate scored on it
-       (:func:`score_private`).
+    ``fitted[i]`` is ``(fitted, why, seconds)`` of candidate ``indices[i]``
+    on the whole training set (:func:`_timed_fit_public`). Failed fits get
+    one :class:`FitFailedWarning` and are dropped (if every fit failed,
+    raises: nothing is charged and nothing released). Each fitted candidate
+    is scored on public training rows (:meth:`DPScorer.check_public_rows`:
+    the score must work there and be row independent). With
+    ``keep_fitted``, each is pickled with its fit time (see
+    :func:`score_public_candidates`).
 
-    Returns ``(kept, utilities, fitted)``: the indices whose fit succeeded
-    (a public set), their private scores, and (``keep_fitted=True``) for
-    each kept index a pickled snapshot of its fitted model with its fit
-    time, taken *before* the validation set is read. The search restores
-    the selected candidate's snapshot as ``best_estimator_`` instead of
-    fitting it again: the same fit of ``best_params_`` on the training set,
-    never touched by a validation row (scoring cannot change a snapshot,
-    even with an in-process backend). If every fit failed, raises before
-    the validation set is read: nothing is charged and nothing released.
+    Returns ``(kept, models, snapshots)``: the kept candidate indices, their
+    fitted models and the snapshots by candidate index.
     """
     search, plan, data = ctx.search, ctx.plan, ctx.data
-    params = [plan.candidates.params[j] for j in indices]
-    fitted = (
-        fitted
-        if fitted is not None
-        else list(
-            ctx.parallel(
-                delayed(_timed_fit_public)(
-                    search.estimator,
-                    p,
-                    data.X_train,
-                    data.y_train,
-                    data.fit_params,
-                    error_score=search.error_score,
-                )
-                for p in params
-            )
-        )
-    )
     failures = [why for _, why, _ in fitted if why is not None]
     warn_fit_failures(failures, len(fitted), search.error_score)
     keep = [i for i, (est, _, _) in enumerate(fitted) if est is not None]
@@ -263,9 +232,53 @@ def score_public_candidates(
             snapshot = _snapshot(fitted[i][0])
             if snapshot is not None:
                 snapshots[int(indices[i])] = (snapshot, fitted[i][2])
+    kept = [int(indices[i]) for i in keep]
+    return kept, [fitted[i][0] for i in keep], snapshots
+
+
+def score_public_candidates(
+    ctx, indices: Sequence[int], *, keep_fitted: bool = False
+) -> tuple[np.ndarray, np.ndarray, dict]:
+    """Fit public candidates on the training set, then score them privately.
+
+    1. Every candidate ``indices[i]`` is fitted on the whole training set
+       (public work: ``error_score`` semantics, one
+       :class:`FitFailedWarning` for the failures).
+    2. Before any validation row is read, each fitted candidate is scored
+       on public training rows (:func:`prepare_private_scoring`).
+    3. Only then is the validation set read (the accountant is charged
+       there) and each fitted candidate scored on it
+       (:func:`score_private`).
+
+    Returns ``(kept, utilities, fitted)``: the indices whose fit succeeded
+    (a public set), their private scores, and (``keep_fitted=True``) for
+    each kept index a pickled snapshot of its fitted model with its fit
+    time, taken *before* the validation set is read. The search restores
+    the selected candidate's snapshot as ``best_estimator_`` instead of
+    fitting it again: the same fit of ``best_params_`` on the training set,
+    never touched by a validation row (scoring cannot change a snapshot,
+    even with an in-process backend). If every fit failed, raises before
+    the validation set is read: nothing is charged and nothing released.
+    """
+    search, plan, data = ctx.search, ctx.plan, ctx.data
+    fitted = list(
+        ctx.parallel(
+            delayed(_timed_fit_public)(
+                search.estimator,
+                plan.candidates.params[j],
+                data.X_train,
+                data.y_train,
+                data.fit_params,
+                error_score=search.error_score,
+            )
+            for j in indices
+        )
+    )
+    kept, models, snapshots = prepare_private_scoring(
+        ctx, indices, fitted, keep_fitted=keep_fitted
+    )
     X_val, y_val = data.X_val, data.y_val  # the first private read: charged
     utilities = ctx.parallel(
-        delayed(score_private)(fitted[i][0], X_val, y_val, plan.scorer) for i in keep
+        delayed(score_private)(model, X_val, y_val, plan.scorer) for model in models
     )
-    kept = np.asarray(indices)[keep]
-    return kept, np.asarray(list(utilities), dtype=float), snapshots
+    return np.asarray(kept), np.asarray(list(utilities), dtype=float), snapshots

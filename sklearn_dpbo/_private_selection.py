@@ -35,12 +35,14 @@ from ._evaluation import (
     _public_fold,
     _timed_fit_public,
     index_fit_params,
+    prepare_private_scoring,
+    score_private,
     score_public_candidates,
     warn_fit_failures,
 )
 from ._public_search import PublicSearch
 from ._releases import release_best_params_selection, release_best_score_selection
-from ._scheduler import Job, default_window, run_ordered
+from ._scheduler import Job, JobList, Then, default_window, run_ordered
 
 __all__ = ["run_private_selection", "public_search"]
 
@@ -77,23 +79,17 @@ def _public_folds(search, mode, X, y, seed: int, fit_params: dict) -> list[tuple
     return folds
 
 
-def public_search(ctx: SearchContext) -> tuple[np.ndarray, dict | None, list | None]:
-    """The shortlist, the public ``cv_results_`` and the shortlist's fits.
+def public_search(ctx: SearchContext) -> PublicSearch:
+    """The driver of the public search (``shortlist="bo"``): training set only.
 
-    All computed from the training set only: the candidates the public BO
-    evaluated, in order, their cross-validation scores inside the training
-    set (:func:`~._cv_results.public_cv_results`) and, for each shortlisted
-    candidate, ``(fitted, why, seconds)`` of its fit on the whole training
-    set (:func:`~._evaluation.fit_public`). ``"grid"`` and ``"random"``
-    score nothing publicly, so they have no table and no fits (None).
+    GP-UCB on public cross-validation inside the training set, asynchronous
+    with racing (:class:`~._public_search.PublicSearch`), then the
+    shortlisted candidates' fits on the whole training set, all as jobs of
+    one :func:`~._scheduler.run_ordered` stream.
     """
     search, mode, plan, data = ctx.search, ctx.mode, ctx.plan, ctx.data
     candidates = plan.candidates
     n = len(candidates)
-    if mode.shortlist == "grid":
-        return np.arange(n), None, None
-    if mode.shortlist == "random":
-        return np.argsort(plan.tie_break)[: min(mode.shortlist_size, n)], None, None
     folds = _public_folds(
         search, mode, data.X_train, data.y_train, plan.seed, data.fit_params
     )
@@ -112,6 +108,20 @@ def public_search(ctx: SearchContext) -> tuple[np.ndarray, dict | None, list | N
             tag=(j, k),
         )
 
+    def fit_job(j: int) -> Job:
+        return Job(
+            _timed_fit_public,
+            (
+                search.estimator,
+                candidates.params[j],
+                data.X_train,
+                data.y_train,
+                data.fit_params,
+                search.error_score,
+            ),
+            tag=("fit", j),
+        )
+
     def to_gp(score: float) -> float:
         # The GP sees a failed (NaN) or out-of-range public score as the
         # range's ends; the shortlist never takes a NaN candidate.
@@ -119,7 +129,7 @@ def public_search(ctx: SearchContext) -> tuple[np.ndarray, dict | None, list | N
         return (clipped - plan.offset) / plan.scale
 
     n_iter = min(int(search.n_iter), n)
-    driver = PublicSearch(
+    return PublicSearch(
         candidates.X,
         n_iter=n_iter,
         beta=lambda t: ucb_beta(t, n, PUBLIC_BO_DELTA),
@@ -135,30 +145,20 @@ def public_search(ctx: SearchContext) -> tuple[np.ndarray, dict | None, list | N
         length_scale=mode.length_scale,
         noise=mode.noise if mode.noise > 0 else 1e-6,
         on_candidate=lambda t: ctx.progress(f"public search iteration {t}/{n_iter}"),
-        finish=lambda shortlist: [
-            Job(
-                _timed_fit_public,
-                (
-                    search.estimator,
-                    candidates.params[j],
-                    data.X_train,
-                    data.y_train,
-                    data.fit_params,
-                    search.error_score,
-                ),
-                tag=("fit", j),
-            )
-            for j in shortlist
-        ],
+        finish=lambda shortlist: [fit_job(j) for j in shortlist],
     )
-    window = (
-        default_window(search.n_jobs) if mode.batch_size is None else mode.batch_size
-    )
-    # One stream: the public folds, then the shortlisted candidates' fits on
-    # the whole training set (public: error_score semantics).
-    run_ordered(
-        driver, window=window, n_jobs=search.n_jobs, pre_dispatch=search.pre_dispatch
-    )
+
+
+def public_results(ctx: SearchContext, driver: PublicSearch) -> tuple:
+    """``(shortlist, cv_results_, fits)`` of a finished public search.
+
+    Warns about failed public fits (one :class:`FitFailedWarning`) and
+    raises if every evaluated candidate failed. ``cv_results_`` is the
+    public table (:func:`~._cv_results.public_cv_results`); ``fits[i]`` is
+    ``(fitted, why, seconds)`` of shortlisted candidate ``i`` on the whole
+    training set.
+    """
+    search, plan = ctx.search, ctx.plan
     n_fits = int(driver.folds_run().sum())
     warn_fit_failures(driver.failures, n_fits, search.error_score)
     shortlist = np.asarray(driver.shortlist(), dtype=int)
@@ -171,7 +171,7 @@ def public_search(ctx: SearchContext) -> tuple[np.ndarray, dict | None, list | N
     evaluated, split_scores = driver.split_scores()
     kept = set(shortlist.tolist())
     table = public_cv_results(
-        [candidates.params[j] for j in evaluated],
+        [plan.candidates.params[j] for j in evaluated],
         split_scores,
         candidate_index=evaluated,
         shortlisted=[j in kept for j in evaluated],
@@ -180,17 +180,68 @@ def public_search(ctx: SearchContext) -> tuple[np.ndarray, dict | None, list | N
     return shortlist, table, [driver.fitted[j] for j in shortlist]
 
 
+def _search_and_score(ctx: SearchContext) -> tuple[np.ndarray, np.ndarray, dict, dict]:
+    """Public search, public checks, then private scores: one job stream.
+
+    Stage 1 (public): :func:`public_search`. Between the stages, in this
+    thread: the public results and checks (:func:`public_results`,
+    :func:`~._evaluation.prepare_private_scoring`), then the first read of
+    the validation set (charged). Stage 2 (private): the shortlisted
+    candidates' validation scores, a fixed list of jobs whose results are
+    used by the releases only. Every scheduling decision is taken in stage
+    1, before the validation set is read.
+    """
+    search, plan, data, mode = ctx.search, ctx.plan, ctx.data, ctx.mode
+    driver = public_search(ctx)
+    out: dict = {}
+
+    def private_stage() -> JobList:
+        shortlist, table, fits = public_results(ctx, driver)
+        kept, models, snapshots = prepare_private_scoring(
+            ctx, shortlist, fits, keep_fitted=bool(search.refit)
+        )
+        ctx.progress(
+            f"scoring {len(kept)} shortlisted candidates on the validation set"
+        )
+        X_val, y_val = data.X_val, data.y_val  # the first private read: charged
+        scores = JobList(
+            Job(score_private, (model, X_val, y_val, plan.scorer)) for model in models
+        )
+        out.update(kept=kept, table=table, snapshots=snapshots, scores=scores)
+        return scores
+
+    window = (
+        default_window(search.n_jobs) if mode.batch_size is None else mode.batch_size
+    )
+    run_ordered(
+        Then(driver, private_stage),
+        window=window,
+        n_jobs=search.n_jobs,
+        pre_dispatch=search.pre_dispatch,
+    )
+    utilities = np.asarray(out["scores"].results, dtype=float)
+    return np.asarray(out["kept"]), utilities, out["snapshots"], out["table"]
+
+
 def run_private_selection(ctx: SearchContext) -> tuple[list[Release], int, dict]:
     """Shortlist publicly, score privately, release by private selection."""
     search, mode, plan, data = ctx.search, ctx.mode, ctx.plan, ctx.data
     scorer = plan.scorer
-    shortlist, table, fits = public_search(ctx)
-    ctx.progress(
-        f"scoring {len(shortlist)} shortlisted candidates on the validation set"
-    )
-    shortlist, utilities, fitted = score_public_candidates(
-        ctx, shortlist, keep_fitted=bool(search.refit), fitted=fits
-    )
+    table = None
+    if mode.shortlist == "bo":
+        shortlist, utilities, fitted, table = _search_and_score(ctx)
+    else:
+        n = len(plan.candidates)
+        if mode.shortlist == "grid":
+            shortlist = np.arange(n)
+        else:  # "random": a public random sample
+            shortlist = np.argsort(plan.tie_break)[: min(mode.shortlist_size, n)]
+        ctx.progress(
+            f"scoring {len(shortlist)} shortlisted candidates on the validation set"
+        )
+        shortlist, utilities, fitted = score_public_candidates(
+            ctx, shortlist, keep_fitted=bool(search.refit)
+        )
     sensitivity = scorer.sensitivity_for(data.n_validation)
     (eps_p, _), score_budget = split_budget(
         plan.epsilon, 0.0, search.budget_split, search.release_score

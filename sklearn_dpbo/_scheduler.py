@@ -25,9 +25,14 @@ joblib's public interface, so it runs on every backend (loky, threading,
 multiprocessing, Dask through ``joblib.parallel_config("dask")``). With one
 worker the jobs run in the calling thread, in order, with no idle task.
 
-Nothing here is private: the loop is used for public work only (the
-public cross-validation of ``"private-selection"``). Modes that evaluate
-on the validation set keep their synchronous loops.
+Several stages can share one stream (:class:`Then`): the next stage's
+jobs are built in the calling thread once every job of the previous stage
+is processed. ``"private-selection"`` runs its public search (every
+scheduling decision: training set only) and then, after its public checks
+and the first read of the validation set, the fixed list of the
+shortlisted candidates' validation scores, whose results only the
+releases use. Modes whose decisions depend on validation scores
+(``"gp-ucb"``, ``"lipschitz"``) keep their synchronous loops.
 """
 
 from __future__ import annotations
@@ -39,7 +44,7 @@ from typing import Any, Callable, Iterator, Optional, Protocol
 
 from joblib import Parallel, delayed, effective_n_jobs
 
-__all__ = ["Job", "Driver", "run_ordered", "default_window"]
+__all__ = ["Job", "Driver", "JobList", "Then", "run_ordered", "default_window"]
 
 # A worker with nothing to do sleeps this long before asking again (s).
 IDLE_SECONDS = 0.002
@@ -64,6 +69,55 @@ class Driver(Protocol):
 
     def process(self, job: Job, result: Any) -> None:
         """Take the result of ``job`` (called in submission order)."""
+
+
+class JobList:
+    """A driver with a fixed list of jobs; ``results`` in submission order."""
+
+    def __init__(self, jobs):
+        self.jobs = deque(jobs)
+        self.results: list = []
+
+    def next_job(self) -> Optional[Job]:
+        return self.jobs.popleft() if self.jobs else None
+
+    def process(self, job: Job, result: Any) -> None:
+        self.results.append(result)
+
+
+class Then:
+    """A driver: the jobs of ``first``, then those of the driver ``then()`` gives.
+
+    ``then()`` is called once, in the calling thread, when every job of
+    ``first`` has been processed and ``first`` has nothing more to submit
+    (e.g. to check what the first stage produced before the next one
+    starts); it returns the second driver, or None. Both stages run in the
+    same :func:`run_ordered` stream, without a second parallel call.
+    """
+
+    def __init__(self, first: Driver, then: Callable[[], Optional[Driver]]):
+        self.first = first
+        self.then = then
+        self.second: Optional[Driver] = None
+        self._in_flight = 0  # jobs of the first stage not yet processed
+
+    def next_job(self) -> Optional[Job]:
+        if self.second is None:
+            job = self.first.next_job()
+            if job is not None:
+                self._in_flight += 1
+                return job
+            if self._in_flight:
+                return None  # the first stage may still submit more
+            self.second = self.then() or JobList(())
+        return self.second.next_job()
+
+    def process(self, job: Job, result: Any) -> None:
+        if self.second is None:
+            self._in_flight -= 1
+            self.first.process(job, result)
+        else:
+            self.second.process(job, result)
 
 
 def default_window(n_jobs: Any) -> int:

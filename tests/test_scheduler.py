@@ -32,6 +32,7 @@ import sklearn_dpbo._private_selection as private_selection
 from sklearn_dpbo import DPBayesSearchCV, PrivateSelection
 from sklearn_dpbo._acquisition import ucb_beta
 from sklearn_dpbo._bo import bayesian_optimisation
+from sklearn_dpbo._context import SearchData
 from sklearn_dpbo._public_search import PublicSearch
 from sklearn_dpbo._scheduler import Job, default_window, run_ordered
 
@@ -352,26 +353,47 @@ def _search(**kw):
     return DPBayesSearchCV(LogisticRegression(max_iter=200), SPACE, **params)
 
 
-def test_the_scheduler_runs_before_the_validation_read(cancer_split, monkeypatch):
-    # Every scheduling decision is taken before the validation set is read,
-    # so none can depend on a private value.
+def test_every_scheduling_decision_precedes_the_validation_read(
+    cancer_split, monkeypatch
+):
+    # The stream's first stage (the public search: every decision) is over
+    # before the validation set is read; after the read come only the
+    # shortlist's validation scores, a fixed list.
     X_tr, y_tr, X_va, y_va = cancer_split
-    unread_at_call = []
-    real_public_search = private_selection.public_search
-    real_run_ordered = private_selection.run_ordered
+    events = []
 
-    def public_search(ctx):
-        def run_ordered(driver, **kw):
-            unread_at_call.append(ctx.data._on_private_read is not None)
-            return real_run_ordered(driver, **kw)
+    class Recorded(private_selection.PublicSearch):
+        def next_job(self):
+            job = super().next_job()
+            if job is not None:
+                events.append("public job")
+            return job
 
-        monkeypatch.setattr(private_selection, "run_ordered", run_ordered)
-        return real_public_search(ctx)
+        def process(self, job, result):
+            events.append("public result")
+            super().process(job, result)
 
-    monkeypatch.setattr(private_selection, "public_search", public_search)
+    real_score = private_selection.score_private
+
+    def score(*args):
+        events.append("validation score")
+        return real_score(*args)
+
+    real_read = SearchData._read
+
+    def read(self):
+        if self._on_private_read is not None:
+            events.append("validation read")
+        real_read(self)
+
+    monkeypatch.setattr(private_selection, "PublicSearch", Recorded)
+    monkeypatch.setattr(private_selection, "score_private", score)
+    monkeypatch.setattr(SearchData, "_read", read)
     s = _search().fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
-    assert unread_at_call == [True]
-    assert s.privacy_report_.epsilon > 0  # the read did happen afterwards
+    read_at = events.index("validation read")
+    assert set(events[:read_at]) == {"public job", "public result"}
+    assert events[read_at + 1 :] == ["validation score"] * len(s.shortlist_)
+    assert events.count("validation read") == 1
 
 
 def test_public_transcript_is_the_same_for_neighbouring_validation_sets(
