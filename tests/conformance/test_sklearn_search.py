@@ -914,9 +914,7 @@ def test_grid_search_cv_results():
     # (A raced-out candidate's mean is its fold-0 score.)
     assert np.allclose(
         cv_results["mean_public_cv_score"],
-        np.nanmean(
-            [cv_results[f"split{k}_public_cv_score"] for k in range(3)], axis=0
-        ),
+        np.nanmean([cv_results[f"split{k}_public_cv_score"] for k in range(3)], axis=0),
     )
     with pytest.raises(KeyError, match="never published"):
         cv_results["mean_test_score"]
