@@ -94,6 +94,18 @@ Usage (from the repository root)::
         --batch-sizes 2 4 --epsilons 0.5 1 2 --no-verify --external-seeds 0 \
         --out benchmarks/results/bench_utility_batch_size.json
 
+    # public-signal study of private-selection (bench_utility_racing.json):
+    # rows racing=Z ("none": every fold of every candidate) and public_cv=K
+    # x racing=Z, with paired differences against racing=None
+    python benchmarks/bench_utility.py --datasets digits breast_cancer \
+        classification classification3 --methods private-selection \
+        --racing none 0.5 1 2 --public-cv 2 --epsilons 0.5 1 2 --no-verify \
+        --external-seeds 0 --out benchmarks/results/bench_utility_racing.json
+
+``classification3`` (3 classes, another seed; 600 public training,
+m = 2000 validation, 1000 test rows) is a task the library defaults were
+not tuned on: it runs only when named in ``--datasets``.
+
 ``--cache-dir DIR`` keeps the per-candidate tables between runs.
 
 Results go to ``benchmarks/results/`` (JSON, plus a PNG of regret against
