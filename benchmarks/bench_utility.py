@@ -100,7 +100,8 @@ Usage (from the repository root)::
     python benchmarks/bench_utility.py --datasets digits breast_cancer \
         classification classification3 --methods private-selection \
         --racing none 0.5 1 2 --public-cv 2 --epsilons 0.5 1 2 --no-verify \
-        --external-seeds 0 --out benchmarks/results/bench_utility_racing.json
+        --external-seeds 0 --out benchmarks/results/bench_utility_racing.json \
+        --compare-json benchmarks/results/bench_utility.json  # vs an earlier run
 
 ``classification3`` (3 classes, another seed; 600 public training,
 m = 2000 validation, 1000 test rows) is a task the library defaults were
@@ -1326,6 +1327,82 @@ def racing_tables(rows, tables, paired, n_seeds, baseline=RACING_BASELINE) -> st
     return "\n".join(out)
 
 
+def paired_with_earlier(rows, tables, earlier: dict, method="private-selection"):
+    """Paired differences (this run − an earlier run's ``method`` rows, e.g.
+    the committed ``bench_utility.json`` of an earlier library version) of
+    validation regret and test accuracy, per dataset and private-selection
+    row, over the seeds both runs have, per seed averaged over the common ε.
+    Exact: both runs replay the same per-candidate tables (checked through
+    the oracle validation accuracy)."""
+    seeds = earlier["meta"]["seeds"]
+    out = []
+    for name, table in tables.items():
+        info = earlier["meta"]["datasets"].get(name)
+        if info is None or info["oracle_val_accuracy"] != float(table["val"].max()):
+            continue  # not in the earlier run, or another table
+        old = {
+            r["epsilon"]: dict(zip(seeds, r["indices"]))
+            for r in earlier["rows"]
+            if r["dataset"] == name and r["method"] == method
+        }
+        for r in rows:
+            if r["dataset"] != name or not r["method"].startswith(method):
+                continue
+            if r["epsilon"] not in old:
+                continue
+            common = [s for s in r["seeds"] if s in old[r["epsilon"]]]
+            new_idx = dict(zip(r["seeds"], r["indices"]))
+            a = np.asarray([new_idx[s] for s in common])
+            b = np.asarray([old[r["epsilon"]][s] for s in common])
+            out.append(
+                {
+                    "method": r["method"],
+                    "dataset": name,
+                    "epsilon": r["epsilon"],
+                    "seeds": common,
+                    "d": np.stack(
+                        [
+                            table["val"][b] - table["val"][a],  # regret new - old
+                            table["test"][a] - table["test"][b],
+                        ]
+                    ),
+                }
+            )
+    summary = []
+    for key in dict.fromkeys((d["dataset"], d["method"]) for d in out):
+        ds = [d["d"] for d in out if (d["dataset"], d["method"]) == key]
+        d = np.mean(ds, axis=0)
+        summary.append(
+            {
+                "dataset": key[0],
+                "method": key[1],
+                "n_seeds": d.shape[1],
+                "epsilons": [
+                    x["epsilon"] for x in out if (x["dataset"], x["method"]) == key
+                ],
+                "regret": dict(zip(("mean", "se"), mean_se(d[0]))),
+                "test_accuracy": dict(zip(("mean", "se"), mean_se(d[1]))),
+            }
+        )
+    return summary
+
+
+def earlier_table(summary, path) -> str:
+    out = [
+        f"\n### paired difference against the earlier run {path} (this run − "
+        "earlier, same seed and ε, per seed averaged over the common ε; mean ± "
+        "SE, pts; regret: positive = worse; * = |Δ| > 2 SE)\n",
+        "| dataset | method | seeds | Δ regret | Δ test acc |",
+        "|---|---|---|---|---|",
+    ]
+    for p in summary:
+        out.append(
+            f"| {p['dataset']} | {p['method']} | {p['n_seeds']} | "
+            f"{_delta(p, 'regret')} | {_delta(p, 'test_accuracy')} |"
+        )
+    return "\n".join(out)
+
+
 def _delta(block, key) -> str:
     m, s = 100 * block[key]["mean"], 100 * block[key]["se"]
     flag = "*" if math.isfinite(s) and abs(m) > 2 * s else ""
@@ -1426,6 +1503,15 @@ def main(argv=None) -> int:
         metavar="K",
         help="also run private-selection with these public_cv values (for each "
         "--racing value, else with the default racing)",
+    )
+    parser.add_argument(
+        "--compare-json",
+        type=Path,
+        default=None,
+        metavar="JSON",
+        help="an earlier run's JSON (e.g. benchmarks/results/bench_utility.json): "
+        "paired differences of the private-selection rows against its "
+        "'private-selection' rows, on the seeds and ε both runs have",
     )
     parser.add_argument(
         "--cache-dir",
@@ -1640,6 +1726,14 @@ def main(argv=None) -> int:
             paired = racing_paired(rows, tables, configs)
             meta["paired_vs_racing_none"] = paired
             text += "\n" + racing_tables(rows, tables, paired, len(seeds))
+        if args.compare_json is not None:
+            with open(args.compare_json) as fh:
+                summary = paired_with_earlier(rows, tables, json.load(fh))
+            meta["paired_vs_earlier"] = {
+                "path": str(args.compare_json),
+                "rows": summary,
+            }
+            text += "\n" + earlier_table(summary, args.compare_json)
         stem = "bench_utility_quick" if args.quick else "bench_utility"
         out = args.out or RESULTS / f"{stem}.json"
         png = out.with_suffix(".png")
