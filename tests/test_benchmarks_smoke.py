@@ -33,10 +33,16 @@ def _run(script, tmp_path, *extra):
 
 @pytest.mark.timeout(300)
 def test_bench_utility_quick(tmp_path):
-    result, stdout = _run("bench_utility", tmp_path)
+    result, stdout = _run("bench_utility", tmp_path, "--racing", "none", "1")
     assert all(c["identical"] for c in result["meta"]["verification"])
     methods = {r["method"] for r in result["rows"]}
     assert {"private-selection", "gp-ucb", "GridSearchCV", "BO"} <= methods
+    # The racing rows and their paired differences against racing=None.
+    racing = "private-selection racing=1"
+    assert {"private-selection racing=none", racing} <= methods
+    paired = result["meta"]["paired_vs_racing_none"]
+    assert {p["method"] for p in paired} == {racing}
+    assert "paired difference against racing=none" in stdout
     for r in result["rows"]:
         assert r["regret"]["mean"] >= 0
     assert "note: method='lipschitz' skipped" in stdout
