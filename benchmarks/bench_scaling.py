@@ -43,9 +43,9 @@ only; the machine is shared, so timings are noisy).
    in-process run (``n_jobs=1``, default backend) ÷ time at k, for the
    default search and for ``RandomizedSearchCV`` (the reference).
    Efficiency = speed-up ÷ k. The default window of the private search is
-   max(6, 3 x k), so for k > 2 it runs a different (equally valid) search
+   max(4, 2 x k), so for k > 2 it runs a different (equally valid) search
    from the sequential run; ``DPBayesSearchCV, fixed batch_size`` fixes the
-   window to 3 x max(k) at every k, so that the same search (same fits,
+   window to 2 x max(k) at every k, so that the same search (same fits,
    same releases) runs at every k and its speed-up is the scheduler's alone.
    F, the fits of the sequential run, is counted in-process (class counter).
    First run of each (searcher, backend, k) reported apart.
@@ -479,11 +479,11 @@ def sleepy_task(sleep):
 def scheduling(ks, n_iter, sleep, repeats, dask_ks, dask_processes, log=print):
     task = sleepy_task(sleep)
     names = (DPBO, DPBO_FIXED, RANDOM)
-    # The default window is max(6, 3 x workers): the same search for k of 1
+    # The default window is max(4, 2 x workers): the same search for k of 1
     # and 2 only. DPBO_FIXED fixes it to the largest k's, so every k runs
     # the same search (same fits, same releases) and the speed-up is the
     # scheduler's alone.
-    fixed = 3 * max(ks)
+    fixed = 2 * max(ks)
     out = {
         "task": task["name"],
         "n_train": task["n_train"],
@@ -567,7 +567,7 @@ def scheduling(ks, n_iter, sleep, repeats, dask_ks, dask_processes, log=print):
             # Parallel efficiency: speed-up ÷ k (k = the linear ideal).
             r["efficiency"] = r["speedup"] / r["k"]
             # Whether this run did the sequential run's search (and fits).
-            r["same_search_as_k1"] = name != DPBO or 3 * r["k"] <= 6
+            r["same_search_as_k1"] = name != DPBO or 2 * r["k"] <= 4
     out["rows"] = rows
     out["fixed_batch_size"] = fixed
     return out
@@ -594,7 +594,7 @@ def scheduling_table(res):
     lines.append(
         f"\n{DPBO_FIXED}: PrivateSelection(batch_size={res.get('fixed_batch_size')}) "
         "at every k, the same search (same fits, same releases). "
-        f"{DPBO}: the default batch_size, max(6, 3 x k), a different search "
+        f"{DPBO}: the default batch_size, max(4, 2 x k), a different search "
         "for k > 2 (its fits differ from the sequential run's)."
     )
     for what, why in res["skipped"].items():

@@ -155,7 +155,7 @@ class PrivateSelection(SearchMode):
         taken into account, given the pending ones). Results are taken in
         submission order, so the evaluations and the releases depend on
         ``batch_size`` and never on timing. ``None`` is
-        max(6, 3 × the number of joblib workers): the same for ``n_jobs``
+        max(4, 2 × the number of joblib workers): the same for ``n_jobs``
         of 1 and 2, larger with more workers so that none waits.
     kernel : {"matern52", "squared-exponential"}, default="matern52"
         Kernel of the public GP on the unit-cube encoding of the candidates.

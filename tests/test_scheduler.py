@@ -176,8 +176,8 @@ def test_a_failing_job_raises_its_error(n_jobs):
 
 
 def test_default_window():
-    assert default_window(1) == default_window(2) == 6
-    assert default_window(8) == 24 and default_window(3) == 9
+    assert default_window(1) == default_window(2) == 4
+    assert default_window(8) == 16 and default_window(3) == 6
     with pytest.raises(ValueError, match="window"):
         run_ordered(ChainDriver(1, np.zeros(1), 1), window=0)
 
