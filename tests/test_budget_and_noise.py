@@ -163,9 +163,12 @@ _CALLS = []
 
 
 class InterruptOnFit(RowSpyClassifier):
-    """Raises KeyboardInterrupt on the n-th call of fit (counted globally)."""
+    """Raises KeyboardInterrupt on the n-th call of fit (counted globally),
+    or, with ``on_restore``, when unpickled (private-selection restores the
+    selected candidate's pre-read fit instead of refitting)."""
 
     at = 3
+    on_restore = False
 
     def fit(self, X, y):
         _CALLS.append(1)
@@ -173,16 +176,28 @@ class InterruptOnFit(RowSpyClassifier):
             raise KeyboardInterrupt
         return super().fit(X, y)
 
+    def __setstate__(self, state):
+        if type(self).on_restore:
+            raise KeyboardInterrupt
+        super().__setstate__(state)
+
 
 @pytest.mark.parametrize(
-    "at, charged",
-    [(3, False), (None, True)],  # 3rd fit: public CV; None: the refit
-    ids=["during-public-search", "during-refit"],
+    "method, at, on_restore, charged",
+    [
+        (PrivateSelection(public_cv=2), 3, False, False),  # 3rd fit: public CV
+        (PrivateSelection(public_cv=2), -1, True, True),  # restoring the fit
+        ("gp-ucb", None, False, True),  # None: the last fit, gp-ucb's refit
+    ],
+    ids=["during-public-search", "during-restore", "during-refit"],
 )
-def test_keyboard_interrupt_leaves_no_fitted_attributes(id_data, at, charged):
+def test_keyboard_interrupt_leaves_no_fitted_attributes(
+    id_data, method, at, on_restore, charged
+):
     """Interrupted in the public search (nothing read, nothing released): not
-    charged. Interrupted in the refit (after the releases): charged. Either
-    way no fitted attribute is left on the search."""
+    charged. Interrupted after the releases (restoring best_estimator_, or
+    gp-ucb's refit): charged. Either way no fitted attribute is left on the
+    search."""
     X, y, tr, va = id_data
 
     def search(acc):
@@ -192,22 +207,28 @@ def test_keyboard_interrupt_leaves_no_fitted_attributes(id_data, at, charged):
             scoring=make_spy_scorer(),
             n_iter=3,
             random_state=0,
-            method=PrivateSelection(public_cv=2),
+            method=method,
             accountant=acc,
         )
 
+    InterruptOnFit.on_restore = False
     if at is None:  # count the fits of a full run; the last one is the refit
         InterruptOnFit.at = -1
         _CALLS.clear()
-        search(BudgetAccountant(5.0)).fit(X[tr], y[tr], X_val=X[va], y_val=y[va])
+        search(BudgetAccountant(5.0, 1e-3)).fit(X[tr], y[tr], X_val=X[va], y_val=y[va])
         at = len(_CALLS)
     InterruptOnFit.at = at
+    InterruptOnFit.on_restore = on_restore
     _CALLS.clear()
-    acc = BudgetAccountant(epsilon=5.0)
+    acc = BudgetAccountant(epsilon=5.0, delta=1e-3)
     s = search(acc)
-    with pytest.raises(KeyboardInterrupt):
-        s.fit(X[tr], y[tr], X_val=X[va], y_val=y[va])
-    assert len(_CALLS) == at
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            s.fit(X[tr], y[tr], X_val=X[va], y_val=y[va])
+    finally:
+        InterruptOnFit.on_restore = False
+    if at > 0:
+        assert len(_CALLS) == at
     assert [a for a in vars(s) if a.endswith("_") and not a.startswith("_")] == []
     assert (acc.spent[0] > 0) == charged
     assert len(acc.history) == int(charged)
