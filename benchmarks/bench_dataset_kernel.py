@@ -37,6 +37,7 @@ import json
 import os
 import time
 
+import _checkout  # noqa: F401  (the checkout's sklearn_dpbo, not an installed copy)
 import numpy as np
 from sklearn.datasets import load_digits, make_classification
 from sklearn.pipeline import make_pipeline

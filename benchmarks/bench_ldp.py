@@ -45,6 +45,7 @@ import time
 import warnings
 from datetime import datetime, timezone
 
+import _checkout  # noqa: F401  (the checkout's sklearn_dpbo, not an installed copy)
 import numpy as np
 from joblib import Parallel, delayed
 from threadpoolctl import threadpool_limits

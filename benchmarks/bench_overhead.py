@@ -98,6 +98,7 @@ import tracemalloc
 import warnings
 from pathlib import Path
 
+import _checkout  # noqa: F401  (the checkout's sklearn_dpbo, not an installed copy)
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 

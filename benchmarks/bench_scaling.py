@@ -94,6 +94,7 @@ HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
 sys.path.insert(0, str(HERE))
 
+import _checkout  # noqa: E402, F401  (the checkout's sklearn_dpbo)
 import numpy as np  # noqa: E402
 
 import sklearn_dpbo  # noqa: E402

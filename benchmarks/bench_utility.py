@@ -131,6 +131,7 @@ import time
 import warnings
 from pathlib import Path
 
+import _checkout  # noqa: F401  (the checkout's sklearn_dpbo, not an installed copy)
 import numpy as np
 import sklearn
 from joblib import Parallel, delayed
