@@ -33,6 +33,10 @@ class SearchPlan:
     seed: int  # public seed (candidate set, public folds)
     tie_break: np.ndarray  # public permutation ranks of the candidates
     mode: Any = None  # the resolved mode object (_modes.SearchMode), public
+    # Scorers of the other released metrics (several metrics): their
+    # public-rows check must pass, like the selection scorer's, before the
+    # validation set is read.
+    other_scorers: tuple = ()
 
 
 class SearchData:

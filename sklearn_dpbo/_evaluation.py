@@ -204,7 +204,8 @@ def prepare_private_scoring(
     one :class:`FitFailedWarning` and are dropped (if every fit failed,
     raises: nothing is charged and nothing released). Each fitted candidate
     is scored on public training rows (:meth:`DPScorer.check_public_rows`:
-    the score must work there and be row independent). With
+    the score must work there and be row independent), by the selection
+    scorer and by the scorers of the other released metrics. With
     ``keep_fitted``, each is pickled with its fit time (see
     :func:`score_public_candidates`).
 
@@ -223,9 +224,11 @@ def prepare_private_scoring(
             "or the search space on the training data."
         )
     for i in keep:
-        plan.scorer.check_public_rows(
-            fitted[i][0], data.X_train, data.y_train, random_state=plan.seed
-        )
+        # The selection scorer and the other released metrics' scorers.
+        for scorer in (plan.scorer, *plan.other_scorers):
+            scorer.check_public_rows(
+                fitted[i][0], data.X_train, data.y_train, random_state=plan.seed
+            )
     snapshots = {}
     if keep_fitted:
         for i in keep:

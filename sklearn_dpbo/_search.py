@@ -1354,6 +1354,7 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         # metric's range: np.nan is allowed, as with one metric.
         if not other_scorers or not self.release_score:
             return plan
+        plan = replace(plan, other_scorers=tuple(other_scorers.values()))
         k, b = 1 + len(other_scorers), self.budget_split
         share = plan.epsilon / (b + k * (1.0 - b))
         # Round down until the planned total does not exceed the budget.
@@ -1361,20 +1362,29 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
             share = math.nextafter(share, 0.0)
         return replace(plan, epsilon=share)
 
-    def _release_other_metrics(self, ctx, index: int, other_scorers: dict) -> list:
+    def _release_other_metrics(
+        self, ctx, index: int, other_scorers: dict, snapshot=None
+    ) -> list:
         """Laplace releases of the selected candidate's other metrics.
 
         Each metric k: its validation score at the released candidate (a
         post-processing of the ε₁-DP selection), plus Lap(Δ_k/ε_k), Δ_k its
         per-record sensitivity, ε_k the same share as ``best_score_``. Pure
         ε-DP each; the accountant was charged for all of them in advance.
+        The model scored is the selected candidate's pre-read fit
+        (``snapshot``, a fresh copy) when the mode kept one, else a fit on
+        the training set. Each metric's public-rows check already passed
+        before the validation read (``plan.other_scorers``).
         """
         if not other_scorers or not self.release_score:
             return []
         data, plan = ctx.data, ctx.plan
         _, (eps_score, _) = split_budget(plan.epsilon, 0.0, self.budget_split, True)
-        # The released candidate is public: fit it once on the training set.
-        fitted, _ = fit_on_training(ctx, index, error_score="raise")
+        # The released candidate is public: its fit on the training set.
+        if snapshot is not None:
+            fitted = pickle.loads(snapshot[0])
+        else:
+            fitted, _ = fit_on_training(ctx, index, error_score="raise")
         releases = []
         for name, scorer in other_scorers.items():
             scorer.check_public_rows(
@@ -1408,7 +1418,9 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
     def _run_mode(self, run, ctx, other_scorers):
         """The mode's releases, then those of the other metrics (if any)."""
         releases, index, extra = run(ctx)
-        releases = releases + self._release_other_metrics(ctx, index, other_scorers)
+        releases = releases + self._release_other_metrics(
+            ctx, index, other_scorers, extra.get(FITTED_KEY)
+        )
         return releases, index, extra
 
     def _clear_fitted(self):

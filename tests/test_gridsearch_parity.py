@@ -27,7 +27,13 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer, StandardScaler
 from sklearn.utils._mocking import CheckingClassifier
 
-from sklearn_dpbo import BudgetAccountant, DPBayesSearchCV, PrivateSelection
+from sklearn_dpbo import (
+    BudgetAccountant,
+    DPBayesSearchCV,
+    PrivateSelection,
+    RowIndependenceError,
+    make_dp_scorer,
+)
 
 X, y = make_classification(n_samples=240, n_features=6, random_state=0)
 X_tr, y_tr, X_va, y_va = X[:160], y[:160], X[160:], y[160:]
@@ -79,6 +85,71 @@ def test_several_metrics_one_release_each_within_the_total(budget_split):
         assert r["sensitivity"] == pytest.approx(1 / 80, rel=1e-5)
     for r in report["releases"][1:]:  # Laplace: b = Δ/ε for each metric
         assert r["noise_scale"] == pytest.approx(r["sensitivity"] / r["epsilon"])
+
+
+def _batch_dependent(y_true, out):
+    # Each record's value depends on how many records are scored together:
+    # not a per-record score.
+    return (np.asarray(out) == np.asarray(y_true)) * (len(y_true) > 8)
+
+
+@pytest.mark.parametrize("shortlist", ["bo", "grid"])
+def test_other_metric_checked_on_public_rows_before_the_validation_read(shortlist):
+    """The other metrics' public-rows check runs before the read, like the
+    selection metric's: a row-dependent extra metric is refused with its
+    own error, nothing charged (it used to arrive after the read, sealed as
+    PrivateComputationError, with the budget spent)."""
+    ledger = BudgetAccountant(epsilon=1.0, delta=0.0)
+    search = _search(
+        scoring={
+            "acc": "accuracy",
+            "batchy": make_dp_scorer(_batch_dependent, bounds=(0, 1)),
+        },
+        refit="acc",
+        method=PrivateSelection(shortlist=shortlist),
+        accountant=ledger,
+    )
+    with pytest.raises(RowIndependenceError):
+        search.fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
+    assert ledger.spent == (0.0, 0.0)
+
+
+_FITS: list = []
+
+
+class CountingLogReg(LogisticRegression):
+    """Records the size of every fit (module level: picklable)."""
+
+    def fit(self, X, y, **kw):
+        _FITS.append(len(y))
+        return super().fit(X, y, **kw)
+
+
+def test_other_metrics_score_the_restored_fit_without_refitting():
+    def run(estimator):
+        _FITS.clear()
+        s = DPBayesSearchCV(
+            estimator,
+            SPACE,
+            scoring={"acc": "accuracy", "ramp": "neg_ramp_loss"},
+            refit="acc",
+            random_state=0,
+            n_iter=4,
+        ).fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
+        assert set(s.best_scores_) == {"acc", "ramp"}
+        return int(s.cv_results_["n_public_folds"].sum()), len(s.shortlist_)
+
+    # Public folds + the shortlist's fits on the training set, nothing else:
+    # the other metric and best_estimator_ use the restored pre-read fit.
+    folds, shortlisted = run(CountingLogReg())
+    assert len(_FITS) == folds + shortlisted
+
+    class Unpicklable(CountingLogReg):  # a local class cannot be pickled
+        pass
+
+    # No snapshot: the other metric's release and best_estimator_ refit.
+    folds, shortlisted = run(Unpicklable())
+    assert len(_FITS) == folds + shortlisted + 2
 
 
 def test_several_metrics_refit_and_mode_are_checked_before_data():
