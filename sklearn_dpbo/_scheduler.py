@@ -264,11 +264,27 @@ def run_ordered(
         pre_dispatch=pre_dispatch,
         return_as="generator_unordered",
     )
-    for seq, result in parallel(feed):
-        if seq is None:
-            continue  # an idle task
-        buffer[seq] = result
-        drain()
-        if state["processed"] == state["submitted"]:
-            feed.close()  # nothing pending and nothing more to submit
+    outputs = parallel(feed)
+    try:
+        for seq, result in outputs:
+            if seq is None:
+                continue  # an idle task
+            buffer[seq] = result
+            drain()
+            if state["processed"] == state["submitted"]:
+                feed.close()  # nothing pending and nothing more to submit
+    except BaseException as exc:
+        # The driver raised (or the caller was interrupted) while the
+        # generator is live. Closing it would make joblib warn that tasks
+        # were cancelled, with counts that depend on timing (after the
+        # validation read: the timing of private work). Throwing the error
+        # into it takes joblib's abort path instead, which stops the workers
+        # silently and re-raises the same error.
+        feed.close()
+        try:
+            outputs.throw(exc)
+        except BaseException as again:
+            if again is not exc:
+                raise
+        raise
     return state["submitted"]
