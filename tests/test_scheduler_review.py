@@ -18,6 +18,7 @@ from conftest import NOISE_SEED_WARNING
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from sklearn_dpbo import DPBayesSearchCV
+from sklearn_dpbo._public_search import PublicSearch
 from sklearn_dpbo._scheduler import Job, run_ordered
 
 pytestmark = [
@@ -84,3 +85,56 @@ def test_every_public_fit_failing_raises_only_the_librarys_error(cancer_split):
         with pytest.raises(ValueError, match="Every candidate evaluated"):
             search.fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
     assert not [w for w in seen if JOBLIB_EARLY_EXIT in str(w.message)]
+
+
+# ---------------------------------------------------------------------------
+# Racing with failed folds
+# ---------------------------------------------------------------------------
+
+
+def _table_search(fold_scores, *, racing, size):
+    """A PublicSearch over far-apart candidates proposed in rank order (flat
+    GP), one job in flight; ``fold_scores[j][k]`` is candidate j on fold k
+    (NaN: a failed fit with error_score=NaN)."""
+    n, n_folds = len(fold_scores), len(fold_scores[0])
+
+    def fold_job(j, k):
+        return Job(lambda: (fold_scores[j][k], None), (), tag=(j, k))
+
+    search = PublicSearch(
+        np.eye(n),
+        n_iter=n,
+        beta=lambda t: 1.0,
+        tie_break=np.arange(n),
+        fold_job=fold_job,
+        n_folds=n_folds,
+        fold0_size=50,  # margin 0.1 for z = 1 on (0, 1)
+        bounds=(0.0, 1.0),
+        to_gp=lambda s: 0.0,
+        racing=racing,
+        shortlist_size=size,
+        kernel="matern52",
+        length_scale=0.01,
+        noise=0.01,
+    )
+    run_ordered(search, window=1, n_jobs=1)
+    return search
+
+
+def test_a_contender_that_failed_a_fold_does_not_race_others_out():
+    # Candidate 0 is best on fold 0 but fails on fold 1: it can never be
+    # shortlisted, so it must not hold a shortlist place in the racing rule.
+    # Candidate 2 (0.6 < 0.8 - 0.1) is raced out only if 0 still counts.
+    nan = float("nan")
+    scores = [[0.9, nan, 0.9], [0.8, 0.8, 0.8], [0.6, 0.6, 0.6]]
+    unraced = _table_search(scores, racing=None, size=2)
+    raced = _table_search(scores, racing=1.0, size=2)
+    assert unraced.shortlist() == [1, 2]
+    assert raced.shortlist() == unraced.shortlist()
+    # A candidate failing fold 0 holds no place either.
+    scores = [[nan, 0.9, 0.9], [0.8, 0.8, 0.8], [0.9, 0.9, 0.9], [0.75, 0.7, 0.7]]
+    assert _table_search(scores, racing=1.0, size=2).shortlist() == [2, 1]
+    assert _table_search(scores, racing=0.0, size=2).shortlist() == [2, 1]
+    # Without failures the rule is unchanged: 0.6 is raced out by 0.9, 0.8.
+    scores = [[0.9, 0.9, 0.9], [0.8, 0.8, 0.8], [0.6, 0.6, 0.6]]
+    assert _table_search(scores, racing=1.0, size=2).folds_run().tolist() == [3, 3, 1]
