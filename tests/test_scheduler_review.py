@@ -138,3 +138,41 @@ def test_a_contender_that_failed_a_fold_does_not_race_others_out():
     # Without failures the rule is unchanged: 0.6 is raced out by 0.9, 0.8.
     scores = [[0.9, 0.9, 0.9], [0.8, 0.8, 0.8], [0.6, 0.6, 0.6]]
     assert _table_search(scores, racing=1.0, size=2).folds_run().tolist() == [3, 3, 1]
+
+
+# ---------------------------------------------------------------------------
+# Backends without generators (joblib's "multiprocessing")
+# ---------------------------------------------------------------------------
+
+
+class _Chain:
+    """Each job's input is the sum of the results so far: any reordering or
+    lost job changes the results."""
+
+    def __init__(self, n: int = 10):
+        self.n, self.i, self.total, self.results = n, 0, 0, []
+
+    def next_job(self):
+        if self.i >= self.n:
+            return None
+        self.i += 1
+        return Job(_plus_one_squared, (self.total % 97,), tag=self.i)
+
+    def process(self, job, result):
+        self.results.append(result)
+        self.total += result
+
+
+def _plus_one_squared(x: int) -> int:
+    return (x + 1) ** 2
+
+
+def test_a_backend_without_generators_runs_the_same_sequence():
+    import joblib
+
+    reference = _Chain()
+    run_ordered(reference, window=3, n_jobs=1)
+    chain = _Chain()
+    with joblib.parallel_config(backend="multiprocessing"):
+        assert run_ordered(chain, window=3, n_jobs=2) == 10
+    assert chain.results == reference.results
