@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import pickle
 import time
 import warnings
 
@@ -16,6 +17,7 @@ import numpy as np
 import pytest
 from conftest import NOISE_SEED_WARNING
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.linear_model import LogisticRegression as _LR
 
 from sklearn_dpbo import DPBayesSearchCV
 from sklearn_dpbo._public_search import PublicSearch
@@ -176,3 +178,96 @@ def test_a_backend_without_generators_runs_the_same_sequence():
     with joblib.parallel_config(backend="multiprocessing"):
         assert run_ordered(chain, window=3, n_jobs=2) == 10
     assert chain.results == reference.results
+
+
+# ---------------------------------------------------------------------------
+# After the validation read: errors in the stream, the restored fit
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_a_validation_score_error_in_the_stream_is_sealed(
+    cancer_split, monkeypatch, n_jobs
+):
+    # The error's message carries a value computed from the validation set;
+    # the search must replace it (type and message) whatever V is, and the
+    # stream must stop without a warning of its own.
+    import joblib
+
+    import sklearn_dpbo._private_selection as private_selection
+    from sklearn_dpbo._search import PrivateComputationError
+
+    X_tr, y_tr, X_va, y_va = cancer_split
+
+    def leaky_score(model, X, y, scorer):
+        raise ValueError(f"secret mean {float(np.mean(X)):.6f}")
+
+    monkeypatch.setattr(private_selection, "score_private", leaky_score)
+    messages = []
+    for X_val in (X_va, X_va + 1.0):  # V and a V' that shifts the message
+        search = DPBayesSearchCV(
+            _LR(max_iter=200),
+            {"C": (1e-3, 1e2, "log-uniform")},
+            n_iter=4,
+            n_candidates=8,
+            random_state=0,
+            noise_random_state=1,
+            n_jobs=n_jobs,
+        )
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            with joblib.parallel_config(backend="threading"):
+                with pytest.raises(PrivateComputationError) as info:
+                    search.fit(X_tr, y_tr, X_val=X_val, y_val=y_va)
+        assert info.value.__cause__ is None and info.value.__suppress_context__
+        assert "secret" not in str(info.value)
+        assert not hasattr(search, "best_estimator_")
+        assert not [w for w in seen if JOBLIB_EARLY_EXIT in str(w.message)]
+        messages.append(str(info.value))
+    assert messages[0] == messages[1]
+
+
+# ---------------------------------------------------------------------------
+# scikit-learn conventions
+# ---------------------------------------------------------------------------
+
+
+def test_racing_is_a_plain_nested_parameter(cancer_split):
+    from sklearn.base import clone
+
+    from sklearn_dpbo import PrivateSelection
+
+    X_tr, y_tr, X_va, y_va = cancer_split
+    search = DPBayesSearchCV(
+        _LR(max_iter=200),
+        {"C": (1e-3, 1e2, "log-uniform")},
+        method=PrivateSelection(racing=None),
+        n_iter=6,
+        n_candidates=16,
+        random_state=0,
+        noise_random_state=1,
+    )
+    assert search.get_params()["method__racing"] is None
+    assert clone(search).method.racing is None
+    search.set_params(method__racing=-1.0)
+    with pytest.raises(ValueError, match="racing"):
+        search.fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
+    search.set_params(method__racing=0.0)
+    search.fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
+    res = search.cv_results_
+    n_run = res["n_public_folds"]
+    assert n_run.min() == 1 and n_run.max() == 3  # some raced out (z = 0)
+    splits = np.column_stack(
+        [res[f"split{k}_public_cv_score"] for k in range(n_run.max())]
+    )
+    # Un-run folds are NaN, run folds are scores; the mean is over run folds.
+    assert (np.isnan(splits).sum(axis=1) == n_run.max() - n_run).all()
+    np.testing.assert_allclose(
+        res["mean_public_cv_score"],
+        [row[:r].mean() for row, r in zip(splits, n_run)],
+    )
+    assert (n_run[res["shortlisted"]] == n_run.max()).all()
+    # The fitted search pickles without the snapshot and predicts the same.
+    restored = pickle.loads(pickle.dumps(search))
+    assert not [k for k in vars(restored) if "selected_fit" in k]
+    np.testing.assert_array_equal(restored.predict(X_va), search.predict(X_va))
