@@ -241,9 +241,9 @@ def test_racing_is_a_plain_nested_parameter(cancer_split):
     search = DPBayesSearchCV(
         _LR(max_iter=200),
         {"C": (1e-3, 1e2, "log-uniform")},
-        method=PrivateSelection(racing=None),
-        n_iter=6,
-        n_candidates=16,
+        method=PrivateSelection(racing=None, shortlist_size=2),
+        n_iter=12,
+        n_candidates=32,
         random_state=0,
         noise_random_state=1,
     )
