@@ -141,9 +141,9 @@ class PrivateSelection(SearchMode):
         scored on public fold 0 first, and on the other folds only if it
         can still make the shortlist: its fold-0 score is at least the
         ``shortlist_size``-th best fold-0 score of the candidates scored on
-        every fold, minus ``racing`` × (high − low) / √(2 n₀) (the largest
-        standard deviation of the difference of two fold-0 scores on n₀
-        rows). Only candidates scored on every fold are shortlisted.
+        every fold (none failed), minus ``racing`` × (high − low) / √(2 n₀)
+        (the largest standard deviation of the difference of two fold-0
+        scores on n₀ rows). Only candidates scored on every fold are shortlisted.
         ``None`` scores every candidate on every fold. 0.5 was chosen by
         measurement (``benchmarks/bench_utility.py --racing``, 60 seeds, 4
         tasks, one held out): 24–36 % fewer public fits than ``None`` with

@@ -19,14 +19,16 @@ on the window, never on timing.
 Racing (``racing=z``). A new candidate is first scored on fold 0 only.
 It is scored on the other folds only if it can still make the shortlist:
 unless fewer than ``shortlist_size`` candidates have all their folds (the
-*contenders*), its fold-0 score must be at least the ``shortlist_size``-th
-best fold-0 score among the contenders minus
+*contenders*; one with a failed fold so far is not counted: it can never
+be shortlisted), its fold-0 score must be at least the
+``shortlist_size``-th best fold-0 score among the contenders minus
 
     z · (high − low) / √(2 n₀),
 
 the largest possible standard deviation of the difference of two fold-0
 scores (n₀ public rows scored in fold 0, per-record values in
-[low, high]). Only contenders (every fold scored) are shortlisted, best
+[low, high]). A candidate whose fold 0 failed is not scored further.
+Only contenders (every fold scored) are shortlisted, best
 mean first. The GP observes a contender's mean over the folds and a
 raced-out candidate's fold-0 score. ``racing=None`` scores every fold of
 every candidate.
@@ -133,6 +135,7 @@ class PublicSearch:
         self.rows: deque = deque()  # GP rows awaiting their value, in add order
         self.remaining: dict[int, int] = {}  # folds still to process
         self.failures: list[str] = []  # public reasons of failed fits
+        self.failed: set[int] = set()  # candidates with a NaN (failed) fold
         self.finish = finish
         self.fitted: dict = {}  # results of the finish jobs, by candidate
         self.n_in_flight = 0  # jobs handed out and not yet processed
@@ -161,6 +164,8 @@ class PublicSearch:
         if why is not None:
             self.failures.append(why)
         self.scores[j][k] = float(score)
+        if math.isnan(self.scores[j][k]):
+            self.failed.add(j)  # can never be shortlisted
         self.remaining[j] -= 1
         if k == 0:
             self.n_started += 1
@@ -200,22 +205,19 @@ class PublicSearch:
             self.jobs.append(self.fold_job(j, 0))
 
     def _promote(self, j: int) -> bool:
-        if self.racing is None or len(self.contenders) < self.shortlist_size:
+        # Contenders with a failed fold (so far) can never be shortlisted:
+        # they hold no shortlist place in the rule.
+        if self.racing is None:
             return True
-        s = self.scores[j][0]
-        if math.isnan(s):
+        if j in self.failed:
             return False
         first = sorted(
-            (
-                self.scores[c][0]
-                for c in self.contenders
-                if not math.isnan(self.scores[c][0])
-            ),
+            (self.scores[c][0] for c in self.contenders if c not in self.failed),
             reverse=True,
         )
         if len(first) < self.shortlist_size:
             return True
-        return s >= first[self.shortlist_size - 1] - self.margin
+        return self.scores[j][0] >= first[self.shortlist_size - 1] - self.margin
 
     def _observe_ready(self) -> None:
         while self.rows and self.rows[0] in self.final:

@@ -21,9 +21,12 @@ How it runs on joblib. One :class:`joblib.Parallel` call with
 callback thread and under its own lock, so the feed must never block: when
 the queue is momentarily empty it hands out a short idle task, and when
 the driver has nothing more to submit it ends the stream. This uses only
-joblib's public interface, so it runs on every backend (loky, threading,
-multiprocessing, Dask through ``joblib.parallel_config("dask")``). With one
-worker the jobs run in the calling thread, in order, with no idle task.
+joblib's public interface, so it runs on every backend with generators
+(loky, threading, Dask through ``joblib.parallel_config("dask")``). A
+backend without them (joblib's "multiprocessing") runs the jobs in rounds,
+one parallel call per round of submitted jobs: the same sequence of jobs,
+with a barrier per round. With one worker the jobs run in the calling
+thread, in order, with no idle task.
 
 Several stages can share one stream (:class:`Then`): the next stage's
 jobs are built in the calling thread once every job of the previous stage
@@ -223,7 +226,7 @@ def run_ordered(
             state["submitted"] = seq + 1
             put(seq, job)
 
-    def drain() -> None:
+    def drain(put: Callable[[int, Job], None]) -> None:
         # Results in submission order; each may let the driver submit more.
         while state["processed"] in buffer:
             seq = state["processed"]
@@ -233,7 +236,27 @@ def run_ordered(
             driver.process(job, result)
             top_up(put)
 
+    def in_rounds(run_all: Callable[[list], list]) -> int:
+        # The submitted jobs run as one round (``run_all``), then their
+        # results are processed in order; what the driver submits meanwhile
+        # is the next round. The driver sees the same calls as with a stream.
+        pending: list = []
+
+        def put(seq, job):
+            pending.append(job)
+
+        top_up(put)
+        while pending:
+            first = state["processed"]
+            this_round = list(pending)
+            pending.clear()
+            for i, result in enumerate(run_all(this_round)):
+                buffer[first + i] = result
+            drain(put)
+        return state["submitted"]
+
     if effective_n_jobs(n_jobs) == 1:
+        # In the calling thread, in order, with no idle task.
         pending: deque = deque()
 
         def put(seq, job):
@@ -243,8 +266,29 @@ def run_ordered(
         while pending:
             seq, job = pending.popleft()
             buffer[seq] = job.func(*job.args)
-            drain()
+            drain(put)
         return state["submitted"]
+
+    if pre_dispatch is None or pre_dispatch == "all":
+        # The feed never runs out before it is closed: "all" would dispatch
+        # idle tasks for ever. Everything submitted is at most the window.
+        pre_dispatch = window if pre_dispatch == "all" else "2*n_jobs"
+    try:
+        parallel = Parallel(
+            n_jobs=n_jobs,
+            batch_size=1,
+            pre_dispatch=pre_dispatch,
+            return_as="generator_unordered",
+        )
+    except ValueError as exc:
+        if "return_as" not in str(exc):
+            raise
+        # A backend without generators (joblib's "multiprocessing"): each
+        # round of submitted jobs is one parallel call.
+        with Parallel(n_jobs=n_jobs, pre_dispatch=pre_dispatch) as rounds:
+            return in_rounds(
+                lambda r: rounds(delayed(job.func)(*job.args) for job in r)
+            )
 
     feed = _Feed(IDLE_SECONDS)
 
@@ -254,21 +298,27 @@ def run_ordered(
     top_up(put)
     if state["submitted"] == 0:
         return 0
-    if pre_dispatch is None or pre_dispatch == "all":
-        # The feed never runs out before it is closed: "all" would dispatch
-        # idle tasks for ever. Everything submitted is at most the window.
-        pre_dispatch = window if pre_dispatch == "all" else "2*n_jobs"
-    parallel = Parallel(
-        n_jobs=n_jobs,
-        batch_size=1,
-        pre_dispatch=pre_dispatch,
-        return_as="generator_unordered",
-    )
-    for seq, result in parallel(feed):
-        if seq is None:
-            continue  # an idle task
-        buffer[seq] = result
-        drain()
-        if state["processed"] == state["submitted"]:
-            feed.close()  # nothing pending and nothing more to submit
+    outputs = parallel(feed)
+    try:
+        for seq, result in outputs:
+            if seq is None:
+                continue  # an idle task
+            buffer[seq] = result
+            drain(put)
+            if state["processed"] == state["submitted"]:
+                feed.close()  # nothing pending and nothing more to submit
+    except BaseException as exc:
+        # The driver raised (or the caller was interrupted) while the
+        # generator is live. Closing it would make joblib warn that tasks
+        # were cancelled, with counts that depend on timing (after the
+        # validation read: the timing of private work). Throwing the error
+        # into it takes joblib's abort path instead, which stops the workers
+        # silently and re-raises the same error.
+        feed.close()
+        try:
+            outputs.throw(exc)
+        except BaseException as again:
+            if again is not exc:
+                raise
+        raise
     return state["submitted"]
