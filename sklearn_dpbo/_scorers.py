@@ -84,6 +84,13 @@ def quiet(private: bool = True):
         yield
 
 
+# Rows of the public sample that the row-independence check also scores one
+# at a time (each a separate predict call: the strongest test of a
+# batch-dependent step, and the check's main cost). 3 missed a transductive
+# standardiser for 7 public seeds in 100 (tests/test_soundness.py); 8 missed
+# none; all 32 cost 4-5x the time of a private grid search's check.
+SINGLE_ROWS = 8
+
 ROW_INDEPENDENCE = (
     "row independence: each validation record's value depends only on that "
     "record and the candidate fitted on the public training set (checked on "
@@ -400,7 +407,8 @@ class DPScorer:
         (the validation set would fail the same way, silently scored
         ``low``), or if a record's value changes with the batch it is scored
         in: the values of a batch must equal those of its two halves scored
-        separately, of the reversed batch, and of single rows. Outputs that
+        separately, of the reversed batch, and of ``SINGLE_ROWS`` (8) rows
+        each scored alone. Outputs that
         depend on the other rows of the batch (a step that standardises by
         the batch's own statistics, a transductive model) would let one
         validation record move every other record's value.
@@ -430,7 +438,7 @@ class DPScorer:
                         np.concatenate([values(order[:half]), values(order[half:])])
                     )
                     parts.append(values(order[::-1])[::-1])
-                singles = [values([i])[0] for i in range(min(3, k))]
+                singles = [values([i])[0] for i in range(min(SINGLE_ROWS, k))]
         except Exception as exc:
             raise ValueError(
                 f"Scoring a fitted candidate with {self.name!r} on rows of the "

@@ -268,6 +268,34 @@ def test_row_dependent_pipeline_is_refused_before_any_validation_read():
     assert acc.spent == (0.0, 0.0)
 
 
+def test_row_dependent_pipeline_is_refused_for_every_public_seed():
+    """Power of the public-rows check: the public seed picks the 32 rows it
+    scores; the transductive pipeline must be caught whichever rows. (With
+    only 3 rows scored alone it slipped through for 7 seeds in 100, with
+    0/1 accuracy values: a single row standardised by itself predicts the
+    intercept's class, which matched the batch prediction on all 3 rows.
+    With ``SINGLE_ROWS = 8`` it is caught for all 100.)"""
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(120, 2))
+    y = (X[:, 0] > 0).astype(int)
+    X_va = rng.normal(size=(M, 2))
+    y_va = (X_va[:, 0] > 0).astype(int)
+    missed = []
+    for seed in range(100):
+        search = DPBayesSearchCV(
+            make_pipeline(BatchStandardiser(), LogisticRegression()),
+            {"logisticregression__C": [0.1, 1.0]},
+            method=PrivateSelection(shortlist="grid"),
+            random_state=seed,
+        )
+        try:
+            search.fit(X, y, X_val=X_va, y_val=y_va)
+            missed.append(seed)
+        except RowIndependenceError:
+            pass
+    assert missed == []
+
+
 # ---------------------------------------------------------------------------
 # F4: thread-safe silence
 # ---------------------------------------------------------------------------
