@@ -256,18 +256,9 @@ def run_ordered(
         return state["submitted"]
 
     if effective_n_jobs(n_jobs) == 1:
-        # In the calling thread, in order, with no idle task.
-        pending: deque = deque()
-
-        def put(seq, job):
-            pending.append((seq, job))
-
-        top_up(put)
-        while pending:
-            seq, job = pending.popleft()
-            buffer[seq] = job.func(*job.args)
-            drain(put)
-        return state["submitted"]
+        # In the calling thread, in order, with no idle task: rounds run
+        # one job after the other (the driver sees the same calls).
+        return in_rounds(lambda jobs_: [job.func(*job.args) for job in jobs_])
 
     if pre_dispatch is None or pre_dispatch == "all":
         # The feed never runs out before it is closed: "all" would dispatch
