@@ -47,6 +47,16 @@ _REFERENCE = {
 }
 
 
+def _same_buffer(a, b) -> bool:
+    """Whether ``a`` is ``b`` or shares its memory (values never compared)."""
+    if a is b:
+        return True
+    try:
+        return bool(np.may_share_memory(np.asarray(a), np.asarray(b)))
+    except TypeError:
+        return False
+
+
 class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
     """Gaussian-process regression whose posterior mean is released with (ε, δ)-DP.
 
@@ -351,6 +361,16 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
         ]:
             delattr(self, attr)
         s = self._check_settings()
+        sel = self.hyperparameter_selection
+        if isinstance(sel, PublicDataSelection) and _same_buffer(sel.y, y):
+            # Object identity and memory layout only: never the values.
+            raise ValueError(
+                "PublicDataSelection was given the private outputs y passed to "
+                "fit: hyper-parameters fitted on them would make the release "
+                "depend on the private data outside the mechanism. Pass a public "
+                "data set of the same kind, or use PrivateGridSelection to choose "
+                "hyper-parameters privately."
+            )
         cost = (s["epsilon"], s["delta"])
         if self.accountant is not None:
             self.accountant.check(*cost)  # refusal changes nothing
@@ -459,7 +479,15 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
                     "(ε, δ)-DP" if plan.valid else "NOT DP (Hall's multiplier, ε > 1)"
                 ),
                 assumption="public X and query inputs, public clip interval and "
-                "hyper-parameters; floating-point Gaussian sampler (docs/dp_gp.md)",
+                "hyper-parameters; floating-point Gaussian sampler (docs/dp_gp.md)"
+                + (
+                    "; hyper-parameters fitted by marginal likelihood on the "
+                    "PublicDataSelection data, assumed public and independent of "
+                    "the private outputs (not checked beyond refusing the very "
+                    "array passed as y)"
+                    if isinstance(sel, PublicDataSelection)
+                    else ""
+                ),
                 reference=_REFERENCE[self.method],
             )
         )

@@ -288,6 +288,29 @@ def test_public_data_selection_spends_nothing_on_selection():
     assert len(est.privacy_report_.releases) == 1
     assert est.privacy_report_.epsilon == 1.0
     assert 0.3 < est.kernel_.length_scale < 3.0  # fitted on the public data
+    # The report states what the released mean's guarantee now assumes.
+    assert "PublicDataSelection data" in est.privacy_report_.releases[0]["assumption"]
+
+
+def test_public_data_selection_refuses_the_private_outputs():
+    """Given the very array (or a view of it) passed as the private y, fit
+    refuses before anything is charged; identity and memory only, never the
+    values (so whether it raises does not depend on the private data)."""
+    X, y = _data(n=50, seed=1)
+    for public_y in (y, y[:]):
+        acc = BudgetAccountant(epsilon=5.0, delta=0.1)
+        est = _est(
+            kernel=RBF(5.0),
+            hyperparameter_selection=PublicDataSelection(X, public_y),
+            accountant=acc,
+        )
+        with pytest.raises(ValueError, match="private outputs"):
+            est.fit(X, y)
+        assert acc.spent == (0.0, 0.0)
+    # Equal values in another array are not refused (values are not read).
+    _est(
+        kernel=RBF(5.0), hyperparameter_selection=PublicDataSelection(X, y.copy())
+    ).fit(X, y)
 
 
 def test_bad_selection_grid_refused():
