@@ -138,6 +138,52 @@ def test_failing_record_moves_the_utilities_by_at_most_delta(
     assert np.abs(u - u2).max() > 0  # the record did count (as the worst value)
 
 
+@pytest.mark.parametrize("shortlist", ["bo", "grid"])
+def test_several_metrics_failing_record_moves_every_score_by_at_most_delta(
+    monkeypatch, shortlist
+):
+    """Several metrics: the selection's utilities and each other metric's
+    score (now taken on the restored pre-read fit) move by at most Δ when
+    one record makes the candidates fail; same outcome, same warnings."""
+    import sklearn_dpbo._search as search_module
+
+    X_tr, y_tr, X_va, y_va = _data()
+    row, _ = BAD_RECORDS["unseen category"]
+    cap = Captured(monkeypatch)
+    scores = []
+    real = search_module.release_best_score_selection
+
+    def spy(value, **kw):
+        scores.append(float(value))
+        return real(value, **kw)
+
+    monkeypatch.setattr(search_module, "release_best_score_selection", spy)
+
+    def factory():
+        return DPBayesSearchCV(
+            _pipeline(),
+            SPACE,
+            scoring={"acc": "accuracy", "ramp": "neg_ramp_loss"},
+            refit="acc",
+            method=PrivateSelection(shortlist=shortlist),
+            n_iter=4,
+            random_state=0,
+            noise_random_state=0,
+        )
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the noise-seed PrivacyLeakWarning
+        sides = _fit_both(
+            factory, X_tr, y_tr, [(X_va, y_va), _neighbour(X_va, y_va, row)]
+        )
+    assert sides[0] == sides[1] and sides[0][0] == "ok"
+    u, u2 = cap.calls
+    assert np.abs(u - u2).max() <= 1 / M + 1e-12
+    assert np.abs(u - u2).max() > 0
+    assert len(scores) == 2  # the other metric, once per side
+    assert abs(scores[0] - scores[1]) <= 1 / M + 1e-12
+
+
 def test_nan_label_is_one_wrong_record(monkeypatch):
     X_tr, y_tr, X_va, y_va = _data()
     cap = Captured(monkeypatch)
