@@ -31,10 +31,11 @@ import warnings
 from typing import Any, Optional, Sequence
 
 import numpy as np
-from joblib import delayed
+from joblib import delayed, effective_n_jobs
 from sklearn.base import clone
 from sklearn.exceptions import FitFailedWarning
 from sklearn.utils import _safe_indexing
+from sklearn.utils.validation import _num_samples
 
 from ._scorers import quiet
 
@@ -44,6 +45,7 @@ __all__ = [
     "fit_and_score_private",
     "index_fit_params",
     "prepare_private_scoring",
+    "score_validation",
     "score_private",
     "warn_fit_failures",
 ]
@@ -209,8 +211,9 @@ def prepare_private_scoring(
     ``keep_fitted``, each is pickled with its fit time (see
     :func:`score_public_candidates`).
 
-    Returns ``(kept, models, snapshots)``: the kept candidate indices, their
-    fitted models and the snapshots by candidate index.
+    Returns ``(kept, models, snapshots, here)``: the kept candidate indices,
+    their fitted models, the snapshots by candidate index, and whether to
+    score the validation set in the calling thread (:func:`_score_here`).
     """
     search, plan, data = ctx.search, ctx.plan, ctx.data
     failures = [why for _, why, _ in fitted if why is not None]
@@ -223,12 +226,16 @@ def prepare_private_scoring(
             "Nothing was released and no budget was spent: fix the estimator "
             "or the search space on the training data."
         )
+    check_seconds = 0.0  # the selection scorer's checks, all candidates
     for i in keep:
         # The selection scorer and the other released metrics' scorers.
         for scorer in (plan.scorer, *plan.other_scorers):
+            start = time.perf_counter()
             scorer.check_public_rows(
                 fitted[i][0], data.X_train, data.y_train, random_state=plan.seed
             )
+            if scorer is plan.scorer:
+                check_seconds += time.perf_counter() - start
     snapshots = {}
     if keep_fitted:
         for i in keep:
@@ -236,7 +243,36 @@ def prepare_private_scoring(
             if snapshot is not None:
                 snapshots[int(indices[i])] = (snapshot, fitted[i][2])
     kept = [int(indices[i]) for i in keep]
-    return kept, [fitted[i][0] for i in keep], snapshots
+    here = _score_here(
+        search.n_jobs, check_seconds, _num_samples(data.X_train), data.n_validation
+    )
+    return kept, [fitted[i][0] for i in keep], snapshots, here
+
+
+# Validation scores of every candidate, estimated from the public checks,
+# below which they are computed in the calling thread (seconds).
+SCORE_HERE_SECONDS = 0.02
+
+
+def _score_here(n_jobs, check_seconds: float, n_train: int, n_validation: int) -> bool:
+    """Whether to score the validation set in the calling thread.
+
+    Sending each fitted candidate to a worker to score it costs a round
+    trip (and pickling the fitted model) that cheap predictions do not
+    repay. The public-rows checks have just scored
+    ``3 k + min(8, k)`` training rows (``k = min(n_train, 32)``) with
+    every candidate, in this thread: ``check_seconds``. Scoring ``m``
+    validation rows is estimated at ``check_seconds * max(1, m / rows)``
+    (linear in rows, which over-estimates when the per-call cost
+    dominates). Below :data:`SCORE_HERE_SECONDS`, or with one worker, the
+    scores are computed here. Public timing only, taken before the
+    validation set is read; the scores are the same either way.
+    """
+    if effective_n_jobs(n_jobs) == 1:
+        return True
+    k = min(int(n_train), 32)
+    rows = max(3 * k + min(8, k), 1)
+    return check_seconds * max(1.0, n_validation / rows) <= SCORE_HERE_SECONDS
 
 
 def score_public_candidates(
@@ -277,11 +313,26 @@ def score_public_candidates(
             for j in indices
         )
     )
-    kept, models, snapshots = prepare_private_scoring(
+    kept, models, snapshots, here = prepare_private_scoring(
         ctx, indices, fitted, keep_fitted=keep_fitted
     )
-    X_val, y_val = data.X_val, data.y_val  # the first private read: charged
-    utilities = ctx.parallel(
-        delayed(score_private)(model, X_val, y_val, plan.scorer) for model in models
-    )
-    return np.asarray(kept), np.asarray(list(utilities), dtype=float), snapshots
+    return np.asarray(kept), score_validation(ctx, models, here), snapshots
+
+
+def score_validation(ctx, models: list, here: bool) -> np.ndarray:
+    """Validation scores of fitted candidates that passed the public checks.
+
+    Reads the validation set (the first private read: the accountant is
+    charged there) and scores each model (:func:`score_private`), in this
+    thread if ``here`` (see :func:`_score_here`), else in parallel
+    (``ctx.parallel``). The same values either way.
+    """
+    X_val, y_val = ctx.data.X_val, ctx.data.y_val
+    scorer = ctx.plan.scorer
+    if here:
+        values = [score_private(model, X_val, y_val, scorer) for model in models]
+    else:
+        values = ctx.parallel(
+            delayed(score_private)(model, X_val, y_val, scorer) for model in models
+        )
+    return np.asarray(list(values), dtype=float)

@@ -36,13 +36,13 @@ from ._evaluation import (
     _timed_fit_public,
     index_fit_params,
     prepare_private_scoring,
-    score_private,
     score_public_candidates,
+    score_validation,
     warn_fit_failures,
 )
 from ._public_search import PublicSearch
 from ._releases import release_best_params_selection, release_best_score_selection
-from ._scheduler import Job, JobList, Then, default_window, run_ordered
+from ._scheduler import Job, default_window, run_ordered
 
 __all__ = ["run_private_selection", "public_search"]
 
@@ -181,46 +181,35 @@ def public_results(ctx: SearchContext, driver: PublicSearch) -> tuple:
 
 
 def _search_and_score(ctx: SearchContext) -> tuple[np.ndarray, np.ndarray, dict, dict]:
-    """Public search, public checks, then private scores: one job stream.
+    """Public search (one job stream), public checks, then private scores.
 
-    Stage 1 (public): :func:`public_search`. Between the stages, in this
-    thread: the public results and checks (:func:`public_results`,
-    :func:`~._evaluation.prepare_private_scoring`), then the first read of
-    the validation set (charged). Stage 2 (private): the shortlisted
-    candidates' validation scores, a fixed list of jobs whose results are
-    used by the releases only. Every scheduling decision is taken in stage
-    1, before the validation set is read.
+    1. The public search (:func:`public_search`), ending with the
+       shortlisted candidates' fits on the training set: one
+       :func:`~._scheduler.run_ordered` stream, every scheduling decision
+       taken there, before the validation set is read.
+    2. In this thread: the public results and checks
+       (:func:`public_results`,
+       :func:`~._evaluation.prepare_private_scoring`), then the first read
+       of the validation set (charged).
+    3. The shortlisted candidates' validation scores, a fixed list whose
+       results only the releases use: here when the checks say that is
+       cheap, else in parallel.
     """
-    search, plan, data, mode = ctx.search, ctx.plan, ctx.data, ctx.mode
+    search, mode = ctx.search, ctx.mode
     driver = public_search(ctx)
-    out: dict = {}
-
-    def private_stage() -> JobList:
-        shortlist, table, fits = public_results(ctx, driver)
-        kept, models, snapshots = prepare_private_scoring(
-            ctx, shortlist, fits, keep_fitted=bool(search.refit)
-        )
-        ctx.progress(
-            f"scoring {len(kept)} shortlisted candidates on the validation set"
-        )
-        X_val, y_val = data.X_val, data.y_val  # the first private read: charged
-        scores = JobList(
-            Job(score_private, (model, X_val, y_val, plan.scorer)) for model in models
-        )
-        out.update(kept=kept, table=table, snapshots=snapshots, scores=scores)
-        return scores
-
     window = (
         default_window(search.n_jobs) if mode.batch_size is None else mode.batch_size
     )
     run_ordered(
-        Then(driver, private_stage),
-        window=window,
-        n_jobs=search.n_jobs,
-        pre_dispatch=search.pre_dispatch,
+        driver, window=window, n_jobs=search.n_jobs, pre_dispatch=search.pre_dispatch
     )
-    utilities = np.asarray(out["scores"].results, dtype=float)
-    return np.asarray(out["kept"]), utilities, out["snapshots"], out["table"]
+    shortlist, table, fits = public_results(ctx, driver)
+    kept, models, snapshots, here = prepare_private_scoring(
+        ctx, shortlist, fits, keep_fitted=bool(search.refit)
+    )
+    ctx.progress(f"scoring {len(kept)} shortlisted candidates on the validation set")
+    utilities = score_validation(ctx, models, here)
+    return np.asarray(kept), utilities, snapshots, table
 
 
 def run_private_selection(ctx: SearchContext) -> tuple[list[Release], int, dict]:

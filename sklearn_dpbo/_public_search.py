@@ -139,6 +139,7 @@ class PublicSearch:
         self.finish = finish
         self.fitted: dict = {}  # results of the finish jobs, by candidate
         self.n_in_flight = 0  # jobs handed out and not yet processed
+        self.finished_ = False  # the finish jobs are out: nothing more comes
 
     # -- Driver interface ---------------------------------------------------
     def next_job(self) -> Optional[Job]:
@@ -146,13 +147,19 @@ class PublicSearch:
             self._propose()
         if not self.jobs and self.n_in_flight == 0 and self.finish is not None:
             # Every public result is in: the shortlist is final. Its fits go
-            # through the same stream (no second parallel call).
+            # through the same stream (no second parallel call); after them
+            # the driver is finished (``finished()``).
             finish, self.finish = self.finish, None
             self.jobs.extend(finish(self.shortlist()))
+            self.finished_ = True
         if not self.jobs:
             return None
         self.n_in_flight += 1
         return self.jobs.popleft()
+
+    def finished(self) -> bool:
+        """True once every finish job is handed out (nothing more follows)."""
+        return self.finished_ and not self.jobs
 
     def process(self, job: Job, result) -> None:
         self.n_in_flight -= 1

@@ -17,40 +17,49 @@ in a buffer); the window keeps the workers busy meanwhile.
 
 How it runs on joblib. One :class:`joblib.Parallel` call with
 ``return_as="generator_unordered"`` is fed from a queue while it runs
-(:class:`_Feed`). joblib pulls the next task when a worker finishes, in a
-callback thread and under its own lock, so the feed must never block: when
-the queue is momentarily empty it hands out a short idle task, and when
-the driver has nothing more to submit it ends the stream. This uses only
-joblib's public interface, so it runs on every backend with generators
-(loky, threading, Dask through ``joblib.parallel_config("dask")``). A
-backend without them (joblib's "multiprocessing") runs the jobs in rounds,
-one parallel call per round of submitted jobs: the same sequence of jobs,
-with a barrier per round. With one worker the jobs run in the calling
-thread, in order, with no idle task.
+(:class:`_Feed`). joblib asks for the next task when a worker finishes, in
+a callback thread and under its own lock, so the feed never blocks: it
+hands out a :class:`_Slot`, a task bound to the oldest queued job only
+when it runs in a worker thread or is pickled for a worker process. A slot
+that finds no job waits for one in a thread, or is a short idle task in a
+process. Once the driver will submit nothing more (``finished()``, or
+every job processed), the feed hands out the queued jobs and then ends the
+stream, so the stream ends with its last result. This uses only joblib's
+public interface, so it runs on every backend with generators (loky,
+threading, Dask through ``joblib.parallel_config("dask")``). A backend
+without them (joblib's "multiprocessing") runs the jobs in rounds, one
+parallel call per round of submitted jobs: the same sequence of jobs, with
+a barrier per round. With one worker the jobs run in the calling thread,
+in order, with no idle task.
 
-Several stages can share one stream (:class:`Then`): the next stage's
-jobs are built in the calling thread once every job of the previous stage
-is processed. ``"private-selection"`` runs its public search (every
-scheduling decision: training set only) and then, after its public checks
-and the first read of the validation set, the fixed list of the
-shortlisted candidates' validation scores, whose results only the
-releases use. Modes whose decisions depend on validation scores
-(``"gp-ucb"``, ``"lipschitz"``) keep their synchronous loops.
+``"private-selection"`` runs its public search (every scheduling
+decision: training set only, ending with the shortlisted candidates' fits
+on the training set) as one stream; then, in the calling thread, its
+public checks, the first read of the validation set and the shortlisted
+candidates' validation scores, whose results only the releases use. Modes
+whose decisions depend on validation scores (``"gp-ucb"``,
+``"lipschitz"``) keep their synchronous loops.
 """
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
+import uuid
+import weakref
 from collections import deque
 from typing import Any, Callable, Iterator, Optional, Protocol
 
 from joblib import Parallel, delayed, effective_n_jobs
 
-__all__ = ["Job", "Driver", "JobList", "Then", "run_ordered", "default_window"]
+__all__ = ["Job", "Driver", "JobList", "run_ordered", "default_window"]
 
-# A worker with nothing to do sleeps this long before asking again (s).
+# A worker process with nothing to do sleeps this long before asking again (s).
 IDLE_SECONDS = 0.002
+# A worker thread with nothing to do waits this long for a job (s); it is
+# woken as soon as one is queued.
+WAIT_SECONDS = 0.05
 
 
 class Job:
@@ -73,6 +82,16 @@ class Driver(Protocol):
     def process(self, job: Job, result: Any) -> None:
         """Take the result of ``job`` (called in submission order)."""
 
+    # Optional: ``finished() -> bool``, True once the driver will submit no
+    # more jobs whatever the results (:func:`_finished`). The stream then
+    # stops handing out tasks as soon as the queued jobs are taken, so it
+    # ends with the last result instead of waiting for idle tasks.
+
+
+def _finished(driver) -> bool:
+    finished = getattr(driver, "finished", None)
+    return bool(finished()) if finished is not None else False
+
 
 class JobList:
     """A driver with a fixed list of jobs; ``results`` in submission order."""
@@ -87,40 +106,8 @@ class JobList:
     def process(self, job: Job, result: Any) -> None:
         self.results.append(result)
 
-
-class Then:
-    """A driver: the jobs of ``first``, then those of the driver ``then()`` gives.
-
-    ``then()`` is called once, in the calling thread, when every job of
-    ``first`` has been processed and ``first`` has nothing more to submit
-    (e.g. to check what the first stage produced before the next one
-    starts); it returns the second driver, or None. Both stages run in the
-    same :func:`run_ordered` stream, without a second parallel call.
-    """
-
-    def __init__(self, first: Driver, then: Callable[[], Optional[Driver]]):
-        self.first = first
-        self.then = then
-        self.second: Optional[Driver] = None
-        self._in_flight = 0  # jobs of the first stage not yet processed
-
-    def next_job(self) -> Optional[Job]:
-        if self.second is None:
-            job = self.first.next_job()
-            if job is not None:
-                self._in_flight += 1
-                return job
-            if self._in_flight:
-                return None  # the first stage may still submit more
-            self.second = self.then() or JobList(())
-        return self.second.next_job()
-
-    def process(self, job: Job, result: Any) -> None:
-        if self.second is None:
-            self._in_flight -= 1
-            self.first.process(job, result)
-        else:
-            self.second.process(job, result)
+    def finished(self) -> bool:
+        return not self.jobs
 
 
 def default_window(n_jobs: Any) -> int:
@@ -148,35 +135,125 @@ def _idle(seconds: float):
     return None, None
 
 
+class _Slot:
+    """A task that takes its job from the feed as late as possible.
+
+    joblib hands tasks to the backend ahead of the free workers and, when
+    it takes tasks from an iterator, takes up to one per worker at once, so
+    a job fixed when joblib asks for it could wait behind tasks handed out
+    before it existed. A slot is bound to a job only when it runs (threads:
+    joblib's "threading" backend, a Dask cluster with in-process workers)
+    or when it is pickled for a worker process (loky, Dask worker
+    processes), whichever comes first: the oldest job queued at that moment.
+    With no job queued, a slot that runs in a thread waits for one (woken by
+    :meth:`_Feed.put` or :meth:`_Feed.close`, at most ``wait`` seconds); one
+    that is pickled becomes a short idle task. Either way it returns
+    ``(seq, result)``, or ``(None, None)`` if it ran no job.
+    """
+
+    __name__ = "run_ordered_slot"  # joblib and Dask name tasks by it
+
+    def __init__(self, feed: _Feed):
+        self._feed = feed
+        self._reduced = None  # what the first pickling gave (see __reduce__)
+
+    def __call__(self):
+        item = self._feed.take(wait=self._feed.wait_seconds)
+        if item is None:
+            return None, None
+        seq, job = item
+        return seq, job.func(*job.args)
+
+    def __reduce__(self):
+        # A serialiser may pickle a task twice and keep the second payload
+        # (Dask retries with cloudpickle when pickle fails): the first
+        # pickling decides, later ones repeat it, so no job is taken twice
+        # or lost.
+        if self._reduced is None:
+            item = self._feed.take(wait=0.0)
+            if item is None and self._feed.closed:  # the stream is ending
+                self._reduced = functools.partial, (_idle, 0.0)
+            elif item is None:  # bound when it runs if that is in this process
+                token, idle = self._feed.token, self._feed.idle_seconds
+                self._reduced = _unpickled_slot, (token, idle)
+            else:
+                seq, job = item
+                self._reduced = functools.partial, (_tagged, seq, job.func, job.args)
+        return self._reduced
+
+
+# The feeds of the running streams, by a random token. A slot pickled with
+# no job queued is rebuilt as a slot of its live feed if it is unpickled in
+# this process (a Dask cluster with in-process workers pickles every task),
+# so it waits for the next job instead of spinning on idle tasks; in another
+# process, or once its stream has ended, it is an idle task. Entries live
+# only while their stream runs (:func:`run_ordered` removes them).
+_LIVE_FEEDS: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+
+
+def _unpickled_slot(token: str, idle_seconds: float):
+    feed = _LIVE_FEEDS.get(token)
+    if feed is None:
+        return functools.partial(_idle, idle_seconds)
+    return _Slot(feed)
+
+
 class _Feed:
     """The task iterator of one running :class:`joblib.Parallel` call.
 
     ``__next__`` is called by joblib (from its callback threads, under its
-    lock) and never blocks: a queued task, else an idle task, else (once
-    :meth:`close` was called and the queue is empty) the end of the stream.
+    lock) and never blocks: a :class:`_Slot`, or, once :meth:`close` was
+    called and no job is queued, the end of the stream. Jobs are queued by
+    :meth:`put` and bound to slots by :meth:`take`, oldest first.
     """
 
-    def __init__(self, idle_seconds: float):
+    def __init__(self, idle_seconds: float, wait_seconds: float):
+        self.idle_seconds = idle_seconds
+        self.wait_seconds = wait_seconds
         self._queue: deque = deque()
-        self._closed = threading.Event()
-        self._idle = delayed(_idle)(idle_seconds)
+        self._cond = threading.Condition()
+        self._closed = False
+        self.token = uuid.uuid4().hex
 
-    def put(self, task) -> None:
-        self._queue.append(task)
+    def put(self, seq: int, job: Job) -> None:
+        with self._cond:
+            if self._closed:
+                raise RuntimeError(
+                    "run_ordered: a job was submitted after the driver said it "
+                    "was finished (a bug in the driver)."
+                )
+            self._queue.append((seq, job))
+            self._cond.notify()
+
+    def take(self, wait: float):
+        """The oldest queued ``(seq, job)``; else wait up to ``wait`` s; else None."""
+        with self._cond:
+            if not self._queue and wait > 0 and not self._closed:
+                self._cond.wait(wait)
+            return self._queue.popleft() if self._queue else None
 
     def close(self) -> None:
-        self._closed.set()
+        """No more jobs: queued ones are still handed out, then the end."""
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
 
     def __iter__(self) -> Iterator:
         return self
 
     def __next__(self):
-        try:
-            return self._queue.popleft()
-        except IndexError:
-            if self._closed.is_set():
-                raise StopIteration from None
-            return self._idle
+        with self._cond:
+            if self._closed and not self._queue:
+                raise StopIteration
+        return self._slot
+
+    @property
+    def _slot(self):
+        return (_Slot(self), (), {})
 
 
 def run_ordered(
@@ -281,23 +358,23 @@ def run_ordered(
                 lambda r: rounds(delayed(job.func)(*job.args) for job in r)
             )
 
-    feed = _Feed(IDLE_SECONDS)
-
-    def put(seq, job):
-        feed.put(delayed(_tagged)(seq, job.func, job.args))
-
+    feed = _Feed(IDLE_SECONDS, WAIT_SECONDS)
+    put = feed.put
     top_up(put)
     if state["submitted"] == 0:
         return 0
+    if _finished(driver):
+        feed.close()  # e.g. a JobList: every job is queued already
+    _LIVE_FEEDS[feed.token] = feed
     outputs = parallel(feed)
     try:
         for seq, result in outputs:
-            if seq is None:
-                continue  # an idle task
+            if seq is None or seq < state["processed"] or seq in buffer:
+                continue  # an idle task (or a job run twice by the backend)
             buffer[seq] = result
             drain(put)
-            if state["processed"] == state["submitted"]:
-                feed.close()  # nothing pending and nothing more to submit
+            if state["processed"] == state["submitted"] or _finished(driver):
+                feed.close()  # nothing more to submit
     except BaseException as exc:
         # The driver raised (or the caller was interrupted) while the
         # generator is live. Closing it would make joblib warn that tasks
@@ -312,4 +389,6 @@ def run_ordered(
             if again is not exc:
                 raise
         raise
+    finally:
+        _LIVE_FEEDS.pop(feed.token, None)
     return state["submitted"]

@@ -28,13 +28,15 @@ import pytest
 from conftest import NOISE_SEED_WARNING
 from sklearn.linear_model import LogisticRegression
 
+import sklearn_dpbo._evaluation as evaluation
 import sklearn_dpbo._private_selection as private_selection
+import sklearn_dpbo._scheduler as scheduler
 from sklearn_dpbo import DPBayesSearchCV, PrivateSelection
 from sklearn_dpbo._acquisition import ucb_beta
 from sklearn_dpbo._bo import bayesian_optimisation
 from sklearn_dpbo._context import SearchData
 from sklearn_dpbo._public_search import PublicSearch
-from sklearn_dpbo._scheduler import Job, default_window, run_ordered
+from sklearn_dpbo._scheduler import Job, _Feed, _Slot, default_window, run_ordered
 
 pytestmark = [
     pytest.mark.usefixtures("single_blas_thread"),
@@ -173,6 +175,132 @@ def test_a_failing_job_raises_its_error(n_jobs):
 
     with pytest.raises(ValueError, match="job 3 failed on purpose"):
         run_ordered(Driver(), window=4, n_jobs=n_jobs)
+
+
+def test_a_slot_takes_the_oldest_job_when_it_is_pickled_not_before():
+    feed = _Feed(idle_seconds=0.0, wait_seconds=0.0)
+    early, late = _Slot(feed), _Slot(feed)  # handed out before any job exists
+    idle = pickle.loads(pickle.dumps(early))
+    assert idle() == (None, None)  # nothing queued: an idle task
+    feed.put(0, Job(_slow_square, (3, 0.0)))
+    feed.put(1, Job(_slow_square, (4, 0.0)))
+    # Pickled (sent to a worker process) later: each slot takes the oldest
+    # job queued at that moment.
+    assert pickle.loads(pickle.dumps(late))() == (0, 9)
+    assert pickle.loads(pickle.dumps(_Slot(feed)))() == (1, 16)
+    # Pickled again (Dask may pickle a task twice and keep the second), a
+    # slot repeats its first payload: no job is taken twice or lost.
+    feed.put(2, Job(_slow_square, (5, 0.0)))
+    assert pickle.loads(pickle.dumps(late))() == (0, 9)
+    assert pickle.loads(pickle.dumps(early))() == (None, None)
+    assert pickle.loads(pickle.dumps(_Slot(feed)))() == (2, 25)
+
+
+def test_a_slot_pickled_with_no_job_waits_for_one_if_unpickled_here():
+    # A Dask cluster with in-process workers pickles every task: a slot
+    # pickled while no job is queued becomes, in this process and while its
+    # stream runs, a slot of the live feed (it waits for the next job); in
+    # another process or after the stream it is an idle task.
+    feed = _Feed(idle_seconds=0.0, wait_seconds=30.0)
+    payload = pickle.dumps(_Slot(feed))
+    assert pickle.loads(payload)() == (None, None)  # no live stream: idle
+    scheduler._LIVE_FEEDS[feed.token] = feed
+    try:
+        slot = pickle.loads(payload)
+        out = {}
+        worker = threading.Thread(target=lambda: out.update(r=slot()))
+        worker.start()
+        time.sleep(0.05)
+        feed.put(2, Job(_slow_square, (6, 0.0)))
+        worker.join(timeout=10)
+        assert not worker.is_alive() and out["r"] == (2, 36)
+    finally:
+        del scheduler._LIVE_FEEDS[feed.token]
+
+
+@pytest.mark.parametrize("fail", [False, True])
+def test_a_stream_leaves_no_live_feed_behind(fail):
+    jobs = [
+        Job(_fails if fail else _slow_square, (i,) if fail else (i, 0.0))
+        for i in range(6)
+    ]
+    with joblib.parallel_backend("threading", n_jobs=2):
+        if fail:
+            with pytest.raises(ValueError, match="on purpose"):
+                run_ordered(scheduler.JobList(jobs), window=3, n_jobs=2)
+        else:
+            assert run_ordered(scheduler.JobList(jobs), window=3, n_jobs=2) == 6
+    assert len(scheduler._LIVE_FEEDS) == 0
+
+
+class _Processed(scheduler.JobList):
+    """A JobList that counts its processed results (and may hide finished)."""
+
+    def __init__(self, jobs, *, says_finished=True):
+        super().__init__(jobs)
+        if not says_finished:
+            self.finished = None  # no finished(): the stream's old ending
+
+
+@pytest.mark.parametrize("says_finished", [True, False])
+def test_the_feed_closes_as_soon_as_the_driver_is_finished(monkeypatch, says_finished):
+    # A driver that says it will submit nothing more lets the feed close
+    # with jobs still queued (they are still handed out), so the stream ends
+    # with its last result instead of idling until it is processed. Power
+    # check: without finished(), the feed closes only after the last result.
+    closed_after = []
+    driver = _Processed(
+        [Job(_slow_square, (i, 0.01)) for i in range(6)], says_finished=says_finished
+    )
+
+    class Recorded(_Feed):
+        def close(self):
+            if not self.closed:
+                closed_after.append(len(driver.results))
+            super().close()
+
+    monkeypatch.setattr(scheduler, "_Feed", Recorded)
+    with joblib.parallel_backend("threading", n_jobs=2):
+        assert run_ordered(driver, window=6, n_jobs=2) == 6
+    assert driver.results == [i * i for i in range(6)]
+    assert closed_after == ([0] if says_finished else [6])
+
+
+def test_a_closed_feed_hands_out_its_queued_jobs_then_ends():
+    feed = _Feed(idle_seconds=0.5, wait_seconds=30.0)
+    feed.put(0, Job(_slow_square, (2, 0.0)))
+    feed.close()
+    slot, args, kwargs = next(feed)  # a job is queued: a slot
+    assert pickle.loads(pickle.dumps(slot))() == (0, 4)
+    late = _Slot(feed)
+    assert late() == (None, None)  # closed and empty: no wait
+    idle = pickle.loads(pickle.dumps(late))
+    assert idle.args == (0.0,)  # and no idle time
+    with pytest.raises(StopIteration):
+        next(feed)
+
+
+def test_a_slot_in_a_thread_waits_for_a_job_and_is_woken_by_put_or_close():
+    feed = _Feed(idle_seconds=0.0, wait_seconds=30.0)
+    out = {}
+
+    def run(name):
+        out[name] = _Slot(feed)()
+
+    woken = threading.Thread(target=run, args=("put",))
+    woken.start()
+    time.sleep(0.05)
+    feed.put(7, Job(_slow_square, (5, 0.0)))
+    woken.join(timeout=10)
+    assert not woken.is_alive() and out["put"] == (7, 25)
+    closed = threading.Thread(target=run, args=("close",))
+    closed.start()
+    time.sleep(0.05)
+    feed.close()
+    closed.join(timeout=10)
+    assert not closed.is_alive() and out["close"] == (None, None)
+    with pytest.raises(StopIteration):
+        next(feed)  # closed and empty: the stream ends
 
 
 def test_default_window():
@@ -373,7 +501,7 @@ def test_every_scheduling_decision_precedes_the_validation_read(
             events.append("public result")
             super().process(job, result)
 
-    real_score = private_selection.score_private
+    real_score = evaluation.score_private
 
     def score(*args):
         events.append("validation score")
@@ -387,7 +515,7 @@ def test_every_scheduling_decision_precedes_the_validation_read(
         real_read(self)
 
     monkeypatch.setattr(private_selection, "PublicSearch", Recorded)
-    monkeypatch.setattr(private_selection, "score_private", score)
+    monkeypatch.setattr(evaluation, "score_private", score)
     monkeypatch.setattr(SearchData, "_read", read)
     s = _search().fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
     read_at = events.index("validation read")
@@ -411,11 +539,17 @@ def test_public_transcript_is_the_same_for_neighbouring_validation_sets(
     np.testing.assert_array_equal(a.shortlist_, b.shortlist_)
 
 
-def test_fixed_batch_size_gives_the_same_releases_for_every_n_jobs(cancer_split):
+@pytest.mark.parametrize("batch_size", [2, 5])
+def test_fixed_batch_size_gives_the_same_releases_for_every_n_jobs(
+    cancer_split, batch_size
+):
+    # batch_size=2 is smaller than the shortlist (3): its fits on the
+    # training set cannot all be in flight at once (the stream must not end
+    # before the last one is submitted).
     X_tr, y_tr, X_va, y_va = cancer_split
 
     def release(**kw):
-        s = _search(method=PrivateSelection(batch_size=5), **kw)
+        s = _search(method=PrivateSelection(batch_size=batch_size), **kw)
         s.fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
         return (
             s.best_index_,
@@ -428,6 +562,74 @@ def test_fixed_batch_size_gives_the_same_releases_for_every_n_jobs(cancer_split)
     assert release(n_jobs=2) == reference
     with joblib.parallel_backend("threading", n_jobs=4):
         assert release(n_jobs=4) == reference
+
+
+def test_score_here_rule_against_hand_computed_estimates():
+    # rows checked with n_train=200: k=32, 3*32 + 8 = 104.
+    assert evaluation._score_here(1, 10.0, 200, 10**6)  # one worker: always
+    assert evaluation._score_here(2, 0.001, 200, 100)  # 0.001 * 1 s
+    assert evaluation._score_here(2, 0.019, 200, 104)  # 0.019 s
+    assert not evaluation._score_here(2, 0.021, 200, 104)  # 0.021 s
+    assert not evaluation._score_here(2, 0.001, 200, 104 * 21)  # 0.021 s
+    assert evaluation._score_here(2, 0.001, 200, 104 * 19)  # 0.019 s
+    # n_train=5: k=5, 15 + 5 = 20 rows checked
+    assert not evaluation._score_here(2, 0.001, 5, 20 * 21)
+    assert evaluation._score_here(2, 0.001, 5, 20 * 19)
+
+
+@pytest.mark.parametrize(
+    "method", [PrivateSelection(), PrivateSelection(shortlist="grid")]
+)
+def test_validation_scores_here_or_in_workers_give_the_same_releases(
+    cancer_split, monkeypatch, method
+):
+    # Scored here (cheap) or sent to loky workers: the same utilities and
+    # releases. The count of score_private calls in this process tells the
+    # paths apart (a worker runs a pickled copy): a power check that the
+    # switch does what it says.
+    X_tr, y_tr, X_va, y_va = cancer_split
+    calls = []
+    real_score = evaluation.score_private
+
+    def score(*args):
+        calls.append(1)
+        return real_score(*args)
+
+    monkeypatch.setattr(evaluation, "score_private", score)
+
+    def release(limit):
+        monkeypatch.setattr(evaluation, "SCORE_HERE_SECONDS", limit)
+        calls.clear()
+        s = _search(method=method, n_jobs=2, n_candidates=8)
+        s.fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
+        return (s.best_index_, s.best_score_, s.shortlist_.tolist()), len(calls)
+
+    here, n_here = release(math.inf)
+    workers, n_workers = release(-1.0)
+    assert here == workers
+    assert n_here == len(here[2]) and n_workers == 0
+
+
+def test_where_to_score_is_decided_before_the_validation_read(
+    cancer_split, monkeypatch
+):
+    X_tr, y_tr, X_va, y_va = cancer_split
+    events = []
+    real_here, real_read = evaluation._score_here, SearchData._read
+
+    def here(*args):
+        events.append("decide")
+        return real_here(*args)
+
+    def read(self):
+        if self._on_private_read is not None:
+            events.append("validation read")
+        real_read(self)
+
+    monkeypatch.setattr(evaluation, "_score_here", here)
+    monkeypatch.setattr(SearchData, "_read", read)
+    _search(n_jobs=2).fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
+    assert events == ["decide", "validation read"]
 
 
 class RemembersWhatItPredicts(LogisticRegression):

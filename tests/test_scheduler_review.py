@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import math
 import pickle
 import time
 import warnings
@@ -185,16 +186,17 @@ def test_a_backend_without_generators_runs_the_same_sequence():
 # ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("n_jobs", [1, 2])
+@pytest.mark.parametrize("n_jobs, here_seconds", [(1, 0.02), (2, math.inf), (2, -1.0)])
 def test_a_validation_score_error_in_the_stream_is_sealed(
-    cancer_split, monkeypatch, n_jobs
+    cancer_split, monkeypatch, n_jobs, here_seconds
 ):
     # The error's message carries a value computed from the validation set;
     # the search must replace it (type and message) whatever V is, and the
-    # stream must stop without a warning of its own.
+    # parallel call must stop without a warning of its own. Scores computed
+    # in this thread (here_seconds=inf) and in the workers (-1).
     import joblib
 
-    import sklearn_dpbo._private_selection as private_selection
+    import sklearn_dpbo._evaluation as evaluation
     from sklearn_dpbo._search import PrivateComputationError
 
     X_tr, y_tr, X_va, y_va = cancer_split
@@ -202,7 +204,8 @@ def test_a_validation_score_error_in_the_stream_is_sealed(
     def leaky_score(model, X, y, scorer):
         raise ValueError(f"secret mean {float(np.mean(X)):.6f}")
 
-    monkeypatch.setattr(private_selection, "score_private", leaky_score)
+    monkeypatch.setattr(evaluation, "score_private", leaky_score)
+    monkeypatch.setattr(evaluation, "SCORE_HERE_SECONDS", here_seconds)
     messages = []
     for X_val in (X_va, X_va + 1.0):  # V and a V' that shifts the message
         search = DPBayesSearchCV(
