@@ -366,7 +366,15 @@ def run_ordered(
     if _finished(driver):
         feed.close()  # e.g. a JobList: every job is queued already
     _LIVE_FEEDS[feed.token] = feed
-    outputs = parallel(feed)
+    try:
+        outputs = parallel(feed)
+    except BaseException:
+        # The backend refused the first tasks, or the caller was interrupted
+        # while they were dispatched: the feed must not outlive the stream
+        # (a traceback kept by the caller keeps this frame alive).
+        feed.close()
+        _LIVE_FEEDS.pop(feed.token, None)
+        raise
     try:
         for seq, result in outputs:
             if seq is None or seq < state["processed"] or seq in buffer:

@@ -31,7 +31,9 @@ differ by swapping one record.
 from __future__ import annotations
 
 import math
+import sys
 import threading
+import types
 import warnings
 from contextlib import contextmanager
 from typing import Any, Callable, Optional, Union
@@ -69,19 +71,74 @@ def quiet(private: bool = True):
     changes, and a private computation always runs under the filter. Under
     the threading backend (and Dask's threaded workers) private scoring is
     then serialised; process backends (loky, Dask processes) are unaffected.
-    With ``"ignore"`` in force CPython updates no ``__warningregistry__``,
-    so nothing of a withheld warning survives the section either.
+    Nothing of a withheld warning survives the section either (the warning
+    registries: see below).
 
     A thread that is *not* the library's and warns during a private section
     has its warning suppressed too (lost, never revealed); a thread that
     changes the warning filters during one is outside this protection.
+
+    A withheld warning still touches the ``__warningregistry__`` of the
+    module it is attributed to: CPython's ``warn_explicit`` creates it, or
+    clears it and stamps the filters' version, *before* it looks at the
+    filters. Scored in this process (one worker, threads, or the calling
+    thread), a warning raised by one validation record would be readable
+    there after the fit. The registries of the loaded modules are therefore
+    saved on entry and put back on exit (:func:`_restore_registries`).
     """
     if not private:
         yield
         return
-    with _QUIET_LOCK, warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        yield
+    with _QUIET_LOCK:
+        saved = _warning_registries()
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                yield
+        finally:
+            _restore_registries(saved)
+
+
+_REGISTRY = "__warningregistry__"
+# The namespace of a module, read without the module's own attribute hooks
+# (reading ``__dict__`` of a lazily loaded module would import it).
+_MODULE_DICT = types.ModuleType.__dict__["__dict__"]
+
+
+def _module_namespaces() -> list:
+    """The global namespaces of the loaded modules."""
+    return [
+        _MODULE_DICT.__get__(module)
+        for module in list(sys.modules.values())
+        if issubclass(type(module), types.ModuleType)
+    ]
+
+
+def _warning_registries() -> dict:
+    """``{id(namespace): (namespace, registry, copy)}`` of the loaded modules."""
+    saved = {}
+    for namespace in _module_namespaces():
+        registry = namespace.get(_REGISTRY)
+        copy = dict(registry) if isinstance(registry, dict) else None
+        saved[id(namespace)] = (namespace, registry, copy)
+    return saved
+
+
+def _restore_registries(saved: dict) -> None:
+    """Put every module's ``__warningregistry__`` back as :func:`quiet` found it.
+
+    A registry created during the section (also in a module imported then)
+    is removed; one cleared or changed gets its saved contents back.
+    """
+    for namespace in _module_namespaces():
+        current = namespace.get(_REGISTRY)
+        _, registry, copy = saved.get(id(namespace), (None, None, None))
+        if registry is None:
+            namespace.pop(_REGISTRY, None)
+        elif copy is not None and (current is not registry or registry != copy):
+            registry.clear()
+            registry.update(copy)
+            namespace[_REGISTRY] = registry
 
 
 # Rows of the public sample that the row-independence check also scores one
