@@ -31,7 +31,7 @@ import warnings
 from typing import Any, Optional, Sequence
 
 import numpy as np
-from joblib import delayed, effective_n_jobs
+from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.base import clone
 from sklearn.exceptions import FitFailedWarning
 from sklearn.utils import _safe_indexing
@@ -324,15 +324,22 @@ def score_validation(ctx, models: list, here: bool) -> np.ndarray:
 
     Reads the validation set (the first private read: the accountant is
     charged there) and scores each model (:func:`score_private`), in this
-    thread if ``here`` (see :func:`_score_here`), else in parallel
-    (``ctx.parallel``). The same values either way.
+    thread if ``here`` (see :func:`_score_here`), else in parallel (a new
+    :class:`joblib.Parallel` with the search's ``n_jobs`` and
+    ``pre_dispatch``). The same values either way.
     """
     X_val, y_val = ctx.data.X_val, ctx.data.y_val
     scorer = ctx.plan.scorer
     if here:
         values = [score_private(model, X_val, y_val, scorer) for model in models]
     else:
-        values = ctx.parallel(
+        # A new parallel call, not ``ctx.parallel``: under
+        # ``joblib.parallel_config(backend=...)`` every Parallel shares the
+        # config's backend object, and the public search's stream (its own
+        # Parallel, :func:`~._scheduler.run_ordered`) has terminated it.
+        search = ctx.search
+        parallel = Parallel(n_jobs=search.n_jobs, pre_dispatch=search.pre_dispatch)
+        values = parallel(
             delayed(score_private)(model, X_val, y_val, scorer) for model in models
         )
     return np.asarray(list(values), dtype=float)

@@ -344,3 +344,39 @@ def test_a_stream_whose_first_tasks_are_refused_leaves_no_live_feed():
             run_ordered(scheduler.JobList(jobs), window=3, n_jobs=2)
     assert info.value.__traceback__ is not None  # its frames are alive
     assert len(scheduler._LIVE_FEEDS) == 0
+
+
+@pytest.mark.parametrize("backend", ["loky", "threading"])
+def test_validation_scores_in_workers_under_an_explicit_backend(
+    cancer_split, monkeypatch, backend
+):
+    # Under joblib.parallel_config(backend=...) every Parallel shares the
+    # config's backend object: run_ordered's own Parallel terminated it
+    # (loky: _workers = None) while the search's managed ctx.parallel still
+    # held it, so scoring the validation set in the workers afterwards
+    # failed (sealed as PrivateComputationError, budget spent). The same
+    # releases as scoring in this thread.
+    import joblib
+
+    import sklearn_dpbo._evaluation as evaluation
+    from sklearn_dpbo import PrivateSelection
+
+    X_tr, y_tr, X_va, y_va = cancer_split
+
+    def release(limit):
+        monkeypatch.setattr(evaluation, "SCORE_HERE_SECONDS", limit)
+        search = DPBayesSearchCV(
+            _LR(max_iter=200),
+            {"C": (1e-3, 1e2, "log-uniform")},
+            method=PrivateSelection(batch_size=2),
+            n_iter=4,
+            n_candidates=8,
+            random_state=0,
+            noise_random_state=1,
+            n_jobs=2,
+        )
+        with joblib.parallel_config(backend=backend):
+            search.fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
+        return search.best_index_, search.best_score_, search.shortlist_.tolist()
+
+    assert release(-1.0) == release(math.inf)
