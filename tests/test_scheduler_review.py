@@ -346,16 +346,16 @@ def test_a_stream_whose_first_tasks_are_refused_leaves_no_live_feed():
     assert len(scheduler._LIVE_FEEDS) == 0
 
 
-@pytest.mark.parametrize("backend", ["loky", "threading"])
+@pytest.mark.parametrize("backend", ["loky", "multiprocessing", "threading"])
 def test_validation_scores_in_workers_under_an_explicit_backend(
     cancer_split, monkeypatch, backend
 ):
     # Under joblib.parallel_config(backend=...) every Parallel shares the
     # config's backend object: run_ordered's own Parallel terminated it
-    # (loky: _workers = None) while the search's managed ctx.parallel still
-    # held it, so scoring the validation set in the workers afterwards
-    # failed (sealed as PrivateComputationError, budget spent). The same
-    # releases as scoring in this thread.
+    # (loky: _workers = None; multiprocessing: its pool) while the search's
+    # managed ctx.parallel still held it, so scoring the validation set in
+    # the workers afterwards failed (sealed as PrivateComputationError,
+    # budget spent). The same releases as scoring in this thread.
     import joblib
 
     import sklearn_dpbo._evaluation as evaluation
