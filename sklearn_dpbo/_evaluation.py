@@ -331,7 +331,8 @@ def score_validation(ctx, models: list, here: bool) -> np.ndarray:
     X_val, y_val = ctx.data.X_val, ctx.data.y_val
     scorer = ctx.plan.scorer
     if here:
-        values = [score_private(model, X_val, y_val, scorer) for model in models]
+        with quiet():  # one section (one registry snapshot) for the loop
+            values = [score_private(model, X_val, y_val, scorer) for model in models]
     else:
         # A new parallel call, not ``ctx.parallel``: under
         # ``joblib.parallel_config(backend=...)`` every Parallel shares the

@@ -55,15 +55,16 @@ __all__ = [
 # ---------------------------------------------------------------------------
 
 _QUIET_LOCK = threading.RLock()
+_IN_QUIET = threading.local()  # depth of this thread's quiet() sections
 
 
 @contextmanager
-def quiet(private: bool = True):
+def quiet(private: bool = True, *, registries: bool = True):
     """Withhold every warning raised while private work runs.
 
     ``warnings.catch_warnings`` changes process-global state and is not
     thread-safe: two threads entering and leaving it interleaved can leave
-    an ``"ignore"`` filter installed, or restore the user's filters while the
+    a silencing filter installed, or restore the user's filters while the
     other thread is still scoring validation records (so a warning raised
     by one validation record reaches the user). Every private section of the
     library therefore holds one process-wide lock for the whole time the
@@ -71,74 +72,98 @@ def quiet(private: bool = True):
     changes, and a private computation always runs under the filter. Under
     the threading backend (and Dask's threaded workers) private scoring is
     then serialised; process backends (loky, Dask processes) are unaffected.
-    Nothing of a withheld warning survives the section either (the warning
-    registries: see below).
+    Warnings raised in the section are recorded into a list that is dropped
+    at its end (the ``"always"`` filter: none is shown, none is turned into
+    an error).
 
     A thread that is *not* the library's and warns during a private section
-    has its warning suppressed too (lost, never revealed); a thread that
+    has its warning withheld too (lost, never revealed); a thread that
     changes the warning filters during one is outside this protection.
 
     A withheld warning still touches the ``__warningregistry__`` of the
     module it is attributed to: CPython's ``warn_explicit`` creates it, or
     clears it and stamps the filters' version, *before* it looks at the
-    filters. Scored in this process (one worker, threads, or the calling
-    thread), a warning raised by one validation record would be readable
-    there after the fit. The registries of the loaded modules are therefore
-    saved on entry and put back on exit (:func:`_restore_registries`).
+    filters. Scored in this process, a warning raised by one validation
+    record would be readable there after the fit. With ``registries=True``
+    (the default) the registries are saved on entry and, if any warning was
+    raised in the section, put back on exit (:class:`_Registries`).
+    ``registries=False`` is for sections that score public data only (the
+    public-rows checks), whose warnings reveal nothing private. A section
+    nested in one of the same thread is covered by the outer one (one
+    registry snapshot for a whole loop of private scores).
     """
     if not private:
         yield
         return
-    with _QUIET_LOCK:
-        saved = _warning_registries()
+    if getattr(_IN_QUIET, "depth", 0):
+        # Nested in this thread's section: covered by it (its filter, its
+        # record list and its registries), at no extra cost.
+        _IN_QUIET.depth += 1
         try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
+            yield
+        finally:
+            _IN_QUIET.depth -= 1
+        return
+    with _QUIET_LOCK:
+        saved = _Registries() if registries else None
+        _IN_QUIET.depth = 1
+        try:
+            with warnings.catch_warnings(record=True) as raised:
+                warnings.simplefilter("always")
                 yield
         finally:
-            _restore_registries(saved)
+            _IN_QUIET.depth = 0
+            if saved is not None and raised:
+                saved.restore()
 
 
 _REGISTRY = "__warningregistry__"
 # The namespace of a module, read without the module's own attribute hooks
 # (reading ``__dict__`` of a lazily loaded module would import it).
 _MODULE_DICT = types.ModuleType.__dict__["__dict__"]
+# The loaded modules' namespaces, rebuilt when sys.modules changes size.
+_NAMESPACES: dict = {"size": -1, "namespaces": []}
 
 
 def _module_namespaces() -> list:
-    """The global namespaces of the loaded modules."""
-    return [
-        _MODULE_DICT.__get__(module)
-        for module in list(sys.modules.values())
-        if issubclass(type(module), types.ModuleType)
-    ]
+    """The global namespaces of the loaded modules (cached)."""
+    if _NAMESPACES["size"] != len(sys.modules):
+        _NAMESPACES["namespaces"] = [
+            _MODULE_DICT.__get__(module)
+            for module in list(sys.modules.values())
+            if issubclass(type(module), types.ModuleType)
+        ]
+        _NAMESPACES["size"] = len(sys.modules)
+    return _NAMESPACES["namespaces"]
 
 
-def _warning_registries() -> dict:
-    """``{id(namespace): (namespace, registry, copy)}`` of the loaded modules."""
-    saved = {}
-    for namespace in _module_namespaces():
-        registry = namespace.get(_REGISTRY)
-        copy = dict(registry) if isinstance(registry, dict) else None
-        saved[id(namespace)] = (namespace, registry, copy)
-    return saved
+class _Registries:
+    """The loaded modules' ``__warningregistry__`` dicts, saved to put back."""
 
+    def __init__(self):
+        self.saved = {
+            id(namespace): (registry, dict(registry))
+            for namespace in _module_namespaces()
+            if isinstance(registry := namespace.get(_REGISTRY), dict)
+        }
 
-def _restore_registries(saved: dict) -> None:
-    """Put every module's ``__warningregistry__`` back as :func:`quiet` found it.
+    def restore(self) -> None:
+        """Every registry as it was saved; one created since is removed.
 
-    A registry created during the section (also in a module imported then)
-    is removed; one cleared or changed gets its saved contents back.
-    """
-    for namespace in _module_namespaces():
-        current = namespace.get(_REGISTRY)
-        _, registry, copy = saved.get(id(namespace), (None, None, None))
-        if registry is None:
-            namespace.pop(_REGISTRY, None)
-        elif copy is not None and (current is not registry or registry != copy):
-            registry.clear()
-            registry.update(copy)
-            namespace[_REGISTRY] = registry
+        A registry created or changed in a module imported during the
+        section is found too (the module list is rebuilt).
+        """
+        for namespace in _module_namespaces():
+            current = namespace.get(_REGISTRY)
+            if current is None:
+                continue
+            registry, copy = self.saved.get(id(namespace), (None, None))
+            if registry is None:
+                del namespace[_REGISTRY]
+            elif current is not registry or registry != copy:
+                registry.clear()
+                registry.update(copy)
+                namespace[_REGISTRY] = registry
 
 
 # Rows of the public sample that the row-independence check also scores one
@@ -486,7 +511,7 @@ class DPScorer:
         k = len(idx)
         order = np.arange(k)
         try:
-            with quiet():
+            with quiet(registries=False):  # public rows
                 batch = values(order)
                 parts = [batch]
                 if k > 1:
