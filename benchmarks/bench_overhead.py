@@ -182,10 +182,10 @@ class TimedDPScorer(DPScorer):
     def __init__(self, base: DPScorer):
         self.__dict__.update(vars(base))
 
-    def record_values(self, estimator, X, y):
+    def record_values(self, estimator, X, y, **kwargs):
         t0 = time.perf_counter()
         try:
-            return super().record_values(estimator, X, y)
+            return super().record_values(estimator, X, y, **kwargs)
         finally:
             TimedDPScorer.elapsed += time.perf_counter() - t0
 

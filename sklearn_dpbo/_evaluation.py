@@ -104,7 +104,8 @@ def _public_fold(estimator, params, fold, scorer, error_score):
     if est is None:
         return float(error_score), why
     try:
-        return float(scorer(est, X_score, y_score)), None
+        values = scorer.record_values(est, X_score, y_score, private=False)
+        return float(np.mean(values)), None
     except Exception as exc:  # pragma: no cover - scorer isolates records
         if isinstance(error_score, str):
             raise

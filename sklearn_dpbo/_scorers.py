@@ -432,7 +432,9 @@ class DPScorer:
         low, high = self.bounds
         return np.clip(np.where(np.isfinite(values), values, low), low, high)
 
-    def record_values(self, estimator: Any, X, y) -> np.ndarray:
+    def record_values(
+        self, estimator: Any, X, y, *, private: bool = True
+    ) -> np.ndarray:
         """Clipped per-record values; failing records isolated and scored ``low``.
 
         The batch is scored at once; if that raises, it is split in two and
@@ -440,11 +442,13 @@ class DPScorer:
         single record that still fails gets ``low``. So a record that breaks
         the model or the score (an unseen category, a NaN feature or label)
         costs at most its own term, under row independence. Runs under
-        :func:`quiet`: no warning and no exception leaves it.
+        :func:`quiet`: no warning and no exception leaves it; with
+        ``private=False`` (public rows, e.g. the public folds) without the
+        warning-registry snapshot, which only private data needs.
         """
         m = _num_samples(X)
         out = np.empty(m)
-        with quiet():
+        with quiet(registries=private):
             self._fill(estimator, X, y, np.arange(m), out)
         return self._clip(out)
 
