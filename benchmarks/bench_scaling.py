@@ -532,34 +532,26 @@ def scheduling(ks, n_iter, sleep, repeats, dask_ks, dask_processes, log=print):
         return time.perf_counter() - t0
 
     def series(name, backend, k):
-        times = []
         if name == CEILING:
             times = [ceiling_run(k) for _ in range(repeats + 1)]
-            row = {
-                "searcher": name,
-                "backend": backend,
-                "k": k,
-                "first_s": times[0],
-                "all_s": times[1:],
-                "median_s": statistics.median(times[1:]),
-                "fits_counted_in_process": n_ceiling["n"],
-            }
-            log(f"  {name:22s} {backend:5s} k={k}: median {row['median_s']:.2f} s")
-            return row
-        for r in range(repeats + 1):
-            search = _make_search(
-                name,
-                task,
-                n_iter,
-                k,
-                seed=r,
-                refit=False,
-                batch_size=fixed if name == DPBO_FIXED else None,
-            )
-            SleepyClassifier.reset()
-            times.append(_fit(search, name, task))
-        if name == DPBO_FIXED and k == 1 and backend == "loky":
-            n_ceiling["n"] = SleepyClassifier.n_fits
+            fits = n_ceiling["n"]
+        else:
+            times = []
+            for r in range(repeats + 1):
+                search = _make_search(
+                    name,
+                    task,
+                    n_iter,
+                    k,
+                    seed=r,
+                    refit=False,
+                    batch_size=fixed if name == DPBO_FIXED else None,
+                )
+                SleepyClassifier.reset()
+                times.append(_fit(search, name, task))
+            fits = SleepyClassifier.n_fits
+            if name == DPBO_FIXED and k == 1 and backend == "loky":
+                n_ceiling["n"] = fits
         row = {
             "searcher": name,
             "backend": backend,
@@ -567,12 +559,10 @@ def scheduling(ks, n_iter, sleep, repeats, dask_ks, dask_processes, log=print):
             "first_s": times[0],
             "all_s": times[1:],
             "median_s": statistics.median(times[1:]),
-            "fits_counted_in_process": SleepyClassifier.n_fits,
+            "fits_counted_in_process": fits,
         }
-        log(
-            f"  {name:22s} {backend:5s} k={k}: first {times[0]:.2f} s, "
-            f"median {row['median_s']:.2f} s"
-        )
+        first = "" if name == CEILING else f"first {times[0]:.2f} s, "
+        log(f"  {name:22s} {backend:5s} k={k}: {first}median {row['median_s']:.2f} s")
         return row
 
     rows = []
