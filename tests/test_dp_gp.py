@@ -313,6 +313,36 @@ def test_public_data_selection_refuses_the_private_outputs():
     ).fit(X, y)
 
 
+def test_public_data_selection_is_the_same_for_neighbouring_private_outputs():
+    """Private y and y′ differ in one record (pushed to the bound): the
+    hyper-parameters fitted on the public data, the warnings and the
+    report are the same; only the noisy release may differ."""
+    X, y = _data(n=50, seed=1)
+    Xp, yp = _data(n=50, seed=9)
+    y2 = y.copy()
+    y2[7] = BOUNDS[1]
+    sides = []
+    for y_private in (y, y2):
+        est = _est(
+            kernel=RBF(5.0),
+            hyperparameter_selection=PublicDataSelection(Xp, yp),
+            random_state=0,
+        )
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            est.fit(X, y_private)
+        sides.append(
+            (
+                repr(est.kernel_),
+                est.alpha_,
+                sorted(str(w.message) for w in seen),
+                sorted(k for k in vars(est) if k.endswith("_")),
+                est.privacy_report_.to_dict(),
+            )
+        )
+    assert sides[0] == sides[1]
+
+
 def test_bad_selection_grid_refused():
     X, y = _data()
     with pytest.raises(ValueError, match="only 'alpha'"):

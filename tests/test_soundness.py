@@ -7,6 +7,7 @@ or prints, the filters it leaves, the exception it raises).
 
 from __future__ import annotations
 
+import math
 import traceback
 import warnings
 
@@ -19,6 +20,7 @@ from sklearn.linear_model import LogisticRegression, Ridge
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
+import sklearn_dpbo._evaluation as evaluation_module
 import sklearn_dpbo._gp_ucb as gp_ucb_module
 import sklearn_dpbo._private_selection as selection_module
 from sklearn_dpbo import (
@@ -133,6 +135,50 @@ def test_failing_record_moves_the_utilities_by_at_most_delta(
         )
     assert sides[0] == sides[1]  # same outcome, same warnings
     assert sides[0][0] == "ok"
+    u, u2 = cap.calls
+    assert np.abs(u - u2).max() <= 1 / M + 1e-12
+    assert np.abs(u - u2).max() > 0  # the record did count (as the worst value)
+
+
+@pytest.mark.parametrize("here_seconds", [math.inf, -1.0], ids=["here", "workers"])
+@pytest.mark.parametrize("bad", sorted(BAD_RECORDS))
+def test_failing_record_same_observables_wherever_the_scores_run(
+    monkeypatch, capfd, bad, here_seconds
+):
+    """n_jobs=2, public search through the job stream, then the validation
+    scores in the calling thread (cheap) or in loky workers: V and V′ (one
+    failing record) give the same outcome, warnings, printed output, fitted
+    attribute names and public transcript, and utilities within Δ."""
+    X_tr, y_tr, X_va, y_va = _data()
+    row, _ = BAD_RECORDS[bad]
+    monkeypatch.setattr(evaluation_module, "SCORE_HERE_SECONDS", here_seconds)
+    cap = Captured(monkeypatch)
+    sides = []
+    for X_val, y_val in [(X_va, y_va), _neighbour(X_va, y_va, row)]:
+        search = DPBayesSearchCV(
+            _pipeline(),
+            SPACE,
+            error_score="raise",
+            n_jobs=2,
+            random_state=0,
+            noise_random_state=0,
+        )
+        capfd.readouterr()
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            search.fit(X_tr, y_tr, X_val=X_val, y_val=y_val)
+        printed = capfd.readouterr()
+        sides.append(
+            (
+                sorted(str(w.message) for w in seen),
+                (printed.out, printed.err),
+                sorted(k for k in vars(search) if k.endswith("_")),
+                search.cv_results_["candidate_index"].tolist(),
+                search.cv_results_["n_public_folds"].tolist(),
+                search.shortlist_.tolist(),
+            )
+        )
+    assert sides[0] == sides[1]
     u, u2 = cap.calls
     assert np.abs(u - u2).max() <= 1 / M + 1e-12
     assert np.abs(u - u2).max() > 0  # the record did count (as the worst value)
