@@ -37,7 +37,7 @@ from sklearn.exceptions import FitFailedWarning
 from sklearn.utils import _safe_indexing
 from sklearn.utils.validation import _num_samples
 
-from ._scorers import quiet
+from ._scorers import quiet, rows_scored_by_check
 
 __all__ = [
     "fit_on_training",
@@ -260,9 +260,10 @@ def _score_here(n_jobs, check_seconds: float, n_train: int, n_validation: int) -
 
     Sending each fitted candidate to a worker to score it costs a round
     trip (and pickling the fitted model) that cheap predictions do not
-    repay. The public-rows checks have just scored
-    ``3 k + min(8, k)`` training rows (``k = min(n_train, 32)``) with
-    every candidate, in this thread: ``check_seconds``. Scoring ``m``
+    repay. The public-rows checks have just scored ``rows`` training rows
+    (:func:`~._scorers.rows_scored_by_check`: ``3 k + min(8, k)``,
+    ``k = min(n_train, 32)``) with every candidate, in this thread:
+    ``check_seconds``. Scoring ``m``
     validation rows is estimated at ``check_seconds * max(1, m / rows)``
     (linear in rows, which over-estimates when the per-call cost
     dominates). Below :data:`SCORE_HERE_SECONDS`, or with one worker, the
@@ -271,8 +272,7 @@ def _score_here(n_jobs, check_seconds: float, n_train: int, n_validation: int) -
     """
     if effective_n_jobs(n_jobs) == 1:
         return True
-    k = min(int(n_train), 32)
-    rows = max(3 * k + min(8, k), 1)
+    rows = max(rows_scored_by_check(n_train), 1)
     return check_seconds * max(1.0, n_validation / rows) <= SCORE_HERE_SECONDS
 
 

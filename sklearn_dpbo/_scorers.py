@@ -172,6 +172,17 @@ class _Registries:
 # standardiser for 7 public seeds in 100 (tests/test_soundness.py); 8 missed
 # none; all 32 cost 4-5x the time of a private grid search's check.
 SINGLE_ROWS = 8
+# Public rows the row-independence check samples (its default ``n_rows``).
+PUBLIC_ROWS = 32
+
+
+def rows_scored_by_check(n_train: int, n_rows: int = PUBLIC_ROWS) -> int:
+    """Rows :meth:`DPScorer.check_public_rows` scores in all: the sample of
+    k = min(n_train, n_rows) rows as a batch, in halves and reversed, and
+    min(SINGLE_ROWS, k) of them alone."""
+    k = min(int(n_train), int(n_rows))
+    return 3 * k + min(SINGLE_ROWS, k)
+
 
 ROW_INDEPENDENCE = (
     "row independence: each validation record's value depends only on that "
@@ -484,7 +495,7 @@ class DPScorer:
 
     # -- public pre-flight ---------------------------------------------------
     def check_public_rows(
-        self, estimator: Any, X, y, *, n_rows: int = 32, random_state=0
+        self, estimator: Any, X, y, *, n_rows: int = PUBLIC_ROWS, random_state=0
     ) -> None:
         """Check, on public rows, that the score works and is row independent.
 
