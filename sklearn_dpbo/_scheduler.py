@@ -249,11 +249,7 @@ class _Feed:
         with self._cond:
             if self._closed and not self._queue:
                 raise StopIteration
-        return self._slot
-
-    @property
-    def _slot(self):
-        return (_Slot(self), (), {})
+        return _Slot(self), (), {}  # a task as joblib's delayed gives it
 
 
 def run_ordered(
