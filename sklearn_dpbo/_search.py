@@ -1387,9 +1387,12 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
             fitted, _ = fit_on_training(ctx, index, error_score="raise")
         releases = []
         for name, scorer in other_scorers.items():
-            scorer.check_public_rows(
-                fitted, data.X_train, data.y_train, random_state=plan.seed
-            )
+            if snapshot is None:
+                # A refit: checked here. A snapshot's fit passed this very
+                # check before the validation read (prepare_private_scoring).
+                scorer.check_public_rows(
+                    fitted, data.X_train, data.y_train, random_state=plan.seed
+                )
             value = score_private(fitted, data.X_val, data.y_val, scorer)
             release = release_best_score_selection(
                 float(value),
