@@ -67,6 +67,48 @@ class SearchData:
         self._y_val = y_val
         self._on_private_read = on_private_read
         self.groups = groups  # public owner ids of the validation rows, or None
+        self._records: dict = {}  # mapped validation records, by target kind
+        self._schemas: dict = {}  # public schemas, by target kind
+
+    def records(self, scorer: DPScorer, estimator: Any):
+        """The validation set mapped record by record into the public schema.
+
+        The schema (training classes or numeric targets, the training
+        frame's columns and dtypes, the training array's dtype) is read from
+        the public training set; every validation record is mapped into it
+        on its own (:class:`~._records.RecordSchema`). Reads the validation
+        set (the first read charges the accountant). Cached per target kind.
+        """
+        kind = bool(scorer.maps_labels(estimator))
+        if kind not in self._records:
+            from ._scorers import quiet
+
+            schema = self.schema(classes=kind)
+            X_val, y_val = self.X_val, self.y_val  # the read (charged once)
+            with quiet():  # a record's conversion must not warn
+                self._records[kind] = schema.map(X_val, y_val)
+        return self._records[kind]
+
+    def schema(self, *, classes: bool):
+        """The public schema of the training set (no validation row read)."""
+        from ._records import RecordSchema
+
+        if classes not in self._schemas:
+            self._schemas[classes] = RecordSchema.from_training(
+                self.X_train, self.y_train, classes=classes
+            )
+        return self._schemas[classes]
+
+    def prepare(self, scorers, estimator: Any) -> None:
+        """Read the public schemas the scorers need, before the private read.
+
+        Also checks the validation inputs' structure against the training
+        set's (DataFrame columns: public, like the shape). Raises before
+        anything is charged.
+        """
+        for scorer in scorers:
+            schema = self.schema(classes=bool(scorer.maps_labels(estimator)))
+            schema.check_columns(self._X_val)
 
     def _read(self):
         hook = self._on_private_read

@@ -131,13 +131,18 @@ def warn_fit_failures(failures: list[str], n_fits: int, error_score) -> None:
     )
 
 
-def score_private(fitted: Any, X_val, y_val, scorer) -> float:
-    """Mean of the clipped per-record values of a fitted public candidate."""
-    return float(np.mean(scorer.record_values(fitted, X_val, y_val)))
+def score_private(fitted: Any, records, scorer) -> float:
+    """Mean of the clipped per-record values of a fitted public candidate.
+
+    ``records``: the validation set mapped into the public schema
+    (:meth:`~._context.SearchData.records`), scored by isolation
+    (:meth:`~._scorers.DPScorer.private_values`).
+    """
+    return float(np.mean(scorer.private_values(fitted, records)))
 
 
 def fit_and_score_private(
-    estimator: Any, params: dict, X_fit, y_fit, fit_params: dict, X_val, y_val, scorer
+    estimator: Any, params: dict, X_fit, y_fit, fit_params: dict, records, scorer
 ) -> float:
     """Fit a *private* candidate silently and score it; a failed fit scores ``low``."""
     with quiet():
@@ -147,7 +152,7 @@ def fit_and_score_private(
             est = None
     if est is None:
         return float(scorer.bounds[0])
-    return score_private(est, X_val, y_val, scorer)
+    return score_private(est, records, scorer)
 
 
 def fit_on_training(ctx, index: int, *, error_score):
@@ -329,11 +334,11 @@ def score_validation(ctx, models: list, here: bool) -> np.ndarray:
     :class:`joblib.Parallel` with the search's ``n_jobs`` and
     ``pre_dispatch``). The same values either way.
     """
-    X_val, y_val = ctx.data.X_val, ctx.data.y_val
     scorer = ctx.plan.scorer
+    records = ctx.data.records(scorer, ctx.search.estimator)  # the first read
     if here:
         with quiet():  # one section (one registry snapshot) for the loop
-            values = [score_private(model, X_val, y_val, scorer) for model in models]
+            values = [score_private(model, records, scorer) for model in models]
     else:
         # A new parallel call, not ``ctx.parallel``: under
         # ``joblib.parallel_config(backend=...)`` every Parallel shares the
@@ -342,6 +347,6 @@ def score_validation(ctx, models: list, here: bool) -> np.ndarray:
         search = ctx.search
         parallel = Parallel(n_jobs=search.n_jobs, pre_dispatch=search.pre_dispatch)
         values = parallel(
-            delayed(score_private)(model, X_val, y_val, scorer) for model in models
+            delayed(score_private)(model, records, scorer) for model in models
         )
     return np.asarray(list(values), dtype=float)

@@ -29,7 +29,6 @@ learner holds and the fit exposes (``cv_results_`` of the noisy reports,
 from __future__ import annotations
 
 import numpy as np
-from sklearn.utils import _safe_indexing
 
 from ._accounting import Release
 from ._context import SearchContext
@@ -94,8 +93,8 @@ def _owner_report(ctx, params, rows, randomizer) -> LDPReport:
     report.
     """
     search, plan, data = ctx.search, ctx.plan, ctx.data
-    X_own = _safe_indexing(data.X_val, rows)
-    y_own = None if data.y_val is None else _safe_indexing(data.y_val, rows)
+    # Her records, each mapped into the public schema on its own.
+    own = data.records(plan.scorer, search.estimator).take(rows)
     # The owner's score: the mean of her records' clipped per-record values
     # (a failing record, or a failed fit, counts as the range's low end).
     score = fit_and_score_private(
@@ -104,8 +103,7 @@ def _owner_report(ctx, params, rows, randomizer) -> LDPReport:
         data.X_train,
         data.y_train,
         data.fit_params,
-        X_own,
-        y_own,
+        own,
         plan.scorer,
     )
     return randomizer._privatize(score, ctx.rng)

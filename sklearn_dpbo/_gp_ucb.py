@@ -118,12 +118,13 @@ def run_gp_ucb(ctx: SearchContext) -> tuple[list[Release], int, dict]:
         # private: its fit and score are silent, a failed fit scores the
         # range's low end on every record (fit_and_score_private), and
         # nothing about a failure can raise, warn or print.
-        X_val, y_val = data.X_val, data.y_val  # charged at the first read
+        # Charged at the first read; every record mapped into the public schema.
+        records = data.records(plan.scorer, search.estimator)
         jobs = []
         for j in indices:
             est = prefitted.pop(j, None)
             if est is not None:
-                jobs.append(delayed(score_private)(est, X_val, y_val, plan.scorer))
+                jobs.append(delayed(score_private)(est, records, plan.scorer))
             else:
                 jobs.append(
                     delayed(fit_and_score_private)(
@@ -132,8 +133,7 @@ def run_gp_ucb(ctx: SearchContext) -> tuple[list[Release], int, dict]:
                         data.X_train,
                         data.y_train,
                         data.fit_params,
-                        X_val,
-                        y_val,
+                        records,
                         plan.scorer,
                     )
                 )

@@ -9,16 +9,26 @@ hold *by construction* here: a private score is
 the mean over the m validation records of a **per-record** value r,
 clipped by the library into public ``bounds``. Swapping one record changes
 one term, so the swap-one sensitivity is (high − low)/m whatever r is
-(Dwork & Roth 2014, §3.3), provided the model's output for a record depends
-only on that record and the (public) fitted model — *row independence*,
-checked on public training rows before any validation row is read
-(:meth:`DPScorer.check_public_rows`).
+(Dwork & Roth 2014, §3.3), provided a record's value depends only on that
+record and the (public) fitted model — *row independence*. It holds by
+construction, for every estimator (:meth:`DPScorer.private_values`):
 
-A record that makes the model or r fail (an exception, a non-finite value)
-gets the worst value ``low``: failing rows are isolated by bisection, so
-one record can change at most its own term even when it breaks something
-(:meth:`DPScorer.record_values`). Nothing about a failure leaves the
-scorer: no exception, no warning (see :func:`quiet`).
+* each validation record is mapped into a schema read from the public
+  training data on its own (``_records.py``): no dtype inferred over the
+  batch, no category set, no string/number mixing decides how another
+  record is scored;
+* each record is scored alone, from a fresh copy of the fitted model,
+  unless every step of the model is a scikit-learn class known to predict
+  row by row (``_rowwise.py``), which is scored in batches of public sizes.
+
+The check on public training rows (:meth:`DPScorer.check_public_rows`) is a
+second line of defence that tells the user early that a step is
+batch-dependent; the guarantee does not rest on it.
+
+A record that does not map, or makes the model or r fail (an exception, a
+non-finite value), gets the worst value ``low``: one record can change at
+most its own term even when it breaks something. Nothing about a failure
+leaves the scorer: no exception, no warning (see :func:`quiet`).
 
 Aggregate metrics that are not a mean of bounded per-record terms (F1,
 ROC AUC, balanced accuracy, precision, recall, plain R², …) are refused:
@@ -43,6 +53,7 @@ from sklearn.utils import _safe_indexing, check_random_state
 from sklearn.utils.validation import _num_samples
 
 __all__ = [
+    "BATCH_ROWS",
     "DPScorer",
     "make_dp_scorer",
     "get_dp_scorer",
@@ -184,12 +195,71 @@ def rows_scored_by_check(n_train: int, n_rows: int = PUBLIC_ROWS) -> int:
     return 3 * k + min(SINGLE_ROWS, k)
 
 
+# Validation records a row-wise model scores per predict call
+# (:meth:`DPScorer.private_values`); consecutive batches, sizes fixed by m.
+BATCH_ROWS = 2048
+
 ROW_INDEPENDENCE = (
-    "row independence: each validation record's value depends only on that "
-    "record and the candidate fitted on the public training set (checked on "
-    "public training rows before any validation row was read, not proved)"
+    "row independence, by construction: each validation record is mapped "
+    "into the public training set's schema on its own (a record that does "
+    "not map scores the worst value) and scored either alone, from a fresh "
+    "copy of the candidate fitted on the public training set, or, when every "
+    "step of that model is a scikit-learn class on the library's row-wise "
+    "list, in batches of public sizes (values then equal up to "
+    "floating-point summation order)"
 )
 """What every per-record sensitivity rests on; stated in ``privacy_report_``."""
+
+
+class _Copies:
+    """Fresh copies of a fitted model, one per record scored alone.
+
+    From a pickle taken once (``pickle.loads`` per copy), or by
+    ``copy.deepcopy`` for a model that does not pickle (a lambda in a
+    ``FunctionTransformer``). State outside the model object (globals, a
+    closure's captured variables) is the user's code's and is not copied.
+    """
+
+    def __init__(self, estimator: Any):
+        import pickle
+
+        self.estimator = estimator
+        try:
+            self.blob = pickle.dumps(estimator, protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception:
+            self.blob = None
+
+    def fresh(self) -> Any:
+        import copy
+        import pickle
+
+        if self.blob is not None:
+            return pickle.loads(self.blob)
+        return copy.deepcopy(self.estimator)
+
+
+def check_copyable(estimator: Any) -> None:
+    """Raise (public, before the validation read) if the fitted model can be
+    neither pickled nor deep-copied: records scored alone need fresh copies."""
+    import copy
+    import pickle
+
+    try:
+        pickle.dumps(estimator, protocol=pickle.HIGHEST_PROTOCOL)
+        return
+    except Exception:
+        pass
+    try:
+        copy.deepcopy(estimator)
+    except Exception as exc:
+        raise ValueError(
+            "The fitted candidate can be neither pickled nor deep-copied "
+            f"({type(exc).__name__}: {exc}). Validation records are scored one "
+            "at a time, each from a fresh copy of the model fitted on the "
+            "public training set, so that no record can influence another "
+            "record's value; make the estimator copyable (or use scikit-learn "
+            "steps without user functions, which are scored in batches)."
+        ) from exc
 
 
 class RowIndependenceError(ValueError):
@@ -405,6 +475,18 @@ class DPScorer:
         self.name = name
         self.lipschitz: Optional[float] = None
         self._with_estimator = False  # built-ins also receive the estimator
+        # What a validation target is mapped into (``_records.py``):
+        # "classes" (the training labels), "numeric" (a float per output),
+        # or "auto" (classes for a classifier, else numeric).
+        self.target = "auto"
+
+    def maps_labels(self, estimator: Any) -> bool:
+        """Whether targets are mapped to the training classes (else to floats)."""
+        if self.target == "auto":
+            from sklearn.base import is_classifier
+
+            return bool(is_classifier(estimator))
+        return self.target == "classes"
 
     # -- sensitivity ------------------------------------------------------
     def sensitivity_for(self, n_validation: int) -> float:
@@ -446,22 +528,102 @@ class DPScorer:
     def record_values(
         self, estimator: Any, X, y, *, private: bool = True
     ) -> np.ndarray:
-        """Clipped per-record values; failing records isolated and scored ``low``.
+        """Clipped per-record values of ``estimator`` on ``(X, y)``.
 
-        The batch is scored at once; if that raises, it is split in two and
-        each half scored alone, recursively, down to single records, and a
-        single record that still fails gets ``low``. So a record that breaks
-        the model or the score (an unseen category, a NaN feature or label)
-        costs at most its own term, under row independence. Runs under
-        :func:`quiet`: no warning and no exception leaves it; with
-        ``private=False`` (public rows, e.g. the public folds) without the
-        warning-registry snapshot, which only private data needs.
+        ``private=True`` (the default): the records are mapped one by one
+        into a schema read from the fitted model
+        (:meth:`~._records.RecordSchema.from_estimator`: its ``classes_``)
+        and scored by :meth:`private_values`. The search maps its
+        validation set into the *training set's* schema instead
+        (:meth:`~._context.SearchData.records`), which also fixes the
+        columns and dtypes of DataFrame inputs.
+
+        ``private=False`` (public rows, e.g. the public folds): the batch is
+        scored at once; if that raises, it is split in two and each half
+        scored alone, recursively, down to single records, and a single
+        record that still fails gets ``low``. Runs under :func:`quiet`
+        without the warning-registry snapshot, which only private data
+        needs.
         """
+        if private:
+            from ._records import RecordSchema
+
+            schema = RecordSchema.from_estimator(
+                estimator, y, classes=self.maps_labels(estimator)
+            )
+            with quiet():  # a record's conversion must not warn
+                records = schema.map(X, y)
+            return self.private_values(estimator, records)
         m = _num_samples(X)
         out = np.empty(m)
-        with quiet(registries=private):
+        with quiet(registries=False):
             self._fill(estimator, X, y, np.arange(m), out)
         return self._clip(out)
+
+    def private_values(self, estimator: Any, records) -> np.ndarray:
+        """Clipped per-record values of validation ``records``, by isolation.
+
+        Record i's value is a function of record i and the fitted model
+        only, for every model, by construction:
+
+        * each record was mapped into a public schema on its own
+          (:class:`~._records.Records`; one that did not map scores
+          ``low``);
+        * if the model is on the row-wise list (:func:`~._rowwise.is_rowwise`:
+          scikit-learn classes whose prediction is row-wise by their code,
+          no user callable), records are scored in consecutive batches of
+          :data:`BATCH_ROWS` (sizes fixed by m, public); a batch that raises
+          is scored again one record at a time;
+        * otherwise every record is scored alone (a batch of one) from a
+          fresh copy of the model fitted on public data, so nothing a
+          ``predict`` call leaves in the model reaches another record.
+
+        A record whose scoring raises or gives a non-finite value gets
+        ``low``. Runs under :func:`quiet`: no warning and no exception
+        leaves it.
+        """
+        from ._rowwise import is_rowwise
+
+        m = len(records)
+        out = np.full(m, -np.inf)
+        with quiet():
+            if is_rowwise(estimator):
+                self._fill_batches(estimator, records, out)
+            else:
+                self._fill_alone(estimator, records, out)
+        out[~records.ok] = -np.inf
+        return self._clip(out)
+
+    def _one(self, estimator, records, i: int) -> float:
+        y = None if records.y is None else records.y[i : i + 1]
+        return float(self._raw(estimator, _take(records.X, [i]), y)[0])
+
+    def _fill_batches(self, estimator, records, out: np.ndarray) -> None:
+        m = len(records)
+        for start in range(0, m, BATCH_ROWS):
+            idx = np.arange(start, min(start + BATCH_ROWS, m))
+            whole = len(idx) == m
+            X = records.X if whole else _take(records.X, idx)
+            y = records.y if (whole or records.y is None) else records.y[idx]
+            try:
+                out[idx] = self._raw(estimator, X, y)
+            except Exception:
+                for i in idx.tolist():
+                    if records.ok[i]:
+                        try:
+                            out[i] = self._one(estimator, records, i)
+                        except Exception:
+                            out[i] = -np.inf
+
+    def _fill_alone(self, estimator, records, out: np.ndarray) -> None:
+        copies = _Copies(estimator)
+        for i in range(len(records)):
+            if not records.ok[i]:
+                continue
+            try:
+                out[i] = self._one(copies.fresh(), records, i)
+            except Exception:
+                out[i] = -np.inf
 
     def _fill(self, estimator, X, y, idx: np.ndarray, out: np.ndarray) -> None:
         # Iterative bisection (no recursion limit for large m).
@@ -544,6 +706,10 @@ class DPScorer:
                 "validation record would silently get the worst value. Fix the "
                 "estimator or the score on public data first."
             ) from exc
+        from ._rowwise import is_rowwise
+
+        if not is_rowwise(estimator):
+            check_copyable(estimator)  # records will be scored alone, on copies
         tol = 1e-9 * (self.bounds[1] - self.bounds[0])
         same = all(np.allclose(p, batch, rtol=0, atol=tol) for p in parts) and all(
             abs(s - batch[i]) <= tol for i, s in enumerate(singles)
@@ -577,6 +743,8 @@ def _builtin(func, bounds, name, response_method="predict", lipschitz=None) -> D
     s = DPScorer(func, bounds=bounds, response_method=response_method, name=name)
     s._with_estimator = True
     s.lipschitz = lipschitz
+    # Regression scores compare numbers; every other built-in compares labels.
+    s.target = "numeric" if name.split("(")[0] in (*_REGRESSION, "r2") else "classes"
     return s
 
 

@@ -1230,6 +1230,9 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
             on_private_read=charge,
             groups=val_groups,
         )
+        # The public schema every validation record is mapped into, and the
+        # validation inputs' columns checked against it: before the read.
+        data.prepare((plan.scorer, *other_scorers.values()), self.estimator)
         run = _MODES[plan.mode.method]
         with Parallel(n_jobs=self.n_jobs, pre_dispatch=self.pre_dispatch) as parallel:
             ctx = SearchContext(
@@ -1393,7 +1396,7 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
                 scorer.check_public_rows(
                     fitted, data.X_train, data.y_train, random_state=plan.seed
                 )
-            value = score_private(fitted, data.X_val, data.y_val, scorer)
+            value = score_private(fitted, data.records(scorer, self.estimator), scorer)
             release = release_best_score_selection(
                 float(value),
                 epsilon=eps_score,

@@ -362,15 +362,19 @@ def test_input_routes_touch_validation_rows_only_through_scorer(
     assert sorted(fits[-1][1]) == sorted(train_set)
     np.testing.assert_array_equal(search.best_estimator_.fit_row_ids_, train_ids)
 
-    # Validation rows reach the estimator only inside the DP scorer.
+    # Validation rows reach the estimator only inside the DP scorer, one
+    # record at a time (the spy is not on the row-wise list: isolation).
+    predicted = set()
     for entry in spy_log:
         if entry[0] == "predict" and set(entry[1]) & val_set:
             assert entry[2], "validation rows predicted outside the scorer"
-            assert set(entry[1]) == val_set
+            assert len(entry[1]) == 1, "a validation batch was predicted at once"
+            predicted |= set(entry[1])
+    assert predicted == val_set
     val_scores = [e for e in spy_log if e[0] == "score" and set(e[1]) & val_set]
     assert val_scores, "the validation set was never scored"
     for _, ids in val_scores:
-        assert sorted(ids) == sorted(val_set)
+        assert len(ids) == 1 and set(ids) <= val_set
     # Public scores (the public cross-validation of private-selection, and the
     # pre-flight check of the score on public rows in every mode) stay inside
     # the training set.

@@ -497,8 +497,14 @@ def test_internal_failure_after_the_read_is_sealed(monkeypatch):
 class InterruptOnValidation(LogisticRegression):
     """Raises KeyboardInterrupt when predicting on the validation set."""
 
+    def fit(self, X, y):
+        self.train_rows_ = {tuple(row) for row in np.asarray(X).tolist()}
+        return super().fit(X, y)
+
     def predict(self, X):
-        if len(X) == M:
+        # Validation records are scored one at a time: any row not seen in
+        # training is a validation row.
+        if any(tuple(row) not in self.train_rows_ for row in np.asarray(X).tolist()):
             raise KeyboardInterrupt
         return super().predict(X)
 

@@ -1,0 +1,296 @@
+"""Validation records, each mapped on its own into a public schema.
+
+A private score is a mean of per-record values, with sensitivity
+(high − low)/m *provided that* one record can move only its own value
+(``_scorers.py``). Two things about a batch as a whole could break that,
+and both are removed here, by construction:
+
+* **Coercion of the batch.** ``np.asarray`` of a Python list infers one
+  dtype for all records: one label typed ``"1"`` instead of ``1`` turns
+  every label into a string, and every record then scores 0. Pandas
+  infers a column's dtype (and a categorical's category set) from the
+  whole column. So nothing here converts the validation batch as a
+  whole: the **schema** (the classes a label may take, whether targets
+  are numbers, the training frame's columns and dtypes, the training
+  array's dtype and row shape) is read from the public training data
+  before the validation set is read (:meth:`RecordSchema.from_training`),
+  and each validation record is mapped into it alone
+  (:meth:`RecordSchema.map`). A record that does not map (a label that is
+  not one of the training classes, a target or a row that does not
+  convert) is that record's failure: it scores the worst value ``low``,
+  exactly like a record whose prediction fails.
+* **Batch-dependent prediction.** Handled by the scorer
+  (:meth:`~._scorers.DPScorer.private_values`): records are scored one at
+  a time from a fresh copy of the model, unless the model is on the
+  row-wise list (``_rowwise.py``).
+
+Labels are matched to the training classes by value (Python equality and
+hashing: ``1 == 1.0 == True`` and ``np.int64(1)`` all match class ``1``;
+``"1"`` does not).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Optional
+
+import numpy as np
+from sklearn.utils import _safe_indexing
+from sklearn.utils.validation import _num_samples
+
+__all__ = ["RecordSchema", "Records"]
+
+
+def _is_frame(X) -> bool:
+    return hasattr(X, "columns") and hasattr(X, "iloc") and hasattr(X, "dtypes")
+
+
+def _elements(a) -> list:
+    """The records of ``a`` as a Python list, one object per record.
+
+    No dtype is inferred over the batch: a list stays its elements, an
+    array or pandas object gives its per-record values (an object array
+    of a container that only converts as a whole, e.g. through
+    ``__array__``, keeps the dtype its owner gave it).
+    """
+    if isinstance(a, list):
+        return a
+    if isinstance(a, tuple):
+        return list(a)
+    if isinstance(a, np.ndarray):
+        return list(a)  # rows (numpy scalars or 1-D arrays), dtype kept
+    if hasattr(a, "iloc") and hasattr(a, "tolist") and getattr(a, "ndim", 0) == 1:
+        return a.tolist()  # a pandas Series: its values, one by one
+    if hasattr(a, "iloc") and hasattr(a, "to_numpy"):
+        return list(a.to_numpy(dtype=object))  # a pandas DataFrame: rows
+    return list(np.asarray(a, dtype=object))
+
+
+def _lookup(classes: np.ndarray) -> dict:
+    table = {}
+    for k, c in enumerate(classes.tolist()):
+        try:
+            table.setdefault(c, k)
+        except TypeError:  # unhashable class: never matched
+            pass
+    return table
+
+
+@dataclass(frozen=True)
+class RecordSchema:
+    """What a validation record may look like, read from public data only.
+
+    Parameters
+    ----------
+    classes : tuple of ndarray or None
+        Per output, the training set's classes (sorted, ``np.unique``):
+        labels are mapped to these by value. ``None`` for numeric targets.
+    n_outputs : int
+        Number of target columns (1 for a 1-D ``y``); 0 for ``y=None``.
+    frame : tuple or None
+        ``(columns, dtypes)`` of a training DataFrame.
+    row_dtype, row_shape
+        dtype and per-row shape of the training inputs as an array
+        (``np.asarray`` of the public training set), for validation inputs
+        given as lists or object arrays.
+    """
+
+    classes: Optional[tuple] = None
+    n_outputs: int = 1
+    frame: Optional[tuple] = None
+    row_dtype: Any = None
+    row_shape: Optional[tuple] = None
+
+    @classmethod
+    def from_training(cls, X_train, y_train, *, classes: bool) -> RecordSchema:
+        """The schema of the public training set.
+
+        ``classes=True`` for targets that are labels (classification
+        scores), else targets are numbers. Public data only, before any
+        validation row is read.
+        """
+        n_outputs, labels = 0, None
+        if y_train is not None:
+            y = np.asarray(y_train)
+            n_outputs = 1 if y.ndim == 1 else int(np.prod(y.shape[1:]))
+            if classes:
+                cols = [y] if y.ndim == 1 else [y[:, j] for j in range(y.shape[1])]
+                labels = tuple(np.unique(c) for c in cols)
+        frame = row_dtype = row_shape = None
+        if _is_frame(X_train):
+            frame = (list(X_train.columns), list(X_train.dtypes))
+        elif not hasattr(X_train, "toarray"):  # sparse: kept as given
+            try:
+                arr = np.asarray(X_train)
+                row_dtype, row_shape = arr.dtype, arr.shape[1:]
+            except Exception:  # ragged public rows: kept as given
+                pass
+        return cls(
+            classes=labels,
+            n_outputs=n_outputs,
+            frame=frame,
+            row_dtype=row_dtype,
+            row_shape=row_shape,
+        )
+
+    @classmethod
+    def from_estimator(cls, estimator, y, *, classes: bool) -> RecordSchema:
+        """The schema read from a fitted model (``classes_``), for callers
+        that score without a training set at hand."""
+        labels = None
+        n_outputs = 0 if y is None else (1 if np.ndim(y) <= 1 else np.shape(y)[1])
+        if classes and y is not None and hasattr(estimator, "classes_"):
+            found = estimator.classes_
+            if isinstance(found, list):  # multi-output
+                labels = tuple(np.asarray(c) for c in found)
+            else:
+                labels = (np.asarray(found),)
+        return cls(classes=labels, n_outputs=n_outputs)
+
+    def check_columns(self, X_val) -> None:
+        """Refuse validation inputs whose structure differs from the training
+        set's (column names; public structure, like the shape), before the
+        validation rows are read."""
+        if self.frame is None or not _is_frame(X_val):
+            return
+        if list(X_val.columns) != list(self.frame[0]):
+            raise ValueError(
+                "X_val's columns differ from the training set's: each "
+                "validation record is mapped into the training set's columns "
+                "and dtypes. Give X_val the same columns in the same order."
+            )
+
+    # -- mapping -------------------------------------------------------------
+    def map(self, X, y) -> Records:
+        """Map every validation record into this schema, one record at a time."""
+        m = _num_samples(X)
+        ok = np.ones(m, dtype=bool)
+        X_mapped = self._map_X(X, ok)
+        y_mapped = None if y is None else self._map_y(y, m, ok)
+        return Records(X=X_mapped, y=y_mapped, ok=ok)
+
+    def _map_y(self, y, m: int, ok: np.ndarray) -> np.ndarray:
+        values = _elements(y)
+        if len(values) != m:
+            raise ValueError("X_val and y_val have different numbers of rows.")
+        multi = self.n_outputs > 1 or (
+            self.classes is not None and len(self.classes) > 1
+        )
+        if self.classes is not None:
+            tables = [_lookup(c) for c in self.classes]
+            codes = np.zeros((m, len(tables)), dtype=np.intp)
+            for i, v in enumerate(values):
+                parts = _parts(v, len(tables)) if multi else [v]
+                if parts is None:
+                    ok[i] = False
+                    continue
+                for j, (table, part) in enumerate(zip(tables, parts)):
+                    try:
+                        codes[i, j] = table[part]
+                    except (KeyError, TypeError):
+                        ok[i] = False
+            cols = [c[codes[:, j]] for j, c in enumerate(self.classes)]
+            if not multi:
+                return cols[0]
+            return np.column_stack(cols)
+        width = max(self.n_outputs, 1)
+        out = np.zeros((m, width) if multi else m, dtype=float)
+        for i, v in enumerate(values):
+            try:
+                if multi:
+                    row = np.asarray(v, dtype=float).reshape(-1)
+                    if row.shape != (width,):
+                        raise ValueError
+                    out[i] = row
+                else:
+                    out[i] = float(v)
+            except (TypeError, ValueError, OverflowError):
+                ok[i] = False
+        return out
+
+    def _map_X(self, X, ok: np.ndarray):
+        if _is_frame(X) and self.frame is not None:
+            return _cast_frame(X, *self.frame)
+        if not isinstance(X, (list, tuple, np.ndarray)):
+            return X  # typed containers (frames, sparse, …): values as given
+        if isinstance(X, np.ndarray) and X.dtype != object:
+            return X  # a typed array: one dtype chosen by the user
+        if self.row_dtype is None:
+            return X
+        rows = _elements(X)
+        dtype = self.row_dtype if self.row_dtype.kind in "biufc" else object
+        out = np.empty((len(rows), *self.row_shape), dtype=dtype)
+        for i, row in enumerate(rows):
+            try:
+                value = np.asarray(row, dtype=dtype)
+                if value.shape != self.row_shape:
+                    raise ValueError
+                out[i] = value
+            except (TypeError, ValueError, OverflowError):
+                ok[i] = False
+                out[i] = 0 if dtype is not object else None
+        return out
+
+
+def _parts(v, n: int):
+    """The n outputs of one multi-output record, or None."""
+    try:
+        parts = list(v.tolist() if isinstance(v, np.ndarray) else v)
+    except TypeError:
+        return None
+    return parts if len(parts) == n else None
+
+
+def _cast_frame(X, columns: list, dtypes: list):
+    """Each column cast element by element to the training frame's dtype.
+
+    A categorical column gets the training set's categories (a value
+    outside them becomes missing); a numeric column is converted value by
+    value (a value that does not convert becomes missing); other columns
+    are kept as objects. Nothing of a column's batch-inferred dtype (its
+    category set, its int/float/object choice) survives.
+    """
+    import pandas as pd
+
+    data = {}
+    for name, dtype in zip(columns, dtypes):
+        col = X[name].astype(object)
+        if isinstance(dtype, pd.CategoricalDtype):
+            known = col.isin(list(dtype.categories))  # value by value
+            data[name] = col.where(known, None).astype(dtype)
+        elif dtype.kind in "biuf":
+            data[name] = pd.to_numeric(col, errors="coerce").astype(float)
+        else:
+            data[name] = col
+    return pd.DataFrame(data, index=X.index, columns=columns)
+
+
+@dataclass
+class Records:
+    """Validation records mapped into a public schema.
+
+    ``X`` and ``y`` are the mapped inputs and targets; ``ok[i]`` is False
+    for a record that did not map (it scores ``low``).
+    """
+
+    X: Any
+    y: Optional[np.ndarray]
+    ok: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.ok)
+
+    def take(self, idx) -> Records:
+        """The records ``idx`` (e.g. one owner's rows)."""
+        idx = np.asarray(idx, dtype=np.intp)
+        return Records(
+            X=_take(self.X, idx),
+            y=None if self.y is None else self.y[idx],
+            ok=self.ok[idx],
+        )
+
+
+def _take(a, idx):
+    if type(a) is np.ndarray:
+        return a[np.asarray(idx, dtype=np.intp)]
+    return _safe_indexing(a, idx)

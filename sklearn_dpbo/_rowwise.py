@@ -1,0 +1,283 @@
+"""Which fitted models predict row by row by construction.
+
+A validation record's value must depend only on that record and the model
+fitted on public data (``_records.py``). For most models that is true of
+batch prediction too, but it is a property of the model's *code*, which
+the library cannot check by running it. :func:`is_rowwise` therefore
+accepts only models built entirely from scikit-learn classes on an explicit
+list (:data:`ROWWISE_CLASSES`), whose ``predict``/``transform`` is known to
+compute each output row from its input row and the fitted state alone,
+with every parameter a plain value, another accepted model or kernel, or a
+function defined in scikit-learn itself. Anything else — a user class, a
+subclass, ``FunctionTransformer``, a callable column selector, a user
+metric or kernel function — is scored one record at a time instead
+(:meth:`~._scorers.DPScorer.private_values`).
+
+Classes left off the list on purpose: ``FunctionTransformer`` (user code),
+``IterativeImputer`` (``sample_posterior`` draws from one stream for the
+whole batch), ``NMF``/``MiniBatchNMF``/``LatentDirichletAllocation``/
+dictionary learning (iterative ``transform`` with a batch-wide stopping
+rule), the dummy estimators (random strategies draw per batch).
+"""
+
+from __future__ import annotations
+
+import types
+from typing import Any
+
+import numpy as np
+
+__all__ = ["ROWWISE_CLASSES", "is_rowwise"]
+
+# Module -> class names whose prediction/transform is row-wise given the
+# fitted state (read from scikit-learn's source; see the module docstring
+# for the classes left out on purpose).
+_BY_MODULE = {
+    "sklearn.calibration": ["CalibratedClassifierCV"],
+    "sklearn.compose": ["ColumnTransformer", "TransformedTargetRegressor"],
+    "sklearn.cross_decomposition": ["PLSRegression", "PLSCanonical", "CCA"],
+    "sklearn.decomposition": [
+        "PCA",
+        "IncrementalPCA",
+        "KernelPCA",
+        "TruncatedSVD",
+        "FactorAnalysis",
+        "FastICA",
+    ],
+    "sklearn.discriminant_analysis": [
+        "LinearDiscriminantAnalysis",
+        "QuadraticDiscriminantAnalysis",
+    ],
+    "sklearn.ensemble": [
+        "AdaBoostClassifier",
+        "AdaBoostRegressor",
+        "BaggingClassifier",
+        "BaggingRegressor",
+        "ExtraTreesClassifier",
+        "ExtraTreesRegressor",
+        "GradientBoostingClassifier",
+        "GradientBoostingRegressor",
+        "HistGradientBoostingClassifier",
+        "HistGradientBoostingRegressor",
+        "RandomForestClassifier",
+        "RandomForestRegressor",
+        "StackingClassifier",
+        "StackingRegressor",
+        "VotingClassifier",
+        "VotingRegressor",
+    ],
+    "sklearn.feature_selection": [
+        "GenericUnivariateSelect",
+        "RFE",
+        "RFECV",
+        "SelectFdr",
+        "SelectFpr",
+        "SelectFromModel",
+        "SelectFwe",
+        "SelectKBest",
+        "SelectPercentile",
+        "VarianceThreshold",
+    ],
+    "sklearn.gaussian_process": [
+        "GaussianProcessClassifier",
+        "GaussianProcessRegressor",
+    ],
+    "sklearn.impute": ["KNNImputer", "MissingIndicator", "SimpleImputer"],
+    "sklearn.kernel_approximation": [
+        "AdditiveChi2Sampler",
+        "Nystroem",
+        "PolynomialCountSketch",
+        "RBFSampler",
+        "SkewedChi2Sampler",
+    ],
+    "sklearn.kernel_ridge": ["KernelRidge"],
+    "sklearn.linear_model": [
+        "ARDRegression",
+        "BayesianRidge",
+        "ElasticNet",
+        "ElasticNetCV",
+        "GammaRegressor",
+        "HuberRegressor",
+        "Lars",
+        "LarsCV",
+        "Lasso",
+        "LassoCV",
+        "LassoLars",
+        "LassoLarsCV",
+        "LassoLarsIC",
+        "LinearRegression",
+        "LogisticRegression",
+        "LogisticRegressionCV",
+        "OrthogonalMatchingPursuit",
+        "PassiveAggressiveClassifier",
+        "PassiveAggressiveRegressor",
+        "Perceptron",
+        "PoissonRegressor",
+        "QuantileRegressor",
+        "RANSACRegressor",
+        "Ridge",
+        "RidgeCV",
+        "RidgeClassifier",
+        "RidgeClassifierCV",
+        "SGDClassifier",
+        "SGDOneClassSVM",
+        "SGDRegressor",
+        "TheilSenRegressor",
+        "TweedieRegressor",
+    ],
+    "sklearn.multiclass": [
+        "OneVsOneClassifier",
+        "OneVsRestClassifier",
+        "OutputCodeClassifier",
+    ],
+    "sklearn.multioutput": [
+        "ClassifierChain",
+        "MultiOutputClassifier",
+        "MultiOutputRegressor",
+        "RegressorChain",
+    ],
+    "sklearn.naive_bayes": [
+        "BernoulliNB",
+        "CategoricalNB",
+        "ComplementNB",
+        "GaussianNB",
+        "MultinomialNB",
+    ],
+    "sklearn.neighbors": [
+        "KNeighborsClassifier",
+        "KNeighborsRegressor",
+        "KNeighborsTransformer",
+        "NearestCentroid",
+        "NeighborhoodComponentsAnalysis",
+        "RadiusNeighborsClassifier",
+        "RadiusNeighborsRegressor",
+        "RadiusNeighborsTransformer",
+    ],
+    "sklearn.neural_network": ["BernoulliRBM", "MLPClassifier", "MLPRegressor"],
+    "sklearn.pipeline": ["FeatureUnion", "Pipeline"],
+    "sklearn.preprocessing": [
+        "Binarizer",
+        "KBinsDiscretizer",
+        "KernelCenterer",
+        "MaxAbsScaler",
+        "MinMaxScaler",
+        "Normalizer",
+        "OneHotEncoder",
+        "OrdinalEncoder",
+        "PolynomialFeatures",
+        "PowerTransformer",
+        "QuantileTransformer",
+        "RobustScaler",
+        "SplineTransformer",
+        "StandardScaler",
+        "TargetEncoder",
+    ],
+    "sklearn.random_projection": [
+        "GaussianRandomProjection",
+        "SparseRandomProjection",
+    ],
+    "sklearn.svm": [
+        "LinearSVC",
+        "LinearSVR",
+        "NuSVC",
+        "NuSVR",
+        "OneClassSVM",
+        "SVC",
+        "SVR",
+    ],
+    "sklearn.tree": [
+        "DecisionTreeClassifier",
+        "DecisionTreeRegressor",
+        "ExtraTreeClassifier",
+        "ExtraTreeRegressor",
+    ],
+}
+
+
+def _load() -> frozenset:
+    import importlib
+
+    found = set()
+    for module, names in _BY_MODULE.items():
+        mod = importlib.import_module(module)
+        for name in names:
+            cls = getattr(mod, name, None)  # absent in older versions: skipped
+            if isinstance(cls, type):
+                found.add(cls)
+    return frozenset(found)
+
+
+_CACHE: dict = {}
+
+
+def rowwise_classes() -> frozenset:
+    """The accepted classes (exact types; subclasses are not accepted)."""
+    if "classes" not in _CACHE:
+        _CACHE["classes"] = _load()
+    return _CACHE["classes"]
+
+
+ROWWISE_CLASSES = _BY_MODULE
+"""Accepted scikit-learn classes by module (exact types only)."""
+
+_KERNELS_MODULE = "sklearn.gaussian_process.kernels"
+_PLAIN = (type(None), bool, int, float, complex, str, bytes, slice, np.generic)
+
+
+def _sklearn_function(value: Any) -> bool:
+    """A plain function or ufunc defined in scikit-learn, NumPy or SciPy."""
+    if isinstance(value, np.ufunc):
+        return True
+    if not isinstance(value, (types.FunctionType, types.BuiltinFunctionType)):
+        return False
+    if value.__name__ == "<lambda>":
+        return False
+    module = getattr(value, "__module__", None) or ""
+    return module.split(".")[0] in ("sklearn", "numpy", "scipy")
+
+
+def _value_ok(value: Any, depth: int) -> bool:
+    if depth > 50:
+        return False
+    if isinstance(value, _PLAIN):
+        return True
+    if isinstance(value, np.ndarray):
+        return value.dtype != object
+    if isinstance(value, (list, tuple)):
+        return all(_value_ok(v, depth + 1) for v in value)
+    if isinstance(value, dict):
+        return all(_value_ok(v, depth + 1) for v in value.values())
+    if isinstance(value, np.random.RandomState):
+        return True
+    cls = type(value)
+    if cls in rowwise_classes():
+        return _params_ok(value, depth + 1)
+    if cls.__module__ == _KERNELS_MODULE and hasattr(value, "get_params"):
+        return _params_ok(value, depth + 1)
+    return _sklearn_function(value)
+
+
+def _params_ok(obj: Any, depth: int) -> bool:
+    try:
+        params = obj.get_params(deep=False)
+    except Exception:
+        return False
+    return all(_value_ok(v, depth) for v in params.values())
+
+
+def is_rowwise(estimator: Any) -> bool:
+    """Whether ``estimator`` is known to predict row by row by construction.
+
+    True only if its exact class, and the exact class of every estimator
+    among its parameters (pipeline steps, column transformers' parts, base
+    estimators, …), is on :data:`ROWWISE_CLASSES`, and every parameter is
+    a plain value (number, string, ``None``, a non-object array, a
+    ``RandomState``), a scikit-learn kernel, or a function defined in
+    scikit-learn, NumPy or SciPy (not a lambda). Such a model's outputs
+    for a batch are its outputs for each row, so the library may score a
+    validation batch at once. A ``False`` costs speed only: the records are
+    then scored one at a time, each from a fresh copy of the model.
+    """
+    if type(estimator) not in rowwise_classes():
+        return False
+    return _params_ok(estimator, 0)

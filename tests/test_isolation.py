@@ -1,0 +1,392 @@
+"""Issue 19: one validation record can only ever move its own value.
+
+V/V' tests for findings N1 (a batch's dtype inference decided how every
+record was scored) and N2 (a batch-dependent step in the user's pipeline,
+e.g. ``df.fillna(df.mean())`` as a ``FunctionTransformer``, let one record
+move others), plus crafted batch-dependent steps that the public-rows check
+cannot see. Each compares what an attacker sees (outcome, warnings,
+printed output, fitted attribute names) and the validation utilities the
+mechanisms receive, which must move by at most one record's Δ. A
+statistical audit (Clopper–Pearson ε̂ of the joint release of best_index_
+and the binned best_score_) with a power check per finding runs the
+library's exact selection distribution on the utilities of real fits; the
+power check restores the batch scoring of the previous engine and must be
+detected.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import sys
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import FunctionTransformer, StandardScaler
+
+from sklearn_dpbo import (
+    DPBayesSearchCV,
+    PrivateSelection,
+    _private_selection,
+    make_dp_scorer,
+)
+from sklearn_dpbo._mechanisms import permute_and_flip_probabilities
+from sklearn_dpbo._records import RecordSchema
+from sklearn_dpbo._rowwise import is_rowwise
+from sklearn_dpbo._scorers import DPScorer, quiet
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "privacy"))
+from _audit import epsilon_lower_bound  # noqa: E402
+
+M = 40
+GRID = {"logisticregression__C": [1e-3, 1e-2, 0.1, 1.0, 10.0]}
+
+
+def _data(seed=0, n=200, m=M):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n + m, 3))
+    y = (X[:, 0] + 0.5 * X[:, 1] > 0).astype(int)
+    return X[:n], y[:n], X[n:], y[n:]
+
+
+def _search(estimator=None, scoring="accuracy", **kw):
+    estimator = estimator or make_pipeline(StandardScaler(), LogisticRegression())
+    params = dict(
+        method=PrivateSelection(shortlist="grid"),
+        scoring=scoring,
+        epsilon=1.0,
+        random_state=0,
+        noise_random_state=0,
+    )
+    params.update(kw)
+    return DPBayesSearchCV(estimator, GRID, **params)
+
+
+def observe(search, X, y, X_val, y_val):
+    """Everything a fit shows, plus the utilities the selection received."""
+    seen = {}
+    original = _private_selection.release_best_params_selection
+
+    def spy(utilities, **kw):
+        seen["utilities"] = np.array(utilities, dtype=float)
+        return original(utilities, **kw)
+
+    out = io.StringIO()
+    _private_selection.release_best_params_selection = spy
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+                try:
+                    search.fit(X, y, X_val=X_val, y_val=y_val)
+                    outcome = "ok"
+                except Exception as exc:  # pragma: no cover - compared below
+                    outcome = type(exc).__name__
+    finally:
+        _private_selection.release_best_params_selection = original
+    return {
+        "outcome": outcome,
+        "warnings": [(w.category, str(w.message)) for w in caught],
+        "printed": out.getvalue(),
+        "attributes": sorted(k for k in vars(search) if k.endswith("_")),
+        "utilities": seen.get("utilities"),
+        "sensitivity": search.scorer_.sensitivity_for(len(y_val))
+        if outcome == "ok"
+        else None,
+    }
+
+
+def assert_neighbours(a, b):
+    """Same outcome, warnings, printed output and attribute names; utilities
+    within one record's sensitivity."""
+    assert a["outcome"] == b["outcome"] == "ok"
+    assert a["warnings"] == b["warnings"]
+    assert a["printed"] == b["printed"]
+    assert a["attributes"] == b["attributes"]
+    gap = np.max(np.abs(a["utilities"] - b["utilities"]))
+    assert gap <= a["sensitivity"], (gap, a["sensitivity"])
+
+
+# ---------------------------------------------------------------------------
+# N1: per-record coercion against the training schema
+# ---------------------------------------------------------------------------
+
+SCORES = ["accuracy", "neg_log_loss", "neg_brier_score", "neg_hinge_loss"]
+
+
+@pytest.mark.parametrize("scoring", SCORES + ["neg_zero_one_loss"])
+def test_one_mistyped_label_in_a_list_moves_only_itself(scoring):
+    X, y, X_val, y_val = _data()
+    V = y_val.tolist()
+    W = list(V)
+    W[7] = str(W[7])  # read from JSON/CSV as "1" instead of 1
+    a = observe(_search(scoring=scoring), X, y, X_val, V)
+    b = observe(_search(scoring=scoring), X, y, X_val, W)
+    assert_neighbours(a, b)
+    # The mistyped record scores the worst value, the others as before.
+    assert np.all(a["utilities"] >= b["utilities"] - 1e-12)
+
+
+def test_string_labels_against_integer_classes_each_score_low():
+    X, y, X_val, y_val = _data()
+    schema = RecordSchema.from_training(X, y, classes=True)
+    records = schema.map(X_val, [str(v) for v in y_val])
+    assert not records.ok.any()  # "1" is not class 1: every record fails alone
+    mixed = [str(v) if i == 3 else v for i, v in enumerate(y_val.tolist())]
+    records = schema.map(X_val, mixed)
+    assert records.ok.sum() == M - 1 and not records.ok[3]
+    np.testing.assert_array_equal(np.delete(records.y, 3), np.delete(y_val, 3))
+
+
+def test_labels_match_training_classes_by_value():
+    schema = RecordSchema.from_training(np.zeros((3, 1)), [0, 1, 2], classes=True)
+    rec = schema.map(
+        np.zeros((6, 1)), [1.0, np.int64(2), True, "2", None, float("nan")]
+    )
+    assert rec.ok.tolist() == [True, True, True, False, False, False]
+    assert rec.y[:3].tolist() == [1, 2, 1]
+    numeric = RecordSchema.from_training(np.zeros((3, 1)), [0.5, 1, 2], classes=False)
+    rec = numeric.map(np.zeros((4, 1)), ["2.5", 3, "x", None])
+    assert rec.ok.tolist() == [True, True, False, False]
+    assert rec.y[:2].tolist() == [2.5, 3.0]
+
+
+def test_list_inputs_are_converted_record_by_record():
+    X, y, X_val, y_val = _data()
+    rows = X_val.tolist()
+    rows_bad = [list(r) for r in rows]
+    rows_bad[5][1] = "not a number"  # np.asarray would make every row a string
+    schema = RecordSchema.from_training(X, y, classes=True)
+    good, bad = schema.map(rows, y_val), schema.map(rows_bad, y_val)
+    assert good.X.dtype == float and bad.X.dtype == float
+    assert bad.ok.sum() == M - 1 and not bad.ok[5]
+    np.testing.assert_array_equal(np.delete(good.X, 5, 0), np.delete(bad.X, 5, 0))
+
+
+def test_one_mistyped_feature_in_a_list_moves_only_itself():
+    X, y, X_val, y_val = _data()
+    V = X_val.tolist()
+    W = [list(r) for r in V]
+    W[11][0] = "oops"
+    assert_neighbours(
+        observe(_search(), X, y, V, y_val), observe(_search(), X, y, W, y_val)
+    )
+
+
+def test_dataframe_category_set_of_the_batch_does_not_matter():
+    """A categorical column's category set is a batch property: the records
+    are cast into the training frame's dtypes, value by value."""
+    rng = np.random.default_rng(1)
+    n = 200
+    train = pd.DataFrame(
+        {"a": rng.normal(size=n), "b": pd.Categorical(rng.choice(["u", "v"], n))}
+    )
+    val = pd.DataFrame(
+        {"a": rng.normal(size=M), "b": pd.Categorical(rng.choice(["u", "v"], M))}
+    )
+    val_w = val.copy()
+    val_w["b"] = pd.Categorical(
+        val["b"].astype(object).where(val.index != 0, "w")
+    )  # one new category: the column's category set changes for every row
+    schema = RecordSchema.from_training(train, np.zeros(n), classes=False)
+    a, b = schema.map(val, np.zeros(M)), schema.map(val_w, np.zeros(M))
+    assert a.X["b"].dtype == train["b"].dtype == b.X["b"].dtype
+    pd.testing.assert_frame_equal(a.X.iloc[1:], b.X.iloc[1:])
+
+
+# ---------------------------------------------------------------------------
+# N2: row independence by construction (isolation), not by the check
+# ---------------------------------------------------------------------------
+
+
+def _fillna_mean(df):
+    return df.fillna(df.mean())
+
+
+class BigBatchCentring(StandardScaler):
+    """Transductive only on batches of more than 32 rows (passes the check)."""
+
+    def transform(self, X, copy=None):
+        Z = super().transform(X, copy=copy)
+        return Z - Z.mean(axis=0) if len(Z) > 32 else Z
+
+
+class UnseenRowsCentring(StandardScaler):
+    """Transductive only on rows not seen in training (passes the check)."""
+
+    def fit(self, X, y=None):
+        self.seen_ = {tuple(np.round(r, 12)) for r in np.asarray(X).tolist()}
+        return super().fit(X, y)
+
+    def transform(self, X, copy=None):
+        Z = super().transform(X, copy=copy)
+        new = [tuple(np.round(r, 12)) not in self.seen_ for r in np.asarray(X).tolist()]
+        new = np.asarray(new)
+        if new.any():
+            Z = Z.copy()
+            Z[new] += 3.0 * np.asarray(X)[new].mean(axis=0)
+        return Z
+
+
+def _fillna_pipeline():
+    return make_pipeline(
+        FunctionTransformer(_fillna_mean), StandardScaler(), LogisticRegression()
+    )
+
+
+def _n2_pair():
+    X, y, X_val, y_val = _data(seed=2)
+    cols = ["a", "b", "c"]
+    X, X_val = pd.DataFrame(X, columns=cols), pd.DataFrame(X_val, columns=cols)
+    X_val.iloc[:10, 0] = np.nan  # ten records to impute
+    W = X_val.copy()
+    W.iloc[20, 0] = 400.0  # one other record: moves the batch mean
+    return X, y, X_val, W, y_val
+
+
+def test_fillna_mean_function_transformer_moves_only_one_record():
+    X, y, V, W, y_val = _n2_pair()
+    assert not is_rowwise(_fillna_pipeline())
+    assert_neighbours(
+        observe(_search(_fillna_pipeline()), X, y, V, y_val),
+        observe(_search(_fillna_pipeline()), X, y, W, y_val),
+    )
+
+
+@pytest.mark.parametrize("step", [BigBatchCentring, UnseenRowsCentring])
+def test_crafted_batch_dependent_steps_move_only_one_record(step):
+    X, y, X_val, y_val = _data(seed=3)
+    W = X_val.copy()
+    W[0] = [60.0, -60.0, 60.0]
+    est = make_pipeline(step(), LogisticRegression())
+    assert not is_rowwise(est)  # a subclass is not on the list
+    a = observe(_search(est), X, y, X_val, y_val)
+    b = observe(_search(est), X, y, W, y_val)
+    assert_neighbours(a, b)
+
+
+def test_isolated_scoring_uses_a_fresh_copy_per_record():
+    """State a predict call leaves in the model never reaches the next record."""
+
+    class Remembers(LogisticRegression):
+        def predict(self, X):
+            calls = getattr(self, "calls_", 0)
+            self.calls_ = calls + 1
+            out = super().predict(X)
+            return out if calls == 0 else 1 - out  # wrong after the first call
+
+    X, y, X_val, y_val = _data()
+    model = Remembers().fit(X, y)
+    scorer = make_dp_scorer("accuracy")
+    values = scorer.record_values(model, X_val, y_val)
+    expected = (LogisticRegression().fit(X, y).predict(X_val) == y_val).astype(float)
+    np.testing.assert_array_equal(values, expected)
+    assert not hasattr(model, "calls_")  # the model scored was never touched
+
+
+def test_rowwise_list_is_exact_types_without_user_callables():
+    assert is_rowwise(make_pipeline(StandardScaler(), LogisticRegression()))
+    assert not is_rowwise(_fillna_pipeline())
+    assert not is_rowwise(make_pipeline(BigBatchCentring(), LogisticRegression()))
+    assert not is_rowwise(FunctionTransformer(np.log1p))  # even a NumPy function
+    from sklearn.svm import SVC
+
+    assert not is_rowwise(SVC(kernel=lambda a, b: a @ b.T))
+    assert is_rowwise(SVC(kernel="rbf"))
+
+
+def test_batches_of_a_rowwise_model_equal_records_alone():
+    """The batched path gives the isolated path's values (public batch sizes)."""
+    X, y, X_val, y_val = _data(m=300)
+    model = make_pipeline(StandardScaler(), LogisticRegression()).fit(X, y)
+    scorer = make_dp_scorer("neg_log_loss")
+    batched = scorer.record_values(model, X_val, y_val)
+    schema = RecordSchema.from_training(X, y, classes=True)
+    records = schema.map(X_val, y_val)
+    alone = np.empty(len(records))
+    with quiet():
+        scorer._fill_alone(model, records, alone)
+    np.testing.assert_allclose(batched, scorer._clip(alone), rtol=0, atol=1e-12)
+
+
+# ---------------------------------------------------------------------------
+# Statistical audit with power checks (N1, N2)
+# ---------------------------------------------------------------------------
+
+N_AUDIT = 20_000
+EDGES = np.linspace(-0.5, 1.5, 21)  # public bins of the released score
+
+
+def _joint_counts(utilities, sensitivity, seed):
+    """Counts of (best_index_, binned best_score_) over N_AUDIT releases:
+    the library's exact permute-and-flip distribution at ε₁ = 0.5 and a
+    Laplace score at ε₂ = 0.5 (the budget split of these fits)."""
+    rng = np.random.default_rng(seed)
+    p = permute_and_flip_probabilities(utilities, 0.5, sensitivity)
+    idx = rng.choice(len(p), size=N_AUDIT, p=p)
+    score = utilities[idx] + rng.laplace(scale=sensitivity / 0.5, size=N_AUDIT)
+    bins = np.digitize(score, EDGES)
+    outcome = idx * (len(EDGES) + 1) + bins
+    return np.bincount(outcome, minlength=len(p) * (len(EDGES) + 1))
+
+
+def _audit(a, b):
+    s = max(a["sensitivity"], b["sensitivity"])
+    return epsilon_lower_bound(
+        _joint_counts(a["utilities"], s, 0), _joint_counts(b["utilities"], s, 1)
+    ).epsilon_hat
+
+
+def _batch_scoring(self, estimator, records):
+    """The previous engine: the whole (batch-coerced) validation set at once."""
+    return self.record_values(estimator, records.X_raw, records.y_raw, private=False)
+
+
+@pytest.fixture
+def raw_records(monkeypatch):
+    """Keep the unmapped inputs beside the mapped ones (for the power check)."""
+    original = RecordSchema.map
+
+    def map_keep(self, X, y):
+        rec = original(self, X, y)
+        rec.X_raw, rec.y_raw = X, (None if y is None else np.asarray(y))
+        return rec
+
+    monkeypatch.setattr(RecordSchema, "map", map_keep)
+
+
+def _n1_fits():
+    X, y, X_val, y_val = _data(seed=5)
+    V = y_val.tolist()
+    W = list(V)
+    W[0] = str(W[0])
+    return (
+        observe(_search(), X, y, X_val, V),
+        observe(_search(), X, y, X_val, W),
+    )
+
+
+def _n2_fits():
+    X, y, V, W, y_val = _n2_pair()
+    return (
+        observe(_search(_fillna_pipeline()), X, y, V, y_val),
+        observe(_search(_fillna_pipeline()), X, y, W, y_val),
+    )
+
+
+@pytest.mark.parametrize("fits", [_n1_fits, _n2_fits], ids=["N1", "N2"])
+def test_audit_isolation(fits, raw_records):
+    a, b = fits()
+    assert _audit(a, b) <= 1.0
+
+
+@pytest.mark.parametrize("fits", [_n1_fits, _n2_fits], ids=["N1", "N2"])
+def test_audit_power_batch_scoring_is_detected(fits, raw_records, monkeypatch):
+    monkeypatch.setattr(DPScorer, "private_values", _batch_scoring)
+    a, b = fits()
+    assert _audit(a, b) > 1.0
