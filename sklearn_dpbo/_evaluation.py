@@ -37,7 +37,8 @@ from sklearn.exceptions import FitFailedWarning
 from sklearn.utils import _safe_indexing
 from sklearn.utils.validation import _num_samples
 
-from ._scorers import quiet, rows_scored_by_check
+from ._rowwise import is_rowwise
+from ._scorers import PUBLIC_ROWS, SINGLE_ROWS, quiet, rows_scored_by_check
 
 __all__ = [
     "fit_on_training",
@@ -250,7 +251,11 @@ def prepare_private_scoring(
                 snapshots[int(indices[i])] = (snapshot, fitted[i][2])
     kept = [int(indices[i]) for i in keep]
     here = _score_here(
-        search.n_jobs, check_seconds, _num_samples(data.X_train), data.n_validation
+        search.n_jobs,
+        check_seconds,
+        _num_samples(data.X_train),
+        data.n_validation,
+        isolated=not all(is_rowwise(fitted[i][0]) for i in keep),
     )
     return kept, [fitted[i][0] for i in keep], snapshots, here
 
@@ -260,7 +265,14 @@ def prepare_private_scoring(
 SCORE_HERE_SECONDS = 0.02
 
 
-def _score_here(n_jobs, check_seconds: float, n_train: int, n_validation: int) -> bool:
+def _score_here(
+    n_jobs,
+    check_seconds: float,
+    n_train: int,
+    n_validation: int,
+    *,
+    isolated: bool = False,
+) -> bool:
     """Whether to score the validation set in the calling thread.
 
     Sending each fitted candidate to a worker to score it costs a round
@@ -271,12 +283,19 @@ def _score_here(n_jobs, check_seconds: float, n_train: int, n_validation: int) -
     ``check_seconds``. Scoring ``m``
     validation rows is estimated at ``check_seconds * max(1, m / rows)``
     (linear in rows, which over-estimates when the per-call cost
-    dominates). Below :data:`SCORE_HERE_SECONDS`, or with one worker, the
+    dominates). With ``isolated`` (a model off the row-wise list: every
+    record is scored alone) the estimate is per predict call instead: the
+    check made ``4 + min(8, k)`` calls, so ``check_seconds`` / calls · m.
+    Below :data:`SCORE_HERE_SECONDS`, or with one worker, the
     scores are computed here. Public timing only, taken before the
     validation set is read; the scores are the same either way.
     """
     if effective_n_jobs(n_jobs) == 1:
         return True
+    if isolated:
+        k = min(int(n_train), PUBLIC_ROWS)
+        calls = (4 if k > 1 else 1) + min(SINGLE_ROWS, k)
+        return check_seconds / calls * n_validation <= SCORE_HERE_SECONDS
     rows = max(rows_scored_by_check(n_train), 1)
     return check_seconds * max(1.0, n_validation / rows) <= SCORE_HERE_SECONDS
 
@@ -346,7 +365,38 @@ def score_validation(ctx, models: list, here: bool) -> np.ndarray:
         # Parallel, :func:`~._scheduler.run_ordered`) has terminated it.
         search = ctx.search
         parallel = Parallel(n_jobs=search.n_jobs, pre_dispatch=search.pre_dispatch)
-        values = parallel(
-            delayed(score_private)(model, records, scorer) for model in models
-        )
+        blocks = record_blocks(len(records), effective_n_jobs(search.n_jobs))
+        jobs, owner = [], []
+        for j, model in enumerate(models):
+            # A model scored record by record is split over the workers by
+            # public blocks of records; a row-wise model is one job.
+            parts = [None] if is_rowwise(model) else blocks
+            for part in parts:
+                chunk = records if part is None else records.take(part)
+                jobs.append(delayed(_private_values)(model, chunk, scorer))
+                owner.append(j)
+        per_record = [[] for _ in models]
+        for j, part in zip(owner, parallel(jobs)):
+            per_record[j].append(part)
+        values = [float(np.mean(np.concatenate(parts))) for parts in per_record]
     return np.asarray(list(values), dtype=float)
+
+
+# Validation records per job when a model is scored record by record.
+BLOCK_ROWS = 250
+
+
+def record_blocks(m: int, n_workers: int) -> list:
+    """Public blocks of record indices for scoring a model record by record.
+
+    At most ``4 · n_workers`` blocks of at least :data:`BLOCK_ROWS` records
+    (fewer for small m): a function of m and the number of workers only.
+    """
+    n_blocks = max(1, min(4 * max(int(n_workers), 1), int(m) // BLOCK_ROWS))
+    return [b for b in np.array_split(np.arange(int(m)), n_blocks) if len(b)]
+
+
+def _private_values(model, records, scorer) -> np.ndarray:
+    """Clipped per-record values of one block (leaves the worker only to be
+    averaged with the other blocks of the same model)."""
+    return scorer.private_values(model, records)

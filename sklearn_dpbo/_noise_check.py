@@ -1,10 +1,11 @@
 """Public noise scales of a planned fit, and the warning when they are useless.
 
-A release whose noise scale exceeds the width of the scorer's range carries
-little information about the data. Every scale here is computed from
-public quantities only (the settings, the candidate set, the training-set
-size n and the validation-set size m), before any validation row is read,
-with the same functions the modes use for their releases.
+A release whose noise scale is more than a tenth of the width of the
+scorer's range carries little information about the data. Every scale
+here is computed from public quantities only (the settings, the candidate
+set, the training-set size n and the validation-set size m), before any
+validation row is read, with the same functions the modes use for their
+releases.
 """
 
 from __future__ import annotations
@@ -70,12 +71,26 @@ def public_noise_scales(search, plan, n_train: int, n_validation: int) -> dict:
     return noise
 
 
-def warn_useless_releases(search, plan, n_train: int, n_validation: int) -> None:
-    """Emit :class:`UselessReleaseWarning` for each release noisier than the range.
+# A release is announced as useless when its noise scale (the Laplace scale
+# b, whose expected |error| is b, or the selection's temperature 2Δ/ε) is
+# more than this fraction of the width of its score range.
+USELESS_FRACTION = 0.1
 
-    The message names the better choice: ``"private-selection"`` for the
-    releases of Kusner et al.'s algorithms (both of ``"gp-ucb"``, the score
-    of ``"lipschitz"``), a larger validation set or ε for a selection.
+
+def warn_useless_releases(search, plan, n_train: int, n_validation: int) -> None:
+    """Emit :class:`UselessReleaseWarning` for each release too noisy to use.
+
+    A release is announced when its noise scale exceeds
+    :data:`USELESS_FRACTION` (10 %) of the width of its score range: a
+    Laplace release's expected absolute error is its scale b, and
+    permute-and-flip picks a candidate whose score is more than a few
+    temperatures 2Δ/ε below the best with small probability only. The
+    releases of the other metrics (several metrics) are checked with their
+    own range and share of ε. Public quantities only (settings, |Λ|, n,
+    m), before any validation row is read. The message names what would
+    help: ``"private-selection"`` for the releases of Kusner et al.'s
+    algorithms (both of ``"gp-ucb"``, the score of ``"lipschitz"``), a
+    larger validation set or ε otherwise.
     """
     low, high = plan.scorer.bounds
     width = float(high) - float(low)
@@ -87,25 +102,39 @@ def warn_useless_releases(search, plan, n_train: int, n_validation: int) -> None
         "best_params_)."
     )
     other_method = (
-        "method='private-selection' (the default) needs no assumption and "
-        "calibrates its noise to the scorer's sensitivity, (high - low)/m "
-        "for a mean of m per-record values: use it unless you need "
-        f"Kusner et al.'s {plan.mode.method!r} mode."
+        "method='private-selection' (the default) calibrates its noise to the "
+        "scorer's sensitivity, (high - low)/m for a mean of m per-record "
+        "values: use it unless you need Kusner et al.'s "
+        f"{plan.mode.method!r} mode."
     )
-    scales = public_noise_scales(search, plan, n_train, n_validation)
-    for quantity, scale in scales.items():
+    scales = {
+        quantity: (scale, width)
+        for quantity, scale in public_noise_scales(
+            search, plan, n_train, n_validation
+        ).items()
+    }
+    if plan.other_scorers and search.release_score:
+        _, (eps_score, _) = split_budget(plan.epsilon, 0.0, search.budget_split, True)
+        for scorer in plan.other_scorers:
+            lo, hi = scorer.bounds
+            scales[f"the score {scorer.name!r}"] = (
+                scorer.sensitivity_for(max(m, 1)) / eps_score,
+                float(hi) - float(lo),
+            )
+    for quantity, (scale, range_width) in scales.items():
         # Kusner et al.'s releases (gp-ucb, Algorithm 3's score) have a better
         # alternative; a selection over m per-record means needs more m or ε.
         kusner = plan.mode.method == "gp-ucb" or (
             plan.mode.method == "lipschitz" and quantity == "best_score_"
         )
         better = other_method if kusner else more_data
-        if scale > width:
+        if scale > USELESS_FRACTION * range_width:
+            what = "exceeds" if scale > range_width else "is more than 10% of"
             warnings.warn(
                 f"method={plan.mode.method!r}: the noise scale of {quantity} "
-                f"({scale:.3g} in score units) exceeds the width of the "
-                f"scorer's range ({width:g}), so this release carries little "
-                f"information. {better}",
+                f"({scale:.3g} in score units) {what} the width of the "
+                f"scorer's range ({range_width:g}), so this release carries "
+                f"little information. {better}",
                 UselessReleaseWarning,
                 stacklevel=3,
             )

@@ -37,7 +37,7 @@ warnings.simplefilter("always", PrivacyLeakWarning)
 
 
 class UselessReleaseWarning(UserWarning):
-    """A release's noise scale exceeds the scorer's range (a public check).
+    """A release's noise scale is over 10% of the score range (a public check).
 
     Raised by ``fit`` before any validation row is read, from the settings
     and the validation set's size only: such a release carries little

@@ -390,3 +390,16 @@ def test_audit_power_batch_scoring_is_detected(fits, raw_records, monkeypatch):
     monkeypatch.setattr(DPScorer, "private_values", _batch_scoring)
     a, b = fits()
     assert _audit(a, b) > 1.0
+
+
+def test_record_blocks_in_workers_give_the_in_thread_values(monkeypatch):
+    """A model scored record by record is split over loky workers in public
+    blocks of records: the utilities are exactly those computed in-thread."""
+    from sklearn_dpbo import _evaluation
+
+    X, y, X_val, y_val = _data(seed=6, m=600)
+    est = make_pipeline(FunctionTransformer(np.tanh), LogisticRegression())
+    here = observe(_search(est, n_jobs=1), X, y, X_val, y_val)
+    monkeypatch.setattr(_evaluation, "_score_here", lambda *a, **k: False)
+    blocks = observe(_search(est, n_jobs=2), X, y, X_val, y_val)
+    np.testing.assert_array_equal(here["utilities"], blocks["utilities"])

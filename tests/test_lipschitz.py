@@ -525,9 +525,10 @@ def test_selection_is_useful_at_large_epsilon(cancer):
     assert path[search.best_index_] >= max(path) - 0.02
 
 
-@pytest.mark.parametrize("epsilon, warned", [(1.0, True), (4.0, False)])
+@pytest.mark.parametrize("epsilon, warned", [(1.0, True), (4.0, True), (40.0, False)])
 def test_useless_score_release_is_warned(cancer, epsilon, warned):
-    """F7: the capped score noise g*/ε₂ exceeds the range [−g*, 0] when ε₂ < 1."""
+    """F7 / issue 19: the capped score noise g*/ε₂ is announced when it is more
+    than 10 % of the range [−g*, 0] (ε₂ = ε/2 < 10), not only above it."""
     X_tr, y_tr, X_va, y_va, _, _ = cancer
     search = DPBayesSearchCV(
         lr_pipeline(),

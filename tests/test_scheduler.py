@@ -575,6 +575,21 @@ def test_score_here_rule_against_hand_computed_estimates():
     # n_train=5: k=5, 15 + 5 = 20 rows checked
     assert not evaluation._score_here(2, 0.001, 5, 20 * 21)
     assert evaluation._score_here(2, 0.001, 5, 20 * 19)
+    # Isolated scoring (issue 19): per predict call. k = 32 rows checked in
+    # 4 + 8 = 12 calls; 0.012 s -> 1 ms a call -> m = 20 costs 0.020 s.
+    assert evaluation._score_here(2, 0.012, 200, 20, isolated=True)
+    assert not evaluation._score_here(2, 0.012, 200, 21, isolated=True)
+    # k = 1 public row: 1 batch call + 1 single = 2 calls.
+    assert evaluation._score_here(2, 0.002, 1, 20, isolated=True)
+    assert not evaluation._score_here(2, 0.002, 1, 21, isolated=True)
+
+
+def test_record_blocks_depend_on_public_sizes_only():
+    blocks = evaluation.record_blocks(10_000, 2)  # 8 blocks of 1,250
+    assert [len(b) for b in blocks] == [1250] * 8
+    np.testing.assert_array_equal(np.concatenate(blocks), np.arange(10_000))
+    assert [len(b) for b in evaluation.record_blocks(600, 2)] == [300, 300]
+    assert [len(b) for b in evaluation.record_blocks(100, 8)] == [100]
 
 
 @pytest.mark.parametrize(
@@ -617,9 +632,9 @@ def test_where_to_score_is_decided_before_the_validation_read(
     events = []
     real_here, real_read = evaluation._score_here, SearchData._read
 
-    def here(*args):
+    def here(*args, **kwargs):
         events.append("decide")
-        return real_here(*args)
+        return real_here(*args, **kwargs)
 
     def read(self):
         if self._on_private_read is not None:

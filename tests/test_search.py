@@ -13,6 +13,7 @@ import pytest
 from _modekw import with_mode
 from conftest import NOISE_SEED_WARNING, RowSpyClassifier, make_spy_scorer
 from sklearn.base import clone
+from sklearn.datasets import make_classification
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import accuracy_score
 from sklearn.model_selection import (
@@ -644,3 +645,45 @@ def test_n_jobs_and_backend_do_not_change_releases(cancer_split, method):
         # The releases are not constant: another noise seed moves the noisy
         # score (gp-ucb's score noise is so large that it is usually clipped).
         assert release(n_jobs=1, noise_random_state=1)[1] != sequential[1]
+
+
+@pytest.mark.parametrize("m", [5, 10])
+def test_small_validation_set_is_announced_before_the_read(m):
+    """Issue 19 (item 7): a 5-row validation set released 0.546 and a 10-row
+    set 1.0, silently. The Laplace scale Δ/ε₂ = 1/(m·0.5) is 40 % / 20 % of
+    accuracy's range: announced from m, ε and the bounds, before the read."""
+    X, y = make_classification(n_samples=100 + m, n_features=4, random_state=0)
+    acc = BudgetAccountant(epsilon=10.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UselessReleaseWarning)
+        with pytest.raises(UselessReleaseWarning, match=rf"m={m} rows"):
+            DPBayesSearchCV(
+                LogisticRegression(), {"C": [0.1, 1.0]}, accountant=acc
+            ).fit(X[:100], y[:100], X_val=X[100:], y_val=y[100:])
+    assert acc.history == ()
+
+
+def test_other_metric_release_is_announced_with_its_own_range():
+    """An extra metric's release (neg_log_loss, range [log 1e-3, 0]) is
+    checked with its own range and share of ε."""
+    X, y = make_classification(n_samples=115, n_features=4, random_state=0)
+    search = DPBayesSearchCV(
+        LogisticRegression(),
+        {"C": [0.1, 1.0]},
+        scoring={"accuracy": "accuracy", "ll": "neg_log_loss"},
+        refit="accuracy",
+    )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", UselessReleaseWarning)
+        search.fit(X[:100], y[:100], X_val=X[100:], y_val=y[100:])
+    texts = [str(w.message) for w in caught if w.category is UselessReleaseWarning]
+    assert any("'neg_log_loss" in t for t in texts), texts
+
+
+def test_no_announcement_for_a_usable_validation_set():
+    X, y = make_classification(n_samples=1100, n_features=4, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UselessReleaseWarning)
+        DPBayesSearchCV(LogisticRegression(), {"C": [0.1, 1.0]}).fit(
+            X[:100], y[:100], X_val=X[100:], y_val=y[100:]
+        )

@@ -39,7 +39,13 @@ from unittest import mock
 
 import numpy as np
 import pytest
-from _audit import ALPHA, epsilon_lower_bound, in_worker_processes, resolution
+from _audit import (
+    ALPHA,
+    epsilon_lower_bound,
+    in_worker_processes,
+    resolution,
+    treat_as_rowwise,
+)
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 
 from sklearn_dpbo import DPBayesSearchCV, PrivateSelection, make_dp_scorer
@@ -84,6 +90,11 @@ class LabelOracle(ClassifierMixin, _Oracle):
 class ValueOracle(RegressorMixin, _Oracle):
     def predict(self, X):
         return _column(X, self.k)
+
+
+# Batches for the oracles: same values as records scored alone (checked by
+# test_oracles_score_the_same_in_batches_and_alone), far cheaper.
+treat_as_rowwise(LabelOracle, ValueOracle)
 
 
 def _rows(best, worst, swapped_v, swapped_w, neighbour):
@@ -152,6 +163,31 @@ def run_fits(config: str, neighbour: bool, n: int) -> np.ndarray:
                 search.fit(X_TRAIN, y_train, X_val=X_val, y_val=y_val)
                 index[i] = search.best_index_
     return index
+
+
+@pytest.mark.parametrize("config", ["regression", "log-loss", "failing"])
+@pytest.mark.parametrize("neighbour", [False, True])
+def test_oracles_score_the_same_in_batches_and_alone(config, neighbour):
+    """The shortcut of ``treat_as_rowwise`` changes no value the audit sees."""
+    from sklearn_dpbo._records import RecordSchema
+    from sklearn_dpbo._scorers import quiet
+
+    X_val, y_val = validation_set(config, neighbour)
+    search = make_search(config)
+    scorer = search.scoring
+    scorer = scorer if isinstance(scorer, DPScorer) else make_dp_scorer(scorer)
+    y_train = Y_TRAIN.astype(float) if config == "regression" else Y_TRAIN
+    for k in range(K):
+        est = search.estimator.set_params(k=k).fit(X_TRAIN, y_train)
+        schema = RecordSchema.from_training(
+            X_TRAIN, y_train, classes=scorer.maps_labels(est)
+        )
+        records = schema.map(X_val, y_val)
+        batched = scorer.private_values(est, records)
+        alone = np.full(len(records), -np.inf)
+        with quiet():
+            scorer._fill_alone(est, records, alone)
+        np.testing.assert_array_equal(batched, scorer._clip(alone))
 
 
 def audit(idx_v, idx_w):
