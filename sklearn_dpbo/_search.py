@@ -1163,6 +1163,12 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         val_groups : array-like of shape (n_validation,), optional
             Public owner id of every validation record; required by (and
             only accepted with) ``method="federated-ldp"``, with ``X_val``.
+            The estimator remembers the owners it asked: a later ``fit``
+            that would ask one of them again raises before asking anyone,
+            unless ``accountant`` is the ledger that recorded every earlier
+            ask of them (it is then charged ε again; such an owner has lost
+            the sum). ``clone`` gives a new estimator that remembers
+            nothing (see ``docs/threat_model.md``).
         **fit_params : dict
             Passed to ``estimator.fit`` (sample-aligned ones are restricted to
             the rows being fitted).
