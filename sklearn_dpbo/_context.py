@@ -142,7 +142,7 @@ class SearchContext:
     data: SearchData
     parallel: Any  # a joblib.Parallel
     rng: Any  # noise source with randrange (private; never stored)
-    progress: Callable[[str], None]  # prints nothing private
+    progress: Any  # a _progress.ProgressPrinter: sealed at the first private read
 
     @property
     def mode(self) -> Any:

@@ -18,12 +18,26 @@ search:
 
 Guarantee: ε-LDP per owner, user-level (all of an owner's records
 together form the unit; any change to them moves her clipped score by at
-most b − a). Each owner is asked at most once — ``n_iter`` larger than
-the number of owners is refused, so nothing composes: every owner's
-guarantee is ε. Owners never asked contribute nothing. Everything the
-learner holds and the fit exposes (``cv_results_`` of the noisy reports,
-``best_params_`` = the learner's posterior-mean incumbent, ``best_score_``
-= its posterior mean there) is post-processing of the reports.
+most b − a). Each owner is asked at most once per fit — ``n_iter`` larger
+than the number of owners is refused, so nothing composes within a fit:
+every owner's guarantee is ε. Owners never asked contribute nothing.
+
+Across fits (issue 19, N6) the estimator remembers, by owner id, every
+owner it has asked and the accountant that recorded each ask
+(:class:`OwnersAsked`; the ids are public in this mode). A later fit
+that would ask one of them again is refused before any owner is asked
+and before anything is spent, unless the search's ``accountant`` is the
+one that recorded every earlier ask of those owners: that fit is then
+charged its ε like any other, and an owner asked by k fits has lost the
+sum of their ε (basic composition), which that accountant's total spent
+bounds. ``clone`` makes a new estimator that remembers nothing: asking
+the same owners through it is the user's explicit choice, and costs
+them its ε again, recorded nowhere unless an accountant is shared.
+
+Everything the learner holds and the fit exposes (``cv_results_`` of the
+noisy reports, ``best_params_`` = the learner's posterior-mean incumbent,
+``best_score_`` = its posterior mean there) is post-processing of the
+reports.
 """
 
 from __future__ import annotations
@@ -36,7 +50,7 @@ from ._evaluation import fit_and_score_private
 from ._ldp_bo import LDPBayesianOptimizer
 from ._ldp_client import LaplaceRandomizer, LDPReport
 
-__all__ = ["run_federated_ldp", "FEDERATED_ALGORITHM", "owner_order"]
+__all__ = ["run_federated_ldp", "FEDERATED_ALGORITHM", "OwnersAsked", "owner_order"]
 
 FEDERATED_ALGORITHM = "gp-ucb"
 """Learner of the mode, chosen by measurement (``benchmarks/bench_ldp.py``,
@@ -86,6 +100,81 @@ def check_groups(groups, n_validation: int, n_iter: int) -> None:
         )
 
 
+def _owner_key(owner):
+    """A dictionary key for an owner id (NaN ids are one owner, as np.unique)."""
+    if isinstance(owner, float) and owner != owner:
+        return ("nan",)
+    return owner
+
+
+class OwnersAsked:
+    """The owners an estimator has asked, by id, with who recorded each ask.
+
+    Kept on the search as ``_federated_owners_asked`` (private, not a
+    fitted attribute: ``fit`` does not clear it; ``clone`` does not copy
+    it; pickling keeps it, so a pickled and restored search still
+    remembers). Owner ids are public in ``"federated-ldp"`` (they are
+    ``cv_results_["owner"]``), so keeping them reveals nothing.
+    """
+
+    ATTRIBUTE = "_federated_owners_asked"
+
+    def __init__(self):
+        self._asks: dict = {}  # owner key -> [accountant or None, ...]
+
+    @classmethod
+    def of(cls, search) -> OwnersAsked:
+        """The search's record, created on first use."""
+        record = getattr(search, cls.ATTRIBUTE, None)
+        if record is None:
+            record = cls()
+            setattr(search, cls.ATTRIBUTE, record)
+        return record
+
+    def asked_before(self, owners) -> list:
+        """The owners among ``owners`` that an earlier fit asked."""
+        return [o for o in owners if _owner_key(o) in self._asks]
+
+    def check(self, owners, accountant, epsilon: float) -> int:
+        """Refuse asking an owner again unless ``accountant`` recorded her asks.
+
+        Returns the number of ``owners`` asked before (allowed: every
+        earlier ask of each was recorded by ``accountant``). Raises
+        ``ValueError`` before anything is read or spent otherwise.
+        """
+        again = self.asked_before(owners)
+        unrecorded = [
+            o
+            for o in again
+            if accountant is None
+            or any(a is not accountant for a in self._asks[_owner_key(o)])
+        ]
+        if unrecorded:
+            shown = ", ".join(repr(o) for o in unrecorded[:5])
+            more = f" and {len(unrecorded) - 5} more" if len(unrecorded) > 5 else ""
+            raise ValueError(
+                f"{len(unrecorded)} of the {len(owners)} owners this fit would "
+                f"ask ({shown}{more}) were already asked by an earlier fit of "
+                "this estimator, and no accountant passed to this fit recorded "
+                "those asks. Asking an owner again composes: her guarantee "
+                f"would become the sum of the fits' epsilons (here "
+                f"{epsilon:g} more). Nothing was asked or spent. Either pass, "
+                "as accountant=, the BudgetAccountant that recorded every "
+                "earlier fit that asked them (this fit then charges it "
+                f"epsilon={epsilon:g}, and its total spent bounds each owner's "
+                "loss); or use val_groups without the owners already asked; or, "
+                "as an explicit choice, a new estimator (clone(search)), which "
+                f"asks them again at a cost of epsilon={epsilon:g} each that "
+                "no ledger records unless you share an accountant."
+            )
+        return len(again)
+
+    def record(self, owners, accountant) -> None:
+        """Mark ``owners`` asked (before the first one is), with the recorder."""
+        for o in owners:
+            self._asks.setdefault(_owner_key(o), []).append(accountant)
+
+
 def _owner_report(ctx, params, rows, randomizer) -> LDPReport:
     """The owner's side: score on her records, clip, randomise.
 
@@ -109,6 +198,17 @@ def _owner_report(ctx, params, rows, randomizer) -> LDPReport:
     return randomizer._privatize(score, ctx.rng)
 
 
+def _again_text(n_again: int) -> str:
+    if n_again == 0:
+        return "none of them asked by an earlier fit of this estimator; "
+    return (
+        f"{n_again} of them asked by earlier fits of this estimator, all "
+        "recorded by this fit's accountant: each of those has lost the sum "
+        "of the epsilons of the fits that asked her (basic composition), "
+        "bounded by the accountant's total spent; "
+    )
+
+
 def run_federated_ldp(ctx: SearchContext) -> tuple[list[Release], int, dict]:
     """One ε-LDP report per asked owner; learner on the reports only."""
     search, mode, plan, data = ctx.search, ctx.mode, ctx.plan, ctx.data
@@ -117,6 +217,10 @@ def run_federated_ldp(ctx: SearchContext) -> tuple[list[Release], int, dict]:
     low, high = plan.scorer.bounds
     randomizer = LaplaceRandomizer((low, high), plan.epsilon)
     owners, rows = owner_order(data.groups, plan.seed)
+    asked = owners[:T].tolist()  # public: ids, public seed, n_iter
+    memory = OwnersAsked.of(search)
+    # Before any owner is asked and before anything is spent (fail-closed).
+    n_again = memory.check(asked, search.accountant, plan.epsilon)
     opt = LDPBayesianOptimizer(
         plan.candidates,
         randomizer,
@@ -126,11 +230,16 @@ def run_federated_ldp(ctx: SearchContext) -> tuple[list[Release], int, dict]:
         length_scale=mode.length_scale,
         random_state=plan.seed,
     )
+    # Announced before the first owner is asked: after it the printer
+    # prints nothing but "done" (a per-owner line's moment would time her
+    # scoring).
+    ctx.progress(f"asking {T} of {len(owners)} owners, one report each")
+    # Marked asked before the first one is (an interrupted fit counts).
+    memory.record(asked, search.accountant)
     for t in range(T):
         j = opt.ask_index()
         params = plan.candidates.params[j]
         opt.tell(j, _owner_report(ctx, params, rows[t], randomizer))
-        ctx.progress(f"owner {t + 1}/{T} reported")
     spec = randomizer.public_spec()
     release = Release(
         quantity="cv_results_",
@@ -144,8 +253,10 @@ def run_federated_ldp(ctx: SearchContext) -> tuple[list[Release], int, dict]:
         assumption=(
             "none; unit = one owner (all of her validation records); owner "
             "ids, hence each owner's number of records, are public; "
-            f"{T} distinct owners asked once each (no "
-            "composition: epsilon per owner); best_params_, best_score_ and "
+            f"{T} distinct owners asked once each in this fit (no "
+            "composition within it: epsilon per owner); "
+            + _again_text(n_again)
+            + "best_params_, best_score_ and "
             "cv_results_ are post-processing of the reports"
         ),
         reference=REFERENCE,

@@ -112,6 +112,9 @@ def run_gp_ucb(ctx: SearchContext) -> tuple[list[Release], int, dict]:
     # validation row is read.
     first = int(np.argmin(plan.tie_break))
     prefitted = {first: public_preflight(ctx, first)}
+    # The last line before the read: the BO's steps are private (no line
+    # per step; the printer prints nothing after the read but "done").
+    ctx.progress(f"Bayesian optimisation: {T} steps on the validation set")
 
     def evaluate(indices):
         # Every later candidate was chosen from validation scores and is
@@ -150,7 +153,6 @@ def run_gp_ucb(ctx: SearchContext) -> tuple[list[Release], int, dict]:
         length_scale=mode.length_scale,
         noise=mode.noise,
         batch_size=1 if mode.batch_size is None else mode.batch_size,
-        progress=lambda t, total: ctx.progress(f"iteration {t}/{total}"),
     )
     # Line 12.
     releases = [

@@ -349,6 +349,13 @@ def run_lipschitz(ctx: SearchContext) -> tuple[list[Release], int, dict]:
 
     # The whole public path, scored once on the validation set.
     ctx.progress(f"scoring the whole path of {len(candidates)} candidates")
+    if score_budget is not None:
+        # Announced before the read: after it the printer prints nothing
+        # but "done" (no line per BO step).
+        ctx.progress(
+            f"then Bayesian optimisation: {int(search.n_iter)} steps on the "
+            "path's validation scores"
+        )
     kept, scores, _ = score_public_candidates(ctx, np.arange(len(candidates)))
     # Candidates whose fit failed (public) get the range's low end.
     path = np.full(len(candidates), scorer.bounds[0], dtype=float)
@@ -377,7 +384,6 @@ def run_lipschitz(ctx: SearchContext) -> tuple[list[Release], int, dict]:
             length_scale=mode.length_scale,
             noise=mode.noise if mode.noise > 0 else 1e-6,
             acquisition=mode.acquisition,
-            progress=lambda t, total: ctx.progress(f"BO iteration {t}/{total}"),
         )
         f_bo = float(path[trace.indices].max())  # line 2
         releases.append(

@@ -144,7 +144,9 @@ def public_search(ctx: SearchContext) -> PublicSearch:
         kernel=mode.kernel,
         length_scale=mode.length_scale,
         noise=mode.noise if mode.noise > 0 else 1e-6,
-        on_candidate=lambda t: ctx.progress(f"public search iteration {t}/{n_iter}"),
+        on_candidate=lambda t: ctx.progress.step(
+            f"public search iteration {t}/{n_iter}"
+        ),
         finish=lambda shortlist: [fit_job(j) for j in shortlist],
     )
 

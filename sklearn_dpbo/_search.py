@@ -41,6 +41,7 @@ from ._lipschitz import check_assumption_2, run_lipschitz
 from ._modes import MODES, SearchMode, moved_parameter_hint, resolve_mode
 from ._noise_check import warn_useless_releases
 from ._private_selection import FITTED_KEY, run_private_selection
+from ._progress import ProgressPrinter
 from ._releases import release_best_score_selection
 from ._scorers import DPScorer, get_dp_scorer
 from ._splits import check_public_splitter, public_split
@@ -331,10 +332,21 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         Passed to :class:`joblib.Parallel`.
     verbose : int, default=0
         1: the plan (candidates, the (ε, δ) the fit spends: δ = 0 for the
-        pure ε-DP modes), the phases and the end; 2: also every step of
-        the Bayesian optimisation; 3 and more: elapsed time and budget on
-        every line. No score and no evaluated candidate is ever printed
-        (unlike ``GridSearchCV``'s ``verbose=3``).
+        pure ε-DP modes), the phases, the first read of the validation set
+        and the end; 2: also every step of the public search on the
+        training set (``"private-selection"`` with ``shortlist="bo"``);
+        3 and more: elapsed time and budget on every line printed before
+        the read. No score and no evaluated candidate is ever printed
+        (unlike ``GridSearchCV``'s ``verbose=3``). **Nothing measured after
+        the first read of the validation set is printed**: after the line
+        ``reading the validation set ...`` the only line is ``done``, with
+        no figure, when ``fit`` returns (no elapsed time, no count, no
+        per-step line: in ``"gp-ucb"`` the steps' durations, and even the
+        moments at which their lines appear, would spell out the privately
+        chosen candidates; a failing validation record costs extra
+        ``predict`` calls). Every figure printed is measured before the read
+        or is a public constant fixed before it (ε, δ, ``n_iter``, the
+        numbers of candidates and owners).
     error_score : "raise" or float, default="raise"
         What happens when fitting a *public* candidate on the public training
         set fails (public information, so scikit-learn's semantics apply):
@@ -1151,6 +1163,12 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         val_groups : array-like of shape (n_validation,), optional
             Public owner id of every validation record; required by (and
             only accepted with) ``method="federated-ldp"``, with ``X_val``.
+            The estimator remembers the owners it asked: a later ``fit``
+            that would ask one of them again raises before asking anyone,
+            unless ``accountant`` is the ledger that recorded every earlier
+            ask of them (it is then charged ε again; such an owner has lost
+            the sum). ``clone`` gives a new estimator that remembers
+            nothing (see ``docs/threat_model.md``).
         **fit_params : dict
             Passed to ``estimator.fit`` (sample-aligned ones are restricted to
             the rows being fitted).
@@ -1203,11 +1221,10 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         if m < 1 or n_train < 1:
             raise ValueError("The training and validation sets must be non-empty.")
         warn_useless_releases(self, plan, n_train, m)  # public: settings, n, m
-        start = time.perf_counter()
-        self._progress(
+        progress = ProgressPrinter(self.verbose, cost)
+        progress.plan(
             f"{len(plan.candidates)} candidates, method={plan.mode.method!r}; budget "
-            f"epsilon={cost[0]:g}, delta={cost[1]:g}",
-            None,
+            f"epsilon={cost[0]:g}, delta={cost[1]:g}"
         )
         charged = []
 
@@ -1215,6 +1232,9 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
             # Fail-closed point: the first read of the validation set by the
             # mode, before any validation row reaches an estimator or the
             # scorer and before any noise is drawn. Spent once, never refunded.
+            # From here on the printer prints no figure (and no line until
+            # the end): nothing measured after the read leaves fit.
+            progress.seal()
             if self.accountant is not None:
                 self.accountant.spend(
                     *cost, label=f"{type(self).__name__}(method={plan.mode.method!r})"
@@ -1241,7 +1261,7 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
                 data=data,
                 parallel=parallel,
                 rng=check_privacy_rng(self.noise_random_state),
-                progress=lambda message: self._progress(message, start, cost),
+                progress=progress,
             )
             releases, index, extra = _run_sealed(
                 lambda c: self._run_mode(run, c, other_scorers), ctx, charged
@@ -1272,7 +1292,7 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
             # budget stays spent: the releases were drawn).
             self._clear_fitted()
             raise
-        self._progress(f"done in {time.perf_counter() - start:.2f}s", start=None)
+        progress.done()
         return self
 
     # ------------------------------------------------------------------
@@ -1484,26 +1504,6 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         self.privacy_report_ = PrivacyReport(releases, plan.mode.method)
         for key, value in extra.items():
             setattr(self, key, value)
-
-    def _progress(self, message: str, start: float | None, cost=None) -> None:
-        """Print a public progress line if ``verbose`` asks for its level.
-
-        Level 1: the plan, the phases and the end; 2: also every step of
-        the Bayesian optimisation ("iteration" lines); 3 and more: also the
-        elapsed time and the budget spent on every line. Public only: the
-        step, the elapsed time and the (ε, δ) actually charged (δ = 0 for
-        the pure ε-DP modes). No score and no evaluated candidate.
-        """
-        level = 2 if "iteration" in message else 1
-        if self.verbose < level:
-            return
-        suffix = ""
-        if start is not None and cost is not None and (level == 2 or self.verbose > 2):
-            suffix = (
-                f" ({time.perf_counter() - start:.2f}s; budget "
-                f"epsilon={cost[0]:g}, delta={cost[1]:g})"
-            )
-        print(f"[DPBayesSearchCV] {message}{suffix}", flush=True)
 
 
 class PrivateComputationError(RuntimeError):

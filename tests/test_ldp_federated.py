@@ -15,13 +15,20 @@ import pickle
 import numpy as np
 import pytest
 from _leaks import Secrets, walk
+from sklearn.base import clone
 from sklearn.datasets import load_breast_cancer
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import train_test_split
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from sklearn_dpbo import BudgetAccountant, DPBayesSearchCV, PrivacyLeakWarning
+from sklearn_dpbo import (
+    BudgetAccountant,
+    BudgetError,
+    DPBayesSearchCV,
+    PrivacyLeakWarning,
+)
+from sklearn_dpbo import _federated as federated_module
 from sklearn_dpbo._federated import owner_order
 
 N_OWNERS, PER_OWNER, N_ITER = 30, 5, 12
@@ -188,3 +195,126 @@ def test_refusals_spend_nothing(data):
             X_tr, y_tr, X_val=X_va, y_val=y_va, val_groups=groups[:-1]
         )
     assert acc.spent == (0.0, 0.0)
+
+
+# ---------------------------------------------------------------------------
+# Issue 19, N6: asking the same owners in a second fit is refused or charged
+# ---------------------------------------------------------------------------
+def _fit_on(s, data, groups=None):
+    X_tr, y_tr, X_va, y_va, g = data
+    return s.fit(
+        X_tr, y_tr, X_val=X_va, y_val=y_va, val_groups=g if groups is None else groups
+    )
+
+
+@pytest.fixture
+def asks(monkeypatch):
+    """Counts the owners asked (calls of the owner's side)."""
+    calls = []
+    original = federated_module._owner_report
+
+    def counted(ctx, params, rows, randomizer):
+        calls.append(len(rows))
+        return original(ctx, params, rows, randomizer)
+
+    monkeypatch.setattr(federated_module, "_owner_report", counted)
+    return calls
+
+
+def test_second_fit_on_the_same_owners_refused_without_accountant(data, asks):
+    s = _fit_on(_search(noise_random_state=None), data)
+    assert len(asks) == N_ITER
+    with pytest.raises(ValueError, match="already asked by an earlier fit") as info:
+        _fit_on(s, data)
+    assert len(asks) == N_ITER  # refused before any owner was asked
+    message = str(info.value)
+    assert f"{N_ITER} of the {N_ITER} owners" in message
+    assert "Nothing was asked or spent" in message and "clone(search)" in message
+    # The refusal is public and stays: a third try is refused too.
+    with pytest.raises(ValueError, match="already asked"):
+        _fit_on(s, data)
+    assert len(asks) == N_ITER
+
+
+def test_second_fit_charged_to_the_accountant_that_recorded_the_first(data, asks):
+    acc = BudgetAccountant(epsilon=2.5)
+    s = _search(noise_random_state=None, accountant=acc)
+    first = _fit_on(s, data).privacy_report_.releases[0]["assumption"]
+    assert "none of them asked by an earlier fit" in first
+    second = _fit_on(s, data).privacy_report_.releases[0]["assumption"]
+    assert f"{N_ITER} of them asked by earlier fits" in second
+    assert "sum of the epsilons" in second
+    assert acc.spent == (2.0, 0.0)  # epsilon = 1 per fit, each owner 2 x 1
+    assert len(asks) == 2 * N_ITER
+    with pytest.raises(BudgetError):  # a third ask would exceed 2.5
+        _fit_on(s, data)
+    assert acc.spent == (2.0, 0.0) and len(asks) == 2 * N_ITER
+
+
+def test_an_accountant_that_did_not_record_the_first_fit_is_refused(data, asks):
+    s = _fit_on(_search(noise_random_state=None), data)  # no accountant
+    acc = BudgetAccountant(epsilon=10.0)
+    s.set_params(accountant=acc)
+    with pytest.raises(ValueError, match="already asked"):
+        _fit_on(s, data)
+    assert acc.spent == (0.0, 0.0) and len(asks) == N_ITER
+    # Recorded by one accountant, then another one: refused too.
+    acc1, acc2 = BudgetAccountant(epsilon=10.0), BudgetAccountant(epsilon=10.0)
+    t = _fit_on(_search(noise_random_state=None, accountant=acc1), data)
+    t.set_params(accountant=acc2)
+    with pytest.raises(ValueError, match="already asked"):
+        _fit_on(t, data)
+    assert acc1.spent == (1.0, 0.0) and acc2.spent == (0.0, 0.0)
+
+
+def test_any_overlap_is_refused(data, asks):
+    _, _, _, _, groups = data
+    s = _fit_on(_search(noise_random_state=None), data)
+    first = set(s.cv_results_["owner"].tolist())
+    s.set_params(random_state=1)  # another public order of the same owners
+    order, _ = owner_order(groups, s._check_settings().seed)
+    again = first & set(order[:N_ITER].tolist())
+    assert 0 < len(again) < N_ITER  # a partial overlap
+    with pytest.raises(ValueError, match=f"{len(again)} of the {N_ITER} owners"):
+        _fit_on(s, data)
+    assert len(asks) == N_ITER
+
+
+def test_new_owners_and_clone_are_explicit_choices(data, asks):
+    _, _, _, _, groups = data
+    s = _fit_on(_search(noise_random_state=None), data)
+    # Other owner ids: nobody asked before, allowed.
+    _fit_on(s, data, groups=groups + 1000)
+    assert len(asks) == 2 * N_ITER
+    # A clone is a new estimator (scikit-learn semantics): it remembers
+    # nothing, so asking the same owners through it is the user's choice
+    # (their guarantee becomes 2 epsilon; the docs say so).
+    _fit_on(clone(s), data)
+    assert len(asks) == 3 * N_ITER
+    # The estimator itself still refuses both sets of owners.
+    for g in (groups, groups + 1000):
+        with pytest.raises(ValueError, match="already asked"):
+            _fit_on(s, data, groups=g)
+    assert len(asks) == 3 * N_ITER
+
+
+def test_pickled_search_remembers_the_owners(data, asks):
+    s = _fit_on(_search(noise_random_state=None), data)
+    restored = pickle.loads(pickle.dumps(s))
+    with pytest.raises(ValueError, match="already asked"):
+        _fit_on(restored, data)
+    assert len(asks) == N_ITER
+
+
+def test_an_interrupted_fit_counts_its_owners_as_asked(data, monkeypatch):
+    def interrupted(ctx, params, rows, randomizer):
+        _ = ctx.data.X_val  # the owner's records are read
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(federated_module, "_owner_report", interrupted)
+    s = _search(noise_random_state=None)
+    with pytest.raises(KeyboardInterrupt):
+        _fit_on(s, data)
+    monkeypatch.undo()
+    with pytest.raises(ValueError, match=f"{N_ITER} of the {N_ITER} owners"):
+        _fit_on(s, data)

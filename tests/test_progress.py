@@ -1,4 +1,5 @@
-"""verbose progress lines: iteration, elapsed time and budget, nothing private."""
+"""verbose progress lines: public steps, elapsed time and budget before the
+private read; nothing measured after it (issue 19, N4: tests/test_verbose_sealed.py)."""
 
 from __future__ import annotations
 
@@ -37,31 +38,42 @@ def _fit_lines(method, verbose, capsys):
 
 # The delta actually spent: none in the pure epsilon-DP mode.
 SPENT_DELTA = {"private-selection": "0", "gp-ucb": "1e-06"}
+DONE = "[DPBayesSearchCV] done"
 
 
 @pytest.mark.parametrize("method", ["private-selection", "gp-ucb"])
-def test_verbose_prints_iteration_time_and_budget(method, capsys):
+def test_verbose_prints_public_steps_time_and_budget(method, capsys):
+    """Steps of the public search (before the read) carry time and budget;
+    after the read line there is only "done", with no figure (issue 19, N4)."""
     delta = SPENT_DELTA[method]
     lines = _fit_lines(method, 2, capsys)
     steps = [ln for ln in lines if re.search(r"iteration \d+/3 ", ln)]
-    assert len(steps) == 3
+    # gp-ucb's steps are private: no line per step (announced before the read).
+    assert len(steps) == (3 if method == "private-selection" else 0)
     for ln in steps:
         assert re.search(rf"\(\d+\.\d+s; budget epsilon=0\.7, delta={delta}\)$", ln), ln
     assert f"budget epsilon=0.7, delta={delta}" in lines[0]
-    assert lines[-1].startswith("[DPBayesSearchCV] done in ")
+    if method == "gp-ucb":
+        assert "Bayesian optimisation: 3 steps on the validation set" in lines[1]
+    assert lines[-2].startswith("[DPBayesSearchCV] reading the validation set")
+    assert lines[-1] == DONE
     # No number other than the step, the elapsed time and the budget.
     for ln in lines:
-        rest = re.sub(rf"\d+\.\d+s|epsilon=0\.7|delta={delta}|\d+/3", "", ln)
-        assert not re.search(r"\d\.\d", rest), ln
+        public = rf"\d+\.\d+s|epsilon=0\.7|delta={delta}|\d+/3|3 steps|16 candidates"
+        rest = re.sub(public + r"|scoring \d+ shortlisted", "", ln)
+        assert not re.search(r"\d", rest), ln
 
 
 @pytest.mark.parametrize("method", ["private-selection", "gp-ucb"])
 def test_verbose_levels_differ(method, capsys):
-    """1: plan, phases, end; 2: also every BO step; 3: timings on every line."""
+    """1: plan, phases, read, end; 2: also every public search step;
+    3: timings on every line before the read (never after it)."""
     one, two, three = (_fit_lines(method, v, capsys) for v in (1, 2, 3))
     assert not any("iteration" in ln for ln in one)
-    assert len(two) == len(one) + 3 and len(three) == len(two)
+    n_public_steps = 3 if method == "private-selection" else 0
+    assert len(two) == len(one) + n_public_steps and len(three) == len(two)
     timed = re.compile(r"\(\d+\.\d+s; budget")
     assert not any(timed.search(ln) for ln in one)
-    middle = [ln for ln in three[1:-1]]
+    middle = [ln for ln in three[1:-1]]  # the plan line and "done": no time
     assert middle and all(timed.search(ln) for ln in middle)
+    assert one[-1] == two[-1] == three[-1] == DONE

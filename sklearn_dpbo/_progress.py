@@ -1,0 +1,107 @@
+"""The search's verbose lines, sealed at the first read of the validation set.
+
+Before the validation set is read, everything the search does is public
+work (the plan, the public search on the training set, public fits and
+checks), so a line may carry figures measured then: the step, the elapsed
+time. From the first private read on, any figure measured (an elapsed
+time, a count of anything that happened) could describe validation data:
+in ``"gp-ucb"`` the per-step durations spell out the privately chosen
+candidates, and a failing record's bisection costs extra ``predict``
+calls. The moment a line appears is a measurement too (a terminal or a
+log collector time-stamps it), so after the read the printer prints no
+line until the fit ends.
+
+This holds by construction, not by each call site's care:
+:meth:`ProgressPrinter.seal` is called by the private-read hook
+(:class:`~._context.SearchData` calls it before it hands out ``X_val`` or
+``y_val``), and a sealed printer ignores every message passed to it. The
+only line it prints afterwards is the fixed text ``"done"`` when ``fit``
+returns, whose moment is the end of ``fit``. Every figure printed is
+measured before the read or is a public constant fixed before it (ε, δ of
+the plan, ``n_iter``, numbers of candidates and owners).
+"""
+
+from __future__ import annotations
+
+import time
+
+__all__ = ["ProgressPrinter"]
+
+PREFIX = "[DPBayesSearchCV]"
+
+READ_LINE = "reading the validation set (from here on: no line until done, no figure)"
+"""Printed (level 1) at the first private read."""
+
+DONE_LINE = "done"
+"""The one line printed after the read, when ``fit`` returns."""
+
+
+class ProgressPrinter:
+    """Verbose lines of one ``fit``: figures before the private read, none after.
+
+    Parameters
+    ----------
+    verbose : int
+        ``DPBayesSearchCV.verbose``. 1: the plan, the phases, the read and
+        the end; 2: also every step of the public search (before the read);
+        3 and more: also the elapsed time and the budget on every line
+        printed before the read.
+    budget : tuple of float
+        The (ε, δ) the fit spends, fixed before any data is read.
+    """
+
+    def __init__(self, verbose: int, budget: tuple[float, float]):
+        self._verbose = int(verbose)
+        self._budget = f"budget epsilon={budget[0]:g}, delta={budget[1]:g}"
+        self._start = time.perf_counter()
+        self._sealed = False
+
+    @property
+    def sealed(self) -> bool:
+        """Whether the validation set has been read (no figure from then on)."""
+        return self._sealed
+
+    def plan(self, message: str) -> None:
+        """The first line (level 1), before anything is measured: no suffix."""
+        if not self._sealed and self._verbose >= 1:
+            self._print(message)
+
+    def __call__(self, message: str) -> None:
+        """A phase line (level 1). Ignored once sealed."""
+        self._line(message, level=1)
+
+    def step(self, message: str) -> None:
+        """A step line (level 2: a public search step). Ignored once sealed."""
+        self._line(message, level=2)
+
+    def seal(self) -> None:
+        """The first private read: from now on no message is printed.
+
+        The elapsed time on the read line (level 3) is measured here, before
+        the validation set is handed out.
+        """
+        if self._sealed:
+            return
+        elapsed = time.perf_counter() - self._start
+        self._sealed = True
+        if self._verbose >= 1:
+            timed = f" ({elapsed:.2f}s; {self._budget})" if self._verbose > 2 else ""
+            self._print(f"{READ_LINE}{timed}")
+
+    def done(self) -> None:
+        """The end of ``fit``: a fixed line, with no figure."""
+        if self._verbose >= 1:
+            self._print(DONE_LINE)
+
+    def _line(self, message: str, level: int) -> None:
+        if self._sealed or self._verbose < level:
+            return
+        suffix = ""
+        if level == 2 or self._verbose > 2:
+            elapsed = time.perf_counter() - self._start
+            suffix = f" ({elapsed:.2f}s; {self._budget})"
+        self._print(f"{message}{suffix}")
+
+    @staticmethod
+    def _print(text: str) -> None:
+        print(f"{PREFIX} {text}", flush=True)
