@@ -8,7 +8,6 @@ import numbers
 import pickle
 import re
 import sys
-import time
 import warnings
 from dataclasses import replace
 
@@ -408,7 +407,10 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         was scored, pickled before the validation set was read and
         restored (no second fit); the other modes refit.
     refit_time_ : float
-        Seconds of that fit on the training set.
+        Seconds of that fit on the training set when it was measured before
+        the validation set was read (``"private-selection"``'s restored
+        fit); NaN after a refit, which runs after the read: no number
+        measured after the first private read leaves ``fit``.
     scorer_ : DPScorer
     candidate_params_ : list of dict
         The public candidate set Λ.
@@ -1277,7 +1279,8 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
                 snapshot, self.refit_time_ = selected_fit
                 self.best_estimator_ = pickle.loads(snapshot)
             elif self.refit:
-                refit_start = time.perf_counter()
+                # No number measured after the validation read leaves fit
+                # (issue 19): this refit's duration is not kept.
                 est = clone(self.estimator).set_params(
                     **clone(self.best_params_, safe=False)
                 )
@@ -1286,7 +1289,7 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
                 else:
                     est.fit(X_tr, y_tr, **fit_params)
                 self.best_estimator_ = est
-                self.refit_time_ = time.perf_counter() - refit_start
+                self.refit_time_ = float("nan")
         except BaseException:
             # A failed or interrupted fit leaves no fitted attribute (the
             # budget stays spent: the releases were drawn).

@@ -308,7 +308,7 @@ def test_public_attributes_do_not_depend_on_validation_set(
 
     assert out_a == out_b
     assert vars(a).keys() == vars(b).keys()
-    for key in vars(a).keys() - RELEASED - {"refit_time_"}:
+    for key in vars(a).keys() - RELEASED - {"refit_time_"}:  # pre-read timing
         va, vb = getattr(a, key), getattr(b, key)
         if key == "privacy_report_":
             assert va.to_dict() == vb.to_dict()
