@@ -34,9 +34,8 @@ import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.base import clone
 from sklearn.exceptions import FitFailedWarning
-from sklearn.utils import _safe_indexing
-from sklearn.utils.validation import _num_samples
 
+from ._compat import _num_samples, _safe_indexing
 from ._scorers import quiet, rows_scored_by_check
 
 __all__ = [

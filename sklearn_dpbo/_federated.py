@@ -29,9 +29,9 @@ learner holds and the fit exposes (``cv_results_`` of the noisy reports,
 from __future__ import annotations
 
 import numpy as np
-from sklearn.utils import _safe_indexing
 
 from ._accounting import Release
+from ._compat import _safe_indexing
 from ._context import SearchContext
 from ._evaluation import fit_and_score_private
 from ._ldp_bo import LDPBayesianOptimizer
