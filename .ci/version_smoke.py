@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -53,12 +54,11 @@ SMOKE_TESTS = [
 ]
 
 VERSIONS = (
-    "import sklearn_dpbo, sklearn, numpy, scipy, joblib, sys\n"
-    "print('sklearn_dpbo from', sklearn_dpbo.__file__)\n"
-    "print('python', sys.version.split()[0], '| scikit-learn', sklearn.__version__,"
-    " '| numpy', numpy.__version__, '| scipy', scipy.__version__,"
-    " '| joblib', joblib.__version__)\n"
-    "assert sklearn_dpbo.__file__.startswith(sys.prefix), 'not the installed copy'\n"
+    "import sys, sklearn_dpbo, sklearn, numpy, scipy, joblib; "
+    "print('python', sys.version.split()[0], '| scikit-learn', sklearn.__version__, "
+    "'| numpy', numpy.__version__, '| scipy', scipy.__version__, "
+    "'| joblib', joblib.__version__, '| sklearn_dpbo from', sklearn_dpbo.__file__); "
+    "assert sklearn_dpbo.__file__.startswith(sys.prefix), 'not the installed copy'"
 )
 
 
@@ -83,8 +83,10 @@ def lower_bounds() -> list[str]:
 
 
 def run(cmd: list[str], cwd: Path | None = None) -> None:
-    print("+", " ".join(cmd), flush=True)
+    print("+", shlex.join(cmd), flush=True)
+    start = time.perf_counter()
     subprocess.run(cmd, cwd=cwd, check=True)
+    print(f"  ({time.perf_counter() - start:.0f} s)", flush=True)
 
 
 def lane(name: str, requirements: list[str], base: Path, tests_copy: Path) -> float:
@@ -102,7 +104,8 @@ def lane(name: str, requirements: list[str], base: Path, tests_copy: Path) -> fl
     run([python, "-c", VERSIONS], cwd=tests_copy)
     run([python, "-m", "sklearn_dpbo.demo"], cwd=tests_copy)
     run(
-        [python, "-m", "pytest", "-q", "-m", "not slow", "-p", "no:cacheprovider"]
+        [python, "-m", "pytest", "-q", "-m", "not slow", "--disable-warnings"]
+        + ["-p", "no:cacheprovider"]
         + SMOKE_TESTS,
         cwd=tests_copy,
     )
