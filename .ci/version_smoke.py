@@ -145,7 +145,9 @@ def main() -> int:
         if args.keep:
             print(f"venvs kept in {base}")
         else:
+            start = time.perf_counter()
             shutil.rmtree(base, ignore_errors=True)
+            print(f"removed {base} ({time.perf_counter() - start:.0f} s)")
     return 0
 
 
