@@ -128,7 +128,7 @@ class SearchData:
 
     @property
     def n_validation(self) -> int:
-        from sklearn.utils.validation import _num_samples
+        from ._compat import _num_samples
 
         return int(_num_samples(self._X_val))
 

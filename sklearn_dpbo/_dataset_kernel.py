@@ -37,8 +37,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.base import clone
-from sklearn.utils.validation import _num_samples
 
+from ._compat import _num_samples
 from ._gp import _JITTER, kernel_matrix
 from ._validation import public_rng
 

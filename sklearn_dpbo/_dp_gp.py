@@ -15,11 +15,11 @@ import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin, clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.gaussian_process.kernels import RBF, Kernel
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._accountant import BudgetAccountant
 from ._accounting import PrivacyReport, Release
+from ._compat import Interval, StrOptions
 from ._dp_gp_release import plan_release
 from ._dp_gp_selection import (
     PrivateGridSelection,

@@ -34,9 +34,8 @@ import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.base import clone
 from sklearn.exceptions import FitFailedWarning
-from sklearn.utils import _safe_indexing
-from sklearn.utils.validation import _num_samples
 
+from ._compat import _num_samples, _safe_indexing
 from ._rowwise import is_rowwise
 from ._scorers import PUBLIC_ROWS, SINGLE_ROWS, quiet, rows_scored_by_check
 

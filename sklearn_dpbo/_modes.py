@@ -25,12 +25,8 @@ from __future__ import annotations
 import numbers
 
 from sklearn.base import BaseEstimator, clone
-from sklearn.utils._param_validation import (
-    Interval,
-    StrOptions,
-    validate_parameter_constraints,
-)
 
+from ._compat import Interval, StrOptions, validate_parameter_constraints
 from ._gp import KERNELS
 
 __all__ = [

@@ -23,12 +23,11 @@ from dataclasses import replace
 import numpy as np
 from sklearn.base import is_classifier
 from sklearn.model_selection import KFold, StratifiedKFold, check_cv
-from sklearn.utils.metaestimators import _safe_split
 from sklearn.utils.multiclass import type_of_target
-from sklearn.utils.validation import _num_samples
 
 from ._accounting import Release, split_budget
 from ._acquisition import ucb_beta
+from ._compat import _num_samples, _safe_split
 from ._context import SearchContext
 from ._cv_results import public_cv_results
 from ._evaluation import (

@@ -35,8 +35,8 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 import numpy as np
-from sklearn.utils import _safe_indexing
-from sklearn.utils.validation import _num_samples
+
+from ._compat import _num_samples, _safe_indexing
 
 __all__ = ["RecordSchema", "Records"]
 

@@ -49,8 +49,9 @@ from contextlib import contextmanager
 from typing import Any, Callable, Optional, Union
 
 import numpy as np
-from sklearn.utils import _safe_indexing, check_random_state
-from sklearn.utils.validation import _num_samples
+from sklearn.utils import check_random_state
+
+from ._compat import _num_samples, _safe_indexing
 
 __all__ = [
     "BATCH_ROWS",

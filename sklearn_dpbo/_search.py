@@ -17,21 +17,26 @@ from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
 from sklearn.exceptions import NotFittedError
 from sklearn.model_selection import PredefinedSplit
 from sklearn.utils import get_tags
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
-from sklearn.utils._repr_html.estimator import _VisualBlock
 from sklearn.utils.metadata_routing import (
     MetadataRouter,
     MethodMapping,
-    _routing_enabled,
     get_routing_for_object,
     process_routing,
 )
-from sklearn.utils.metaestimators import _safe_split
-from sklearn.utils.validation import _num_samples, check_is_fitted, indexable
+from sklearn.utils.validation import check_is_fitted, indexable
 
 from ._accountant import BudgetAccountant
 from ._accounting import PrivacyReport, Release, split_budget
 from ._candidates import CandidateSet
+from ._compat import (
+    HasMethods,
+    Interval,
+    StrOptions,
+    _num_samples,
+    _routing_enabled,
+    _safe_split,
+    _VisualBlock,
+)
 from ._context import SearchContext, SearchData, SearchPlan
 from ._evaluation import fit_on_training, index_fit_params, score_private
 from ._federated import run_federated_ldp

@@ -338,6 +338,8 @@ def test_a_stream_whose_first_tasks_are_refused_leaves_no_live_feed():
         def submit(self, func, callback=None):
             raise RuntimeError("refused on purpose")
 
+        apply_async = submit  # joblib < 1.5 calls apply_async
+
     jobs = [Job(_plus_one_squared, (i,)) for i in range(4)]
     with joblib.parallel_config(backend=Refusing()):
         with pytest.raises(RuntimeError, match="refused on purpose") as info:
