@@ -543,6 +543,48 @@ def test_report_states_the_mapping_of_odd_outputs():
     assert "midpoint of y_bounds" in assumption
 
 
+class _SpyOutput:
+    """A private output that notes how many warnings were seen when read."""
+
+    def __init__(self, value, seen, reads):
+        self.value, self.seen, self.reads = value, seen, reads
+
+    def __float__(self):
+        self.reads.append(len(self.seen))
+        return float(self.value)
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {"paper_faithful": True, "epsilon": 20.0},  # Hall's multiplier warning
+        # Noise-free public outputs: scikit-learn warns that the fitted noise
+        # level is at its lower bound (a figure, but of public data).
+        {
+            "hyperparameter_selection": PublicDataSelection(
+                np.linspace(0, 10, 30)[:, None], np.sin(np.linspace(0, 10, 30))
+            )
+        },
+    ],
+    ids=["hall", "public-selection"],
+)
+def test_every_warning_precedes_the_first_read_of_the_outputs(kw, capsys):
+    """Issue 19, item 4 for DP GP: nothing is printed, and every warning
+    (all of them public) is emitted before the first private output is read,
+    so none can carry a figure measured after the read (main read y before
+    the public planning that warns)."""
+    X, y = _data()
+    capsys.readouterr()
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        reads: list[int] = []
+        y_spy = [_SpyOutput(v, seen, reads) for v in y]
+        _est(noise_random_state=3, **kw).fit(X, y_spy)
+    assert len(seen) >= 2  # the noise-seed warning and the configuration's
+    assert reads and set(reads) == {len(seen)}  # no warning after the first read
+    assert capsys.readouterr() == ("", "")
+
+
 @pytest.mark.parametrize(
     "y, error",
     [
