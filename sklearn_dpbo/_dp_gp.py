@@ -241,8 +241,10 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
     What is post-processing: ``predict`` returns the released value at a
     query input (exact row match) and, elsewhere, the kernel interpolation
     k(x, X_*) (K_** + τI)⁻¹ ỹ_* of the released vector; ``return_std`` /
-    ``return_cov`` are the GP posterior's (data-independent, released as
-    is); ``sample_y`` draws from N(predict, posterior covariance) with
+    ``return_cov`` are the released function's uncertainty: the GP
+    posterior covariance plus the release noise carried through the same
+    map (at a query input j, posterior variance + ``noise_std_[j]²``; both
+    public); ``sample_y`` draws from N(predict, that covariance) with
     public randomness. None of them reads the private outputs again.
     Each ``fit`` is a new release and spends its budget again.
 
@@ -688,6 +690,8 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
         from scipy.linalg import cho_solve
 
         self._interp = cho_solve((Lq, True), released_n, check_finite=False)
+        self._Lq = Lq
+        self._noise_cov_n = plan.noise_covariance()
         self._rows = {
             row.tobytes(): i for i, row in enumerate(np.ascontiguousarray(Xq))
         }
@@ -696,8 +700,11 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
     # ------------------------------------------------------------------
     # Post-processing
     # ------------------------------------------------------------------
+    def _query_index(self, X):
+        return np.array([self._rows.get(row.tobytes(), -1) for row in X], dtype=int)
+
     def _mean_n(self, X):
-        idx = np.array([self._rows.get(row.tobytes(), -1) for row in X], dtype=int)
+        idx = self._query_index(X)
         out = np.empty(X.shape[0])
         hit = idx >= 0
         out[hit] = self._released_n[idx[hit]]
@@ -705,12 +712,43 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
             out[~hit] = self.kernel_(X[~hit], self.query_points_) @ self._interp
         return out
 
+    def _release_weights(self, X):
+        """A (n × n_query) with released function at X = A ỹ_* (normalised units).
+
+        Row i is e_j when X[i] is query input j, else
+        (K_** + τI)⁻¹ k(X_*, x_i): the same map ``predict`` applies.
+        """
+        from scipy.linalg import cho_solve
+
+        idx = self._query_index(X)
+        A = np.zeros((X.shape[0], self.query_points_.shape[0]))
+        hit = idx >= 0
+        A[np.flatnonzero(hit), idx[hit]] = 1.0
+        if np.any(~hit):
+            Kq = self.kernel_(self.query_points_, X[~hit])
+            A[~hit] = cho_solve((self._Lq, True), Kq, check_finite=False).T
+        return A
+
     def predict(self, X, return_std=False, return_cov=False):
         """Post-processing of the release (no privacy cost).
 
-        The released value at a query input; elsewhere the kernel
-        interpolation of the released vector. ``return_std`` /
-        ``return_cov``: the GP posterior's (non-private, data-independent).
+        The mean is the released value at a query input and, elsewhere, the
+        kernel interpolation of the released vector: f̃(x) = a(x)ᵀ ỹ_* with
+        a(x) = e_j at query input j, else (K_** + τI)⁻¹ k(X_*, x).
+
+        ``return_std`` / ``return_cov`` are the uncertainty of that
+        *released* function about the latent function f, not the
+        non-private posterior's: with Σ_* the GP posterior covariance and
+        Σ_n = ``noise_cov_`` the covariance of the release noise,
+
+            cov = Σ_*(X) + A(X) Σ_n A(X)ᵀ,   std² = diag(cov),
+
+        i.e. at a query input j the posterior variance plus
+        ``noise_std_[j]²``. Both terms are public (functions of X, the query
+        inputs, the hyper-parameters and the budget). Off the query inputs
+        the interpolation error of the posterior mean itself (a(x)ᵀ μ_* vs
+        μ(x), a bias, not a variance) is not included; it is small where
+        the query inputs are dense compared with the length-scale.
         """
         check_is_fitted(self, "released_mean_")
         if return_std and return_cov:
@@ -720,13 +758,20 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
         X = np.ascontiguousarray(validate_data(self, X, reset=False, dtype=float))
         mean = self._offset + self._scale * self._mean_n(X)
         if return_std:
-            return mean, self._scale * np.sqrt(self._post.variance(X))
+            A = self._release_weights(X)
+            noise_var = np.maximum(np.sum((A @ self._noise_cov_n) * A, axis=1), 0.0)
+            return mean, self._scale * np.sqrt(self._post.variance(X) + noise_var)
         if return_cov:
-            return mean, self._scale**2 * self._post.covariance(X)
+            A = self._release_weights(X)
+            cov = self._post.covariance(X) + A @ self._noise_cov_n @ A.T
+            return mean, self._scale**2 * cov
         return mean
 
     def sample_y(self, X, n_samples=1, random_state=0):
-        """Draws from N(predict(X), posterior covariance), public randomness.
+        """Draws from N(predict(X), cov), ``cov`` of ``predict(return_cov=True)``.
+
+        The covariance is the released function's (posterior plus release
+        noise); the randomness is public (``random_state``).
 
         Returns an array of shape (n_query, n_samples).
         """

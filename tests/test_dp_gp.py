@@ -155,10 +155,13 @@ def test_release_and_report(method):
     assert rel["noise_scale"] == pytest.approx(expected, rel=1e-12)
     assert np.all(est.noise_std_ >= 0) and est.noise_cov_.shape == (15, 15)
     np.testing.assert_allclose(np.sqrt(np.diag(est.noise_cov_)), est.noise_std_)
-    # return_std is the GP posterior's, scaled to output units.
+    # return_std is the released function's: posterior variance plus the
+    # release noise variance at each query input (output units).
     post = ExactPosterior(RBF(1.5), X, 0.2)
     _, std = est.predict(Xq, return_std=True)
-    np.testing.assert_allclose(std, scale * np.sqrt(post.variance(Xq)))
+    np.testing.assert_allclose(
+        std, np.sqrt(scale**2 * post.variance(Xq) + est.noise_std_**2)
+    )
     if method == "standard":
         d_n = d / scale
         exact = d_n * post.rkhs_factors().max() * scale
@@ -182,6 +185,49 @@ def test_predict_off_query_points_interpolates_the_release():
     samples = est.sample_y(x_new, n_samples=4, random_state=0)
     assert samples.shape == (2, 4)
     np.testing.assert_array_equal(samples, est.sample_y(x_new, 4, random_state=0))
+
+
+@pytest.mark.parametrize("method", ["cloaking", "standard"])
+def test_return_std_and_cov_are_the_released_functions(method):
+    """Issue 24, item 4: return_std / return_cov describe the released
+    function, computed here by hand: scikit-learn's posterior variance
+    (latent f) plus the release noise carried through the interpolation,
+    a(x)ᵀ noise_cov_ a(x), with a(x) = e_j at query input j and
+    K_**⁻¹ k(X_*, x) elsewhere. Main returned the posterior's alone, far
+    below the release's error."""
+    from sklearn.gaussian_process import GaussianProcessRegressor
+
+    X, y = _data()
+    y_bounds = (-3.0, 5.0)  # scale 2, offset 1: the units matter
+    scale, offset = 2.0, 1.0
+    est = _est(method=method, y_bounds=y_bounds).fit(X, y)
+    Xq = est.query_points_
+    x_new = np.array([[2.345], [7.5], [12.0]])
+    Xt = np.vstack([Xq[[0, 4, 9]], x_new])
+    gpr = GaussianProcessRegressor(RBF(1.5), alpha=0.2, optimizer=None)
+    gpr.fit(X, (np.clip(y, *y_bounds) - offset) / scale)
+    _, post_std = gpr.predict(Xt, return_std=True)
+    _, post_cov = gpr.predict(Xt, return_cov=True)
+    A = np.zeros((6, Xq.shape[0]))
+    A[[0, 1, 2], [0, 4, 9]] = 1.0
+    A[3:] = np.linalg.solve(RBF(1.5)(Xq), RBF(1.5)(Xq, x_new)).T
+    noise_var = np.einsum("ij,jk,ik->i", A, est.noise_cov_, A)
+    expected_std = np.sqrt(scale**2 * post_std**2 + noise_var)
+    mean, std = est.predict(Xt, return_std=True)
+    np.testing.assert_allclose(std, expected_std, rtol=1e-5)
+    # At the query inputs: posterior variance + noise_std_², exactly.
+    np.testing.assert_allclose(
+        std[:3] ** 2,
+        scale**2 * post_std[:3] ** 2 + est.noise_std_[[0, 4, 9]] ** 2,
+        rtol=1e-9,
+    )
+    assert np.all(std[:3] > est.noise_std_[[0, 4, 9]])  # the noise is in it
+    _, cov = est.predict(Xt, return_cov=True)
+    np.testing.assert_allclose(
+        cov, scale**2 * post_cov + A @ est.noise_cov_ @ A.T, rtol=1e-5, atol=1e-9
+    )
+    np.testing.assert_allclose(np.sqrt(np.diag(cov)), std, rtol=1e-6)
+    np.testing.assert_allclose(mean, est.predict(Xt))
 
 
 def test_default_query_points_are_distinct_training_inputs():
