@@ -112,7 +112,8 @@ def _check_output_container(y, n: int):
     if isinstance(y, (list, tuple)):
         records = list(y)
     elif isinstance(y, np.ndarray) or hasattr(y, "__array__"):
-        arr = np.asarray(y)
+        with quiet():  # a container's own conversion (pandas NA...) shows nothing
+            arr = np.asarray(y)
         if arr.ndim == 2 and arr.shape[1] == 1:
             warnings.warn(
                 "A column-vector y was passed when a 1d array was expected. "

@@ -581,6 +581,20 @@ def test_non_finite_or_non_numeric_output_vs_a_finite_one(odd, method, capsys):
     )
 
 
+@pytest.mark.parametrize("dtype", ["Float64", "object", "string"])
+def test_pandas_missing_output_is_the_midpoint(dtype, capsys):
+    """A pandas Series with one missing output (pd.NA / None): the fit of the
+    midpoint there, bit for bit, with nothing raised, warned or printed."""
+    pd = pytest.importorskip("pandas")
+    X, y = _data()
+    values = [str(v) if dtype == "string" else float(v) for v in y]
+    values[J] = None
+    a, seen_a = _observe(X, pd.Series(values, dtype=dtype), capsys)
+    b, seen_b = _observe(X, _with_record(y, 0.0, "float array"), capsys)
+    assert seen_a == seen_b and seen_a["raised"] is None
+    np.testing.assert_array_equal(a.released_mean_, b.released_mean_)
+
+
 def test_report_states_the_mapping_of_odd_outputs():
     X, y = _data()
     est = _est().fit(X, y)
