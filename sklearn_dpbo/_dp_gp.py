@@ -10,10 +10,12 @@ from __future__ import annotations
 import math
 import numbers
 import warnings
+from collections import Counter
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, RegressorMixin, clone
-from sklearn.exceptions import ConvergenceWarning
+from sklearn.exceptions import ConvergenceWarning, DataConversionWarning
 from sklearn.gaussian_process.kernels import RBF, Kernel
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -22,11 +24,13 @@ from ._accounting import PrivacyReport, Release
 from ._compat import Interval, StrOptions
 from ._dp_gp_release import plan_release
 from ._dp_gp_selection import (
+    CONTRACT_ERROR,
     PrivateGridSelection,
     PublicDataSelection,
     plan_selection,
 )
 from ._gp_posterior import ExactPosterior, InducingPosterior, robust_cholesky
+from ._scorers import quiet
 from ._validation import (
     PrivacyLeakWarning,
     check_delta,
@@ -48,13 +52,144 @@ _REFERENCE = {
 
 
 def _same_buffer(a, b) -> bool:
-    """Whether ``a`` is ``b`` or shares its memory (values never compared)."""
+    """Whether ``a`` is ``b`` or shares its memory (values never compared).
+
+    Only arrays are inspected: a list is never converted here (``np.asarray``
+    of a list infers one dtype and shape from all its records).
+    """
     if a is b:
         return True
+    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
+        return bool(np.may_share_memory(a, b))
+    return False
+
+
+def _output_value(v) -> float:
+    """One private output as a float, decided by that record alone.
+
+    Numbers, numeric strings and one-element sequences convert as
+    ``float`` does; a complex number with zero imaginary part is its real
+    part; an integer too large for a float is ±inf. Anything else (a
+    non-numeric string, ``None``, ``pd.NA``, a longer sequence, a complex
+    number, an object whose conversion fails) is NaN: the record's own
+    failure, mapped like a NaN output by the caller. Never raises.
+    """
     try:
-        return bool(np.may_share_memory(np.asarray(a), np.asarray(b)))
-    except TypeError:
+        if isinstance(v, np.ndarray):
+            if v.size != 1:
+                return math.nan
+            v = v.reshape(-1)[0]
+        elif isinstance(v, (list, tuple)):
+            if len(v) != 1:
+                return math.nan
+            v = v[0]
+        if isinstance(v, (np.ndarray, list, tuple)):
+            return math.nan
+        if isinstance(v, (complex, np.complexfloating)):
+            return float(v.real) if v.imag == 0 else math.nan
+        try:
+            return float(v)
+        except OverflowError:
+            return math.inf if v > 0 else -math.inf
+    except Exception:  # noqa: BLE001 - a record that does not convert is NaN
+        return math.nan
+
+
+def _check_output_container(y, n: int):
+    """Public checks of the private ``y``: its type, shape and dtype only.
+
+    Returns a 1-D array (an ndarray's own dtype, never inferred from the
+    values) or a list of the records. No value is read: whether this raises
+    is the same for every ``y`` of the same container, shape and dtype.
+    """
+    if y is None:
+        raise ValueError(
+            "DPGaussianProcessRegressor requires y to be passed, but the target y "
+            "is None."
+        )
+    if sp.issparse(y):
+        raise TypeError("y must be a dense 1-d array-like of outputs, not sparse.")
+    if isinstance(y, (list, tuple)):
+        records = list(y)
+    elif isinstance(y, np.ndarray) or hasattr(y, "__array__"):
+        with quiet():  # a container's own conversion (pandas NA...) shows nothing
+            arr = np.asarray(y)
+        if arr.ndim == 2 and arr.shape[1] == 1:
+            warnings.warn(
+                "A column-vector y was passed when a 1d array was expected. "
+                "Please change the shape of y to (n_samples, ), for example "
+                "using ravel().",
+                DataConversionWarning,
+                stacklevel=3,
+            )
+            arr = arr[:, 0]
+        if arr.ndim != 1:
+            raise ValueError(
+                f"y should be a 1d array of outputs, got an array of shape "
+                f"{arr.shape} instead."
+            )
+        if arr.dtype.kind not in "biufcOSU":
+            raise TypeError(f"y must hold numbers; got an array of dtype {arr.dtype}.")
+        records = arr
+    else:
+        raise TypeError(
+            "y must be a 1-d array-like of outputs (a list, tuple, NumPy array or "
+            f"pandas Series); got {type(y).__name__}."
+        )
+    if len(records) != n:
+        raise ValueError(
+            "Found input variables with inconsistent numbers of samples: "
+            f"[{n}, {len(records)}]."
+        )
+    return records
+
+
+def _output_values(records) -> np.ndarray:
+    """The private outputs as float64, one record at a time (may hold NaN, ±inf).
+
+    A numeric ndarray is cast element-wise; any other container is
+    converted record by record by :func:`_output_value`, so no record's
+    type or value decides how another is read. Runs under
+    :func:`~._scorers.quiet`: a cast or a user's ``__float__`` that warns
+    on one record shows nothing.
+    """
+    with quiet():
+        if isinstance(records, np.ndarray) and records.dtype.kind in "biuf":
+            return records.astype(np.float64)
+        values = records.tolist() if isinstance(records, np.ndarray) else records
+        return np.array([_output_value(v) for v in values], dtype=np.float64)
+
+
+def _map_outputs(values: np.ndarray, lo: float, hi: float) -> np.ndarray:
+    """Every output into [lo, hi]: NaN to the midpoint, ±inf and others clipped."""
+    return np.clip(np.where(np.isnan(values), 0.5 * (lo + hi), values), lo, hi)
+
+
+def _rows_of(X: np.ndarray, y: np.ndarray) -> list[bytes]:
+    """(x, y) rows as hashable keys (−0.0 and 0.0 identified)."""
+    Z = np.ascontiguousarray(np.column_stack([X, y]) + 0.0, dtype=np.float64)
+    return [row.tobytes() for row in Z]
+
+
+def _selection_reuses_private_data(Xs, ys, X, y_mapped) -> bool:
+    """Whether the PublicDataSelection data are visibly the private data.
+
+    True when the selection's (x, clipped y) rows are, row for row, part of
+    the private rows (a copy, a list, a reordering, a slice or a subset:
+    every selection row matched by a distinct private row), or when its
+    clipped outputs equal the private ones in order (whatever its X).
+    ``ys`` and ``y_mapped`` are clipped into the same public interval.
+    """
+    if ys.shape == y_mapped.shape and np.array_equal(ys + 0.0, y_mapped + 0.0):
+        return True
+    if Xs.shape[1] != X.shape[1] or Xs.shape[0] > X.shape[0]:
         return False
+    private = Counter(_rows_of(X, y_mapped))
+    for key in _rows_of(Xs, ys):
+        if private[key] <= 0:
+            return False
+        private[key] -= 1
+    return True
 
 
 class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
@@ -62,13 +197,29 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
 
     The inputs ``X`` are public; the outputs ``y`` are private. Two data
     sets are neighbours if they have the same ``X`` and differ in one
-    output (any change within the public clip interval ``y_bounds``, of
-    width d). ``fit`` releases **one vector**: the posterior mean at the
+    output (any value, mapped into the public clip interval ``y_bounds``,
+    of width d). ``fit`` releases **one vector**: the posterior mean at the
     public query inputs ``query_points_`` (fixed before the outputs are
     read), plus noise calibrated to (``epsilon``, ``delta``). Everything
     else it stores is either that release, a function of public quantities
     (X, query inputs, kernel, noise variance, bounds), or the privately
     selected hyper-parameters.
+
+    Private and public inputs. The only private input is ``y``. Of it,
+    ``fit`` checks the container only (its type, its shape, an array's
+    dtype) and then maps each output *on its own* into ``y_bounds``: a
+    number is clipped (±inf to the nearest bound), NaN becomes the
+    midpoint (lo + hi)/2, and a record that does not convert to a number
+    (``"abc"``, ``None``, a longer sequence) is treated as NaN. A list is
+    read record by record, never through ``np.asarray``'s dtype inference
+    over all records. So no output value can make ``fit`` raise, warn or
+    behave differently: one record moves at most its own clipped value, by
+    at most d. Everything else is public and validated as usual: ``X``
+    (finite numbers), ``query_points``, ``inducing_points``, ``kernel``,
+    ``alpha`` (a single number), the bounds and scaling, and the data of a
+    ``PublicDataSelection`` (whose contract ``fit`` checks against visible
+    reuse of the private data, see that class). ``fit`` takes no
+    ``sample_weight``.
 
     Methods (``method``):
 
@@ -91,8 +242,10 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
     What is post-processing: ``predict`` returns the released value at a
     query input (exact row match) and, elsewhere, the kernel interpolation
     k(x, X_*) (K_** + τI)⁻¹ ỹ_* of the released vector; ``return_std`` /
-    ``return_cov`` are the GP posterior's (data-independent, released as
-    is); ``sample_y`` draws from N(predict, posterior covariance) with
+    ``return_cov`` are the released function's uncertainty: the GP
+    posterior covariance plus the release noise carried through the same
+    map (at a query input j, posterior variance + ``noise_std_[j]²``; both
+    public); ``sample_y`` draws from N(predict, that covariance) with
     public randomness. None of them reads the private outputs again.
     Each ``fit`` is a new release and spends its budget again.
 
@@ -350,7 +503,10 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
         X : array-like of shape (n_samples, n_features)
             Public inputs.
         y : array-like of shape (n_samples,)
-            Private outputs (clipped into ``y_bounds``).
+            Private outputs. Only the container is validated (type, shape,
+            an array's dtype); each output is then mapped on its own into
+            ``y_bounds`` (NaN and non-numeric records to the midpoint, the
+            rest clipped), so no output value makes ``fit`` raise.
 
         Returns
         -------
@@ -364,13 +520,7 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
         sel = self.hyperparameter_selection
         if isinstance(sel, PublicDataSelection) and _same_buffer(sel.y, y):
             # Object identity and memory layout only: never the values.
-            raise ValueError(
-                "PublicDataSelection was given the private outputs y passed to "
-                "fit: hyper-parameters fitted on them would make the release "
-                "depend on the private data outside the mechanism. Pass a public "
-                "data set of the same kind, or use PrivateGridSelection to choose "
-                "hyper-parameters privately."
-            )
+            raise ValueError(CONTRACT_ERROR)
         cost = (s["epsilon"], s["delta"])
         if self.accountant is not None:
             self.accountant.check(*cost)  # refusal changes nothing
@@ -382,8 +532,12 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
                 PrivacyLeakWarning,
                 stacklevel=2,
             )
-        X, y = validate_data(self, X, y, dtype=float, y_numeric=True)
-        X = np.asarray(X, dtype=float)
+        # X is public: validated as usual. Of the private y only the
+        # container is checked here (type, shape, dtype); its values are
+        # read once, record by record, after all the public work below.
+        X = np.asarray(validate_data(self, X, dtype=float), dtype=float)
+        y_records = _check_output_container(y, X.shape[0])
+        del y
         seed = int(public_rng(self.random_state).integers(2**31 - 1))
         Xq = self._query(X)
 
@@ -451,13 +605,27 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
                 account_for_noise=bool(sel.account_for_noise),
             )
 
-        # ---- private: charged once, before the outputs are read ----
+        # ---- private: the first read of the outputs ----
+        # Each record on its own: a non-numeric record is NaN, NaN is the
+        # midpoint of y_bounds, everything else is clipped into y_bounds
+        # (±inf to the nearest bound). Nothing here can raise or warn.
+        y_mapped = _map_outputs(_output_values(y_records), s["lo"], s["hi"])
+        del y_records
+        if isinstance(sel, PublicDataSelection):
+            Xs, ys = sel._public_data()
+            if _selection_reuses_private_data(
+                Xs, np.clip(ys, s["lo"], s["hi"]), X, y_mapped
+            ):
+                # Before any charge; see the PublicDataSelection docstring.
+                raise ValueError(CONTRACT_ERROR)
+        # Charged once, before anything derived from the outputs is computed.
         if self.accountant is not None:
             self.accountant.spend(
                 *cost, label=f"{type(self).__name__}(method={self.method!r})"
             )
         rng = check_privacy_rng(self.noise_random_state)
-        y_n = (np.clip(y, s["lo"], s["hi"]) - s["offset"]) / s["scale"]
+        y_n = (y_mapped - s["offset"]) / s["scale"]
+        del y_mapped
         releases = []
         index = 0
         if selection is not None:
@@ -465,7 +633,7 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
             releases.append(release)
         plan = plans[index]
         released_n = plan.release(y_n, rng)
-        del y_n, y
+        del y_n
         releases.append(
             Release(
                 quantity="released_mean_",
@@ -479,12 +647,15 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
                     "(ε, δ)-DP" if plan.valid else "NOT DP (Hall's multiplier, ε > 1)"
                 ),
                 assumption="public X and query inputs, public clip interval and "
-                "hyper-parameters; floating-point Gaussian sampler (docs/dp_gp.md)"
+                "hyper-parameters; floating-point Gaussian sampler (docs/dp_gp.md). "
+                "Each output is mapped on its own into y_bounds before it is read: "
+                "NaN or a record that does not convert to a number becomes the "
+                "midpoint of y_bounds, +-inf and every other value are clipped"
                 + (
                     "; hyper-parameters fitted by marginal likelihood on the "
                     "PublicDataSelection data, assumed public and independent of "
-                    "the private outputs (not checked beyond refusing the very "
-                    "array passed as y)"
+                    "the private outputs (checked only against visible reuse: the "
+                    "same array, equal outputs, or rows that are all private rows)"
                     if isinstance(sel, PublicDataSelection)
                     else ""
                 ),
@@ -520,6 +691,8 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
         from scipy.linalg import cho_solve
 
         self._interp = cho_solve((Lq, True), released_n, check_finite=False)
+        self._Lq = Lq
+        self._noise_cov_n = plan.noise_covariance()
         self._rows = {
             row.tobytes(): i for i, row in enumerate(np.ascontiguousarray(Xq))
         }
@@ -528,8 +701,11 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
     # ------------------------------------------------------------------
     # Post-processing
     # ------------------------------------------------------------------
+    def _query_index(self, X):
+        return np.array([self._rows.get(row.tobytes(), -1) for row in X], dtype=int)
+
     def _mean_n(self, X):
-        idx = np.array([self._rows.get(row.tobytes(), -1) for row in X], dtype=int)
+        idx = self._query_index(X)
         out = np.empty(X.shape[0])
         hit = idx >= 0
         out[hit] = self._released_n[idx[hit]]
@@ -537,12 +713,43 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
             out[~hit] = self.kernel_(X[~hit], self.query_points_) @ self._interp
         return out
 
+    def _release_weights(self, X):
+        """A (n × n_query) with released function at X = A ỹ_* (normalised units).
+
+        Row i is e_j when X[i] is query input j, else
+        (K_** + τI)⁻¹ k(X_*, x_i): the same map ``predict`` applies.
+        """
+        from scipy.linalg import cho_solve
+
+        idx = self._query_index(X)
+        A = np.zeros((X.shape[0], self.query_points_.shape[0]))
+        hit = idx >= 0
+        A[np.flatnonzero(hit), idx[hit]] = 1.0
+        if np.any(~hit):
+            Kq = self.kernel_(self.query_points_, X[~hit])
+            A[~hit] = cho_solve((self._Lq, True), Kq, check_finite=False).T
+        return A
+
     def predict(self, X, return_std=False, return_cov=False):
         """Post-processing of the release (no privacy cost).
 
-        The released value at a query input; elsewhere the kernel
-        interpolation of the released vector. ``return_std`` /
-        ``return_cov``: the GP posterior's (non-private, data-independent).
+        The mean is the released value at a query input and, elsewhere, the
+        kernel interpolation of the released vector: f̃(x) = a(x)ᵀ ỹ_* with
+        a(x) = e_j at query input j, else (K_** + τI)⁻¹ k(X_*, x).
+
+        ``return_std`` / ``return_cov`` are the uncertainty of that
+        *released* function about the latent function f, not the
+        non-private posterior's: with Σ_* the GP posterior covariance and
+        Σ_n = ``noise_cov_`` the covariance of the release noise,
+
+            cov = Σ_*(X) + A(X) Σ_n A(X)ᵀ,   std² = diag(cov),
+
+        i.e. at a query input j the posterior variance plus
+        ``noise_std_[j]²``. Both terms are public (functions of X, the query
+        inputs, the hyper-parameters and the budget). Off the query inputs
+        the interpolation error of the posterior mean itself (a(x)ᵀ μ_* vs
+        μ(x), a bias, not a variance) is not included; it is small where
+        the query inputs are dense compared with the length-scale.
         """
         check_is_fitted(self, "released_mean_")
         if return_std and return_cov:
@@ -552,13 +759,20 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
         X = np.ascontiguousarray(validate_data(self, X, reset=False, dtype=float))
         mean = self._offset + self._scale * self._mean_n(X)
         if return_std:
-            return mean, self._scale * np.sqrt(self._post.variance(X))
+            A = self._release_weights(X)
+            noise_var = np.maximum(np.sum((A @ self._noise_cov_n) * A, axis=1), 0.0)
+            return mean, self._scale * np.sqrt(self._post.variance(X) + noise_var)
         if return_cov:
-            return mean, self._scale**2 * self._post.covariance(X)
+            A = self._release_weights(X)
+            cov = self._post.covariance(X) + A @ self._noise_cov_n @ A.T
+            return mean, self._scale**2 * cov
         return mean
 
     def sample_y(self, X, n_samples=1, random_state=0):
-        """Draws from N(predict(X), posterior covariance), public randomness.
+        """Draws from N(predict(X), cov), ``cov`` of ``predict(return_cov=True)``.
+
+        The covariance is the released function's (posterior plus release
+        noise); the randomness is public (``random_state``).
 
         Returns an array of shape (n_query, n_samples).
         """

@@ -140,8 +140,45 @@ class PrivateGridSelection:
         return params
 
 
+PUBLIC_DATA_CONTRACT = (
+    "PublicDataSelection's data must be public and independent of the private "
+    "outputs y passed to fit: the kernel and noise variance fitted on them are "
+    "released without noise, so any dependence on y is a leak outside the "
+    "(epsilon, delta) guarantee."
+)
+CONTRACT_ERROR = (
+    PUBLIC_DATA_CONTRACT + " The selection data given here are visibly the private "
+    "data: the same array as y, outputs equal to y, or rows that are, row for "
+    "row, private (x, y) rows (a copy, list, reordering, slice or subset). "
+    "Nothing was charged or released. Pass a public data set of the same kind, "
+    "or use PrivateGridSelection to choose the hyper-parameters privately."
+)
+
+
 class PublicDataSelection:
     """Hyper-parameters fitted by marginal likelihood on *public* data.
+
+    Contract: the data given here must be public and independent of the
+    private outputs passed to ``fit`` (never the private data, a copy, a
+    part or a transformation of it). The fitted kernel and noise variance
+    are stored without noise (``kernel_``, ``alpha_``); the release's
+    guarantee assumes this contract, and ``privacy_report_`` says so.
+
+    ``fit`` refuses, before anything is charged or released, data that are
+    visibly the private ones: the very array passed as ``y`` (or a view of
+    it); outputs that, after the public clip, equal the private outputs in
+    order; or rows (x, clipped y) that are, row for row, among the private
+    rows (a copy, a list, a reordering, a slice or a subset of them). That
+    comparison reads the private outputs, so whether ``fit`` refuses
+    depends on them and is not covered by the (ε, δ) guarantee. It is
+    acceptable as a guard against the user's own misuse: it releases
+    nothing (no value, no count, a fixed message), spends nothing, and data
+    that respect the contract trigger it only by coincidence, when *every*
+    public row equals a distinct private row (possible with a handful of
+    coarsely rounded rows: then use more public rows or
+    ``PrivateGridSelection``). Data that merely resemble the private ones
+    (a noisy or modified copy, the private rows plus others) are not
+    detected: the contract stays the user's.
 
     Parameters
     ----------
@@ -163,10 +200,8 @@ class PublicDataSelection:
             f"n_restarts_optimizer={self.n_restarts_optimizer!r})"
         )
 
-    def fit(self, kernel, alpha, y_norm_fn, random_state):
-        """(fitted kernel, fitted noise variance) on the public data."""
-        from sklearn.gaussian_process import GaussianProcessRegressor
-        from sklearn.gaussian_process.kernels import WhiteKernel
+    def _public_data(self) -> tuple[np.ndarray, np.ndarray]:
+        """The public (X, y) as float arrays, checked (public data only)."""
         from sklearn.utils.validation import check_array, column_or_1d
 
         X = check_array(self.X, dtype=float)
@@ -175,6 +210,14 @@ class PublicDataSelection:
             raise ValueError(
                 "PublicDataSelection needs finite public outputs y, one per row of X."
             )
+        return X, y
+
+    def fit(self, kernel, alpha, y_norm_fn, random_state):
+        """(fitted kernel, fitted noise variance) on the public data."""
+        from sklearn.gaussian_process import GaussianProcessRegressor
+        from sklearn.gaussian_process.kernels import WhiteKernel
+
+        X, y = self._public_data()
         gpr = GaussianProcessRegressor(
             kernel=kernel + WhiteKernel(alpha, noise_level_bounds=(1e-4, 1e2)),
             alpha=1e-10,

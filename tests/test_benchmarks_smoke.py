@@ -65,6 +65,13 @@ def test_bench_dp_gp_quick(tmp_path):
         m for m, _ in rows
     }
     assert rows[("cloaking", 1.0)]["rmse_mean"] > 0
+    # Like for like with the paper (issue 24): its multiplier and selection.
+    settings = {
+        r["setting"]
+        for r in result["synthetic"]["rmse"]
+        if r["method"] == "cloaking, non-private selection"
+    }
+    assert settings == {"paper's (Hall) multiplier", "analytic multiplier"}
     noise = result["synthetic"]["standard_noise"]
     assert noise["exact_factor"] < noise["paper_factor_maxPN"]
     assert all(t["solver"]["converged"] for t in result["timing"])
