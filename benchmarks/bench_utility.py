@@ -153,7 +153,6 @@ from sklearn_dpbo._acquisition import ucb_beta
 from sklearn_dpbo._bo import bayesian_optimisation
 from sklearn_dpbo._evaluation import _public_fold as real_public_fold
 from sklearn_dpbo._evaluation import fit_public as real_fit_public
-from sklearn_dpbo._evaluation import score_private as real_score_private
 from sklearn_dpbo._private_selection import PUBLIC_BO_DELTA
 from sklearn_dpbo._scorers import get_dp_scorer
 from sklearn_dpbo._validation import public_rng
@@ -287,6 +286,13 @@ def load_split(name: str):
 
 # ---------------------------------------------------------------------------
 # Precomputation: validation and test accuracy of every candidate
+def real_score_private(est, X_val, y_val, scorer) -> float:
+    """The library's private validation score of a fitted model: the
+    records mapped into the model's public schema (its ``classes_``) and
+    scored by isolation (:meth:`DPScorer.record_values`)."""
+    return float(np.mean(scorer.record_values(est, X_val, y_val)))
+
+
 # ---------------------------------------------------------------------------
 def _score_chunk(name, params_list):
     """Validation and test accuracy of each candidate fitted on the training
@@ -461,20 +467,20 @@ class TableLookup:
         self._timed(self._check_train, X, y)
         self.replayed_seconds += float(self.check_cost[estimator.index])
 
-    def score_private(self, fitted, X_val, y_val, scorer) -> float:
+    def score_private(self, fitted, records, scorer) -> float:
         if not isinstance(fitted, Replayed):
             raise AssertionError("replay: a real model reached score_private")
-        self._timed(self._check_val, X_val, y_val, scorer)
+        self._timed(self._check_val, records.X, records.y, scorer)
         self.replayed_seconds += float(self.score_cost[fitted.index])
         return float(self.val[fitted.index])
 
     def fit_and_score_private(
-        self, estimator, params, X_fit, y_fit, fit_params, X_val, y_val, scorer
+        self, estimator, params, X_fit, y_fit, fit_params, records, scorer
     ) -> float:
         t0 = time.perf_counter()
         try:
             self._check_train(X_fit, y_fit, fit_params)
-            self._check_val(X_val, y_val, scorer)
+            self._check_val(records.X, records.y, scorer)
             j = self._candidate(params)
         finally:
             self.lookup_seconds += time.perf_counter() - t0

@@ -230,18 +230,18 @@ def test_audit_per_record_scoring_end_to_end(config):
     assert res.epsilon_hat > EXACT_LOSS - 2 * gap, res  # not vacuous
 
 
-def _aggregate_clip(self, estimator, X, y):
+def _aggregate_clip(self, estimator, records):
     """Broken: clip the mean error, not each record's."""
-    raw = self._raw(estimator, X, y)
+    raw = self._raw(estimator, records.X, records.y)
     return np.full(len(raw), np.clip(np.mean(raw), *self.bounds))
 
 
-def _whole_candidate_fails(self, estimator, X, y):
+def _whole_candidate_fails(self, estimator, records):
     """Broken (main before issue 9): one failing record fails the candidate."""
     try:
-        return self._clip(self._raw(estimator, X, y))
+        return self._clip(self._raw(estimator, records.X, records.y))
     except ValueError:
-        return np.full(len(X), self.bounds[0])
+        return np.full(len(records), self.bounds[0])
 
 
 @pytest.mark.slow
@@ -250,7 +250,7 @@ def _whole_candidate_fails(self, estimator, X, y):
     [("regression", _aggregate_clip), ("failing record", _whole_candidate_fails)],
 )
 def test_power_per_record_scoring(config, broken, monkeypatch):
-    monkeypatch.setattr(DPScorer, "record_values", broken)
+    monkeypatch.setattr(DPScorer, "private_values", broken)
     res = audit(
         run_fits(config, False, N_POWER_FITS), run_fits(config, True, N_POWER_FITS)
     )
