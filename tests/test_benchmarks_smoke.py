@@ -90,6 +90,15 @@ def test_bench_ldp_quick(tmp_path):
 
 
 @pytest.mark.timeout(300)
+def test_bench_isolation_quick(tmp_path):
+    result, stdout = _run("bench_isolation", tmp_path)
+    rows = result["rows"]
+    assert {r["rowwise"] for r in rows} == {True, False}
+    assert all(r["same_values"] for r in rows)  # isolation = batch values here
+    assert "us/record" in stdout
+
+
+@pytest.mark.timeout(300)
 def test_bench_scaling_quick(tmp_path):
     result, stdout = _run("bench_scaling", tmp_path)
     meta = result["meta"]
