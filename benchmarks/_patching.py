@@ -1,7 +1,7 @@
 """Replace the library's candidate-evaluation functions for a benchmark run.
 
 The benchmarks replay or time the work a search does on candidates by
-swapping the functions of :mod:`sklearn_dpbo._evaluation` that run it
+swapping the functions of :mod:`sklearn_dpbo.model_selection._evaluation` that run it
 (``_public_fold``, ``fit_public``, ``score_private``,
 ``fit_and_score_private``). Some library modules import these functions by
 name (``from ._evaluation import score_private``), so replacing the
@@ -17,14 +17,14 @@ import sys
 from contextlib import contextmanager
 
 import sklearn_dpbo  # noqa: F401  (loads every module that imports them)
-import sklearn_dpbo._evaluation as evaluation
+import sklearn_dpbo.model_selection._evaluation as evaluation
 
 __all__ = ["replaced", "evaluation"]
 
 
 @contextmanager
 def replaced(**functions):
-    """Swap ``sklearn_dpbo._evaluation.<name>`` for ``functions[name]``.
+    """Swap ``sklearn_dpbo.model_selection._evaluation.<name>`` for ``functions[name]``.
 
     Every loaded ``sklearn_dpbo`` module whose global ``name`` is the
     original function gets the replacement; on exit every swapped global is

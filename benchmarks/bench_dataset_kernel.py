@@ -44,7 +44,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 
-from sklearn_dpbo import estimate_dataset_kernel
+from sklearn_dpbo.model_selection import estimate_dataset_kernel
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SPACE = {"svc__C": (1e-2, 1e3, "log-uniform"), "svc__gamma": (1e-5, 1.0, "log-uniform")}

@@ -80,14 +80,15 @@ from threadpoolctl import threadpool_limits
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
-from sklearn_dpbo import DPGaussianProcessRegressor, PrivateGridSelection  # noqa: E402
-from sklearn_dpbo._dp_gp_release import (  # noqa: E402
+from sklearn_dpbo import DPGaussianProcessRegressor  # noqa: E402
+from sklearn_dpbo.bo._gp_posterior import ExactPosterior  # noqa: E402
+from sklearn_dpbo.gaussian_process import PrivateGridSelection  # noqa: E402
+from sklearn_dpbo.gaussian_process._release import (  # noqa: E402
     paper_sensitivity_factor,
     plan_release,
 )
-from sklearn_dpbo._dp_gp_selection import cv_sse, plan_selection  # noqa: E402
-from sklearn_dpbo._gp_posterior import ExactPosterior  # noqa: E402
-from sklearn_dpbo._mechanisms import laplace_mechanism  # noqa: E402
+from sklearn_dpbo.gaussian_process._selection import cv_sse, plan_selection  # noqa: E402
+from sklearn_dpbo.privacy._mechanisms import laplace_mechanism  # noqa: E402
 
 LO, HI = 60.0, 160.0
 CENTRE, SCALE = 0.5 * (LO + HI), 0.25 * (HI - LO)
@@ -406,7 +407,7 @@ def standard_noise(X):
     post = ExactPosterior(RBF(25.0), X, NOISE)
     exact = float(post.rkhs_factors().max())
     paper = paper_sensitivity_factor(post)
-    from sklearn_dpbo._gaussian_mechanism import (
+    from sklearn_dpbo.privacy._gaussian_mechanism import (
         analytic_gaussian_scale,
         hall_gaussian_scale,
     )

@@ -46,8 +46,8 @@ from sklearn.preprocessing import FunctionTransformer, StandardScaler
 from threadpoolctl import threadpool_limits
 
 from sklearn_dpbo import make_dp_scorer
-from sklearn_dpbo._records import RecordSchema
-from sklearn_dpbo._rowwise import is_rowwise
+from sklearn_dpbo.privacy._records import RecordSchema
+from sklearn_dpbo.privacy._rowwise import is_rowwise
 
 RESULTS = Path(__file__).resolve().parent / "results"
 

@@ -50,17 +50,18 @@ import numpy as np
 from joblib import Parallel, delayed
 from threadpoolctl import threadpool_limits
 
-from sklearn_dpbo import CandidateSet, LDPBayesianOptimizer
-from sklearn_dpbo._gp import kernel_matrix
-from sklearn_dpbo._ldp_algorithms import (
+from sklearn_dpbo.bo import CandidateSet
+from sklearn_dpbo.bo._gp import kernel_matrix
+from sklearn_dpbo.ldp import LDPBayesianOptimizer
+from sklearn_dpbo.ldp._algorithms import (
     ATAGPUCB,
     GPUCB,
     TGPUCB,
     LDPProblem,
     MoMAGPUCB,
 )
-from sklearn_dpbo._ldp_client import LaplaceRandomizer, RandomizedResponse
-from sklearn_dpbo._validation import PrivacyLeakWarning
+from sklearn_dpbo.ldp._client import LaplaceRandomizer, RandomizedResponse
+from sklearn_dpbo.privacy._validation import PrivacyLeakWarning
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ALGOS = {
@@ -240,8 +241,8 @@ def run_federated(trials: int, n_iter: int, n_cand: int):
     from sklearn.preprocessing import StandardScaler
 
     from sklearn_dpbo import DPBayesSearchCV
-    from sklearn_dpbo._acquisition import ucb_beta
-    from sklearn_dpbo._bo import bayesian_optimisation
+    from sklearn_dpbo.bo._acquisition import ucb_beta
+    from sklearn_dpbo.bo._bo import bayesian_optimisation
 
     X, y = load_breast_cancer(return_X_y=True)
     X_tr, X_rest, y_tr, y_rest = train_test_split(

@@ -29,7 +29,8 @@ width of the score range (g* = 1).
 
 Speed: each (C, rows) fit is computed once and memoised by a fingerprint of
 the data (LogisticRegression with lbfgs is deterministic), by replacing
-``sklearn_dpbo._evaluation.fit_public`` (every fit of a public candidate:
+``sklearn_dpbo.model_selection._evaluation.fit_public`` (every fit of a
+public candidate:
 public CV folds and fits on the whole training set) with a memoising
 wrapper around the original, which returns the same fitted model for the
 same candidate and rows; scoring runs for real, and the search itself runs
@@ -63,8 +64,8 @@ from sklearn.preprocessing import Normalizer, StandardScaler
 from threadpoolctl import threadpool_limits
 
 from sklearn_dpbo import DPBayesSearchCV
-from sklearn_dpbo._evaluation import fit_public
-from sklearn_dpbo._scorers import get_dp_scorer
+from sklearn_dpbo.model_selection._evaluation import fit_public
+from sklearn_dpbo.privacy._scorers import get_dp_scorer
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _patching import replaced  # noqa: E402  (benchmarks/_patching.py)

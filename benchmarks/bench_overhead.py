@@ -59,7 +59,7 @@ Three measurements.
    reported; the speed-up uses the warm medians. At ``n_jobs=1`` the time
    spent inside the candidate evaluations that joblib dispatches
    (``_public_fold``, ``fit_public``, ``score_private``,
-   ``fit_and_score_private`` of ``sklearn_dpbo._evaluation``; the
+   ``fit_and_score_private`` of ``sklearn_dpbo.model_selection._evaluation``; the
    sequential public-rows check is not among them) is measured too
    ("fit+score"), which gives the ideal
    at ``n_jobs=2`` (that time halved, the rest unchanged) and the parallel
@@ -102,8 +102,8 @@ import _checkout  # noqa: F401  (the checkout's sklearn_dpbo, not an installed c
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from sklearn_dpbo import DPScorer
-from sklearn_dpbo._scorers import get_dp_scorer
+from sklearn_dpbo.privacy import DPScorer
+from sklearn_dpbo.privacy._scorers import get_dp_scorer
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _patching import evaluation, replaced  # noqa: E402  (benchmarks/_patching.py)
@@ -312,7 +312,7 @@ def measure_overhead(sizes, iters, repeats, memory=True, log=print):
 
 def measure_candidate_sets(sizes):
     """Time to build Λ alone (part of the overhead above)."""
-    from sklearn_dpbo._candidates import CandidateSet
+    from sklearn_dpbo.bo._candidates import CandidateSet
 
     out = {}
     for n in sizes:
@@ -490,7 +490,8 @@ def readme_task(n_iter, repeats, batch_sizes=(None,), log=print):
     from sklearn.preprocessing import StandardScaler
     from sklearn.svm import SVC
 
-    from sklearn_dpbo import DPBayesSearchCV, PrivateSelection
+    from sklearn_dpbo import DPBayesSearchCV
+    from sklearn_dpbo.model_selection import PrivateSelection
 
     X, y = load_digits(return_X_y=True)
     X_tr, X_rest, y_tr, y_rest = train_test_split(

@@ -165,7 +165,8 @@ def _make_search(name, task, n_iter, n_jobs, seed, *, refit=True, batch_size=Non
     this library discretises the same ranges into 1024 Sobol points).
     ``batch_size``: ``PrivateSelection(batch_size=...)`` of ``DPBO_FIXED``."""
     if name in (DPBO, DPBO_FIXED):
-        from sklearn_dpbo import DPBayesSearchCV, PrivateSelection
+        from sklearn_dpbo import DPBayesSearchCV
+        from sklearn_dpbo.model_selection import PrivateSelection
 
         return DPBayesSearchCV(
             task["estimator"](),

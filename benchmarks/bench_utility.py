@@ -55,7 +55,8 @@ a given fold is computed the first time it is requested and cached (the
 folds depend on the public seed derived from ``random_state``, so the cache
 is keyed by a fingerprint of the fold's data, not by the seed). The library
 then runs unmodified except that its candidate evaluations (module
-``sklearn_dpbo._evaluation``) are replaced, with ``n_jobs=1`` so that the
+``sklearn_dpbo.model_selection._evaluation``) are replaced, with
+``n_jobs=1`` so that the
 replacements are the functions actually called (``TableLookup``):
 ``fit_public`` on the training set returns a token naming the candidate
 (no fit), ``DPScorer.check_public_rows`` on a token does nothing,
@@ -148,14 +149,17 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 
 import sklearn_dpbo
-from sklearn_dpbo import CandidateSet, DPBayesSearchCV, DPScorer, PrivateSelection
-from sklearn_dpbo._acquisition import ucb_beta
-from sklearn_dpbo._bo import bayesian_optimisation
-from sklearn_dpbo._evaluation import _public_fold as real_public_fold
-from sklearn_dpbo._evaluation import fit_public as real_fit_public
-from sklearn_dpbo._private_selection import PUBLIC_BO_DELTA
-from sklearn_dpbo._scorers import get_dp_scorer
-from sklearn_dpbo._validation import public_rng
+from sklearn_dpbo import DPBayesSearchCV
+from sklearn_dpbo.bo import CandidateSet
+from sklearn_dpbo.bo._acquisition import ucb_beta
+from sklearn_dpbo.bo._bo import bayesian_optimisation
+from sklearn_dpbo.model_selection import PrivateSelection
+from sklearn_dpbo.model_selection._evaluation import _public_fold as real_public_fold
+from sklearn_dpbo.model_selection._evaluation import fit_public as real_fit_public
+from sklearn_dpbo.model_selection._private_selection import PUBLIC_BO_DELTA
+from sklearn_dpbo.privacy import DPScorer
+from sklearn_dpbo.privacy._scorers import get_dp_scorer
+from sklearn_dpbo.privacy._validation import public_rng
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _patching import replaced  # noqa: E402  (benchmarks/_patching.py)

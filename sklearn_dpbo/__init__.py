@@ -1,61 +1,102 @@
 """sklearn-dpbo: differentially private hyper-parameter search for scikit-learn.
 
-Tune any scikit-learn estimator on a fixed, public training set, score it
-on a sensitive validation set, and release ``best_params_`` and
-``best_score_`` with differential privacy.
+Three systems, each in its subpackage, on two shared layers:
+
+- :mod:`sklearn_dpbo.model_selection`: ``DPBayesSearchCV`` (central DP,
+  a sensitive validation set) and its modes;
+- :mod:`sklearn_dpbo.ldp`: local-DP Bayesian optimisation;
+- :mod:`sklearn_dpbo.gaussian_process`: DP Gaussian-process regression;
+- shared: :mod:`sklearn_dpbo.privacy` (mechanisms, accounting, private
+  scores) and :mod:`sklearn_dpbo.bo` (candidate sets, GPs, acquisition).
+
+The top level keeps the names most users need.
 
 >>> from sklearn_dpbo import DPBayesSearchCV  # doctest: +SKIP
 """
 
-from ._accountant import BudgetAccountant, BudgetError
-from ._accounting import PrivacyReport, Release
-from ._candidates import CandidateSet
-from ._dataset_kernel import DatasetKernelEstimate, estimate_dataset_kernel
-from ._dp_gp import DPGaussianProcessRegressor
-from ._dp_gp_selection import PrivateGridSelection, PublicDataSelection
-from ._ldp_algorithms import ATAGPUCB, GPUCB, TGPUCB, MoMAGPUCB
-from ._ldp_bo import LDPBayesianOptimizer, LDPOptimizeResult, ldp_maximize
-from ._ldp_client import LaplaceRandomizer, LDPReport, MechanismSpec, RandomizedResponse
-from ._modes import DPGPUCB, FederatedLDP, Lipschitz, PrivateSelection, SearchMode
-from ._scorers import DPScorer, RowIndependenceError, make_dp_scorer
-from ._search import DPBayesSearchCV, PrivateComputationError
-from ._validation import PrivacyLeakWarning, UselessReleaseWarning
+import importlib
+import warnings
+
+from .gaussian_process import DPGaussianProcessRegressor
+from .model_selection import DPBayesSearchCV, PrivateComputationError
+from .privacy import (
+    BudgetAccountant,
+    BudgetError,
+    PrivacyLeakWarning,
+    UselessReleaseWarning,
+    make_dp_scorer,
+)
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "ATAGPUCB",
     "BudgetAccountant",
     "BudgetError",
-    "CandidateSet",
-    "DatasetKernelEstimate",
     "DPBayesSearchCV",
-    "DPGPUCB",
     "DPGaussianProcessRegressor",
-    "DPScorer",
-    "FederatedLDP",
-    "GPUCB",
-    "LaplaceRandomizer",
-    "LDPBayesianOptimizer",
-    "LDPOptimizeResult",
-    "LDPReport",
-    "Lipschitz",
-    "MechanismSpec",
-    "MoMAGPUCB",
     "PrivacyLeakWarning",
-    "PrivacyReport",
     "PrivateComputationError",
-    "PrivateGridSelection",
-    "PrivateSelection",
-    "PublicDataSelection",
-    "RandomizedResponse",
-    "Release",
-    "RowIndependenceError",
-    "SearchMode",
-    "TGPUCB",
     "UselessReleaseWarning",
-    "estimate_dataset_kernel",
-    "ldp_maximize",
     "make_dp_scorer",
     "__version__",
 ]
+
+# Names that moved to a subpackage: importable from the top level for one
+# release, with a FutureWarning naming the new path.
+_MOVED = {
+    **dict.fromkeys(
+        [
+            "ATAGPUCB",
+            "GPUCB",
+            "TGPUCB",
+            "MoMAGPUCB",
+            "LDPBayesianOptimizer",
+            "LDPOptimizeResult",
+            "ldp_maximize",
+            "LaplaceRandomizer",
+            "LDPReport",
+            "MechanismSpec",
+            "RandomizedResponse",
+        ],
+        "sklearn_dpbo.ldp",
+    ),
+    **dict.fromkeys(
+        ["PrivateGridSelection", "PublicDataSelection"],
+        "sklearn_dpbo.gaussian_process",
+    ),
+    **dict.fromkeys(
+        [
+            "DPGPUCB",
+            "FederatedLDP",
+            "Lipschitz",
+            "PrivateSelection",
+            "SearchMode",
+            "DatasetKernelEstimate",
+            "estimate_dataset_kernel",
+        ],
+        "sklearn_dpbo.model_selection",
+    ),
+    **dict.fromkeys(
+        ["PrivacyReport", "Release", "DPScorer", "RowIndependenceError"],
+        "sklearn_dpbo.privacy",
+    ),
+    "CandidateSet": "sklearn_dpbo.bo",
+}
+
+
+def __getattr__(name: str):
+    where = _MOVED.get(name)
+    if where is None:
+        raise AttributeError(f"module 'sklearn_dpbo' has no attribute {name!r}")
+    warnings.warn(
+        f"sklearn_dpbo.{name} moved to {where}.{name}; import it from there "
+        f"(from {where} import {name}). The old path will be removed in the "
+        "next release.",
+        FutureWarning,
+        stacklevel=2,
+    )
+    return getattr(importlib.import_module(where), name)
+
+
+def __dir__() -> list:
+    return sorted(set(__all__) | set(_MOVED))

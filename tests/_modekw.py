@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sklearn_dpbo._modes import MODES
+from sklearn_dpbo.model_selection._modes import MODES
 
 
 def with_mode(method: str, kw: dict, **mode_defaults) -> dict:

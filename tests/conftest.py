@@ -22,7 +22,7 @@ from sklearn.linear_model import LogisticRegression  # noqa: E402
 from sklearn.model_selection import train_test_split  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
-from sklearn_dpbo import DPScorer  # noqa: E402
+from sklearn_dpbo.privacy import DPScorer
 
 # ---------------------------------------------------------------------------
 # Speed: BLAS threads oversubscribe a shared 2-core machine badly (a

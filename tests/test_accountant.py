@@ -20,12 +20,8 @@ from sklearn.datasets import make_classification
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import ShuffleSplit, cross_val_score
 
-from sklearn_dpbo import (
-    BudgetAccountant,
-    BudgetError,
-    DPBayesSearchCV,
-    PrivateSelection,
-)
+from sklearn_dpbo import BudgetAccountant, BudgetError, DPBayesSearchCV
+from sklearn_dpbo.model_selection import PrivateSelection
 
 
 def test_spend_records_exact_amounts_in_order():

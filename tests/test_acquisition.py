@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from sklearn_dpbo._acquisition import (
+from sklearn_dpbo.bo._acquisition import (
     argmax,
     gp_ucb_beta,
     log_expected_improvement,

@@ -12,8 +12,8 @@ import math
 import numpy as np
 import pytest
 
-from sklearn_dpbo._acquisition import log_expected_improvement, ucb_beta
-from sklearn_dpbo._bo import bayesian_optimisation
+from sklearn_dpbo.bo._acquisition import log_expected_improvement, ucb_beta
+from sklearn_dpbo.bo._bo import bayesian_optimisation
 
 
 def _kernel(A, B, kernel, ell):

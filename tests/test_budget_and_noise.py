@@ -24,16 +24,11 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import Normalizer, StandardScaler
 
-from sklearn_dpbo import (
-    BudgetAccountant,
-    BudgetError,
-    DPBayesSearchCV,
-    PrivateSelection,
-    _mechanisms,
-    _samplers,
-)
-from sklearn_dpbo._samplers import laplace_on_grid, sample_discrete_laplace
-from sklearn_dpbo._validation import check_privacy_rng
+from sklearn_dpbo import BudgetAccountant, BudgetError, DPBayesSearchCV
+from sklearn_dpbo.model_selection import PrivateSelection
+from sklearn_dpbo.privacy import _mechanisms, _samplers
+from sklearn_dpbo.privacy._samplers import laplace_on_grid, sample_discrete_laplace
+from sklearn_dpbo.privacy._validation import check_privacy_rng
 
 pytestmark = [
     pytest.mark.usefixtures("single_blas_thread"),
@@ -363,7 +358,7 @@ def test_halving_epsilon_doubles_the_empirical_noise_scale():
     ratio of the two sample means has sd ≈ 2·√2/√n = 0.020; the bounds are
     2 ± 5 sd (two-sided miss rate ≈ 6e-7).
     """
-    from sklearn_dpbo._releases import release_best_score_selection
+    from sklearn_dpbo.model_selection._releases import release_best_score_selection
 
     n, v, delta_u = 20_000, 0.5, 0.01
     rng = random.Random(5)

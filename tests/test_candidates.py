@@ -9,7 +9,7 @@ import pytest
 from scipy import stats
 from sklearn.model_selection import ParameterGrid
 
-from sklearn_dpbo._candidates import CandidateSet
+from sklearn_dpbo.bo._candidates import CandidateSet
 
 
 def _as_set(params):

@@ -19,7 +19,8 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 
-from sklearn_dpbo import DPBayesSearchCV, PrivateSelection
+from sklearn_dpbo import DPBayesSearchCV
+from sklearn_dpbo.model_selection import PrivateSelection
 
 distributed = pytest.importorskip("distributed")
 joblib = pytest.importorskip("joblib")

@@ -10,14 +10,13 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from sklearn_dpbo import (
-    DPGPUCB,
-    DPBayesSearchCV,
-    estimate_dataset_kernel,
-    make_dp_scorer,
+from sklearn_dpbo import DPBayesSearchCV, make_dp_scorer
+from sklearn_dpbo.bo._gp import kernel_matrix
+from sklearn_dpbo.model_selection import DPGPUCB, estimate_dataset_kernel
+from sklearn_dpbo.model_selection._dataset_kernel import (
+    _neighbour,
+    multitask_log_likelihood,
 )
-from sklearn_dpbo._dataset_kernel import _neighbour, multitask_log_likelihood
-from sklearn_dpbo._gp import kernel_matrix
 
 pytestmark = pytest.mark.usefixtures("single_blas_thread")
 

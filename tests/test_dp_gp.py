@@ -22,11 +22,10 @@ from sklearn_dpbo import (
     BudgetError,
     DPGaussianProcessRegressor,
     PrivacyLeakWarning,
-    PrivateGridSelection,
-    PublicDataSelection,
 )
-from sklearn_dpbo._gaussian_mechanism import analytic_gaussian_scale
-from sklearn_dpbo._gp_posterior import ExactPosterior
+from sklearn_dpbo.bo._gp_posterior import ExactPosterior
+from sklearn_dpbo.gaussian_process import PrivateGridSelection, PublicDataSelection
+from sklearn_dpbo.privacy._gaussian_mechanism import analytic_gaussian_scale
 
 # One BLAS thread: multi-threaded BLAS on a shared 2-core machine made these
 # small dense solves up to 60x slower.

@@ -26,17 +26,20 @@ from scipy import integrate, stats
 from sklearn.gaussian_process import GaussianProcessRegressor
 from sklearn.gaussian_process.kernels import RBF, ConstantKernel
 
-from sklearn_dpbo._cloaking import cloak, d_optimal_design
-from sklearn_dpbo._dp_gp_release import paper_sensitivity_factor, plan_release
-from sklearn_dpbo._dp_gp_selection import cv_sensitivity, cv_sse
-from sklearn_dpbo._gaussian_mechanism import (
+from sklearn_dpbo.bo._gp_posterior import ExactPosterior, InducingPosterior
+from sklearn_dpbo.gaussian_process._cloaking import cloak, d_optimal_design
+from sklearn_dpbo.gaussian_process._release import (
+    paper_sensitivity_factor,
+    plan_release,
+)
+from sklearn_dpbo.gaussian_process._selection import cv_sensitivity, cv_sse
+from sklearn_dpbo.privacy._gaussian_mechanism import (
     analytic_gaussian_scale,
     gaussian_delta,
     hall_gaussian_scale,
     hall_is_valid,
 )
-from sklearn_dpbo._gp_posterior import ExactPosterior, InducingPosterior
-from sklearn_dpbo._samplers import sample_standard_normal
+from sklearn_dpbo.privacy._samplers import sample_standard_normal
 
 # One BLAS thread: multi-threaded BLAS on a shared 2-core machine made these
 # small dense solves up to 60x slower.
@@ -99,7 +102,7 @@ def test_standard_normal_sampler_ks_and_power():
     assert ks_pvalue(z, stats.norm(loc=0.1).cdf) < ALPHA
     assert sample_standard_normal(3, random.Random(7)).shape == (3,)
     # Production source: the OS CSPRNG.
-    from sklearn_dpbo._samplers import secure_source
+    from sklearn_dpbo.privacy._samplers import secure_source
 
     w = sample_standard_normal(20_000, secure_source())
     assert ks_pvalue(w, stats.norm.cdf) > ALPHA

@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from sklearn_dpbo._gp import IncrementalGP, greedy_information_gain, kernel_matrix
+from sklearn_dpbo.bo._gp import IncrementalGP, greedy_information_gain, kernel_matrix
 
 KERNEL_NAMES = ["squared-exponential", "matern52"]
 

@@ -27,13 +27,9 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer, StandardScaler
 from sklearn.utils._mocking import CheckingClassifier
 
-from sklearn_dpbo import (
-    BudgetAccountant,
-    DPBayesSearchCV,
-    PrivateSelection,
-    RowIndependenceError,
-    make_dp_scorer,
-)
+from sklearn_dpbo import BudgetAccountant, DPBayesSearchCV, make_dp_scorer
+from sklearn_dpbo.model_selection import PrivateSelection
+from sklearn_dpbo.privacy import RowIndependenceError
 
 X, y = make_classification(n_samples=240, n_features=6, random_state=0)
 X_tr, y_tr, X_va, y_va = X[:160], y[:160], X[160:], y[160:]

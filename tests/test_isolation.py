@@ -29,16 +29,12 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer, StandardScaler
 
-from sklearn_dpbo import (
-    DPBayesSearchCV,
-    PrivateSelection,
-    _private_selection,
-    make_dp_scorer,
-)
-from sklearn_dpbo._mechanisms import permute_and_flip_probabilities
-from sklearn_dpbo._records import RecordSchema
-from sklearn_dpbo._rowwise import is_rowwise
-from sklearn_dpbo._scorers import DPScorer, quiet
+from sklearn_dpbo import DPBayesSearchCV, make_dp_scorer
+from sklearn_dpbo.model_selection import PrivateSelection, _private_selection
+from sklearn_dpbo.privacy._mechanisms import permute_and_flip_probabilities
+from sklearn_dpbo.privacy._records import RecordSchema
+from sklearn_dpbo.privacy._rowwise import is_rowwise
+from sklearn_dpbo.privacy._scorers import DPScorer, quiet
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "privacy"))
 from _audit import epsilon_lower_bound  # noqa: E402
@@ -395,7 +391,7 @@ def test_audit_power_batch_scoring_is_detected(fits, raw_records, monkeypatch):
 def test_record_blocks_in_workers_give_the_in_thread_values(monkeypatch):
     """A model scored record by record is split over loky workers in public
     blocks of records: the utilities are exactly those computed in-thread."""
-    from sklearn_dpbo import _evaluation
+    from sklearn_dpbo.model_selection import _evaluation
 
     X, y, X_val, y_val = _data(seed=6, m=600)
     est = make_pipeline(FunctionTransformer(np.tanh), LogisticRegression())

@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 import scipy.linalg
 
-from sklearn_dpbo._gp import kernel_matrix
-from sklearn_dpbo._ldp_algorithms import (
+from sklearn_dpbo.bo._gp import kernel_matrix
+from sklearn_dpbo.ldp._algorithms import (
     ATAGPUCB,
     GPUCB,
     TGPUCB,

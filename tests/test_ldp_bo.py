@@ -8,19 +8,19 @@ import numpy as np
 import pytest
 from _leaks import Secrets, walk
 
-from sklearn_dpbo import (
+from sklearn_dpbo import PrivacyLeakWarning
+from sklearn_dpbo.bo import CandidateSet
+from sklearn_dpbo.bo._gp import kernel_matrix
+from sklearn_dpbo.ldp import (
     TGPUCB,
-    CandidateSet,
     LaplaceRandomizer,
     LDPBayesianOptimizer,
     LDPReport,
     MoMAGPUCB,
-    PrivacyLeakWarning,
     RandomizedResponse,
     ldp_maximize,
 )
-from sklearn_dpbo._gp import kernel_matrix
-from sklearn_dpbo._ldp_bo import LDPOptimizeResult
+from sklearn_dpbo.ldp._optimizer import LDPOptimizeResult
 
 GRID = [float(x) for x in np.linspace(0, 1, 20)]
 SPACE = {"x": GRID}

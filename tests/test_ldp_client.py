@@ -23,13 +23,9 @@ import numpy as np
 import pytest
 from privacy._audit import ALPHA, binned, epsilon_lower_bound, resolution
 
-from sklearn_dpbo import (
-    LaplaceRandomizer,
-    LDPReport,
-    PrivacyLeakWarning,
-    RandomizedResponse,
-)
-from sklearn_dpbo._samplers import laplace_on_grid, secure_source
+from sklearn_dpbo import PrivacyLeakWarning
+from sklearn_dpbo.ldp import LaplaceRandomizer, LDPReport, RandomizedResponse
+from sklearn_dpbo.privacy._samplers import laplace_on_grid, secure_source
 
 EPS = 1.0
 N_AUDIT = 20_000

@@ -28,8 +28,8 @@ from sklearn_dpbo import (
     DPBayesSearchCV,
     PrivacyLeakWarning,
 )
-from sklearn_dpbo import _federated as federated_module
-from sklearn_dpbo._federated import owner_order
+from sklearn_dpbo.model_selection import _federated as federated_module
+from sklearn_dpbo.model_selection._federated import owner_order
 
 N_OWNERS, PER_OWNER, N_ITER = 30, 5, 12
 SPACE = {"logisticregression__C": [float(c) for c in np.logspace(-4, 1, 8)]}

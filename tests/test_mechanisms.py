@@ -1,4 +1,4 @@
-"""Tests of the DP primitives in ``sklearn_dpbo._mechanisms``.
+"""Tests of the DP primitives in ``sklearn_dpbo.privacy._mechanisms``.
 
 - P1 (TESTING.md): distribution tests at α = 1e-6 that must also reject a
   wrong ε or a wrong Laplace scale.
@@ -24,7 +24,7 @@ from _stats import (
 )
 from scipy import stats
 
-from sklearn_dpbo._mechanisms import (
+from sklearn_dpbo.privacy._mechanisms import (
     exponential_mechanism,
     exponential_mechanism_log_probabilities,
     laplace_mechanism,

@@ -19,15 +19,15 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GridSearchCV, ParameterGrid, ShuffleSplit
 from sklearn.utils._param_validation import InvalidParameterError
 
-from sklearn_dpbo import (
+from sklearn_dpbo import DPBayesSearchCV
+from sklearn_dpbo.model_selection import (
     DPGPUCB,
-    DPBayesSearchCV,
     FederatedLDP,
     Lipschitz,
     PrivateSelection,
     SearchMode,
 )
-from sklearn_dpbo._modes import MODES, resolve_mode
+from sklearn_dpbo.model_selection._modes import MODES, resolve_mode
 
 pytestmark = [
     pytest.mark.usefixtures("single_blas_thread"),

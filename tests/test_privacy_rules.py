@@ -41,7 +41,8 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 
-from sklearn_dpbo import DPBayesSearchCV, PrivacyLeakWarning, PrivateSelection
+from sklearn_dpbo import DPBayesSearchCV, PrivacyLeakWarning
+from sklearn_dpbo.model_selection import PrivateSelection
 
 pytestmark = [
     pytest.mark.usefixtures("single_blas_thread"),

@@ -13,7 +13,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from sklearn_dpbo import DPBayesSearchCV
-from sklearn_dpbo._modes import MODES
+from sklearn_dpbo.model_selection._modes import MODES
 
 
 def _fit_lines(method, verbose, capsys):

@@ -12,9 +12,7 @@ import math
 import numpy as np
 import pytest
 
-from sklearn_dpbo._accounting import Release
-from sklearn_dpbo._mechanisms import exponential_mechanism, permute_and_flip
-from sklearn_dpbo._releases import (
+from sklearn_dpbo.model_selection._releases import (
     dataset_kernel_c,
     gp_ucb_params_sensitivity,
     gp_ucb_score_scale,
@@ -28,12 +26,14 @@ from sklearn_dpbo._releases import (
     release_best_score_noise_free,
     release_best_score_selection,
 )
-from sklearn_dpbo._samplers import (
+from sklearn_dpbo.privacy._accounting import Release
+from sklearn_dpbo.privacy._mechanisms import exponential_mechanism, permute_and_flip
+from sklearn_dpbo.privacy._samplers import (
     as_random_source,
     granularity_exponent,
     laplace_on_grid,
 )
-from sklearn_dpbo._scorers import ROW_INDEPENDENCE
+from sklearn_dpbo.privacy._scorers import ROW_INDEPENDENCE
 
 PI2 = math.pi**2
 

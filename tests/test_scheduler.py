@@ -28,15 +28,22 @@ import pytest
 from conftest import NOISE_SEED_WARNING
 from sklearn.linear_model import LogisticRegression
 
-import sklearn_dpbo._evaluation as evaluation
-import sklearn_dpbo._private_selection as private_selection
-import sklearn_dpbo._scheduler as scheduler
-from sklearn_dpbo import DPBayesSearchCV, PrivateSelection
-from sklearn_dpbo._acquisition import ucb_beta
-from sklearn_dpbo._bo import bayesian_optimisation
-from sklearn_dpbo._context import SearchData
-from sklearn_dpbo._public_search import PublicSearch
-from sklearn_dpbo._scheduler import Job, _Feed, _Slot, default_window, run_ordered
+import sklearn_dpbo.model_selection._evaluation as evaluation
+import sklearn_dpbo.model_selection._private_selection as private_selection
+import sklearn_dpbo.model_selection._scheduler as scheduler
+from sklearn_dpbo import DPBayesSearchCV
+from sklearn_dpbo.bo._acquisition import ucb_beta
+from sklearn_dpbo.bo._bo import bayesian_optimisation
+from sklearn_dpbo.model_selection import PrivateSelection
+from sklearn_dpbo.model_selection._context import SearchData
+from sklearn_dpbo.model_selection._public_search import PublicSearch
+from sklearn_dpbo.model_selection._scheduler import (
+    Job,
+    _Feed,
+    _Slot,
+    default_window,
+    run_ordered,
+)
 
 pytestmark = [
     pytest.mark.usefixtures("single_blas_thread"),

@@ -21,8 +21,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.linear_model import LogisticRegression as _LR
 
 from sklearn_dpbo import DPBayesSearchCV
-from sklearn_dpbo._public_search import PublicSearch
-from sklearn_dpbo._scheduler import Job, run_ordered
+from sklearn_dpbo.model_selection._public_search import PublicSearch
+from sklearn_dpbo.model_selection._scheduler import Job, run_ordered
 
 pytestmark = [
     pytest.mark.usefixtures("single_blas_thread"),
@@ -196,15 +196,18 @@ def test_a_validation_score_error_in_the_stream_is_sealed(
     # in this thread (here_seconds=inf) and in the workers (-1).
     import joblib
 
-    import sklearn_dpbo._evaluation as evaluation
-    from sklearn_dpbo._search import PrivateComputationError
+    import sklearn_dpbo.model_selection._evaluation as evaluation
+    from sklearn_dpbo.model_selection._search import PrivateComputationError
 
     X_tr, y_tr, X_va, y_va = cancer_split
 
-    def leaky_score(model, X, y, scorer):
-        raise ValueError(f"secret mean {float(np.mean(X)):.6f}")
+    def leaky_score(model, records, scorer):
+        raise ValueError(f"secret mean {float(np.mean(records.X)):.6f}")
 
+    # In this thread (score_private) and in the workers, where a model off
+    # the row-wise list is scored by blocks of records (_private_values).
     monkeypatch.setattr(evaluation, "score_private", leaky_score)
+    monkeypatch.setattr(evaluation, "_private_values", leaky_score)
     monkeypatch.setattr(evaluation, "SCORE_HERE_SECONDS", here_seconds)
     messages = []
     for X_val in (X_va, X_va + 1.0):  # V and a V' that shifts the message
@@ -238,7 +241,7 @@ def test_a_validation_score_error_in_the_stream_is_sealed(
 def test_racing_is_a_plain_nested_parameter(cancer_split):
     from sklearn.base import clone
 
-    from sklearn_dpbo import PrivateSelection
+    from sklearn_dpbo.model_selection import PrivateSelection
 
     X_tr, y_tr, X_va, y_va = cancer_split
     search = DPBayesSearchCV(
@@ -302,8 +305,8 @@ def test_a_withheld_validation_warning_leaves_no_warning_registry_behind(
     # filters. Scored in this process (one worker; or, new with the
     # scheduler change, in the calling thread while the public fits ran in
     # loky workers), V' would leave another registry here than V.
-    import sklearn_dpbo._evaluation as evaluation
-    from sklearn_dpbo import PrivateSelection
+    import sklearn_dpbo.model_selection._evaluation as evaluation
+    from sklearn_dpbo.model_selection import PrivateSelection
 
     monkeypatch.setattr(evaluation, "SCORE_HERE_SECONDS", here_seconds)
     X_tr, y_tr, X_va, y_va = cancer_split
@@ -332,7 +335,7 @@ def test_a_stream_whose_first_tasks_are_refused_leaves_no_live_feed():
     import joblib
     from joblib._parallel_backends import ThreadingBackend
 
-    import sklearn_dpbo._scheduler as scheduler
+    import sklearn_dpbo.model_selection._scheduler as scheduler
 
     class Refusing(ThreadingBackend):
         def submit(self, func, callback=None):
@@ -360,8 +363,8 @@ def test_validation_scores_in_workers_under_an_explicit_backend(
     # budget spent). The same releases as scoring in this thread.
     import joblib
 
-    import sklearn_dpbo._evaluation as evaluation
-    from sklearn_dpbo import PrivateSelection
+    import sklearn_dpbo.model_selection._evaluation as evaluation
+    from sklearn_dpbo.model_selection import PrivateSelection
 
     X_tr, y_tr, X_va, y_va = cancer_split
 

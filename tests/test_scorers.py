@@ -20,8 +20,8 @@ from sklearn.metrics import (
     r2_score,
 )
 
-from sklearn_dpbo import RowIndependenceError
-from sklearn_dpbo._scorers import (
+from sklearn_dpbo.privacy import RowIndependenceError
+from sklearn_dpbo.privacy._scorers import (
     BUILTIN_SCORES,
     DPScorer,
     get_dp_scorer,

@@ -30,15 +30,10 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 from sklearn.utils.validation import check_is_fitted
 
-from sklearn_dpbo import (
-    BudgetAccountant,
-    DPBayesSearchCV,
-    DPScorer,
-    PrivacyReport,
-    PrivateSelection,
-    UselessReleaseWarning,
-)
-from sklearn_dpbo._scorers import ROW_INDEPENDENCE
+from sklearn_dpbo import BudgetAccountant, DPBayesSearchCV, UselessReleaseWarning
+from sklearn_dpbo.model_selection import PrivateSelection
+from sklearn_dpbo.privacy import DPScorer, PrivacyReport
+from sklearn_dpbo.privacy._scorers import ROW_INDEPENDENCE
 
 pytestmark = [
     pytest.mark.usefixtures("single_blas_thread"),

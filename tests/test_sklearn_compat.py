@@ -20,13 +20,8 @@ from sklearn.utils import get_tags
 from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from sklearn_dpbo import (
-    DPGPUCB,
-    DPBayesSearchCV,
-    PrivacyLeakWarning,
-    PrivateSelection,
-    make_dp_scorer,
-)
+from sklearn_dpbo import DPBayesSearchCV, PrivacyLeakWarning, make_dp_scorer
+from sklearn_dpbo.model_selection import DPGPUCB, PrivateSelection
 
 pytestmark = [
     pytest.mark.usefixtures("single_blas_thread"),

@@ -20,17 +20,17 @@ from sklearn.linear_model import LogisticRegression, Ridge
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
-import sklearn_dpbo._evaluation as evaluation_module
-import sklearn_dpbo._gp_ucb as gp_ucb_module
-import sklearn_dpbo._private_selection as selection_module
+import sklearn_dpbo.model_selection._evaluation as evaluation_module
+import sklearn_dpbo.model_selection._gp_ucb as gp_ucb_module
+import sklearn_dpbo.model_selection._private_selection as selection_module
 from sklearn_dpbo import (
     BudgetAccountant,
     DPBayesSearchCV,
     PrivateComputationError,
-    PrivateSelection,
-    RowIndependenceError,
     make_dp_scorer,
 )
+from sklearn_dpbo.model_selection import PrivateSelection
+from sklearn_dpbo.privacy import RowIndependenceError
 
 N_TRAIN, M = 120, 40
 
@@ -191,7 +191,7 @@ def test_several_metrics_failing_record_moves_every_score_by_at_most_delta(
     """Several metrics: the selection's utilities and each other metric's
     score (now taken on the restored pre-read fit) move by at most Δ when
     one record makes the candidates fail; same outcome, same warnings."""
-    import sklearn_dpbo._search as search_module
+    import sklearn_dpbo.model_selection._search as search_module
 
     X_tr, y_tr, X_va, y_va = _data()
     row, _ = BAD_RECORDS["unseen category"]

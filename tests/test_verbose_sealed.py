@@ -42,9 +42,14 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import Normalizer, StandardScaler
 
 from sklearn_dpbo import DPBayesSearchCV
-from sklearn_dpbo._federated import owner_order
-from sklearn_dpbo._modes import MODES
-from sklearn_dpbo._progress import DONE_LINE, PREFIX, READ_LINE, ProgressPrinter
+from sklearn_dpbo.model_selection._federated import owner_order
+from sklearn_dpbo.model_selection._modes import MODES
+from sklearn_dpbo.model_selection._progress import (
+    DONE_LINE,
+    PREFIX,
+    READ_LINE,
+    ProgressPrinter,
+)
 
 N_TRAIN, N_VAL, N_OWNERS = 150, 120, 12
 N_ITER, N_CANDIDATES = 4, 12

@@ -97,13 +97,9 @@ from sklearn.utils._testing import (
 )
 from sklearn.utils.fixes import CSR_CONTAINERS
 
-from sklearn_dpbo import (
-    BudgetAccountant,
-    DPBayesSearchCV,
-    DPScorer,
-    PrivateSelection,
-    RowIndependenceError,
-)
+from sklearn_dpbo import BudgetAccountant, DPBayesSearchCV
+from sklearn_dpbo.model_selection import PrivateSelection
+from sklearn_dpbo.privacy import DPScorer, RowIndependenceError
 
 UPSTREAM_FILE = os.path.join(
     os.path.dirname(sklearn.__file__), "model_selection", "tests", "test_search.py"

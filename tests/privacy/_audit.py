@@ -227,7 +227,7 @@ def treat_as_rowwise(*classes: type) -> None:
     same values for every oracle registered here. Called at import of the
     test module, so that spawned audit workers register them too.
     """
-    from sklearn_dpbo import _rowwise
+    from sklearn_dpbo.privacy import _rowwise
 
     _rowwise._CACHE["classes"] = _rowwise.rowwise_classes() | frozenset(classes)
 

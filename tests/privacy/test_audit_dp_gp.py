@@ -1,7 +1,7 @@
 """Statistical (ε, δ) audit of the DP GP release vector (TESTING.md P3, P4).
 
 The release of ``DPGaussianProcessRegressor.fit`` is ``plan.release(y)``
-(``sklearn_dpbo._dp_gp_release``); :func:`test_fit_uses_the_audited_release`
+(``sklearn_dpbo.gaussian_process._release``); :func:`test_fit_uses_the_audited_release`
 checks that fit returns exactly that vector for the same noise source, and
 the audits then draw N = 10⁵ releases per side with the production noise
 source (the OS CSPRNG) on a worst-case neighbouring pair: the training
@@ -47,9 +47,12 @@ from scipy.linalg import solve_triangular
 from sklearn.gaussian_process.kernels import RBF
 
 from sklearn_dpbo import DPGaussianProcessRegressor
-from sklearn_dpbo._dp_gp_release import plan_release
-from sklearn_dpbo._gaussian_mechanism import analytic_gaussian_scale, gaussian_delta
-from sklearn_dpbo._gp_posterior import ExactPosterior
+from sklearn_dpbo.bo._gp_posterior import ExactPosterior
+from sklearn_dpbo.gaussian_process._release import plan_release
+from sklearn_dpbo.privacy._gaussian_mechanism import (
+    analytic_gaussian_scale,
+    gaussian_delta,
+)
 
 # One BLAS thread: multi-threaded BLAS on a shared 2-core machine made these
 # small dense solves up to 60x slower.

@@ -223,7 +223,7 @@ def _is_secret(obj, secret):
 
 
 def _secure_draws(n):
-    from sklearn_dpbo._samplers import secure_source
+    from sklearn_dpbo.privacy._samplers import secure_source
 
     src = secure_source()
     return draw_outcomes(lambda: src.randrange(2**62), n, dtype=np.int64)

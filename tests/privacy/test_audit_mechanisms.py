@@ -1,6 +1,7 @@
 """Statistical privacy audit of every release function (TESTING.md P3, P4).
 
-Each test runs one release function of ``sklearn_dpbo._releases`` N times
+Each test runs one release function of
+``sklearn_dpbo.model_selection._releases`` N times
 on a neighbouring pair that is worst case for the declared sensitivity,
 with the production noise source (``rng=None``: the OS CSPRNG), and
 checks with Clopper–Pearson bounds at family-wise α = 1e-6
@@ -57,8 +58,8 @@ from _audit import (
     resolution,
 )
 
-from sklearn_dpbo._gp import greedy_information_gain
-from sklearn_dpbo._releases import (
+from sklearn_dpbo.bo._gp import greedy_information_gain
+from sklearn_dpbo.model_selection._releases import (
     gp_ucb_params_sensitivity,
     gp_ucb_score_scale,
     release_best_params_gp,

@@ -48,8 +48,9 @@ from _audit import (
 )
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 
-from sklearn_dpbo import DPBayesSearchCV, PrivateSelection, make_dp_scorer
-from sklearn_dpbo._scorers import DPScorer
+from sklearn_dpbo import DPBayesSearchCV, make_dp_scorer
+from sklearn_dpbo.model_selection import PrivateSelection
+from sklearn_dpbo.privacy._scorers import DPScorer
 
 M_VAL, K = 20, 3
 N_FITS = int(10_000 * float(os.environ.get("DPBO_AUDIT_N_SCALE", "1")))
@@ -169,8 +170,8 @@ def run_fits(config: str, neighbour: bool, n: int) -> np.ndarray:
 @pytest.mark.parametrize("neighbour", [False, True])
 def test_oracles_score_the_same_in_batches_and_alone(config, neighbour):
     """The shortcut of ``treat_as_rowwise`` changes no value the audit sees."""
-    from sklearn_dpbo._records import RecordSchema
-    from sklearn_dpbo._scorers import quiet
+    from sklearn_dpbo.privacy._records import RecordSchema
+    from sklearn_dpbo.privacy._scorers import quiet
 
     X_val, y_val = validation_set(config, neighbour)
     search = make_search(config)

@@ -54,8 +54,9 @@ from _audit import (
 )
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-import sklearn_dpbo._private_selection as private_selection
-from sklearn_dpbo import DPBayesSearchCV, PrivateSelection
+import sklearn_dpbo.model_selection._private_selection as private_selection
+from sklearn_dpbo import DPBayesSearchCV
+from sklearn_dpbo.model_selection import PrivateSelection
 
 M_VAL, K = 20, 3
 DELTA_U = 1.0 / M_VAL
@@ -92,8 +93,8 @@ treat_as_rowwise(ScoreOracle)
 def test_oracle_scores_the_same_in_batches_and_alone(neighbour):
     """The shortcut of ``treat_as_rowwise`` changes no value the audit sees."""
     from sklearn_dpbo import make_dp_scorer
-    from sklearn_dpbo._records import RecordSchema
-    from sklearn_dpbo._scorers import quiet
+    from sklearn_dpbo.privacy._records import RecordSchema
+    from sklearn_dpbo.privacy._scorers import quiet
 
     X_val, y_val = validation_set(neighbour)
     scorer = make_dp_scorer("accuracy")

@@ -49,9 +49,10 @@ from sklearn.metrics import accuracy_score
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import StandardScaler
 
-import sklearn_dpbo._gp_ucb as gp_ucb_module
-import sklearn_dpbo._releases as releases_module
-from sklearn_dpbo import DPBayesSearchCV, PrivateSelection
+import sklearn_dpbo.model_selection._gp_ucb as gp_ucb_module
+import sklearn_dpbo.model_selection._releases as releases_module
+from sklearn_dpbo import DPBayesSearchCV
+from sklearn_dpbo.model_selection import PrivateSelection
 
 pytestmark = pytest.mark.usefixtures("single_blas_thread")
 
@@ -93,7 +94,8 @@ NOISE: list = []
 class RefitFailsLogReg(LogisticRegression):
     """LogisticRegression whose refit fails, when armed, after the releases.
 
-    During the search every fit runs in ``sklearn_dpbo/_evaluation.py``; the
+    During the search every fit runs in
+    ``sklearn_dpbo/model_selection/_evaluation.py``; the
     refit of ``best_estimator_`` (``"gp-ucb"``) does not. ``"private-selection"``
     does not refit: it restores the selected candidate's pre-read fit from a
     pickle, so there the restoring (``__setstate__``) fails instead. The
@@ -118,8 +120,8 @@ def _in_library_evaluation() -> bool:
     frame = sys._getframe(1)
     while frame is not None:
         name = frame.f_code.co_filename
-        if name.endswith(os.path.join("sklearn_dpbo", "_evaluation.py")) or (
-            name.endswith(os.path.join("sklearn_dpbo", "_scorers.py"))
+        if name.endswith(os.path.join("model_selection", "_evaluation.py")) or (
+            name.endswith(os.path.join("privacy", "_scorers.py"))
         ):
             return True
         frame = frame.f_back

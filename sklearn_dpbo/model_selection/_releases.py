@@ -52,11 +52,11 @@ import math
 
 import numpy as np
 
-from ._accounting import Release
-from ._acquisition import gp_ucb_beta
-from ._mechanisms import exponential_mechanism, permute_and_flip
-from ._samplers import as_random_source, laplace_on_grid
-from ._scorers import ROW_INDEPENDENCE
+from ..bo._acquisition import gp_ucb_beta
+from ..privacy._accounting import Release
+from ..privacy._mechanisms import exponential_mechanism, permute_and_flip
+from ..privacy._samplers import as_random_source, laplace_on_grid
+from ..privacy._scorers import ROW_INDEPENDENCE
 
 __all__ = [
     "dataset_kernel_c",

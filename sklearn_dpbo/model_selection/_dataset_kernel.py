@@ -38,9 +38,9 @@ import numpy as np
 from joblib import Parallel, delayed
 from sklearn.base import clone
 
-from ._compat import _num_samples
-from ._gp import _JITTER, kernel_matrix
-from ._validation import public_rng
+from .._compat import _num_samples
+from ..bo._gp import _JITTER, kernel_matrix
+from ..privacy._validation import public_rng
 
 __all__ = [
     "DatasetKernelEstimate",

@@ -25,9 +25,9 @@ from sklearn.base import is_classifier
 from sklearn.model_selection import KFold, StratifiedKFold, check_cv
 from sklearn.utils.multiclass import type_of_target
 
-from ._accounting import Release, split_budget
-from ._acquisition import ucb_beta
-from ._compat import _num_samples, _safe_split
+from .._compat import _num_samples, _safe_split
+from ..bo._acquisition import ucb_beta
+from ..privacy._accounting import Release, split_budget
 from ._context import SearchContext
 from ._cv_results import public_cv_results
 from ._evaluation import (

@@ -26,8 +26,8 @@ import numbers
 
 from sklearn.base import BaseEstimator, clone
 
-from ._compat import Interval, StrOptions, validate_parameter_constraints
-from ._gp import KERNELS
+from .._compat import Interval, StrOptions, validate_parameter_constraints
+from ..bo._gp import KERNELS
 
 __all__ = [
     "SearchMode",
@@ -339,7 +339,7 @@ class FederatedLDP(SearchMode):
     val_groups=ids)``); each BO round one new owner reports her clipped
     score through a client-side Laplace randomiser: ε-LDP per owner
     (user-level). The learner is GP-UCB on the reports (Zhou & Tan, AAAI
-    2021, spec ``LDP_BO.md`` §2; see ``sklearn_dpbo/_federated.py`` and
+    2021, spec ``LDP_BO.md`` §2; see ``sklearn_dpbo/model_selection/_federated.py`` and
     ``docs/local_dp.md``).
 
     Parameters

@@ -44,8 +44,8 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.model_selection import ParameterGrid
 
-from ._accounting import Release
-from ._mechanisms import permute_and_flip
+from ..privacy._accounting import Release
+from ..privacy._mechanisms import permute_and_flip
 
 __all__ = [
     "PrivateGridSelection",

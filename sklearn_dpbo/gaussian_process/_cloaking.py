@@ -37,7 +37,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.linalg import solve_triangular
 
-from ._gp_posterior import robust_cholesky
+from ..bo._gp_posterior import robust_cholesky
 
 __all__ = ["DOptimalDesign", "d_optimal_design", "CloakingCovariance", "cloak"]
 

@@ -51,7 +51,7 @@ from typing import Any, Callable, Optional, Union
 import numpy as np
 from sklearn.utils import check_random_state
 
-from ._compat import _num_samples, _safe_indexing
+from .._compat import _num_samples, _safe_indexing
 
 __all__ = [
     "BATCH_ROWS",

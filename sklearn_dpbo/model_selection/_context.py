@@ -14,8 +14,8 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from ._candidates import CandidateSet
-from ._scorers import DPScorer
+from ..bo._candidates import CandidateSet
+from ..privacy._scorers import DPScorer
 
 __all__ = ["SearchPlan", "SearchData", "SearchContext"]
 
@@ -81,7 +81,7 @@ class SearchData:
         """
         kind = bool(scorer.maps_labels(estimator))
         if kind not in self._records:
-            from ._scorers import quiet
+            from ..privacy._scorers import quiet
 
             schema = self.schema(classes=kind)
             X_val, y_val = self.X_val, self.y_val  # the read (charged once)
@@ -91,7 +91,7 @@ class SearchData:
 
     def schema(self, *, classes: bool):
         """The public schema of the training set (no validation row read)."""
-        from ._records import RecordSchema
+        from ..privacy._records import RecordSchema
 
         if classes not in self._schemas:
             self._schemas[classes] = RecordSchema.from_training(
@@ -128,7 +128,7 @@ class SearchData:
 
     @property
     def n_validation(self) -> int:
-        from ._compat import _num_samples
+        from .._compat import _num_samples
 
         return int(_num_samples(self._X_val))
 

@@ -26,14 +26,14 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.linalg import cho_solve, solve_triangular
 
-from ._cloaking import cloak
-from ._gaussian_mechanism import (
+from ..bo._gp_posterior import ExactPosterior, robust_cholesky
+from ..privacy._gaussian_mechanism import (
     analytic_gaussian_scale,
     hall_gaussian_scale,
     hall_is_valid,
 )
-from ._gp_posterior import ExactPosterior, robust_cholesky
-from ._samplers import as_random_source, round_to_grid, sample_standard_normal
+from ..privacy._samplers import as_random_source, round_to_grid, sample_standard_normal
+from ._cloaking import cloak
 
 __all__ = ["ReleasePlan", "plan_release", "paper_sensitivity_factor"]
 

@@ -172,7 +172,7 @@ class _GPUCBLearner(_AggregatedGP):
         super().__init__(problem, rng)
 
     def _beta(self) -> float:
-        from ._acquisition import ucb_beta
+        from ..bo._acquisition import ucb_beta
 
         n = self.p.K.shape[0]
         return self.algo.beta_scale * math.sqrt(

@@ -18,17 +18,17 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from ._candidates import CandidateSet
-from ._gp import KERNELS, kernel_matrix
-from ._ldp_algorithms import LDPProblem, resolve_algorithm
-from ._ldp_client import (
+from ..bo._candidates import CandidateSet
+from ..bo._gp import KERNELS, kernel_matrix
+from ..privacy._validation import check_epsilon, public_rng
+from ._algorithms import LDPProblem, resolve_algorithm
+from ._client import (
     LaplaceRandomizer,
     LDPReport,
     MechanismSpec,
     RandomizedResponse,
     _Randomizer,
 )
-from ._validation import check_epsilon, public_rng
 
 __all__ = ["LDPBayesianOptimizer", "LDPOptimizeResult", "ldp_maximize"]
 

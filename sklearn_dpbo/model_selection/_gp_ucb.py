@@ -23,12 +23,13 @@ from __future__ import annotations
 import numpy as np
 from joblib import delayed
 
-from ._accounting import Release, split_budget
-from ._acquisition import gp_ucb_beta
-from ._bo import bayesian_optimisation
+from ..bo._acquisition import gp_ucb_beta
+from ..bo._bo import bayesian_optimisation
+from ..bo._gp import greedy_information_gain
+from ..privacy._accounting import Release, split_budget
+from ..privacy._scorers import ROW_INDEPENDENCE
 from ._context import SearchContext
 from ._evaluation import fit_and_score_private, public_preflight, score_private
-from ._gp import greedy_information_gain
 from ._releases import (
     gp_ucb_params_sensitivity,
     gp_ucb_score_scale,
@@ -37,7 +38,6 @@ from ._releases import (
     release_best_score_gp,
     release_best_score_noise_free,
 )
-from ._scorers import ROW_INDEPENDENCE
 
 __all__ = ["run_gp_ucb", "score_noise_scale"]
 

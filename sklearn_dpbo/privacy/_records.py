@@ -36,7 +36,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from ._compat import _num_samples, _safe_indexing
+from .._compat import _num_samples, _safe_indexing
 
 __all__ = ["RecordSchema", "Records"]
 

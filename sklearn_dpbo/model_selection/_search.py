@@ -25,10 +25,7 @@ from sklearn.utils.metadata_routing import (
 )
 from sklearn.utils.validation import check_is_fitted, indexable
 
-from ._accountant import BudgetAccountant
-from ._accounting import PrivacyReport, Release, split_budget
-from ._candidates import CandidateSet
-from ._compat import (
+from .._compat import (
     HasMethods,
     Interval,
     StrOptions,
@@ -36,6 +33,18 @@ from ._compat import (
     _routing_enabled,
     _safe_split,
     _VisualBlock,
+)
+from ..bo._candidates import CandidateSet
+from ..privacy._accountant import BudgetAccountant
+from ..privacy._accounting import PrivacyReport, Release, split_budget
+from ..privacy._scorers import DPScorer, get_dp_scorer
+from ..privacy._validation import (
+    MIN_EPSILON,
+    PrivacyLeakWarning,
+    check_delta,
+    check_epsilon,
+    check_privacy_rng,
+    public_rng,
 )
 from ._context import SearchContext, SearchData, SearchPlan
 from ._evaluation import fit_on_training, index_fit_params, score_private
@@ -47,16 +56,7 @@ from ._noise_check import warn_useless_releases
 from ._private_selection import FITTED_KEY, run_private_selection
 from ._progress import ProgressPrinter
 from ._releases import release_best_score_selection
-from ._scorers import DPScorer, get_dp_scorer
 from ._splits import check_public_splitter, public_split
-from ._validation import (
-    MIN_EPSILON,
-    PrivacyLeakWarning,
-    check_delta,
-    check_epsilon,
-    check_privacy_rng,
-    public_rng,
-)
 
 __all__ = ["DPBayesSearchCV", "PrivateComputationError"]
 
@@ -200,7 +200,7 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
 
     Two release families, chosen by ``method`` (a string, or a mode object
     carrying the mode's own parameters, e.g. ``method=PrivateSelection(
-    shortlist_size=5)``; see :mod:`sklearn_dpbo._modes`):
+    shortlist_size=5)``; see :mod:`sklearn_dpbo.model_selection._modes`):
 
     ``"private-selection"`` (default, no modelling assumption)
         Bayesian optimisation (GP-UCB) runs on *public* signal only,
@@ -278,7 +278,7 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         val_groups=ids)``); each BO round one new owner reports her clipped
         score through a client-side Laplace randomiser: ε-LDP per owner,
         exposes ``cv_results_`` of the noisy reports (see
-        ``sklearn_dpbo/_federated.py`` and ``docs/local_dp.md``).
+        ``sklearn_dpbo/model_selection/_federated.py`` and ``docs/local_dp.md``).
     epsilon : float, default=1.0
         Total ε of one ``fit`` (all releases together, basic composition).
     delta : float, default=1e-5

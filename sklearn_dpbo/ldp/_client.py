@@ -36,8 +36,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Callable
 
-from ._samplers import laplace_on_grid, sample_bernoulli, sample_bernoulli_exp
-from ._validation import PrivacyLeakWarning, check_epsilon, check_privacy_rng
+from ..privacy._samplers import laplace_on_grid, sample_bernoulli, sample_bernoulli_exp
+from ..privacy._validation import PrivacyLeakWarning, check_epsilon, check_privacy_rng
 
 __all__ = [
     "LDPReport",
@@ -254,7 +254,7 @@ class LaplaceRandomizer(_Randomizer):
         low, high = self.bounds
         width = high - low
         # Same scale as laplace_on_grid computes (public, data-free).
-        from ._samplers import granularity_exponent
+        from ..privacy._samplers import granularity_exponent
 
         k = granularity_exponent(width / self.epsilon)
         scale = float((Fraction(width) + Fraction(2) ** k) / Fraction(self.epsilon))

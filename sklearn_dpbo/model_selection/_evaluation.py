@@ -35,9 +35,9 @@ from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.base import clone
 from sklearn.exceptions import FitFailedWarning
 
-from ._compat import _num_samples, _safe_indexing
-from ._rowwise import is_rowwise
-from ._scorers import PUBLIC_ROWS, SINGLE_ROWS, quiet, rows_scored_by_check
+from .._compat import _num_samples, _safe_indexing
+from ..privacy._rowwise import is_rowwise
+from ..privacy._scorers import PUBLIC_ROWS, SINGLE_ROWS, quiet, rows_scored_by_check
 
 __all__ = [
     "fit_on_training",

@@ -42,8 +42,8 @@ from typing import Callable, Optional
 
 import numpy as np
 
-from ._acquisition import argmax, upper_confidence_bound
-from ._gp import IncrementalGP
+from ..bo._acquisition import argmax, upper_confidence_bound
+from ..bo._gp import IncrementalGP
 from ._scheduler import Job
 
 __all__ = ["PublicSearch"]

@@ -44,11 +44,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._accounting import Release
+from ..ldp._client import LaplaceRandomizer, LDPReport
+from ..ldp._optimizer import LDPBayesianOptimizer
+from ..privacy._accounting import Release
 from ._context import SearchContext
 from ._evaluation import fit_and_score_private
-from ._ldp_bo import LDPBayesianOptimizer
-from ._ldp_client import LaplaceRandomizer, LDPReport
 
 __all__ = ["run_federated_ldp", "FEDERATED_ALGORITHM", "OwnersAsked", "owner_order"]
 

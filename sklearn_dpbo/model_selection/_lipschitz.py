@@ -67,9 +67,10 @@ from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import Normalizer
 from sklearn.svm import LinearSVC
 
-from ._accounting import Release, split_budget
-from ._acquisition import ucb_beta
-from ._bo import bayesian_optimisation
+from ..bo._acquisition import ucb_beta
+from ..bo._bo import bayesian_optimisation
+from ..privacy._accounting import Release, split_budget
+from ..privacy._scorers import ROW_INDEPENDENCE
 from ._context import SearchContext
 from ._evaluation import score_public_candidates
 from ._releases import (
@@ -79,7 +80,6 @@ from ._releases import (
     release_best_params_path,
     release_best_score_lipschitz,
 )
-from ._scorers import ROW_INDEPENDENCE
 
 __all__ = [
     "LipschitzSetup",

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import warnings
 
-from ._accounting import split_budget
+from ..privacy._accounting import split_budget
+from ..privacy._validation import UselessReleaseWarning
 from ._gp_ucb import score_noise_scale
 from ._lipschitz import check_assumption_2, regularisation_to_lambda
 from ._releases import gp_ucb_params_sensitivity, lipschitz_score_sensitivity
-from ._validation import UselessReleaseWarning
 
 __all__ = ["public_noise_scales", "warn_useless_releases"]
 

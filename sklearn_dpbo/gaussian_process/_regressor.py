@@ -19,24 +19,24 @@ from sklearn.exceptions import ConvergenceWarning, DataConversionWarning
 from sklearn.gaussian_process.kernels import RBF, Kernel
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._accountant import BudgetAccountant
-from ._accounting import PrivacyReport, Release
-from ._compat import Interval, StrOptions
-from ._dp_gp_release import plan_release
-from ._dp_gp_selection import (
-    CONTRACT_ERROR,
-    PrivateGridSelection,
-    PublicDataSelection,
-    plan_selection,
-)
-from ._gp_posterior import ExactPosterior, InducingPosterior, robust_cholesky
-from ._scorers import quiet
-from ._validation import (
+from .._compat import Interval, StrOptions
+from ..bo._gp_posterior import ExactPosterior, InducingPosterior, robust_cholesky
+from ..privacy._accountant import BudgetAccountant
+from ..privacy._accounting import PrivacyReport, Release
+from ..privacy._scorers import quiet
+from ..privacy._validation import (
     PrivacyLeakWarning,
     check_delta,
     check_epsilon,
     check_privacy_rng,
     public_rng,
+)
+from ._release import plan_release
+from ._selection import (
+    CONTRACT_ERROR,
+    PrivateGridSelection,
+    PublicDataSelection,
+    plan_selection,
 )
 
 __all__ = ["DPGaussianProcessRegressor"]
