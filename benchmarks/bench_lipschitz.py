@@ -65,7 +65,7 @@ from threadpoolctl import threadpool_limits
 
 from sklearn_dpbo import DPBayesSearchCV
 from sklearn_dpbo.model_selection._evaluation import fit_public
-from sklearn_dpbo.privacy._scorers import get_dp_scorer
+from sklearn_dpbo.privacy._builtin_scores import get_dp_scorer
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _patching import replaced  # noqa: E402  (benchmarks/_patching.py)

@@ -103,7 +103,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from sklearn_dpbo.privacy import DPScorer
-from sklearn_dpbo.privacy._scorers import get_dp_scorer
+from sklearn_dpbo.privacy._builtin_scores import get_dp_scorer
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _patching import evaluation, replaced  # noqa: E402  (benchmarks/_patching.py)

@@ -158,7 +158,7 @@ from sklearn_dpbo.model_selection._evaluation import _public_fold as real_public
 from sklearn_dpbo.model_selection._evaluation import fit_public as real_fit_public
 from sklearn_dpbo.model_selection._private_selection import PUBLIC_BO_DELTA
 from sklearn_dpbo.privacy import DPScorer
-from sklearn_dpbo.privacy._scorers import get_dp_scorer
+from sklearn_dpbo.privacy._builtin_scores import get_dp_scorer
 from sklearn_dpbo.privacy._validation import public_rng
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

@@ -34,7 +34,8 @@ from sklearn_dpbo.model_selection import PrivateSelection, _private_selection
 from sklearn_dpbo.privacy._mechanisms import permute_and_flip_probabilities
 from sklearn_dpbo.privacy._records import RecordSchema
 from sklearn_dpbo.privacy._rowwise import is_rowwise
-from sklearn_dpbo.privacy._scorers import DPScorer, quiet
+from sklearn_dpbo.privacy._scorers import DPScorer
+from sklearn_dpbo.privacy._silence import quiet
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "privacy"))
 from _audit import epsilon_lower_bound  # noqa: E402

@@ -32,7 +32,7 @@ from sklearn_dpbo.model_selection._releases import (
     lipschitz_validation_term,
     release_best_score_lipschitz,
 )
-from sklearn_dpbo.privacy._scorers import get_dp_scorer, make_dp_scorer
+from sklearn_dpbo.privacy._builtin_scores import get_dp_scorer, make_dp_scorer
 
 pytestmark = pytest.mark.usefixtures("single_blas_thread")
 

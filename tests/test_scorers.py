@@ -21,13 +21,13 @@ from sklearn.metrics import (
 )
 
 from sklearn_dpbo.privacy import RowIndependenceError
-from sklearn_dpbo.privacy._scorers import (
+from sklearn_dpbo.privacy._builtin_scores import (
     BUILTIN_SCORES,
-    DPScorer,
     get_dp_scorer,
     make_dp_scorer,
-    quiet,
 )
+from sklearn_dpbo.privacy._scorers import DPScorer
+from sklearn_dpbo.privacy._silence import quiet
 
 
 class Lookup(ClassifierMixin, BaseEstimator):

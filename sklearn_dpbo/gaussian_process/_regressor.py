@@ -23,7 +23,7 @@ from .._compat import Interval, StrOptions
 from ..bo._gp_posterior import ExactPosterior, InducingPosterior, robust_cholesky
 from ..privacy._accountant import BudgetAccountant
 from ..privacy._accounting import PrivacyReport, Release
-from ..privacy._scorers import quiet
+from ..privacy._silence import quiet
 from ..privacy._validation import (
     PrivacyLeakWarning,
     check_delta,

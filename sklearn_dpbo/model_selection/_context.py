@@ -81,7 +81,7 @@ class SearchData:
         """
         kind = bool(scorer.maps_labels(estimator))
         if kind not in self._records:
-            from ..privacy._scorers import quiet
+            from ..privacy._silence import quiet
 
             schema = self.schema(classes=kind)
             X_val, y_val = self.X_val, self.y_val  # the read (charged once)

@@ -37,7 +37,8 @@ from sklearn.exceptions import FitFailedWarning
 
 from .._compat import _num_samples, _safe_indexing
 from ..privacy._rowwise import is_rowwise
-from ..privacy._scorers import PUBLIC_ROWS, SINGLE_ROWS, quiet, rows_scored_by_check
+from ..privacy._scorers import PUBLIC_ROWS, SINGLE_ROWS, rows_scored_by_check
+from ..privacy._silence import quiet
 
 __all__ = [
     "fit_on_training",

@@ -37,7 +37,8 @@ from .._compat import (
 from ..bo._candidates import CandidateSet
 from ..privacy._accountant import BudgetAccountant
 from ..privacy._accounting import PrivacyReport, Release, split_budget
-from ..privacy._scorers import DPScorer, get_dp_scorer
+from ..privacy._builtin_scores import get_dp_scorer
+from ..privacy._scorers import DPScorer
 from ..privacy._validation import (
     MIN_EPSILON,
     PrivacyLeakWarning,

@@ -8,7 +8,8 @@ nothing from them.
 
 from ._accountant import BudgetAccountant, BudgetError
 from ._accounting import PrivacyReport, Release
-from ._scorers import DPScorer, RowIndependenceError, make_dp_scorer
+from ._builtin_scores import make_dp_scorer
+from ._scorers import DPScorer, RowIndependenceError
 from ._validation import PrivacyLeakWarning, UselessReleaseWarning
 
 __all__ = [

@@ -171,7 +171,7 @@ def run_fits(config: str, neighbour: bool, n: int) -> np.ndarray:
 def test_oracles_score_the_same_in_batches_and_alone(config, neighbour):
     """The shortcut of ``treat_as_rowwise`` changes no value the audit sees."""
     from sklearn_dpbo.privacy._records import RecordSchema
-    from sklearn_dpbo.privacy._scorers import quiet
+    from sklearn_dpbo.privacy._silence import quiet
 
     X_val, y_val = validation_set(config, neighbour)
     search = make_search(config)

@@ -94,7 +94,7 @@ def test_oracle_scores_the_same_in_batches_and_alone(neighbour):
     """The shortcut of ``treat_as_rowwise`` changes no value the audit sees."""
     from sklearn_dpbo import make_dp_scorer
     from sklearn_dpbo.privacy._records import RecordSchema
-    from sklearn_dpbo.privacy._scorers import quiet
+    from sklearn_dpbo.privacy._silence import quiet
 
     X_val, y_val = validation_set(neighbour)
     scorer = make_dp_scorer("accuracy")

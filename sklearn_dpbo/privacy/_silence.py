@@ -1,0 +1,128 @@
+"""Silence for private code paths: no warning raised while private work
+runs reaches the user, and no module's warning registry keeps a trace.
+
+Used by every private computation of the library (the scorer's per-record
+values, the DP GP's output mapping, the search's validation read).
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import types
+import warnings
+from contextlib import contextmanager
+
+__all__ = ["quiet"]
+
+
+_QUIET_LOCK = threading.RLock()
+_IN_QUIET = threading.local()  # depth of this thread's quiet() sections
+
+
+@contextmanager
+def quiet(private: bool = True, *, registries: bool = True):
+    """Withhold every warning raised while private work runs.
+
+    ``warnings.catch_warnings`` changes process-global state and is not
+    thread-safe: two threads entering and leaving it interleaved can leave
+    a silencing filter installed, or restore the user's filters while the
+    other thread is still scoring validation records (so a warning raised
+    by one validation record reaches the user). Every private section of the
+    library therefore holds one process-wide lock for the whole time the
+    filter is installed: library threads never interleave their filter
+    changes, and a private computation always runs under the filter. Under
+    the threading backend (and Dask's threaded workers) private scoring is
+    then serialised; process backends (loky, Dask processes) are unaffected.
+    Warnings raised in the section are recorded into a list that is dropped
+    at its end (the ``"always"`` filter: none is shown, none is turned into
+    an error).
+
+    A thread that is *not* the library's and warns during a private section
+    has its warning withheld too (lost, never revealed); a thread that
+    changes the warning filters during one is outside this protection.
+
+    A withheld warning still touches the ``__warningregistry__`` of the
+    module it is attributed to: CPython's ``warn_explicit`` creates it, or
+    clears it and stamps the filters' version, *before* it looks at the
+    filters. Scored in this process, a warning raised by one validation
+    record would be readable there after the fit. With ``registries=True``
+    (the default) the registries are saved on entry and, if any warning was
+    raised in the section, put back on exit (:class:`_Registries`).
+    ``registries=False`` is for sections that score public data only (the
+    public-rows checks), whose warnings reveal nothing private. A section
+    nested in one of the same thread is covered by the outer one (one
+    registry snapshot for a whole loop of private scores).
+    """
+    if not private:
+        yield
+        return
+    if getattr(_IN_QUIET, "depth", 0):
+        # Nested in this thread's section: covered by it (its filter, its
+        # record list and its registries), at no extra cost.
+        _IN_QUIET.depth += 1
+        try:
+            yield
+        finally:
+            _IN_QUIET.depth -= 1
+        return
+    with _QUIET_LOCK:
+        saved = _Registries() if registries else None
+        _IN_QUIET.depth = 1
+        try:
+            with warnings.catch_warnings(record=True) as raised:
+                warnings.simplefilter("always")
+                yield
+        finally:
+            _IN_QUIET.depth = 0
+            if saved is not None and raised:
+                saved.restore()
+
+
+_REGISTRY = "__warningregistry__"
+# The namespace of a module, read without the module's own attribute hooks
+# (reading ``__dict__`` of a lazily loaded module would import it).
+_MODULE_DICT = types.ModuleType.__dict__["__dict__"]
+# The loaded modules' namespaces, rebuilt when sys.modules changes size.
+_NAMESPACES: dict = {"size": -1, "namespaces": []}
+
+
+def _module_namespaces() -> list:
+    """The global namespaces of the loaded modules (cached)."""
+    if _NAMESPACES["size"] != len(sys.modules):
+        _NAMESPACES["namespaces"] = [
+            _MODULE_DICT.__get__(module)
+            for module in list(sys.modules.values())
+            if issubclass(type(module), types.ModuleType)
+        ]
+        _NAMESPACES["size"] = len(sys.modules)
+    return _NAMESPACES["namespaces"]
+
+
+class _Registries:
+    """The loaded modules' ``__warningregistry__`` dicts, saved to put back."""
+
+    def __init__(self):
+        self.saved = {
+            id(namespace): (registry, dict(registry))
+            for namespace in _module_namespaces()
+            if isinstance(registry := namespace.get(_REGISTRY), dict)
+        }
+
+    def restore(self) -> None:
+        """Every registry as it was saved; one created since is removed.
+
+        A registry created or changed in a module imported during the
+        section is found too (the module list is rebuilt).
+        """
+        for namespace in _module_namespaces():
+            current = namespace.get(_REGISTRY)
+            if current is None:
+                continue
+            registry, copy = self.saved.get(id(namespace), (None, None))
+            if registry is None:
+                del namespace[_REGISTRY]
+            elif current is not registry or registry != copy:
+                registry.clear()
+                registry.update(copy)
+                namespace[_REGISTRY] = registry
