@@ -295,6 +295,11 @@ def test_rowwise_list_is_exact_types_without_user_callables():
 
     assert not is_rowwise(SVC(kernel=lambda a, b: a @ b.T))
     assert is_rowwise(SVC(kernel="rbf"))
+    from sklearn.preprocessing import OneHotEncoder
+
+    cats = [np.array(["a", "b"], dtype=object)]
+    assert is_rowwise(OneHotEncoder(categories=cats))
+    assert not is_rowwise(OneHotEncoder(categories=[np.array([len], dtype=object)]))
 
 
 def test_batches_of_a_rowwise_model_equal_records_alone():

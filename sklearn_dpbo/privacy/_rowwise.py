@@ -241,8 +241,10 @@ def _value_ok(value: Any, depth: int) -> bool:
         return False
     if isinstance(value, _PLAIN):
         return True
-    if isinstance(value, np.ndarray):
-        return value.dtype != object
+    if isinstance(value, np.ndarray):  # e.g. OneHotEncoder's categories
+        return value.dtype != object or all(
+            isinstance(v, _PLAIN) for v in value.ravel().tolist()
+        )
     if isinstance(value, (list, tuple)):
         return all(_value_ok(v, depth + 1) for v in value)
     if isinstance(value, dict):
