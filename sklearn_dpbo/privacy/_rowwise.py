@@ -251,6 +251,11 @@ def _value_ok(value: Any, depth: int) -> bool:
         return all(_value_ok(v, depth + 1) for v in value.values())
     if isinstance(value, np.random.RandomState):
         return True
+    if isinstance(value, np.dtype) or (
+        isinstance(value, type)
+        and (issubclass(value, np.generic) or value in (int, float, bool, str))
+    ):  # a dtype parameter (e.g. OneHotEncoder(dtype=np.float64))
+        return True
     cls = type(value)
     if cls in rowwise_classes():
         return _params_ok(value, depth + 1)
