@@ -48,6 +48,7 @@ from datetime import datetime, timezone
 import _checkout  # noqa: F401  (the checkout's sklearn_dpbo, not an installed copy)
 import numpy as np
 from joblib import Parallel, delayed
+from sklearn.gaussian_process.kernels import RBF, Matern
 from threadpoolctl import threadpool_limits
 
 from sklearn_dpbo.bo import CandidateSet
@@ -70,7 +71,12 @@ ALGOS = {
     "ldp-moma-gp-ucb": MoMAGPUCB,
     "gp-ucb": GPUCB,
 }
-KERNELS = {"se": "squared-exponential", "matern": "matern52"}
+KERNELS = {"se": "squared-exponential", "matern": "matern52"}  # internal names
+# The same kernels as the learner's public kernel= (scikit-learn objects).
+KERNEL_OBJECTS = {
+    "se": RBF(length_scale=0.2),
+    "matern": Matern(nu=2.5, length_scale=0.2),
+}
 COLORS = {
     "ldp-tgp-ucb": "tab:red",
     "ldp-ata-gp-ucb": "tab:orange",
@@ -111,8 +117,7 @@ def run_private(kernel, eps, algo, mechanism, seed, T):
         client,
         T,
         algorithm=ALGOS[algo](),
-        kernel=KERNELS[kernel],
-        length_scale=0.2,
+        kernel=KERNEL_OBJECTS[kernel],
         rkhs_norm=1.0,
         random_state=seed,
     )
@@ -141,7 +146,7 @@ def run_width(algo, scale, seed, T, eps=1.0):
         client,
         T,
         algorithm=ALGOS[algo](beta_scale=scale),
-        kernel="squared-exponential",
+        kernel=KERNEL_OBJECTS["se"],
         rkhs_norm=1.0,
         random_state=seed,
     )

@@ -8,11 +8,14 @@ private scikit-learn import). Supported: scikit-learn 1.6 to 1.9 (the range in
 
 Shims, what each is for, and from which version:
 
-``Interval``, ``StrOptions``, ``HasMethods``, ``validate_parameter_constraints``
+``Interval``, ``StrOptions``, ``HasMethods``, ``Hidden``,
+``validate_parameter_constraints``, ``InvalidParameterError``
     The constraint types of ``_parameter_constraints``, the table that
     ``BaseEstimator._validate_params`` checks and that ``check_estimator``
-    reads. Private module ``sklearn.utils._param_validation``, unchanged from
-    1.2 to 1.9; scikit-learn has no public equivalent. No fallback: a
+    reads, and the error it raises (a subclass of ``ValueError`` and
+    ``TypeError``; ``Hidden`` keeps a deprecated spelling out of the
+    message). Private module ``sklearn.utils._param_validation``, unchanged
+    from 1.2 to 1.9; scikit-learn has no public equivalent. No fallback: a
     scikit-learn without it is unsupported, and the error says so.
 ``_VisualBlock``
     The HTML-repr block returned by ``DPBayesSearchCV._sk_visual_block_``.
@@ -51,7 +54,9 @@ from sklearn.utils import get_tags
 try:
     from sklearn.utils._param_validation import (
         HasMethods,
+        Hidden,
         Interval,
+        InvalidParameterError,
         StrOptions,
         validate_parameter_constraints,
     )
@@ -147,7 +152,9 @@ def _routing_enabled() -> bool:
 
 __all__ = [
     "HasMethods",
+    "Hidden",
     "Interval",
+    "InvalidParameterError",
     "StrOptions",
     "_VisualBlock",
     "_num_samples",

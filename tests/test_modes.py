@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 from conftest import NOISE_SEED_WARNING, RowSpyClassifier, make_spy_scorer
 from sklearn.base import clone
+from sklearn.gaussian_process.kernels import RBF
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GridSearchCV, ParameterGrid, ShuffleSplit
 from sklearn.utils._param_validation import InvalidParameterError
@@ -44,8 +45,8 @@ NON_DEFAULT = {
     "selection": "exponential",
     "racing": 2.0,
     "batch_size": 3,
-    "kernel": "squared-exponential",
-    "length_scale": 0.5,
+    "kernel": RBF(length_scale=0.5),
+    "length_scale": 0.5,  # deprecated (the kernel's), still a parameter
     "noise": 0.05,
     "dataset_kernel": 0.9,
     "score_offset": 0.4,
@@ -79,9 +80,12 @@ def test_mode_params_round_trip_through_get_set_params_and_clone(cls):
     assert names == set(cls._parameter_constraints)  # one rule per parameter
     changed = {k: NON_DEFAULT[k] for k in names}
     assert mode.set_params(**changed) is mode
-    assert mode.get_params() == changed
+    assert mode.get_params(deep=False) == changed
+    # A kernel object's own parameters are nested, as in a GP regressor.
+    assert mode.get_params()["kernel__length_scale"] == 0.5
     copy = clone(mode)
-    assert copy is not mode and copy == mode and copy.get_params() == changed
+    assert copy is not mode and copy == mode
+    assert copy.get_params(deep=False) == changed
     assert cls(**changed) == mode
     assert cls() != mode  # the comparison can fail
     with pytest.raises(ValueError, match="Invalid parameter"):
@@ -298,8 +302,19 @@ def test_a_moved_keyword_says_where_it_moved(name):
         DPBayesSearchCV(LogisticRegression(), SPACE, **{name: value})
     msg = str(info.value)
     assert f"unexpected keyword argument {name!r}" in msg
-    assert f"method={owner.__name__}({name}={value!r})" in msg
+    shown = f"{name}={value!r}"
+    if name == "length_scale":  # shown in the new spelling: the kernel's
+        name, shown = "kernel", "kernel=Matern(nu=2.5, length_scale=0.5)"
+    assert f"method={owner.__name__}({shown})" in msg
     assert f"set_params(method__{name}=...)" in msg
+
+
+def test_a_moved_kernel_string_is_shown_as_a_kernel_object():
+    with pytest.raises(TypeError) as info:
+        DPBayesSearchCV(LogisticRegression(), SPACE, kernel="squared-exponential")
+    assert "pass method=PrivateSelection(kernel=RBF(length_scale=0.2))" in str(
+        info.value
+    )
 
 
 def test_a_moved_keyword_names_the_mode_given_first():

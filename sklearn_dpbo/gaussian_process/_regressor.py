@@ -25,11 +25,14 @@ from ..privacy._accountant import BudgetAccountant
 from ..privacy._accounting import PrivacyReport, Release
 from ..privacy._silence import quiet
 from ..privacy._validation import (
+    DELTA_CONSTRAINTS,
+    EPSILON_CONSTRAINTS,
     PrivacyLeakWarning,
     check_delta,
     check_epsilon,
     check_privacy_rng,
     public_rng,
+    require_positive_delta,
 )
 from ._release import plan_release
 from ._selection import (
@@ -265,10 +268,12 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
         centre of ``y_bounds`` and a quarter of its width. Never estimated
         from the data.
     method : {"cloaking", "standard"}, default="cloaking"
-    epsilon : float > 0, default=1.0
+    epsilon : float in [1e-12, inf), default=1.0
         Total ε of one fit (selection plus release).
     delta : float in (0, 1), default=1e-5
-        δ of the release (the selection spends none).
+        δ of the release (the selection spends none). The range declared
+        is the library's [0, 1); 0 is refused in ``fit`` with the reason
+        (the Gaussian mechanism needs δ > 0).
     query_points : array-like of shape (n_query, n_features) or None
         Public inputs at which the mean is released. ``None`` uses the
         distinct training inputs (at most 5000).
@@ -325,8 +330,10 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
         "y_offset": [None, numbers.Real],
         "y_scale": [None, Interval(numbers.Real, 0, None, closed="neither")],
         "method": [StrOptions({"cloaking", "standard"})],
-        "epsilon": [Interval(numbers.Real, 0, None, closed="neither")],
-        "delta": [Interval(numbers.Real, 0, 1, closed="neither")],
+        # The library's one range for ε and δ (privacy/_validation.py);
+        # δ = 0 is refused in fit with the reason (the Gaussian mechanism).
+        "epsilon": EPSILON_CONSTRAINTS,
+        "delta": DELTA_CONSTRAINTS,
         "query_points": [None, "array-like"],
         "inducing_points": [
             None,
@@ -388,10 +395,13 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
     # ------------------------------------------------------------------
     def _check_settings(self) -> dict:
         self._validate_params()
-        epsilon = check_epsilon(self.epsilon)  # by hand: set_config-proof
-        delta = check_delta(self.delta)
-        if delta <= 0:
-            raise ValueError("delta must be > 0: the Gaussian mechanism is (ε, δ)-DP.")
+        # By hand as well: set_config-proof, same range and message.
+        owner = type(self).__name__
+        epsilon = check_epsilon(self.epsilon, owner=owner)
+        delta = check_delta(self.delta, owner=owner)
+        require_positive_delta(
+            delta, owner, "its release is the Gaussian mechanism, (epsilon, delta)-DP"
+        )
         bounds = self.y_bounds
         ok = (
             isinstance(bounds, (tuple, list))

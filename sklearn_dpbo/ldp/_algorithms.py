@@ -30,6 +30,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 
+from ..privacy._validation import check_probability
+
 __all__ = [
     "LDPProblem",
     "TGPUCB",
@@ -430,11 +432,10 @@ class _MoMALearner(_NystromLearner):
 # ---------------------------------------------------------------------------
 # Algorithm objects (public): parameters + constructors of learners
 # ---------------------------------------------------------------------------
-def _check_delta(delta) -> float:
-    d = float(delta)
-    if not (0.0 < d < 1.0):
-        raise ValueError(f"delta must be in (0, 1); got {delta!r}.")
-    return d
+def _check_delta(delta, owner: str) -> float:
+    # δ here is the regret bound's failure probability, not a privacy δ:
+    # (0, 1), in the library's one message form.
+    return check_probability(delta, "delta", owner)
 
 
 def _check_scale(s) -> float:
@@ -481,7 +482,7 @@ class TGPUCB(_Algorithm):
     name = "ldp-tgp-ucb"
 
     def __init__(self, delta: float = 0.1, beta_scale: float = 1.0):
-        self.delta = _check_delta(delta)
+        self.delta = _check_delta(delta, "TGPUCB")
         self.beta_scale = _check_scale(beta_scale)
 
     def start(self, problem: LDPProblem, rng) -> _TGPLearner:
@@ -500,7 +501,7 @@ class GPUCB(_Algorithm):
     name = "gp-ucb"
 
     def __init__(self, delta: float = 0.1, beta_scale: float = 1.0):
-        self.delta = _check_delta(delta)
+        self.delta = _check_delta(delta, "GPUCB")
         self.beta_scale = _check_scale(beta_scale)
 
     def start(self, problem: LDPProblem, rng) -> _GPUCBLearner:
@@ -543,7 +544,7 @@ class ATAGPUCB(_Algorithm):
     name = "ldp-ata-gp-ucb"
 
     def __init__(self, delta=0.1, nystrom_accuracy=0.1, q="theory", beta_scale=1.0):
-        self.delta = _check_delta(delta)
+        self.delta = _check_delta(delta, "ATAGPUCB")
         self.nystrom_accuracy = _check_nystrom(nystrom_accuracy, q)
         self.q = q
         self.beta_scale = _check_scale(beta_scale)
@@ -583,7 +584,7 @@ class MoMAGPUCB(_Algorithm):
     def __init__(
         self, delta=0.1, n_groups=9, nystrom_accuracy=0.1, q="theory", beta_scale=1.0
     ):
-        self.delta = _check_delta(delta)
+        self.delta = _check_delta(delta, "MoMAGPUCB")
         if not (
             n_groups == "theory"
             or (

@@ -150,7 +150,7 @@ class _Randomizer:
         self, bounds=(0.0, 1.0), epsilon: float = 1.0, *, noise_random_state=None
     ):
         self.bounds = _check_bounds(bounds)
-        self.epsilon = check_epsilon(epsilon)
+        self.epsilon = check_epsilon(epsilon, owner=type(self).__name__)
         if noise_random_state is not None:
             warnings.warn(
                 f"{type(self).__name__}(noise_random_state=...) makes the "

@@ -19,7 +19,7 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 
 from ..bo._candidates import CandidateSet
-from ..bo._gp import KERNELS, kernel_matrix
+from ..bo._gp import as_sklearn_kernel, kernel_matrix, resolve_kernel
 from ..privacy._validation import check_epsilon, public_rng
 from ._algorithms import LDPProblem, resolve_algorithm
 from ._client import (
@@ -31,6 +31,10 @@ from ._client import (
 )
 
 __all__ = ["LDPBayesianOptimizer", "LDPOptimizeResult", "ldp_maximize"]
+
+# The learner's kernel when ``kernel=None``: RBF(length_scale=0.2), the
+# squared-exponential kernel of the base paper's experiments.
+DEFAULT_KERNEL = ("squared-exponential", 0.2)
 
 
 def _as_candidates(space, n_candidates: int, random_state) -> CandidateSet:
@@ -76,9 +80,19 @@ class LDPBayesianOptimizer:
         of those classes carrying its own parameters (δ, Nyström accuracy,
         number of groups, …). Each class documents its constants with
         their provenance tags.
-    kernel : {"squared-exponential", "matern52"}, default="squared-exponential"
-    length_scale : float, default=0.2
-        Fixed a priori (spec §6 [S]); never fitted to the reports.
+    kernel : scikit-learn kernel or None, default=None
+        ``RBF(length_scale=ℓ)`` or ``Matern(nu=2.5, length_scale=ℓ)`` (``from
+        sklearn.gaussian_process.kernels import Matern, RBF``) on the
+        unit-cube encoding of the candidates, with one length-scale ℓ > 0.
+        Fixed a priori (spec §6 [S]); never fitted to the reports
+        (``length_scale_bounds`` is ignored). ``None`` is
+        ``RBF(length_scale=0.2)``. The former strings
+        ``"squared-exponential"`` and ``"matern52"`` (with ``length_scale``)
+        work for one release with a ``FutureWarning`` naming the new
+        spelling, and give the same reports.
+    length_scale : float, deprecated
+        The former spelling of the kernel's length-scale; set it in the
+        kernel instead (``kernel=RBF(length_scale=0.3)``).
     rkhs_norm : float or None, default=None
         B, the bound on ‖f − (a + b)/2‖ in the kernel's RKHS [P]. ``None``
         takes (b − a)/2, the bound on the centred reward, as the base
@@ -128,8 +142,8 @@ class LDPBayesianOptimizer:
         n_calls: int,
         *,
         algorithm="ldp-moma-gp-ucb",
-        kernel: str = "squared-exponential",
-        length_scale: float = 0.2,
+        kernel=None,
+        length_scale="deprecated",
         rkhs_norm: float | None = None,
         noise_variance: float = 1.0,
         n_candidates: int = 1024,
@@ -141,13 +155,9 @@ class LDPBayesianOptimizer:
             or n_calls < 1
         ):
             raise ValueError(f"n_calls must be a positive int; got {n_calls!r}.")
-        if kernel not in KERNELS:
-            raise ValueError(f"kernel must be one of {KERNELS}; got {kernel!r}.")
-        length_scale = float(length_scale)
-        if not (math.isfinite(length_scale) and length_scale > 0):
-            raise ValueError(
-                f"length_scale must be finite and > 0; got {length_scale!r}."
-            )
+        name, length_scale = resolve_kernel(
+            kernel, length_scale, default=DEFAULT_KERNEL, spelled=type(self).__name__
+        )
         lam = float(noise_variance)
         if not (math.isfinite(lam) and lam > 0):
             raise ValueError(f"noise_variance must be finite and > 0; got {lam!r}.")
@@ -158,13 +168,12 @@ class LDPBayesianOptimizer:
         if not (math.isfinite(B) and B > 0):
             raise ValueError(f"rkhs_norm must be finite and > 0; got {rkhs_norm!r}.")
         self.n_calls = int(n_calls)
-        self.kernel = kernel
-        self.length_scale = length_scale
+        self.kernel = as_sklearn_kernel(name, length_scale)  # public, fixed
         self.rkhs_norm = B
         self.noise_variance = lam
         self.random_state = random_state
         X = self.candidates_.X
-        K = kernel_matrix(X, X, kernel, length_scale)
+        K = kernel_matrix(X, X, name, length_scale)
         delta = getattr(self.algorithm_, "delta", 0.1)
         self.problem_ = LDPProblem(
             K=K,
@@ -307,8 +316,8 @@ def ldp_maximize(
     bounds: Sequence[float] = (0.0, 1.0),
     mechanism: str = "laplace",
     algorithm="ldp-moma-gp-ucb",
-    kernel: str = "squared-exponential",
-    length_scale: float = 0.2,
+    kernel=None,
+    length_scale="deprecated",
     rkhs_norm: float | None = None,
     n_candidates: int = 1024,
     random_state=None,
@@ -352,7 +361,13 @@ def ldp_maximize(
     ...                    {"x": [i / 20 for i in range(21)]}, 50,
     ...                    algorithm="gp-ucb", random_state=0)  # doctest: +SKIP
     """
-    check_epsilon(epsilon)
+    check_epsilon(epsilon, owner="ldp_maximize")
+    # Resolved here so that a former spelling warns once, naming ldp_maximize.
+    kernel = as_sklearn_kernel(
+        *resolve_kernel(
+            kernel, length_scale, default=DEFAULT_KERNEL, spelled="ldp_maximize"
+        )
+    )
     if mechanism == "laplace":
         cls = LaplaceRandomizer
     elif mechanism == "randomized-response":
@@ -368,7 +383,6 @@ def ldp_maximize(
         n_calls,
         algorithm=algorithm,
         kernel=kernel,
-        length_scale=length_scale,
         rkhs_norm=rkhs_norm,
         n_candidates=n_candidates,
         random_state=random_state,

@@ -39,7 +39,7 @@ from joblib import Parallel, delayed
 from sklearn.base import clone
 
 from .._compat import _num_samples
-from ..bo._gp import _JITTER, kernel_matrix
+from ..bo._gp import _JITTER, as_sklearn_kernel, kernel_matrix, resolve_kernel
 from ..privacy._validation import public_rng
 
 __all__ = [
@@ -155,8 +155,8 @@ def estimate_dataset_kernel(
     k1_grid=None,
     neighbours: str = "add-remove",
     scoring=None,
-    kernel: str = "matern52",
-    length_scale: float = 0.2,
+    kernel=None,
+    length_scale="deprecated",
     noise: float = 0.01,
     score_offset=None,
     score_scale=None,
@@ -167,11 +167,17 @@ def estimate_dataset_kernel(
 
     Parameters
     ----------
-    estimator, search_spaces, scoring, kernel, length_scale, noise,
-    score_offset, score_scale, n_candidates, random_state
-        As for :class:`DPBayesSearchCV` with ``method="gp-ucb"``; pass the
-        values you will use there (same ``random_state`` gives the same
-        candidate set). ``n_candidates`` defaults to the paper's 100.
+    estimator, search_spaces, scoring, n_candidates, random_state
+        As for :class:`DPBayesSearchCV`; pass the values you will use there
+        (same ``random_state`` gives the same candidate set).
+        ``n_candidates`` defaults to the paper's 100.
+    kernel, noise, score_offset, score_scale
+        As for :class:`DPGPUCB` (``kernel`` a scikit-learn kernel, ``None``
+        for ``Matern(nu=2.5, length_scale=0.2)``); pass the values you will
+        use there.
+    length_scale : float, deprecated
+        The former spelling of the kernel's length-scale (with a string
+        ``kernel``); works for one release with a ``FutureWarning``.
     X_train, y_train : array-like
         Training set every candidate model is fitted on (once).
     X_pool, y_pool : array-like
@@ -192,7 +198,7 @@ def estimate_dataset_kernel(
     -------
     DatasetKernelEstimate
     """
-    from ._modes import DPGPUCB
+    from ._modes import DEFAULT_KERNEL, DPGPUCB
     from ._search import DPBayesSearchCV
 
     if neighbours not in ("add-remove", "swap"):
@@ -213,13 +219,16 @@ def estimate_dataset_kernel(
     if neighbours == "swap" and np.any(sizes >= n_pool):
         raise ValueError("neighbours='swap' needs validation_size < pool size.")
 
+    # Resolved here so that a former spelling warns once, naming this function.
+    name, ls = resolve_kernel(
+        kernel, length_scale, default=DEFAULT_KERNEL, spelled="estimate_dataset_kernel"
+    )
     # The candidate set, score units and kernel settings of method="gp-ucb".
     plan = DPBayesSearchCV(
         estimator,
         search_spaces,
         method=DPGPUCB(
-            kernel=kernel,
-            length_scale=length_scale,
+            kernel=as_sklearn_kernel(name, ls),
             noise=noise,
             score_offset=score_offset,
             score_scale=score_scale,
@@ -229,7 +238,7 @@ def estimate_dataset_kernel(
         random_state=random_state,
     )._check_settings()
     candidates, scorer = plan.candidates, plan.scorer
-    K2 = kernel_matrix(candidates.X, candidates.X, kernel, length_scale)
+    K2 = kernel_matrix(candidates.X, candidates.X, name, ls)
 
     models = Parallel(n_jobs=n_jobs)(
         delayed(_fit)(estimator, p, X_train, y_train) for p in candidates.params

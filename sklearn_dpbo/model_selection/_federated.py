@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..bo._gp import as_sklearn_kernel
 from ..ldp._client import LaplaceRandomizer, LDPReport
 from ..ldp._optimizer import LDPBayesianOptimizer
 from ..privacy._accounting import Release
@@ -226,8 +227,7 @@ def run_federated_ldp(ctx: SearchContext) -> tuple[list[Release], int, dict]:
         randomizer,
         T,
         algorithm=FEDERATED_ALGORITHM,
-        kernel=mode.kernel,
-        length_scale=mode.length_scale,
+        kernel=as_sklearn_kernel(*mode._gp_kernel()),
         random_state=plan.seed,
     )
     # Announced before the first owner is asked: after it the printer

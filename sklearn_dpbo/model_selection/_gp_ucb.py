@@ -43,11 +43,12 @@ __all__ = ["run_gp_ucb", "score_noise_scale"]
 
 
 def _assumption(mode, offset: float, scale: float) -> str:
+    kernel, length_scale = mode._gp_kernel()  # internal name, ℓ
     return (
         "Assumption 1 of Kusner et al. (2015): the validation-score functions "
         "of all validation sets are jointly GP(0, k1 x k2) with dataset "
-        f"correlation k1={mode.dataset_kernel}, k2={mode.kernel}(length_scale="
-        f"{mode.length_scale}) on the encoded candidate space, observation "
+        f"correlation k1={mode.dataset_kernel}, k2={kernel}(length_scale="
+        f"{length_scale}) on the encoded candidate space, observation "
         f"noise variance {mode.noise} in GP units (score - {offset:g})/"
         f"{scale:g}; the guarantee holds with probability >= 1 - delta; and "
         + ROW_INDEPENDENCE
@@ -63,11 +64,12 @@ def score_noise_scale(search, plan, eps_s: float, delta_s: float) -> float:
     mode, candidates = plan.mode, plan.candidates
     n, T = len(candidates), int(search.n_iter)
     if mode.noise > 0:
+        kernel, length_scale = mode._gp_kernel()  # internal name, ℓ
         gamma = greedy_information_gain(
             candidates.X,
             T,
-            kernel=mode.kernel,
-            length_scale=mode.length_scale,
+            kernel=kernel,
+            length_scale=length_scale,
             noise=mode.noise,
         )
         return gp_ucb_score_scale(
@@ -143,14 +145,15 @@ def run_gp_ucb(ctx: SearchContext) -> tuple[list[Release], int, dict]:
         return [(s - offset) / scale for s in ctx.parallel(jobs)]
 
     # Algorithm 1, lines 2-8.
+    kernel, length_scale = mode._gp_kernel()  # internal name, ℓ
     trace = bayesian_optimisation(
         evaluate,
         candidates.X,
         n_iter=T,
         beta=lambda t: gp_ucb_beta(t, n, delta_bo),
         tie_break=plan.tie_break,
-        kernel=mode.kernel,
-        length_scale=mode.length_scale,
+        kernel=kernel,
+        length_scale=length_scale,
         noise=mode.noise,
         batch_size=1 if mode.batch_size is None else mode.batch_size,
     )

@@ -372,6 +372,7 @@ def run_lipschitz(ctx: SearchContext) -> tuple[list[Release], int, dict]:
     ]
     if score_budget is not None:
         n = len(candidates)
+        kernel, length_scale = mode._gp_kernel()  # internal name, ℓ
         # Algorithm 3, line 1: BO for T steps on the validation scores (looked
         # up: the model and the data are fixed, so a refit would give the same).
         trace = bayesian_optimisation(
@@ -380,8 +381,8 @@ def run_lipschitz(ctx: SearchContext) -> tuple[list[Release], int, dict]:
             n_iter=int(search.n_iter),
             beta=lambda t: ucb_beta(t, n, BO_DELTA),
             tie_break=plan.tie_break,
-            kernel=mode.kernel,
-            length_scale=mode.length_scale,
+            kernel=kernel,
+            length_scale=length_scale,
             noise=mode.noise if mode.noise > 0 else 1e-6,
             acquisition=mode.acquisition,
         )

@@ -18,6 +18,11 @@ validates in ``fit`` before any data is read (errors name the nested
 parameter, e.g. ``method__noise``). The search never modifies them.
 Everything they hold is public: settings fixed before the private data is
 read.
+
+Every mode has a GP over the candidates whose ``kernel`` is a scikit-learn
+kernel object (``Matern(nu=2.5, length_scale=...)`` or ``RBF(...)``, mapped
+exactly onto ``bo._gp.kernel_matrix``); the parameters several modes share
+are documented once, in ``_PARAM_DOCS``.
 """
 
 from __future__ import annotations
@@ -25,9 +30,10 @@ from __future__ import annotations
 import numbers
 
 from sklearn.base import BaseEstimator, clone
+from sklearn.gaussian_process.kernels import Kernel
 
-from .._compat import Interval, StrOptions, validate_parameter_constraints
-from ..bo._gp import KERNELS
+from .._compat import Hidden, Interval, StrOptions, validate_parameter_constraints
+from ..bo._gp import KERNELS, kernel_spelling, resolve_kernel
 
 __all__ = [
     "SearchMode",
@@ -40,8 +46,16 @@ __all__ = [
     "moved_parameter_hint",
 ]
 
-_KERNEL = [StrOptions(set(KERNELS))]
-_LENGTH_SCALE = [Interval(numbers.Real, 0, None, closed="neither")]
+# A scikit-learn kernel (RBF or Matern(nu=2.5), see bo._gp.internal_kernel);
+# the former strings and ``length_scale`` are accepted, hidden from the
+# messages, for one release (a FutureWarning in fit, from _validate_in).
+_KERNEL = [None, Kernel, Hidden(StrOptions(set(KERNELS)))]
+_LENGTH_SCALE = [
+    Interval(numbers.Real, 0, None, closed="neither"),
+    Hidden(StrOptions({"deprecated"})),
+]
+# The kernel of every mode's GP when ``kernel=None``.
+DEFAULT_KERNEL = ("matern52", 0.2)
 _NOISE = [Interval(numbers.Real, 0, None, closed="left")]
 _BATCH_SIZE = [None, Interval(numbers.Integral, 1, None, closed="left")]
 _SELECTION = [StrOptions({"permute-and-flip", "exponential"})]
@@ -49,12 +63,59 @@ _SELECTION = [StrOptions({"permute-and-flip", "exponential"})]
 # Parameters that must be ints, where a bool would pass the Interval check.
 _INT_PARAMS = ("batch_size", "shortlist_size")
 
+# Parameter documentation shared by several modes, written once. A line
+# ``{{name}}`` in a mode's docstring is replaced by _PARAM_DOCS[name]
+# (indented as the line); lines indented under it continue the entry with
+# what is particular to the mode.
+_PARAM_DOCS = {
+    "kernel": """\
+kernel : scikit-learn kernel or None, default=None
+    Kernel of the mode's GP on the unit-cube encoding of the candidates:
+    ``Matern(nu=2.5, length_scale=ℓ)`` or ``RBF(length_scale=ℓ)`` (``from
+    sklearn.gaussian_process.kernels import Matern, RBF``), with one
+    length-scale ℓ > 0. Its hyper-parameters are fixed and public, never
+    fitted (``length_scale_bounds`` is ignored). ``None`` is
+    ``Matern(nu=2.5, length_scale=0.2)``. The former strings
+    ``"matern52"`` and ``"squared-exponential"`` (with ``length_scale``)
+    work for one release with a ``FutureWarning`` naming the new spelling,
+    and give the same releases.""",
+    "length_scale": """\
+length_scale : float, deprecated
+    The former spelling of the kernel's length-scale; set it in the kernel
+    instead (``kernel=Matern(nu=2.5, length_scale=0.3)``). Works for one
+    release with a ``FutureWarning``.""",
+    "noise": """\
+noise : float, default=0.01
+    Observation-noise variance σ² of the mode's GP, in GP units; fixed and
+    public, never fitted to the scores.""",
+    "selection": """\
+selection : {"permute-and-flip", "exponential"}, default="permute-and-flip"
+    Selection mechanism of ``best_params_`` (McKenna & Sheldon 2020;
+    McSherry & Talwar 2007).""",
+}
+
+
+def _shared_docs(cls):
+    """Fill the ``{{name}}`` lines of ``cls.__doc__`` from ``_PARAM_DOCS``."""
+    out = []
+    for line in cls.__doc__.splitlines():
+        key = line.strip()
+        if key.startswith("{{") and key.endswith("}}"):
+            indent = line[: len(line) - len(line.lstrip())]
+            out += [indent + text for text in _PARAM_DOCS[key[2:-2]].splitlines()]
+        else:
+            out.append(line)
+    cls.__doc__ = "\n".join(out)
+    return cls
+
 
 class SearchMode(BaseEstimator):
     """Base class of the mode objects (a public parameter holder).
 
     Subclasses set ``method``, the string shorthand, as a class attribute
-    and list their parameters in ``_parameter_constraints``.
+    and list their parameters in ``_parameter_constraints``. Every mode has
+    a Gaussian process over the candidates, set by ``kernel`` (a
+    scikit-learn kernel, see the subclasses).
     """
 
     method: str = ""
@@ -74,7 +135,9 @@ class SearchMode(BaseEstimator):
 
         Raises scikit-learn's ``InvalidParameterError`` ("The
         'method__noise' parameter of DPBayesSearchCV must be ..."), and a
-        ``ValueError`` for a bool where an int is expected.
+        ``ValueError`` for a bool where an int is expected. A kernel given
+        in the former spelling (a string, ``length_scale``) warns
+        ``FutureWarning`` here, once per fit, before any data is read.
         """
         params = self.get_params(deep=False)
         validate_parameter_constraints(
@@ -90,6 +153,26 @@ class SearchMode(BaseEstimator):
                     f"{name}={value!r}. Pass e.g. "
                     f"{type(self).__name__}({name}=3)."
                 )
+        if "kernel" in params:
+            self._gp_kernel(warn=True, owner=owner, prefix=prefix)
+
+    def _gp_kernel(
+        self, *, warn: bool = False, owner: str = "DPBayesSearchCV", prefix="method__"
+    ) -> tuple[str, float]:
+        """(internal kernel name, length-scale) of the mode's GP.
+
+        What ``bo._gp.kernel_matrix`` computes: ``("matern52", 0.2)`` for
+        the default ``Matern(nu=2.5, length_scale=0.2)``.
+        """
+        return resolve_kernel(
+            self.kernel,
+            self.length_scale,
+            default=DEFAULT_KERNEL,
+            spelled=type(self).__name__,
+            param=prefix + "kernel",
+            caller=owner,
+            warn=warn,
+        )
 
 
 def _same(a, b) -> bool:
@@ -102,6 +185,7 @@ def _same(a, b) -> bool:
         return False
 
 
+@_shared_docs
 class PrivateSelection(SearchMode):
     """``method="private-selection"``: public shortlist, private selection.
 
@@ -130,8 +214,7 @@ class PrivateSelection(SearchMode):
     public_cv : int or splitter, default=3
         Cross-validation inside the training set that scores candidates
         publicly (``shortlist="bo"``).
-    selection : {"permute-and-flip", "exponential"}, default="permute-and-flip"
-        Selection mechanism of ``best_params_``.
+    {{selection}}
     racing : float or None, default=0.5
         Racing of the public folds (``shortlist="bo"``): a new candidate is
         scored on public fold 0 first, and on the other folds only if it
@@ -153,13 +236,11 @@ class PrivateSelection(SearchMode):
         ``batch_size`` and never on timing. ``None`` is
         max(4, 2 × the number of joblib workers): the same for ``n_jobs``
         of 1 and 2, larger with more workers so that none waits.
-    kernel : {"matern52", "squared-exponential"}, default="matern52"
-        Kernel of the public GP on the unit-cube encoding of the candidates.
-    length_scale : float, default=0.2
-        Fixed kernel length-scale on the unit-cube encoding.
-    noise : float, default=0.01
-        Observation-noise variance σ² of the public GP, in GP units
-        (0 is run as 1e-6 for numerical stability).
+    {{kernel}}
+        Here: the public GP of the shortlist's Bayesian optimisation.
+    {{length_scale}}
+    {{noise}}
+        0 is run as 1e-6 for numerical stability.
     """
 
     method = "private-selection"
@@ -183,8 +264,8 @@ class PrivateSelection(SearchMode):
         selection="permute-and-flip",
         racing=0.5,
         batch_size=None,
-        kernel="matern52",
-        length_scale=0.2,
+        kernel=None,
+        length_scale="deprecated",
         noise=0.01,
     ):
         self.shortlist = shortlist
@@ -198,6 +279,7 @@ class PrivateSelection(SearchMode):
         self.noise = noise
 
 
+@_shared_docs
 class DPGPUCB(SearchMode):
     """``method="gp-ucb"``: Kusner et al. (ICML 2015), Algorithms 1 and 2.
 
@@ -216,14 +298,12 @@ class DPGPUCB(SearchMode):
 
     Parameters
     ----------
-    kernel : {"matern52", "squared-exponential"}, default="matern52"
-        k2 of Assumption 1, on the unit-cube encoding of the candidates.
-    length_scale : float, default=0.2
-        Fixed kernel length-scale on the unit-cube encoding.
-    noise : float, default=0.01
-        Fixed observation-noise variance σ² of the GP, in GP units. 0
-        selects Algorithm 2 (needs ``noise_free_constants`` to release the
-        score).
+    {{kernel}}
+        Here: k2 of Assumption 1.
+    {{length_scale}}
+    {{noise}}
+        0 selects Algorithm 2 (needs ``noise_free_constants`` to release
+        the score).
     dataset_kernel : float in (0, 1], default=0.95
         k1 of Assumption 1, the correlation of the score functions of
         neighbouring validation sets; the paper measured 0.95 (Section 5).
@@ -260,8 +340,8 @@ class DPGPUCB(SearchMode):
 
     def __init__(
         self,
-        kernel="matern52",
-        length_scale=0.2,
+        kernel=None,
+        length_scale="deprecated",
         noise=0.01,
         dataset_kernel=0.95,
         score_offset=None,
@@ -281,6 +361,7 @@ class DPGPUCB(SearchMode):
         self.batch_size = batch_size
 
 
+@_shared_docs
 class Lipschitz(SearchMode):
     """``method="lipschitz"``: Kusner et al. (2015), Algorithm 3.
 
@@ -294,18 +375,16 @@ class Lipschitz(SearchMode):
 
     Parameters
     ----------
-    selection : {"permute-and-flip", "exponential"}, default="permute-and-flip"
-        Selection mechanism of ``best_params_`` over the path.
+    {{selection}}
+        Here: over the whole path.
     acquisition : {"ucb", "ei"}, default="ucb"
         Acquisition function of Algorithm 3's BO (GP-UCB or expected
         improvement); Algorithm 3's guarantee holds for either.
-    kernel : {"matern52", "squared-exponential"}, default="matern52"
-        Kernel of the BO's GP on the unit-cube encoding.
-    length_scale : float, default=0.2
-        Fixed kernel length-scale on the unit-cube encoding.
-    noise : float, default=0.01
-        Observation-noise variance σ² of the BO's GP, in GP units (0 is run
-        as 1e-6 for numerical stability).
+    {{kernel}}
+        Here: the GP of Algorithm 3's BO.
+    {{length_scale}}
+    {{noise}}
+        0 is run as 1e-6 for numerical stability.
     """
 
     method = "lipschitz"
@@ -321,8 +400,8 @@ class Lipschitz(SearchMode):
         self,
         selection="permute-and-flip",
         acquisition="ucb",
-        kernel="matern52",
-        length_scale=0.2,
+        kernel=None,
+        length_scale="deprecated",
         noise=0.01,
     ):
         self.selection = selection
@@ -332,6 +411,7 @@ class Lipschitz(SearchMode):
         self.noise = noise
 
 
+@_shared_docs
 class FederatedLDP(SearchMode):
     """``method="federated-ldp"``: one ε-LDP report per validation owner.
 
@@ -344,10 +424,10 @@ class FederatedLDP(SearchMode):
 
     Parameters
     ----------
-    kernel : {"matern52", "squared-exponential"}, default="matern52"
-        Kernel of the learner's GP on the unit-cube encoding.
-    length_scale : float, default=0.2
-        Fixed kernel length-scale on the unit-cube encoding.
+    {{kernel}}
+        Here: the GP of the learner (its noise variance is the local-DP
+        algorithm's).
+    {{length_scale}}
     """
 
     method = "federated-ldp"
@@ -356,7 +436,7 @@ class FederatedLDP(SearchMode):
         "length_scale": _LENGTH_SCALE,
     }
 
-    def __init__(self, kernel="matern52", length_scale=0.2):
+    def __init__(self, kernel=None, length_scale="deprecated"):
         self.kernel = kernel
         self.length_scale = length_scale
 
@@ -392,10 +472,17 @@ def moved_parameter_hint(name: str, value, method=None) -> str | None:
     elif isinstance(method, SearchMode) and type(method) in owners:
         owners.remove(type(method))
         owners.insert(0, type(method))
-    first = f"method={owners[0].__name__}({name}={value!r})"
+    # The former kernel spelling is shown in the new one (a kernel object).
+    what, leaf, shown = "a parameter of the search mode", name, repr(value)
+    if name == "kernel" and isinstance(value, str) and value in KERNELS:
+        shown = kernel_spelling(value, DEFAULT_KERNEL[1])
+    elif name == "length_scale" and isinstance(value, numbers.Real):
+        what, leaf = "part of the search mode's kernel", "kernel"
+        shown = kernel_spelling(DEFAULT_KERNEL[0], value)
+    first = f"method={owners[0].__name__}({leaf}={shown})"
     others = ", ".join(cls.__name__ for cls in owners[1:])
     return (
-        f"{name} is a parameter of the search mode now: pass {first}"
+        f"{name} is {what} now: pass {first}"
         + (f" (also a parameter of {others})" if others else "")
-        + f"; set it later with set_params(method__{name}=...)."
+        + f"; set it later with set_params(method__{leaf}=...)."
     )

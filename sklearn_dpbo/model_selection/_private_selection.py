@@ -128,6 +128,7 @@ def public_search(ctx: SearchContext) -> PublicSearch:
         return (clipped - plan.offset) / plan.scale
 
     n_iter = min(int(search.n_iter), n)
+    kernel, length_scale = mode._gp_kernel()  # internal name, ℓ
     return PublicSearch(
         candidates.X,
         n_iter=n_iter,
@@ -140,8 +141,8 @@ def public_search(ctx: SearchContext) -> PublicSearch:
         to_gp=to_gp,
         racing=mode.racing,
         shortlist_size=mode.shortlist_size,
-        kernel=mode.kernel,
-        length_scale=mode.length_scale,
+        kernel=kernel,
+        length_scale=length_scale,
         noise=mode.noise if mode.noise > 0 else 1e-6,
         on_candidate=lambda t: ctx.progress.step(
             f"public search iteration {t}/{n_iter}"

@@ -100,8 +100,8 @@ class BudgetAccountant:
     """
 
     def __init__(self, epsilon: float, delta: float = 0.0):
-        self.__epsilon = Fraction(check_epsilon(epsilon))
-        self.__delta = Fraction(check_delta(delta))
+        self.__epsilon = Fraction(check_epsilon(epsilon, owner="BudgetAccountant"))
+        self.__delta = Fraction(check_delta(delta, owner="BudgetAccountant"))
         self.__spent_epsilon = Fraction(0)
         self.__spent_delta = Fraction(0)
         self.__history: list[Spend] = []
@@ -149,14 +149,14 @@ class BudgetAccountant:
     def check(self, epsilon: float, delta: float = 0.0) -> None:
         """Raise if (ε, δ) cannot be spent; change nothing."""
         with self.__lock:
-            self.__check(epsilon, delta)
+            self.__check(epsilon, delta, "BudgetAccountant.check")
 
-    def __check(self, epsilon, delta) -> None:
+    def __check(self, epsilon, delta, caller: str) -> None:
         # Called with the lock held.
         if self.__is_copy:
             raise BudgetError(_COPY_REFUSAL)
-        eps = check_epsilon(epsilon)
-        dlt = check_delta(delta)
+        eps = check_epsilon(epsilon, owner=caller)
+        dlt = check_delta(delta, owner=caller)
         if eps < self._min_epsilon():
             raise ValueError(
                 f"epsilon={eps!r} is below the smallest spend this accountant "
@@ -178,7 +178,7 @@ class BudgetAccountant:
     def spend(self, epsilon: float, delta: float = 0.0, *, label: str = "") -> None:
         """Check, then record (ε, δ), atomically. Never refunded."""
         with self.__lock:
-            self.__check(epsilon, delta)
+            self.__check(epsilon, delta, "BudgetAccountant.spend")
             self.__spent_epsilon += Fraction(float(epsilon))
             self.__spent_delta += Fraction(float(delta))
             self.__history.append(Spend(float(epsilon), float(delta), str(label)))

@@ -21,7 +21,7 @@ import math
 
 from scipy.special import log_ndtr
 
-from ._validation import check_delta, check_epsilon
+from ._validation import check_delta, check_epsilon, require_positive_delta
 
 __all__ = [
     "gaussian_delta",
@@ -50,14 +50,12 @@ def gaussian_delta(epsilon: float, eta: float) -> float:
     return float(math.exp(a) * -math.expm1(b - a))
 
 
-def _check(epsilon, delta, sensitivity) -> tuple[float, float, float]:
-    eps = check_epsilon(epsilon)
-    dlt = check_delta(delta)
-    if dlt <= 0:
-        raise ValueError(
-            "The Gaussian mechanism needs delta > 0 (it is not pure epsilon-DP); "
-            "pass e.g. delta=1e-5."
-        )
+def _check(epsilon, delta, sensitivity, owner) -> tuple[float, float, float]:
+    eps = check_epsilon(epsilon, owner=owner)
+    dlt = check_delta(delta, owner=owner)
+    require_positive_delta(
+        dlt, "The Gaussian mechanism", "it is (epsilon, delta)-DP, not pure epsilon-DP"
+    )
     sens = float(sensitivity)
     if not (math.isfinite(sens) and sens >= 0):
         raise ValueError(f"sensitivity must be finite and >= 0; got {sens!r}.")
@@ -77,7 +75,7 @@ def analytic_gaussian_scale(sensitivity: float, epsilon: float, delta: float) ->
     >>> round(analytic_gaussian_scale(1.0, 1.0, 0.01), 3)
     1.878
     """
-    eps, dlt, sens = _check(epsilon, delta, sensitivity)
+    eps, dlt, sens = _check(epsilon, delta, sensitivity, "analytic_gaussian_scale")
     if sens == 0:
         return 0.0
     lo, hi = -40.0, 40.0  # log η; δ(ε; e^-40) = 0, δ(ε; e^40) ≈ 1
@@ -99,7 +97,7 @@ def hall_gaussian_scale(sensitivity: float, epsilon: float, delta: float) -> flo
     Proved for ε ≤ 1; for larger ε it can be smaller than the exact
     analytic scale, i.e. not (ε, δ)-DP (see :func:`hall_is_valid`).
     """
-    eps, dlt, sens = _check(epsilon, delta, sensitivity)
+    eps, dlt, sens = _check(epsilon, delta, sensitivity, "hall_gaussian_scale")
     return sens * math.sqrt(2.0 * math.log(2.0 / dlt)) / eps
 
 
@@ -109,5 +107,5 @@ def hall_is_valid(epsilon: float, delta: float) -> bool:
     True iff c(δ)/ε is at least the analytic multiplier, i.e.
     δ(ε; ε/c(δ)) ≤ δ; it holds for every ε ≤ 1 and fails for large ε.
     """
-    eps, dlt, _ = _check(epsilon, delta, 1.0)
+    eps, dlt, _ = _check(epsilon, delta, 1.0, "hall_is_valid")
     return gaussian_delta(eps, eps / math.sqrt(2.0 * math.log(2.0 / dlt))) <= dlt

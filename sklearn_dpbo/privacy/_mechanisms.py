@@ -53,12 +53,12 @@ def _check_sensitivity(sensitivity) -> float:
 
 
 def _check_selection_inputs(
-    utilities, epsilon, sensitivity
+    utilities, epsilon, sensitivity, owner: str
 ) -> tuple[np.ndarray, float, float]:
     """(u, ε, Δ) of a selection, checked in that order (static messages)."""
     return (
         _check_utilities(utilities),
-        check_epsilon(epsilon),
+        check_epsilon(epsilon, owner=owner),
         _check_sensitivity(sensitivity),
     )
 
@@ -71,7 +71,9 @@ def exponential_mechanism_log_probabilities(
     Computed in log space: never overflows, never NaN, for any finite
     utilities and any ε.
     """
-    u, eps, delta_u = _check_selection_inputs(utilities, epsilon, sensitivity)
+    u, eps, delta_u = _check_selection_inputs(
+        utilities, epsilon, sensitivity, "exponential_mechanism_log_probabilities"
+    )
     logits = (eps / (2.0 * delta_u)) * (u - u.max())
     return logits - logsumexp(logits)
 
@@ -122,7 +124,9 @@ def exponential_mechanism(
     Theorem 6). The factor 2 covers utilities that can move in opposite
     directions, as accuracies under a swap of one record do.
     """
-    u, eps, delta_u = _check_selection_inputs(utilities, epsilon, sensitivity)
+    u, eps, delta_u = _check_selection_inputs(
+        utilities, epsilon, sensitivity, "exponential_mechanism"
+    )
     source = as_random_source(rng)
     gamma = _exact_gammas(u, eps, delta_u)
     k = u.size
@@ -150,7 +154,9 @@ def permute_and_flip(utilities, epsilon: float, sensitivity: float, rng=None) ->
     (their Theorem 2). It equals report-noisy-max with exponential noise
     (Ding et al. 2021), which :func:`permute_and_flip_probabilities` uses.
     """
-    u, eps, delta_u = _check_selection_inputs(utilities, epsilon, sensitivity)
+    u, eps, delta_u = _check_selection_inputs(
+        utilities, epsilon, sensitivity, "permute_and_flip"
+    )
     source = as_random_source(rng)
     gamma = _exact_gammas(u, eps, delta_u)
     k = u.size
@@ -178,7 +184,9 @@ def permute_and_flip_probabilities(
     z = exp(u*/s − x)). The integrand is a polynomial of degree K − 1, so
     Gauss–Legendre quadrature with ⌈K/2⌉ + 1 nodes is exact up to rounding.
     """
-    u, eps, delta_u = _check_selection_inputs(utilities, epsilon, sensitivity)
+    u, eps, delta_u = _check_selection_inputs(
+        utilities, epsilon, sensitivity, "permute_and_flip_probabilities"
+    )
     q = np.exp((eps / (2.0 * delta_u)) * (u - u.max()))
     n_nodes = u.size // 2 + 2
     nodes, weights = np.polynomial.legendre.leggauss(n_nodes)

@@ -1,25 +1,34 @@
 """Shared checks, warning classes and random-number sources.
 
-The privacy parameters are checked here by hand (not only through
-scikit-learn's ``_parameter_constraints``) so that the checks cannot be
-switched off with ``sklearn.set_config(skip_parameter_validation=True)``.
+ε and δ have one range and one message form everywhere: the constraints
+below are what the estimators declare in ``_parameter_constraints``, and
+:func:`check_epsilon` / :func:`check_delta` check the same ranges by hand
+(with scikit-learn's message) wherever a privacy parameter is taken, so
+that ``sklearn.set_config(skip_parameter_validation=True)`` cannot switch
+the check off.
 """
 
 from __future__ import annotations
 
-import math
 import numbers
 import secrets
 import warnings
 
 import numpy as np
 
+from .._compat import Interval, InvalidParameterError, validate_parameter_constraints
+
 __all__ = [
+    "DELTA_CONSTRAINTS",
+    "EPSILON_CONSTRAINTS",
     "MIN_EPSILON",
+    "PROBABILITY_CONSTRAINTS",
     "PrivacyLeakWarning",
     "UselessReleaseWarning",
     "check_epsilon",
     "check_delta",
+    "check_probability",
+    "require_positive_delta",
     "check_privacy_rng",
     "public_rng",
 ]
@@ -48,49 +57,78 @@ class UselessReleaseWarning(UserWarning):
 # Spends below this are refused: they vanish in floating-point sums.
 MIN_EPSILON = 1e-12
 
+# The one range of each privacy parameter, in every class and function that
+# takes one (``_parameter_constraints`` of the estimators and the checks
+# below): the same values are refused everywhere, with the same message.
+EPSILON_CONSTRAINTS = [Interval(numbers.Real, MIN_EPSILON, None, closed="left")]
+"""ε: a finite float ≥ 1e-12 (the message says "in the range [1e-12, inf)")."""
+DELTA_CONSTRAINTS = [Interval(numbers.Real, 0, 1, closed="left")]
+"""δ: a float in [0, 1); a mechanism that needs δ > 0 says so with its reason."""
+PROBABILITY_CONSTRAINTS = [Interval(numbers.Real, 0, 1, closed="neither")]
+"""A confidence or failure probability in (0, 1) (the δ of a regret bound)."""
 
-def _is_real_number(x) -> bool:
-    return (
-        isinstance(x, numbers.Real)
-        and not isinstance(x, (bool, np.bool_))
-        and not isinstance(x, (str, bytes))
-    )
 
+def _check_real(value, name: str, owner: str, constraints: list) -> float:
+    """``value`` as a float, or scikit-learn's ``InvalidParameterError``.
 
-def check_epsilon(epsilon, name: str = "epsilon") -> float:
-    """Return ``epsilon`` as a float or raise ``ValueError``/``TypeError``.
-
-    Accepts finite reals with ``epsilon >= 1e-12``. Rejects bools, NaN,
-    infinities, complex numbers, strings, zero, negatives and subnormals.
+    The message has scikit-learn's form, "The 'epsilon' parameter of
+    BudgetAccountant must be a float in the range [1e-12, inf). Got 0
+    instead.", for every refused value: NaN, infinities and values out of
+    range, and also bools, strings, complex numbers and None (a bool passes
+    scikit-learn's ``Interval``, so it is refused here explicitly). The
+    error is a ``ValueError`` and a ``TypeError``.
     """
-    if not _is_real_number(epsilon):
-        raise TypeError(
-            f"{name} must be a real number (float or int, not bool); got an "
-            f"object of type {type(epsilon).__name__}. Pass e.g. {name}=1.0."
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise InvalidParameterError(
+            f"The {name!r} parameter of {owner} must be {constraints[0]}. "
+            f"Got {value!r} instead."
         )
-    value = float(epsilon)
-    if not math.isfinite(value) or value < MIN_EPSILON:
-        raise ValueError(
-            f"{name} must be a finite number >= {MIN_EPSILON:g}; got {value!r}. "
-            f"Pass the total privacy budget of one fit, e.g. {name}=1.0."
-        )
-    return value
+    validate_parameter_constraints({name: constraints}, {name: value}, owner)
+    return float(value)
 
 
-def check_delta(delta, name: str = "delta") -> float:
-    """Return ``delta`` as a float in [0, 1) or raise."""
-    if not _is_real_number(delta):
-        raise TypeError(
-            f"{name} must be a real number in [0, 1) (not bool); got an object "
-            f"of type {type(delta).__name__}. Pass e.g. {name}=1e-5."
-        )
-    value = float(delta)
-    if not (0.0 <= value < 1.0):
+def check_epsilon(epsilon, name: str = "epsilon", owner: str = "this call") -> float:
+    """Return ``epsilon`` as a float, or raise ``InvalidParameterError``.
+
+    Accepts finite reals with ``epsilon >= 1e-12`` (``EPSILON_CONSTRAINTS``,
+    the same range the estimators declare in ``_parameter_constraints``).
+    Rejects bools, NaN, infinities, complex numbers, strings, zero,
+    negatives and subnormals, with scikit-learn's message form: "The
+    'epsilon' parameter of <owner> must be a float in the range [1e-12,
+    inf). Got ... instead." Called by hand as well as declared, so that
+    ``sklearn.set_config(skip_parameter_validation=True)`` cannot switch it
+    off.
+    """
+    return _check_real(epsilon, name, owner, EPSILON_CONSTRAINTS)
+
+
+def check_delta(delta, name: str = "delta", owner: str = "this call") -> float:
+    """Return ``delta`` as a float in [0, 1), or raise ``InvalidParameterError``.
+
+    Same form as :func:`check_epsilon` ("... must be a float in the range
+    [0, 1). Got ... instead."). δ = 0 is accepted here (pure ε-DP); a
+    mechanism that needs δ > 0 refuses it itself, with its reason
+    (:func:`require_positive_delta`).
+    """
+    return _check_real(delta, name, owner, DELTA_CONSTRAINTS)
+
+
+def require_positive_delta(delta: float, owner: str, why: str) -> None:
+    """Refuse δ = 0 for an (ε, δ) mechanism, saying why and what to pass.
+
+    The one message form of every such refusal: "<owner> needs delta > 0:
+    <why>. Got delta=0.0; pass e.g. delta=1e-5."
+    """
+    if not delta > 0:
         raise ValueError(
-            f"{name} must be in [0, 1); got {value!r}. A common choice is a "
-            f"value well below 1/n, e.g. {name}=1e-5."
+            f"{owner} needs delta > 0: {why}. Got delta={delta!r}; pass e.g. "
+            "delta=1e-5."
         )
-    return value
+
+
+def check_probability(value, name: str, owner: str) -> float:
+    """A probability in (0, 1) (a regret bound's δ), in the same form."""
+    return _check_real(value, name, owner, PROBABILITY_CONSTRAINTS)
 
 
 def _seed_from(random_state, stream: int) -> np.random.SeedSequence:
