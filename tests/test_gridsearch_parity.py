@@ -333,11 +333,17 @@ def test_gridsearch_keywords_explain_what_to_use():
         ("param_distributions", "search_spaces"),
         ("return_train_score", "never"),
     ]:
-        with pytest.raises(TypeError, match=name) as info:
-            DPBayesSearchCV(LogisticRegression(), **{name: {"C": [1]}})
+        # The constructor refuses them as Python refuses any unknown keyword;
+        with pytest.raises(TypeError, match=f"unexpected keyword argument '{name}'"):
+            DPBayesSearchCV(LogisticRegression(), SPACE, **{name: {"C": [1]}})
+        # set_params says what to use instead.
+        with pytest.raises(ValueError, match=f"Invalid parameter '{name}'") as info:
+            _search().set_params(**{name: {"C": [1]}})
         assert words in str(info.value) or "void" in str(info.value)
     with pytest.raises(TypeError, match="unexpected keyword argument 'nonsense'"):
         DPBayesSearchCV(LogisticRegression(), SPACE, nonsense=1)
+    with pytest.raises(ValueError, match="Invalid parameter 'nonsense'"):
+        _search().set_params(nonsense=1)
     # Cloning, pickling and get_params are unaffected by the check.
     s = _search()
     assert repr(clone(s).get_params()) == repr(s.get_params())

@@ -294,19 +294,25 @@ def test_the_constructor_holds_only_mode_independent_parameters():
 def test_a_moved_keyword_says_where_it_moved(name):
     value = NON_DEFAULT[name]
     owner = next(c for c in MODE_CLASSES if name in c._parameter_constraints)
-    with pytest.raises(TypeError) as info:
+    # The constructor: Python's own error, as for any unknown keyword.
+    with pytest.raises(TypeError, match=f"unexpected keyword argument {name!r}"):
         DPBayesSearchCV(LogisticRegression(), SPACE, **{name: value})
+    # set_params: where it moved.
+    with pytest.raises(ValueError) as info:
+        DPBayesSearchCV(LogisticRegression(), SPACE).set_params(**{name: value})
     msg = str(info.value)
-    assert f"unexpected keyword argument {name!r}" in msg
+    assert f"Invalid parameter {name!r}" in msg
     assert f"method={owner.__name__}({name}={value!r})" in msg
     assert f"set_params(method__{name}=...)" in msg
 
 
 def test_a_moved_keyword_names_the_mode_given_first():
-    with pytest.raises(TypeError, match=r"pass method=DPGPUCB\(noise=0.05\)"):
-        DPBayesSearchCV(LogisticRegression(), SPACE, method="gp-ucb", noise=0.05)
-    with pytest.raises(TypeError, match=r"pass method=Lipschitz\(noise=0.05\)"):
-        DPBayesSearchCV(LogisticRegression(), SPACE, method=Lipschitz(), noise=0.05)
-    # Still Python's own error for a keyword that never existed.
-    with pytest.raises(TypeError, match="unexpected keyword argument 'nosie'"):
-        DPBayesSearchCV(LogisticRegression(), SPACE, nosie=0.05)
+    search = DPBayesSearchCV(LogisticRegression(), SPACE, method="gp-ucb")
+    with pytest.raises(ValueError, match=r"pass method=DPGPUCB\(noise=0.05\)"):
+        search.set_params(noise=0.05)
+    with pytest.raises(ValueError, match=r"pass method=Lipschitz\(noise=0.05\)"):
+        search.set_params(method=Lipschitz(), noise=0.05)
+    assert search.method == "gp-ucb"  # nothing set
+    # scikit-learn's own error for a keyword that never existed.
+    with pytest.raises(ValueError, match="Invalid parameter 'nosie'"):
+        search.set_params(nosie=0.05)

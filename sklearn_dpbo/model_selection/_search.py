@@ -13,7 +13,6 @@ first validation read (:func:`_run_sealed`) stays here, next to ``fit``.
 
 from __future__ import annotations
 
-import inspect
 import sys
 import warnings
 from dataclasses import replace
@@ -40,13 +39,11 @@ from ._metrics import (
     run_with_other_metrics,
     search_scorers,
 )
-from ._modes import moved_parameter_hint
 from ._noise_check import warn_useless_releases
 from ._private_selection import FITTED_KEY, run_private_selection
 from ._progress import ProgressPrinter
 from ._routing import metadata_routing, route_fit_params, route_score_params
 from ._search_params import (
-    FOREIGN_PARAMETERS,
     PARAMETER_CONSTRAINTS,
     check_set_params,
     check_settings,
@@ -63,16 +60,6 @@ _MODES = {
     "lipschitz": run_lipschitz,
     "federated-ldp": run_federated_ldp,
 }
-
-
-class _InitSignature:
-    """``inspect.signature(cls)`` is ``__init__``'s, not ``__new__``'s."""
-
-    def __get__(self, obj, owner=None):
-        if obj is not None:
-            raise AttributeError("__signature__")
-        sig = inspect.signature(owner.__init__)
-        return sig.replace(parameters=list(sig.parameters.values())[1:])
 
 
 def _calling_pipeline(search):
@@ -458,23 +445,6 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
     """
 
     _parameter_constraints: dict = PARAMETER_CONSTRAINTS
-
-    __signature__ = _InitSignature()
-
-    def __new__(cls, *args, **kwargs):
-        known = set(inspect.signature(cls.__init__).parameters)
-        for name, value in kwargs.items():
-            if name in known:
-                continue
-            reason = FOREIGN_PARAMETERS.get(name) or moved_parameter_hint(
-                name, value, kwargs.get("method")
-            )
-            if reason is not None:
-                raise TypeError(
-                    f"{cls.__name__}.__init__() got an unexpected keyword "
-                    f"argument {name!r}: {reason}"
-                )
-        return super().__new__(cls)
 
     def __init__(
         self,
