@@ -13,7 +13,6 @@ first validation read (:func:`_run_sealed`) stays here, next to ``fit``.
 
 from __future__ import annotations
 
-import sys
 import warnings
 from dataclasses import replace
 
@@ -60,51 +59,6 @@ _MODES = {
     "lipschitz": run_lipschitz,
     "federated-ldp": run_federated_ldp,
 }
-
-
-def _calling_pipeline(search):
-    """The Pipeline whose ``fit`` called ``search.fit`` as its last step, if any."""
-    from sklearn.pipeline import Pipeline
-
-    frame = sys._getframe(2)  # the caller of DPBayesSearchCV.fit
-    for _ in range(3):
-        if frame is None:
-            return None
-        owner = frame.f_locals.get("self")
-        if isinstance(owner, Pipeline) and owner.steps:
-            if owner.steps[-1][1] is search:
-                return owner
-        frame = frame.f_back
-    return None
-
-
-def _check_pipeline_step(search, X_val, y_val) -> None:
-    pipe = _calling_pipeline(search)
-    if pipe is None:
-        return
-    before = [est for _, est in pipe.steps[:-1] if est not in (None, "passthrough")]
-    pattern = (
-        "Put the preprocessing inside the searched estimator instead: "
-        "DPBayesSearchCV(make_pipeline(<preprocessing>, <model>), "
-        "{'<model>__C': [...]}).fit(X_train, y_train, X_val=X_val, "
-        "y_val=y_val)."
-    )
-    if before and (X_val is not None or y_val is not None):
-        raise ValueError(
-            f"{type(search).__name__} is the last step of a Pipeline and "
-            "received X_val: X reached it through the preceding steps but "
-            "X_val did not, so every validation score would be computed on "
-            f"untransformed data. {pattern}"
-        )
-    fitted = [est for est in before if get_tags(est).requires_fit]
-    if fitted:
-        raise ValueError(
-            f"{type(search).__name__} is the last step of a Pipeline with cv: "
-            f"the preceding steps ({', '.join(type(e).__name__ for e in fitted)}"
-            ") were fitted on every row, the validation rows included, so "
-            "their fitted state depends on the private rows without any "
-            f"noise (outside the guarantee). {pattern}"
-        )
 
 
 def _search_estimator_has(attr):
@@ -702,7 +656,6 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         cost = planned_cost(
             plan, self.budget_split, self.release_score, len(other_scorers)
         )
-        _check_pipeline_step(self, X_val, y_val)
         fit_params, split_params = route_fit_params(self, fit_params)
         if self.accountant is not None:
             # Before any data is touched; a refusal changes nothing.
