@@ -1,14 +1,11 @@
 """DPBayesSearchCV: differentially private hyper-parameter search.
 
-The estimator keeps scikit-learn's plumbing (parameters, tags, delegation
-to ``best_estimator_``, metadata routing, the HTML repr) and the order of
-``fit``; the work is in the modules it calls, as ``BaseSearchCV`` calls
-``_run_search`` and ``_split``: ``_search_params.py`` (settings -> plan),
-``_metrics.py`` (several metrics), ``_budget.py`` (the cost, charged once),
-``_routing.py``, ``_splits.py``, the modes (``_private_selection.py``,
-``_gp_ucb.py``, ``_lipschitz.py``, ``_federated.py``) and ``_fitted.py``
-(releases -> fitted attributes). The sealing of every failure after the
-first validation read (:func:`_run_sealed`) stays here, next to ``fit``.
+The class keeps scikit-learn's plumbing and the order of ``fit``; the work
+is in the modules it calls, as ``BaseSearchCV`` calls ``_run_search`` and
+``_split``: ``_search_params`` (settings -> plan), ``_metrics``,
+``_budget``, ``_routing``, ``_splits``, the modes and ``_fitted`` (releases
+-> fitted attributes). Sealing every failure after the first validation
+read (:func:`_run_sealed`) stays here, next to ``fit``.
 """
 
 from __future__ import annotations
@@ -42,11 +39,7 @@ from ._noise_check import warn_useless_releases
 from ._private_selection import FITTED_KEY, run_private_selection
 from ._progress import ProgressPrinter
 from ._routing import metadata_routing, route_fit_params, route_score_params
-from ._search_params import (
-    PARAMETER_CONSTRAINTS,
-    check_set_params,
-    check_settings,
-)
+from ._search_params import PARAMETER_CONSTRAINTS, check_set_params, check_settings
 from ._splits import num_rows, split_data
 
 __all__ = ["DPBayesSearchCV", "PrivateComputationError"]
@@ -369,27 +362,21 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
     *not* clipped into the private scorer's bounds (it is not a release).
 
     As a Pipeline step: do not put ``DPBayesSearchCV`` after preprocessing
-    steps. With ``X_val`` (``search__X_val``) the validation set would reach
-    the search untransformed while ``X`` is transformed; with ``cv`` the
-    Pipeline fits the preceding steps on every row, validation rows
-    included, before the search is called: their fitted state is then a
-    function of the private rows with no noise, outside the guarantee. The
-    search cannot see that it is a Pipeline step (the Pipeline calls its
-    ``fit`` as any caller does), so neither case is detected; only an
-    ``X_val`` whose number of features differs from the transformed ``X``
-    is refused. Put the preprocessing inside the searched estimator::
+    steps. With ``X_val`` (``search__X_val``) the validation set reaches the
+    search untransformed while ``X`` is transformed; with ``cv`` the
+    Pipeline has fitted the preceding steps on the validation rows, outside
+    the guarantee. The search cannot see its caller, so only an ``X_val``
+    whose number of features differs from ``X`` is refused. Put the
+    preprocessing inside the searched estimator::
 
         DPBayesSearchCV(make_pipeline(StandardScaler(), SVC()),
                         {"svc__C": (1e-2, 1e2, "log-uniform")})
 
-    Parameters of ``GridSearchCV`` and former parameters of this class
-    (``param_grid``, ``return_train_score``, ``noise``, ``kernel``, ...)
-    are not parameters: the constructor raises Python's ``TypeError``
-    (unexpected keyword argument), and ``set_params`` a ``ValueError`` that
-    says what to use instead (``search_spaces``; the mode object that now
-    holds the parameter, e.g. ``method=DPGPUCB(noise=0.05)``). The table is
-    ``FOREIGN_PARAMETERS`` in ``_search_params.py`` and
-    ``docs/coming_from_gridsearchcv.md``.
+    ``GridSearchCV``'s and former parameters (``param_grid``, ``noise``,
+    ...) raise Python's ``TypeError`` in the constructor and, in
+    ``set_params``, a ``ValueError`` that says what to use instead
+    (``search_spaces``, ``method=DPGPUCB(noise=0.05)``, ...): the table is
+    in ``docs/coming_from_gridsearchcv.md`` and ``docs/modes.md``.
 
     Metadata routing works as in ``GridSearchCV`` (``set_fit_request`` on
     the estimator, splitter metadata to ``cv``), except that metadata
