@@ -337,14 +337,6 @@ def _ldp(epsilon):
     ldp_maximize(_reward, {"x": [0.0, 1.0]}, 1, epsilon=epsilon)
 
 
-# The search's constraints and hand checks live in _search.py, which this
-# change leaves to the helper restructuring it: until its two constraints
-# use EPSILON_CONSTRAINTS / DELTA_CONSTRAINTS and its hand checks pass
-# owner=, the search says "(0, inf)" and "this call" (see the report).
-_SEARCH_PENDING = pytest.mark.xfail(
-    strict=True, reason="_search.py: epsilon constraint and check owner (lead)"
-)
-
 EPSILON_PATHS = {
     "BudgetAccountant": lambda v: BudgetAccountant(v),
     "BudgetAccountant.spend": lambda v: BudgetAccountant(10.0).spend(v),
@@ -372,10 +364,7 @@ DELTA_PATHS = {
 @pytest.mark.parametrize("value", BAD_EPSILON, ids=repr)
 @pytest.mark.parametrize(
     "owner",
-    [
-        pytest.param(o, marks=_SEARCH_PENDING) if o == "DPBayesSearchCV" else o
-        for o in EPSILON_PATHS
-    ],
+    list(EPSILON_PATHS),
 )
 def test_every_path_refuses_bad_epsilon_with_one_message(owner, value):
     with pytest.raises(InvalidParameterError) as info:
@@ -385,13 +374,7 @@ def test_every_path_refuses_bad_epsilon_with_one_message(owner, value):
 
 @pytest.mark.parametrize(
     "owner, value",
-    [
-        pytest.param(o, v, marks=_SEARCH_PENDING)
-        if o == "DPBayesSearchCV" and v is False  # passes the Interval
-        else (o, v)
-        for o in DELTA_PATHS
-        for v in BAD_DELTA
-    ],
+    [(o, v) for o in DELTA_PATHS for v in BAD_DELTA],
     ids=repr,
 )
 def test_every_path_refuses_bad_delta_with_one_message(owner, value):
@@ -404,7 +387,7 @@ def test_every_path_refuses_bad_delta_with_one_message(owner, value):
     "call",
     [
         lambda: _gp_fit(epsilon=-1.0),
-        pytest.param(lambda: _search_fit(epsilon=-1.0), marks=_SEARCH_PENDING),
+        lambda: _search_fit(epsilon=-1.0),
     ],
     ids=["DPGaussianProcessRegressor", "DPBayesSearchCV"],
 )

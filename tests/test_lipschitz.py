@@ -406,8 +406,11 @@ def test_ei_is_a_parameter_of_lipschitz_only():
     """Algorithm 3 holds for any acquisition; gp-ucb's guarantee needs UCB."""
     with pytest.raises(TypeError, match="acquisition"):
         DPGPUCB(acquisition="ei")
-    with pytest.raises(TypeError, match=r"method=Lipschitz\(acquisition='ei'\)"):
+    with pytest.raises(TypeError, match="unexpected keyword argument 'acquisition'"):
         DPBayesSearchCV(lr_pipeline(), C_SPACE, method="gp-ucb", acquisition="ei")
+    search = DPBayesSearchCV(lr_pipeline(), C_SPACE, method="gp-ucb")
+    with pytest.raises(ValueError, match=r"method=Lipschitz\(acquisition='ei'\)"):
+        search.set_params(acquisition="ei")
 
 
 def test_fit_time_checks_before_validation_scoring(cancer_split):

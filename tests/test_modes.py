@@ -298,10 +298,14 @@ def test_the_constructor_holds_only_mode_independent_parameters():
 def test_a_moved_keyword_says_where_it_moved(name):
     value = NON_DEFAULT[name]
     owner = next(c for c in MODE_CLASSES if name in c._parameter_constraints)
-    with pytest.raises(TypeError) as info:
+    # The constructor: Python's own error, as for any unknown keyword.
+    with pytest.raises(TypeError, match=f"unexpected keyword argument {name!r}"):
         DPBayesSearchCV(LogisticRegression(), SPACE, **{name: value})
+    # set_params: where it moved.
+    with pytest.raises(ValueError) as info:
+        DPBayesSearchCV(LogisticRegression(), SPACE).set_params(**{name: value})
     msg = str(info.value)
-    assert f"unexpected keyword argument {name!r}" in msg
+    assert f"Invalid parameter {name!r}" in msg
     shown = f"{name}={value!r}"
     if name == "length_scale":  # shown in the new spelling: the kernel's
         name, shown = "kernel", "kernel=Matern(nu=2.5, length_scale=0.5)"
@@ -310,18 +314,22 @@ def test_a_moved_keyword_says_where_it_moved(name):
 
 
 def test_a_moved_kernel_string_is_shown_as_a_kernel_object():
-    with pytest.raises(TypeError) as info:
-        DPBayesSearchCV(LogisticRegression(), SPACE, kernel="squared-exponential")
+    with pytest.raises(ValueError) as info:
+        DPBayesSearchCV(LogisticRegression(), SPACE).set_params(
+            kernel="squared-exponential"
+        )
     assert "pass method=PrivateSelection(kernel=RBF(length_scale=0.2))" in str(
         info.value
     )
 
 
 def test_a_moved_keyword_names_the_mode_given_first():
-    with pytest.raises(TypeError, match=r"pass method=DPGPUCB\(noise=0.05\)"):
-        DPBayesSearchCV(LogisticRegression(), SPACE, method="gp-ucb", noise=0.05)
-    with pytest.raises(TypeError, match=r"pass method=Lipschitz\(noise=0.05\)"):
-        DPBayesSearchCV(LogisticRegression(), SPACE, method=Lipschitz(), noise=0.05)
-    # Still Python's own error for a keyword that never existed.
-    with pytest.raises(TypeError, match="unexpected keyword argument 'nosie'"):
-        DPBayesSearchCV(LogisticRegression(), SPACE, nosie=0.05)
+    search = DPBayesSearchCV(LogisticRegression(), SPACE, method="gp-ucb")
+    with pytest.raises(ValueError, match=r"pass method=DPGPUCB\(noise=0.05\)"):
+        search.set_params(noise=0.05)
+    with pytest.raises(ValueError, match=r"pass method=Lipschitz\(noise=0.05\)"):
+        search.set_params(method=Lipschitz(), noise=0.05)
+    assert search.method == "gp-ucb"  # nothing set
+    # scikit-learn's own error for a keyword that never existed.
+    with pytest.raises(ValueError, match="Invalid parameter 'nosie'"):
+        search.set_params(nosie=0.05)

@@ -191,19 +191,19 @@ def test_several_metrics_failing_record_moves_every_score_by_at_most_delta(
     """Several metrics: the selection's utilities and each other metric's
     score (now taken on the restored pre-read fit) move by at most Δ when
     one record makes the candidates fail; same outcome, same warnings."""
-    import sklearn_dpbo.model_selection._search as search_module
+    import sklearn_dpbo.model_selection._metrics as metrics_module
 
     X_tr, y_tr, X_va, y_va = _data()
     row, _ = BAD_RECORDS["unseen category"]
     cap = Captured(monkeypatch)
     scores = []
-    real = search_module.release_best_score_selection
+    real = metrics_module.release_best_score_selection
 
     def spy(value, **kw):
         scores.append(float(value))
         return real(value, **kw)
 
-    monkeypatch.setattr(search_module, "release_best_score_selection", spy)
+    monkeypatch.setattr(metrics_module, "release_best_score_selection", spy)
 
     def factory():
         return DPBayesSearchCV(

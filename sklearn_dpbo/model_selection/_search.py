@@ -1,63 +1,46 @@
-"""DPBayesSearchCV: differentially private hyper-parameter search."""
+"""DPBayesSearchCV: differentially private hyper-parameter search.
+
+The class keeps scikit-learn's plumbing and the order of ``fit``; the work
+is in the modules it calls, as ``BaseSearchCV`` calls ``_run_search`` and
+``_split``: ``_search_params`` (settings -> plan), ``_metrics``,
+``_budget``, ``_routing``, ``_splits``, the modes and ``_fitted`` (releases
+-> fitted attributes). Sealing every failure after the first validation
+read (:func:`_run_sealed`) stays here, next to ``fit``.
+"""
 
 from __future__ import annotations
 
-import inspect
-import math
-import numbers
-import pickle
-import re
-import sys
 import warnings
 from dataclasses import replace
 
-import numpy as np
 from joblib import Parallel
-from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
+from sklearn.base import BaseEstimator, MetaEstimatorMixin
 from sklearn.exceptions import NotFittedError
-from sklearn.model_selection import PredefinedSplit
 from sklearn.utils import get_tags
-from sklearn.utils.metadata_routing import (
-    MetadataRouter,
-    MethodMapping,
-    get_routing_for_object,
-    process_routing,
-)
-from sklearn.utils.validation import check_is_fitted, indexable
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.validation import check_is_fitted
 
-from .._compat import (
-    HasMethods,
-    Interval,
-    StrOptions,
-    _num_samples,
-    _routing_enabled,
-    _safe_split,
-    _VisualBlock,
-)
-from ..bo._candidates import CandidateSet
-from ..privacy._accountant import BudgetAccountant
-from ..privacy._accounting import PrivacyReport, Release, split_budget
-from ..privacy._builtin_scores import get_dp_scorer
-from ..privacy._scorers import DPScorer
-from ..privacy._validation import (
-    MIN_EPSILON,
-    PrivacyLeakWarning,
-    check_delta,
-    check_epsilon,
-    check_privacy_rng,
-    public_rng,
-)
+from .._compat import _VisualBlock
+from ..privacy._validation import PrivacyLeakWarning, check_privacy_rng
+from ._budget import check_charge, planned_cost
 from ._context import SearchContext, SearchData, SearchPlan
-from ._evaluation import fit_on_training, index_fit_params, score_private
+from ._evaluation import index_fit_params
 from ._federated import run_federated_ldp
+from ._fitted import clear_fitted, ingest, no_cv_results_reason, refit
 from ._gp_ucb import run_gp_ucb
-from ._lipschitz import check_assumption_2, run_lipschitz
-from ._modes import MODES, SearchMode, moved_parameter_hint, resolve_mode
+from ._lipschitz import run_lipschitz
+from ._metrics import (
+    plan_for_metrics,
+    public_score,
+    run_with_other_metrics,
+    search_scorers,
+)
 from ._noise_check import warn_useless_releases
 from ._private_selection import FITTED_KEY, run_private_selection
 from ._progress import ProgressPrinter
-from ._releases import release_best_score_selection
-from ._splits import check_public_splitter, public_split
+from ._routing import metadata_routing, route_fit_params, route_score_params
+from ._search_params import PARAMETER_CONSTRAINTS, check_set_params, check_settings
+from ._splits import num_rows, split_data
 
 __all__ = ["DPBayesSearchCV", "PrivateComputationError"]
 
@@ -70,104 +53,14 @@ _MODES = {
     "federated-ldp": run_federated_ldp,
 }
 
-# Modes whose every release is pure epsilon-DP: a fit spends delta = 0.
-# Any other mode is charged its whole delta (conservative if it spends less).
-_PURE_EPSILON_MODES = {"private-selection", "lipschitz", "federated-ldp"}
-
-
-# What users type when they swap GridSearchCV / RandomizedSearchCV / skopt's
-# BayesSearchCV for this class, and what to do instead.
-_FOREIGN_KWARGS = {
-    "param_grid": "DPBayesSearchCV takes the grid as search_spaces (the second "
-    "argument): DPBayesSearchCV(estimator, search_spaces={...}). A list of "
-    "values is a grid as in GridSearchCV.",
-    "param_distributions": "DPBayesSearchCV takes the distributions as "
-    "search_spaces (the second argument): frozen scipy.stats distributions "
-    "and (low, high[, 'log-uniform']) ranges are discretised into "
-    "n_candidates public points.",
-    "return_train_score": "there are no per-candidate scores to return: raw "
-    "validation scores would void the privacy guarantee. Use cv_results_ "
-    "(method='private-selection') instead, which holds the public "
-    "cross-validation scores inside the training set, or score your own "
-    "public data with "
-    "cross_validate(estimator.set_params(**best_params_), X_train, y_train, "
-    "return_train_score=True).",
-    "fit_params": "pass fit parameters to fit(X, y, **fit_params).",
-    "iid": "iid was removed from scikit-learn; there is nothing to set.",
-}
-
-
-class _InitSignature:
-    """``inspect.signature(cls)`` is ``__init__``'s, not ``__new__``'s."""
-
-    def __get__(self, obj, owner=None):
-        if obj is not None:
-            raise AttributeError("__signature__")
-        sig = inspect.signature(owner.__init__)
-        return sig.replace(parameters=list(sig.parameters.values())[1:])
-
-
-class _FittedWithReason:
-    """A fitted attribute stored in the instance dict whose absence says why.
-
-    A data descriptor: ``obj.cv_results_`` reads ``vars(obj)["cv_results_"]``
-    and, when it is absent, raises an AttributeError with
-    ``obj._no_<name>_reason()`` (``hasattr`` stays False).
-    """
-
-    def __set_name__(self, owner, name):
-        self.name = name
-
-    def __get__(self, obj, owner=None):
-        if obj is None:
-            return self
-        try:
-            return vars(obj)[self.name]
-        except KeyError:
-            raise AttributeError(
-                getattr(obj, f"_no_{self.name.rstrip('_')}_reason")()
-            ) from None
-
-    def __set__(self, obj, value):
-        vars(obj)[self.name] = value
-
-    def __delete__(self, obj):
-        del vars(obj)[self.name]
-
-
-class _available_if:
-    """``sklearn.utils.metaestimators.available_if`` that says why not.
-
-    scikit-learn hides the reason (e.g. ``refit=False``) in ``__cause__``;
-    here it is also in the message of the ``AttributeError``.
-    """
-
-    def __init__(self, check):
-        self.check = check
-
-    def __call__(self, fn):
-        self.fn = fn
-        self.__doc__ = fn.__doc__
-        self.__name__ = fn.__name__
-        return self
-
-    def __get__(self, obj, owner=None):
-        if obj is None:
-            return self.fn
-        try:
-            self.check(obj)
-        except Exception as exc:
-            raise AttributeError(
-                f"This {type(obj).__name__!r} has no attribute "
-                f"{self.fn.__name__!r}: {exc}"
-            ) from exc
-        return self.fn.__get__(obj, owner)
-
-
-available_if = _available_if
-
 
 def _search_estimator_has(attr):
+    """``available_if`` check: refitted, and ``best_estimator_`` has ``attr``.
+
+    The reason it is unavailable (e.g. ``refit=False``) is the
+    ``AttributeError``'s ``__cause__``, as in scikit-learn.
+    """
+
     def check(self):
         _check_refit(self, attr)
         if hasattr(self, "best_estimator_"):
@@ -469,14 +362,21 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
     *not* clipped into the private scorer's bounds (it is not a release).
 
     As a Pipeline step: do not put ``DPBayesSearchCV`` after preprocessing
-    steps. With ``X_val`` (``search__X_val``) the validation set would reach
-    the search untransformed while ``X`` is transformed; with ``cv`` the
-    preceding steps would be fitted on the validation rows, outside the
-    guarantee. Both are detected and refused (stateless steps are allowed
-    with ``cv``). Put the preprocessing inside the searched estimator::
+    steps. With ``X_val`` (``search__X_val``) the validation set reaches the
+    search untransformed while ``X`` is transformed; with ``cv`` the
+    Pipeline has fitted the preceding steps on the validation rows, outside
+    the guarantee. The search cannot see its caller, so only an ``X_val``
+    whose number of features differs from ``X`` is refused. Put the
+    preprocessing inside the searched estimator::
 
         DPBayesSearchCV(make_pipeline(StandardScaler(), SVC()),
                         {"svc__C": (1e-2, 1e2, "log-uniform")})
+
+    ``GridSearchCV``'s and former parameters (``param_grid``, ``noise``,
+    ...) raise Python's ``TypeError`` in the constructor and, in
+    ``set_params``, a ``ValueError`` that says what to use instead
+    (``search_spaces``, ``method=DPGPUCB(noise=0.05)``, ...): the table is
+    in ``docs/coming_from_gridsearchcv.md`` and ``docs/modes.md``.
 
     Metadata routing works as in ``GridSearchCV`` (``set_fit_request`` on
     the estimator, splitter metadata to ``cv``), except that metadata
@@ -485,103 +385,7 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
     ``docs/coming_from_gridsearchcv.md`` for every difference.
     """
 
-    _parameter_constraints: dict = {
-        "estimator": [HasMethods(["fit"])],
-        # Types are checked by CandidateSet (a TypeError naming the
-        # parameter, as scikit-learn's ParameterGrid).
-        "search_spaces": "no_validation",
-        # A string is the shorthand for the mode's defaults; a mode object's
-        # own parameters are validated in fit (SearchMode._validate_in).
-        "method": [StrOptions(set(MODES)), SearchMode],
-        "epsilon": [Interval(numbers.Real, 0, None, closed="neither")],
-        "delta": [Interval(numbers.Real, 0, 1, closed="left")],
-        "budget_split": [Interval(numbers.Real, 0, 1, closed="neither")],
-        "release_score": ["boolean"],
-        "n_iter": [Interval(numbers.Integral, 1, None, closed="left")],
-        "n_candidates": [Interval(numbers.Integral, 1, None, closed="left")],
-        # Any str or callable passes here so that get_dp_scorer can refuse the
-        # ones without a declared range with guidance (make_dp_scorer).
-        # Lists, tuples and dicts are several metrics (_scorers_by_name).
-        "scoring": [None, str, callable, list, tuple, dict],
-        # A str names the selection metric of a multi-metric search; a
-        # callable is refused with a reason (_check_refit_param).
-        "refit": ["boolean", str, callable],
-        "cv": [None, "cv_object"],
-        "n_jobs": [numbers.Integral, None],
-        "pre_dispatch": [numbers.Integral, str],
-        "verbose": ["verbose"],
-        "error_score": [StrOptions({"raise"}), numbers.Real],
-        "random_state": ["random_state"],
-        "noise_random_state": [
-            None,
-            Interval(numbers.Integral, 0, None, closed="left"),
-        ],
-        "accountant": [None, BudgetAccountant],
-    }
-
-    __signature__ = _InitSignature()
-
-    def __new__(cls, *args, **kwargs):
-        # A clear TypeError for GridSearchCV-only keywords; everything else
-        # (including Python's own errors) is left to __init__.
-        # Mode-specific parameters name the mode object they moved to.
-        known = set(inspect.signature(cls.__init__).parameters)
-        for name, value in kwargs.items():
-            if name in known:
-                continue
-            reason = _FOREIGN_KWARGS.get(name) or moved_parameter_hint(
-                name, value, kwargs.get("method")
-            )
-            if reason is not None:
-                raise TypeError(
-                    f"{cls.__name__}.__init__() got an unexpected keyword "
-                    f"argument {name!r}: {reason}"
-                )
-        return super().__new__(cls)
-
-    def set_params(self, **params):
-        """Set parameters; ``method__<name>`` sets a mode object's parameter.
-
-        A mode-specific name (``noise=...``) or ``method__<name>`` while
-        ``method`` is a string get a ValueError that says what to pass.
-        """
-        for name, value in params.items():
-            hint = moved_parameter_hint(name, value, params.get("method", self.method))
-            if hint is not None:
-                raise ValueError(
-                    f"Invalid parameter {name!r} for estimator "
-                    f"{type(self).__name__}: {hint}"
-                )
-            if name.startswith("method__") and "method" not in params:
-                if isinstance(self.method, str):
-                    leaf = name[len("method__") :]
-                    cls = MODES.get(self.method)
-                    example = (
-                        f"{cls.__name__}({leaf}={value!r})" if cls else "a mode object"
-                    )
-                    raise ValueError(
-                        f"Invalid parameter {name!r} for estimator "
-                        f"{type(self).__name__}: method is the string "
-                        f"{self.method!r} (the mode's defaults), which has no "
-                        f"parameters to set. Pass set_params(method={example})."
-                    )
-        return super().set_params(**params)
-
-    cv_results_ = _FittedWithReason()
-
-    def _no_cv_results_reason(self) -> str:
-        head = f"{type(self).__name__!r} object has no attribute 'cv_results_': "
-        if "best_index_" not in vars(self):
-            return head + "the search is not fitted yet."
-        return head + (
-            "only method='private-selection' with shortlist='bo' has one (the "
-            "public cross-validation scores inside the training set). Raw "
-            "validation scores are never published, and in method='gp-ucb' "
-            "even the sequence of evaluated candidates depends on the "
-            "validation set; publishing either would void the guarantee. Use "
-            "best_score_ (private), or cross-validate on the public training "
-            "set yourself."
-        )
+    _parameter_constraints: dict = PARAMETER_CONSTRAINTS
 
     def __init__(
         self,
@@ -629,6 +433,16 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
     # ------------------------------------------------------------------
     # scikit-learn plumbing
     # ------------------------------------------------------------------
+    def set_params(self, **params):
+        """Set parameters; ``method__<name>`` sets a mode object's parameter.
+
+        A former or mode-specific name (``param_grid=...``, ``noise=...``)
+        or ``method__<name>`` while ``method`` is a string get a ValueError
+        that says what to pass.
+        """
+        check_set_params(self, params)
+        return super().set_params(**params)
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         sub = get_tags(self.estimator)
@@ -640,6 +454,18 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         tags.input_tags.allow_nan = sub.input_tags.allow_nan
         tags.target_tags = replace(sub.target_tags)
         return tags
+
+    @property
+    def cv_results_(self) -> dict:
+        """The public cross-validation inside the training set (see Attributes).
+
+        A fitted attribute in the instance dict, as the others; absent,
+        with the reason in the ``AttributeError``, before ``fit`` and in
+        the modes that have none.
+        """
+        if "cv_results_" not in vars(self):
+            raise AttributeError(no_cv_results_reason(self))
+        return vars(self)["cv_results_"]
 
     @property
     def n_features_in_(self):
@@ -727,24 +553,9 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         (not routed to any object).
         """
         self._check_fitted_refit("score")
-        scorer = self.scorer_
-        if params:
-            if not _routing_enabled():
-                raise ValueError(
-                    f"Passing extra keyword arguments to {type(self).__name__}."
-                    "score is only supported if enable_metadata_routing=True, "
-                    "which you can set using `sklearn.set_config`. See the "
-                    "Metadata Routing User guide "
-                    "<https://scikit-learn.org/stable/metadata_routing.html> "
-                    f"for more details. Extra parameters passed are: "
-                    f"{set(params)}"
-                )
-            params = process_routing(self, "score", **params).scorer.score
-        return _public_score(scorer, self.best_estimator_, X, y, **params)
+        params = route_score_params(self, params)
+        return public_score(self.scorer_, self.best_estimator_, X, y, **params)
 
-    # ------------------------------------------------------------------
-    # Metadata routing and the HTML repr (as BaseSearchCV)
-    # ------------------------------------------------------------------
     def get_metadata_routing(self):
         """Metadata routing of this object, as ``GridSearchCV``'s.
 
@@ -759,31 +570,7 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         -------
         routing : MetadataRouter
         """
-        router = MetadataRouter(owner=self)
-        router.add(
-            estimator=self.estimator,
-            method_mapping=MethodMapping().add(caller="fit", callee="fit"),
-        )
-        router.add(
-            scorer=_routing_object(self._metadata_scorer()),
-            method_mapping=MethodMapping()
-            .add(caller="score", callee="score")
-            .add(caller="fit", callee="score"),
-        )
-        router.add(
-            splitter=self.cv,
-            method_mapping=MethodMapping().add(caller="fit", callee="split"),
-        )
-        return router
-
-    def _metadata_scorer(self):
-        """The selection metric's scorer, or None if ``scoring`` is invalid."""
-        if hasattr(self, "scorer_"):
-            return self.scorer_
-        try:
-            return self._scorers_by_name()[0]
-        except (TypeError, ValueError):
-            return None
+        return metadata_routing(self)
 
     def _sk_visual_block_(self):
         if hasattr(self, "best_estimator_"):
@@ -797,348 +584,9 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
             name_details=[str(estimator)],
         )
 
-    # ------------------------------------------------------------------
-    # Checks done before any data is touched
-    # ------------------------------------------------------------------
     def _check_settings(self) -> SearchPlan:
-        """Validate everything that does not need data; return the plan."""
-        self._validate_params()
-        mode = resolve_mode(self.method)
-        if MODES.get(mode.method) is not type(mode):
-            raise ValueError(
-                f"method={self.method!r} is not one of the library's modes: "
-                f"pass one of {sorted(MODES)} or an instance of "
-                f"{', '.join(cls.__name__ for cls in MODES.values())}."
-            )
-        # The mode's own parameters, named method__<name> in the messages.
-        mode._validate_in(type(self).__name__)
-        self._check_refit_param()
-        for name in ("n_iter", "n_candidates"):
-            if isinstance(getattr(self, name), (bool, np.bool_)):
-                raise ValueError(
-                    f"{name} must be a positive int, not a bool; got "
-                    f"{name}={getattr(self, name)!r}. Pass e.g. {name}=30."
-                )
-        # Re-checked by hand: cannot be switched off by set_config.
-        epsilon = check_epsilon(self.epsilon)
-        delta = check_delta(self.delta)
-        if mode.method == "gp-ucb":
-            if delta <= 0:
-                raise ValueError(
-                    "method='gp-ucb' gives (epsilon, delta)-DP and needs delta > 0 "
-                    "(Algorithm 1's beta_t and c depend on it); pass e.g. "
-                    "delta=1e-5, or use method='private-selection' for pure "
-                    "epsilon-DP."
-                )
-            if (
-                mode.batch_size is not None
-                and mode.batch_size > 1
-                and self.release_score
-            ):
-                raise ValueError(
-                    "method='gp-ucb' with batch_size > 1 is allowed only with "
-                    "release_score=False: the score release (Theorem 3) rests on "
-                    "the regret bound of sequential GP-UCB. Use "
-                    "DPGPUCB(batch_size=1), or method='private-selection', which "
-                    "parallelises freely."
-                )
-            if mode.noise == 0 and self.release_score:
-                if mode.noise_free_constants is None:
-                    raise ValueError(
-                        "noise=0 selects Algorithm 2, whose score release needs "
-                        "the constants (A, tau) of de Freitas et al. (2012): pass "
-                        "DPGPUCB(noise=0, noise_free_constants=(A, tau)), or "
-                        "release_score=False, or a positive noise (Algorithm 1)."
-                    )
-                _check_noise_free_constants(mode.noise_free_constants)
-
-        self._check_release_budgets(epsilon, delta, mode)
-        scorer, _ = self._scorers_by_name()
-        low, high = scorer.bounds
-        score_offset = getattr(mode, "score_offset", None)
-        score_scale = getattr(mode, "score_scale", None)
-        offset = (low + high) / 2 if score_offset is None else score_offset
-        scale = (high - low) / 4 if score_scale is None else score_scale
-        if not math.isfinite(float(offset)):
-            raise ValueError("score_offset must be finite.")
-        if mode.method == "gp-ucb":
-            _check_gp_units(float(offset), float(scale), low, high, score_scale)
-
-        seed = public_rng(self.random_state).integers(2**31 - 1)
-        candidates = CandidateSet(self.search_spaces, self.n_candidates, int(seed))
-        self._check_parameter_names(candidates)
-        if mode.method == "lipschitz":
-            # Assumption 2: estimator, Normalizer, score, search space.
-            check_assumption_2(self.estimator, candidates, scorer)
-        self._check_cv_structure()
-        return SearchPlan(
-            epsilon=epsilon,
-            delta=delta,
-            scorer=scorer,
-            offset=float(offset),
-            scale=float(scale),
-            candidates=candidates,
-            seed=int(seed),
-            tie_break=public_rng(self.random_state).permutation(len(candidates)),
-            mode=mode,
-        )
-
-    def _check_release_budgets(self, epsilon: float, delta: float, mode) -> None:
-        """Every per-release (ε, δ) passes the mechanisms' floors, before data.
-
-        The releases' ε are ``budget_split`` · ε and the rest; each must be
-        an ε the mechanisms accept (:func:`check_epsilon`), and in
-        ``"gp-ucb"`` each release's δ must be > 0 (β_t, c and q are
-        logarithms of 1/δ). Checked here so that a refusal happens before
-        any data is read and before anything is charged.
-        """
-        pure = mode.method in _PURE_EPSILON_MODES
-        parts = split_budget(
-            epsilon, 0.0 if pure else delta, self.budget_split, self.release_score
-        )
-        for quantity, part in zip(("best_params_", "best_score_"), parts):
-            if part is None:
-                continue
-            eps_r, delta_r = part
-            try:
-                check_epsilon(eps_r, name=f"the epsilon of {quantity}")
-            except ValueError as exc:
-                raise ValueError(
-                    f"epsilon={epsilon!r} with budget_split={self.budget_split!r} "
-                    f"leaves {quantity} an epsilon of {eps_r!r}, below the "
-                    f"smallest per-release epsilon the mechanisms accept "
-                    f"({MIN_EPSILON:g}): such an epsilon vanishes in "
-                    "floating-point sums. Use a budget_split nearer 0.5 or a "
-                    "larger epsilon (or release_score=False to spend everything "
-                    "on best_params_)."
-                ) from exc
-            if mode.method == "gp-ucb" and not delta_r > 0:
-                raise ValueError(
-                    f"delta={delta!r} with budget_split={self.budget_split!r} "
-                    f"leaves {quantity} a delta of {delta_r!r}; method='gp-ucb' "
-                    "needs delta > 0 for each release (beta_t, c and q are "
-                    "logarithms of 1/delta). Use a budget_split nearer 0.5 or a "
-                    "larger delta."
-                )
-
-    def _mode_name(self):
-        """The mode's string name (``"gp-ucb"`` for ``DPGPUCB(...)``)."""
-        return getattr(self.method, "method", self.method)
-
-    def _check_refit_param(self) -> None:
-        if callable(self.refit):
-            raise ValueError(
-                "refit as a callable is not supported: in GridSearchCV it picks "
-                "best_index_ from cv_results_, i.e. from raw validation scores, "
-                "which are never published here; best_params_ is selected by a "
-                "differentially private mechanism instead. Pass refit=True (or "
-                "refit='<metric name>' with several metrics) and post-process "
-                "best_params_ if needed."
-            )
-
-    def _scorers_by_name(self) -> tuple[DPScorer, dict]:
-        """(selection metric's scorer, {name: scorer} of the other metrics).
-
-        ``scoring`` as a list/tuple of names or a dict ``{name: scoring}``
-        is several metrics: ``refit="<name>"`` names the one the private
-        selection maximises; each other metric of the selected candidate is
-        released with its own Laplace noise (:meth:`_release_other_metrics`).
-        """
-        scoring = self.scoring
-        if not isinstance(scoring, (list, tuple, dict)):
-            scorer = get_dp_scorer(scoring, self.estimator)
-            if isinstance(self.refit, str) and self.refit != scorer.name:
-                raise ValueError(
-                    f"refit={self.refit!r} names a metric, but scoring is the "
-                    f"single metric {scorer.name!r}: use refit=True, or give "
-                    "several metrics as scoring={name: scoring, ...} and name "
-                    "the selection metric with refit."
-                )
-            return scorer, {}
-        if isinstance(scoring, dict):
-            items = list(scoring.items())
-        else:
-            items = [(name, name) for name in scoring]
-            if not all(isinstance(name, str) for name, _ in items):
-                raise ValueError(
-                    "scoring as a list or tuple must hold metric names (str); "
-                    f"got {scoring!r}. Use a dict {{name: DPScorer}} for "
-                    "custom scorers."
-                )
-            if len(set(scoring)) != len(scoring):
-                raise ValueError(f"scoring has duplicate metric names: {scoring!r}.")
-        if not items or not all(isinstance(name, str) for name, _ in items):
-            raise ValueError(
-                "scoring as a dict must map metric names (str) to scorers and be "
-                f"non-empty; got {scoring!r}."
-            )
-        if not (isinstance(self.refit, str) and self.refit in dict(items)):
-            raise ValueError(
-                "For multi-metric scoring, the parameter refit must be set to a "
-                f"scorer key: one of {sorted(dict(items))}. It names the metric the "
-                "private selection maximises (there is always a selection: "
-                "best_params_ is released whatever refit is); the other metrics "
-                f"of the selected candidate are released with their own noise. "
-                f"{self.refit!r} was passed."
-            )
-        scorers = {name: get_dp_scorer(spec, self.estimator) for name, spec in items}
-        if self._mode_name() != "private-selection":
-            raise ValueError(
-                f"Several metrics are supported with method='private-selection' "
-                f"only; method={self._mode_name()!r} rests on an assumption about one "
-                "score (Assumption 1 or 2 of Kusner et al. 2015). Pass one "
-                "metric as scoring."
-            )
-        main = scorers.pop(self.refit)
-        return main, scorers
-
-    def _check_parameter_names(self, candidates) -> None:
-        """Every candidate must be settable on the estimator, as in GridSearchCV.
-
-        ``clone(estimator).set_params(**candidate)`` is tried once per dict
-        and per distinct choice of estimator-valued parameters, so that in
-        ``{"clf": [LinearSVC(), SVC()], "clf__C": [...]}`` the names are
-        checked with each searched step substituted (``set_params`` sets
-        the step first). A name scikit-learn would refuse at fit time is
-        refused here, before any data is read.
-        """
-        seen = set()
-        for space, params in zip(candidates.space_of, candidates.params):
-            key = (int(space),) + tuple(
-                (k, id(v))
-                for k, v in sorted(params.items())
-                if hasattr(v, "get_params")
-            )
-            if key in seen:
-                continue
-            seen.add(key)
-            try:
-                clone(self.estimator).set_params(**clone(params, safe=False))
-            except ValueError as exc:
-                named = re.search(r"Invalid parameter '([^']+)'", str(exc))
-                leaf = named.group(1) if named else None
-                bad = [k for k in params if k.rsplit("__", 1)[-1] == leaf]
-                raise ValueError(
-                    f"search_spaces names parameters {bad or sorted(params)} that "
-                    f"{type(self.estimator).__name__} does not have: {exc} Valid "
-                    "names are listed by estimator.get_params().keys() (use "
-                    "step__param inside a Pipeline; a step searched in the same "
-                    "dict, as in {'clf': [SVC()], 'clf__C': [...]}, is set first)."
-                ) from None
-
-    def _check_cv_structure(self):
-        cv = self.cv
-        if cv is None:
-            return
-        if isinstance(cv, numbers.Integral):
-            raise ValueError(
-                f"cv={cv!r}: DPBayesSearchCV needs exactly one (train, validation) "
-                "split, not k folds: every fold would be a separate release of "
-                "validation data. Pass X_val and y_val to fit, or "
-                "cv=PredefinedSplit(test_fold) with one fold, or "
-                "cv=[(train_idx, val_idx)]."
-            )
-        if hasattr(cv, "get_n_splits") and not isinstance(cv, PredefinedSplit):
-            try:
-                n = cv.get_n_splits()
-            except (TypeError, ValueError):
-                # Needs the data (e.g. LeaveOneOut): refused by class below.
-                n = 1
-            if n != 1:
-                raise ValueError(
-                    f"cv gives {n} splits; DPBayesSearchCV needs exactly one "
-                    "(train, validation) split (each extra fold would be another "
-                    "release of validation data). Use e.g. ShuffleSplit("
-                    "n_splits=1), PredefinedSplit with one fold, or "
-                    "[(train_idx, val_idx)]."
-                )
-        check_public_splitter(cv)
-
-    # ------------------------------------------------------------------
-    # Data
-    # ------------------------------------------------------------------
-    def _split(self, X, y, X_val, y_val, groups=None, split_params=None):
-        """Return (X_train, y_train, X_val, y_val) and check their shapes.
-
-        With a precomputed kernel or distance matrix (``pairwise`` tag) and
-        ``cv``, the training block is X[train][:, train] and the validation
-        block X[val][:, train]; with ``X_val`` the user passes the
-        validation-vs-training matrix themselves.
-        """
-        if X_val is not None or y_val is not None:
-            if groups is not None:
-                raise ValueError(
-                    "groups is used only by cv's splitter to split X into training "
-                    "and validation rows; with X_val/y_val there is nothing to "
-                    "split. Drop groups, or pass cv=GroupShuffleSplit(n_splits=1) "
-                    "and the whole data as X, y."
-                )
-            if self.cv is not None:
-                raise ValueError(
-                    "Pass either X_val/y_val to fit or cv, not both: both define "
-                    "the validation set."
-                )
-            if X_val is None or (y is not None and y_val is None):
-                raise ValueError("Pass both X_val and y_val (or neither).")
-            X, y = indexable(X, y)
-            X_val, y_val = indexable(X_val, y_val)
-            if get_tags(self.estimator).input_tags.pairwise:
-                self._check_pairwise_val(X, X_val)
-            elif hasattr(X, "shape") and hasattr(X_val, "shape"):
-                if len(X.shape) > 1 and X.shape[1:] != X_val.shape[1:]:
-                    raise ValueError(
-                        f"X has {X.shape[1:]} features per row but X_val has "
-                        f"{X_val.shape[1:]}; they must match."
-                    )
-            return X, y, X_val, y_val, None
-        if self.cv is None:
-            raise ValueError(
-                "DPBayesSearchCV needs a validation set: call fit(X_train, "
-                "y_train, X_val=..., y_val=...), or set cv to exactly one "
-                "(train, validation) split (PredefinedSplit, [(train_idx, "
-                "val_idx)] or ShuffleSplit(n_splits=1))."
-            )
-        X, y = indexable(X, y)
-        split_params = dict(split_params or {})
-        if groups is not None:
-            split_params["groups"] = groups
-        splits = public_split(self.cv, _num_rows(X), split_params.get("groups"))
-        if not splits:
-            raise ValueError(
-                "No fits were performed. Was the CV iterator empty? Were there no "
-                "candidates? cv gave no (train, validation) split; it needs "
-                "exactly one (a one-shot iterator can be used once only: pass a "
-                "list [(train_idx, val_idx)])."
-            )
-        if len(splits) != 1:
-            raise ValueError(
-                f"cv gives {len(splits)} splits; DPBayesSearchCV needs exactly one "
-                "(train, validation) split. Pass X_val and y_val to fit, or use "
-                "e.g. ShuffleSplit(n_splits=1), PredefinedSplit with one fold, or "
-                "[(train_idx, val_idx)]."
-            )
-        train, val = (np.asarray(a) for a in splits[0])
-        if len(val) == 0 or len(train) == 0:
-            raise ValueError("The cv split has an empty training or validation part.")
-        X_tr, y_tr = _safe_split(self.estimator, X, y, train)
-        X_va, y_va = _safe_split(self.estimator, X, y, val, train)
-        return X_tr, y_tr, X_va, y_va, train
-
-    @staticmethod
-    def _check_pairwise_val(X, X_val):
-        n_train = _num_rows(X)
-        shape_X, shape_val = getattr(X, "shape", None), getattr(X_val, "shape", None)
-        if shape_X is not None and len(shape_X) == 2 and shape_X[1] != n_train:
-            raise ValueError(
-                "Precomputed matrix must be a square matrix: X is the "
-                f"training-vs-training kernel (or distances), got shape {shape_X}."
-            )
-        if shape_val is not None and len(shape_val) == 2 and shape_val[1] != n_train:
-            raise ValueError(
-                "With a precomputed kernel (or distance matrix), X_val is the "
-                "validation-vs-training matrix of shape (n_validation, "
-                f"n_train={n_train}); got shape {shape_val}."
-            )
+        """Validate everything that does not need data; return the public plan."""
+        return check_settings(self)
 
     # ------------------------------------------------------------------
     # fit
@@ -1185,13 +633,17 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         -------
         self : object
         """
-        self._clear_fitted()
-        plan = self._check_settings()
-        _, other_scorers = self._scorers_by_name()
-        plan = self._plan_for_metrics(plan, other_scorers)
-        cost = self._planned_cost(plan, n_other_metrics=len(other_scorers))
-        self._check_pipeline_step(X_val, y_val)
-        fit_params, split_params = self._route_fit_params(fit_params)
+        clear_fitted(self)
+        # 1. Settings, plan and cost: public, before any data is touched.
+        plan = check_settings(self)
+        _, other_scorers = search_scorers(self)
+        plan = plan_for_metrics(
+            plan, other_scorers, self.budget_split, self.release_score
+        )
+        cost = planned_cost(
+            plan, self.budget_split, self.release_score, len(other_scorers)
+        )
+        fit_params, split_params = route_fit_params(self, fit_params)
         if self.accountant is not None:
             # Before any data is touched; a refusal changes nothing.
             self.accountant.check(*cost)
@@ -1204,6 +656,7 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
                 PrivacyLeakWarning,
                 stacklevel=2,
             )
+        # 2. The data's public structure: split, shapes, sizes.
         if y is None and get_tags(self.estimator).target_tags.required:
             raise ValueError(
                 f"{type(self.estimator).__name__} requires y to be passed, but "
@@ -1219,13 +672,13 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
                 "with method='federated-ldp' and X_val/y_val, and that method "
                 "needs it: fit(X, y, X_val=..., y_val=..., val_groups=ids)."
             )
-        X_tr, y_tr, X_va, y_va, train_idx = self._split(
-            X, y, X_val, y_val, groups, split_params
+        X_tr, y_tr, X_va, y_va, train_idx = split_data(
+            self.estimator, self.cv, X, y, X_val, y_val, groups, split_params
         )
-        n_train = _num_rows(X_tr)
+        n_train = num_rows(X_tr)
         if train_idx is not None:
-            fit_params = index_fit_params(fit_params, train_idx, _num_rows(X))
-        m = _num_rows(X_va)
+            fit_params = index_fit_params(fit_params, train_idx, num_rows(X))
+        m = num_rows(X_va)
         if m < 1 or n_train < 1:
             raise ValueError("The training and validation sets must be non-empty.")
         warn_useless_releases(self, plan, n_train, m)  # public: settings, n, m
@@ -1249,6 +702,8 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
                 )
             charged.append(cost)
 
+        # 3. The run: the mode reads the validation set (charging first), and
+        # every failure after that read is sealed.
         data = SearchData(
             X_tr,
             y_tr,
@@ -1272,247 +727,21 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
                 progress=progress,
             )
             releases, index, extra = _run_sealed(
-                lambda c: self._run_mode(run, c, other_scorers), ctx, charged
+                lambda c: run_with_other_metrics(run, c, other_scorers), ctx, charged
             )
-        self._check_charge(releases, charged)
+        # 4. The releases, and only they, become the fitted attributes.
+        check_charge(releases, charged)
         selected_fit = extra.pop(FITTED_KEY, None)
         try:
-            self._ingest(releases, index, plan, m, extra)
-            self._ingest_other_metrics(releases, other_scorers)
-            if self.refit and selected_fit is not None:
-                # The selected candidate was fitted on the training set before
-                # the validation read (private-selection): restore that fit.
-                snapshot, self.refit_time_ = selected_fit
-                self.best_estimator_ = pickle.loads(snapshot)
-            elif self.refit:
-                # No number measured after the validation read leaves fit
-                # (issue 19): this refit's duration is not kept.
-                est = clone(self.estimator).set_params(
-                    **clone(self.best_params_, safe=False)
-                )
-                if y_tr is None:
-                    est.fit(X_tr, **fit_params)
-                else:
-                    est.fit(X_tr, y_tr, **fit_params)
-                self.best_estimator_ = est
-                self.refit_time_ = float("nan")
+            ingest(self, releases, index, plan, m, extra, other_scorers)
+            refit(self, X_tr, y_tr, fit_params, selected_fit)
         except BaseException:
             # A failed or interrupted fit leaves no fitted attribute (the
             # budget stays spent: the releases were drawn).
-            self._clear_fitted()
+            clear_fitted(self)
             raise
         progress.done()
         return self
-
-    # ------------------------------------------------------------------
-    # fit helpers: routing, Pipeline pitfalls, several metrics
-    # ------------------------------------------------------------------
-    def _route_fit_params(self, params: dict) -> tuple[dict, dict]:
-        """(estimator ``fit`` params, splitter params), as GridSearchCV routes.
-
-        Without metadata routing every fit parameter goes to
-        ``estimator.fit`` (never to the scorer). With routing, requested
-        metadata goes where it is requested; metadata requested by the
-        scorer is refused (the private score is an unweighted mean of
-        per-record values, which is what bounds its sensitivity).
-        """
-        if not _routing_enabled():
-            return params, {}
-        requester = _routing_object(self._metadata_scorer())
-        asked = set()
-        if requester is not None:
-            asked = get_routing_for_object(requester).consumes("score", set(params))
-        if asked:
-            raise ValueError(
-                f"Metadata {sorted(asked)} is requested by the "
-                "scorer, but a private validation score cannot take it: "
-                "weighting validation records would break the per-record "
-                "sensitivity (one record with a large weight could move the "
-                "score arbitrarily), and the noise is calibrated to the "
-                "unweighted mean. Remove the scorer's request (e.g. "
-                "set_score_request(sample_weight=False)); weights may still go "
-                "to the estimator's fit (set_fit_request) and to score() on "
-                "your own public data."
-            )
-        routed = process_routing(self, "fit", **params)
-        return dict(routed.estimator.fit), dict(routed.splitter.split)
-
-    def _check_pipeline_step(self, X_val, y_val) -> None:
-        """Refuse the two Pipeline-step pitfalls that can be detected.
-
-        When the search is the last step of a Pipeline (detected from the
-        caller's frame: Pipeline.fit calls the last step's fit), ``X`` has
-        gone through the preceding steps but ``X_val`` (``search__X_val``)
-        has not; and with ``cv`` the preceding steps were fitted on every
-        row, validation rows included, outside the guarantee.
-        """
-        pipe = _calling_pipeline(self)
-        if pipe is None:
-            return
-        before = [est for _, est in pipe.steps[:-1] if est not in (None, "passthrough")]
-        pattern = (
-            "Put the preprocessing inside the searched estimator instead: "
-            "DPBayesSearchCV(make_pipeline(<preprocessing>, <model>), "
-            "{'<model>__C': [...]}).fit(X_train, y_train, X_val=X_val, "
-            "y_val=y_val)."
-        )
-        if before and (X_val is not None or y_val is not None):
-            raise ValueError(
-                f"{type(self).__name__} is the last step of a Pipeline and "
-                "received X_val: X reached it through the preceding steps but "
-                "X_val did not, so every validation score would be computed on "
-                f"untransformed data. {pattern}"
-            )
-        fitted = [est for est in before if get_tags(est).requires_fit]
-        if fitted:
-            raise ValueError(
-                f"{type(self).__name__} is the last step of a Pipeline with cv: "
-                f"the preceding steps ({', '.join(type(e).__name__ for e in fitted)}"
-                ") were fitted on every row, the validation rows included, so "
-                "their fitted state depends on the private rows without any "
-                f"noise (outside the guarantee). {pattern}"
-            )
-
-    def _plan_for_metrics(self, plan, other_scorers: dict):
-        """The plan with the ε share the mode gets when several metrics are released.
-
-        With k metrics and b = ``budget_split``, every score release gets
-        the same ε as ``best_score_``: ε = E·b + k·E·(1 − b), so the mode
-        runs with E = ε / (b + k(1 − b)) (selection E·b, ``best_score_``
-        E·(1 − b)) and each other metric gets E·(1 − b).
-        """
-        # error_score governs public fits only (a candidate whose fit fails is
-        # never scored on the validation set), so it need not lie in any
-        # metric's range: np.nan is allowed, as with one metric.
-        if not other_scorers or not self.release_score:
-            return plan
-        plan = replace(plan, other_scorers=tuple(other_scorers.values()))
-        k, b = 1 + len(other_scorers), self.budget_split
-        share = plan.epsilon / (b + k * (1.0 - b))
-        # Round down until the planned total does not exceed the budget.
-        while self._planned_cost(replace(plan, epsilon=share), k - 1)[0] > plan.epsilon:
-            share = math.nextafter(share, 0.0)
-        return replace(plan, epsilon=share)
-
-    def _release_other_metrics(
-        self, ctx, index: int, other_scorers: dict, snapshot=None
-    ) -> list:
-        """Laplace releases of the selected candidate's other metrics.
-
-        Each metric k: its validation score at the released candidate (a
-        post-processing of the ε₁-DP selection), plus Lap(Δ_k/ε_k), Δ_k its
-        per-record sensitivity, ε_k the same share as ``best_score_``. Pure
-        ε-DP each; the accountant was charged for all of them in advance.
-        The model scored is the selected candidate's pre-read fit
-        (``snapshot``, a fresh copy) when the mode kept one, else a fit on
-        the training set. Each metric's public-rows check already passed
-        before the validation read (``plan.other_scorers``).
-        """
-        if not other_scorers or not self.release_score:
-            return []
-        data, plan = ctx.data, ctx.plan
-        _, (eps_score, _) = split_budget(plan.epsilon, 0.0, self.budget_split, True)
-        # The released candidate is public: its fit on the training set.
-        if snapshot is not None:
-            fitted = pickle.loads(snapshot[0])
-        else:
-            fitted, _ = fit_on_training(ctx, index, error_score="raise")
-        releases = []
-        for name, scorer in other_scorers.items():
-            if snapshot is None:
-                # A refit: checked here. A snapshot's fit passed this very
-                # check before the validation read (prepare_private_scoring).
-                scorer.check_public_rows(
-                    fitted, data.X_train, data.y_train, random_state=plan.seed
-                )
-            value = score_private(fitted, data.records(scorer, self.estimator), scorer)
-            release = release_best_score_selection(
-                float(value),
-                epsilon=eps_score,
-                sensitivity=scorer.sensitivity_for(data.n_validation),
-                bounds=scorer.bounds,
-                rng=ctx.rng,
-            )
-            releases.append(
-                replace(
-                    release,
-                    quantity=f"best_scores_[{name!r}]",
-                    mechanism=f"Laplace on the selected candidate's {name}",
-                )
-            )
-        return releases
-
-    def _ingest_other_metrics(self, releases: list, other_scorers: dict) -> None:
-        if not other_scorers or not self.release_score:
-            return
-        by_quantity = {r.quantity: float(r.value) for r in releases}
-        self.best_scores_ = {self.refit: self.best_score_}
-        for name in other_scorers:
-            self.best_scores_[name] = by_quantity[f"best_scores_[{name!r}]"]
-
-    def _run_mode(self, run, ctx, other_scorers):
-        """The mode's releases, then those of the other metrics (if any)."""
-        releases, index, extra = run(ctx)
-        releases = releases + self._release_other_metrics(
-            ctx, index, other_scorers, extra.get(FITTED_KEY)
-        )
-        return releases, index, extra
-
-    def _clear_fitted(self):
-        for attr in [
-            a for a in vars(self) if a.endswith("_") and not a.startswith("_")
-        ]:
-            delattr(self, attr)
-
-    def _planned_cost(self, plan, n_other_metrics: int = 0) -> tuple[float, float]:
-        """(ε, δ) of the whole fit, from public settings only (basic composition).
-
-        The sum of the planned releases' costs, split exactly as the modes
-        split them (:func:`split_budget`), so it equals
-        ``privacy_report_.epsilon`` / ``.delta`` bit for bit.
-        """
-        delta = 0.0 if plan.mode.method in _PURE_EPSILON_MODES else plan.delta
-        parts = [
-            p
-            for p in split_budget(
-                plan.epsilon, delta, self.budget_split, self.release_score
-            )
-            if p is not None
-        ]
-        if self.release_score:
-            parts += [parts[-1]] * n_other_metrics  # one per other metric
-        return math.fsum(e for e, _ in parts), math.fsum(d for _, d in parts)
-
-    def _check_charge(self, releases: list[Release], charged: list) -> None:
-        """Fail closed if the releases cost more than what was charged."""
-        spent_eps = math.fsum(r.epsilon for r in releases)
-        spent_delta = math.fsum(r.delta for r in releases)
-        if not charged:
-            raise RuntimeError(
-                "internal error: releases were computed without reading the "
-                "validation set; nothing is released."
-            )
-        eps, delta = charged[0]
-        if spent_eps > eps * (1 + 1e-12) or spent_delta > delta * (1 + 1e-12):
-            raise RuntimeError(
-                "internal error: the releases cost more than the budget charged "
-                "for this fit; nothing is released."
-            )
-
-    def _ingest(self, releases: list[Release], index: int, plan, m, extra):
-        """Populate fitted attributes from the releases only."""
-        candidates = plan.candidates
-        self.candidate_params_ = [dict(p) for p in candidates.params]
-        self.best_index_ = int(index)
-        self.best_params_ = dict(candidates.params[self.best_index_])
-        for r in releases:
-            if r.quantity == "best_score_":
-                self.best_score_ = float(r.value)
-        self.scorer_ = plan.scorer
-        self.n_validation_ = int(m)
-        self.privacy_report_ = PrivacyReport(releases, plan.mode.method)
-        for key, value in extra.items():
-            setattr(self, key, value)
 
 
 class PrivateComputationError(RuntimeError):
@@ -1558,106 +787,3 @@ def _run_sealed(run, ctx, charged: list):
         "the search on public data (e.g. a split of the training set as "
         "X_val) to see the error."
     ) from None
-
-
-def _check_gp_units(offset: float, scale: float, low, high, score_scale) -> None:
-    """Refuse GP units that inflate gp-ucb's privacy loss (before data).
-
-    The sensitivities of ``"gp-ucb"`` (Δ_μ, the score noise b) are fixed
-    in GP units z = (score − offset)/scale. A scale below the default
-    (high − low)/4 multiplies every score difference in GP units, hence
-    the privacy loss, by default/scale. The GP's prior mean is 0, so
-    candidates it has not evaluated sit at μ = 0 whatever the scores:
-    an offset far from the scores separates evaluated from unevaluated
-    candidates in μ_T by far more than Δ_μ, and the evaluated sequence
-    is private. Policy: the scorer's whole range must map into
-    [−2, 2], two prior standard deviations, as it does with the defaults
-    (midpoint and a quarter of the width).
-    """
-    width = float(high) - float(low)
-    default = width / 4
-    if scale < default * (1 - 1e-12):
-        raise ValueError(
-            f"score_scale={score_scale!r} is below the scorer-range "
-            f"default (high - low)/4 = {default:g}. In method='gp-ucb' the "
-            "sensitivities are fixed in GP units (score - score_offset)/"
-            "score_scale, so a smaller scale multiplies every score "
-            f"difference, and the privacy loss, by {default:g}/score_scale. "
-            f"Leave score_scale=None or pass a value >= {default:g}."
-        )
-    z_low, z_high = (low - offset) / scale, (high - offset) / scale
-    if max(-z_low, z_high) > 2 * (1 + 1e-12):
-        raise ValueError(
-            f"score_offset={offset:g} with score_scale={scale:g} maps the "
-            f"scorer's range [{low:g}, {high:g}] to [{z_low:.3g}, {z_high:.3g}] "
-            "in GP units; method='gp-ucb' needs it inside [-2, 2] (two "
-            "prior standard deviations, as the defaults give). The GP's "
-            "prior mean is 0, so an offset far from the scores separates "
-            "the candidates the private search evaluated from the others by "
-            "more than the sensitivity Delta_mu. Leave score_offset=None "
-            f"(the midpoint {(low + high) / 2:g}) or keep it within "
-            "2 * score_scale of both ends of the range."
-        )
-
-
-def _check_noise_free_constants(consts) -> None:
-    ok = (
-        isinstance(consts, tuple)
-        and len(consts) == 2
-        and all(
-            isinstance(c, numbers.Real)
-            and not isinstance(c, bool)
-            and math.isfinite(c)
-            and c > 0
-            for c in consts
-        )
-    )
-    if not ok:
-        raise ValueError(
-            "noise_free_constants must be a tuple (A, tau) of two finite "
-            f"positive numbers; got {consts!r}."
-        )
-
-
-def _num_rows(X) -> int:
-    return int(_num_samples(X))
-
-
-def _public_score(scorer, estimator, X, y, **params) -> float:
-    """The metric on the user's own (public) data, not clipped.
-
-    :meth:`DPScorer.metric` (the plain mean of per-record values); a
-    scikit-learn scorer (e.g. one carrying metadata requests) as it is.
-    """
-    metric = getattr(scorer, "metric", None)
-    if callable(metric) and not params:
-        return float(metric(estimator, X, y))
-    return float(scorer(estimator, X, y, **params))
-
-
-def _routing_object(scorer):
-    """What carries the scorer's metadata requests, if anything does.
-
-    A :class:`DPScorer` requests no metadata itself; but its
-    ``record_score`` can be an object with metadata requests (a scikit-learn
-    scorer with ``set_score_request``), whose requests must be seen so that
-    :meth:`DPBayesSearchCV._route_fit_params` refuses them with the reason.
-    """
-    inner = getattr(scorer, "record_score", scorer)
-    return inner if hasattr(inner, "get_metadata_routing") else None
-
-
-def _calling_pipeline(search):
-    """The Pipeline whose ``fit`` called ``search.fit`` as its last step, if any."""
-    from sklearn.pipeline import Pipeline
-
-    frame = sys._getframe(2)  # the caller of DPBayesSearchCV.fit
-    for _ in range(3):
-        if frame is None:
-            return None
-        owner = frame.f_locals.get("self")
-        if isinstance(owner, Pipeline) and owner.steps:
-            if owner.steps[-1][1] is search:
-                return owner
-        frame = frame.f_back
-    return None

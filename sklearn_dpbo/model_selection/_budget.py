@@ -1,0 +1,106 @@
+"""The (ε, δ) of one fit: planned from public settings, checked after the run.
+
+Before any data is read the search fixes what every release costs: the
+total (ε, δ) is split by ``budget_split`` between ``best_params_`` and
+``best_score_`` (:func:`~..privacy._accounting.split_budget`, the split the
+modes use), each part must pass the mechanisms' floors, and the sum of the
+planned releases (one more score release per extra metric, see
+``_metrics.py``) is the cost checked against, then charged to, the
+accountant at the first validation read. After the run, the releases are
+checked against that charge: fail closed, nothing is released if they cost
+more.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ..privacy._accounting import Release, split_budget
+from ..privacy._validation import MIN_EPSILON, check_epsilon
+
+__all__ = [
+    "PURE_EPSILON_MODES",
+    "check_charge",
+    "check_release_budgets",
+    "planned_cost",
+]
+
+PURE_EPSILON_MODES = {"private-selection", "lipschitz", "federated-ldp"}
+"""Modes whose every release is pure ε-DP: a fit spends δ = 0.
+
+Any other mode is charged its whole δ (conservative if it spends less)."""
+
+
+def check_release_budgets(
+    epsilon: float, delta: float, budget_split: float, release_score: bool, method: str
+) -> None:
+    """Every per-release (ε, δ) passes the mechanisms' floors, before data.
+
+    The releases' ε are ``budget_split`` · ε and the rest; each must be an
+    ε the mechanisms accept (:func:`check_epsilon`), and in ``"gp-ucb"``
+    each release's δ must be > 0 (β_t, c and q are logarithms of 1/δ).
+    Checked before any data is read and before anything is charged.
+    """
+    pure = method in PURE_EPSILON_MODES
+    parts = split_budget(epsilon, 0.0 if pure else delta, budget_split, release_score)
+    for quantity, part in zip(("best_params_", "best_score_"), parts):
+        if part is None:
+            continue
+        eps_r, delta_r = part
+        try:
+            check_epsilon(eps_r, name=f"the epsilon of {quantity}")
+        except ValueError as exc:
+            raise ValueError(
+                f"epsilon={epsilon!r} with budget_split={budget_split!r} "
+                f"leaves {quantity} an epsilon of {eps_r!r}, below the "
+                f"smallest per-release epsilon the mechanisms accept "
+                f"({MIN_EPSILON:g}): such an epsilon vanishes in "
+                "floating-point sums. Use a budget_split nearer 0.5 or a "
+                "larger epsilon (or release_score=False to spend everything "
+                "on best_params_)."
+            ) from exc
+        if method == "gp-ucb" and not delta_r > 0:
+            raise ValueError(
+                f"delta={delta!r} with budget_split={budget_split!r} "
+                f"leaves {quantity} a delta of {delta_r!r}; method='gp-ucb' "
+                "needs delta > 0 for each release (beta_t, c and q are "
+                "logarithms of 1/delta). Use a budget_split nearer 0.5 or a "
+                "larger delta."
+            )
+
+
+def planned_cost(
+    plan, budget_split: float, release_score: bool, n_other_metrics: int = 0
+) -> tuple[float, float]:
+    """(ε, δ) of the whole fit, from public settings only (basic composition).
+
+    The sum of the planned releases' costs, split exactly as the modes
+    split them (:func:`split_budget`), so it equals
+    ``privacy_report_.epsilon`` / ``.delta`` bit for bit.
+    """
+    delta = 0.0 if plan.mode.method in PURE_EPSILON_MODES else plan.delta
+    parts = [
+        p
+        for p in split_budget(plan.epsilon, delta, budget_split, release_score)
+        if p is not None
+    ]
+    if release_score:
+        parts += [parts[-1]] * n_other_metrics  # one per other metric
+    return math.fsum(e for e, _ in parts), math.fsum(d for _, d in parts)
+
+
+def check_charge(releases: list[Release], charged: list) -> None:
+    """Fail closed if the releases cost more than what was charged."""
+    spent_eps = math.fsum(r.epsilon for r in releases)
+    spent_delta = math.fsum(r.delta for r in releases)
+    if not charged:
+        raise RuntimeError(
+            "internal error: releases were computed without reading the "
+            "validation set; nothing is released."
+        )
+    eps, delta = charged[0]
+    if spent_eps > eps * (1 + 1e-12) or spent_delta > delta * (1 + 1e-12):
+        raise RuntimeError(
+            "internal error: the releases cost more than the budget charged "
+            "for this fit; nothing is released."
+        )

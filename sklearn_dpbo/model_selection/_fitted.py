@@ -1,0 +1,100 @@
+"""The fitted attributes of the search: copied from the releases only.
+
+After a mode has run and its releases passed the charge check
+(``_budget.check_charge``), :func:`ingest` sets ``best_index_``,
+``best_params_``, ``best_score_``, ``best_scores_``, ``privacy_report_``
+and the mode's public extras (``shortlist_``, ``cv_results_``,
+``lipschitz_constants_``, ...) from the :class:`~..privacy._accounting.Release`
+records and public values only, and :func:`refit` sets
+``best_estimator_`` (the restored pre-read fit, or a refit on the training
+set) and ``refit_time_``. A failed or interrupted fit leaves none of them
+(:func:`clear_fitted`).
+
+Fitted attributes live in the search's instance dict. ``cv_results_`` is
+read through a property of the search, so that its absence can say why
+(:func:`no_cv_results_reason`): it is written into, and removed from, the
+instance dict directly.
+"""
+
+from __future__ import annotations
+
+import pickle
+
+from sklearn.base import clone
+
+from ..privacy._accounting import PrivacyReport, Release
+from ._metrics import best_scores
+
+__all__ = ["clear_fitted", "ingest", "no_cv_results_reason", "refit"]
+
+
+def clear_fitted(search) -> None:
+    """Remove every fitted attribute (public names ending in ``_``)."""
+    for attr in [a for a in vars(search) if a.endswith("_") and not a.startswith("_")]:
+        del vars(search)[attr]
+
+
+def ingest(
+    search, releases: list[Release], index: int, plan, m: int, extra: dict, other
+) -> None:
+    """Populate the fitted attributes from the releases only.
+
+    ``other`` names the other released metrics (several metrics); ``extra``
+    holds the mode's public attributes.
+    """
+    candidates = plan.candidates
+    search.candidate_params_ = [dict(p) for p in candidates.params]
+    search.best_index_ = int(index)
+    search.best_params_ = dict(candidates.params[search.best_index_])
+    for r in releases:
+        if r.quantity == "best_score_":
+            search.best_score_ = float(r.value)
+    search.scorer_ = plan.scorer
+    search.n_validation_ = int(m)
+    search.privacy_report_ = PrivacyReport(releases, plan.mode.method)
+    vars(search).update(extra)  # into the dict: cv_results_ is a read-only property
+    if other and search.release_score:
+        search.best_scores_ = best_scores(
+            releases, search.refit, search.best_score_, other
+        )
+
+
+def refit(search, X_train, y_train, fit_params: dict, selected_fit) -> None:
+    """Set ``best_estimator_`` and ``refit_time_`` (``refit=True`` only).
+
+    ``selected_fit`` is the (pickled fit, seconds) of the selected
+    candidate, fitted on the training set before the validation read
+    (``"private-selection"``): restored, with its pre-read time. Otherwise
+    ``best_params_`` is fitted on the training set; no number measured
+    after the validation read leaves ``fit`` (issue 19), so its duration
+    is not kept (``refit_time_`` is NaN).
+    """
+    if not search.refit:
+        return
+    if selected_fit is not None:
+        snapshot, search.refit_time_ = selected_fit
+        search.best_estimator_ = pickle.loads(snapshot)
+        return
+    est = clone(search.estimator).set_params(**clone(search.best_params_, safe=False))
+    if y_train is None:
+        est.fit(X_train, **fit_params)
+    else:
+        est.fit(X_train, y_train, **fit_params)
+    search.best_estimator_ = est
+    search.refit_time_ = float("nan")
+
+
+def no_cv_results_reason(search) -> str:
+    """Why ``search.cv_results_`` does not exist (not fitted, or this mode)."""
+    head = f"{type(search).__name__!r} object has no attribute 'cv_results_': "
+    if "best_index_" not in vars(search):
+        return head + "the search is not fitted yet."
+    return head + (
+        "only method='private-selection' with shortlist='bo' has one (the "
+        "public cross-validation scores inside the training set). Raw "
+        "validation scores are never published, and in method='gp-ucb' "
+        "even the sequence of evaluated candidates depends on the "
+        "validation set; publishing either would void the guarantee. Use "
+        "best_score_ (private), or cross-validate on the public training "
+        "set yourself."
+    )

@@ -1,0 +1,201 @@
+"""The metrics of a search: which one selects, the others' budget and releases.
+
+``scoring`` is one metric or several (a list or tuple of names, or
+``{name: scoring}``; ``method="private-selection"`` only). With several,
+``refit="<name>"`` names the metric the private selection maximises; every
+other metric of the selected candidate is released with its own Laplace
+noise into ``best_scores_``. With k metrics and b = ``budget_split``, every
+score release gets the same ε as ``best_score_``: the total ε is
+E·b + k·E·(1 − b), so the mode runs with E = ε / (b + k(1 − b)). All of it
+is planned, and charged, before any data is read (``_budget.py``).
+
+Also the public score of ``DPBayesSearchCV.score`` (the user's own data,
+not a release).
+"""
+
+from __future__ import annotations
+
+import math
+import pickle
+from dataclasses import replace
+
+from ..privacy._accounting import split_budget
+from ..privacy._builtin_scores import get_dp_scorer
+from ..privacy._scorers import DPScorer
+from ._budget import planned_cost
+from ._evaluation import fit_on_training, score_private
+from ._private_selection import FITTED_KEY
+from ._releases import release_best_score_selection
+
+__all__ = [
+    "best_scores",
+    "search_scorers",
+    "plan_for_metrics",
+    "public_score",
+    "release_other_metrics",
+    "run_with_other_metrics",
+    "scorers_by_name",
+]
+
+
+def scorers_by_name(
+    scoring, refit, estimator, method: str
+) -> tuple[DPScorer, dict[str, DPScorer]]:
+    """(selection metric's scorer, {name: scorer} of the other metrics).
+
+    ``method`` is the mode's string name: several metrics are accepted with
+    ``"private-selection"`` only. Raises before any data is read.
+    """
+    if not isinstance(scoring, (list, tuple, dict)):
+        scorer = get_dp_scorer(scoring, estimator)
+        if isinstance(refit, str) and refit != scorer.name:
+            raise ValueError(
+                f"refit={refit!r} names a metric, but scoring is the "
+                f"single metric {scorer.name!r}: use refit=True, or give "
+                "several metrics as scoring={name: scoring, ...} and name "
+                "the selection metric with refit."
+            )
+        return scorer, {}
+    if isinstance(scoring, dict):
+        items = list(scoring.items())
+    else:
+        items = [(name, name) for name in scoring]
+        if not all(isinstance(name, str) for name, _ in items):
+            raise ValueError(
+                "scoring as a list or tuple must hold metric names (str); "
+                f"got {scoring!r}. Use a dict {{name: DPScorer}} for "
+                "custom scorers."
+            )
+        if len(set(scoring)) != len(scoring):
+            raise ValueError(f"scoring has duplicate metric names: {scoring!r}.")
+    if not items or not all(isinstance(name, str) for name, _ in items):
+        raise ValueError(
+            "scoring as a dict must map metric names (str) to scorers and be "
+            f"non-empty; got {scoring!r}."
+        )
+    if not (isinstance(refit, str) and refit in dict(items)):
+        raise ValueError(
+            "For multi-metric scoring, the parameter refit must be set to a "
+            f"scorer key: one of {sorted(dict(items))}. It names the metric the "
+            "private selection maximises (there is always a selection: "
+            "best_params_ is released whatever refit is); the other metrics "
+            f"of the selected candidate are released with their own noise. "
+            f"{refit!r} was passed."
+        )
+    scorers = {name: get_dp_scorer(spec, estimator) for name, spec in items}
+    if method != "private-selection":
+        raise ValueError(
+            f"Several metrics are supported with method='private-selection' "
+            f"only; method={method!r} rests on an assumption about one "
+            "score (Assumption 1 or 2 of Kusner et al. 2015). Pass one "
+            "metric as scoring."
+        )
+    main = scorers.pop(refit)
+    return main, scorers
+
+
+def search_scorers(search) -> tuple[DPScorer, dict[str, DPScorer]]:
+    """:func:`scorers_by_name` of a search's ``scoring``, ``refit`` and mode."""
+    method = getattr(search.method, "method", search.method)  # "gp-ucb" for DPGPUCB()
+    return scorers_by_name(search.scoring, search.refit, search.estimator, method)
+
+
+def plan_for_metrics(plan, other_scorers: dict, budget_split, release_score):
+    """The plan with the ε share the mode gets when several metrics are released.
+
+    With k metrics and b = ``budget_split``, every score release gets the
+    same ε as ``best_score_``: ε = E·b + k·E·(1 − b), so the mode runs
+    with E = ε / (b + k(1 − b)) (selection E·b, ``best_score_``
+    E·(1 − b)) and each other metric gets E·(1 − b).
+    """
+    # error_score governs public fits only (a candidate whose fit fails is
+    # never scored on the validation set), so it need not lie in any
+    # metric's range: np.nan is allowed, as with one metric.
+    if not other_scorers or not release_score:
+        return plan
+    plan = replace(plan, other_scorers=tuple(other_scorers.values()))
+    k, b = 1 + len(other_scorers), budget_split
+    share = plan.epsilon / (b + k * (1.0 - b))
+    # Round down until the planned total does not exceed the budget.
+    while (
+        planned_cost(replace(plan, epsilon=share), b, release_score, k - 1)[0]
+        > plan.epsilon
+    ):
+        share = math.nextafter(share, 0.0)
+    return replace(plan, epsilon=share)
+
+
+def release_other_metrics(ctx, index: int, other_scorers: dict, snapshot=None) -> list:
+    """Laplace releases of the selected candidate's other metrics.
+
+    Each metric k: its validation score at the released candidate (a
+    post-processing of the ε₁-DP selection), plus Lap(Δ_k/ε_k), Δ_k its
+    per-record sensitivity, ε_k the same share as ``best_score_``. Pure
+    ε-DP each; the accountant was charged for all of them in advance.
+    The model scored is the selected candidate's pre-read fit
+    (``snapshot``, a fresh copy) when the mode kept one, else a fit on
+    the training set. Each metric's public-rows check already passed
+    before the validation read (``plan.other_scorers``).
+    """
+    search, data, plan = ctx.search, ctx.data, ctx.plan
+    if not other_scorers or not search.release_score:
+        return []
+    _, (eps_score, _) = split_budget(plan.epsilon, 0.0, search.budget_split, True)
+    # The released candidate is public: its fit on the training set.
+    if snapshot is not None:
+        fitted = pickle.loads(snapshot[0])
+    else:
+        fitted, _ = fit_on_training(ctx, index, error_score="raise")
+    releases = []
+    for name, scorer in other_scorers.items():
+        if snapshot is None:
+            # A refit: checked here. A snapshot's fit passed this very
+            # check before the validation read (prepare_private_scoring).
+            scorer.check_public_rows(
+                fitted, data.X_train, data.y_train, random_state=plan.seed
+            )
+        value = score_private(fitted, data.records(scorer, search.estimator), scorer)
+        release = release_best_score_selection(
+            float(value),
+            epsilon=eps_score,
+            sensitivity=scorer.sensitivity_for(data.n_validation),
+            bounds=scorer.bounds,
+            rng=ctx.rng,
+        )
+        releases.append(
+            replace(
+                release,
+                quantity=f"best_scores_[{name!r}]",
+                mechanism=f"Laplace on the selected candidate's {name}",
+            )
+        )
+    return releases
+
+
+def best_scores(releases: list, refit: str, best_score: float, names) -> dict:
+    """``best_scores_``: metric name → released score, from the releases only."""
+    by_quantity = {r.quantity: float(r.value) for r in releases}
+    scores = {refit: best_score}
+    for name in names:
+        scores[name] = by_quantity[f"best_scores_[{name!r}]"]
+    return scores
+
+
+def public_score(scorer, estimator, X, y, **params) -> float:
+    """The metric on the user's own (public) data, not clipped.
+
+    :meth:`DPScorer.metric` (the plain mean of per-record values); a
+    scikit-learn scorer (e.g. one carrying metadata requests) as it is.
+    """
+    metric = getattr(scorer, "metric", None)
+    if callable(metric) and not params:
+        return float(metric(estimator, X, y))
+    return float(scorer(estimator, X, y, **params))
+
+
+def run_with_other_metrics(run, ctx, other_scorers: dict):
+    """The mode's releases, then those of the other metrics (if any)."""
+    releases, index, extra = run(ctx)
+    snapshot = extra.get(FITTED_KEY)  # the selected candidate's pre-read fit
+    releases = releases + release_other_metrics(ctx, index, other_scorers, snapshot)
+    return releases, index, extra

@@ -1,0 +1,325 @@
+"""The search's settings: constraints, checks before any data, the public plan.
+
+:func:`check_settings` validates every parameter of ``DPBayesSearchCV``
+that needs no data (scikit-learn's ``_parameter_constraints``, then what
+they cannot express: the mode's own parameters, ε and δ re-checked by
+hand, the mode's conditions, the per-release budgets, the scorer, the GP
+units, the candidate set and its names, the ``cv`` structure) and returns
+the :class:`~._context.SearchPlan`: public values only, fixed before any
+data is read.
+
+Former parameters (:data:`FOREIGN_PARAMETERS`, and the mode-specific ones
+that moved to the mode objects, :func:`~._modes.moved_parameter_hint`):
+the constructor refuses them with Python's own ``TypeError``
+(``unexpected keyword argument``), as any scikit-learn estimator does;
+``set_params`` refuses them with a ``ValueError`` that says what to use
+instead (:func:`check_set_params`). The same table is in
+``docs/coming_from_gridsearchcv.md``.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import re
+
+import numpy as np
+from sklearn.base import clone
+
+from .._compat import HasMethods, Interval, StrOptions
+from ..bo._candidates import CandidateSet
+from ..privacy._accountant import BudgetAccountant
+from ..privacy._validation import (
+    DELTA_CONSTRAINTS,
+    EPSILON_CONSTRAINTS,
+    check_delta,
+    check_epsilon,
+    public_rng,
+)
+from ._budget import check_release_budgets
+from ._context import SearchPlan
+from ._lipschitz import check_assumption_2
+from ._metrics import search_scorers
+from ._modes import MODES, SearchMode, moved_parameter_hint, resolve_mode
+from ._splits import check_cv_structure
+
+__all__ = [
+    "FOREIGN_PARAMETERS",
+    "PARAMETER_CONSTRAINTS",
+    "check_set_params",
+    "check_settings",
+]
+
+PARAMETER_CONSTRAINTS: dict = {
+    "estimator": [HasMethods(["fit"])],
+    # Types are checked by CandidateSet (a TypeError naming the parameter,
+    # as scikit-learn's ParameterGrid).
+    "search_spaces": "no_validation",
+    # A string is the shorthand for the mode's defaults; a mode object's
+    # own parameters are validated in fit (SearchMode._validate_in).
+    "method": [StrOptions(set(MODES)), SearchMode],
+    "epsilon": EPSILON_CONSTRAINTS,
+    "delta": DELTA_CONSTRAINTS,
+    "budget_split": [Interval(numbers.Real, 0, 1, closed="neither")],
+    "release_score": ["boolean"],
+    "n_iter": [Interval(numbers.Integral, 1, None, closed="left")],
+    "n_candidates": [Interval(numbers.Integral, 1, None, closed="left")],
+    # Any str or callable passes here so that get_dp_scorer can refuse the
+    # ones without a declared range with guidance (make_dp_scorer). Lists,
+    # tuples and dicts are several metrics (_metrics.scorers_by_name).
+    "scoring": [None, str, callable, list, tuple, dict],
+    # A str names the selection metric of a multi-metric search; a
+    # callable is refused with a reason (_check_refit_param).
+    "refit": ["boolean", str, callable],
+    "cv": [None, "cv_object"],
+    "n_jobs": [numbers.Integral, None],
+    "pre_dispatch": [numbers.Integral, str],
+    "verbose": ["verbose"],
+    "error_score": [StrOptions({"raise"}), numbers.Real],
+    "random_state": ["random_state"],
+    "noise_random_state": [None, Interval(numbers.Integral, 0, None, closed="left")],
+    "accountant": [None, BudgetAccountant],
+}
+"""``DPBayesSearchCV._parameter_constraints`` (scikit-learn's validation)."""
+
+FOREIGN_PARAMETERS = {
+    "param_grid": "DPBayesSearchCV takes the grid as search_spaces (the second "
+    "argument): DPBayesSearchCV(estimator, search_spaces={...}). A list of "
+    "values is a grid as in GridSearchCV.",
+    "param_distributions": "DPBayesSearchCV takes the distributions as "
+    "search_spaces (the second argument): frozen scipy.stats distributions "
+    "and (low, high[, 'log-uniform']) ranges are discretised into "
+    "n_candidates public points.",
+    "return_train_score": "there are no per-candidate scores to return: raw "
+    "validation scores would void the privacy guarantee. Use cv_results_ "
+    "(method='private-selection') instead, which holds the public "
+    "cross-validation scores inside the training set, or score your own "
+    "public data with "
+    "cross_validate(estimator.set_params(**best_params_), X_train, y_train, "
+    "return_train_score=True).",
+    "fit_params": "pass fit parameters to fit(X, y, **fit_params).",
+    "iid": "iid was removed from scikit-learn; there is nothing to set.",
+}
+"""What users of GridSearchCV / RandomizedSearchCV / skopt's BayesSearchCV
+type, and what to do instead."""
+
+
+def check_set_params(search, params: dict) -> None:
+    """Refuse, with what to pass instead, what ``set_params`` cannot set.
+
+    A former parameter (:data:`FOREIGN_PARAMETERS`, or a mode-specific
+    name such as ``noise``) or ``method__<name>`` while ``method`` is a
+    string (the mode's defaults, nothing to set) get a ``ValueError``.
+    """
+    owner = type(search).__name__
+    for name, value in params.items():
+        hint = FOREIGN_PARAMETERS.get(name) or moved_parameter_hint(
+            name, value, params.get("method", search.method)
+        )
+        if hint is not None:
+            raise ValueError(
+                f"Invalid parameter {name!r} for estimator {owner}: {hint}"
+            )
+        if name.startswith("method__") and "method" not in params:
+            if isinstance(search.method, str):
+                leaf = name[len("method__") :]
+                cls = MODES.get(search.method)
+                example = (
+                    f"{cls.__name__}({leaf}={value!r})" if cls else "a mode object"
+                )
+                raise ValueError(
+                    f"Invalid parameter {name!r} for estimator {owner}: method "
+                    f"is the string {search.method!r} (the mode's defaults), "
+                    "which has no parameters to set. Pass "
+                    f"set_params(method={example})."
+                )
+
+
+def check_settings(search) -> SearchPlan:
+    """Validate everything that does not need data; return the public plan."""
+    search._validate_params()
+    mode = resolve_mode(search.method)
+    if MODES.get(mode.method) is not type(mode):
+        raise ValueError(
+            f"method={search.method!r} is not one of the library's modes: "
+            f"pass one of {sorted(MODES)} or an instance of "
+            f"{', '.join(cls.__name__ for cls in MODES.values())}."
+        )
+    # The mode's own parameters, named method__<name> in the messages.
+    mode._validate_in(type(search).__name__)
+    _check_refit_param(search.refit)
+    for name in ("n_iter", "n_candidates"):
+        if isinstance(getattr(search, name), (bool, np.bool_)):
+            raise ValueError(
+                f"{name} must be a positive int, not a bool; got "
+                f"{name}={getattr(search, name)!r}. Pass e.g. {name}=30."
+            )
+    # Re-checked by hand: cannot be switched off by set_config.
+    epsilon = check_epsilon(search.epsilon, owner=type(search).__name__)
+    delta = check_delta(search.delta, owner=type(search).__name__)
+    if mode.method == "gp-ucb":
+        _check_gp_ucb(mode, delta, search.release_score)
+    check_release_budgets(
+        epsilon, delta, search.budget_split, search.release_score, mode.method
+    )
+    scorer, _ = search_scorers(search)
+    low, high = scorer.bounds
+    score_offset = getattr(mode, "score_offset", None)
+    score_scale = getattr(mode, "score_scale", None)
+    offset = (low + high) / 2 if score_offset is None else score_offset
+    scale = (high - low) / 4 if score_scale is None else score_scale
+    if not math.isfinite(float(offset)):
+        raise ValueError("score_offset must be finite.")
+    if mode.method == "gp-ucb":
+        _check_gp_units(float(offset), float(scale), low, high, score_scale)
+
+    seed = public_rng(search.random_state).integers(2**31 - 1)
+    candidates = CandidateSet(search.search_spaces, search.n_candidates, int(seed))
+    _check_parameter_names(search.estimator, candidates)
+    if mode.method == "lipschitz":
+        # Assumption 2: estimator, Normalizer, score, search space.
+        check_assumption_2(search.estimator, candidates, scorer)
+    check_cv_structure(search.cv)
+    return SearchPlan(
+        epsilon=epsilon,
+        delta=delta,
+        scorer=scorer,
+        offset=float(offset),
+        scale=float(scale),
+        candidates=candidates,
+        seed=int(seed),
+        tie_break=public_rng(search.random_state).permutation(len(candidates)),
+        mode=mode,
+    )
+
+
+def _check_gp_ucb(mode, delta: float, release_score: bool) -> None:
+    """The conditions of Algorithms 1 and 2 that the settings must meet."""
+    if delta <= 0:
+        raise ValueError(
+            "method='gp-ucb' gives (epsilon, delta)-DP and needs delta > 0 "
+            "(Algorithm 1's beta_t and c depend on it); pass e.g. "
+            "delta=1e-5, or use method='private-selection' for pure "
+            "epsilon-DP."
+        )
+    if mode.batch_size is not None and mode.batch_size > 1 and release_score:
+        raise ValueError(
+            "method='gp-ucb' with batch_size > 1 is allowed only with "
+            "release_score=False: the score release (Theorem 3) rests on "
+            "the regret bound of sequential GP-UCB. Use "
+            "DPGPUCB(batch_size=1), or method='private-selection', which "
+            "parallelises freely."
+        )
+    if mode.noise == 0 and release_score:
+        if mode.noise_free_constants is None:
+            raise ValueError(
+                "noise=0 selects Algorithm 2, whose score release needs "
+                "the constants (A, tau) of de Freitas et al. (2012): pass "
+                "DPGPUCB(noise=0, noise_free_constants=(A, tau)), or "
+                "release_score=False, or a positive noise (Algorithm 1)."
+            )
+        _check_noise_free_constants(mode.noise_free_constants)
+
+
+def _check_refit_param(refit) -> None:
+    if callable(refit):
+        raise ValueError(
+            "refit as a callable is not supported: in GridSearchCV it picks "
+            "best_index_ from cv_results_, i.e. from raw validation scores, "
+            "which are never published here; best_params_ is selected by a "
+            "differentially private mechanism instead. Pass refit=True (or "
+            "refit='<metric name>' with several metrics) and post-process "
+            "best_params_ if needed."
+        )
+
+
+def _check_parameter_names(estimator, candidates) -> None:
+    """Every candidate must be settable on the estimator, as in GridSearchCV.
+
+    ``clone(estimator).set_params(**candidate)`` is tried once per dict
+    and per distinct choice of estimator-valued parameters, so that in
+    ``{"clf": [LinearSVC(), SVC()], "clf__C": [...]}`` the names are
+    checked with each searched step substituted (``set_params`` sets
+    the step first). A name scikit-learn would refuse at fit time is
+    refused here, before any data is read.
+    """
+    seen = set()
+    for space, params in zip(candidates.space_of, candidates.params):
+        key = (int(space),) + tuple(
+            (k, id(v)) for k, v in sorted(params.items()) if hasattr(v, "get_params")
+        )
+        if key in seen:
+            continue
+        seen.add(key)
+        try:
+            clone(estimator).set_params(**clone(params, safe=False))
+        except ValueError as exc:
+            named = re.search(r"Invalid parameter '([^']+)'", str(exc))
+            leaf = named.group(1) if named else None
+            bad = [k for k in params if k.rsplit("__", 1)[-1] == leaf]
+            raise ValueError(
+                f"search_spaces names parameters {bad or sorted(params)} that "
+                f"{type(estimator).__name__} does not have: {exc} Valid "
+                "names are listed by estimator.get_params().keys() (use "
+                "step__param inside a Pipeline; a step searched in the same "
+                "dict, as in {'clf': [SVC()], 'clf__C': [...]}, is set first)."
+            ) from None
+
+
+def _check_gp_units(offset: float, scale: float, low, high, score_scale) -> None:
+    """Refuse GP units that inflate gp-ucb's privacy loss (before data).
+
+    The sensitivities of ``"gp-ucb"`` (Δ_μ, the score noise b) are fixed
+    in GP units z = (score − offset)/scale. A scale below the default
+    (high − low)/4 multiplies every score difference in GP units, hence
+    the privacy loss, by default/scale. The GP's prior mean is 0, so
+    candidates it has not evaluated sit at μ = 0 whatever the scores:
+    an offset far from the scores separates evaluated from unevaluated
+    candidates in μ_T by far more than Δ_μ, and the evaluated sequence
+    is private. Policy: the scorer's whole range must map into
+    [−2, 2], two prior standard deviations, as it does with the defaults
+    (midpoint and a quarter of the width).
+    """
+    width = float(high) - float(low)
+    default = width / 4
+    if scale < default * (1 - 1e-12):
+        raise ValueError(
+            f"score_scale={score_scale!r} is below the scorer-range "
+            f"default (high - low)/4 = {default:g}. In method='gp-ucb' the "
+            "sensitivities are fixed in GP units (score - score_offset)/"
+            "score_scale, so a smaller scale multiplies every score "
+            f"difference, and the privacy loss, by {default:g}/score_scale. "
+            f"Leave score_scale=None or pass a value >= {default:g}."
+        )
+    z_low, z_high = (low - offset) / scale, (high - offset) / scale
+    if max(-z_low, z_high) > 2 * (1 + 1e-12):
+        raise ValueError(
+            f"score_offset={offset:g} with score_scale={scale:g} maps the "
+            f"scorer's range [{low:g}, {high:g}] to [{z_low:.3g}, {z_high:.3g}] "
+            "in GP units; method='gp-ucb' needs it inside [-2, 2] (two "
+            "prior standard deviations, as the defaults give). The GP's "
+            "prior mean is 0, so an offset far from the scores separates "
+            "the candidates the private search evaluated from the others by "
+            "more than the sensitivity Delta_mu. Leave score_offset=None "
+            f"(the midpoint {(low + high) / 2:g}) or keep it within "
+            "2 * score_scale of both ends of the range."
+        )
+
+
+def _check_noise_free_constants(consts) -> None:
+    ok = (
+        isinstance(consts, tuple)
+        and len(consts) == 2
+        and all(
+            isinstance(c, numbers.Real)
+            and not isinstance(c, bool)
+            and math.isfinite(c)
+            and c > 0
+            for c in consts
+        )
+    )
+    if not ok:
+        raise ValueError(
+            "noise_free_constants must be a tuple (A, tau) of two finite "
+            f"positive numbers; got {consts!r}."
+        )
