@@ -41,16 +41,16 @@ NEWEST_EXTRA = ["pytest", "pytest-timeout"]
 
 SMOKE_TESTS = [
     "tests/test_compat.py",
-    "tests/test_search.py",
-    "tests/test_scorers.py",
-    "tests/test_modes.py",
-    "tests/test_gridsearch_parity.py",
-    "tests/test_scheduler.py",
-    "tests/test_sklearn_compat.py",
-    "tests/test_dp_gp.py",
-    "tests/test_ldp_bo.py",
-    "tests/test_ldp_client.py",
-    "tests/test_ldp_federated.py",
+    "tests/model_selection/test_search.py",
+    "tests/audits/test_scorers.py",
+    "tests/model_selection/test_modes.py",
+    "tests/model_selection/test_gridsearch_parity.py",
+    "tests/model_selection/test_scheduler.py",
+    "tests/model_selection/test_sklearn_compat.py",
+    "tests/gaussian_process/test_dp_gp.py",
+    "tests/ldp/test_ldp_bo.py",
+    "tests/ldp/test_ldp_client.py",
+    "tests/model_selection/test_ldp_federated.py",
 ]
 
 VERSIONS = (

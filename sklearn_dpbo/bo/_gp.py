@@ -73,7 +73,7 @@ def internal_kernel(
     ``Matern(nu=2.5, length_scale=ℓ)`` is ``("matern52", ℓ)`` and
     ``RBF(length_scale=ℓ)`` is ``("squared-exponential", ℓ)``: the same
     functions (scikit-learn's formulas, evaluated by :func:`kernel_matrix`
-    in its own order; they agree to rounding, ``tests/test_gp.py``). The
+    in its own order; they agree to rounding, ``tests/bo/test_gp.py``). The
     hyper-parameters are used as fixed, public values: ``length_scale_bounds``
     is ignored, nothing is fitted. Anything else raises scikit-learn's
     ``InvalidParameterError`` naming ``param`` of ``caller``, with the reason.

@@ -35,7 +35,7 @@ What this module checks before any data is read (:func:`check_assumption_2`):
 
 The estimator's parameter maps to λ of eq. (10) as follows (each checked
 against the documented objective and numerically against a direct
-minimisation of eq. (10), ``tests/test_lipschitz.py``):
+minimisation of eq. (10), ``tests/model_selection/test_lipschitz.py``):
 
 - ``LogisticRegression``/``LinearSVC`` minimise ½‖w‖² + C Σ ℓ_i; dividing
   by C·n gives eq. (10) with **λ = 1/(C·n)**.

@@ -39,8 +39,8 @@ candidate path (λmin, λmax its extremes). Two deviations from the paper,
 both towards more noise: (i) Δ_V uses 2L/λmin where the paper has L/λmin —
 for a fixed w with ‖w‖ ≤ 1/λ, one swapped record moves g by up to
 2L‖w‖ (g(w, x̄, ȳ) and g(w, −x̄, ȳ) lie L‖w‖ on either side of g(0, ·)), an
-example attains it (``tests/test_lipschitz.py``); (ii) the total is capped
-at g*, the width of the score range [−g*, 0], which the spec allows.
+example attains it (``tests/model_selection/test_lipschitz.py``); (ii) the
+total is capped at g*, the width of the score range [−g*, 0], which the spec allows.
 
 Every release function returns a :class:`~._accounting.Release`; the
 search copies its fitted attributes from these records only.

@@ -58,8 +58,9 @@ __all__ = [
 # Rows of the public sample that the row-independence check also scores one
 # at a time (each a separate predict call: the strongest test of a
 # batch-dependent step, and the check's main cost). 3 missed a transductive
-# standardiser for 7 public seeds in 100 (tests/test_soundness.py); 8 missed
-# none; all 32 cost 4-5x the time of a private grid search's check.
+# standardiser for 7 public seeds in 100
+# (tests/model_selection/test_soundness.py); 8 missed none; all 32 cost
+# 4-5x the time of a private grid search's check.
 SINGLE_ROWS = 8
 # Public rows the row-independence check samples (its default ``n_rows``).
 PUBLIC_ROWS = 32

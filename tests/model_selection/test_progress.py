@@ -1,5 +1,6 @@
 """verbose progress lines: public steps, elapsed time and budget before the
-private read; nothing measured after it (issue 19, N4: tests/test_verbose_sealed.py)."""
+private read; nothing measured after it (issue 19, N4:
+tests/model_selection/test_verbose_sealed.py)."""
 
 from __future__ import annotations
 

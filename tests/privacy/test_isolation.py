@@ -37,7 +37,7 @@ from sklearn_dpbo.privacy._rowwise import is_rowwise
 from sklearn_dpbo.privacy._scorers import DPScorer
 from sklearn_dpbo.privacy._silence import quiet
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "privacy"))
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), os.pardir, "audits"))
 from _audit import epsilon_lower_bound  # noqa: E402
 
 M = 40

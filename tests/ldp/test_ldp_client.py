@@ -2,7 +2,7 @@
 
 Statistical audit (TESTING.md P3/P4): on the extreme input pair (a, b) of
 the public range, ε̂ from one-sided Clopper–Pearson bounds (family-wise
-α = 1e-6, ``privacy/_audit.py``) must not exceed ε, and the same audit
+α = 1e-6, ``audits/_audit.py``) must not exceed ε, and the same audit
 must flag a randomiser with half the noise (true loss 2ε).
 
 Resolution: at N = 20,000 draws per side and 5 bins, an exactly ε-tight
@@ -21,7 +21,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from privacy._audit import ALPHA, binned, epsilon_lower_bound, resolution
+from audits._audit import ALPHA, binned, epsilon_lower_bound, resolution
 
 from sklearn_dpbo import PrivacyLeakWarning
 from sklearn_dpbo.ldp import LaplaceRandomizer, LDPReport, RandomizedResponse
