@@ -388,6 +388,8 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.regressor_tags.poor_score = True
+        # Fresh CSPRNG noise every fit unless the (tests-only) seed is set.
+        tags.non_deterministic = self.noise_random_state is None
         return tags
 
     # ------------------------------------------------------------------

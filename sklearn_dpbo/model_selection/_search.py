@@ -453,6 +453,7 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         tags.input_tags.sparse = sub.input_tags.sparse
         tags.input_tags.allow_nan = sub.input_tags.allow_nan
         tags.target_tags = replace(sub.target_tags)
+        tags.non_deterministic = self.noise_random_state is None  # CSPRNG noise
         return tags
 
     @property

@@ -266,3 +266,19 @@ def test_invalid_constructor_params_raise_invalid_parameter_error(
             _lr_search(method=PrivateSelection()).set_params(**{param: value}).fit(X, y)
         else:
             _lr_search(**{param: value}).fit(X, y)
+
+
+def test_fresh_noise_is_declared_non_deterministic():
+    """Issue 22: fresh CSPRNG noise every fit is declared in the tags (so
+    check_estimator does not expect equal outputs from two fits); a seeded
+    (tests-only) noise source is deterministic."""
+    from sklearn.utils import get_tags
+
+    from sklearn_dpbo import DPGaussianProcessRegressor
+
+    search = DPBayesSearchCV(LogisticRegression(), {"C": [0.1, 1.0]})
+    assert get_tags(search).non_deterministic
+    assert not get_tags(search.set_params(noise_random_state=0)).non_deterministic
+    gp = DPGaussianProcessRegressor(y_bounds=(-1, 1))
+    assert get_tags(gp).non_deterministic
+    assert not get_tags(gp.set_params(noise_random_state=0)).non_deterministic
