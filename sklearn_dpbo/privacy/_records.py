@@ -115,7 +115,15 @@ class RecordSchema:
             n_outputs = 1 if y.ndim == 1 else int(np.prod(y.shape[1:]))
             if classes:
                 cols = [y] if y.ndim == 1 else [y[:, j] for j in range(y.shape[1])]
-                labels = tuple(np.unique(c) for c in cols)
+                try:
+                    labels = tuple(np.unique(c) for c in cols)
+                except TypeError as exc:  # public data only
+                    raise ValueError(
+                        "The training labels mix types that cannot be ordered "
+                        f"({exc}). Validation labels are matched to the training "
+                        "classes by value: give the training labels one type "
+                        "(e.g. all int or all str)."
+                    ) from exc
         frame = row_dtype = row_shape = None
         if _is_frame(X_train):
             frame = (list(X_train.columns), list(X_train.dtypes))

@@ -153,6 +153,11 @@ def test_labels_match_training_classes_by_value():
     assert rec.y[:2].tolist() == [2.5, 3.0]
 
 
+def test_mixed_training_labels_are_refused_before_the_read():
+    with pytest.raises(ValueError, match="training labels mix types"):
+        RecordSchema.from_training(np.zeros((3, 1)), [1, "a", 2], classes=True)
+
+
 def test_list_inputs_are_converted_record_by_record():
     X, y, X_val, y_val = _data()
     rows = X_val.tolist()
