@@ -155,7 +155,8 @@ def test_labels_match_training_classes_by_value():
 
 def test_mixed_training_labels_are_refused_before_the_read():
     with pytest.raises(ValueError, match="training labels mix types"):
-        RecordSchema.from_training(np.zeros((3, 1)), [1, "a", 2], classes=True)
+        labels = np.array([1, "a", 2], dtype=object)  # np.unique cannot order them
+        RecordSchema.from_training(np.zeros((3, 1)), labels, classes=True)
 
 
 def test_list_inputs_are_converted_record_by_record():
