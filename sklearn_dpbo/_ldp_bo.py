@@ -163,9 +163,11 @@ class LDPBayesianOptimizer:
         self.rkhs_norm = B
         self.noise_variance = lam
         self.random_state = random_state
+        # The algorithm's parameters, validated for this horizon before
+        # anything else is built (ValueError with the reason).
+        delta = self.algorithm_.settings(int(n_calls)).delta
         X = self.candidates_.X
         K = kernel_matrix(X, X, kernel, length_scale)
-        delta = getattr(self.algorithm_, "delta", 0.1)
         self.problem_ = LDPProblem(
             K=K,
             rkhs_norm=B,
