@@ -302,7 +302,7 @@ def test_practical_constants_are_the_documented_ones():
     assert TGPUCB.practical_width == 0.01
     assert ATAGPUCB.practical_width == 0.01
     assert MoMAGPUCB.practical_width == 0.005
-    assert GPUCB.practical_width == 2.0
+    assert GPUCB.practical_width == 1.0
 
 
 def test_practical_dictionary_rate_and_groups():
