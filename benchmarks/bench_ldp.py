@@ -490,7 +490,7 @@ def main(argv=None):
     for task in tasks:
         unique.setdefault(key(task), task)
     todo = sorted(unique.values(), key=lambda t: t[1] != "ldp-ata-gp-ucb")
-    done = Parallel(n_jobs=args.jobs, verbose=0)(
+    done = Parallel(n_jobs=args.jobs, verbose=0 if q else 5)(
         delayed(_single_thread)(run, *t[:2], *t[3:]) for t in todo
     )
     by_key = {key(t): r for t, r in zip(todo, done)}
@@ -511,16 +511,27 @@ def main(argv=None):
     }
     uniform = {env: [uniform_regret(env, s) for s in seeds] for env in envs}
 
-    # Speed: one sequential trial per algorithm at its defaults.
+    # Speed: one sequential trial per algorithm at its defaults, and ATA and
+    # MoMA at the defaults before issue 24 (theory width and q; k = 9).
     speed = {}
-    for algo in ALGOS:
-        res = _single_thread(run, "private|se|eps=1.0", algo, {}, 0, T)
+    previous = {
+        "ldp-ata-gp-ucb (before: theory width and q)": (
+            "ldp-ata-gp-ucb",
+            {"width": "theory", "q": "theory"},
+        ),
+        "ldp-moma-gp-ucb (before: theory width and q, k=9)": (
+            "ldp-moma-gp-ucb",
+            {"width": "theory", "q": "theory", "n_groups": 9},
+        ),
+    }
+    for name, (algo, kw) in [(a, (a, {})) for a in ALGOS] + list(previous.items()):
+        res = _single_thread(run, "private|se|eps=1.0", algo, kw, 0, T)
         cum = res["cpu_time"]
         per_round, prev_t, prev_c = [], 0, 0.0
         for t, c in zip(checkpoints(T), cum):
             per_round.append((c - prev_c) / (t - prev_t) * 1e3)
             prev_t, prev_c = t, c
-        speed[algo] = {"total_s": cum[-1], "ms_per_round_window": per_round}
+        speed[name] = {"total_s": cum[-1], "ms_per_round_window": per_round}
     fed = run_federated(
         trials=1 if q else 10, n_iter=8 if q else 40, n_cand=8 if q else 64
     )
@@ -621,7 +632,7 @@ def print_tables(result):
     print("Speed (process time, one core, defaults, SE, eps=1):")
     for algo, sp in result["speed"].items():
         print(
-            f"  {algo:18s} total {sp['total_s']:.2f} s for T={T}; ms/round in the "
+            f"  {algo:50s} total {sp['total_s']:.2f} s for T={T}; ms/round in the "
             f"last window {sp['ms_per_round_window'][-1]:.3f}"
         )
     print("Federated (breast cancer):")
@@ -726,9 +737,15 @@ def plot(result, folder, suffix):
     plt.close(fig)
 
     fig, ax = plt.subplots(figsize=(5, 3.5))
-    for algo, sp in result["speed"].items():
+    for name, sp in result["speed"].items():
+        algo = name.split(" ")[0]
         ax.plot(
-            cps, sp["ms_per_round_window"], marker="o", color=COLORS[algo], label=algo
+            cps,
+            sp["ms_per_round_window"],
+            marker="o" if algo == name else "x",
+            ls="-" if algo == name else ":",
+            color=COLORS[algo],
+            label=name,
         )
     ax.set_xscale("log")
     ax.set_yscale("log")
