@@ -44,6 +44,7 @@ Usage (repository root)::
 
     python benchmarks/bench_ldp.py --jobs 2             # T = 10^4, 10 seeds
     python benchmarks/bench_ldp.py --select --jobs 2    # the factors' choice
+    python benchmarks/bench_ldp.py --betas              # β_T, one trial each
     python benchmarks/bench_ldp.py --quick              # seconds, for CI
 
 Writes ``benchmarks/results/bench_ldp.json`` (``bench_ldp_select.json``
@@ -175,7 +176,7 @@ def run(env: str, algo: str, kwargs: dict, seed: int, T: int, mechanism="laplace
             inst[t] = f.max() - f[j]
             if t + 1 in cps:
                 times.append(time.process_time() - start)
-        scale = opt.learner_.s.scale
+        scale, beta = opt.learner_.s.scale, float(opt.learner_.beta)
     else:
         pareto = param == "pareto"
         if pareto:
@@ -197,12 +198,13 @@ def run(env: str, algo: str, kwargs: dict, seed: int, T: int, mechanism="laplace
             inst[t] = f.max() - f[j]
             if t + 1 in cps:
                 times.append(time.process_time() - start)
-        scale = learner.s.scale
+        scale, beta = learner.s.scale, float(learner.beta)
     cum = np.cumsum(inst)
     return {
         "curve": [float(cum[t - 1] / t) for t in cps],
         "cpu_time": times,
         "width_scale": scale,
+        "beta_T": beta,
     }
 
 
@@ -436,6 +438,22 @@ def select(T: int, jobs: int, out_path: str) -> dict:
     return out
 
 
+def betas(T: int) -> dict:
+    """β_T of every algorithm at its defaults and at the theory constants.
+
+    One trial (SE, Laplace, ε = 1, seed 0): the widths to compare with the
+    posterior standard deviation σ ≤ 1 and the rewards' range [−1, 1].
+    """
+    out = {}
+    print(f"beta_T after T={T} rounds (SE, eps=1, B=1, seed 0):")
+    for algo in ALGOS:
+        for label, kw in (("default", {}), ("theory", THEORY[algo])):
+            r = _single_thread(run, "private|se|eps=1.0", algo, kw, 0, T)
+            out[f"{algo}|{label}"] = r["beta_T"]
+            print(f"  {algo:16s} {label:8s} {r['beta_T']:9.2f}")
+    return out
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true")
@@ -445,6 +463,9 @@ def main(argv=None):
     ap.add_argument("--trials", type=int, default=None)
     ap.add_argument("--horizon", type=int, default=None)
     ap.add_argument("--replot", help="redraw the plots from a results JSON")
+    ap.add_argument(
+        "--betas", action="store_true", help="only print beta_T (one trial each)"
+    )
     args = ap.parse_args(argv)
     q = args.quick
     if args.replot:
@@ -453,6 +474,8 @@ def main(argv=None):
         folder = os.path.dirname(os.path.abspath(args.replot))
         plot(res, folder, "_quick" if "--quick" in res["meta"]["command"] else "")
         return res
+    if args.betas:
+        return betas(args.horizon or 2000)
     if args.select:
         path = args.out or os.path.join(HERE, "results", "bench_ldp_select.json")
         return select(args.horizon or 10_000, args.jobs, path)
