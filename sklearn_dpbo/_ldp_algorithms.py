@@ -439,7 +439,7 @@ class _MoMALearner(_NystromLearner):
 _PRACTICAL = {
     "ldp-tgp-ucb": 0.01,
     "ldp-ata-gp-ucb": 0.01,
-    "ldp-moma-gp-ucb": 0.005,
+    "ldp-moma-gp-ucb": 0.002,
     "gp-ucb": 1.0,
 }
 

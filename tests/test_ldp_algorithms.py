@@ -301,7 +301,7 @@ def test_practical_constants_are_the_documented_ones():
     # docs/local_dp.md quotes these; the benchmark's --select chose them.
     assert TGPUCB.practical_width == 0.01
     assert ATAGPUCB.practical_width == 0.01
-    assert MoMAGPUCB.practical_width == 0.005
+    assert MoMAGPUCB.practical_width == 0.002
     assert GPUCB.practical_width == 1.0
 
 
