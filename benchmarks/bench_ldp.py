@@ -1,44 +1,63 @@
-"""Local-DP Bayesian optimisation: regret, speed and the federated mode.
+"""Local-DP Bayesian optimisation: defaults, theory widths, the best grid width.
 
 Environments of the base paper (Chowdhury & Gopalan 2019, spec
 ``LDP_BO.md`` §7 [B]): 100 evenly spaced points of [0, 1];
 f = Σ_{i=1}^{100} a_i k(·, x_i) with support points drawn from the grid,
-SE or Matérn-5/2 kernel with ℓ = 0.2, rescaled so that max |f| = 1 (B = 1);
-a new f per trial.
+SE or Matérn-5/2 kernel with ℓ = 0.2, rescaled so that max |f| = 1; the
+learners take B = ``rkhs_norm`` = 1; a new f per seed.
 
 - **private** (LDP): bounded noise η ~ U[−1, 1] (R = 1), the owner clips
   y = f + η into [−2, 2] and reports through the library's randomiser
-  (:class:`LaplaceRandomizer`, scale 4/ε; or :class:`RandomizedResponse`),
-  ε ∈ {0.5, 1, 2}; learners driven through :class:`LDPBayesianOptimizer`
-  (ask_index / tell).
+  (:class:`LaplaceRandomizer`, scale 4/ε; :class:`RandomizedResponse` for
+  the mechanism comparison), ε ∈ {0.5, 1, 2}; learners driven through
+  :class:`LDPBayesianOptimizer` (ask_index / tell).
 - **heavy-tailed, non-private**: Student-t noise (3 d.o.f., α = 1,
   v = B² + 3) and Pareto rewards (shape 2, scale f(x)/2, a_i ~ U[0, 1],
   α = 0.9, v = B^{1+α}/(2^α(1 − α))), the learners' non-private constants.
-- **speed**: process time per round against t, one trial per algorithm
-  (SE, ε = 1), BLAS limited to one thread.
-- **federated**: ``load_breast_cancer``; 200 public training rows, the
-  validation rows split into owners of 5 records (public ids), a held-out
-  test part; ``DPBayesSearchCV(method="federated-ldp", epsilon=1)``
-  against non-private GP-UCB on the same validation set and the central-DP
-  default ``DPBayesSearchCV()`` (ε = 1).
 
-Metric: time-average regret R_t/t = (1/t) Σ_{s≤t} (f* − f(x_s)), mean ± s.d.
-over trials, at checkpoints t ≤ T.
+Rows, per environment, paired over seeds (seed s fixes f, the owners' noise
+and the learner's public randomness for every row):
+
+- ``default``: the algorithm as shipped (``width="practical"``, and the
+  practical ``q`` and ``n_groups`` for ATA and MoMA);
+- ``theory``: every theorem constant (``width="theory"``, ``q="theory"``,
+  ``n_groups="theory"``);
+- ``c=…``: widths c × the theory width for the five values of the public
+  grid :data:`WIDTH_GRID` nearest the algorithm's practical factor (the
+  default's q and k). "Best on grid" is the lowest mean among them,
+  picked on the same seeds: an optimistic reference, not a method;
+- ``uniform``: a uniformly random candidate every round, whose expected
+  time-average regret max f − mean f is computed exactly per seed.
+
+``--select`` is the one-off run that chose the practical factors (SE,
+ε = 1, T = 10⁴, seeds 100–109, the whole grid; MoMA also at other numbers
+of groups): the main run uses seeds 0, 1, … and the other environments,
+none of which the factors were chosen on.
+
+Also: process time per round at the defaults (SE, ε = 1, one trial, one BLAS
+thread), and the federated mode (``load_breast_cancer``, 54 owners of 5
+validation records) against central DP and non-private GP-UCB.
+
+Metric: time-average regret R_t/t = (1/t) Σ_{s≤t} (f* − f(x_s)).
 
 Usage (repository root)::
 
-    python benchmarks/bench_ldp.py            # full: T = 10^4, 10 trials
-    python benchmarks/bench_ldp.py --quick    # seconds, for CI
+    python benchmarks/bench_ldp.py --jobs 2             # T = 10^4, 10 seeds
+    python benchmarks/bench_ldp.py --select --jobs 2    # the factors' choice
+    python benchmarks/bench_ldp.py --betas              # β_T, one trial each
+    python benchmarks/bench_ldp.py --quick              # seconds, for CI
 
-Writes ``benchmarks/results/bench_ldp.json`` and PNG plots
-(``bench_ldp_regret.png``, ``bench_ldp_heavy.png``, ``bench_ldp_time.png``);
-``_quick`` suffix with ``--quick``. Timings on a shared machine are noisy.
+Writes ``benchmarks/results/bench_ldp.json`` (``bench_ldp_select.json``
+with ``--select``; ``_quick`` suffix with ``--quick``) and PNG plots
+(``bench_ldp_regret.png``, ``bench_ldp_widths.png``, ``bench_ldp_heavy.png``,
+``bench_ldp_time.png``). Timings on a shared machine are noisy.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import platform
 import time
@@ -71,6 +90,17 @@ ALGOS = {
     "ldp-moma-gp-ucb": MoMAGPUCB,
     "gp-ucb": GPUCB,
 }
+LDP_ALGOS = ["ldp-tgp-ucb", "ldp-ata-gp-ucb", "ldp-moma-gp-ucb"]
+THEORY = {
+    "ldp-tgp-ucb": {"width": "theory"},
+    "ldp-ata-gp-ucb": {"width": "theory", "q": "theory"},
+    "ldp-moma-gp-ucb": {"width": "theory", "q": "theory", "n_groups": "theory"},
+    "gp-ucb": {"width": "theory"},
+}
+WIDTH_GRID = (5.0, 2.0, 1.0, 0.5, 0.2, 0.1, 0.05, 0.02, 0.01, 0.005, 0.002, 0.001)
+"""The public grid of width multipliers c (β_t = c × the theory β_t)."""
+SELECT_SEEDS = list(range(100, 110))
+SELECT_GROUPS = [5, 9, 15, 21]  # MoMA's other numbers of groups at --select
 KERNELS = {"se": "squared-exponential", "matern": "matern52"}  # internal names
 # The same kernels as the learner's public kernel= (scikit-learn objects).
 KERNEL_OBJECTS = {
@@ -99,139 +129,149 @@ def rkhs_function(kernel: str, rng, positive: bool = False) -> np.ndarray:
     return f / np.abs(f).max()
 
 
-def _summary(inst_regret: np.ndarray, cps: list[int]) -> list[float]:
-    cum = np.cumsum(inst_regret)
-    return [float(cum[t - 1] / t) for t in cps]
+def window(c: float, n: int) -> list[float]:
+    """The n values of WIDTH_GRID nearest c in log scale (c included)."""
+    i = WIDTH_GRID.index(c)
+    lo = min(max(i - n // 2, 0), len(WIDTH_GRID) - n)
+    return list(WIDTH_GRID[lo : lo + n])
 
 
-def run_private(kernel, eps, algo, mechanism, seed, T):
-    """One LDP trial through the public API; returns R_t/t and timings."""
-    rng = np.random.default_rng([seed, 1])
-    f = rkhs_function(kernel, rng)
-    cls = LaplaceRandomizer if mechanism == "laplace" else RandomizedResponse
-    with warnings.catch_warnings():  # benchmark-only seeded noise
-        warnings.simplefilter("ignore", PrivacyLeakWarning)
-        client = cls((-2.0, 2.0), eps, noise_random_state=seed)
-    opt = LDPBayesianOptimizer(
-        CandidateSet({"x": list(GRID)}),
-        client,
-        T,
-        algorithm=ALGOS[algo](),
-        kernel=KERNEL_OBJECTS[kernel],
-        rkhs_norm=1.0,
-        random_state=seed,
-    )
-    inst = np.empty(T)
+# ---------------------------------------------------------------------------
+# Environments
+# ---------------------------------------------------------------------------
+def env_function(env: str, seed: int):
+    """(f, the seed's generator of the owners' randomness) for an environment."""
+    kind, kernel, _ = env.split("|")
+    rng = np.random.default_rng([seed, 1 if kind == "private" else 2])
+    f = rkhs_function(kernel, rng, positive=env.endswith("pareto"))
+    return f, rng
+
+
+def uniform_regret(env: str, seed: int) -> float:
+    """Expected time-average regret of a uniformly random candidate per round."""
+    f, _ = env_function(env, seed)
+    return float(f.max() - f.mean())
+
+
+def run(env: str, algo: str, kwargs: dict, seed: int, T: int, mechanism="laplace"):
+    """One trial: R_t/t at the checkpoints, cumulative process time."""
+    kind, kernel, param = env.split("|")
+    f, rng = env_function(env, seed)
+    algorithm = ALGOS[algo](**kwargs)
     cps = checkpoints(T)
-    times, start = [], time.process_time()
-    for t in range(T):
-        j = opt.ask_index()
-        y = f[j] + rng.uniform(-1.0, 1.0)  # the owner's raw reward
-        opt.tell(j, client.privatize(y))
-        inst[t] = f.max() - f[j]
-        if t + 1 in cps:
-            times.append(time.process_time() - start)
-    return {"regret": _summary(inst, cps), "cpu_time": times}
-
-
-def run_width(algo, scale, seed, T, eps=1.0):
-    """One SE / Laplace trial with β_t multiplied by ``scale`` (width study)."""
-    rng = np.random.default_rng([seed, 1])
-    f = rkhs_function("se", rng)
-    with warnings.catch_warnings():  # benchmark-only seeded noise
-        warnings.simplefilter("ignore", PrivacyLeakWarning)
-        client = LaplaceRandomizer((-2.0, 2.0), eps, noise_random_state=seed)
-    opt = LDPBayesianOptimizer(
-        CandidateSet({"x": list(GRID)}),
-        client,
-        T,
-        algorithm=ALGOS[algo](beta_scale=scale),
-        kernel=KERNEL_OBJECTS["se"],
-        rkhs_norm=1.0,
-        random_state=seed,
-    )
     inst = np.empty(T)
-    for t in range(T):
-        j = opt.ask_index()
-        opt.tell(j, client.privatize(f[j] + rng.uniform(-1.0, 1.0)))
-        inst[t] = f.max() - f[j]
-    return {"regret": _summary(inst, checkpoints(T))}
-
-
-def width_study(T: int, trials: int, jobs: int, out_path: str):
-    """R_T/T when the confidence widths are scaled down (β_t × scale).
-
-    Not part of any guarantee (the scaled widths void the regret bounds;
-    privacy is unaffected, it is post-processing): it shows whether the
-    ordering of the three LDP algorithms appears once they stop exploring
-    uniformly.
-    """
-    scales = [1.0, 0.1, 0.01, 0.001]
-    tasks = [
-        (algo, sc, seed)
-        for algo in ALGOS
-        for sc in (scales if algo != "gp-ucb" else [1.0])
-        for seed in range(trials)
-    ]
-    res = Parallel(n_jobs=jobs)(
-        delayed(_single_thread)(run_width, a, sc, seed, T) for a, sc, seed in tasks
-    )
-    rows = {}
-    for (a, sc, _), r in zip(tasks, res):
-        rows.setdefault(f"{a}|beta_scale={sc}", []).append(r["regret"])
-    out = {
-        "meta": {
-            "command": f"python benchmarks/bench_ldp.py --width-study "
-            f"--horizon {T} --trials {trials}",
-            "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-            "environment": "SE, l=0.2, 100 points, U[-1,1] noise, Laplace eps=1",
-            "checkpoints": checkpoints(T),
-        },
-        "rows": {k: _stats(v) for k, v in rows.items()},
+    times, start = [], time.process_time()
+    if kind == "private":
+        cls = LaplaceRandomizer if mechanism == "laplace" else RandomizedResponse
+        with warnings.catch_warnings():  # benchmark-only seeded noise
+            warnings.simplefilter("ignore", PrivacyLeakWarning)
+            client = cls((-2.0, 2.0), float(param[4:]), noise_random_state=seed)
+        opt = LDPBayesianOptimizer(
+            CandidateSet({"x": list(GRID)}),
+            client,
+            T,
+            algorithm=algorithm,
+            kernel=KERNEL_OBJECTS[kernel],
+            rkhs_norm=1.0,
+            random_state=seed,
+        )
+        for t in range(T):
+            j = opt.ask_index()
+            y = f[j] + rng.uniform(-1.0, 1.0)  # the owner's raw reward
+            opt.tell(j, client.privatize(y))
+            inst[t] = f.max() - f[j]
+            if t + 1 in cps:
+                times.append(time.process_time() - start)
+        scale, beta = opt.learner_.s.scale, float(opt.learner_.beta)
+    else:
+        pareto = param == "pareto"
+        if pareto:
+            alpha, v = 0.9, 1.0 / (2**0.9 * 0.1)
+        else:
+            alpha, v = 1.0, 1.0 + 3.0
+        K = kernel_matrix(GRID[:, None], GRID[:, None], KERNELS[kernel], 0.2)
+        problem = LDPProblem(
+            K=K, rkhs_norm=1.0, moment=v, truncation_level=None, horizon=T, alpha=alpha
+        )
+        learner = algorithm.start(problem, np.random.default_rng([seed, 3]))
+        for t in range(T):
+            j = learner.propose()
+            if pareto:
+                y = (rng.pareto(2.0) + 1.0) * f[j] / 2.0  # Pareto(2, f/2), mean f
+            else:
+                y = f[j] + rng.standard_t(3)
+            learner.update(j, y)
+            inst[t] = f.max() - f[j]
+            if t + 1 in cps:
+                times.append(time.process_time() - start)
+        scale, beta = learner.s.scale, float(learner.beta)
+    cum = np.cumsum(inst)
+    return {
+        "curve": [float(cum[t - 1] / t) for t in cps],
+        "cpu_time": times,
+        "width_scale": scale,
+        "beta_T": beta,
     }
-    with open(out_path, "w") as fh:
-        json.dump(out, fh, indent=1)
-    print(f"Width study (SE, eps=1, T={T}, {trials} trials): R_T/T")
-    for k, st in sorted(out["rows"].items()):
-        print(f"  {k:36s} {st['mean'][-1]:.4f} ± {st['sd'][-1]:.4f}")
+
+
+def _single_thread(fn, *args, **kwargs):
+    with threadpool_limits(limits=1):
+        return fn(*args, **kwargs)
+
+
+def _mean_se(x) -> tuple[float, float]:
+    x = np.asarray(x, dtype=float)
+    se = float(x.std(ddof=1) / math.sqrt(x.size)) if x.size > 1 else 0.0
+    return float(x.mean()), se
+
+
+# ---------------------------------------------------------------------------
+# Rows of one environment
+# ---------------------------------------------------------------------------
+def row_configs(algo: str, n_window: int) -> list[tuple[str, dict]]:
+    """(label, kwargs): default, theory, then c × theory around the default."""
+    c = ALGOS[algo].practical_width
+    rows = [("default", {}), ("theory", THEORY[algo])]
+    for w in window(c, n_window):
+        rows.append((f"c={w:g}", {} if w == c else {"width": w}))
+    return rows
+
+
+def collect(tasks, results):
+    out: dict = {}
+    for (env, algo, label, _, seed, _T, mech), res in zip(tasks, results):
+        row = out.setdefault(env, {}).setdefault(f"{algo}|{label}|{mech}", {})
+        row.setdefault("seeds", []).append(seed)
+        row.setdefault("curves", []).append(res["curve"])
+        row["width_scale"] = res["width_scale"]
     return out
 
 
-def run_heavy(kernel, noise, algo, seed, T):
-    """One non-private heavy-tailed trial (learners driven directly)."""
-    rng = np.random.default_rng([seed, 2])
-    pareto = noise == "pareto"
-    f = rkhs_function(kernel, rng, positive=pareto)
-    B = 1.0
-    if pareto:
-        alpha, v = 0.9, B**1.9 / (2**0.9 * 0.1)
-    else:
-        alpha, v = 1.0, B**2 + 3.0
-    K = kernel_matrix(GRID[:, None], GRID[:, None], KERNELS[kernel], 0.2)
-    problem = LDPProblem(
-        K=K, rkhs_norm=B, moment=v, truncation_level=None, horizon=T, alpha=alpha
-    )
-    learner = ALGOS[algo]().start(problem, np.random.default_rng([seed, 3]))
-    inst = np.empty(T)
-    for t in range(T):
-        j = learner.propose()
-        if pareto:
-            y = (rng.pareto(2.0) + 1.0) * f[j] / 2.0  # Pareto(2, f/2), mean f
-        else:
-            y = f[j] + rng.standard_t(3)
-        learner.update(j, y)
-        inst[t] = f.max() - f[j]
-    return {"regret": _summary(inst, checkpoints(T))}
-
-
-def _single_thread(fn, *args):
-    with threadpool_limits(limits=1):
-        return fn(*args)
-
-
-def _stats(rows):
-    arr = np.asarray(rows)
-    return {"mean": arr.mean(axis=0).tolist(), "sd": arr.std(axis=0, ddof=1).tolist()}
+def summarise(env: str, rows: dict, seeds: list[int]) -> dict:
+    """Per algorithm: default, theory, best on grid, paired differences."""
+    uni = np.array([uniform_regret(env, s) for s in seeds])
+    final = {k: np.array([c[-1] for c in r["curves"]]) for k, r in rows.items()}
+    gp = final.get("gp-ucb|default|laplace")
+    out = {"uniform": _mean_se(uni), "algorithms": {}}
+    for algo in ALGOS:
+        d = final[f"{algo}|default|laplace"]
+        grid = {
+            k.split("|")[1]: v
+            for k, v in final.items()
+            if k.startswith(algo + "|c=") and k.endswith("|laplace")
+        }
+        best = min(grid, key=lambda k: grid[k].mean())
+        rec = {
+            "default": _mean_se(d),
+            "theory": _mean_se(final[f"{algo}|theory|laplace"]),
+            "best_on_grid": {"width": best, "mean_se": _mean_se(grid[best])},
+            "grid": {k: _mean_se(v) for k, v in grid.items()},
+            "default_minus_half_uniform": _mean_se(d - 0.5 * uni),
+        }
+        if algo != "gp-ucb" and gp is not None:
+            rec["default_minus_gp_ucb"] = _mean_se(d - gp)
+        out["algorithms"][algo] = rec
+    return out
 
 
 # ---------------------------------------------------------------------------
@@ -317,20 +357,120 @@ def run_federated(trials: int, n_iter: int, n_cand: int):
 
 
 # ---------------------------------------------------------------------------
-# Driver
+# Drivers
 # ---------------------------------------------------------------------------
+def _meta(command: str, T: int, seeds: list[int], jobs: int) -> dict:
+    return {
+        "command": command,
+        "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "horizon": T,
+        "seeds": seeds,
+        "checkpoints": checkpoints(T),
+        "width_grid": list(WIDTH_GRID),
+        "practical_width": {a: ALGOS[a].practical_width for a in ALGOS},
+        "jobs": jobs,
+        "python": platform.python_version(),
+        "note": "shared 2-core machine under load: timings are noisy",
+    }
+
+
+def select(T: int, jobs: int, out_path: str) -> dict:
+    """The one-off choice of the practical factors (SE, ε = 1, seeds 100–109)."""
+    env = "private|se|eps=1.0"
+    tasks = []
+    for algo in ALGOS:
+        for w in WIDTH_GRID:
+            tasks.append((algo, None, w))
+    for k in SELECT_GROUPS:
+        for w in WIDTH_GRID:
+            tasks.append(("ldp-moma-gp-ucb", k, w))
+    jobs_list = [(a, k, w, s) for a, k, w in tasks for s in SELECT_SEEDS]
+    res = Parallel(n_jobs=jobs)(
+        delayed(_single_thread)(
+            run,
+            env,
+            a,
+            {"width": w} if k is None else {"width": w, "n_groups": k},
+            s,
+            T,
+        )
+        for a, k, w, s in jobs_list
+    )
+    final: dict = {}
+    for (a, k, w, _), r in zip(jobs_list, res):
+        key = a if k is None else f"{a}|n_groups={k}"
+        final.setdefault(key, {}).setdefault(w, []).append(r["curve"][-1])
+    table = {
+        key: {f"{w:g}": _mean_se(v) for w, v in per.items()}
+        for key, per in final.items()
+    }
+    chosen = {
+        key: min(per, key=lambda w: float(np.mean(per[w])))
+        for key, per in final.items()
+    }
+    out = {
+        "meta": _meta(
+            f"python benchmarks/bench_ldp.py --select --jobs {jobs}",
+            T,
+            SELECT_SEEDS,
+            jobs,
+        )
+        | {
+            "environment": env,
+            "rule": "practical factor = argmin of the mean R_T/T over WIDTH_GRID "
+            "(TGP, ATA, MoMA at its practical n_groups); GP-UCB keeps c = 1 "
+            "(no noise term in its width: no factor carries over across eps)",
+        },
+        "uniform": _mean_se([uniform_regret(env, s) for s in SELECT_SEEDS]),
+        "table": table,
+        "argmin": {k: v for k, v in chosen.items()},
+    }
+    with open(out_path, "w") as fh:
+        json.dump(out, fh, indent=1)
+    print(f"Selection ({env}, T={T}, seeds {SELECT_SEEDS[0]}–{SELECT_SEEDS[-1]}):")
+    print("R_T/T (mean ± s.e.) per width multiplier c")
+    print("| c | " + " | ".join(table) + " |")
+    print("|---" * (len(table) + 1) + "|")
+    for w in WIDTH_GRID:
+        cells = ["{:.3f} ± {:.3f}".format(*table[key][f"{w:g}"]) for key in table]
+        print(f"| {w:g} | " + " | ".join(cells) + " |")
+    print(f"uniform: {out['uniform'][0]:.3f}")
+    for key, w in chosen.items():
+        algo = key.split("|")[0]
+        mark = ""
+        if key == algo:
+            mark = f" (library: {ALGOS[algo].practical_width:g})"
+        print(f"argmin {key}: c = {w:g}{mark}")
+    return out
+
+
+def betas(T: int) -> dict:
+    """β_T of every algorithm at its defaults and at the theory constants.
+
+    One trial (SE, Laplace, ε = 1, seed 0): the widths to compare with the
+    posterior standard deviation σ ≤ 1 and the rewards' range [−1, 1].
+    """
+    out = {}
+    print(f"beta_T after T={T} rounds (SE, eps=1, B=1, seed 0):")
+    for algo in ALGOS:
+        for label, kw in (("default", {}), ("theory", THEORY[algo])):
+            r = _single_thread(run, "private|se|eps=1.0", algo, kw, 0, T)
+            out[f"{algo}|{label}"] = r["beta_T"]
+            print(f"  {algo:16s} {label:8s} {r['beta_T']:9.2f}")
+    return out
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--select", action="store_true")
     ap.add_argument("--out", default=None)
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--trials", type=int, default=None)
     ap.add_argument("--horizon", type=int, default=None)
     ap.add_argument("--replot", help="redraw the plots from a results JSON")
     ap.add_argument(
-        "--width-study",
-        action="store_true",
-        help="only the beta_scale study (SE, eps=1; default T=2000, 10 trials)",
+        "--betas", action="store_true", help="only print beta_T (one trial each)"
     )
     args = ap.parse_args(argv)
     q = args.quick
@@ -338,84 +478,102 @@ def main(argv=None):
         with open(args.replot) as fh:
             res = json.load(fh)
         folder = os.path.dirname(os.path.abspath(args.replot))
-        return plot(
-            res, folder, "_quick" if "--quick" in res["meta"]["command"] else ""
-        )
-    if args.width_study:
-        path = args.out or os.path.join(HERE, "results", "bench_ldp_widths.json")
-        return width_study(args.horizon or 2000, args.trials or 10, args.jobs, path)
-    T = args.horizon or (300 if q else 10_000)
-    trials = args.trials or (2 if q else 10)
+        plot(res, folder, "_quick" if "--quick" in res["meta"]["command"] else "")
+        return res
+    if args.betas:
+        return betas(args.horizon or 2000)
+    if args.select:
+        path = args.out or os.path.join(HERE, "results", "bench_ldp_select.json")
+        return select(args.horizon or 10_000, args.jobs, path)
+    T = args.horizon or (200 if q else 10_000)
+    seeds = list(range(args.trials or (2 if q else 10)))
     eps_list = [1.0] if q else [0.5, 1.0, 2.0]
     kernels = ["se"] if q else ["se", "matern"]
     noises = ["student-t"] if q else ["student-t", "pareto"]
+    n_window = 3 if q else 5
     suffix = "_quick" if q else ""
     out_path = args.out or os.path.join(HERE, "results", f"bench_ldp{suffix}.json")
     t_start = time.time()
 
-    # Private runs: Laplace for every algorithm; randomised response on the
-    # SE environment for all but ATA (the slowest), to compare the two
-    # randomisers (CPU budget of a shared machine).
+    envs = [f"private|{k}|eps={e}" for k in kernels for e in eps_list]
+    envs += [f"heavy|{k}|{n}" for k in kernels for n in noises]
     tasks = []
-    for kernel in kernels:
-        for eps in eps_list:
-            for algo in ALGOS:
-                rr = kernel == "se" and algo != "ldp-ata-gp-ucb"
-                mechs = ["laplace", "rr"] if rr else ["laplace"]
-                for mech in mechs:
-                    for seed in range(trials):
-                        tasks.append(("private", (kernel, eps, algo, mech, seed, T)))
-    for kernel in kernels:
-        for noise in noises:
-            for algo in ALGOS:
-                for seed in range(trials):
-                    tasks.append(("heavy", (kernel, noise, algo, seed, T)))
-    fns = {"private": run_private, "heavy": run_heavy}
-    results = Parallel(n_jobs=args.jobs, verbose=0)(
-        delayed(_single_thread)(fns[kind], *a) for kind, a in tasks
-    )
-    private, heavy = {}, {}
-    for (kind, a), res in zip(tasks, results):
-        if kind == "private":
-            key = f"{a[0]}|eps={a[1]}|{a[2]}|{a[3]}"
-            private.setdefault(key, []).append(res["regret"])
-        else:
-            key = f"{a[0]}|{a[1]}|{a[2]}"
-            heavy.setdefault(key, []).append(res["regret"])
-    private = {k: _stats(v) for k, v in private.items()}
-    heavy = {k: _stats(v) for k, v in heavy.items()}
+    for env in envs:
+        for algo in ALGOS:
+            for label, kw in row_configs(algo, n_window):
+                for s in seeds:
+                    tasks.append((env, algo, label, kw, s, T, "laplace"))
+    # Randomised response against Laplace: SE, defaults only.
+    for e in eps_list:
+        for algo in ALGOS:
+            for s in seeds:
+                tasks.append((f"private|se|eps={e}", algo, "default", {}, s, T, "rr"))
 
-    # Speed: one sequential trial per algorithm, process time per round.
+    # Identical runs (default = its own grid point; GP-UCB's theory = c=1)
+    # are run once; the slow ATA runs first, so none ends up alone at the end.
+    def key(task):
+        env, algo, _, kw, seed, T_, mech = task
+        return (env, algo, ALGOS[algo](**kw).settings(T_), seed, mech)
+
+    unique = {}
+    for task in tasks:
+        unique.setdefault(key(task), task)
+    todo = sorted(unique.values(), key=lambda t: t[1] != "ldp-ata-gp-ucb")
+    done = Parallel(n_jobs=args.jobs, verbose=0 if q else 5)(
+        delayed(_single_thread)(run, *t[:2], *t[3:]) for t in todo
+    )
+    by_key = {key(t): r for t, r in zip(todo, done)}
+    results = [by_key[key(t)] for t in tasks]
+    rows = collect(tasks, results)
+    summary = {env: summarise(env, rows[env], seeds) for env in envs}
+    curves = {
+        env: {
+            k: {
+                "mean": np.mean(r["curves"], axis=0).tolist(),
+                "sd": np.std(r["curves"], axis=0, ddof=1).tolist(),
+                "final": [c[-1] for c in r["curves"]],
+                "width_scale": r["width_scale"],
+            }
+            for k, r in per.items()
+        }
+        for env, per in rows.items()
+    }
+    uniform = {env: [uniform_regret(env, s) for s in seeds] for env in envs}
+
+    # Speed: one sequential trial per algorithm at its defaults, and ATA and
+    # MoMA at the defaults before issue 24 (theory width and q; k = 9).
     speed = {}
-    for algo in ALGOS:
-        res = _single_thread(run_private, "se", 1.0, algo, "laplace", 0, T)
+    previous = {
+        "ldp-ata-gp-ucb (before: theory width and q)": (
+            "ldp-ata-gp-ucb",
+            {"width": "theory", "q": "theory"},
+        ),
+        "ldp-moma-gp-ucb (before: theory width and q, k=9)": (
+            "ldp-moma-gp-ucb",
+            {"width": "theory", "q": "theory", "n_groups": 9},
+        ),
+    }
+    for name, (algo, kw) in [(a, (a, {})) for a in ALGOS] + list(previous.items()):
+        res = _single_thread(run, "private|se|eps=1.0", algo, kw, 0, T)
         cum = res["cpu_time"]
-        cps = checkpoints(T)
-        per_round = []
-        prev_t, prev_c = 0, 0.0
-        for t, c in zip(cps, cum):
+        per_round, prev_t, prev_c = [], 0, 0.0
+        for t, c in zip(checkpoints(T), cum):
             per_round.append((c - prev_c) / (t - prev_t) * 1e3)
             prev_t, prev_c = t, c
-        speed[algo] = {"total_s": cum[-1], "ms_per_round_window": per_round}
+        speed[name] = {"total_s": cum[-1], "ms_per_round_window": per_round}
     fed = run_federated(
-        trials=2 if q else 10, n_iter=20 if q else 40, n_cand=16 if q else 64
+        trials=1 if q else 10, n_iter=8 if q else 40, n_cand=8 if q else 64
     )
-
+    command = "python benchmarks/bench_ldp.py" + (" --quick" if q else "")
+    if args.jobs != 1:
+        command += f" --jobs {args.jobs}"
     result = {
-        "meta": {
-            "command": "python benchmarks/bench_ldp.py" + (" --quick" if q else ""),
-            "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-            "horizon": T,
-            "trials": trials,
-            "checkpoints": checkpoints(T),
-            "epsilons": eps_list,
-            "jobs": args.jobs,
-            "python": platform.python_version(),
-            "wall_s": None,
-            "note": "shared 2-core machine under load: timings are noisy",
-        },
-        "private": private,
-        "heavy": heavy,
+        "meta": _meta(command, T, seeds, args.jobs)
+        | {"epsilons": eps_list, "envs": envs, "wall_s": None},
+        "summary": summary,
+        "curves": curves,
+        "uniform": uniform,
+        "goals": goals(summary, eps_list),
         "speed": speed,
         "federated": fed,
     }
@@ -428,20 +586,82 @@ def main(argv=None):
     return result
 
 
+def goals(summary: dict, eps_list) -> list[dict]:
+    """Issue 24's goals on the SE environment, per ε, for the three LDP algorithms."""
+    out = []
+    for e in eps_list:
+        s = summary.get(f"private|se|eps={e}")
+        if s is None:
+            continue
+        uni = s["uniform"][0]
+        gp = s["algorithms"]["gp-ucb"]["default"][0]
+        for algo in LDP_ALGOS:
+            d = s["algorithms"][algo]["default"][0]
+            out.append(
+                {
+                    "epsilon": e,
+                    "algorithm": algo,
+                    "default": d,
+                    "half_uniform": 0.5 * uni,
+                    "gp_ucb": gp,
+                    "below_half_uniform": d < 0.5 * uni,
+                    "at_or_below_gp_ucb": d <= gp,
+                }
+            )
+    return out
+
+
+def _fmt(ms) -> str:
+    return f"{ms[0]:.3f} ± {ms[1]:.3f}"
+
+
 def print_tables(result):
-    T = result["meta"]["horizon"]
+    meta = result["meta"]
+    T, n = meta["horizon"], len(meta["seeds"])
     print(
-        f"Time-average regret R_T/T at T={T} (mean ± s.d., "
-        f"{result['meta']['trials']} trials)"
+        f"Time-average regret R_T/T at T={T} (mean ± s.e. over {n} seeds, "
+        "paired); command: " + meta["command"] + f", {meta['date']}"
     )
-    for key, st in sorted(result["private"].items()):
-        print(f"  private {key:48s} {st['mean'][-1]:.4f} ± {st['sd'][-1]:.4f}")
-    for key, st in sorted(result["heavy"].items()):
-        print(f"  heavy   {key:48s} {st['mean'][-1]:.4f} ± {st['sd'][-1]:.4f}")
-    print("Speed (process time, one core):")
+    for env, s in result["summary"].items():
+        print(f"\n{env} (uniform exploration: {_fmt(s['uniform'])})")
+        print("| algorithm | default | theory | best on grid (c) | default − GP-UCB |")
+        print("|---|---|---|---|---|")
+        for algo, r in s["algorithms"].items():
+            b = r["best_on_grid"]
+            diff = r.get("default_minus_gp_ucb")
+            print(
+                f"| {algo} | {_fmt(r['default'])} | {_fmt(r['theory'])} | "
+                f"{_fmt(b['mean_se'])} ({b['width']}) | "
+                + (_fmt(diff) if diff else "—")
+                + " |"
+            )
+    rr = [
+        (env, k)
+        for env, per in result["curves"].items()
+        for k in per
+        if k.endswith("|rr")
+    ]
+    if rr:
+        print("\nRandomised response vs Laplace (SE, defaults), R_T/T:")
+        for env, k in rr:
+            lap = result["curves"][env][k.replace("|rr", "|laplace")]["final"]
+            rrf = result["curves"][env][k]["final"]
+            print(
+                f"  {env:22s} {k.split('|')[0]:18s} Laplace {np.mean(lap):.3f}  "
+                f"RR {np.mean(rrf):.3f}  paired RR − Laplace "
+                + _fmt(_mean_se(np.subtract(rrf, lap)))
+            )
+    print("\nGoals (issue 24), SE environment, defaults:")
+    for g in result["goals"]:
+        print(
+            f"  eps={g['epsilon']:<4} {g['algorithm']:16s} {g['default']:.3f}: "
+            f"< half uniform ({g['half_uniform']:.3f}) {g['below_half_uniform']}; "
+            f"<= GP-UCB ({g['gp_ucb']:.3f}) {g['at_or_below_gp_ucb']}"
+        )
+    print("Speed (process time, one core, defaults, SE, eps=1):")
     for algo, sp in result["speed"].items():
         print(
-            f"  {algo:18s} total {sp['total_s']:.2f} s for T={T}; ms/round in the "
+            f"  {algo:50s} total {sp['total_s']:.2f} s for T={T}; ms/round in the "
             f"last window {sp['ms_per_round_window'][-1]:.3f}"
         )
     print("Federated (breast cancer):")
@@ -462,60 +682,99 @@ def plot(result, folder, suffix):
     except ImportError:  # pragma: no cover
         return
     cps = result["meta"]["checkpoints"]
-    kernels = sorted({k.split("|")[0] for k in result["private"]})
-    epss = result["meta"]["epsilons"]
+    envs = result["meta"]["envs"]
+
+    def curves_panel(ax, env):
+        per = result["curves"][env]
+        for algo in ALGOS:
+            for label, ls, lw in (("default", "-", 1.5), ("theory", ":", 1.0)):
+                st = per.get(f"{algo}|{label}|laplace")
+                if st is None:
+                    continue
+                m, sd = np.asarray(st["mean"]), np.asarray(st["sd"])
+                ax.plot(cps, m, ls, lw=lw, color=COLORS[algo], label=f"{algo} {label}")
+                if label == "default":
+                    ax.fill_between(cps, m - sd, m + sd, color=COLORS[algo], alpha=0.07)
+        ax.axhline(np.mean(result["uniform"][env]), color="k", ls="--", lw=0.8)
+        ax.set_xscale("log")
+        ax.set_xlabel("t")
+        ax.set_ylabel("R_t / t")
+        ax.set_title(env.split("|", 1)[1].replace("|", ", "), fontsize=9)
+
+    private = [e for e in envs if e.startswith("private")]
+    kernels = sorted({e.split("|")[1] for e in private})
+    epss = sorted({e.split("|")[2] for e in private})
     fig, axes = plt.subplots(
         len(kernels),
         len(epss),
         figsize=(4 * len(epss), 3.2 * len(kernels)),
         squeeze=False,
     )
-    for r, kernel in enumerate(kernels):
-        for c, eps in enumerate(epss):
-            ax = axes[r][c]
-            for key, st in sorted(result["private"].items()):
-                k, e, algo, mech = key.split("|")
-                if k != kernel or e != f"eps={eps}":
-                    continue
-                m, sd = np.asarray(st["mean"]), np.asarray(st["sd"])
-                ls = "-" if mech == "laplace" else "--"
-                color = COLORS[algo]
-                ax.plot(cps, m, ls, color=color, label=f"{algo} ({mech})")
-                ax.fill_between(cps, m - sd, m + sd, color=color, alpha=0.07)
-            ax.set_xscale("log")
-            ax.set_title(f"{kernel}, LDP eps={eps}")
-            ax.set_xlabel("t")
-            ax.set_ylabel("R_t / t")
-    for ax in fig.axes:  # every panel: the SE ones also hold the RR curves
-        ax.legend(fontsize=5)
+    for r, k in enumerate(kernels):
+        for c, e in enumerate(epss):
+            curves_panel(axes[r][c], f"private|{k}|{e}")
+    axes[0][0].legend(fontsize=5)
+    fig.suptitle("LDP: defaults (solid), theory (dotted), uniform (dashed)", fontsize=9)
     fig.tight_layout()
     fig.savefig(os.path.join(folder, f"bench_ldp_regret{suffix}.png"), dpi=110)
     plt.close(fig)
 
-    keys = sorted({"|".join(k.split("|")[:2]) for k in result["heavy"]})
-    fig, axes = plt.subplots(1, len(keys), figsize=(4 * len(keys), 3.2), squeeze=False)
-    for c, env in enumerate(keys):
-        ax = axes[0][c]
-        for key, st in sorted(result["heavy"].items()):
-            if not key.startswith(env + "|"):
-                continue
-            m, sd = np.asarray(st["mean"]), np.asarray(st["sd"])
-            algo = key.split("|")[2]
-            ax.plot(cps, m, color=COLORS[algo], label=algo)
-            ax.fill_between(cps, m - sd, m + sd, color=COLORS[algo], alpha=0.07)
-        ax.set_xscale("log")
-        ax.set_title(f"non-private {env}")
-        ax.set_xlabel("t")
-    axes[0][0].set_ylabel("R_t / t")
-    axes[0][0].legend(fontsize=6)
+    heavy = [e for e in envs if e.startswith("heavy")]
+    fig, axes = plt.subplots(
+        1, len(heavy), figsize=(4 * len(heavy), 3.2), squeeze=False
+    )
+    for c, env in enumerate(heavy):
+        curves_panel(axes[0][c], env)
+    axes[0][0].legend(fontsize=5)
     fig.tight_layout()
     fig.savefig(os.path.join(folder, f"bench_ldp_heavy{suffix}.png"), dpi=110)
     plt.close(fig)
 
+    ncol = min(len(envs), 5)
+    nrow = math.ceil(len(envs) / ncol)
+    fig, axes = plt.subplots(nrow, ncol, figsize=(3.4 * ncol, 3 * nrow), squeeze=False)
+    for i, env in enumerate(envs):
+        ax = axes[i // ncol][i % ncol]
+        s = result["summary"][env]
+        for algo, r in s["algorithms"].items():
+            ws = sorted(r["grid"], key=lambda k: float(k[2:]))
+            x = [float(w[2:]) for w in ws]
+            ax.errorbar(
+                x,
+                [r["grid"][w][0] for w in ws],
+                yerr=[r["grid"][w][1] for w in ws],
+                color=COLORS[algo],
+                marker=".",
+                label=algo,
+            )
+            c = result["meta"]["practical_width"][algo]
+            ax.plot([c], [r["default"][0]], "*", color=COLORS[algo], ms=9)
+            ax.plot([1.0], [r["theory"][0]], "x", color=COLORS[algo])
+        ax.axhline(s["uniform"][0], color="k", ls="--", lw=0.8)
+        ax.set_xscale("log")
+        ax.set_xlabel("c (× theory width)")
+        ax.set_title(env.split("|", 1)[1].replace("|", ", "), fontsize=9)
+    for ax in axes.flat[len(envs) :]:
+        ax.set_visible(False)
+    axes[0][0].set_ylabel("R_T / T")
+    axes[0][0].legend(fontsize=5)
+    fig.suptitle(
+        "R_T/T against the width: default (star), theory (x at c = 1)", fontsize=9
+    )
+    fig.tight_layout()
+    fig.savefig(os.path.join(folder, f"bench_ldp_widths{suffix}.png"), dpi=110)
+    plt.close(fig)
+
     fig, ax = plt.subplots(figsize=(5, 3.5))
-    for algo, sp in result["speed"].items():
+    for name, sp in result["speed"].items():
+        algo = name.split(" ")[0]
         ax.plot(
-            cps, sp["ms_per_round_window"], marker="o", color=COLORS[algo], label=algo
+            cps,
+            sp["ms_per_round_window"],
+            marker="o" if algo == name else "x",
+            ls="-" if algo == name else ":",
+            color=COLORS[algo],
+            label=name,
         )
     ax.set_xscale("log")
     ax.set_yscale("log")

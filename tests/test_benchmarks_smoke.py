@@ -78,12 +78,25 @@ def test_bench_dp_gp_quick(tmp_path):
 def test_bench_ldp_quick(tmp_path):
     result, stdout = _run("bench_ldp", tmp_path)
     algos = {"ldp-tgp-ucb", "ldp-ata-gp-ucb", "ldp-moma-gp-ucb", "gp-ucb"}
-    assert {k.split("|")[2] for k in result["private"]} == algos
-    for st in list(result["private"].values()) + list(result["heavy"].values()):
-        assert all(0.0 <= m <= 2.0 for m in st["mean"])  # |f| <= 1
-    assert set(result["speed"]) == algos
+    assert set(result["summary"]) == {"private|se|eps=1.0", "heavy|se|student-t"}
+    for env, s in result["summary"].items():
+        assert set(s["algorithms"]) == algos
+        assert 0.0 < s["uniform"][0] <= 2.0  # |f| <= 1
+        for r in s["algorithms"].values():
+            for row in ("default", "theory"):
+                assert 0.0 <= r[row][0] <= 2.0
+            # The default is one of the grid widths: the best is no worse.
+            assert len(r["grid"]) == 3
+            assert r["best_on_grid"]["mean_se"][0] <= r["default"][0]
+        # Paired rows: every row ran on the same seeds.
+        seeds = {len(row["final"]) for row in result["curves"][env].values()}
+        assert seeds == {len(result["meta"]["seeds"])}
+    assert {g["algorithm"] for g in result["goals"]} == algos - {"gp-ucb"}
+    assert algos <= set(result["speed"])
     assert "federated-ldp (eps=1 per owner)" in result["federated"]["methods"]
-    assert "Time-average regret" in stdout
+    assert "Time-average regret" in stdout and "Goals (issue 24)" in stdout
+    for name in ("regret", "widths", "heavy", "time"):
+        assert (tmp_path / f"bench_ldp_{name}_quick.png").exists()
 
 
 def test_bench_isolation_quick(tmp_path):

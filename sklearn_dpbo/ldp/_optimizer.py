@@ -77,9 +77,12 @@ class LDPBayesianOptimizer:
         ``"ldp-tgp-ucb"`` (:class:`TGPUCB`), ``"ldp-ata-gp-ucb"``
         (:class:`ATAGPUCB`), ``"ldp-moma-gp-ucb"`` (:class:`MoMAGPUCB`),
         ``"gp-ucb"`` (:class:`GPUCB`, the baseline), or an instance of one
-        of those classes carrying its own parameters (δ, Nyström accuracy,
-        number of groups, …). Each class documents its constants with
-        their provenance tags.
+        of those classes carrying its own parameters (δ, ``width``,
+        Nyström accuracy, ``q``, ``n_groups``). A name means the class's
+        defaults: the practical widths (``width="practical"``, a public
+        multiple of the theory width chosen on a benchmark); pass e.g.
+        ``TGPUCB(width="theory")`` for the theorems' constants. Each class
+        documents its constants with their provenance tags.
     kernel : scikit-learn kernel or None, default=None
         ``RBF(length_scale=ℓ)`` or ``Matern(nu=2.5, length_scale=ℓ)`` (``from
         sklearn.gaussian_process.kernels import Matern, RBF``) on the
@@ -119,13 +122,13 @@ class LDPBayesianOptimizer:
 
     Notes
     -----
-    Measured (``benchmarks/bench_ldp.py``, ``docs/local_dp.md``): with the
-    spec's constants the three LDP algorithms' widths are hundreds of times
-    the reward range and they explore the candidates uniformly for
-    T ≤ 10⁴ (R_T/T ≈ 0.61 on the base paper's functions at ε ∈ {0.5, 1, 2});
-    plain ``"gp-ucb"`` reached 0.18 at ε = 1 without a guarantee. The
-    algorithms' ``beta_scale`` narrows the widths (privacy unaffected,
-    regret bounds void).
+    Widths (``docs/local_dp.md``): with the theorems' constants the three
+    LDP algorithms' widths are hundreds of times the reward range and they
+    explore the candidates uniformly for T ≤ 10⁴; the default practical
+    widths are a public multiple of them, chosen once on a benchmark
+    environment and checked on others (``benchmarks/bench_ldp.py``). Any
+    width is post-processing of the reports: privacy is the same; only
+    ``width="theory"`` carries the regret analysis.
 
     The whole state is public (it only ever saw privatised values): it may
     be printed, inspected and pickled. The privacy of each report is the
@@ -172,9 +175,11 @@ class LDPBayesianOptimizer:
         self.rkhs_norm = B
         self.noise_variance = lam
         self.random_state = random_state
+        # The algorithm's parameters, validated for this horizon before
+        # anything else is built (ValueError with the reason).
+        delta = self.algorithm_.settings(int(n_calls)).delta
         X = self.candidates_.X
         K = kernel_matrix(X, X, name, length_scale)
-        delta = getattr(self.algorithm_, "delta", 0.1)
         self.problem_ = LDPProblem(
             K=K,
             rkhs_norm=B,

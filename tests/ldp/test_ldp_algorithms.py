@@ -62,7 +62,7 @@ def test_tgp_matches_dense_truncated_gp():
     p = _problem(level=3.0)
     rng = np.random.default_rng(0)
     js, ys = _history(rng, 12, 40)
-    algo = TGPUCB(delta=0.1)
+    algo = TGPUCB(delta=0.1, width="theory")
     learner = algo.start(p, np.random.default_rng(1))
     for j, y in zip(js, ys):
         learner.update(int(j), float(y))
@@ -96,7 +96,7 @@ def test_gp_ucb_baseline_matches_dense_and_ucb_beta():
     p = _problem()
     rng = np.random.default_rng(2)
     js, ys = _history(rng, 12, 25)
-    learner = GPUCB(delta=0.1).start(p, np.random.default_rng(0))
+    learner = GPUCB(delta=0.1, width="theory").start(p, np.random.default_rng(0))
     for j, y in zip(js, ys):
         learner.update(int(j), float(y))
     mean, var, _ = dense_posterior(p.K, js, ys)  # no truncation
@@ -173,7 +173,7 @@ def test_ata_matches_dense_reimplementation():
     p = _problem(n=10, T=50, moment=6.0)
     rng = np.random.default_rng(4)
     js, ys = _history(rng, 10, 30, scale=3.0)
-    learner = ATAGPUCB(q=0.8).start(p, np.random.default_rng(5))
+    learner = ATAGPUCB(q=0.8, width="theory").start(p, np.random.default_rng(5))
     for j, y in zip(js, ys):
         learner.update(int(j), float(y))
     D = learner.dictionary
@@ -225,7 +225,8 @@ def test_median_of_means_selection_matches_brute_force():
 def test_moma_matches_dense_reimplementation():
     k, T = 5, 60
     p = _problem(n=10, T=T, moment=6.0)
-    learner = MoMAGPUCB(n_groups=k, q=0.8).start(p, np.random.default_rng(1))
+    algo = MoMAGPUCB(n_groups=k, q=0.8, width="theory")
+    learner = algo.start(p, np.random.default_rng(1))
     rng = np.random.default_rng(2)
     epochs, Y = [], []
     for t in range(T):
@@ -263,16 +264,102 @@ def test_moma_theory_groups_and_refusal():
         algo.start(_problem(T=50), np.random.default_rng(0))
 
 
+# ---------------------------------------------------------------------------
+# Widths, dictionary rate and groups: "practical", "theory" or a number
+# ---------------------------------------------------------------------------
+def _feed(algo, p, n=40, seed=0):
+    learner = algo.start(p, np.random.default_rng(1))
+    js, ys = _history(np.random.default_rng(seed), p.K.shape[0], n)
+    for j, y in zip(js, ys):
+        learner.update(int(j), float(y))
+    return learner
+
+
 @pytest.mark.parametrize(
-    "make",
+    "cls, extra",
     [
-        lambda: TGPUCB(delta=0.0),
-        lambda: ATAGPUCB(nystrom_accuracy=1.0),
-        lambda: MoMAGPUCB(n_groups=1),
-        lambda: GPUCB(beta_scale=-1.0),
-        lambda: ATAGPUCB(q="huge"),
+        (TGPUCB, {}),
+        (GPUCB, {}),
+        (ATAGPUCB, {"q": 0.8}),
+        (MoMAGPUCB, {"q": 0.8, "n_groups": 4}),
     ],
 )
-def test_bad_algorithm_parameters(make):
-    with pytest.raises(ValueError):
-        make()
+def test_width_is_a_multiple_of_the_theory_width(cls, extra):
+    # Same history and public rng: only β differs, by the stated factor;
+    # the posterior mean and variance are untouched by the width.
+    p = _problem(n=12, T=60)
+    theory = _feed(cls(width="theory", **extra), p)
+    for width, c in [("practical", cls.practical_width), (0.37, 0.37)]:
+        other = _feed(cls(width=width, **extra), p)
+        assert other.beta == pytest.approx(c * theory.beta, rel=1e-12)
+        np.testing.assert_array_equal(other.mean, theory.mean)
+        np.testing.assert_array_equal(other.var, theory.var)
+    assert cls().width == "practical"  # the default
+
+
+def test_practical_constants_are_the_documented_ones():
+    # docs/local_dp.md quotes these; the benchmark's --select chose them.
+    assert TGPUCB.practical_width == 0.01
+    assert ATAGPUCB.practical_width == 0.01
+    assert MoMAGPUCB.practical_width == 0.002
+    assert GPUCB.practical_width == 1.0
+
+
+def test_practical_dictionary_rate_and_groups():
+    T, delta = 10_000, 0.1
+    ata = ATAGPUCB().settings(T)
+    assert ata.q == pytest.approx(math.log(T) / 0.1**2)  # ≈ 921 [B code]
+    theory_q = ATAGPUCB(q="theory").settings(T).q
+    assert theory_q == pytest.approx(6 * (1.1 / 0.9) * math.log(4 * T / delta) / 0.01)
+    # k = min(⌈ln(e^{1/8} T/δ)⌉, T): ln(e^{1/8}·10^5) = 11.64 → 12.
+    assert MoMAGPUCB().groups(T) == 12
+    assert MoMAGPUCB().groups(300) == math.ceil(0.125 + math.log(3000))  # 9
+    assert MoMAGPUCB().groups(3) == 3  # capped at the horizon
+    assert MoMAGPUCB(n_groups="theory").groups(T) == math.ceil(
+        24 * (0.125 + math.log(T / delta))
+    )
+    assert MoMAGPUCB(n_groups=7).groups(T) == 7
+
+
+def test_moma_with_a_single_group_runs():
+    # T = 1: the practical k is 1 (capped at T); the median of no other
+    # group is not needed.
+    p = _problem(n=5, T=1)
+    learner = MoMAGPUCB().start(p, np.random.default_rng(0))
+    assert learner.k == 1
+    learner.update(learner.propose(), 0.3)
+    assert learner.epoch == 1
+
+
+def test_parameters_are_stored_untouched_and_validated_at_start():
+    algo = TGPUCB(delta="0.1", width="wide")  # no error: stored as given
+    assert algo.delta == "0.1" and algo.width == "wide"
+    assert repr(algo) == "TGPUCB(delta='0.1', width='wide')"
+    with pytest.raises(ValueError, match="delta"):
+        algo.start(_problem(), np.random.default_rng(0))
+
+
+@pytest.mark.parametrize(
+    "make, match",
+    [
+        (lambda: TGPUCB(delta=0.0), "delta"),
+        (lambda: TGPUCB(delta=True), "delta"),
+        (lambda: TGPUCB(width="wide"), "width"),
+        (lambda: TGPUCB(width=0.0), "width"),
+        (lambda: GPUCB(width=-1.0), "width"),
+        (lambda: GPUCB(width=float("nan")), "width"),
+        (lambda: GPUCB(width=float("inf")), "width"),
+        (lambda: GPUCB(width=True), "width"),
+        (lambda: ATAGPUCB(nystrom_accuracy=1.0), "nystrom_accuracy"),
+        (lambda: ATAGPUCB(q="huge"), "q must"),
+        (lambda: ATAGPUCB(q=0.0), "q must"),
+        (lambda: MoMAGPUCB(n_groups=1), "n_groups"),
+        (lambda: MoMAGPUCB(n_groups=True), "n_groups"),
+        (lambda: MoMAGPUCB(n_groups="many"), "n_groups"),
+        (lambda: MoMAGPUCB(width="theory!"), "width"),
+    ],
+)
+def test_bad_algorithm_parameters(make, match):
+    algo = make()  # constructors only store
+    with pytest.raises(ValueError, match=match):
+        algo.start(_problem(), np.random.default_rng(0))

@@ -418,9 +418,10 @@ def test_a_mechanism_that_needs_positive_delta_says_why(call):
 @pytest.mark.parametrize("cls", [TGPUCB, GPUCB, ATAGPUCB, MoMAGPUCB])
 @pytest.mark.parametrize("value", [0, 1, -0.5, float("nan"), True, "0.1"], ids=repr)
 def test_regret_bound_delta_has_the_same_form(cls, value):
-    """The LDP algorithms' δ is a failure probability, in (0, 1)."""
+    """The LDP algorithms' δ is a failure probability, in (0, 1); checked
+    when a run starts (the constructor stores it untouched)."""
     with pytest.raises(InvalidParameterError) as info:
-        cls(delta=value)
+        cls(delta=value).settings(100)
     assert str(info.value) == _message("delta", cls.__name__, "(0.0, 1.0)", value)
 
 
