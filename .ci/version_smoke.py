@@ -42,7 +42,7 @@ NEWEST_EXTRA = ["pytest", "pytest-timeout"]
 SMOKE_TESTS = [
     "tests/test_compat.py",
     "tests/model_selection/test_search.py",
-    "tests/audits/test_scorers.py",
+    "tests/privacy/test_scorers.py",
     "tests/model_selection/test_modes.py",
     "tests/model_selection/test_gridsearch_parity.py",
     "tests/model_selection/test_scheduler.py",
