@@ -232,6 +232,19 @@ def treat_as_rowwise(*classes: type) -> None:
     _rowwise._CACHE["classes"] = _rowwise.rowwise_classes() | frozenset(classes)
 
 
+def assert_batches_equal_records_alone(scorer, estimator, records) -> None:
+    """The batched values of a model registered by :func:`treat_as_rowwise`
+    equal its values with every record scored alone, on a fresh copy."""
+    from sklearn_dpbo.privacy._silence import quiet
+
+    alone = np.full(len(records), -np.inf)
+    with quiet():
+        scorer._fill_alone(estimator, records, alone)
+    np.testing.assert_array_equal(
+        scorer.private_values(estimator, records), scorer._clip(alone)
+    )
+
+
 def binned(values, edges: Iterable[float]) -> np.ndarray:
     """Counts of ``values`` in the public bins (−∞, e₁], (e₁, e₂], …, (e_last, ∞)."""
     edges = np.asarray(list(edges), dtype=float)

@@ -41,6 +41,7 @@ import numpy as np
 import pytest
 from _audit import (
     ALPHA,
+    assert_batches_equal_records_alone,
     epsilon_lower_bound,
     in_worker_processes,
     resolution,
@@ -171,7 +172,6 @@ def run_fits(config: str, neighbour: bool, n: int) -> np.ndarray:
 def test_oracles_score_the_same_in_batches_and_alone(config, neighbour):
     """The shortcut of ``treat_as_rowwise`` changes no value the audit sees."""
     from sklearn_dpbo.privacy._records import RecordSchema
-    from sklearn_dpbo.privacy._silence import quiet
 
     X_val, y_val = validation_set(config, neighbour)
     search = make_search(config)
@@ -184,11 +184,7 @@ def test_oracles_score_the_same_in_batches_and_alone(config, neighbour):
             X_TRAIN, y_train, classes=scorer.maps_labels(est)
         )
         records = schema.map(X_val, y_val)
-        batched = scorer.private_values(est, records)
-        alone = np.full(len(records), -np.inf)
-        with quiet():
-            scorer._fill_alone(est, records, alone)
-        np.testing.assert_array_equal(batched, scorer._clip(alone))
+        assert_batches_equal_records_alone(scorer, est, records)
 
 
 def audit(idx_v, idx_w):

@@ -46,6 +46,7 @@ import numpy as np
 import pytest
 from _audit import (
     ALPHA,
+    assert_batches_equal_records_alone,
     binned,
     epsilon_lower_bound,
     in_worker_processes,
@@ -94,7 +95,6 @@ def test_oracle_scores_the_same_in_batches_and_alone(neighbour):
     """The shortcut of ``treat_as_rowwise`` changes no value the audit sees."""
     from sklearn_dpbo import make_dp_scorer
     from sklearn_dpbo.privacy._records import RecordSchema
-    from sklearn_dpbo.privacy._silence import quiet
 
     X_val, y_val = validation_set(neighbour)
     scorer = make_dp_scorer("accuracy")
@@ -102,12 +102,7 @@ def test_oracle_scores_the_same_in_batches_and_alone(neighbour):
     records = schema.map(X_val, y_val)
     for k in range(K):
         est = ScoreOracle(k=k).fit(X_TRAIN, Y_TRAIN)
-        alone = np.full(len(records), -np.inf)
-        with quiet():
-            scorer._fill_alone(est, records, alone)
-        np.testing.assert_array_equal(
-            scorer.private_values(est, records), scorer._clip(alone)
-        )
+        assert_batches_equal_records_alone(scorer, est, records)
 
 
 def validation_set(neighbour: bool):
