@@ -586,12 +586,9 @@ class GPUCB(_Algorithm):
     ----------
     delta : float in (0, 1), default=0.1
     width : {"practical", "theory"} or float, default="practical"
-        The confidence width β_t. ``"theory"``: the constants above;
-        ``"practical"``: ``practical_width`` × the theory width, a factor
-        chosen once by measurement [E] (``docs/local_dp.md``); a number c:
-        c × the theory width. The width is post-processing of the ε-LDP
-        reports: privacy is the same whatever it is. Only ``"theory"``
-        comes with the regret analysis; the others void it.
+        ``"theory"`` and ``"practical"``: √β_t as above; a number c:
+        c × √β_t. Post-processing of the ε-LDP reports: privacy is the
+        same whatever the width.
     """
 
     name = "gp-ucb"
