@@ -695,7 +695,11 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
         self.inducing_points_ = Z
         self.sensitivity_ = plan.sensitivity * scale
         self.solver_ = dict(plan.solver)
-        self.privacy_report_ = PrivacyReport(releases, self.method)
+        self.privacy_report_ = PrivacyReport(
+            releases,
+            self.method,
+            neighbouring="same X (public); replace any one output y_i",
+        )
         # Post-processing state (release + public inputs only).
         self._post = posterior
         self._scale, self._offset = scale, offset

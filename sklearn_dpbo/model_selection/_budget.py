@@ -25,7 +25,7 @@ __all__ = [
     "planned_cost",
 ]
 
-PURE_EPSILON_MODES = {"private-selection", "lipschitz", "federated-ldp"}
+PURE_EPSILON_MODES = {"private-selection", "lipschitz", "federated-ldp", "whole-data"}
 """Modes whose every release is pure ε-DP: a fit spends δ = 0.
 
 Any other mode is charged its whole δ (conservative if it spends less)."""

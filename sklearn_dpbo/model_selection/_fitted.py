@@ -51,7 +51,17 @@ def ingest(
             search.best_score_ = float(r.value)
     search.scorer_ = plan.scorer
     search.n_validation_ = int(m)
-    search.privacy_report_ = PrivacyReport(releases, plan.mode.method)
+    relation = None
+    if plan.mode.method == "federated-ldp":
+        relation = (
+            "replace all the validation records of any one owner (val_groups); "
+            "each owner's report is epsilon-LDP, the training set is public"
+        )
+    search.privacy_report_ = (
+        PrivacyReport(releases, plan.mode.method)
+        if relation is None
+        else PrivacyReport(releases, plan.mode.method, neighbouring=relation)
+    )
     vars(search).update(extra)  # into the dict: cv_results_ is a read-only property
     if other and search.release_score:
         search.best_scores_ = best_scores(

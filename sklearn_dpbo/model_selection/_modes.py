@@ -8,7 +8,9 @@ carries its hyper-parameters in ``GaussianProcessRegressor(kernel=...)``:
   and 2);
 - :class:`Lipschitz` (``method="lipschitz"``, Kusner et al. 2015,
   Algorithm 3);
-- :class:`FederatedLDP` (``method="federated-ldp"``, ``_federated.py``).
+- :class:`FederatedLDP` (``method="federated-ldp"``, ``_federated.py``);
+- :class:`WholeData` (``method="whole-data"``, ``_whole_data.py``): every
+  row of ``X, y`` private, by subsample-and-aggregate (no validation set).
 
 A string is a shorthand for the mode's defaults (``"gp-ucb"`` is
 ``DPGPUCB()``). Mode objects are parameter holders: ``get_params``,
@@ -41,6 +43,7 @@ __all__ = [
     "DPGPUCB",
     "Lipschitz",
     "FederatedLDP",
+    "WholeData",
     "MODES",
     "resolve_mode",
     "moved_parameter_hint",
@@ -61,7 +64,7 @@ _BATCH_SIZE = [None, Interval(numbers.Integral, 1, None, closed="left")]
 _SELECTION = [StrOptions({"permute-and-flip", "exponential"})]
 
 # Parameters that must be ints, where a bool would pass the Interval check.
-_INT_PARAMS = ("batch_size", "shortlist_size")
+_INT_PARAMS = ("batch_size", "shortlist_size", "n_parts", "min_part_size")
 
 # Parameter documentation shared by several modes, written once. A line
 # ``{{name}}`` in a mode's docstring is replaced by _PARAM_DOCS[name]
@@ -441,8 +444,108 @@ class FederatedLDP(SearchMode):
         self.length_scale = length_scale
 
 
+class WholeData(SearchMode):
+    """``method="whole-data"``: every row of ``X, y`` private (no validation set).
+
+    Subsample-and-aggregate (Nissim, Raskhodnikova & Smith, STOC 2007;
+    Chaudhuri, Monteleoni & Sarwate, JMLR 2011, Section 6; spec
+    ``PRIVATE_TRAINING.md`` §2). The rows are split by a public random
+    permutation into k disjoint parts P_1..P_k. In each part every candidate
+    λ is fitted on a public inner split of the part and scored on the rest
+    of it, giving s_j(λ) ∈ [low, high] (a fit or score that fails gives
+    low). One row lives in one part and can move that part's scores only,
+    by at most high − low each, so
+
+        S(λ) = (1/k) Σ_j s_j(λ)   has   ‖S − S′‖_∞ ≤ Δ = (high − low)/k.
+
+    ``best_params_``: permute-and-flip over S with Δ (ε₁-DP);
+    ``best_score_``: S(λ̃) + Lap(Δ/ε₂), clipped into [low, high] (ε₂-DP).
+    ``aggregation="vote"`` selects by permute-and-flip over the number of
+    parts whose best candidate is λ instead (sensitivity 1). Pure
+    (ε₁ + ε₂)-DP with respect to any one row of ``X, y`` (and its
+    sample-aligned fit parameters), for every estimator: the guarantee
+    needs no DP learner and no assumption. A model refit on the rows
+    (``refit=True``, ``best_estimator_``) is **not** covered.
+
+    The candidates are chosen before any row is read: ``n_iter`` of the
+    search space's public discretisation in a public random order, plus
+    the estimator's own parameter values (``include_default``).
+
+    Parameters
+    ----------
+    n_parts : int or "auto", default="auto"
+        Number k of disjoint parts. ``"auto"``: n // ``min_part_size``,
+        at most 100 and at least 1 (public: n only).
+    min_part_size : int, default=200
+        Rows per part that ``n_parts="auto"`` aims for. Measured in
+        ``benchmarks/bench_whole_data.py`` (docs/whole_data.md).
+    inner_split : float in (0, 1) or int >= 2, default=0.3
+        How a candidate is scored inside a part: a float is the fraction of
+        the part's rows held out for scoring (the rest fits the model, one
+        fit per part and candidate); an int is the number of folds of a
+        cross-validation inside the part (every row scored once, that many
+        fits). Both splits follow the public permutation, never the labels.
+    aggregation : {"mean", "vote"}, default="mean"
+        ``"mean"``: select over the part-averaged scores S (sensitivity
+        (high − low)/k); ``"vote"``: over the votes of the parts
+        (sensitivity 1).
+    include_default : bool, default=True
+        Also evaluate the estimator's own values of the searched parameters
+        (its "untuned" configuration) as one candidate.
+    max_selection_noise : float, default=0.1
+        The selection's temperature 2Δ/ε₁ in units of the score range,
+        2/(k ε₁), above which tuning cannot tell candidates apart: the
+        mode then releases the estimator's own values as ``best_params_``
+        without reading any row (ε₁ is not spent) and gives the whole ε to
+        ``best_score_``. Public: k, ε and the budget split only.
+        ``None`` always tunes.
+    {{selection}}
+    """
+
+    method = "whole-data"
+    _parameter_constraints: dict = {
+        "n_parts": [
+            Interval(numbers.Integral, 1, None, closed="left"),
+            StrOptions({"auto"}),
+        ],
+        "min_part_size": [Interval(numbers.Integral, 2, None, closed="left")],
+        "inner_split": [
+            Interval(numbers.Real, 0, 1, closed="neither"),
+            Interval(numbers.Integral, 2, None, closed="left"),
+        ],
+        "aggregation": [StrOptions({"mean", "vote"})],
+        "include_default": ["boolean"],
+        "max_selection_noise": [
+            None,
+            Interval(numbers.Real, 0, None, closed="neither"),
+        ],
+        "selection": _SELECTION,
+    }
+
+    def __init__(
+        self,
+        n_parts="auto",
+        min_part_size=200,
+        inner_split=0.3,
+        aggregation="mean",
+        include_default=True,
+        max_selection_noise=0.1,
+        selection="permute-and-flip",
+    ):
+        self.n_parts = n_parts
+        self.min_part_size = min_part_size
+        self.inner_split = inner_split
+        self.aggregation = aggregation
+        self.include_default = include_default
+        self.max_selection_noise = max_selection_noise
+        self.selection = selection
+
+
+WholeData = _shared_docs(WholeData)
+
 MODES: dict[str, type[SearchMode]] = {
-    cls.method: cls for cls in (PrivateSelection, DPGPUCB, Lipschitz, FederatedLDP)
+    cls.method: cls
+    for cls in (PrivateSelection, DPGPUCB, Lipschitz, FederatedLDP, WholeData)
 }
 """String shorthand → mode class (the string means the class's defaults)."""
 

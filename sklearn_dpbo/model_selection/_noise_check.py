@@ -20,7 +20,7 @@ from ._releases import gp_ucb_params_sensitivity, lipschitz_score_sensitivity
 
 __all__ = ["public_noise_scales", "warn_useless_releases"]
 
-_PURE_EPSILON_MODES = {"private-selection", "lipschitz"}
+_PURE_EPSILON_MODES = {"private-selection", "lipschitz", "whole-data"}
 
 
 def public_noise_scales(search, plan, n_train: int, n_validation: int) -> dict:

@@ -4,8 +4,9 @@ The class keeps scikit-learn's plumbing and the order of ``fit``; the work
 is in the modules it calls, as ``BaseSearchCV`` calls ``_run_search`` and
 ``_split``: ``_search_params`` (settings -> plan), ``_metrics``,
 ``_budget``, ``_routing``, ``_splits``, the modes and ``_fitted`` (releases
--> fitted attributes). Sealing every failure after the first validation
-read (:func:`_run_sealed`) stays here, next to ``fit``.
+-> fitted attributes), ``_sealed`` (every failure after the first
+private read). ``fit(X, y)`` without a validation set runs the whole-data
+mode (``_whole_data.fit_whole_data``: every row private).
 """
 
 from __future__ import annotations
@@ -39,8 +40,10 @@ from ._noise_check import warn_useless_releases
 from ._private_selection import FITTED_KEY, run_private_selection
 from ._progress import ProgressPrinter
 from ._routing import metadata_routing, route_fit_params, route_score_params
+from ._sealed import PrivateComputationError, run_sealed
 from ._search_params import PARAMETER_CONSTRAINTS, check_set_params, check_settings
 from ._splits import num_rows, split_data
+from ._whole_data import fit_whole_data, whole_data_requested
 
 __all__ = ["DPBayesSearchCV", "PrivateComputationError"]
 
@@ -664,6 +667,10 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
                 "the target y is None. Pass the training targets as y (and the "
                 "validation targets as y_val)."
             )
+        if whole_data_requested(self, plan, X_val, y_val, self.cv):
+            return fit_whole_data(
+                self, plan, cost, X, y, fit_params, groups, val_groups, other_scorers
+            )
         federated = plan.mode.method == "federated-ldp"
         if (val_groups is not None or federated) and (
             val_groups is None or X_val is None or not federated
@@ -727,7 +734,7 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
                 rng=check_privacy_rng(self.noise_random_state),
                 progress=progress,
             )
-            releases, index, extra = _run_sealed(
+            releases, index, extra = run_sealed(
                 lambda c: run_with_other_metrics(run, c, other_scorers), ctx, charged
             )
         # 4. The releases, and only they, become the fitted attributes.
@@ -743,48 +750,3 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
             raise
         progress.done()
         return self
-
-
-class PrivateComputationError(RuntimeError):
-    """A failure after the validation set was read; its details are withheld."""
-
-
-def _run_sealed(run, ctx, charged: list):
-    """Run a mode; after the first validation read, let no private value out.
-
-    Before the validation set is read every exception is public and
-    propagates unchanged (e.g. a failing public fit with
-    ``error_score="raise"``). After it, an exception's message, its
-    ``__context__`` and the frames of its traceback could hold raw
-    validation scores or the private evaluated sequence (debuggers, error
-    trackers and ``pytest --showlocals`` record frame locals). Such an
-    exception is therefore replaced, outside the ``except`` block, by a new
-    one of a public type with a fixed message, whose traceback starts here:
-    ``KeyboardInterrupt`` and ``SystemExit`` keep their type, ``MemoryError``
-    too, anything else becomes :class:`PrivateComputationError`. Validation
-    records cannot cause any of these: failing records are isolated by the
-    scorer, so what remains is an interruption or a library bug.
-    """
-    failure = None
-    try:
-        return run(ctx)
-    except BaseException as exc:
-        if not charged:
-            raise
-        failure = type(exc)
-        del exc  # drop the frames before anything else happens
-    finally:
-        ctx.rng = ctx.data = None  # nothing private outlives the run
-    for public_type in (KeyboardInterrupt, SystemExit, MemoryError):
-        if issubclass(failure, public_type):
-            raise public_type(
-                f"{public_type.__name__} while the search used the validation "
-                "set; the budget of this fit is spent and nothing was released."
-            ) from None
-    raise PrivateComputationError(
-        "The search failed after reading the validation set. The failure's "
-        "details are withheld because they could describe validation data; "
-        "the budget of this fit is spent and nothing was released. Reproduce "
-        "the search on public data (e.g. a split of the training set as "
-        "X_val) to see the error."
-    ) from None

@@ -71,9 +71,23 @@ class PrivacyReport:
     beyond the calibrations, which depend only on public parameters.
     """
 
-    def __init__(self, releases: list[Release], method: str):
+    def __init__(
+        self,
+        releases: list[Release],
+        method: str,
+        *,
+        neighbouring: str = (
+            "replace any one validation row (X_val, y_val); the training set is public"
+        ),
+        uncovered: dict | None = None,
+    ):
         self._releases = tuple(r.describe() for r in releases)
         self.method = method
+        #: The neighbouring relation the guarantee is stated for (the
+        #: privacy unit of the mode).
+        self.neighbouring = neighbouring
+        #: Published attributes the guarantee does NOT cover, with why.
+        self.uncovered = dict(uncovered or {})
 
     @property
     def releases(self) -> tuple[dict, ...]:
@@ -92,9 +106,11 @@ class PrivacyReport:
     def to_dict(self) -> dict:
         return {
             "method": self.method,
+            "neighbouring": self.neighbouring,
             "epsilon": self.epsilon,
             "delta": self.delta,
             "releases": [dict(r) for r in self._releases],
+            "not_covered": dict(self.uncovered),
         }
 
     def to_dp_event(self):
@@ -202,7 +218,8 @@ class PrivacyReport:
     def __str__(self) -> str:
         lines = [
             f"Privacy report (method={self.method!r}): total epsilon="
-            f"{self.epsilon:.4g}, delta={self.delta:.3g} (basic composition)"
+            f"{self.epsilon:.4g}, delta={self.delta:.3g} (basic composition)",
+            f"  neighbouring data sets: {self.neighbouring}",
         ]
         for r in self._releases:
             lines.append(
@@ -213,6 +230,8 @@ class PrivacyReport:
             )
             lines.append(f"    assumes: {r['assumption']}")
             lines.append(f"    source: {r['reference']}")
+        for name, why in self.uncovered.items():
+            lines.append(f"- {name}: {why}")
         return "\n".join(lines)
 
     def __repr__(self) -> str:

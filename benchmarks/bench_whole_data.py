@@ -1,0 +1,409 @@
+"""Whole-data mode: tuned test accuracy when every row of X, y is private.
+
+``python benchmarks/bench_whole_data.py [--quick] [--seeds N] [--variants]``
+
+Per task and seed (paired: the same public train/test split, candidates
+and refits for every method), the test score (accuracy, R² for
+regression) of the hyper-parameters each method picks, refit on the whole
+training part:
+
+- ``whole-data eps=E``: ``DPBayesSearchCV(...).fit(X, y)`` (the
+  GridSearchCV call; every row private), ε ∈ {0.25, 0.5, 1, 2};
+- ``RandomizedSearchCV``: not private, 5-fold CV over the same ``n_iter``
+  public random candidates the whole-data mode evaluates (run as
+  ``GridSearchCV`` over that list, so the comparison is of the selection);
+- ``defaults``: the estimator's own values (no tuning, no privacy cost);
+- ``validation-only eps=E``: the library's default mode given the same
+  rows split 50/50 (public training half, private validation half),
+  refit on the training half only;
+- ``|released - test|``: the whole-data mode's ``best_score_`` against the
+  test score of the selected candidate refit on the training part (what a
+  user would compare it with; it includes the small-part bias, not only
+  the noise).
+
+``--variants`` adds the design variants at ε = 1 (voting, inner 3-fold CV,
+fixed k). Wall time of one fit of the whole-data mode against
+RandomizedSearchCV's (same n_iter, n_jobs=1) is measured per task on the
+first seed. Writes ``benchmarks/results/bench_whole_data.json``, a table
+on stdout and ``bench_whole_data.png``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import time
+import warnings
+from datetime import datetime, timezone
+
+import numpy as np
+import sklearn
+from sklearn.base import clone
+from sklearn.datasets import (
+    load_breast_cancer,
+    load_diabetes,
+    load_digits,
+    make_classification,
+)
+from sklearn.linear_model import LogisticRegression, Ridge
+from sklearn.model_selection import GridSearchCV, train_test_split
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.svm import SVC
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+
+from sklearn_dpbo import DPBayesSearchCV  # noqa: E402
+from sklearn_dpbo.model_selection._modes import WholeData  # noqa: E402
+
+EPSILONS = (0.25, 0.5, 1.0, 2.0)
+N_ITER = 20
+
+
+def _svc(C=(1e-2, 1e2), gamma=(1e-4, 1.0)):
+    est = make_pipeline(StandardScaler(), SVC())
+    space = {
+        "svc__C": (C[0], C[1], "log-uniform"),
+        "svc__gamma": (gamma[0], gamma[1], "log-uniform"),
+    }
+    return est, space, "accuracy"
+
+
+def tasks(quick: bool) -> dict:
+    """name -> (X, y, estimator, search space, scoring)."""
+    out = {}
+    X, y = load_breast_cancer(return_X_y=True)
+    out["breast_cancer"] = (X, y, *_svc())
+    X, y = load_digits(return_X_y=True)
+    y = (y >= 5).astype(int)  # 0-4 vs 5-9
+    est = make_pipeline(StandardScaler(), LogisticRegression(max_iter=500))
+    out["digits"] = (
+        X,
+        y,
+        est,
+        {"logisticregression__C": (1e-4, 1e2, "log-uniform")},
+        "accuracy",
+    )
+    n = 3000 if quick else 10000
+    X, y = make_classification(n, 20, n_informative=10, random_state=0)
+    out[f"make_classification_{n}"] = (X, y, *_svc())
+    X, y = load_diabetes(return_X_y=True)
+    y = (y - y.mean()) / y.std()
+    out["diabetes_ridge"] = (
+        X,
+        y,
+        make_pipeline(StandardScaler(), Ridge()),
+        {"ridge__alpha": (1e-3, 1e4, "log-uniform")},
+        "neg_mean_squared_error",
+    )
+    return out
+
+
+def _dp_scoring(scoring):
+    """The library's scorer for the task (regression: clipped squared error)."""
+    if scoring == "accuracy":
+        return "accuracy"
+    from sklearn_dpbo import make_dp_scorer
+
+    return make_dp_scorer(
+        lambda y, p: -np.minimum((y - p) ** 2, 4.0),
+        bounds=(-4.0, 0.0),
+        name="neg_clipped_squared_error(4)",
+    )
+
+
+def _test_score(est, params, X_tr, y_tr, X_te, y_te, cache):
+    key = repr(sorted(params.items()))
+    if key not in cache:
+        model = clone(est).set_params(**params).fit(X_tr, y_tr)
+        cache[key] = float(model.score(X_te, y_te))
+    return cache[key]
+
+
+def run_seed(name, task, seed, quick, variants, timing):
+    X, y, est, space, scoring = task
+    strat = y if scoring == "accuracy" else None
+    X_tr, X_te, y_tr, y_te = train_test_split(
+        X, y, test_size=0.3, random_state=seed, stratify=strat
+    )
+    cache = {}
+    rows = []
+
+    def add(method, params, eps=None, extra=None):
+        rows.append(
+            {
+                "task": name,
+                "seed": seed,
+                "method": method,
+                "epsilon": eps,
+                "test": _test_score(est, params, X_tr, y_tr, X_te, y_te, cache),
+                **(extra or {}),
+            }
+        )
+
+    dp_scoring = _dp_scoring(scoring)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for eps in EPSILONS:
+            s = DPBayesSearchCV(
+                est,
+                space,
+                n_iter=N_ITER,
+                epsilon=eps,
+                scoring=dp_scoring,
+                refit=False,
+                random_state=seed,
+            ).fit(X_tr, y_tr)
+            add(
+                f"whole-data eps={eps:g}",
+                s.best_params_,
+                eps,
+                {
+                    "released": s.best_score_,
+                    "n_parts": s.n_parts_,
+                    "tuned": s.privacy_report_.releases[0]["epsilon"] > 0,
+                },
+            )
+        if variants:
+            for label, mode in (
+                ("vote", WholeData(aggregation="vote", max_selection_noise=None)),
+                ("inner 3-fold", WholeData(inner_split=3)),
+                ("always tune", WholeData(max_selection_noise=None)),
+                ("min_part_size=100", WholeData(min_part_size=100)),
+                ("min_part_size=400", WholeData(min_part_size=400)),
+            ):
+                s = DPBayesSearchCV(
+                    est,
+                    space,
+                    method=mode,
+                    n_iter=N_ITER,
+                    epsilon=1.0,
+                    scoring=dp_scoring,
+                    refit=False,
+                    random_state=seed,
+                ).fit(X_tr, y_tr)
+                add(f"variant {label} eps=1", s.best_params_, 1.0)
+        # Candidates of the whole-data mode (public): RandomizedSearchCV
+        # searches the same list, so the comparison is of the selection only.
+        cands = s.cv_results_["params"]
+        default = cands[int(np.flatnonzero(s.cv_results_["is_default"])[0])]
+        t0 = time.perf_counter()
+        # RandomizedSearchCV at n_iter=20 on this space = 5-fold CV over 20
+        # public random candidates: GridSearchCV over the same 20 points.
+        rs = GridSearchCV(
+            est,
+            [{k: [v] for k, v in p.items()} for p in cands[:N_ITER]],
+            cv=5,
+            scoring=scoring,
+            refit=timing,
+        ).fit(X_tr, y_tr)
+        t_rs = time.perf_counter() - t0
+        add("RandomizedSearchCV", rs.best_params_)
+        add("defaults", default)
+        X_a, X_b, y_a, y_b = train_test_split(
+            X_tr,
+            y_tr,
+            test_size=0.5,
+            random_state=seed,
+            stratify=(y_tr if scoring == "accuracy" else None),
+        )
+        for eps in EPSILONS:
+            v = DPBayesSearchCV(
+                est,
+                space,
+                n_iter=N_ITER,
+                epsilon=eps,
+                scoring=dp_scoring,
+                refit=True,
+                random_state=seed,
+            ).fit(X_a, y_a, X_val=X_b, y_val=y_b)
+            rows.append(
+                {
+                    "task": name,
+                    "seed": seed,
+                    "method": f"validation-only eps={eps:g}",
+                    "epsilon": eps,
+                    "test": float(v.best_estimator_.score(X_te, y_te)),
+                }
+            )
+        wall = None
+        if timing:
+            t0 = time.perf_counter()
+            DPBayesSearchCV(
+                est,
+                space,
+                n_iter=N_ITER,
+                epsilon=1.0,
+                scoring=dp_scoring,
+                refit=True,
+                random_state=seed,
+            ).fit(X_tr, y_tr)
+            wall = {"whole_data_s": time.perf_counter() - t0, "random_search_s": t_rs}
+    return rows, wall
+
+
+def summarise(rows):
+    out = {}
+    for r in rows:
+        out.setdefault((r["task"], r["method"]), []).append(r)
+    table = []
+    for (task, method), rs in out.items():
+        t = np.array([r["test"] for r in rs])
+        entry = {
+            "task": task,
+            "method": method,
+            "n": len(t),
+            "mean": float(t.mean()),
+            "se": float(t.std(ddof=1) / np.sqrt(len(t))) if len(t) > 1 else None,
+        }
+        if rs[0].get("released") is not None:
+            err = np.abs([r["released"] - r["test"] for r in rs])
+            entry["abs_released_minus_test"] = float(err.mean())
+            entry["n_parts"] = rs[0]["n_parts"]
+            entry["tuned_fraction"] = float(np.mean([r["tuned"] for r in rs]))
+        table.append(entry)
+    return table
+
+
+def paired(rows, reference="defaults"):
+    """Per task and method: mean difference to ``reference``, paired by seed."""
+    by = {}
+    for r in rows:
+        by.setdefault((r["task"], r["seed"]), {})[r["method"]] = r["test"]
+    diffs = {}
+    for (task, _), d in by.items():
+        for method, v in d.items():
+            if reference in d and method != reference:
+                diffs.setdefault((task, method), []).append(v - d[reference])
+    return [
+        {
+            "task": t,
+            "method": m,
+            "reference": reference,
+            "mean": float(np.mean(v)),
+            "se": float(np.std(v, ddof=1) / np.sqrt(len(v))) if len(v) > 1 else None,
+        }
+        for (t, m), v in diffs.items()
+    ]
+
+
+def plot(table, path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    task_names = sorted({r["task"] for r in table})
+    fig, axes = plt.subplots(1, len(task_names), figsize=(4 * len(task_names), 3.4))
+    for ax, task in zip(np.atleast_1d(axes), task_names):
+        for prefix, style in (("whole-data", "o-"), ("validation-only", "s--")):
+            pts = sorted(
+                (float(r["method"].split("eps=")[1]), r["mean"], r["se"] or 0)
+                for r in table
+                if r["task"] == task and r["method"].startswith(prefix + " eps")
+            )
+            if pts:
+                e, m, s = zip(*pts)
+                ax.errorbar(e, m, yerr=s, fmt=style, label=prefix, capsize=2)
+        for ref, color in (("RandomizedSearchCV", "k"), ("defaults", "gray")):
+            for r in table:
+                if r["task"] == task and r["method"] == ref:
+                    ax.axhline(r["mean"], color=color, ls=":", label=ref)
+        ax.set_xscale("log")
+        ax.set_title(task, fontsize=9)
+        ax.set_xlabel("epsilon")
+    np.atleast_1d(axes)[0].set_ylabel("test score")
+    np.atleast_1d(axes)[0].legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--seeds", type=int, default=20)
+    parser.add_argument(
+        "--big-seeds",
+        type=int,
+        default=None,
+        help="seeds of the 10,000-row task (default: --seeds)",
+    )
+    parser.add_argument("--variants", action="store_true")
+    parser.add_argument("--tasks", default=None, help="comma-separated subset")
+    parser.add_argument("--out", default=None)
+    args = parser.parse_args()
+    out = args.out or os.path.join(HERE, "results", "bench_whole_data.json")
+    all_tasks = tasks(args.quick)
+    if args.tasks:
+        all_tasks = {k: v for k, v in all_tasks.items() if k in args.tasks.split(",")}
+    if args.quick:
+        all_tasks = {k: all_tasks[k] for k in list(all_tasks)[:2]}
+    n_seeds = 2 if args.quick else args.seeds
+    started = time.perf_counter()
+    rows, walls = [], {}
+    for name, task in all_tasks.items():
+        seeds = n_seeds
+        if name.startswith("make_classification") and args.big_seeds and not args.quick:
+            seeds = args.big_seeds
+        for seed in range(seeds):
+            r, wall = run_seed(name, task, seed, args.quick, args.variants, seed == 0)
+            rows += r
+            if wall:
+                walls[name] = wall
+            print(
+                f"{name} seed {seed} done ({time.perf_counter() - started:.0f} s)",
+                flush=True,
+            )
+    table = summarise(rows)
+    diffs = paired(rows) + paired(rows, "RandomizedSearchCV")
+    print(f"\n{'task':24} {'method':30} {'n':>3} {'test':>7} {'se':>6}")
+    for r in sorted(table, key=lambda r: (r["task"], r["method"])):
+        se = f"{r['se']:.4f}" if r["se"] is not None else "-"
+        print(f"{r['task']:24} {r['method']:30} {r['n']:3d} {r['mean']:7.4f} {se:>6}")
+    print("\npaired difference (method - reference), mean ± se over seeds")
+    for d in sorted(diffs, key=lambda d: (d["task"], d["reference"], d["method"])):
+        se = f"{d['se']:.4f}" if d["se"] is not None else "-"
+        print(
+            f"{d['task']:24} {d['method']:30} - {d['reference']:18} "
+            f"{d['mean']:+.4f} ± {se}"
+        )
+    print("\nwall time, one fit, n_jobs=1 (first seed)")
+    for name, w in walls.items():
+        print(
+            f"{name:24} whole-data {w['whole_data_s']:.2f} s, RandomizedSearchCV "
+            f"{w['random_search_s']:.2f} s, "
+            f"ratio {w['whole_data_s'] / w['random_search_s']:.2f}"
+        )
+    result = {
+        "meta": {
+            "command": "python benchmarks/bench_whole_data.py"
+            + (" --quick" if args.quick else ""),
+            "date": datetime.now(timezone.utc).isoformat(timespec="minutes"),
+            "python": platform.python_version(),
+            "sklearn": sklearn.__version__,
+            "seeds": n_seeds,
+            "n_iter": N_ITER,
+            "epsilons": EPSILONS,
+            "seconds": time.perf_counter() - started,
+            "load_average": os.getloadavg()[0] if hasattr(os, "getloadavg") else None,
+        },
+        "table": table,
+        "paired": diffs,
+        "wall": walls,
+        "rows": rows,
+    }
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    with open(out, "w") as fh:
+        json.dump(result, fh, indent=1)
+    try:
+        plot(table, os.path.splitext(out)[0] + ".png")
+    except ImportError:
+        print("matplotlib not installed: no plot")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,619 @@
+"""Mode ``"whole-data"``: every row of ``X, y`` private, any estimator.
+
+Subsample-and-aggregate over candidates (spec ``PRIVATE_TRAINING.md`` §2;
+Nissim, Raskhodnikova & Smith, STOC 2007; Chaudhuri, Monteleoni & Sarwate,
+JMLR 2011, Section 6):
+
+1. Public, before any row is read: the candidates (``n_iter`` of the
+   public discretisation in a public random order, plus the estimator's
+   own values), the number of parts k (from n), a permutation of the row
+   indices (from ``random_state`` and n) cut into k disjoint parts, and a
+   split inside every part that follows that permutation.
+2. Part j gives every candidate λ a score s_j(λ) ∈ [low, high]: the mean
+   of the scorer's clipped per-record values on the part's held-out rows
+   (or over an inner cross-validation), ``low`` when the fit or the
+   scoring fails. It is a function of the rows of part j only, whatever
+   the estimator does with them (batch statistics, dtype inference and
+   failures stay inside the part).
+3. One row lives in exactly one part, so S(λ) = (1/k) Σ_j s_j(λ) moves by
+   at most Δ = (high − low)/k for every λ at once: permute-and-flip over S
+   with Δ for ``best_params_`` (ε₁), S(λ̃) + Lap(Δ/ε₂) for ``best_score_``
+   (ε₂), pure (ε₁ + ε₂)-DP with respect to one row of ``X, y`` by basic
+   composition. The voting variant selects over v(λ) = #{j : λ is part j's
+   best}, ‖v − v′‖_∞ ≤ 1.
+
+Nothing private leaves a part's job but its score vector: warnings and
+prints are withheld inside the job (in the worker that runs it), and no
+time is measured. A model refit on the rows (``refit=True``) is outside
+the guarantee, and the fit says so (warning, ``privacy_report_``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import math
+import warnings
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+from joblib import Parallel, delayed
+from sklearn.base import clone
+
+from .._compat import _num_samples, _safe_split
+from ..privacy._accounting import PrivacyReport, Release, split_budget
+from ..privacy._silence import quiet
+from ..privacy._validation import PrivacyLeakWarning, check_privacy_rng
+from ._budget import check_charge
+from ._cv_results import _param_column
+from ._evaluation import index_fit_params
+from ._fitted import clear_fitted
+from ._noise_check import USELESS_FRACTION, UselessReleaseWarning
+from ._progress import ProgressPrinter
+from ._releases import _grid_laplace, _release_selection
+from ._sealed import run_sealed
+
+__all__ = [
+    "WHOLE_DATA_RELATION",
+    "VALIDATION_RELATION",
+    "MAX_PARTS",
+    "n_parts_for",
+    "partition",
+    "inner_splits",
+    "selection_temperature",
+    "tunes",
+    "whole_data_requested",
+    "fit_whole_data",
+]
+
+WHOLE_DATA_RELATION = (
+    "replace any one row of X, y (with its sample-aligned fit parameters, "
+    "e.g. sample_weight); n is public"
+)
+VALIDATION_RELATION = (
+    "replace any one validation row (X_val, y_val); the training set is public"
+)
+MAX_PARTS = 100
+"""Largest k of ``n_parts="auto"`` (each part costs a fit per candidate)."""
+
+_REFERENCE = (
+    "Nissim, Raskhodnikova & Smith, STOC 2007 (subsample and aggregate); "
+    "McKenna & Sheldon, NeurIPS 2020 (permute-and-flip)"
+)
+_NOT_COVERED = (
+    "refit on every row of X, y: NOT covered by the privacy guarantee (a "
+    "model trained on private rows can reveal them); use refit=False, or "
+    "the private-model mode for a DP model"
+)
+
+
+# ---------------------------------------------------------------------------
+# Public plan: parts, inner splits, candidates (no row is read)
+# ---------------------------------------------------------------------------
+def n_parts_for(mode, n: int) -> int:
+    """k: ``mode.n_parts``, or n // ``min_part_size`` in [1, MAX_PARTS] ("auto").
+
+    An explicit k larger than n is refused (a part would be empty).
+    """
+    if mode.n_parts == "auto":
+        return int(min(MAX_PARTS, max(1, n // int(mode.min_part_size))))
+    k = int(mode.n_parts)
+    if k > n:
+        raise ValueError(
+            f"method__n_parts={k} is larger than the number of rows ({n}): "
+            "every part needs at least one row. Use n_parts='auto' or a "
+            f"smaller number."
+        )
+    return k
+
+
+def partition(n: int, k: int, seed: int) -> list[np.ndarray]:
+    """k disjoint parts of ``range(n)``: a public permutation cut in k pieces.
+
+    Depends on n, k and the public seed only; sizes differ by at most one.
+    """
+    perm = np.random.default_rng([int(seed), 0x5A4D]).permutation(n)
+    return [np.sort(p) for p in np.array_split(perm, k)]
+
+
+def inner_splits(size: int, inner_split, seed: int) -> list[tuple]:
+    """(train positions, test positions) inside a part of ``size`` rows.
+
+    A float f: one split, the last ⌈f·size⌉ positions of a public
+    permutation held out (at least one row on each side when size ≥ 2).
+    An int K: K folds of that permutation (each row held out once). Empty
+    when the part is too small to split (its scores are then ``low``).
+    """
+    order = np.random.default_rng([int(seed), size, 0x1A]).permutation(size)
+    if isinstance(inner_split, float) or not float(inner_split).is_integer():
+        n_test = min(size - 1, max(1, math.ceil(float(inner_split) * size)))
+        if size < 2:
+            return []
+        return [(np.sort(order[:-n_test]), np.sort(order[-n_test:]))]
+    n_folds = int(inner_split)
+    if size < n_folds:
+        return []
+    folds = np.array_split(order, n_folds)
+    return [
+        (np.sort(np.concatenate(folds[:i] + folds[i + 1 :])), np.sort(folds[i]))
+        for i in range(n_folds)
+    ]
+
+
+def selection_temperature(k: int, eps_params: float) -> float:
+    """2Δ/ε₁ in units of the score range, Δ = 1/k: 2/(k ε₁)."""
+    return 2.0 / (k * eps_params)
+
+
+def tunes(mode, k: int, eps_params: float) -> bool:
+    """Whether the mode selects (else it releases the estimator's values).
+
+    Public: k, ε₁ and ``max_selection_noise`` only.
+    """
+    limit = mode.max_selection_noise
+    return limit is None or selection_temperature(k, eps_params) <= limit
+
+
+def default_params(estimator: Any, names) -> dict:
+    """The estimator's own values of the searched parameters (public)."""
+    own = estimator.get_params(deep=True)
+    return {name: own[name] for name in names if name in own}
+
+
+def _candidates(search, plan, mode) -> tuple[list[dict], int | None]:
+    """The evaluated candidates and the row of the estimator's own values.
+
+    ``n_iter`` candidates of the public set in the public random order
+    ``plan.tie_break``, then the estimator's values if ``include_default``
+    and not already among them. Returns (params list, default row or None).
+    """
+    cands = plan.candidates
+    order = np.argsort(plan.tie_break)[: min(int(search.n_iter), len(cands))]
+    params = [dict(cands.params[j]) for j in order]
+    names = sorted({name for p in cands.params for name in p})
+    own = default_params(search.estimator, names)
+    if not mode.include_default or len(own) != len(names):
+        return params, None
+    for i, p in enumerate(params):
+        if _same_params(p, own):
+            return params, i
+    return params + [own], len(params)
+
+
+def _same_params(a: dict, b: dict) -> bool:
+    if a.keys() != b.keys():
+        return False
+    try:
+        return all(bool(a[k] == b[k]) for k in a)
+    except (TypeError, ValueError):
+        return False
+
+
+def _verbose_params(estimator: Any) -> list[str]:
+    """Parameters that make the estimator print while it fits (refused)."""
+    out = []
+    for name, value in estimator.get_params(deep=True).items():
+        leaf = name.rsplit("__", 1)[-1]
+        if leaf == "verbose" and not isinstance(value, (str, type(None))):
+            try:
+                if value:
+                    out.append(name)
+            except (TypeError, ValueError):
+                out.append(name)
+    return out
+
+
+# ---------------------------------------------------------------------------
+# One part's job (runs in a worker): scores of every candidate on the part
+# ---------------------------------------------------------------------------
+def _part_view(X):
+    """The part's rows as an estimator would get them, inferred from them alone.
+
+    A DataFrame part re-infers its object columns and drops the categories
+    no row of the part has, so nothing about another part's rows (a type, a
+    category) reaches this part's estimator. Lists stay lists (each part is
+    converted by the estimator, from its own rows).
+    """
+    if hasattr(X, "iloc") and hasattr(X, "dtypes") and hasattr(X, "columns"):
+        X = X.infer_objects()
+        for col in X.columns:
+            if str(X[col].dtype) == "category":
+                X[col] = X[col].cat.remove_unused_categories()
+    return X
+
+
+def _score_part(estimator, candidates, X, y, fit_params, splits, scorer):
+    """s_j(λ) for every candidate λ: a vector in [low, high], never raises.
+
+    Everything that depends on the part's rows stays here: warnings and
+    prints are withheld (``quiet`` and redirected streams, in the process
+    that runs the job), and a failure of any kind scores ``low``.
+    """
+    low, high = scorer.bounds
+    out = np.full(len(candidates), low, dtype=float)
+    sink = io.StringIO()
+    with (
+        quiet(),
+        contextlib.redirect_stdout(sink),
+        contextlib.redirect_stderr(sink),
+    ):
+        try:
+            folds = []
+            for tr, te in splits:
+                X_tr, y_tr = _safe_split(estimator, X, y, tr)
+                X_te, y_te = _safe_split(estimator, X, y, te, tr)
+                folds.append(
+                    (
+                        _part_view(X_tr),
+                        y_tr,
+                        _part_view(X_te),
+                        y_te,
+                        index_fit_params(fit_params, tr, _num_samples(X)),
+                    )
+                )
+        except Exception:
+            return out
+        if not folds:
+            return out
+        for c, params in enumerate(candidates):
+            values = []
+            for X_tr, y_tr, X_te, y_te, fp in folds:
+                try:
+                    est = clone(estimator).set_params(**clone(params, safe=False))
+                    if y_tr is None:
+                        est.fit(X_tr, **fp)
+                    else:
+                        est.fit(X_tr, y_tr, **fp)
+                    v = scorer.record_values(est, X_te, y_te, private=False)
+                    value = float(np.mean(v)) if len(v) else low
+                except Exception:
+                    value = low
+                values.append(value if math.isfinite(value) else low)
+            out[c] = float(np.clip(np.mean(values), low, high))
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Releases
+# ---------------------------------------------------------------------------
+def _votes(scores: np.ndarray, tie_rank: np.ndarray) -> np.ndarray:
+    """v(λ): parts whose best candidate is λ (ties to the public order)."""
+    votes = np.zeros(scores.shape[1])
+    for row in scores:
+        best = np.flatnonzero(row == row.max())
+        votes[best[np.argmin(tie_rank[best])]] += 1
+    return votes
+
+
+def _release_params(scores, mode, eps, k, scorer, tie_rank, rng) -> Release:
+    if mode.aggregation == "vote":
+        utilities, sensitivity = _votes(scores, tie_rank), 1.0
+        what = "the parts' votes (sensitivity 1)"
+    else:
+        utilities, sensitivity = scores.mean(axis=0), scorer.sensitivity_for(k)
+        what = f"the scores averaged over k={k} disjoint parts"
+    release = _release_selection(
+        utilities,
+        epsilon=eps,
+        sensitivity=sensitivity,
+        selection=mode.selection,
+        rng=rng,
+        mechanism=f"{mode.selection} over {what}",
+        assumption="none (subsample-and-aggregate: one row moves one part)",
+    )
+    return replace(release, reference=_REFERENCE)
+
+
+def _release_default(index: int) -> Release:
+    return Release(
+        quantity="best_params_",
+        value=int(index),
+        mechanism=(
+            "the estimator's own values, released without reading any row "
+            "(max_selection_noise: too few parts to tell candidates apart)"
+        ),
+        epsilon=0.0,
+        delta=0.0,
+        sensitivity=0.0,
+        noise_scale=0.0,
+        guarantee="no privacy cost (public)",
+        assumption="none",
+        reference="public settings only",
+    )
+
+
+def _release_score(value, eps, k, scorer, rng) -> Release:
+    sensitivity = scorer.sensitivity_for(k)
+    noisy, eff_sensitivity, eff_scale = _grid_laplace(
+        value, sensitivity, eps, scorer.bounds, rng
+    )
+    return Release(
+        quantity="best_score_",
+        value=noisy,
+        mechanism=(
+            f"Laplace on the selected candidate's score averaged over k={k} parts"
+        ),
+        epsilon=eps,
+        delta=0.0,
+        sensitivity=eff_sensitivity,
+        noise_scale=eff_scale,
+        guarantee="pure epsilon-DP",
+        assumption="none (subsample-and-aggregate: one row moves one part)",
+        reference=_REFERENCE + "; Dwork, McSherry, Nissim & Smith, TCC 2006",
+    )
+
+
+def part_score_matrix(
+    search, candidates, X, y, fit_params, parts, inner_split, seed, scorer
+) -> np.ndarray:
+    """s[j, c] = s_j(λ_c) ∈ [low, high]: every part scores every candidate.
+
+    One job per part (:func:`_score_part`, run by joblib with the search's
+    ``n_jobs``); the part's rows, its fit parameters and its inner split
+    (public: positions and seed) are all the job sees.
+    """
+    n = _num_samples(X)
+    jobs = []
+    for j, idx in enumerate(parts):
+        X_j, y_j = _safe_split(search.estimator, X, y, idx)
+        jobs.append(
+            delayed(_score_part)(
+                search.estimator,
+                candidates,
+                X_j,
+                y_j,
+                index_fit_params(fit_params, idx, n),
+                inner_splits(len(idx), inner_split, seed + j),
+                scorer,
+            )
+        )
+    with Parallel(n_jobs=search.n_jobs, pre_dispatch=search.pre_dispatch) as par:
+        return np.vstack(par(jobs))
+
+
+def releases_from_scores(
+    scores: np.ndarray,
+    mode,
+    scorer,
+    *,
+    eps_params,
+    default_row,
+    eps_score,
+    rng,
+) -> list[Release]:
+    """The releases from the part-score matrix (k × candidates).
+
+    ``eps_params=None``: no selection (the estimator's values, row
+    ``default_row``, are released at no cost and only they were scored:
+    ``scores`` has one column). ``eps_score=None``: no score release.
+    """
+    k = scores.shape[0]
+    low, high = scorer.bounds
+    scores = np.clip(np.where(np.isfinite(scores), scores, low), low, high)
+    if eps_params is not None:
+        tie_rank = np.arange(scores.shape[1])  # the public order
+        releases = [_release_params(scores, mode, eps_params, k, scorer, tie_rank, rng)]
+        chosen = releases[0].value
+    else:
+        releases = [_release_default(default_row)]
+        chosen = 0
+    if eps_score is not None:
+        value = float(np.clip(scores[:, chosen].mean(), low, high))
+        releases.append(_release_score(value, eps_score, k, scorer, rng))
+    return releases
+
+
+# ---------------------------------------------------------------------------
+# The fit path
+# ---------------------------------------------------------------------------
+def whole_data_requested(search, plan, X_val, y_val, cv) -> bool:
+    """Whether this fit runs the whole-data mode.
+
+    Explicitly (``method="whole-data"`` or ``WholeData()``), or implicitly:
+    the default ``method="private-selection"`` string, no validation set
+    and ``cv=None`` (the GridSearchCV call ``fit(X, y)``).
+    """
+    if plan.mode.method == "whole-data":
+        if X_val is not None or y_val is not None or cv is not None:
+            raise ValueError(
+                "method='whole-data' treats every row of X, y as private and "
+                "makes its own public split of them: pass the whole data as "
+                "fit(X, y), without X_val/y_val and with cv=None."
+            )
+        return True
+    return (
+        isinstance(search.method, str)
+        and search.method == "private-selection"
+        and X_val is None
+        and y_val is None
+        and cv is None
+    )
+
+
+def _refuse(search, plan, other_scorers, groups, val_groups) -> None:
+    """Settings the whole-data mode cannot honour, refused before any read."""
+    if other_scorers:
+        raise ValueError(
+            "method='whole-data' releases one metric: pass one scorer as "
+            "scoring (several metrics are supported with a validation set)."
+        )
+    if groups is not None or val_groups is not None:
+        raise ValueError(
+            "method='whole-data' splits the rows into parts by a public random "
+            "permutation; groups/val_groups are not used. Drop them (a "
+            "group-level guarantee is not offered in this mode)."
+        )
+    loud = _verbose_params(search.estimator)
+    if loud:
+        raise ValueError(
+            f"method='whole-data' fits the estimator on private rows, and "
+            f"{', '.join(loud)} would print what it sees: set "
+            f"{loud[0]}=0 (the search's own verbose is safe)."
+        )
+
+
+def _warn_settings(search, plan, k, tuning, eps_p, score_budget) -> None:
+    """Public announcements (settings, n, k only), before any row is read."""
+    if search.refit:
+        warnings.warn(
+            "method='whole-data' with refit=True: best_estimator_ is refit on "
+            "every row of X, y and is NOT covered by the privacy guarantee "
+            "(only best_params_ and best_score_ are). Set refit=False to "
+            "publish only the private releases.",
+            PrivacyLeakWarning,
+            stacklevel=4,
+        )
+    if not tuning:
+        noise = selection_temperature(k, eps_p)
+        warnings.warn(
+            f"method='whole-data': with k={k} parts and epsilon={eps_p:g} for "
+            f"best_params_, the selection's noise ({noise:.3g}"
+            f" of the score range) exceeds max_selection_noise="
+            f"{plan.mode.max_selection_noise:g}: best_params_ is the "
+            "estimator's own values (no tuning) and the whole budget goes to "
+            "best_score_. More rows or a larger epsilon allow tuning.",
+            UselessReleaseWarning,
+            stacklevel=4,
+        )
+    if score_budget is not None:
+        scale = 1.0 / (k * score_budget)
+        if scale > USELESS_FRACTION:
+            warnings.warn(
+                f"method='whole-data': the noise scale of best_score_ "
+                f"({scale:.3g} of the score range) is more than 10% of it with "
+                f"k={k} parts; more rows, a larger epsilon or "
+                "release_score=False would help.",
+                UselessReleaseWarning,
+                stacklevel=4,
+            )
+
+
+def _public_table(params: list[dict], default_row) -> dict:
+    """``cv_results_``: the evaluated candidates (public), no score."""
+    names = sorted({name for p in params for name in p})
+    table = {f"param_{name}": _param_column(params, name) for name in names}
+    table["params"] = [dict(p) for p in params]
+    table["is_default"] = np.array([i == default_row for i in range(len(params))])
+    return table
+
+
+def fit_whole_data(
+    search,
+    plan,
+    cost,
+    X,
+    y,
+    fit_params: dict,
+    groups=None,
+    val_groups=None,
+    other_scorers=None,
+):
+    """``DPBayesSearchCV.fit`` in the whole-data mode; returns the search."""
+    from ._modes import WholeData
+
+    if plan.mode.method != "whole-data":
+        plan = replace(plan, mode=WholeData())
+    mode, scorer = plan.mode, plan.scorer
+    _refuse(search, plan, other_scorers, groups, val_groups)
+    n = _num_samples(X)
+    if y is not None and _num_samples(y) != n:
+        raise ValueError(
+            f"X has {n} rows but y has {_num_samples(y)}; they must match."
+        )
+    if n < 2:
+        raise ValueError("method='whole-data' needs at least 2 rows.")
+    k = n_parts_for(mode, n)
+    (eps_p, _), score_budget = split_budget(
+        plan.epsilon, 0.0, search.budget_split, search.release_score
+    )
+    tuning = tunes(mode, k, eps_p)
+    if not tuning and score_budget is not None:
+        score_budget = (plan.epsilon, 0.0)  # nothing spent on best_params_
+    candidates, default_row = _candidates(search, plan, mode)
+    if not tuning and default_row is None:
+        raise ValueError(
+            "method='whole-data' cannot tune with these settings "
+            "(max_selection_noise) and the estimator's own values of the "
+            "searched parameters are not all known: set include_default=True "
+            "and search parameters the estimator has, or max_selection_noise="
+            "None to tune anyway."
+        )
+    _warn_settings(search, plan, k, tuning, eps_p, score_budget and score_budget[0])
+    parts = partition(n, k, plan.seed)
+    evaluated = candidates if tuning else [candidates[default_row]]
+    progress = ProgressPrinter(search.verbose, cost)
+    progress.plan(
+        f"whole-data: {len(evaluated)} candidates on k={k} disjoint parts of "
+        f"{n} rows; budget epsilon={cost[0]:g}"
+    )
+    charged: list = []
+
+    def charge():
+        progress.seal()
+        if search.accountant is not None:
+            search.accountant.spend(
+                *cost, label=f"{type(search).__name__}(method='whole-data')"
+            )
+        charged.append(cost)
+
+    class _Ctx:  # what run_sealed clears: the private data and the noise source
+        rng = check_privacy_rng(search.noise_random_state)
+        data = (X, y, fit_params)
+
+    def run(ctx):
+        Xp, yp, fp = ctx.data
+        charge()  # the first read of any row
+        scores = part_score_matrix(
+            search, evaluated, Xp, yp, fp, parts, mode.inner_split, plan.seed, scorer
+        )
+        return releases_from_scores(
+            scores,
+            mode,
+            scorer,
+            eps_params=eps_p if tuning else None,
+            default_row=default_row,
+            eps_score=None if score_budget is None else score_budget[0],
+            rng=ctx.rng,
+        )
+
+    releases = run_sealed(run, _Ctx(), charged)
+    check_charge(releases, charged)
+    index = releases[0].value if tuning else default_row
+    try:
+        _ingest(search, releases, index, candidates, default_row, plan, k)
+        if search.refit:
+            _refit(search, X, y, fit_params)
+    except BaseException:
+        clear_fitted(search)
+        raise
+    progress.done()
+    return search
+
+
+def _ingest(search, releases, index, candidates, default_row, plan, k) -> None:
+    search.best_index_ = int(index)
+    search.best_params_ = dict(candidates[index])
+    for r in releases:
+        if r.quantity == "best_score_":
+            search.best_score_ = float(r.value)
+    search.candidate_params_ = [dict(p) for p in candidates]
+    search.scorer_ = plan.scorer
+    search.n_parts_ = int(k)
+    search.multimetric_ = False
+    uncovered = {"best_estimator_": _NOT_COVERED} if search.refit else {}
+    search.privacy_report_ = PrivacyReport(
+        releases, "whole-data", neighbouring=WHOLE_DATA_RELATION, uncovered=uncovered
+    )
+    vars(search)["cv_results_"] = _public_table(candidates, default_row)
+
+
+def _refit(search, X, y, fit_params) -> None:
+    """``best_estimator_`` on every row: outside the guarantee (announced)."""
+    est = clone(search.estimator).set_params(**clone(search.best_params_, safe=False))
+    if y is None:
+        est.fit(X, **fit_params)
+    else:
+        est.fit(X, y, **fit_params)
+    search.best_estimator_ = est
+    search.refit_time_ = float("nan")  # measured after the private read: withheld
