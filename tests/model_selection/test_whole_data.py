@@ -1,0 +1,331 @@
+"""The whole-data mode: ``fit(X, y)`` with every row private (issue 20).
+
+Public plan (parts, inner splits, k, the fallback rule), the GridSearchCV
+call, what the fit publishes and says about it, refusals before any read,
+and the by-construction property: one row moves one part's scores only,
+whatever the row is (non-finite, mistyped, failing) and whatever the
+estimator does with its batch.
+"""
+
+from __future__ import annotations
+
+import pickle
+import sys
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.datasets import make_classification
+from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+import sklearn_dpbo.model_selection._whole_data as wd
+from sklearn_dpbo import BudgetAccountant, DPBayesSearchCV
+from sklearn_dpbo.model_selection._modes import WholeData
+from sklearn_dpbo.privacy._builtin_scores import get_dp_scorer
+from sklearn_dpbo.privacy._validation import PrivacyLeakWarning
+
+SPACE = {"C": [0.01, 0.1, 1.0, 10.0]}
+
+
+@pytest.fixture(scope="module")
+def data():
+    return make_classification(600, 5, n_informative=3, random_state=0)
+
+
+# ---------------------------------------------------------------------------
+# The public plan
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("n,k", [(10, 3), (1000, 7), (1001, 1000)])
+def test_partition_is_public_disjoint_and_balanced(n, k):
+    parts = wd.partition(n, k, seed=5)
+    assert len(parts) == k
+    joined = np.concatenate(parts)
+    np.testing.assert_array_equal(np.sort(joined), np.arange(n))  # cover, disjoint
+    sizes = [len(p) for p in parts]
+    assert max(sizes) - min(sizes) <= 1
+    again = wd.partition(n, k, seed=5)
+    assert all(np.array_equal(a, b) for a, b in zip(parts, again))
+    other = wd.partition(n, k, seed=6)
+    assert k == n or not all(np.array_equal(a, b) for a, b in zip(parts, other))
+
+
+def test_inner_splits_holdout_and_folds():
+    ((tr, te),) = wd.inner_splits(10, 0.3, seed=1)
+    assert len(te) == 3 and len(tr) == 7  # ⌈0.3 · 10⌉ held out
+    assert set(tr).isdisjoint(te) and set(tr) | set(te) == set(range(10))
+    folds = wd.inner_splits(10, 3, seed=1)
+    assert len(folds) == 3
+    held = np.concatenate([te for _, te in folds])
+    np.testing.assert_array_equal(np.sort(held), np.arange(10))
+    assert wd.inner_splits(1, 0.3, seed=1) == []  # too small: scores low
+    assert wd.inner_splits(2, 5, seed=1) == []
+    ((tr, te),) = wd.inner_splits(2, 0.9, seed=1)  # one row on each side
+    assert len(tr) == 1 and len(te) == 1
+
+
+def test_n_parts_rule():
+    mode = WholeData()
+    assert wd.n_parts_for(mode, 10_000) == 50  # n // 200
+    assert wd.n_parts_for(mode, 150) == 1
+    assert wd.n_parts_for(mode, 10**7) == wd.MAX_PARTS
+    assert wd.n_parts_for(WholeData(n_parts=7), 100) == 7
+    with pytest.raises(ValueError, match="larger than the number of rows"):
+        wd.n_parts_for(WholeData(n_parts=11), 10)
+
+
+def test_fallback_rule_is_the_selection_temperature():
+    # 2 / (k ε₁): k = 50, ε₁ = 0.5 gives 0.08 <= 0.1 (tunes); k = 35: 0.114.
+    assert wd.selection_temperature(50, 0.5) == pytest.approx(0.08)
+    assert wd.tunes(WholeData(), 50, 0.5)
+    assert not wd.tunes(WholeData(), 35, 0.5)
+    assert wd.tunes(WholeData(max_selection_noise=None), 1, 0.01)
+
+
+# ---------------------------------------------------------------------------
+# The GridSearchCV call
+# ---------------------------------------------------------------------------
+def test_gridsearchcv_call_runs_the_whole_data_mode(data):
+    X, y = data
+    search = DPBayesSearchCV(LogisticRegression(), SPACE, random_state=0)
+    with pytest.warns(PrivacyLeakWarning, match="NOT covered"):
+        search.fit(X, y)
+    report = search.privacy_report_
+    assert report.method == "whole-data"
+    assert report.neighbouring == wd.WHOLE_DATA_RELATION
+    assert "best_estimator_" in report.uncovered
+    assert "NOT covered" in str(report)
+    assert report.to_dict()["not_covered"]["best_estimator_"].startswith("refit")
+    assert search.cv_results_["params"][search.best_index_] == search.best_params_
+    assert search.n_parts_ == 3  # 600 // 200
+    assert 0.0 <= search.best_score_ <= 1.0
+    assert search.best_estimator_.predict(X[:3]).shape == (3,)
+    assert np.isnan(search.refit_time_)  # measured after the private read
+    assert report.epsilon == pytest.approx(1.0)
+
+
+def test_refit_false_publishes_only_the_releases(data):
+    X, y = data
+    search = DPBayesSearchCV(
+        LogisticRegression(),
+        SPACE,
+        refit=False,
+        random_state=0,
+        method=WholeData(max_selection_noise=None),
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)
+        search.fit(X, y)
+    assert not hasattr(search, "best_estimator_")
+    assert search.privacy_report_.uncovered == {}
+    assert search.privacy_report_.releases[0]["epsilon"] == pytest.approx(0.5)
+    # Public table: the evaluated candidates, no score column.
+    table = search.cv_results_
+    assert not any("score" in key for key in table)
+    assert table["is_default"].sum() == 1
+    assert table["params"][int(np.flatnonzero(table["is_default"])[0])] == {"C": 1.0}
+
+
+def test_too_few_parts_release_the_estimators_values(data):
+    X, y = data
+    search = DPBayesSearchCV(
+        LogisticRegression(C=0.5), SPACE, refit=False, random_state=0
+    )
+    with pytest.warns(Warning, match="no tuning"):
+        search.fit(X, y)  # k = 3, ε₁ = 0.5: temperature 1.33 > 0.1
+    assert search.best_params_ == {"C": 0.5}
+    params, score = search.privacy_report_.releases
+    assert params["epsilon"] == 0.0 and score["epsilon"] == pytest.approx(1.0)
+    assert search.privacy_report_.epsilon == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize(
+    "kwargs, fit_kwargs, match",
+    [
+        ({"method": "whole-data"}, {"X_val": "X", "y_val": "y"}, "without X_val"),
+        ({"method": "whole-data", "cv": 3}, {}, "cv"),
+        ({}, {"groups": "y"}, "groups"),
+        ({"scoring": ["accuracy", "neg_brier_score"]}, {}, "one metric"),
+        (
+            {"estimator": LogisticRegression(verbose=1)},
+            {},
+            "verbose would print",
+        ),
+    ],
+)
+def test_refusals_before_any_charge(data, kwargs, fit_kwargs, match):
+    X, y = data
+    acct = BudgetAccountant(epsilon=10)
+    kwargs = {"estimator": LogisticRegression(), **kwargs}
+    if "scoring" in kwargs:
+        kwargs["refit"] = "accuracy"
+    search = DPBayesSearchCV(search_spaces=SPACE, accountant=acct, **kwargs)
+    fit_kwargs = {k: {"X": X, "y": y}[v] for k, v in fit_kwargs.items()}
+    with pytest.raises(ValueError, match=match):
+        search.fit(X, y, **fit_kwargs)
+    assert acct.spent == (0.0, 0.0)
+
+
+def test_accountant_is_charged_the_planned_cost(data):
+    X, y = data
+    acct = BudgetAccountant(epsilon=3)
+    DPBayesSearchCV(
+        LogisticRegression(), SPACE, refit=False, accountant=acct, epsilon=0.7
+    ).fit(X, y)
+    assert acct.spent[0] == pytest.approx(0.7)
+
+
+# ---------------------------------------------------------------------------
+# One row moves one part (by construction, whatever the row)
+# ---------------------------------------------------------------------------
+def _scores(X, y, estimator=None, fit_params=None, k=6):
+    estimator = estimator if estimator is not None else LogisticRegression()
+    search = DPBayesSearchCV(estimator, SPACE, n_jobs=1)
+    parts = wd.partition(len(y), k, seed=3)
+    cands = [{"C": c} for c in SPACE["C"]]
+    scorer = get_dp_scorer("accuracy", LogisticRegression())
+    return (
+        wd.part_score_matrix(
+            search, cands, X, y, fit_params or {}, parts, 0.3, 3, scorer
+        ),
+        parts,
+    )
+
+
+def _row_part(parts, row):
+    return next(j for j, p in enumerate(parts) if row in p)
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, 1e300, "oops"])
+def test_one_bad_row_changes_only_its_part(data, bad):
+    X, y = data
+    X = X[:240]
+    y = y[:240]
+    rows = [list(map(float, r)) for r in X]  # a list: converted per part
+    s, parts = _scores(rows, y)
+    changed = [list(r) for r in rows]
+    changed[17][2] = bad
+    s2, _ = _scores(changed, y)
+    j = _row_part(parts, 17)
+    others = [i for i in range(len(parts)) if i != j]
+    np.testing.assert_array_equal(s[others], s2[others])
+    assert np.all((s2 >= 0) & (s2 <= 1))
+
+
+def test_mistyped_label_changes_only_its_part(data):
+    X, y = data
+    X, y = X[:240], list(y[:240])
+    s, parts = _scores(X, y)
+    y2 = list(y)
+    y2[5] = "seven"  # np.asarray(y2) would make every label a string
+    s2, _ = _scores(X, y2)
+    j = _row_part(parts, 5)
+    others = [i for i in range(len(parts)) if i != j]
+    np.testing.assert_array_equal(s[others], s2[others])
+
+
+def test_batch_statistics_stay_inside_the_part(data):
+    # A scaler fitted on the part: a huge value in one row rescales its part
+    # only. The sample weight of a row reaches its own part only.
+    X, y = data
+    X, y = X[:240], y[:240]
+    est = make_pipeline(StandardScaler(), LogisticRegression())
+    space_est = DPBayesSearchCV(est, {"logisticregression__C": [0.1, 1.0]})
+    parts = wd.partition(240, 4, seed=0)
+    scorer = get_dp_scorer("accuracy", LogisticRegression())
+    cands = [{"logisticregression__C": c} for c in (0.1, 1.0)]
+    w = np.ones(240)
+
+    def run(X_, w_):
+        return wd.part_score_matrix(
+            space_est,
+            cands,
+            X_,
+            y,
+            {"logisticregression__sample_weight": w_},
+            parts,
+            0.3,
+            0,
+            scorer,
+        )
+
+    base = run(X, w)
+    X2 = X.copy()
+    X2[100] = 1e6
+    w2 = w.copy()
+    w2[100] = 1e9
+    j = _row_part(parts, 100)
+    for changed in (run(X2, w), run(X, w2)):
+        others = [i for i in range(4) if i != j]
+        np.testing.assert_array_equal(base[others], changed[others])
+
+
+class _Loud(ClassifierMixin, BaseEstimator):
+    """Prints, warns and fails depending on its private rows."""
+
+    def __init__(self, C=1.0):
+        self.C = C
+
+    def fit(self, X, y):
+        X = np.asarray(X, dtype=float)
+        print(f"secret first value {X[0, 0]!r}")
+        sys.stderr.write(f"secret {X.sum()!r}\n")
+        warnings.warn(f"secret mean {X.mean()!r}", UserWarning, stacklevel=2)
+        if X[:, 0].max() > 50:
+            raise RuntimeError(f"secret row {X[:, 0].argmax()}")
+        self.classes_ = np.unique(y)
+        return self
+
+    def predict(self, X):
+        return np.full(len(X), self.classes_[0])
+
+
+def test_prints_warnings_and_failures_of_private_fits_are_withheld(data, capfd):
+    X, y = data
+    X = X.copy()
+    X[11, 0] = 99.0  # one part's fits fail
+    search = DPBayesSearchCV(_Loud(), {"C": [1.0, 2.0]}, refit=False, random_state=0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        search.fit(X, y)
+    out, err = capfd.readouterr()
+    assert "secret" not in out + err
+    assert not [w for w in caught if "secret" in str(w.message)]
+    blob = (
+        pickle.dumps(search)
+        + repr(search).encode()
+        + str(search.privacy_report_).encode()
+    )
+    assert b"secret" not in blob
+
+
+def test_scores_stay_in_range_when_every_fit_fails(data):
+    X, y = data
+    X = X.copy()
+    X[:, 0] = 99.0
+    s, _ = _scores(X, y, estimator=_Loud(), k=3)
+    np.testing.assert_array_equal(s, 0.0)  # low, never NaN
+
+
+def test_progress_prints_no_figure_after_the_read(data, capsys):
+    X, y = data
+    DPBayesSearchCV(
+        LogisticRegression(), SPACE, refit=False, verbose=2, random_state=0
+    ).fit(X, y)
+    lines = capsys.readouterr().out.strip().splitlines()
+    i = next(i for i, line in enumerate(lines) if "whole-data" in line)
+    assert lines[i + 1 :] and all(
+        not any(ch.isdigit() for ch in line) for line in lines[i + 1 :]
+    ), lines
+
+
+def test_dataframe_part_sees_only_its_categories():
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame(
+        {"a": pd.Categorical(["x", "y", "z", "x"]), "b": [1, "2", 3.0, 4]}
+    )
+    part = wd._part_view(frame.iloc[[0, 1]])
+    assert list(part["a"].cat.categories) == ["x", "y"]
+    assert str(wd._part_view(frame.iloc[[0, 3]])["b"].dtype) == "int64"
