@@ -58,7 +58,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
 from sklearn_dpbo import DPBayesSearchCV  # noqa: E402
-from sklearn_dpbo.model_selection._modes import WholeData  # noqa: E402
+from sklearn_dpbo.model_selection import WholeData  # noqa: E402
 
 EPSILONS = (0.25, 0.5, 1.0, 2.0)
 N_ITER = 20

@@ -8,7 +8,14 @@ randomisers; everything else comes from the shared layers
 """
 
 from ._dataset_kernel import DatasetKernelEstimate, estimate_dataset_kernel
-from ._modes import DPGPUCB, FederatedLDP, Lipschitz, PrivateSelection, SearchMode
+from ._modes import (
+    DPGPUCB,
+    FederatedLDP,
+    Lipschitz,
+    PrivateSelection,
+    SearchMode,
+    WholeData,
+)
 from ._search import DPBayesSearchCV, PrivateComputationError
 
 __all__ = [
@@ -20,5 +27,6 @@ __all__ = [
     "PrivateComputationError",
     "PrivateSelection",
     "SearchMode",
+    "WholeData",
     "estimate_dataset_kernel",
 ]

@@ -164,9 +164,13 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         The release family and its own parameters, as a mode object:
         :class:`PrivateSelection` (``"private-selection"``),
         :class:`DPGPUCB` (``"gp-ucb"``), :class:`Lipschitz`
-        (``"lipschitz"``) or :class:`FederatedLDP` (``"federated-ldp"``).
-        A string is the shorthand for the mode's defaults. Its parameters
-        are nested as in ``GaussianProcessRegressor(kernel=...)``:
+        (``"lipschitz"``), :class:`FederatedLDP` (``"federated-ldp"``) or
+        :class:`WholeData` (``"whole-data"``: every row of ``X, y``
+        private, by subsample-and-aggregate; also what ``fit(X, y)`` runs
+        with the default ``method`` string, no ``X_val`` and ``cv=None``,
+        see ``docs/whole_data.md``). A string is the shorthand for the
+        mode's defaults. Its parameters are nested as in
+        ``GaussianProcessRegressor(kernel=...)``:
         ``get_params(deep=True)`` lists ``method__<name>``,
         ``set_params(method__noise=0.05)`` sets one (when ``method`` is an
         object), and they are validated in ``fit`` before any data is read.
@@ -205,9 +209,11 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         and all charged to the accountant before any data is read.
     refit : bool or str, default=True
         Refit ``best_estimator_`` with ``best_params_`` on the training set
-        only (post-processing of the release). A str names the selection
-        metric of several (and refits). ``best_params_`` is released either
-        way. A callable is refused: it would pick ``best_index_`` from raw
+        only (post-processing of the release). In ``"whole-data"`` the
+        refit uses every (private) row and is **not covered** by the
+        guarantee: ``fit`` warns and ``privacy_report_.uncovered`` says
+        so. A str names the selection metric of several (and refits).
+        ``best_params_`` is released either way. A callable is refused: it would pick ``best_index_`` from raw
         validation scores.
     cv : None, splitter, or iterable, default=None
         Where the validation set comes from when ``fit`` gets no ``X_val``:
@@ -612,7 +618,8 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         ----------
         X, y : array-like
             The public training set (or the whole data when ``cv`` gives the
-            split).
+            split). Without ``X_val`` and with ``cv=None``: the whole data,
+            every row private (the whole-data mode, ``docs/whole_data.md``).
         X_val, y_val : array-like, optional
             The sensitive validation set.
         groups : array-like of shape (n_samples,), optional

@@ -34,7 +34,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 
 import sklearn_dpbo.model_selection._whole_data as wd
 from sklearn_dpbo import DPBayesSearchCV
-from sklearn_dpbo.model_selection._modes import WholeData
+from sklearn_dpbo.model_selection import WholeData
 
 N = 20_000  # draws per side
 N_ROWS, K = 16, 4  # 4 parts of 4 rows; inner split 0.3: 2 train + 2 test

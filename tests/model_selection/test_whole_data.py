@@ -23,7 +23,7 @@ from sklearn.preprocessing import StandardScaler
 
 import sklearn_dpbo.model_selection._whole_data as wd
 from sklearn_dpbo import BudgetAccountant, DPBayesSearchCV
-from sklearn_dpbo.model_selection._modes import WholeData
+from sklearn_dpbo.model_selection import WholeData
 from sklearn_dpbo.privacy._builtin_scores import get_dp_scorer
 from sklearn_dpbo.privacy._validation import PrivacyLeakWarning
 
