@@ -213,8 +213,8 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         refit uses every (private) row and is **not covered** by the
         guarantee: ``fit`` warns and ``privacy_report_.uncovered`` says
         so. A str names the selection metric of several (and refits).
-        ``best_params_`` is released either way. A callable is refused: it would pick ``best_index_`` from raw
-        validation scores.
+        ``best_params_`` is released either way. A callable is refused: it
+        would pick ``best_index_`` from raw validation scores.
     cv : None, splitter, or iterable, default=None
         Where the validation set comes from when ``fit`` gets no ``X_val``:
         exactly one (train, validation) split fixed by public information:
