@@ -329,3 +329,26 @@ def test_dataframe_part_sees_only_its_categories():
     part = wd._part_view(frame.iloc[[0, 1]])
     assert list(part["a"].cat.categories) == ["x", "y"]
     assert str(wd._part_view(frame.iloc[[0, 3]])["b"].dtype) == "int64"
+
+
+def test_failure_after_the_read_is_sealed(data, monkeypatch):
+    import traceback
+
+    from sklearn_dpbo import PrivateComputationError
+
+    X, y = data
+
+    def broken(scores, *args, **kwargs):
+        raise RuntimeError(f"SECRET {scores.sum()!r}")
+
+    monkeypatch.setattr(wd, "releases_from_scores", broken)
+    acct = BudgetAccountant(epsilon=5)
+    search = DPBayesSearchCV(
+        LogisticRegression(), SPACE, refit=False, accountant=acct, random_state=0
+    )
+    with pytest.raises(PrivateComputationError) as info:
+        search.fit(X, y)
+    text = "".join(traceback.format_exception(info.value))
+    assert "SECRET" not in text and info.value.__context__ is None
+    assert acct.spent[0] == pytest.approx(1.0)  # charged at the read, kept
+    assert not hasattr(search, "best_params_")
