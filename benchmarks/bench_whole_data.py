@@ -170,11 +170,22 @@ def run_seed(name, task, seed, quick, variants, timing):
             )
         if variants:
             for label, mode in (
-                ("vote", WholeData(aggregation="vote", max_selection_noise=None)),
-                ("inner 3-fold", WholeData(inner_split=3)),
+                # Always tuning (max_selection_noise=None), so that the
+                # variants differ in their design, not in the fallback.
                 ("always tune", WholeData(max_selection_noise=None)),
-                ("min_part_size=100", WholeData(min_part_size=100)),
-                ("min_part_size=400", WholeData(min_part_size=400)),
+                ("vote", WholeData(aggregation="vote", max_selection_noise=None)),
+                (
+                    "inner 3-fold",
+                    WholeData(inner_split=3, max_selection_noise=None),
+                ),
+                (
+                    "min_part_size=100",
+                    WholeData(min_part_size=100, max_selection_noise=None),
+                ),
+                (
+                    "min_part_size=400",
+                    WholeData(min_part_size=400, max_selection_noise=None),
+                ),
             ):
                 s = DPBayesSearchCV(
                     est,

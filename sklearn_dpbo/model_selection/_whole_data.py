@@ -278,11 +278,16 @@ def _score_part(estimator, candidates, X, y, fit_params, splits, scorer):
 # Releases
 # ---------------------------------------------------------------------------
 def _votes(scores: np.ndarray, tie_rank: np.ndarray) -> np.ndarray:
-    """v(λ): parts whose best candidate is λ (ties to the public order)."""
+    """v(λ): parts whose best candidate is λ; a tie shares the part's vote.
+
+    Part j gives 1/t to each of its t best candidates, so its vote vector
+    lies in the simplex and one row (one part) moves any v(λ) by at most 1.
+    """
+    del tie_rank  # a shared vote needs no tie-break
     votes = np.zeros(scores.shape[1])
     for row in scores:
         best = np.flatnonzero(row == row.max())
-        votes[best[np.argmin(tie_rank[best])]] += 1
+        votes[best] += 1.0 / len(best)
     return votes
 
 
