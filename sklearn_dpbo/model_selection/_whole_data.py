@@ -48,7 +48,7 @@ from ..privacy._validation import PrivacyLeakWarning, check_privacy_rng
 from ._budget import check_charge
 from ._cv_results import _param_column
 from ._evaluation import index_fit_params
-from ._fitted import clear_fitted
+from ._fitted import clear_fitted, refit
 from ._noise_check import USELESS_FRACTION, UselessReleaseWarning
 from ._progress import ProgressPrinter
 from ._releases import _grid_laplace, _release_selection
@@ -587,8 +587,9 @@ def fit_whole_data(
     index = releases[0].value if tuning else default_row
     try:
         _ingest(search, releases, index, candidates, default_row, plan, k)
-        if search.refit:
-            _refit(search, X, y, fit_params)
+        # best_estimator_ on every row: outside the guarantee (announced);
+        # refit_time_ is NaN (measured after the private read).
+        refit(search, X, y, fit_params, None)
     except BaseException:
         clear_fitted(search)
         raise
@@ -611,14 +612,3 @@ def _ingest(search, releases, index, candidates, default_row, plan, k) -> None:
         releases, "whole-data", neighbouring=WHOLE_DATA_RELATION, uncovered=uncovered
     )
     vars(search)["cv_results_"] = _public_table(candidates, default_row)
-
-
-def _refit(search, X, y, fit_params) -> None:
-    """``best_estimator_`` on every row: outside the guarantee (announced)."""
-    est = clone(search.estimator).set_params(**clone(search.best_params_, safe=False))
-    if y is None:
-        est.fit(X, **fit_params)
-    else:
-        est.fit(X, y, **fit_params)
-    search.best_estimator_ = est
-    search.refit_time_ = float("nan")  # measured after the private read: withheld
