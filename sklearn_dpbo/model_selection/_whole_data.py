@@ -277,13 +277,12 @@ def _score_part(estimator, candidates, X, y, fit_params, splits, scorer):
 # ---------------------------------------------------------------------------
 # Releases
 # ---------------------------------------------------------------------------
-def _votes(scores: np.ndarray, tie_rank: np.ndarray) -> np.ndarray:
+def _votes(scores: np.ndarray) -> np.ndarray:
     """v(λ): parts whose best candidate is λ; a tie shares the part's vote.
 
     Part j gives 1/t to each of its t best candidates, so its vote vector
     lies in the simplex and one row (one part) moves any v(λ) by at most 1.
     """
-    del tie_rank  # a shared vote needs no tie-break
     votes = np.zeros(scores.shape[1])
     for row in scores:
         best = np.flatnonzero(row == row.max())
@@ -291,9 +290,9 @@ def _votes(scores: np.ndarray, tie_rank: np.ndarray) -> np.ndarray:
     return votes
 
 
-def _release_params(scores, mode, eps, k, scorer, tie_rank, rng) -> Release:
+def _release_params(scores, mode, eps, k, scorer, rng) -> Release:
     if mode.aggregation == "vote":
-        utilities, sensitivity = _votes(scores, tie_rank), 1.0
+        utilities, sensitivity = _votes(scores), 1.0
         what = "the parts' votes (sensitivity 1)"
     else:
         utilities, sensitivity = scores.mean(axis=0), scorer.sensitivity_for(k)
@@ -397,8 +396,7 @@ def releases_from_scores(
     low, high = scorer.bounds
     scores = np.clip(np.where(np.isfinite(scores), scores, low), low, high)
     if eps_params is not None:
-        tie_rank = np.arange(scores.shape[1])  # the public order
-        releases = [_release_params(scores, mode, eps_params, k, scorer, tie_rank, rng)]
+        releases = [_release_params(scores, mode, eps_params, k, scorer, rng)]
         chosen = releases[0].value
     else:
         releases = [_release_default(default_row)]

@@ -356,8 +356,8 @@ def test_failure_after_the_read_is_sealed(data, monkeypatch):
 
 def test_votes_share_ties_and_move_by_at_most_one():
     scores = np.array([[1.0, 1.0, 0.0], [0.0, 0.0, 1.0], [0.2, 0.9, 0.9]])
-    votes = wd._votes(scores, np.arange(3))
+    votes = wd._votes(scores)
     np.testing.assert_allclose(votes, [0.5, 1.0, 1.5])
     changed = scores.copy()
     changed[0] = [0.0, 0.0, 1.0]  # one part (one row) changes its vote
-    assert np.abs(wd._votes(changed, np.arange(3)) - votes).max() <= 1.0
+    assert np.abs(wd._votes(changed) - votes).max() <= 1.0
