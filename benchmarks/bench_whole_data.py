@@ -41,6 +41,7 @@ from datetime import datetime, timezone
 
 import numpy as np
 import sklearn
+from joblib import Parallel, delayed
 from sklearn.base import clone
 from sklearn.datasets import (
     load_breast_cancer,
@@ -346,6 +347,7 @@ def main():
     parser.add_argument("--variants", action="store_true")
     parser.add_argument("--tasks", default=None, help="comma-separated subset")
     parser.add_argument("--out", default=None)
+    parser.add_argument("--jobs", type=int, default=1, help="parallel runs")
     args = parser.parse_args()
     out = args.out or os.path.join(HERE, "results", "bench_whole_data.json")
     all_tasks = tasks(args.quick)
@@ -355,20 +357,30 @@ def main():
         all_tasks = {k: all_tasks[k] for k in list(all_tasks)[:2]}
     n_seeds = 2 if args.quick else args.seeds
     started = time.perf_counter()
-    rows, walls = [], {}
+    jobs = []
     for name, task in all_tasks.items():
         seeds = n_seeds
         if name.startswith("make_classification") and args.big_seeds and not args.quick:
             seeds = args.big_seeds
-        for seed in range(seeds):
-            r, wall = run_seed(name, task, seed, args.quick, args.variants, seed == 0)
-            rows += r
-            if wall:
-                walls[name] = wall
-            print(
-                f"{name} seed {seed} done ({time.perf_counter() - started:.0f} s)",
-                flush=True,
-            )
+        jobs += [(name, task, seed) for seed in range(seeds)]
+
+    def one(name, task, seed):
+        out = run_seed(name, task, seed, args.quick, args.variants, seed == 0)
+        print(
+            f"{name} seed {seed} done ({time.perf_counter() - started:.0f} s)",
+            flush=True,
+        )
+        return name, out
+
+    # The largest task first, so that no long run is left for the end.
+    jobs.sort(key=lambda job: not job[0].startswith("make_classification"))
+    # Independent (task, seed) runs in --jobs processes; each run is n_jobs=1.
+    results = Parallel(n_jobs=args.jobs)(delayed(one)(*job) for job in jobs)
+    rows, walls = [], {}
+    for name, (r, wall) in results:
+        rows += r
+        if wall:
+            walls[name] = wall
     table = summarise(rows)
     diffs = paired(rows) + paired(rows, "RandomizedSearchCV")
     print(f"\n{'task':24} {'method':30} {'n':>3} {'test':>7} {'se':>6}")

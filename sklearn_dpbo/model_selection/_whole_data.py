@@ -83,8 +83,8 @@ _REFERENCE = (
 )
 _NOT_COVERED = (
     "refit on every row of X, y: NOT covered by the privacy guarantee (a "
-    "model trained on private rows can reveal them); use refit=False, or "
-    "the private-model mode for a DP model"
+    "model trained on private rows can reveal them, and so can whether the "
+    "refit fails); use refit=False, or the private-model mode for a DP model"
 )
 
 
@@ -292,7 +292,9 @@ def _votes(scores: np.ndarray) -> np.ndarray:
 
 def _release_params(scores, mode, eps, k, scorer, rng) -> Release:
     if mode.aggregation == "vote":
-        utilities, sensitivity = _votes(scores), 1.0
+        # 1, plus the rounding of k float additions of shares 1/t ≤ 1 (each
+        # sum ≤ k): at most k² 2⁻⁵³, taken as k² 2⁻⁵⁰.
+        utilities, sensitivity = _votes(scores), 1.0 + k * k * 2.0**-50
         what = "the parts' votes (sensitivity 1)"
     else:
         utilities, sensitivity = scores.mean(axis=0), scorer.sensitivity_for(k)
