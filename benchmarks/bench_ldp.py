@@ -329,8 +329,8 @@ def run_federated(trials: int, n_iter: int, n_cand: int):
             noise=0.01,
         )
         picks = (
-            fed.best_index_,
-            central.best_index_,
+            fed.best_candidate_index_,
+            central.best_candidate_index_,
             int(trace.indices[int(np.argmax(trace.scores))]),
         )
         for name, j in zip(rows, picks):

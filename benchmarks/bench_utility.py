@@ -760,7 +760,7 @@ def _run_seed(name, seed, configs, table, references) -> dict:
             own = time.perf_counter() - t0 - lookup.lookup_seconds
             out["fits"].append(lookup.calls)
             out["wall"].append(own + lookup.replayed_seconds)
-            out["index"].append(int(search.best_index_))
+            out["index"].append(int(search.best_candidate_index_))
             mode = search.method
             if getattr(mode, "method", mode) == "private-selection" and (
                 getattr(mode, "shortlist", "bo") == "bo"
@@ -861,11 +861,11 @@ def verify(names, tables: dict, seeds=(0, 1), n_jobs: int = 2) -> list[dict]:
         # set: its real validation score must be the table's, bit for bit.
         val_real = real_score_private(real.best_estimator_, X_va, y_va, real.scorer_)
         ok = bool(
-            real.best_index_ == fake.best_index_
+            real.best_candidate_index_ == fake.best_candidate_index_
             and real.best_score_ == fake.best_score_
             and real.candidate_params_ == fake.candidate_params_ == params
-            and test_real == table["test"][fake.best_index_]
-            and val_real == table["val"][fake.best_index_]
+            and test_real == table["test"][fake.best_candidate_index_]
+            and val_real == table["val"][fake.best_candidate_index_]
             and lookup.calls > 0  # the replay was used, not real fits
         )
         checks.append(

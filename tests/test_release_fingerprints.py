@@ -55,7 +55,9 @@ def _search(estimator, space, data, **kw):
     search = dpbo.DPBayesSearchCV(estimator, space, **params)
     search.fit(X_tr, y_tr, X_val=X_va, y_val=y_va, **extra)
     out = {
-        "best_index_": int(search.best_index_),
+        # The released candidate's index in candidate_params_ (the key
+        # predates best_candidate_index_; best_index_ is now a cv_results_ row).
+        "best_index_": int(search.best_candidate_index_),
         "best_params_": {k: repr(v) for k, v in search.best_params_.items()},
         "report": str(search.privacy_report_),
     }

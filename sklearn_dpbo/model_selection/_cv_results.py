@@ -9,6 +9,14 @@ the scores come from: ``split{k}_public_cv_score``,
 ``mean_public_cv_score``, ``std_public_cv_score``,
 ``rank_public_cv_score``. There is no ``*_test_score`` column: no
 validation score is ever published raw (``best_score_`` is the DP release).
+
+The timing columns (``mean_fit_time``, ``std_fit_time``,
+``mean_score_time``, ``std_score_time``) are scikit-learn's, of the same
+public folds: each fold's fit on the fold's training part and its scoring
+on the fold's held-out part, both inside the training set and timed
+before the validation set is read. No time measured after the first
+private read is ever published (``"federated-ldp"``, whose public fits
+interleave with the owners' reports, has these columns as NaN).
 """
 
 from __future__ import annotations
@@ -19,7 +27,9 @@ from typing import Sequence
 import numpy as np
 from scipy.stats import rankdata
 
-__all__ = ["PublicCVResults", "public_cv_results"]
+__all__ = ["TIME_COLUMNS", "PublicCVResults", "best_row", "public_cv_results"]
+
+TIME_COLUMNS = ("mean_fit_time", "std_fit_time", "mean_score_time", "std_score_time")
 
 
 def _rank(mean: np.ndarray) -> np.ndarray:
@@ -58,21 +68,45 @@ def _param_column(params: Sequence[dict], name: str) -> np.ma.MaskedArray:
 
 
 class PublicCVResults(dict):
-    """``cv_results_``: a dict whose missing test/train/time keys say why."""
+    """``cv_results_``: a dict whose missing test/train keys say why."""
 
     def __missing__(self, key):
-        if isinstance(key, str) and any(
-            word in key for word in ("test", "train", "time")
-        ):
+        if isinstance(key, str) and any(word in key for word in ("test", "train")):
             raise KeyError(
                 f"{key!r}: this cv_results_ holds only the public "
                 "cross-validation inside the training set (*_public_cv_score "
-                "columns). Raw validation (test) scores are never published: "
-                "they would void the privacy guarantee (best_score_ is the DP "
-                "release); there are no train scores or per-candidate timings "
-                "either (refit_time_ is the refit's)."
+                "columns, and the fit and score times of those public folds). "
+                "Raw validation (test) scores are never published: they would "
+                "void the privacy guarantee (best_score_ is the DP release); "
+                "there are no train scores either. Cross-validate on your "
+                "public training set for them: cross_validate(estimator."
+                "set_params(**best_params_), X_train, y_train, "
+                "return_train_score=True)."
             )
         raise KeyError(key)
+
+
+def best_row(table, candidate: int) -> int:
+    """The row of ``table`` (a ``cv_results_``) that holds ``candidate``.
+
+    ``candidate`` indexes ``candidate_params_``; the first row whose
+    ``candidate_index`` equals it is returned, so that
+    ``table["params"][best_row(...)]`` is that candidate, as
+    ``cv_results_["params"][best_index_] == best_params_`` in scikit-learn.
+    Every mode with a ``cv_results_`` releases one of its rows (the
+    shortlist is drawn from the public search's rows; the federated
+    learner recommends an evaluated candidate), so a miss is a bug.
+    """
+    rows = np.flatnonzero(np.asarray(table["candidate_index"]) == int(candidate))
+    if rows.size == 0:
+        raise RuntimeError(
+            "internal error: the released candidate is not a row of cv_results_."
+        )
+    return int(rows[0])
+
+
+def _per_row(values: np.ndarray, run: np.ndarray, reduce) -> np.ndarray:
+    return np.array([reduce(row[:r]) for row, r in zip(values, run)], dtype=float)
 
 
 def public_cv_results(
@@ -82,6 +116,8 @@ def public_cv_results(
     candidate_index: Sequence[int],
     shortlisted: Sequence[bool],
     n_folds_run: Sequence[int] | None = None,
+    fit_times: np.ndarray | None = None,
+    score_times: np.ndarray | None = None,
 ) -> dict:
     """A ``cv_results_`` dict of the public cross-validation.
 
@@ -100,6 +136,11 @@ def public_cv_results(
         Folds run per candidate: a candidate raced out after fold 0 has
         NaN in the other ``split{k}`` columns, and its mean, std and rank
         are those of fold 0 (column ``n_public_folds``). Default: all.
+    fit_times, score_times : ndarray of shape (n_evaluated, n_folds), optional
+        Seconds of each public fold's fit and scoring (NaN where not run):
+        ``mean_fit_time``, ``std_fit_time``, ``mean_score_time`` and
+        ``std_score_time`` over the folds run, as scikit-learn's columns.
+        Omitted: NaN columns.
     """
     split_scores = np.asarray(split_scores, dtype=float).reshape(len(params), -1)
     results = PublicCVResults()
@@ -111,11 +152,15 @@ def public_cv_results(
         results[f"split{k}_public_cv_score"] = split_scores[:, k].copy()
     run = np.full(len(params), n_folds) if n_folds_run is None else n_folds_run
     run = np.asarray(run, dtype=int)
-    mean = np.array([row[:r].mean() for row, r in zip(split_scores, run)])
+    for kind, times in (("fit", fit_times), ("score", score_times)):
+        if times is None:
+            times = np.full(split_scores.shape, np.nan)
+        times = np.asarray(times, dtype=float).reshape(split_scores.shape)
+        results[f"mean_{kind}_time"] = _per_row(times, run, np.mean)
+        results[f"std_{kind}_time"] = _per_row(times, run, np.std)
+    mean = _per_row(split_scores, run, np.mean)
     results["mean_public_cv_score"] = mean
-    results["std_public_cv_score"] = np.array(
-        [row[:r].std() for row, r in zip(split_scores, run)]
-    )
+    results["std_public_cv_score"] = _per_row(split_scores, run, np.std)
     results["rank_public_cv_score"] = _rank(mean)
     results["n_public_folds"] = run
     results["candidate_index"] = np.asarray(candidate_index, dtype=int)

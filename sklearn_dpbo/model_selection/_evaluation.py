@@ -98,19 +98,29 @@ def fit_public(
 
 
 def _public_fold(estimator, params, fold, scorer, error_score):
+    """One candidate on one public fold: ``(score, why, fit_time, score_time)``.
+
+    Both times are of public work (a fit and a scoring inside the training
+    set, before the validation set is read): they become the public
+    ``cv_results_``'s timing columns.
+    """
     X_fit, y_fit, X_score, y_score, fit_params = fold
+    start = time.perf_counter()
     est, why = fit_public(
         estimator, params, X_fit, y_fit, fit_params, error_score=error_score
     )
+    fit_time = time.perf_counter() - start
     if est is None:
-        return float(error_score), why
+        return float(error_score), why, fit_time, 0.0
+    start = time.perf_counter()
     try:
         values = scorer.record_values(est, X_score, y_score, private=False)
-        return float(np.mean(values)), None
+        score, why = float(np.mean(values)), None
     except Exception as exc:  # pragma: no cover - scorer isolates records
         if isinstance(error_score, str):
             raise
-        return float(error_score), _failure(exc)
+        score, why = float(error_score), _failure(exc)
+    return score, why, fit_time, time.perf_counter() - start
 
 
 def warn_fit_failures(failures: list[str], n_fits: int, error_score) -> None:

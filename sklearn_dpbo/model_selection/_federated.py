@@ -49,6 +49,7 @@ from ..ldp._client import LaplaceRandomizer, LDPReport
 from ..ldp._optimizer import LDPBayesianOptimizer
 from ..privacy._accounting import Release
 from ._context import SearchContext
+from ._cv_results import TIME_COLUMNS
 from ._evaluation import fit_and_score_private
 
 __all__ = ["run_federated_ldp", "FEDERATED_ALGORITHM", "OwnersAsked", "owner_order"]
@@ -270,6 +271,10 @@ def run_federated_ldp(ctx: SearchContext) -> tuple[list[Release], int, dict]:
         "owner": owners[:T].copy(),
         "noisy_test_score": np.asarray([v for _, v in opt.history_]),
     }
+    # scikit-learn's timing columns, NaN: every fit here runs after the
+    # first owner was asked, and no time measured after a private read
+    # leaves fit (a fit's duration would also time the owners' scoring).
+    cv_results.update({name: np.full(T, np.nan) for name in TIME_COLUMNS})
     extra = {"cv_results_": cv_results, "ldp_optimizer_": opt}
     if search.release_score:
         extra["best_score_"] = float(np.clip(mean[index], low, high))

@@ -1,9 +1,11 @@
 """The fitted attributes of the search: copied from the releases only.
 
 After a mode has run and its releases passed the charge check
-(``_budget.check_charge``), :func:`ingest` sets ``best_index_``,
-``best_params_``, ``best_score_``, ``best_scores_``, ``privacy_report_``
-and the mode's public extras (``shortlist_``, ``cv_results_``,
+(``_budget.check_charge``), :func:`ingest` sets ``best_candidate_index_``
+(into ``candidate_params_``), ``best_index_`` (a row of ``cv_results_``
+where the mode has one, as in scikit-learn), ``best_params_``,
+``best_score_``, ``n_splits_``, ``multimetric_``, ``best_scores_``,
+``privacy_report_`` and the mode's public extras (``shortlist_``, ``cv_results_``,
 ``lipschitz_constants_``, ...) from the :class:`~..privacy._accounting.Release`
 records and public values only, and :func:`refit` sets
 ``best_estimator_`` (the restored pre-read fit, or a refit on the training
@@ -23,9 +25,17 @@ import pickle
 from sklearn.base import clone
 
 from ..privacy._accounting import PrivacyReport, Release
+from ._cv_results import best_row
 from ._metrics import best_scores
 
-__all__ = ["clear_fitted", "ingest", "no_cv_results_reason", "refit"]
+__all__ = [
+    "check_refit",
+    "clear_fitted",
+    "ingest",
+    "no_cv_results_reason",
+    "refit",
+    "search_estimator_has",
+]
 
 
 def clear_fitted(search) -> None:
@@ -44,8 +54,10 @@ def ingest(
     """
     candidates = plan.candidates
     search.candidate_params_ = [dict(p) for p in candidates.params]
-    search.best_index_ = int(index)
-    search.best_params_ = dict(candidates.params[search.best_index_])
+    search.best_candidate_index_ = int(index)
+    search.best_params_ = dict(candidates.params[search.best_candidate_index_])
+    search.n_splits_ = 1  # exactly one (train, validation) split, always
+    search.multimetric_ = isinstance(search.scoring, (list, tuple, dict))
     for r in releases:
         if r.quantity == "best_score_":
             search.best_score_ = float(r.value)
@@ -63,6 +75,10 @@ def ingest(
         else PrivacyReport(releases, plan.mode.method, neighbouring=relation)
     )
     vars(search).update(extra)  # into the dict: cv_results_ is a read-only property
+    # As in scikit-learn, best_index_ is a row of cv_results_ (the released
+    # candidate is always one); without a cv_results_, of candidate_params_.
+    table = extra.get("cv_results_")
+    search.best_index_ = int(index) if table is None else best_row(table, index)
     if other and search.release_score:
         search.best_scores_ = best_scores(
             releases, search.refit, search.best_score_, other
@@ -108,3 +124,31 @@ def no_cv_results_reason(search) -> str:
         "best_score_ (private), or cross-validate on the public training "
         "set yourself."
     )
+
+
+def search_estimator_has(attr):
+    """``available_if`` check: refitted, and ``best_estimator_`` has ``attr``.
+
+    The reason it is unavailable (e.g. ``refit=False``) is the
+    ``AttributeError``'s ``__cause__``, as in scikit-learn.
+    """
+
+    def check(self):
+        check_refit(self, attr)
+        if hasattr(self, "best_estimator_"):
+            getattr(self.best_estimator_, attr)
+            return True
+        getattr(self.estimator, attr)
+        return True
+
+    return check
+
+
+def check_refit(search, attr):
+    if search.refit is False:
+        raise AttributeError(
+            f"This {type(search).__name__} instance was initialized with "
+            f"`refit=False`. {attr} is available only after refitting on the "
+            "best parameters (the released best_params_); refit an estimator "
+            "yourself with best_params_ on the training set."
+        )

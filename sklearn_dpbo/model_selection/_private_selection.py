@@ -172,12 +172,15 @@ def public_results(ctx: SearchContext, driver: PublicSearch) -> tuple:
         )
     evaluated, split_scores = driver.split_scores()
     kept = set(shortlist.tolist())
+    fit_times, score_times = driver.fold_times()  # public work, before the read
     table = public_cv_results(
         [plan.candidates.params[j] for j in evaluated],
         split_scores,
         candidate_index=evaluated,
         shortlisted=[j in kept for j in evaluated],
         n_folds_run=driver.folds_run(),
+        fit_times=fit_times,
+        score_times=score_times,
     )
     return shortlist, table, [driver.fitted[j] for j in shortlist]
 

@@ -64,8 +64,9 @@ class PublicSearch:
         Public ranks breaking exact ties of the acquisition.
     fold_job : callable
         ``fold_job(j, k) -> Job``: candidate ``j`` on public fold ``k``;
-        its result is ``(score, why)``: the raw public score and, for a
-        failed fit (score ``error_score``), the public reason.
+        its result is ``(score, why, fit_time, score_time)``: the raw
+        public score, for a failed fit (score ``error_score``) the public
+        reason, and the seconds of the fold's public fit and scoring.
     n_folds : int
         Public folds K.
     fold0_size : int
@@ -129,6 +130,7 @@ class PublicSearch:
         self.n_started = 0  # candidates whose fold 0 was processed
         self.jobs: deque = deque()  # ready jobs (later folds first, FIFO)
         self.scores: dict[int, list[float]] = {}  # raw fold scores (NaN: not run)
+        self.times: dict[int, list[tuple]] = {}  # (fit, score) seconds per fold
         self.order: list[int] = []  # candidates in first-proposal order
         self.contenders: dict[int, None] = {}  # every fold scheduled (ordered)
         self.final: dict[int, float] = {}  # GP value once known
@@ -167,7 +169,8 @@ class PublicSearch:
             self.fitted[job.tag[1]] = result
             return
         j, k = job.tag
-        score, why = result
+        score, why, fit_time, score_time = result
+        self.times[j][k] = (float(fit_time), float(score_time))
         if why is not None:
             self.failures.append(why)
         self.scores[j][k] = float(score)
@@ -204,6 +207,7 @@ class PublicSearch:
             return
         self.order.append(j)
         self.scores[j] = [math.nan] * self.n_folds
+        self.times[j] = [(math.nan, math.nan)] * self.n_folds
         if self.racing is None:
             self.remaining[j] = self.n_folds
             self.jobs.extend(self.fold_job(j, f) for f in range(self.n_folds))
@@ -247,6 +251,13 @@ class PublicSearch:
         return list(self.order), np.asarray(
             [self.scores[j] for j in self.order], dtype=float
         ).reshape(len(self.order), self.n_folds)
+
+    def fold_times(self) -> tuple[np.ndarray, np.ndarray]:
+        """Fit and score seconds of every evaluated candidate's public folds
+        (first-proposal order; NaN where a fold was not run)."""
+        times = np.asarray([self.times[j] for j in self.order], dtype=float)
+        times = times.reshape(len(self.order), self.n_folds, 2)
+        return times[:, :, 0], times[:, :, 1]
 
     def folds_run(self) -> np.ndarray:
         """Number of public folds run per evaluated candidate."""

@@ -3,10 +3,11 @@
 The class keeps scikit-learn's plumbing and the order of ``fit``; the work
 is in the modules it calls, as ``BaseSearchCV`` calls ``_run_search`` and
 ``_split``: ``_search_params`` (settings -> plan), ``_metrics``,
-``_budget``, ``_routing``, ``_splits``, the modes and ``_fitted`` (releases
--> fitted attributes), ``_sealed`` (every failure after the first
-private read). ``fit(X, y)`` without a validation set runs the whole-data
-mode (``_whole_data.fit_whole_data``: every row private).
+``_budget``, ``_routing``, ``_splits``, the modes, ``_fitted`` (releases
+-> fitted attributes, and the refit-dependent delegation) and ``_sealed``
+(every failure after the first private read). ``fit(X, y)`` without a
+validation set runs the whole-data mode (``_whole_data.fit_whole_data``:
+every row private).
 """
 
 from __future__ import annotations
@@ -27,7 +28,14 @@ from ._budget import check_charge, planned_cost
 from ._context import SearchContext, SearchData, SearchPlan
 from ._evaluation import index_fit_params
 from ._federated import run_federated_ldp
-from ._fitted import clear_fitted, ingest, no_cv_results_reason, refit
+from ._fitted import (
+    check_refit,
+    clear_fitted,
+    ingest,
+    no_cv_results_reason,
+    refit,
+    search_estimator_has,
+)
 from ._gp_ucb import run_gp_ucb
 from ._lipschitz import run_lipschitz
 from ._metrics import (
@@ -55,34 +63,6 @@ _MODES = {
     "lipschitz": run_lipschitz,
     "federated-ldp": run_federated_ldp,
 }
-
-
-def _search_estimator_has(attr):
-    """``available_if`` check: refitted, and ``best_estimator_`` has ``attr``.
-
-    The reason it is unavailable (e.g. ``refit=False``) is the
-    ``AttributeError``'s ``__cause__``, as in scikit-learn.
-    """
-
-    def check(self):
-        _check_refit(self, attr)
-        if hasattr(self, "best_estimator_"):
-            getattr(self.best_estimator_, attr)
-            return True
-        getattr(self.estimator, attr)
-        return True
-
-    return check
-
-
-def _check_refit(search, attr):
-    if search.refit is False:
-        raise AttributeError(
-            f"This {type(search).__name__} instance was initialized with "
-            f"`refit=False`. {attr} is available only after refitting on the "
-            "best parameters (the released best_params_); refit an estimator "
-            "yourself with best_params_ on the training set."
-        )
 
 
 class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
@@ -305,7 +285,12 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
     best_params_ : dict
         Released parameters (DP).
     best_index_ : int
-        Index of ``best_params_`` in ``candidate_params_``.
+        As in scikit-learn, the row of ``cv_results_`` holding the released
+        candidate (``cv_results_["params"][best_index_] == best_params_``)
+        in the modes that have a ``cv_results_`` (it is always one of its
+        rows); in the others, ``best_candidate_index_``.
+    best_candidate_index_ : int
+        Index of ``best_params_`` in ``candidate_params_`` (every mode).
     best_score_ : float
         Released validation score (DP), clipped into the scorer's range.
         Set only when ``release_score=True``.
@@ -330,6 +315,10 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         and what the guarantee assumes.
     n_validation_ : int
         Public size m of the validation set.
+    n_splits_ : int
+        Number of (train, validation) splits: always 1.
+    multimetric_ : bool
+        Whether ``scoring`` names several metrics.
     lipschitz_constants_ : dict
         ``"lipschitz"`` only: the public constants of Algorithm 3 (λ map,
         n, λmin, λmax, L, g*, both sensitivity terms, whether the cap at g*
@@ -348,10 +337,11 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         ``mean_public_cv_score``, ``std_public_cv_score``,
         ``rank_public_cv_score`` (cross-validation inside the training set
         with ``public_cv``, scored with the selection metric),
-        ``candidate_index`` (into
-        ``candidate_params_``) and ``shortlisted``. These are not
-        validation scores; asking for a ``*_test_*``, ``*_train_*`` or
-        timing column raises a KeyError that says so.
+        ``mean_fit_time``, ``std_fit_time``, ``mean_score_time``,
+        ``std_score_time`` (of those public folds, timed before the
+        validation read), ``candidate_index`` (into ``candidate_params_``)
+        and ``shortlisted``. These are not validation scores; asking for a
+        ``*_test_*`` or ``*_train_*`` column raises a KeyError that says so.
 
     Notes
     -----
@@ -365,7 +355,8 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
     cover. Use ``best_score_`` (private), ``cv_results_`` (public, training
     set), or cross-validate on the public training set yourself. In
     ``"federated-ldp"`` the transcript is made of ε-LDP reports, so its
-    ``cv_results_`` holds the noisy reports.
+    ``cv_results_`` holds the noisy reports (one row per owner asked; its
+    timing columns are NaN: those fits run after the first owner is asked).
 
     ``score(X, y)`` scores the user's own data with the selection metric,
     *not* clipped into the private scorer's bounds (it is not a release).
@@ -502,50 +493,50 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
     @property
     def classes_(self):
         """Class labels of ``best_estimator_`` (``refit=True``, classifiers)."""
-        _search_estimator_has("classes_")(self)
+        search_estimator_has("classes_")(self)
         return self.best_estimator_.classes_
 
     def _check_fitted_refit(self, attr):
         check_is_fitted(self)
-        _check_refit(self, attr)
+        check_refit(self, attr)
 
-    @available_if(_search_estimator_has("predict"))
+    @available_if(search_estimator_has("predict"))
     def predict(self, X):
         """Predict with ``best_estimator_``."""
         self._check_fitted_refit("predict")
         return self.best_estimator_.predict(X)
 
-    @available_if(_search_estimator_has("predict_proba"))
+    @available_if(search_estimator_has("predict_proba"))
     def predict_proba(self, X):
         """Class probabilities from ``best_estimator_``."""
         self._check_fitted_refit("predict_proba")
         return self.best_estimator_.predict_proba(X)
 
-    @available_if(_search_estimator_has("predict_log_proba"))
+    @available_if(search_estimator_has("predict_log_proba"))
     def predict_log_proba(self, X):
         """Log class probabilities from ``best_estimator_``."""
         self._check_fitted_refit("predict_log_proba")
         return self.best_estimator_.predict_log_proba(X)
 
-    @available_if(_search_estimator_has("decision_function"))
+    @available_if(search_estimator_has("decision_function"))
     def decision_function(self, X):
         """Decision function of ``best_estimator_``."""
         self._check_fitted_refit("decision_function")
         return self.best_estimator_.decision_function(X)
 
-    @available_if(_search_estimator_has("transform"))
+    @available_if(search_estimator_has("transform"))
     def transform(self, X):
         """Transform with ``best_estimator_``."""
         self._check_fitted_refit("transform")
         return self.best_estimator_.transform(X)
 
-    @available_if(_search_estimator_has("inverse_transform"))
+    @available_if(search_estimator_has("inverse_transform"))
     def inverse_transform(self, X):
         """Inverse transform with ``best_estimator_``."""
         self._check_fitted_refit("inverse_transform")
         return self.best_estimator_.inverse_transform(X)
 
-    @available_if(_search_estimator_has("score_samples"))
+    @available_if(search_estimator_has("score_samples"))
     def score_samples(self, X):
         """``best_estimator_.score_samples``."""
         self._check_fitted_refit("score_samples")

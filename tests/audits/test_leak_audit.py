@@ -354,7 +354,7 @@ def test_leak_audit_every_method(
             if noisy != released:  # clipped: the unclipped value is private
                 state_values += [[noisy, (noisy - OFFSET) / SCALE]]
         elif method == "private-selection" and 0 < released < 1:
-            noise = released - raw[search.best_index_]
+            noise = released - raw[search.best_candidate_index_]
             state_values += [[noise, noise / SCALE]]
         state = Secrets(
             np.concatenate([np.ravel(v) for v in state_values] or [np.empty(0)]),

@@ -248,6 +248,15 @@ def test_public_cv_results_is_cross_validation_inside_the_training_set():
         assert res["mean_public_cv_score"][i] == pytest.approx(expected.mean())
     # The shortlist is the best public candidates.
     assert set(res["candidate_index"][res["shortlisted"]]) == set(s.shortlist_)
+    # scikit-learn's conventions: best_index_ is the released candidate's row,
+    # one split, one metric, and the public folds' fit and score times.
+    assert res["params"][s.best_index_] == s.best_params_
+    assert res["candidate_index"][s.best_index_] == s.best_candidate_index_
+    assert s.n_splits_ == 1 and s.multimetric_ is False
+    for column in ("mean_fit_time", "std_fit_time", "mean_score_time"):
+        assert res[column].shape == (len(res["params"]),)
+        assert np.isfinite(res[column]).all() and (res[column] >= 0).all()
+    assert (res["mean_fit_time"] > 0).all()  # every row fitted at least one fold
     ranks = res["rank_public_cv_score"]
     assert set(ranks[res["shortlisted"]]) <= set(range(1, len(s.shortlist_) + 1))
 

@@ -104,7 +104,13 @@ def test_end_to_end_report_and_results(data, base):
     assert len(r["params"]) == N_ITER == len(set(r["owner"].tolist()))
     assert set(r["owner"].tolist()) <= set(data[4].tolist())
     assert 0.0 <= s.best_score_ <= 1.0
-    assert s.best_params_ == s.candidate_params_[s.best_index_]
+    assert s.best_params_ == s.candidate_params_[s.best_candidate_index_]
+    # As in scikit-learn: best_index_ is a row of cv_results_ (the learner
+    # recommends an evaluated candidate).
+    assert r["params"][s.best_index_] == s.best_params_
+    # No time measured after the first owner was asked is published.
+    for column in ("mean_fit_time", "std_fit_time", "mean_score_time"):
+        assert np.isnan(r[column]).all() and len(r[column]) == N_ITER
     assert s.best_estimator_.predict(data[0][:3]).shape == (3,)
 
 

@@ -359,7 +359,7 @@ def _public_search(X, values, ranks, *, n_folds, racing, n_iter=20, size=3):
 
 
 def _scored(values, j, k, n_folds):
-    return _fold_value(values, j, k, n_folds), None
+    return _fold_value(values, j, k, n_folds), None, 0.0, 0.0
 
 
 @pytest.mark.parametrize("n_folds", [1, 3])
@@ -417,7 +417,9 @@ class Table:
         self.fold0 = fold0
 
         def fold_job(j, k):
-            return Job(lambda: (fold0[j] if k == 0 else 0.5, None), (), tag=(j, k))
+            return Job(
+                lambda: (fold0[j] if k == 0 else 0.5, None, 0.0, 0.0), (), tag=(j, k)
+            )
 
         n = len(fold0)
         self.search = PublicSearch(

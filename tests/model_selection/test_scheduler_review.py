@@ -102,7 +102,7 @@ def _table_search(fold_scores, *, racing, size):
     n, n_folds = len(fold_scores), len(fold_scores[0])
 
     def fold_job(j, k):
-        return Job(lambda: (fold_scores[j][k], None), (), tag=(j, k))
+        return Job(lambda: (fold_scores[j][k], None, 0.0, 0.0), (), tag=(j, k))
 
     search = PublicSearch(
         np.eye(n),

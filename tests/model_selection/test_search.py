@@ -106,10 +106,21 @@ def test_end_to_end_fitted_attributes(fitted, dataset, method):
     assert all(isinstance(p, dict) for p in search.candidate_params_)
     assert all(set(p) == set(SVC_SPACE) for p in search.candidate_params_)
 
-    assert type(search.best_index_) is int
-    assert 0 <= search.best_index_ < len(search.candidate_params_)
+    assert type(search.best_candidate_index_) is int
+    assert 0 <= search.best_candidate_index_ < len(search.candidate_params_)
     assert isinstance(search.best_params_, dict)
-    assert search.best_params_ == search.candidate_params_[search.best_index_]
+    assert search.best_params_ == search.candidate_params_[search.best_candidate_index_]
+    assert type(search.best_index_) is int
+    if method == "private-selection":
+        # As in scikit-learn: best_index_ is the released candidate's row.
+        assert search.cv_results_["params"][search.best_index_] == search.best_params_
+        row = search.best_index_
+        assert search.cv_results_["candidate_index"][row] == (
+            search.best_candidate_index_
+        )
+    else:  # no cv_results_: best_index_ indexes candidate_params_
+        assert search.best_index_ == search.best_candidate_index_
+    assert search.n_splits_ == 1 and search.multimetric_ is False
     assert 1e-1 <= search.best_params_["svc__C"] <= 1e3
     assert 1e-4 <= search.best_params_["svc__gamma"] <= 1e-1
 
@@ -134,7 +145,7 @@ def test_end_to_end_fitted_attributes(fitted, dataset, method):
         assert len(set(shortlist.tolist())) == len(shortlist)
         assert shortlist.min() >= 0
         assert shortlist.max() < len(search.candidate_params_)
-        assert search.best_index_ in shortlist.tolist()
+        assert search.best_candidate_index_ in shortlist.tolist()
     else:
         # The evaluated sequence of GP-UCB is private: no shortlist is kept.
         assert not hasattr(search, "shortlist_")
@@ -200,7 +211,7 @@ def test_unfitted_and_refit_false(cancer_split):
 
     search = lr_search(refit=False).fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
     assert not hasattr(search, "best_estimator_")
-    assert search.best_params_ == search.candidate_params_[search.best_index_]
+    assert search.best_params_ == search.cv_results_["params"][search.best_index_]
     with pytest.raises(AttributeError, match="has no attribute 'predict'") as info:
         search.predict(X_va)
     assert "refit=False" in str(info.value.__cause__)  # says what to do
@@ -298,10 +309,11 @@ def test_private_selection_utility_at_large_epsilon(cancer_split):
         est.fit(X_tr, y_tr)
         raw[j] = accuracy_score(y_va, est.predict(X_va))
     best_raw = max(raw.values())
-    assert raw[search.best_index_] >= best_raw - 0.03
-    assert abs(search.best_score_ - raw[search.best_index_]) <= 0.03
+    best = search.best_candidate_index_
+    assert raw[best] >= best_raw - 0.03
+    assert abs(search.best_score_ - raw[best]) <= 0.03
     # The refit model is the released candidate fitted on the training set.
-    assert search.score(X_va, y_va) == pytest.approx(raw[search.best_index_])
+    assert search.score(X_va, y_va) == pytest.approx(raw[best])
 
 
 # ---------------------------------------------------------------------------
