@@ -5,12 +5,21 @@ Fit metadata requested by ``estimator`` (``set_fit_request``) goes to its
 splitter metadata to ``cv.split``. Metadata requested by the scorer is
 refused in ``fit``: the private score is an unweighted mean of per-record
 values, which is what bounds its sensitivity (one record with a large
-weight could move a weighted score arbitrarily). ``score`` on the user's
-own data accepts it. Without metadata routing every fit parameter goes to
-``estimator.fit`` and ``score`` takes none, as in scikit-learn.
+weight could move a weighted score arbitrarily). Without metadata routing
+every fit parameter goes to ``estimator.fit``, as in scikit-learn; a
+``sample_weight`` passed that way is used for the fits on the public
+training rows only, and ``fit`` says so with a ``UserWarning`` (before any
+data is read) instead of leaving the unweighted validation score silent.
+
+``score(X, y, **params)`` takes no metadata, with or without routing: it
+scores with the search's metric, the unweighted per-record mean (a
+:class:`DPScorer` requests nothing), and refuses ``sample_weight`` and
+any other param with what to do instead.
 """
 
 from __future__ import annotations
+
+import warnings
 
 from sklearn.utils.metadata_routing import (
     MetadataRouter,
@@ -75,6 +84,20 @@ def route_fit_params(search, params: dict) -> tuple[dict, dict]:
     is requested; metadata requested by the scorer is refused.
     """
     if not _routing_enabled():
+        if "sample_weight" in params:
+            warnings.warn(
+                "sample_weight goes to estimator.fit on the public training "
+                "rows only (every candidate's fit, the public cross-validation "
+                "folds and best_estimator_); the validation score stays the "
+                "unweighted mean of per-record values: a weighted private score "
+                "has no per-record sensitivity bound (one record with a large "
+                "weight could move it arbitrarily). With metadata routing "
+                "(sklearn.set_config(enable_metadata_routing=True) and "
+                "estimator.set_fit_request(sample_weight=True)) the same "
+                "happens without this warning.",
+                UserWarning,
+                stacklevel=3,
+            )
         return params, {}
     requester = _routing_object(_metadata_scorer(search))
     asked = set()
@@ -89,30 +112,26 @@ def route_fit_params(search, params: dict) -> tuple[dict, dict]:
             "score arbitrarily), and the noise is calibrated to the "
             "unweighted mean. Remove the scorer's request (e.g. "
             "set_score_request(sample_weight=False)); weights may still go "
-            "to the estimator's fit (set_fit_request) and to score() on "
-            "your own public data."
+            "to the estimator's fit (set_fit_request)."
         )
     routed = process_routing(search, "fit", **params)
     return dict(routed.estimator.fit), dict(routed.splitter.split)
 
 
 def route_score_params(search, params: dict) -> dict:
-    """The scorer's params of ``search.score(X, y, **params)``.
+    """Refuse any param of ``search.score(X, y, **params)`` with the reason.
 
-    Without metadata routing any param is refused with scikit-learn's
-    message; with it, scikit-learn's routing (a :class:`DPScorer` requests
-    nothing, so any param raises its ``TypeError``).
+    The same with and without metadata routing: the search's metric is the
+    unweighted mean of per-record values and its scorer requests nothing.
     """
     if not params:
         return params
-    if not _routing_enabled():
-        raise ValueError(
-            f"Passing extra keyword arguments to {type(search).__name__}."
-            "score is only supported if enable_metadata_routing=True, "
-            "which you can set using `sklearn.set_config`. See the "
-            "Metadata Routing User guide "
-            "<https://scikit-learn.org/stable/metadata_routing.html> "
-            f"for more details. Extra parameters passed are: "
-            f"{set(params)}"
-        )
-    return process_routing(search, "score", **params).scorer.score
+    raise ValueError(
+        f"{type(search).__name__}.score takes no metadata; got "
+        f"{sorted(params)}. It scores with the search's metric, the unweighted "
+        "mean of per-record values (the private scorer requests no metadata, "
+        "with or without metadata routing). This is your own data, not a "
+        "release: remove the params and, for a weighted score, compute it "
+        "directly instead, e.g. accuracy_score(y, search.predict(X), "
+        "sample_weight=w)."
+    )

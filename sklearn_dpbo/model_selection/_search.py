@@ -547,11 +547,10 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
 
         This is the user's own data, not a release: it is not private, so
         the metric is *not* clipped into the private scorer's bounds (a true
-        R² of −0.3 is returned as −0.3). ``**params`` are refused: a
-        :class:`DPScorer` requests no metadata (its per-record function sees
-        only ``y_true`` and the model's output), so without metadata routing
-        they raise a ``ValueError`` and with it scikit-learn's ``TypeError``
-        (not routed to any object).
+        R² of −0.3 is returned as −0.3). ``**params`` (``sample_weight``
+        included) raise a ``ValueError`` saying what to do, with or without
+        metadata routing: the metric is the unweighted per-record mean and
+        a :class:`DPScorer` requests no metadata.
         """
         self._check_fitted_refit("score")
         params = route_score_params(self, params)
@@ -563,9 +562,9 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         Fit metadata requested by ``estimator`` (``set_fit_request``) goes
         to its ``fit`` (sample-aligned values restricted to the training
         rows), splitter metadata to ``cv.split``. Scorer metadata is
-        refused in ``fit``: a weighted private score would not keep the
-        per-record sensitivity (one record with a large weight could move
-        it arbitrarily); ``score`` accepts it (public data).
+        refused in ``fit`` (a weighted private score would not keep the
+        per-record sensitivity: one record with a large weight could move
+        it arbitrarily) and in ``score`` (the metric is unweighted).
 
         Returns
         -------
@@ -629,7 +628,9 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
             nothing (see ``docs/threat_model.md``).
         **fit_params : dict
             Passed to ``estimator.fit`` (sample-aligned ones are restricted to
-            the rows being fitted).
+            the rows being fitted). ``sample_weight`` weights the fits on the
+            public training rows only, never the validation score (a UserWarning
+            says so without metadata routing).
 
         Returns
         -------

@@ -189,7 +189,10 @@ UPSTREAM = {
     "test_search_with_2d_array": (R, "a tuple is a range, not a grid"),
     "test_search_html_repr": (P, ""),
     "test_multi_metric_search_forwards_metadata": (R, "scorer metadata"),
-    "test_score_rejects_params_with_no_routing_enabled": (P, ""),
+    "test_score_rejects_params_with_no_routing_enabled": (
+        P,
+        "same ValueError, with routing too: score takes no metadata",
+    ),
     "test_cv_results_dtype_issue_29074": (R, "score-only: no per-record score"),
     "test_search_with_estimators_issue_29157": (P, "public cv_results_"),
     "test_cv_results_multi_size_array": (P, "public cv_results_"),
@@ -1394,8 +1397,14 @@ def test_search_html_repr():
 def test_score_rejects_params_with_no_routing_enabled():
     X_, y_ = make_classification(random_state=42)
     gs = search(LinearSVC(), {"C": [1]}, cv=one_split(100)).fit(X_, y_)
-    with pytest.raises(ValueError, match="is only supported if"):
+    # The same ValueError; its message says that routing would not help
+    # (the metric is the unweighted per-record mean) and what to do.
+    with pytest.raises(ValueError, match="takes no metadata") as info:
         gs.score(X_, y_, metadata=1)
+    assert_refused(info, "unweighted")
+    with config_context(enable_metadata_routing=True):
+        with pytest.raises(ValueError, match="takes no metadata"):
+            gs.score(X_, y_, metadata=1)
 
 
 def test_cv_results_dtype_issue_29074():

@@ -9,6 +9,7 @@ the Pipeline-step refusal that remains, metadata routing and the GridSearchCV ke
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -326,10 +327,31 @@ def test_cross_validate_routes_sample_weight_to_the_estimator(routing):
             n_iter=2,
             random_state=0,
         )
-        cross_validate(s, X, y, params={"sample_weight": w}, cv=2)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            cross_validate(s, X, y, params={"sample_weight": w}, cv=2)
     # Every fit received the weights of exactly the rows it was fitted on:
     # outer fold 120 rows -> search training 90 -> public folds 45.
     assert seen and set(seen) <= {90, 45}
+    # Without routing, fit says where the weights went (never to the
+    # validation score); with routing the user has said it (set_fit_request).
+    said = [w for w in caught if "public training rows only" in str(w.message)]
+    assert len(said) == (2 if not routing else 0)  # once per outer fit
+    if said:
+        assert said[0].category is UserWarning
+        assert "no per-record sensitivity bound" in str(said[0].message)
+
+
+@pytest.mark.parametrize("routing", [False, True])
+def test_score_takes_no_metadata_and_says_what_to_do(routing):
+    s = _search(n_iter=2).fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
+    w = np.ones(len(y_va))
+    with config_context(enable_metadata_routing=routing):
+        with pytest.raises(ValueError, match="takes no metadata") as info:
+            s.score(X_va, y_va, sample_weight=w)
+        assert s.score(X_va, y_va) == s.score(X_va, y_va)  # no params: scores
+    msg = str(info.value)
+    assert "unweighted" in msg and "accuracy_score(y, search.predict(X)" in msg
 
 
 def test_gridsearch_keywords_explain_what_to_use():

@@ -624,7 +624,8 @@ def test_fit_params_restricted_to_training_rows(id_data):
         method=PrivateSelection(public_cv=2),
         random_state=0,
     )
-    search.fit(X, y, sample_weight=X[:, 0].copy())
+    with pytest.warns(UserWarning, match="public training rows only"):
+        search.fit(X, y, sample_weight=X[:, 0].copy())
     assert seen and all(n == w for n, w in seen)
     assert seen[-1][0] == len(train_ids)
 
