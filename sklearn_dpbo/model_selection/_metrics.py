@@ -73,6 +73,19 @@ def scorers_by_name(
             "scoring as a dict must map metric names (str) to scorers and be "
             f"non-empty; got {scoring!r}."
         )
+    if refit is False or refit is True:
+        raise ValueError(
+            "For multi-metric scoring, the parameter refit must be set to a "
+            f"scorer key, one of {sorted(dict(items))}, naming the metric the "
+            f"private selection maximises; refit={refit!r} is refused. In "
+            "GridSearchCV refit=False means 'no "
+            "best_* attributes'; here best_params_ is always selected and "
+            "released (that is what the budget pays for), so the selection "
+            "needs its metric, and no metric can be chosen for you after the "
+            "fact from raw validation scores. Pass refit='<name>'; "
+            "best_estimator_ is then fitted on the public training set "
+            "(post-processing, no extra cost; delete it if you do not need it)."
+        )
     if not (isinstance(refit, str) and refit in dict(items)):
         raise ValueError(
             "For multi-metric scoring, the parameter refit must be set to a "

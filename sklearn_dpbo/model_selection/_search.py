@@ -201,13 +201,13 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         ``[(train_idx, val_idx)]`` (index arrays fixed without the
         validation labels), ``PredefinedSplit`` with one fold,
         ``ShuffleSplit(n_splits=1)`` or ``GroupShuffleSplit(n_splits=1)``
-        with ``fit(..., groups=...)``. The splitter sees only the number of
-        rows and ``groups``, never ``X`` or ``y``. Several folds are refused
-        (each fold would be a separate release, and averaging them would
-        protect nothing), and so is every other splitter class, stratified
-        ones included: a split that reads the labels or features lets one
-        validation record move other rows into the training set and
-        ``best_estimator_`` (see :func:`check_public_splitter`).
+        with ``fit(..., groups=...)``, or any splitter yielding one split
+        from those alone. A splitter sees only the number of rows and
+        ``groups``, never ``X`` or ``y`` (one that reads a row's value is
+        refused). Several splits are refused (a row validated in one is a
+        public training row in another), and so are stratified splitters:
+        a split that reads the labels lets one validation record move rows
+        into the training set and ``best_estimator_`` (see ``_splits.py``).
         With a precomputed kernel or distance matrix (``pairwise`` tag) the
         split slices both axes, as ``GridSearchCV``; with ``X_val`` instead,
         pass the validation-vs-training matrix (n_validation × n_train) as

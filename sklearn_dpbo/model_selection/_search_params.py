@@ -99,9 +99,24 @@ FOREIGN_PARAMETERS = {
     "return_train_score=True).",
     "fit_params": "pass fit parameters to fit(X, y, **fit_params).",
     "iid": "iid was removed from scikit-learn; there is nothing to set.",
+    # scikit-optimize's BayesSearchCV and Optuna's OptunaSearchCV.
+    "n_trials": "Optuna's n_trials is n_iter here (the number of "
+    "Bayesian-optimisation evaluations): pass n_iter=30.",
+    "timeout": "there is no time limit: the search runs a fixed, public number "
+    "of evaluations (stopping on time would make what is evaluated depend on "
+    "timing, and in method='gp-ucb' on private scores). Use a smaller n_iter "
+    "or n_candidates instead.",
+    "optimizer_kwargs": "the optimiser's settings are the search mode's "
+    "parameters: pass e.g. method=PrivateSelection(shortlist_size=5, "
+    "public_cv=3) or method=DPGPUCB(kernel=Matern(nu=2.5, length_scale=0.2)) "
+    "(docs/modes.md).",
+    "n_points": "the number of public evaluations in flight at once is the "
+    "mode's batch_size: pass method=PrivateSelection(batch_size=4), with "
+    "n_jobs for the workers (the evaluations depend on batch_size, never "
+    "on timing).",
 }
-"""What users of GridSearchCV / RandomizedSearchCV / skopt's BayesSearchCV
-type, and what to do instead."""
+"""What users of GridSearchCV / RandomizedSearchCV / skopt's BayesSearchCV /
+Optuna's OptunaSearchCV type, and what to do instead."""
 
 
 def check_set_params(search, params: dict) -> None:
@@ -137,6 +152,8 @@ def check_set_params(search, params: dict) -> None:
 
 def check_settings(search) -> SearchPlan:
     """Validate everything that does not need data; return the public plan."""
+    if isinstance(search.cv, numbers.Integral) and not isinstance(search.cv, bool):
+        check_cv_structure(search.cv)  # cv=1, cv=5: why, before the generic message
     search._validate_params()
     mode = resolve_mode(search.method)
     if MODES.get(mode.method) is not type(mode):

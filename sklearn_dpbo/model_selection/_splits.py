@@ -15,22 +15,23 @@ n_splits=1)``, 200 training rows: 3 to 108 training rows changed in the
 configurations measured, ``docs/configurations.md``) and can move the
 protected record itself into the training set.
 
-Only splitters whose split is a function of public information are
-accepted, by exact class (a subclass may override ``split``):
-
-- an iterable ``[(train_idx, val_idx)]`` of fixed index arrays;
-- :class:`~sklearn.model_selection.PredefinedSplit` (public ``test_fold``);
-- :class:`~sklearn.model_selection.ShuffleSplit` (number of rows and
-  ``random_state`` only);
-- :class:`~sklearn.model_selection.GroupShuffleSplit` (also public
-  ``groups``).
+So a splitter never sees the data: it is called with placeholders for
+``X`` and ``y`` that have the right number of rows and refuse to give any
+value (reading one raises, and the split is refused with the reason), and
+with the public ``groups`` (:func:`public_split`). Whatever it yields is
+then a function of public information (the number of rows, the groups,
+its own parameters), whatever its class: ``ShuffleSplit(n_splits=1)``,
+``GroupShuffleSplit(n_splits=1)``, a one-fold ``PredefinedSplit``, or any
+custom splitter that yields one split from those. It must yield exactly
+one split, and as many as its ``get_n_splits`` says. Stratified splitters
+are refused by name, with the reason, before any data is read (they need
+the labels). Index arrays ``[(train_idx, val_idx)]`` are the user's: they
+must be fixed without looking at the validation labels.
 
 A permutation test (split with y and with a permuted y, refuse if the
 split changes) was considered and rejected: it cannot prove independence
 (a splitter may read the features, or react to labels in a way one
-permutation does not reveal). Defence in depth: the accepted splitters are
-called with a placeholder of the right number of rows instead of ``X``
-and with ``y=None``, so no feature and no label can reach them.
+permutation does not reveal); the placeholder does.
 """
 
 from __future__ import annotations
@@ -38,19 +39,13 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-from sklearn.model_selection import (
-    GroupShuffleSplit,
-    PredefinedSplit,
-    ShuffleSplit,
-    check_cv,
-)
+from sklearn.model_selection import GroupShuffleSplit, PredefinedSplit, check_cv
 from sklearn.utils import get_tags
 from sklearn.utils.validation import indexable
 
 from .._compat import _num_samples, _safe_split
 
 __all__ = [
-    "PUBLIC_SPLITTERS",
     "check_cv_structure",
     "check_public_splitter",
     "num_rows",
@@ -58,56 +53,90 @@ __all__ = [
     "split_data",
 ]
 
-PUBLIC_SPLITTERS = (PredefinedSplit, ShuffleSplit, GroupShuffleSplit)
-"""Splitter classes whose split does not read ``X`` or ``y``."""
-
 _USE_INSTEAD = (
     "DPBayesSearchCV needs exactly one (train, validation) split fixed by "
     "public information: cv=[(train_idx, val_idx)] with index arrays fixed "
     "without looking at the validation labels, PredefinedSplit(test_fold) with "
-    "one fold, ShuffleSplit(n_splits=1), or GroupShuffleSplit(n_splits=1) "
-    "with fit(..., groups=public_groups); or split yourself and pass X_val, "
-    "y_val to fit."
+    "one fold, ShuffleSplit(n_splits=1), GroupShuffleSplit(n_splits=1) with "
+    "fit(..., groups=public_groups), or any splitter that yields one split "
+    "from the number of rows (and the groups) alone; or split yourself and "
+    "pass X_val, y_val to fit."
+)
+
+_WHY_ONE = (
+    "With several splits, a row validated in one is a training row in "
+    "another (k-fold, shuffle and group splits alike), and training rows "
+    "are public here: every candidate and best_estimator_ are fitted on "
+    "them without noise, so no validation record would stay protected; "
+    "each split's validation scores would also be another release. "
 )
 
 
-def check_public_splitter(cv) -> None:
-    """Refuse a ``cv`` splitter whose split may depend on the data (before data).
+def several_splits_message(what: str) -> str:
+    """The refusal of several splits: ``what`` says how many were given."""
+    return (
+        f"{what}; DPBayesSearchCV uses exactly one (train, validation) split. "
+        + _WHY_ONE
+        + "Pass one split instead: cv=[(train_idx, val_idx)] (e.g. one of your "
+        "folds), ShuffleSplit(n_splits=1, test_size=0.2), PredefinedSplit with "
+        "one fold, or X_val, y_val to fit."
+    )
 
-    Accepts ``None`` (``X_val``/``y_val`` given to ``fit``), iterables of
-    fixed index arrays and the classes of :data:`PUBLIC_SPLITTERS`.
+
+def check_public_splitter(cv) -> None:
+    """Refuse a ``cv`` splitter known to read the labels (before data).
+
+    Any other splitter is accepted here: :func:`public_split` calls it on a
+    placeholder that gives no value, so what it yields is a function of
+    public information, or the split is refused there.
     """
     if cv is None or not hasattr(cv, "split"):
         return  # iterables of fixed index arrays are counted in public_split
-    if type(cv) in PUBLIC_SPLITTERS:
-        return
-    name = type(cv).__name__
-    if "Stratified" in name:
-        why = (
-            f"cv={name}(...) is refused: a stratified split is a function of "
-            "every row's label, the validation labels included, so swapping "
-            "one validation label can move other rows between the training "
-            "and validation parts, and put the protected record into the "
-            "public training set and best_estimator_. If the labels you "
+    stratified = [k.__name__ for k in type(cv).__mro__ if "Stratified" in k.__name__]
+    if stratified:
+        raise ValueError(
+            f"cv={type(cv).__name__}(...) is refused: a stratified split is a "
+            "function of every row's label, the validation labels included, so "
+            "swapping one validation label can move other rows between the "
+            "training and validation parts, and put the protected record into "
+            "the public training set and best_estimator_. If the labels you "
             "stratify on are public, split yourself and pass X_val, y_val. "
+            + _USE_INSTEAD
         )
-    else:
-        why = (
-            f"cv={name}(...) is refused: only the splitter classes "
-            "PredefinedSplit, ShuffleSplit and GroupShuffleSplit (exact "
-            "classes, not subclasses) are known not to read the labels or "
-            "features of the rows they split; any other split may depend on "
-            "the validation records, and the training set must not. "
-        )
-    raise ValueError(why + _USE_INSTEAD)
+
+
+class _ValueRead(Exception):
+    """A splitter tried to read a value of the placeholder rows."""
+
+
+class _RowsOnly:
+    """``X`` (or ``y``) for a splitter: ``n`` rows (its shape) and no value.
+
+    ``len``, ``shape`` and indexability are all a splitter needs to split
+    by position; any read of a value (indexing, ``np.asarray``,
+    iteration) raises :class:`_ValueRead`.
+    """
+
+    def __init__(self, n_rows: int, ndim: int = 2):
+        self.shape = (int(n_rows), 1)[:ndim]
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+    def _refuse(self, *args, **kwargs):
+        raise _ValueRead
+
+    __getitem__ = __array__ = __iter__ = _refuse
 
 
 def public_split(cv, n_rows: int, groups=None) -> list[tuple[np.ndarray, ...]]:
     """The splits of ``cv`` over ``n_rows`` rows, computed without ``X`` or ``y``.
 
-    The splitter receives a placeholder with ``n_rows`` rows, ``y=None``
-    and the public ``groups``; raises ``ValueError`` with advice when a
-    group splitter gets no groups.
+    The splitter receives placeholders for ``X`` and ``y`` with ``n_rows``
+    rows whose values cannot be read (:class:`_RowsOnly`) and the public
+    ``groups``. A splitter that reads a value, or fails without the data,
+    is refused with the reason; so is one whose ``get_n_splits`` disagrees
+    with what it yields.
     """
     check_public_splitter(cv)
     if type(cv) is GroupShuffleSplit and groups is None:
@@ -116,11 +145,41 @@ def public_split(cv, n_rows: int, groups=None) -> list[tuple[np.ndarray, ...]]:
             "fit(X, y, groups=groups)."
         )
     splitter = check_cv(cv)  # wraps iterables; splitters pass through as-is
-    placeholder = np.broadcast_to(0.0, (int(n_rows), 1))  # no memory, no data
-    return [
-        tuple(np.asarray(part) for part in split)
-        for split in splitter.split(placeholder, None, groups)
-    ]
+    placeholder, no_labels = _RowsOnly(n_rows), _RowsOnly(n_rows, ndim=1)
+    name = type(cv).__name__
+    try:
+        splits = [
+            tuple(np.asarray(part) for part in split)
+            for split in splitter.split(placeholder, no_labels, groups)
+        ]
+    except _ValueRead:
+        raise ValueError(
+            f"cv={name}(...) is refused: it reads the features or labels of "
+            "the rows it splits (a value of X or y), but which rows are public "
+            "training rows must not depend on any validation record, so the "
+            "split must be a function of public information only (the number "
+            "of rows, the groups). " + _USE_INSTEAD
+        ) from None
+    except Exception as exc:
+        raise ValueError(
+            f"cv={name}(...).split failed when given only public information "
+            "(the number of rows, the groups; no X and no y): "
+            f"{type(exc).__name__}: {exc}. A splitter that needs the labels or "
+            "features is refused: which rows are public training rows must not "
+            "depend on any validation record. " + _USE_INSTEAD
+        ) from exc
+    if hasattr(cv, "get_n_splits"):
+        try:
+            expected = cv.get_n_splits(placeholder, no_labels, groups)
+        except Exception:
+            expected = None  # it needs the data to count: the count is checked
+        if expected is not None and expected != len(splits):
+            raise ValueError(
+                "cv.split and cv.get_n_splits return inconsistent results. "
+                f"Expected {expected} splits, got {len(splits)}. DPBayesSearchCV "
+                "needs a splitter that yields exactly the one split it announces."
+            )
+    return splits
 
 
 def num_rows(X) -> int:
@@ -133,27 +192,25 @@ def check_cv_structure(cv) -> None:
     if cv is None:
         return
     if isinstance(cv, numbers.Integral):
-        raise ValueError(
-            f"cv={cv!r}: DPBayesSearchCV needs exactly one (train, validation) "
-            "split, not k folds: every fold would be a separate release of "
-            "validation data. Pass X_val and y_val to fit, or "
-            "cv=PredefinedSplit(test_fold) with one fold, or "
-            "cv=[(train_idx, val_idx)]."
-        )
+        if cv == 1:
+            raise ValueError(
+                "cv=1 is not one split: an int is a number of KFold folds "
+                "(scikit-learn's KFold needs at least 2; a single fold would "
+                "leave no training rows). For one (train, validation) split "
+                "pass cv=ShuffleSplit(n_splits=1, test_size=0.2, random_state=0), "
+                "PredefinedSplit(test_fold) with one fold or [(train_idx, "
+                "val_idx)], or X_val, y_val to fit."
+            )
+        raise ValueError(several_splits_message(f"cv={cv!r} asks for {cv} folds"))
+    if isinstance(cv, (list, tuple)) and len(cv) != 1:
+        raise ValueError(several_splits_message(f"cv gives {len(cv)} splits"))
     if hasattr(cv, "get_n_splits") and not isinstance(cv, PredefinedSplit):
         try:
             n = cv.get_n_splits()
         except (TypeError, ValueError):
-            # Needs the data (e.g. LeaveOneOut): refused by class below.
-            n = 1
+            n = 1  # needs the data to count (e.g. LeaveOneOut): counted later
         if n != 1:
-            raise ValueError(
-                f"cv gives {n} splits; DPBayesSearchCV needs exactly one "
-                "(train, validation) split (each extra fold would be another "
-                "release of validation data). Use e.g. ShuffleSplit("
-                "n_splits=1), PredefinedSplit with one fold, or "
-                "[(train_idx, val_idx)]."
-            )
+            raise ValueError(several_splits_message(f"cv gives {n} splits"))
     check_public_splitter(cv)
 
 
@@ -213,12 +270,7 @@ def split_data(estimator, cv, X, y, X_val, y_val, groups=None, split_params=None
             "list [(train_idx, val_idx)])."
         )
     if len(splits) != 1:
-        raise ValueError(
-            f"cv gives {len(splits)} splits; DPBayesSearchCV needs exactly one "
-            "(train, validation) split. Pass X_val and y_val to fit, or use "
-            "e.g. ShuffleSplit(n_splits=1), PredefinedSplit with one fold, or "
-            "[(train_idx, val_idx)]."
-        )
+        raise ValueError(several_splits_message(f"cv gives {len(splits)} splits"))
     train, val = (np.asarray(a) for a in splits[0])
     if len(val) == 0 or len(train) == 0:
         raise ValueError("The cv split has an empty training or validation part.")

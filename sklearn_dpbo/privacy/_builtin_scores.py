@@ -380,6 +380,16 @@ def make_dp_scorer(
     >>> s.bounds
     (-9.0, 0.0)
     """
+    if "sensitivity" in params:
+        raise TypeError(
+            "make_dp_scorer() no longer takes sensitivity=: the sensitivity "
+            "follows from the public bounds, (high - low)/m for the mean of m "
+            "per-record values clipped into [low, high] (see "
+            "scorer.sensitivity_for(m)). Pass bounds=(low, high) with a "
+            "per-record function, or a built-in name with its public constants "
+            "instead, e.g. make_dp_scorer('neg_mean_squared_error', "
+            "error_clip=3.0)."
+        )
     if isinstance(score, str):
         if bounds is not None:
             raise TypeError(

@@ -166,7 +166,7 @@ UPSTREAM = {
     "test_custom_run_search": (NA, "not a BaseSearchCV subclass"),
     "test__custom_fit_no_run_search": (NA, "not a BaseSearchCV subclass"),
     "test_empty_cv_iterator_error": (P, "same message"),
-    "test_random_search_bad_cv": (R, "splitter subclasses are refused"),
+    "test_random_search_bad_cv": (P, "same message; any splitter, no data read"),
     "test_searchcv_raise_warning_with_non_finite_score": (
         NA,
         "NaN scores become the lower bound silently (a warning would leak)",
@@ -1198,16 +1198,22 @@ def test_empty_cv_iterator_error():
 
 
 def test_random_search_bad_cv():
-    # A splitter subclass can do anything in split(); only the exact public
-    # classes are trusted, so upstream's inconsistent KFold never runs.
+    # Any splitter is called on placeholders that give no value; upstream's
+    # inconsistent KFold is caught by the same check, with the same message.
     class BrokenKFold(KFold):
         def get_n_splits(self, *args, **kw):
             return 1
 
     s = search(LogisticRegression(), {"C": [1e-3, 1e-2]}, cv=BrokenKFold(n_splits=3))
-    with pytest.raises(ValueError) as info:
+    with pytest.raises(
+        ValueError,
+        match=(
+            "cv.split and cv.get_n_splits return "
+            "inconsistent results. Expected \\d+ "
+            "splits, got \\d+"
+        ),
+    ):
         s.fit(X[:100], y[:100])
-    assert_refused(info, "BrokenKFold", "exact classes, not subclasses")
 
 
 def test_n_features_in():

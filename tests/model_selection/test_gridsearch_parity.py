@@ -359,6 +359,11 @@ def test_gridsearch_keywords_explain_what_to_use():
         ("param_grid", "search_spaces"),
         ("param_distributions", "search_spaces"),
         ("return_train_score", "never"),
+        # scikit-optimize's BayesSearchCV and Optuna's OptunaSearchCV (issue 22)
+        ("n_trials", "n_iter=30"),
+        ("timeout", "n_iter"),
+        ("optimizer_kwargs", "method=PrivateSelection("),
+        ("n_points", "batch_size=4"),
     ]:
         # The constructor refuses them as Python refuses any unknown keyword;
         with pytest.raises(TypeError, match=f"unexpected keyword argument '{name}'"):
@@ -385,3 +390,25 @@ def test_unfrozen_distribution_refused_before_data():
     with pytest.raises(TypeError, match="freeze it"):
         s.fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
     assert ledger.history == ()
+
+
+def test_several_metrics_refit_false_says_why():
+    """Issue 22: GridSearchCV's multi-metric refit=False has no equivalent
+    (a selection is always released); the refusal says why and what to do."""
+    for refit in (False, True):
+        key = "refit must be set to a scorer key"
+        with pytest.raises(ValueError, match=key) as info:
+            _search(scoring=["accuracy", "neg_log_loss"], refit=refit).fit(
+                X_tr, y_tr, X_val=X_va, y_val=y_va
+            )
+        msg = str(info.value)
+        assert f"refit={refit!r} is refused" in msg
+        assert "always selected and released" in msg and "Pass refit='<name>'" in msg
+
+
+def test_make_dp_scorer_sensitivity_keyword_says_what_to_use():
+    for score in ("accuracy", lambda y_true, out: np.ones(len(out))):
+        with pytest.raises(TypeError, match="no longer takes sensitivity=") as info:
+            make_dp_scorer(score, sensitivity=0.01)
+        assert "bounds=(low, high)" in str(info.value)
+        assert "sensitivity_for(m)" in str(info.value)

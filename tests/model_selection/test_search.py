@@ -437,8 +437,95 @@ def test_predefined_split_with_two_folds_refused(id_data, spy_log):
     assert spy_log == []
 
 
+def test_one_split_refusals_say_why_and_what_to_do(id_data, spy_log):
+    """Issue 22: k folds as a list, a generator or an int, and cv=1, are
+    refused with the reason (a row validated in one split is a public
+    training row in another) and what to pass instead."""
+    X, y, _, _ = id_data
+    rows = np.arange(len(X))
+    halves = [(rows[::2], rows[1::2]), (rows[1::2], rows[::2])]
+    for cv in (halves, (split for split in halves), KFold(3), 4):
+        with pytest.raises(ValueError, match="exactly one") as info:
+            spy_search("private-selection", cv=cv).fit(X, y)
+        msg = str(info.value)
+        assert "a training row in another" in msg and "public" in msg, msg
+        assert "Pass one split instead" in msg and "X_val" in msg
+    with pytest.raises(ValueError, match="cv=1 is not one split") as info:
+        spy_search("private-selection", cv=1).fit(X, y)
+    assert "ShuffleSplit(n_splits=1" in str(info.value)
+    assert spy_log == []
+
+
+class _HalfSplit:
+    """A custom splitter (no scikit-learn base class): the first half trains."""
+
+    def split(self, X, y=None, groups=None):
+        n = len(X)
+        yield np.arange(n // 2), np.arange(n // 2, n)
+
+    def get_n_splits(self, X=None, y=None, groups=None):
+        return 1
+
+
+class _FeatureSplit(_HalfSplit):
+    """Reads the features: validation = rows with a negative first feature."""
+
+    def split(self, X, y=None, groups=None):
+        first = np.asarray(X)[:, 0]
+        yield np.flatnonzero(first >= 0), np.flatnonzero(first < 0)
+
+
+class _OneTimeSplitter:
+    """Like scikit-learn's tests' OneTimeSplitter: a one-pass, one-split cv."""
+
+    def __init__(self, n_samples):
+        self.indices = iter(
+            ShuffleSplit(n_splits=1, test_size=0.3, random_state=0).split(
+                np.zeros((n_samples, 1))
+            )
+        )
+
+    def split(self, X=None, y=None, groups=None):
+        yield from self.indices
+
+    def get_n_splits(self, X=None, y=None, groups=None):
+        return 1
+
+
+def test_any_splitter_yielding_one_split_from_public_information(id_data, spy_log):
+    """Issue 22: any splitter is accepted if it yields exactly one split from
+    the number of rows alone (it is called on placeholders that give no
+    value); one that reads a value of X or y, or whose get_n_splits
+    disagrees with its split, is refused before any row is read."""
+    X, y, _, _ = id_data
+    search = spy_search("private-selection", cv=_HalfSplit(), shortlist="grid")
+    search.fit(X, y)
+    np.testing.assert_array_equal(
+        search.best_estimator_.fit_row_ids_, np.arange(len(X) // 2)
+    )
+    assert search.n_validation_ == len(X) - len(X) // 2
+    one_time = spy_search("private-selection", shortlist="grid")
+    one_time.set_params(cv=_OneTimeSplitter(len(X))).fit(X, y)
+    assert one_time.n_validation_ == math.ceil(0.3 * len(X))
+    spy_log.clear()
+    with pytest.raises(ValueError, match="reads the features or labels") as info:
+        spy_search("private-selection", cv=_FeatureSplit()).fit(X, y)
+    assert "X_val" in str(info.value)
+
+    class BrokenKFold(KFold):
+        def get_n_splits(self, *args, **kw):
+            return 1
+
+    with pytest.raises(ValueError, match="inconsistent results. Expected 1"):
+        spy_search("private-selection", cv=BrokenKFold(3)).fit(X, y)
+    assert spy_log == []
+
+
 class _LabelSortedSplit(ShuffleSplit):
-    """A ShuffleSplit subclass whose split reads y: validation = last 30 % by label."""
+    """A ShuffleSplit subclass whose split reads y: validation = last 30 % by label.
+
+    Refused because it reads a label (a value of the y placeholder), not
+    because it is a subclass."""
 
     def split(self, X, y=None, groups=None):
         order = np.argsort(np.asarray(y), kind="stable")
