@@ -208,21 +208,19 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
     (X, query inputs, kernel, noise variance, bounds), or the privately
     selected hyper-parameters.
 
-    Private and public inputs. The only private input is ``y``. Of it,
-    ``fit`` checks the container only (its type, its shape, an array's
-    dtype) and then maps each output *on its own* into ``y_bounds``: a
-    number is clipped (±inf to the nearest bound), NaN becomes the
-    midpoint (lo + hi)/2, and a record that does not convert to a number
-    (``"abc"``, ``None``, a longer sequence) is treated as NaN. A list is
-    read record by record, never through ``np.asarray``'s dtype inference
-    over all records. So no output value can make ``fit`` raise, warn or
-    behave differently: one record moves at most its own clipped value, by
-    at most d. Everything else is public and validated as usual: ``X``
-    (finite numbers), ``query_points``, ``inducing_points``, ``kernel``,
-    ``alpha`` (a single number), the bounds and scaling, and the data of a
-    ``PublicDataSelection`` (whose contract ``fit`` checks against visible
-    reuse of the private data, see that class). ``fit`` takes no
-    ``sample_weight``.
+    Private and public inputs. The only private input is ``y``. Of it, ``fit``
+    checks the container only (its type, its shape, an array's dtype) and then maps
+    each output *on its own* into ``y_bounds``: a number is clipped (±inf to the
+    nearest bound), NaN becomes the midpoint (lo + hi)/2, and a record that does not
+    convert to a number (``"abc"``, ``None``, a longer sequence) is treated as NaN.
+    A list is read record by record, never through ``np.asarray``'s dtype inference
+    over all records. So no output value can make ``fit`` raise, warn or behave
+    differently: one record moves at most its own clipped value, by at most d.
+    Everything else is public and validated as usual: ``X`` (finite numbers),
+    ``query_points``, ``inducing_points``, ``kernel``, ``alpha`` (a single number),
+    the bounds and scaling, and the data of a ``PublicDataSelection`` (whose
+    contract ``fit`` checks against visible reuse of the private data, see that
+    class). ``fit`` takes no ``sample_weight``.
 
     Methods (``method``):
 
@@ -249,8 +247,8 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
     posterior covariance plus the release noise carried through the same
     map (at a query input j, posterior variance + ``noise_std_[j]²``; both
     public); ``sample_y`` draws from N(predict, that covariance) with
-    public randomness. None of them reads the private outputs again.
-    Each ``fit`` is a new release and spends its budget again.
+    public randomness. None of them reads the private outputs again; each
+    ``fit`` is a new release and spends its budget again.
 
     Parameters
     ----------
@@ -271,9 +269,8 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
     epsilon : float in [1e-12, inf), default=1.0
         Total ε of one fit (selection plus release).
     delta : float in (0, 1), default=1e-5
-        δ of the release (the selection spends none). The range declared
-        is the library's [0, 1); 0 is refused in ``fit`` with the reason
-        (the Gaussian mechanism needs δ > 0).
+        δ of the release (the selection spends none); 0 is refused in
+        ``fit`` with the reason (the Gaussian mechanism needs δ > 0).
     query_points : array-like of shape (n_query, n_features) or None
         Public inputs at which the mean is released. ``None`` uses the
         distinct training inputs (at most 5000).
@@ -291,8 +288,8 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
     random_state : None or int, default=None
         Public randomness only (k-means, cross-validation folds).
     noise_random_state : None or int, default=None
-        **Tests only.** ``None`` draws the noise from the OS CSPRNG; an int
-        makes it reproducible (then not DP; ``fit`` warns).
+        **Tests only.** ``None``: noise from the OS CSPRNG; an int makes it
+        reproducible (then not DP; ``fit`` warns).
     accountant : None or BudgetAccountant, default=None
         Charged (ε, δ) once, before any output is read.
 
@@ -321,6 +318,15 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
     (basic composition), under the replace-one-output relation with public
     inputs. The Gaussian noise is a floating-point sample from the OS
     CSPRNG (see ``docs/dp_gp.md`` for the caveat).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.linspace(0, 10, 100)[:, None]  # public inputs
+    >>> y = np.sin(X[:, 0])  # private outputs
+    >>> gp = DPGaussianProcessRegressor(y_bounds=(-2.0, 2.0), delta=1e-3).fit(X, y)
+    >>> gp.predict(X[:3]).shape, gp.privacy_report_.epsilon
+    ((3,), 1.0)
     """
 
     _parameter_constraints: dict = {

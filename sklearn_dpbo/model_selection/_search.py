@@ -383,6 +383,29 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
     requested by the scorer is refused in ``fit``: a weighted private score
     would not keep its per-record sensitivity. See
     ``docs/coming_from_gridsearchcv.md`` for every difference.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn.model_selection import train_test_split
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> X_tr, X_val, y_tr, y_val = train_test_split(X, y, random_state=0)
+    >>> search = DPBayesSearchCV(
+    ...     make_pipeline(StandardScaler(), LogisticRegression()),
+    ...     {"logisticregression__C": [0.01, 0.1, 1.0, 10.0]},
+    ...     epsilon=1.0, n_iter=4, random_state=0,
+    ... ).fit(X_tr, y_tr, X_val=X_val, y_val=y_val)  # X_val, y_val: private
+    >>> sorted(search.best_params_)
+    ['logisticregression__C']
+    >>> 0.0 <= search.best_score_ <= 1.0  # noisy: fresh noise every fit
+    True
+    >>> search.cv_results_["params"][search.best_index_] == search.best_params_
+    True
+    >>> search.privacy_report_.epsilon
+    1.0
     """
 
     _parameter_constraints: dict = PARAMETER_CONSTRAINTS
