@@ -29,6 +29,7 @@ from ._cv_results import best_row
 from ._metrics import best_scores
 
 __all__ = [
+    "callbacks_refused",
     "check_refit",
     "clear_fitted",
     "ingest",
@@ -152,3 +153,22 @@ def check_refit(search, attr):
             "best parameters (the released best_params_); refit an estimator "
             "yourself with best_params_ on the training set."
         )
+
+
+def callbacks_refused(search) -> bool:
+    """``available_if`` check of ``set_callbacks``: never available, and why.
+
+    Without ``set_callbacks`` (``hasattr`` is False), an outer
+    meta-estimator drops the callbacks it would propagate, with
+    scikit-learn's warning, as for any estimator without callback support;
+    a user calling it gets the reason as the ``AttributeError``'s cause.
+    """
+    raise AttributeError(
+        f"{type(search).__name__} does not support scikit-learn callbacks: they "
+        "are called at the start and end of every fit task, the private ones "
+        "included (each candidate's validation scoring; in method='gp-ucb' the "
+        "privately chosen candidates themselves), so their arguments and their "
+        "timing would carry what the guarantee protects. Use verbose=1 to 3 "
+        "instead: it prints the public progress and nothing measured after the "
+        "first read of the validation set."
+    )

@@ -29,6 +29,7 @@ from ._context import SearchContext, SearchData, SearchPlan
 from ._evaluation import index_fit_params
 from ._federated import run_federated_ldp
 from ._fitted import (
+    callbacks_refused,
     check_refit,
     clear_fitted,
     ingest,
@@ -50,7 +51,7 @@ from ._progress import ProgressPrinter
 from ._routing import metadata_routing, route_fit_params, route_score_params
 from ._sealed import PrivateComputationError, run_sealed
 from ._search_params import PARAMETER_CONSTRAINTS, check_set_params, check_settings
-from ._splits import num_rows, split_data
+from ._splits import check_cpu_inputs, num_rows, split_data
 from ._whole_data import fit_whole_data, whole_data_requested
 
 __all__ = ["DPBayesSearchCV", "PrivateComputationError"]
@@ -565,6 +566,10 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         self._check_fitted_refit("score_samples")
         return self.best_estimator_.score_samples(X)
 
+    @available_if(callbacks_refused)
+    def set_callbacks(self, *callbacks):
+        """Not supported: the ``AttributeError``'s cause says why."""
+
     def score(self, X, y=None, **params):
         """Score ``best_estimator_`` on (X, y) with the selection metric.
 
@@ -702,6 +707,7 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
                 "with method='federated-ldp' and X_val/y_val, and that method "
                 "needs it: fit(X, y, X_val=..., y_val=..., val_groups=ids)."
             )
+        check_cpu_inputs(X=X, y=y, X_val=X_val, y_val=y_val)
         X_tr, y_tr, X_va, y_va, train_idx = split_data(
             self.estimator, self.cv, X, y, X_val, y_val, groups, split_params
         )

@@ -46,6 +46,7 @@ from sklearn.utils.validation import indexable
 from .._compat import _num_samples, _safe_split
 
 __all__ = [
+    "check_cpu_inputs",
     "check_cv_structure",
     "check_public_splitter",
     "num_rows",
@@ -180,6 +181,31 @@ def public_split(cv, n_rows: int, groups=None) -> list[tuple[np.ndarray, ...]]:
                 "needs a splitter that yields exactly the one split it announces."
             )
     return splits
+
+
+def check_cpu_inputs(**inputs) -> None:
+    """Refuse array-API inputs held on a non-CPU device (before any read).
+
+    Every validation record is mapped into the training set's schema and
+    scored on its own with NumPy on the CPU (row independence by
+    construction), so the inputs must be NumPy-convertible. The device of
+    an array is public (like its shape); its values are not read here.
+    """
+    for name, value in inputs.items():
+        device = getattr(value, "device", None)
+        if device is None or not hasattr(value, "__array_namespace__"):
+            continue
+        if "cpu" not in str(device).lower():
+            raise ValueError(
+                f"{name} is an array on the device {device!r}; DPBayesSearchCV "
+                "maps every validation record into the training set's schema "
+                "and scores it on its own with NumPy on the CPU (that is what "
+                "keeps each record's effect on a score bounded), so every input "
+                "must be on the CPU. Pass the data on the CPU instead (e.g. "
+                "X.cpu(), or xp.asarray(X, device=<the cpu device>)); "
+                "array_api_dispatch then still applies to the estimator's own "
+                "computations on the CPU."
+            )
 
 
 def num_rows(X) -> int:
