@@ -63,8 +63,15 @@ def _fit_quiet(est, X, y):
 # ---------------------------------------------------------------------------
 # scikit-learn conformance
 # ---------------------------------------------------------------------------
+_TWO_FITS = (
+    "compares the outputs of two fits on the same data; with fresh CSPRNG "
+    "noise (noise_random_state=None, the production setting) two releases "
+    "differ by design. It passes with seeded noise (the first instance)."
+)
+
+
 def _expected_failed_checks(estimator):
-    return {
+    expected = {
         "check_supervised_y_no_nan": (
             "the private outputs are never checked for finiteness: whether fit "
             "raises would then depend on one private record. NaN and +-inf are "
@@ -72,13 +79,26 @@ def _expected_failed_checks(estimator):
             "test_non_finite_or_non_numeric_output_is_its_public_image)."
         )
     }
+    if estimator.noise_random_state is None:  # issue 22: fresh noise
+        for name in (
+            "check_regressor_data_not_an_array",
+            "check_supervised_y_2d",
+            "check_regressors_int",
+            "check_fit_idempotent",
+        ):
+            expected[name] = _TWO_FITS
+    return expected
 
 
 @parametrize_with_checks(
     # A fixed noise seed makes two fits comparable, which several checks need
     # (e.g. check_regressor_data_not_an_array compares two fits); the
-    # PrivacyLeakWarning this triggers is expected.
-    [DPGaussianProcessRegressor(y_bounds=(-100.0, 100.0), noise_random_state=0)],
+    # PrivacyLeakWarning this triggers is expected. The second instance is
+    # the production setting (fresh noise).
+    [
+        DPGaussianProcessRegressor(y_bounds=(-100.0, 100.0), noise_random_state=0),
+        DPGaussianProcessRegressor(y_bounds=(-100.0, 100.0)),
+    ],
     expected_failed_checks=_expected_failed_checks,
 )
 @pytest.mark.filterwarnings("ignore::sklearn_dpbo.PrivacyLeakWarning")

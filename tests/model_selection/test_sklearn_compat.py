@@ -79,20 +79,64 @@ def _instances():
     ]
 
 
+# The checks that compare the outputs of two fits (or of a fit and a refit
+# on the same data in another container). With fresh CSPRNG noise two fits
+# release differently by design (the non_deterministic tag); the same checks
+# pass with seeded noise (the instances of _instances()).
+TWO_FITS_COMPARED = (
+    "compares the outputs of two fits on the same data; with fresh CSPRNG "
+    "noise (noise_random_state=None, the production setting) the releases "
+    "differ by design, so the refitted best_estimator_ may differ. It passes "
+    "with seeded noise (see _instances)."
+)
+FRESH_NOISE_FAILURES = {
+    name: TWO_FITS_COMPARED
+    for name in (
+        "check_fit_idempotent",
+        "check_classifier_data_not_an_array",
+        "check_regressor_data_not_an_array",
+        "check_supervised_y_2d",
+        "check_regressors_int",
+    )
+}
+
+
+def _fresh_noise_instances():
+    # issue 22: check_estimator on the production setting (fresh noise), one
+    # split from a public splitter; a classifier and a regressor search.
+    common = dict(cv=CV1, n_iter=2, error_score="raise", random_state=0)
+    return [
+        DPBayesSearchCV(LogisticRegression(), {"C": [0.1, 1.0]}, **common),
+        DPBayesSearchCV(
+            Ridge(),
+            {"alpha": [0.1, 1.0]},
+            scoring=make_dp_scorer(within_half, bounds=(0.0, 1.0)),
+            **common,
+        ),
+    ]
+
+
 def _expected_failed_checks(estimator):
-    """No check is expected to fail.
+    """With seeded noise, no check is expected to fail.
 
     Earlier failures were genuine incompatibilities and were fixed in
     ``_search.py`` instead of being listed here: objects without ``len``
     (``check_*_data_not_an_array``), target tags not forwarded
     (``check_supervised_y_2d``), a missing "requires y" error
     (``check_requires_y_none``) and an unhelpful error for object-dtype labels
-    in the public cross-validation (``check_dtype_object``).
+    in the public cross-validation (``check_dtype_object``). With fresh
+    noise, only the checks comparing two fits (:data:`FRESH_NOISE_FAILURES`;
+    non-strict: two fits may still agree by chance).
     """
+    if estimator.noise_random_state is None:
+        return FRESH_NOISE_FAILURES
     return {}
 
 
-@parametrize_with_checks(_instances(), expected_failed_checks=_expected_failed_checks)
+@parametrize_with_checks(
+    _instances() + _fresh_noise_instances(),
+    expected_failed_checks=_expected_failed_checks,
+)
 def test_sklearn_estimator_checks(estimator, check):
     import warnings
 
