@@ -10,7 +10,6 @@ from __future__ import annotations
 import math
 import numbers
 import warnings
-from collections import Counter
 
 import numpy as np
 import scipy.sparse as sp
@@ -39,6 +38,8 @@ from ._selection import (
     CONTRACT_ERROR,
     PrivateGridSelection,
     PublicDataSelection,
+    _same_buffer,
+    _selection_reuses_private_data,
     plan_selection,
 )
 
@@ -52,19 +53,6 @@ _REFERENCE = {
     "sensitivity d·max_j sqrt([AKA]_jj) (spec DP_GP.md §3.1 item 3); analytic "
     "calibration Balle & Wang (ICML 2018)",
 }
-
-
-def _same_buffer(a, b) -> bool:
-    """Whether ``a`` is ``b`` or shares its memory (values never compared).
-
-    Only arrays are inspected: a list is never converted here (``np.asarray``
-    of a list infers one dtype and shape from all its records).
-    """
-    if a is b:
-        return True
-    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
-        return bool(np.may_share_memory(a, b))
-    return False
 
 
 def _output_value(v) -> float:
@@ -168,33 +156,6 @@ def _map_outputs(values: np.ndarray, lo: float, hi: float) -> np.ndarray:
     return np.clip(np.where(np.isnan(values), 0.5 * (lo + hi), values), lo, hi)
 
 
-def _rows_of(X: np.ndarray, y: np.ndarray) -> list[bytes]:
-    """(x, y) rows as hashable keys (−0.0 and 0.0 identified)."""
-    Z = np.ascontiguousarray(np.column_stack([X, y]) + 0.0, dtype=np.float64)
-    return [row.tobytes() for row in Z]
-
-
-def _selection_reuses_private_data(Xs, ys, X, y_mapped) -> bool:
-    """Whether the PublicDataSelection data are visibly the private data.
-
-    True when the selection's (x, clipped y) rows are, row for row, part of
-    the private rows (a copy, a list, a reordering, a slice or a subset:
-    every selection row matched by a distinct private row), or when its
-    clipped outputs equal the private ones in order (whatever its X).
-    ``ys`` and ``y_mapped`` are clipped into the same public interval.
-    """
-    if ys.shape == y_mapped.shape and np.array_equal(ys + 0.0, y_mapped + 0.0):
-        return True
-    if Xs.shape[1] != X.shape[1] or Xs.shape[0] > X.shape[0]:
-        return False
-    private = Counter(_rows_of(X, y_mapped))
-    for key in _rows_of(Xs, ys):
-        if private[key] <= 0:
-            return False
-        private[key] -= 1
-    return True
-
-
 class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
     """Gaussian-process regression whose posterior mean is released with (ε, δ)-DP.
 
@@ -208,19 +169,21 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
     (X, query inputs, kernel, noise variance, bounds), or the privately
     selected hyper-parameters.
 
-    Private and public inputs. The only private input is ``y``. Of it, ``fit``
-    checks the container only (its type, its shape, an array's dtype) and then maps
-    each output *on its own* into ``y_bounds``: a number is clipped (±inf to the
-    nearest bound), NaN becomes the midpoint (lo + hi)/2, and a record that does not
-    convert to a number (``"abc"``, ``None``, a longer sequence) is treated as NaN.
-    A list is read record by record, never through ``np.asarray``'s dtype inference
-    over all records. So no output value can make ``fit`` raise, warn or behave
-    differently: one record moves at most its own clipped value, by at most d.
-    Everything else is public and validated as usual: ``X`` (finite numbers),
-    ``query_points``, ``inducing_points``, ``kernel``, ``alpha`` (a single number),
-    the bounds and scaling, and the data of a ``PublicDataSelection`` (whose
-    contract ``fit`` checks against visible reuse of the private data, see that
-    class). ``fit`` takes no ``sample_weight``.
+    Private and public inputs. The only private input is ``y``. Of it,
+    ``fit`` checks the container only (its type, its shape, an array's
+    dtype) and then maps each output *on its own* into ``y_bounds``: a
+    number is clipped (±inf to the nearest bound), NaN becomes the
+    midpoint (lo + hi)/2, and a record that does not convert to a number
+    (``"abc"``, ``None``, a longer sequence) is treated as NaN. A list is
+    read record by record, never through ``np.asarray``'s dtype inference
+    over all records. So no output value can make ``fit`` raise, warn or
+    behave differently: one record moves at most its own clipped value, by
+    at most d. Everything else is public and validated as usual: ``X``
+    (finite numbers), ``query_points``, ``inducing_points``, ``kernel``,
+    ``alpha`` (a single number), the bounds and scaling, and the data of a
+    ``PublicDataSelection`` (whose contract ``fit`` checks against visible
+    reuse of the private data, see that class). ``fit`` takes no
+    ``sample_weight``.
 
     Methods (``method``):
 
@@ -247,8 +210,8 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
     posterior covariance plus the release noise carried through the same
     map (at a query input j, posterior variance + ``noise_std_[j]²``; both
     public); ``sample_y`` draws from N(predict, that covariance) with
-    public randomness. None of them reads the private outputs again; each
-    ``fit`` is a new release and spends its budget again.
+    public randomness. None of them reads the private outputs again.
+    Each ``fit`` is a new release and spends its budget again.
 
     Parameters
     ----------
@@ -269,8 +232,9 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
     epsilon : float in [1e-12, inf), default=1.0
         Total ε of one fit (selection plus release).
     delta : float in (0, 1), default=1e-5
-        δ of the release (the selection spends none); 0 is refused in
-        ``fit`` with the reason (the Gaussian mechanism needs δ > 0).
+        δ of the release (the selection spends none). The range declared
+        is the library's [0, 1); 0 is refused in ``fit`` with the reason
+        (the Gaussian mechanism needs δ > 0).
     query_points : array-like of shape (n_query, n_features) or None
         Public inputs at which the mean is released. ``None`` uses the
         distinct training inputs (at most 5000).
@@ -288,8 +252,8 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
     random_state : None or int, default=None
         Public randomness only (k-means, cross-validation folds).
     noise_random_state : None or int, default=None
-        **Tests only.** ``None``: noise from the OS CSPRNG; an int makes it
-        reproducible (then not DP; ``fit`` warns).
+        **Tests only.** ``None`` draws the noise from the OS CSPRNG; an int
+        makes it reproducible (then not DP; ``fit`` warns).
     accountant : None or BudgetAccountant, default=None
         Charged (ε, δ) once, before any output is read.
 

@@ -39,6 +39,7 @@ optimisation", with a corrected sensitivity: spec DP_GP.md §5.3 [S][D])
 from __future__ import annotations
 
 import numbers
+from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
@@ -330,3 +331,44 @@ def plan_selection(
         for p in plans
     ]
     return SelectionPlan(maps_all, folds, residual_bound, float(max(sens)), penalties)
+
+
+# The contract of PublicDataSelection, checked by the regressor's fit.
+def _same_buffer(a, b) -> bool:
+    """Whether ``a`` is ``b`` or shares its memory (values never compared).
+
+    Only arrays are inspected: a list is never converted here (``np.asarray``
+    of a list infers one dtype and shape from all its records).
+    """
+    if a is b:
+        return True
+    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
+        return bool(np.may_share_memory(a, b))
+    return False
+
+
+def _rows_of(X: np.ndarray, y: np.ndarray) -> list[bytes]:
+    """(x, y) rows as hashable keys (−0.0 and 0.0 identified)."""
+    Z = np.ascontiguousarray(np.column_stack([X, y]) + 0.0, dtype=np.float64)
+    return [row.tobytes() for row in Z]
+
+
+def _selection_reuses_private_data(Xs, ys, X, y_mapped) -> bool:
+    """Whether the PublicDataSelection data are visibly the private data.
+
+    True when the selection's (x, clipped y) rows are, row for row, part of
+    the private rows (a copy, a list, a reordering, a slice or a subset:
+    every selection row matched by a distinct private row), or when its
+    clipped outputs equal the private ones in order (whatever its X).
+    ``ys`` and ``y_mapped`` are clipped into the same public interval.
+    """
+    if ys.shape == y_mapped.shape and np.array_equal(ys + 0.0, y_mapped + 0.0):
+        return True
+    if Xs.shape[1] != X.shape[1] or Xs.shape[0] > X.shape[0]:
+        return False
+    private = Counter(_rows_of(X, y_mapped))
+    for key in _rows_of(Xs, ys):
+        if private[key] <= 0:
+            return False
+        private[key] -= 1
+    return True

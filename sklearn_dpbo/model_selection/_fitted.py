@@ -23,6 +23,8 @@ from __future__ import annotations
 import pickle
 
 from sklearn.base import clone
+from sklearn.exceptions import NotFittedError
+from sklearn.utils.validation import check_is_fitted
 
 from ..privacy._accounting import PrivacyReport, Release
 from ._cv_results import best_row
@@ -32,6 +34,7 @@ __all__ = [
     "callbacks_refused",
     "check_refit",
     "clear_fitted",
+    "fitted_estimator_property",
     "ingest",
     "no_cv_results_reason",
     "refit",
@@ -172,3 +175,23 @@ def callbacks_refused(search) -> bool:
         "instead: it prints the public progress and nothing measured after the "
         "first read of the validation set."
     )
+
+
+def fitted_estimator_property(name: str, doc: str) -> property:
+    """A property of the search reading ``best_estimator_.<name>``.
+
+    ``AttributeError`` before ``fit`` (so ``hasattr`` is False), as
+    scikit-learn's searches; with ``refit=False`` the estimator's own
+    ``AttributeError``.
+    """
+
+    def get(search):
+        try:
+            check_is_fitted(search)
+        except NotFittedError as exc:
+            raise AttributeError(
+                f"{type(search).__name__} object has no {name} attribute."
+            ) from exc
+        return getattr(search.best_estimator_, name)
+
+    return property(get, doc=f"{doc} (``refit=True``)")

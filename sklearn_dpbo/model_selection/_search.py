@@ -17,7 +17,6 @@ from dataclasses import replace
 
 from joblib import Parallel
 from sklearn.base import BaseEstimator, MetaEstimatorMixin
-from sklearn.exceptions import NotFittedError
 from sklearn.utils import get_tags
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
@@ -32,6 +31,7 @@ from ._fitted import (
     callbacks_refused,
     check_refit,
     clear_fitted,
+    fitted_estimator_property,
     ingest,
     no_cv_results_reason,
     refit,
@@ -317,7 +317,8 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
     n_validation_ : int
         Public size m of the validation set.
     n_splits_ : int
-        Number of (train, validation) splits: always 1.
+        Number of (train, validation) splits: 1 (not set in
+        ``"whole-data"``, which has ``n_parts_``).
     multimetric_ : bool
         Whether ``scoring`` names several metrics.
     lipschitz_constants_ : dict
@@ -492,27 +493,12 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
             raise AttributeError(no_cv_results_reason(self))
         return vars(self)["cv_results_"]
 
-    @property
-    def n_features_in_(self):
-        """Number of features seen by ``best_estimator_`` (``refit=True``)."""
-        try:
-            check_is_fitted(self)
-        except NotFittedError as exc:
-            raise AttributeError(
-                f"{type(self).__name__} object has no n_features_in_ attribute."
-            ) from exc
-        return self.best_estimator_.n_features_in_
-
-    @property
-    def feature_names_in_(self):
-        """Feature names seen by ``best_estimator_`` (``refit=True``)."""
-        try:
-            check_is_fitted(self)
-        except NotFittedError as exc:
-            raise AttributeError(
-                f"{type(self).__name__} object has no feature_names_in_ attribute."
-            ) from exc
-        return self.best_estimator_.feature_names_in_
+    n_features_in_ = fitted_estimator_property(
+        "n_features_in_", "Number of features seen by ``best_estimator_``."
+    )
+    feature_names_in_ = fitted_estimator_property(
+        "feature_names_in_", "Feature names seen by ``best_estimator_``."
+    )
 
     @property
     def classes_(self):

@@ -598,7 +598,8 @@ def fit_whole_data(
 
 
 def _ingest(search, releases, index, candidates, default_row, plan, k) -> None:
-    search.best_index_ = int(index)
+    search.best_index_ = int(index)  # its cv_results_ row: one row per candidate
+    search.best_candidate_index_ = int(index)
     search.best_params_ = dict(candidates[index])
     for r in releases:
         if r.quantity == "best_score_":
