@@ -150,7 +150,20 @@ def test_sklearn_estimator_checks(estimator, check):
         warnings.filterwarnings(
             "ignore", "noise_random_state is set", PrivacyLeakWarning
         )
+        if _skipped_as_non_deterministic(estimator, check):
+            return
         check(estimator)
+
+
+def _skipped_as_non_deterministic(estimator, check) -> bool:
+    """scikit-learn skips check_pipeline_consistency for non-deterministic
+    estimators (fresh noise); it runs on the seeded instances. Instead of a
+    skip, assert the declaration that makes scikit-learn skip it."""
+    name = getattr(check, "func", check).__name__
+    if name == "check_pipeline_consistency" and estimator.noise_random_state is None:
+        assert get_tags(estimator).non_deterministic
+        return True
+    return False
 
 
 # ---------------------------------------------------------------------------
