@@ -80,7 +80,9 @@ def several_splits_message(what: str) -> str:
         + _WHY_ONE
         + "Pass one split instead: cv=[(train_idx, val_idx)] (e.g. one of your "
         "folds), ShuffleSplit(n_splits=1, test_size=0.2), PredefinedSplit with "
-        "one fold, or X_val, y_val to fit."
+        "one fold, or X_val, y_val to fit. If every row is sensitive, leave "
+        "cv=None and call fit(X, y): the whole-data mode protects every row "
+        "(docs/whole_data.md)."
     )
 
 
@@ -225,7 +227,8 @@ def check_cv_structure(cv) -> None:
                 "leave no training rows). For one (train, validation) split "
                 "pass cv=ShuffleSplit(n_splits=1, test_size=0.2, random_state=0), "
                 "PredefinedSplit(test_fold) with one fold or [(train_idx, "
-                "val_idx)], or X_val, y_val to fit."
+                "val_idx)], or X_val, y_val to fit; or leave cv=None and call "
+                "fit(X, y) to protect every row (the whole-data mode)."
             )
         raise ValueError(several_splits_message(f"cv={cv!r} asks for {cv} folds"))
     if isinstance(cv, (list, tuple)) and len(cv) != 1:
@@ -278,10 +281,12 @@ def split_data(estimator, cv, X, y, X_val, y_val, groups=None, split_params=None
         return X, y, X_val, y_val, None
     if cv is None:
         raise ValueError(
-            "DPBayesSearchCV needs a validation set: call fit(X_train, "
+            "This method needs a validation set: call fit(X_train, "
             "y_train, X_val=..., y_val=...), or set cv to exactly one "
             "(train, validation) split (PredefinedSplit, [(train_idx, "
-            "val_idx)] or ShuffleSplit(n_splits=1))."
+            "val_idx)] or ShuffleSplit(n_splits=1)). To protect every row of "
+            "X, y with no validation set, use method='whole-data' (what "
+            "fit(X, y) runs with the default method string)."
         )
     X, y = indexable(X, y)
     split_params = dict(split_params or {})
