@@ -77,10 +77,11 @@ def test_n_parts_rule():
 
 
 def test_fallback_rule_is_the_selection_temperature():
-    # 2 / (k ε₁): k = 50, ε₁ = 0.5 gives 0.08 <= 0.1 (tunes); k = 35: 0.114.
-    assert wd.selection_temperature(50, 0.5) == pytest.approx(0.08)
-    assert wd.tunes(WholeData(), 50, 0.5)
-    assert not wd.tunes(WholeData(), 35, 0.5)
+    # 2 / (k ε₁): k = 50, ε₁ = 1 gives 0.04 <= 0.05 (tunes); k = 35: 0.057.
+    assert wd.selection_temperature(50, 1.0) == pytest.approx(0.04)
+    assert wd.tunes(WholeData(), 50, 1.0)
+    assert not wd.tunes(WholeData(), 35, 1.0)
+    assert not wd.tunes(WholeData(), 50, 0.5)
     assert wd.tunes(WholeData(max_selection_noise=None), 1, 0.01)
 
 
@@ -134,7 +135,7 @@ def test_too_few_parts_release_the_estimators_values(data):
         LogisticRegression(C=0.5), SPACE, refit=False, random_state=0
     )
     with pytest.warns(Warning, match="no tuning"):
-        search.fit(X, y)  # k = 3, ε₁ = 0.5: temperature 1.33 > 0.1
+        search.fit(X, y)  # k = 3, ε₁ = 0.5: temperature 1.33 > 0.05
     assert search.best_params_ == {"C": 0.5}
     params, score = search.privacy_report_.releases
     assert params["epsilon"] == 0.0 and score["epsilon"] == pytest.approx(1.0)
