@@ -167,16 +167,18 @@ def choose_strategy(
 # One run (fit at ε_fit on the training part, clean validation score)
 # ---------------------------------------------------------------------------
 def _fit_and_score(learner, params, eps_fit, X_tr, y_tr, X_va, y_va, scorer, rng):
-    """(model, clean validation score in [low, high]); prints and warnings withheld."""
+    """(model, clean validation score in [low, high]).
+
+    Runs inside :func:`fit_private_model`'s ``quiet`` section (warnings and
+    prints of the whole private computation are withheld there).
+    """
     low, high = scorer.bounds
     est = clone(learner).set_params(**clone(params, safe=False))
     est.set_params(epsilon=eps_fit)
-    sink = io.StringIO()
-    with quiet(), contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
-        est._fit_private(X_tr, y_tr, rng)
-        if X_va is None:
-            return est, low
-        values = scorer.record_values(est, X_va, y_va, private=False)
+    est._fit_private(X_tr, y_tr, rng)
+    if X_va is None:
+        return est, low
+    values = scorer.record_values(est, X_va, y_va, private=False)
     value = float(np.mean(values)) if len(values) else low
     return est, float(np.clip(value if math.isfinite(value) else low, low, high))
 
@@ -451,7 +453,13 @@ def fit_private_model(search, plan, X, y, fit_params, other_scorers, extra):
         )
         ctx.learner, ctx.scorer = est, plan.scorer
         ctx.parts, ctx.m = (X_tr, y_tr, X_va, y_va), 0 if val is None else len(val)
-        return list(_STRATEGIES[cfg["strategy"]](ctx, cfg))
+        sink = io.StringIO()
+        with (
+            quiet(),
+            contextlib.redirect_stdout(sink),
+            contextlib.redirect_stderr(sink),
+        ):
+            return list(_STRATEGIES[cfg["strategy"]](ctx, cfg))
 
     release, c, model, score = run_sealed(run, _Ctx(), charged)
     check_charge([release], charged)
