@@ -1,8 +1,11 @@
 """Statistical audit of the private-model mode: V/V′ differ in one row.
 
 TESTING.md P3/P4 for ``DPBayesSearchCV(method=PrivateModel(...))`` with
-random stopping (η = 0.5, ε = 1, so ε₀ = 0.4). n = 61 rows: 60 training
-rows (x = 0, y = 1) and m = 1 validation row. The real ``fit`` runs once
+random stopping (η = 0.5, ε = 1, so ε₀ = 0.4). n = 241 rows: 240
+training rows (x = 0, y = 1) and m = 1 validation row; C ∈ {0.005, 0.01}
+keeps the learner's intercept noise well below w* (with 60 rows and C =
+0.05 about 13 % of the models flipped class, which hid the power check's
+signal). The real ``fit`` runs once
 per side to capture the strategy's inputs (the public plan and the
 parts); the random-stopping mechanism is then drawn N times per side with
 production noise (OS CSPRNG) in worker processes. Outcome: (released
@@ -35,16 +38,18 @@ from sklearn_dpbo.model_selection import PrivateModel
 from sklearn_dpbo.privacy._samplers import secure_source
 
 N = 20_000
+N_POWER = 40_000  # 0.5⁵ vs 0.0042: ~1250 vs ~170 counts, ε̂ ≈ 1.4
 EPSILON = 1.0
-N_ROWS = 61
+N_ROWS = 241
+FRACTION = 0.004  # m = 1 validation row
 
 
 def _search():
     return DPBayesSearchCV(
         DPLogisticRegression(data_norm=1.0),
-        {"C": [0.05, 0.1]},
+        {"C": [0.005, 0.01]},
         method=PrivateModel(
-            strategy="random-stopping", mean_runs=4, validation_fraction=0.01
+            strategy="random-stopping", mean_runs=4, validation_fraction=FRACTION
         ),
         epsilon=EPSILON,
         scoring="accuracy",
@@ -56,7 +61,7 @@ def _search():
 def _data(role):
     X = np.zeros((N_ROWS, 1))
     y = np.ones(N_ROWS, dtype=int)
-    train, val = pm.split_rows(N_ROWS, 0.01, _search()._check_settings().seed)
+    train, val = pm.split_rows(N_ROWS, FRACTION, _search()._check_settings().seed)
     assert len(val) == 1
     if role == "val":
         y[val[0]] = 0
@@ -119,7 +124,8 @@ def test_audit_private_model(role):
 @pytest.mark.slow
 def test_power_best_of_fixed_k_is_caught():
     a, b = in_worker_processes(
-        (partial(_draw, "V", N, 5, True),), (partial(_draw, "val", N, 5, True),)
+        (partial(_draw, "V", N_POWER, 5, True),),
+        (partial(_draw, "val", N_POWER, 5, True),),
     )
     result = epsilon_lower_bound(a, b, ALPHA)
     print("fixed K=5", result)
