@@ -30,6 +30,7 @@ import os
 import time
 import warnings
 
+import _checkout  # noqa: F401  (this checkout's sklearn_dpbo, before any import)
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.datasets import load_breast_cancer, load_digits, make_classification
