@@ -153,3 +153,13 @@ def test_bench_scaling_quick(tmp_path):
     assert "Goals of issue 13" in stdout
     if result["meta"]["matplotlib"]:
         assert (tmp_path / "bench_scaling.png").exists()
+
+
+def test_bench_private_model_quick(tmp_path):
+    result, stdout = _run("bench_private_model", tmp_path)
+    runs = result["runs"]["breast_cancer|1.0"]
+    assert len(runs) == result["meta"]["seeds"] == 2
+    rules = {"non-private selection", "public default", "naive split", "auto"}
+    assert rules <= set(runs[0])
+    assert all(0 <= r[k]["acc"] <= 1 for r in runs for k in r)
+    assert "| breast_cancer | 1 |" in stdout

@@ -28,6 +28,7 @@ LAYER = {
     "bo": 2,
     "ldp": 3,
     "gaussian_process": 3,
+    "dp_learners": 3,
     "model_selection": 4,
 }
 TOP = 5

@@ -44,6 +44,7 @@ __all__ = [
     "Lipschitz",
     "FederatedLDP",
     "WholeData",
+    "PrivateModel",
     "MODES",
     "resolve_mode",
     "moved_parameter_hint",
@@ -545,11 +546,79 @@ class WholeData(SearchMode):
 
 WholeData = _shared_docs(WholeData)
 
+
+class PrivateModel(SearchMode):
+    """``method="private-model"``: tune a DP learner, release the tuned model.
+
+    Every row of ``X, y`` is private (replace one row; n public). A public
+    permutation splits the rows into a training part and a validation part
+    (``validation_fraction``). A *run* fits the DP learner (an estimator of
+    :mod:`sklearn_dpbo.dp_learners`) with a candidate on the training part
+    at ε₀ and scores it on the validation part with Laplace noise at ε₀:
+    ε₀-DP by parallel composition. ``best_estimator_`` is the selected DP
+    model itself (no refit), ``best_score_`` its already-paid noisy score
+    (``_private_model.py``, ``docs/private_model.md``).
+
+    Parameters
+    ----------
+    strategy : {"auto", "random-stopping", "split", "default"}, default="auto"
+        ``"random-stopping"``: K ~ ``distribution`` runs with candidates
+        drawn i.i.d. from the public candidate set, the best noisy score
+        wins (Papernot & Steinke, ICLR 2022; Liu & Talwar, STOC 2019);
+        ε₀ = ε/(2 + η). ``"split"``: every candidate at ε/L, permute-and-
+        flip over the scores; pure ε-DP. ``"default"``: the estimator's own
+        parameters at ε. ``"auto"``: a public rule of n, m, L and ε
+        (``_private_model.choose_strategy``).
+    distribution : {"logarithmic", "negative-binomial", "geometric"}, \
+            default="negative-binomial"
+        Law of K: truncated negative binomial with η = 0 (cost 2ε₀), 0.5
+        (2.5ε₀) or 1 (3ε₀).
+    mean_runs : float >= 1 or "auto", default="auto"
+        E[K]; ``"auto"`` is the number of candidates.
+    max_runs : int or "auto", default="auto"
+        K_max. ``"auto"``: the smallest cap whose added δ, (1 + e^ε)·P[K >
+        K_max] plus the sampler's slack, is at most the search's ``delta``.
+        The δ spent is reported in ``privacy_report_``.
+    validation_fraction : float in (0, 1), default=0.3
+        Fraction of the rows in the validation part (public split).
+    """
+
+    method = "private-model"
+    _parameter_constraints: dict = {
+        "strategy": [StrOptions({"auto", "random-stopping", "split", "default"})],
+        "distribution": [StrOptions({"logarithmic", "negative-binomial", "geometric"})],
+        "mean_runs": [
+            Interval(numbers.Real, 1, None, closed="left"),
+            StrOptions({"auto"}),
+        ],
+        "max_runs": [
+            Interval(numbers.Integral, 1, None, closed="left"),
+            StrOptions({"auto"}),
+        ],
+        "validation_fraction": [Interval(numbers.Real, 0, 1, closed="neither")],
+    }
+
+    def __init__(
+        self,
+        strategy="auto",
+        distribution="negative-binomial",
+        mean_runs="auto",
+        max_runs="auto",
+        validation_fraction=0.3,
+    ):
+        self.strategy = strategy
+        self.distribution = distribution
+        self.mean_runs = mean_runs
+        self.max_runs = max_runs
+        self.validation_fraction = validation_fraction
+
+
 MODES: dict[str, type[SearchMode]] = {
     cls.method: cls
     for cls in (PrivateSelection, DPGPUCB, Lipschitz, FederatedLDP, WholeData)
 }
 """String shorthand → mode class (the string means the class's defaults)."""
+MODES[PrivateModel.method] = PrivateModel
 
 
 def resolve_mode(method) -> SearchMode:

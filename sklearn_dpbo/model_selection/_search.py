@@ -46,6 +46,7 @@ from ._metrics import (
     search_scorers,
 )
 from ._noise_check import warn_useless_releases
+from ._private_model import fit_private_model
 from ._private_selection import FITTED_KEY, run_private_selection
 from ._progress import ProgressPrinter
 from ._routing import metadata_routing, route_fit_params, route_score_params
@@ -684,6 +685,9 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
             return fit_whole_data(
                 self, plan, cost, X, y, fit_params, groups, val_groups, other_scorers
             )
+        if plan.mode.method == "private-model":
+            extra = (X_val, y_val, groups, val_groups)
+            return fit_private_model(self, plan, X, y, fit_params, other_scorers, extra)
         federated = plan.mode.method == "federated-ldp"
         if (val_groups is not None or federated) and (
             val_groups is None or X_val is None or not federated

@@ -1,0 +1,503 @@
+"""Mode ``"private-model"``: tune a DP learner and release the tuned model itself.
+
+Every row of ``X, y`` is private (replace one row, n public). The rows are
+split by a public permutation (``random_state`` and n only) into a
+training part and a disjoint validation part of m rows. One *run* with a
+candidate λ fits the DP learner on the training part at ε₀ and releases
+its validation score (the scorer's clipped per-record mean) plus exact
+Laplace noise of scale Δ/ε₀, Δ = (high − low)/m: a replaced row is in one
+part only, so a run is ε₀-DP (parallel composition).
+
+Strategies (:class:`~._modes.PrivateModel`):
+
+- ``"random-stopping"`` (Papernot & Steinke, ICLR 2022; Liu & Talwar,
+  STOC 2019): K ~ D_{η,γ} (``_stopping.py``) from the noise source, K runs
+  with candidates drawn i.i.d. from the public candidate set (public
+  seed), the run with the best noisy score is released: its model is
+  ``best_estimator_`` (no refit), its noisy score ``best_score_``, its
+  candidate ``best_params_``. ε₀ = ε/(2 + η); capping K at K_max adds
+  δ = (1 + e^ε)·P[K > K_max] (+ the float sampler's slack), computed.
+  K itself, the other runs and the fit's duration are not released.
+- ``"split"``: every candidate at ε/L on the training part, permute-and-
+  flip over their validation scores (ε₁) and Laplace on the selected
+  score (ε₂ = ε − ε₁): a training row moves the L models (L·ε/L = ε), a
+  validation row the selection and the score (ε₁ + ε₂ = ε); pure ε-DP.
+- ``"default"``: the estimator's own parameters, one fit at ε (and its
+  score at ε on the validation part); pure ε-DP.
+- ``"auto"``: :func:`choose_strategy`, from public sizes and ε.
+
+A run that raises is not caught: after the first read the fit is sealed
+(``_sealed.run_sealed``); the learners of :mod:`sklearn_dpbo.dp_learners`
+do not raise on row values (non-finite rows are zero rows).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import math
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+from sklearn.base import clone
+
+from .._compat import _num_samples, _safe_split
+from ..privacy._accounting import PrivacyReport, Release
+from ..privacy._mechanisms import permute_and_flip
+from ..privacy._silence import quiet
+from ..privacy._validation import check_privacy_rng
+from . import _stopping as st
+from ._budget import check_charge
+from ._cv_results import _param_column
+from ._progress import ProgressPrinter
+from ._releases import _grid_laplace
+from ._sealed import run_sealed
+from ._whole_data import WHOLE_DATA_RELATION, default_params
+
+__all__ = [
+    "PrivateModelReport",
+    "check_dp_learner",
+    "choose_strategy",
+    "split_rows",
+    "fit_private_model",
+    "MAX_SCORE_NOISE",
+]
+
+MAX_SCORE_NOISE = 0.05
+"""Above this noise scale of one run's score (units of the score range),
+``"auto"`` does not tune (:func:`choose_strategy`)."""
+
+_PS = "Papernot & Steinke, ICLR 2022 (arXiv 2110.03620), Theorem 2"
+_LT = "Liu & Talwar, STOC 2019"
+
+
+# ---------------------------------------------------------------------------
+# Before any row is read
+# ---------------------------------------------------------------------------
+def check_dp_learner(estimator: Any, names) -> None:
+    """Refuse an estimator whose per-fit privacy cost cannot be read and trusted.
+
+    Accepted: the learners of :mod:`sklearn_dpbo.dp_learners` (their
+    ``epsilon`` is their cost, every bound a parameter), with
+    ``noise_random_state=None``. diffprivlib models are designed for (an
+    ``epsilon``, given ``bounds``/``data_norm``, no ``random_state``) but
+    only where diffprivlib imports; it does not under scikit-learn 1.9.
+    """
+    module = type(estimator).__module__
+    if module.startswith("diffprivlib"):
+        try:
+            import diffprivlib  # noqa: F401
+        except ImportError as exc:  # pragma: no cover - depends on the env
+            raise TypeError(
+                "method='private-model' cannot use diffprivlib here: it does "
+                f"not import with this scikit-learn ({exc}). Use a learner of "
+                "sklearn_dpbo.dp_learners."
+            ) from None
+        raise TypeError(  # pragma: no cover - needs diffprivlib
+            "method='private-model' with diffprivlib models is not supported "
+            "yet; use a learner of sklearn_dpbo.dp_learners."
+        )
+    if not (
+        getattr(type(estimator), "_dp_learner", False)
+        and module.startswith("sklearn_dpbo.dp_learners")
+    ):
+        raise TypeError(
+            "method='private-model' releases the tuned model itself, so the "
+            "estimator must be a differentially private learner whose per-fit "
+            "cost the library can read and trust from its parameters; got "
+            f"{type(estimator).__name__}. Use sklearn_dpbo.dp_learners."
+            "DPLogisticRegression or DPLinearRegression (public data_norm and "
+            "bounds), or method='whole-data' to make only the "
+            "hyper-parameters private for any estimator."
+        )
+    if estimator.get_params().get("noise_random_state") is not None:
+        raise ValueError(
+            "the learner's noise_random_state must be None in "
+            "method='private-model': the search draws the learner's noise from "
+            "its own source (set noise_random_state on the search, for tests)."
+        )
+    if "epsilon" in set(names):
+        raise ValueError(
+            "method='private-model' sets the learner's epsilon itself (from "
+            "the search's epsilon and the strategy); do not search it."
+        )
+
+
+def split_rows(n: int, fraction: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """(training rows, validation rows): a public permutation of range(n).
+
+    m = ⌈fraction·n⌉ rows (at least 1, at most n − 1) are validation rows.
+    """
+    m = min(n - 1, max(1, math.ceil(float(fraction) * n)))
+    perm = np.random.default_rng([int(seed), 0x504D]).permutation(n)
+    return np.sort(perm[m:]), np.sort(perm[:m])
+
+
+def choose_strategy(
+    n_train: int, m: int, n_candidates: int, epsilon: float, eta: float
+) -> str:
+    """The public rule of ``strategy="auto"`` (n, m, L, ε; no row is read).
+
+    1. One candidate: ``"default"`` (nothing to tune).
+    2. If one random-stopping run's score noise, 1/(m ε₀) of the score range
+       with ε₀ = ε/(2 + η), exceeds :data:`MAX_SCORE_NOISE`: the scores cannot
+       tell candidates apart; ``"default"`` (the whole ε on one model).
+    3. If every candidate gets at least as much ε in the naive split as in a
+       run (L ≤ 2 + η) plus one: ``"split"`` (it sees every candidate, each
+       at ε/L ≥ ε₀/(1 + 1/(2 + η)), and selects without a random K).
+    4. Otherwise ``"random-stopping"``: each run's model gets ε/(2 + η)
+       instead of ε/L.
+
+    ``n_train`` is kept for a rule that also looks at the model's noise
+    (none of the learners here has a public cliff in ε or C).
+    """
+    del n_train
+    if n_candidates <= 1:
+        return "default"
+    eps0 = epsilon / st.cost_factor(eta)
+    if 1.0 / (m * eps0) > MAX_SCORE_NOISE:
+        return "default"
+    if n_candidates <= st.cost_factor(eta) + 1:
+        return "split"
+    return "random-stopping"
+
+
+# ---------------------------------------------------------------------------
+# One run (fit at ε_fit on the training part, clean validation score)
+# ---------------------------------------------------------------------------
+def _fit_and_score(learner, params, eps_fit, X_tr, y_tr, X_va, y_va, scorer, rng):
+    """(model, clean validation score in [low, high]).
+
+    Runs inside :func:`fit_private_model`'s ``quiet`` section (warnings and
+    prints of the whole private computation are withheld there).
+    """
+    low, high = scorer.bounds
+    est = clone(learner).set_params(**clone(params, safe=False))
+    est.set_params(epsilon=eps_fit)
+    est._fit_private(X_tr, y_tr, rng)
+    if X_va is None:
+        return est, low
+    values = scorer.record_values(est, X_va, y_va, private=False)
+    value = float(np.mean(values)) if len(values) else low
+    return est, float(np.clip(value if math.isfinite(value) else low, low, high))
+
+
+def _noisy(value, eps, m, scorer, rng):
+    return _grid_laplace(value, scorer.sensitivity_for(m), eps, scorer.bounds, rng)
+
+
+class PrivateModelReport(PrivacyReport):
+    """:class:`PrivacyReport` whose ``to_dp_event`` is the mode's own event.
+
+    Random stopping: ``RepeatAndSelectDpEvent(RandomizedResponseDpEvent(
+    2/(1 + e^ε₀), 2), mean=E[K], shape=η)``; binary randomized response with
+    ratio e^ε₀ dominates every ε₀-DP run (use ``RdpAccountant(
+    neighboring_relation=REPLACE_ONE)``). The cap's δ is not in the event
+    (add it). Other strategies: one pure-ε event.
+    """
+
+    def __init__(self, releases, method, *, stopping=None, **kwargs):
+        super().__init__(releases, method, **kwargs)
+        self.stopping = dict(stopping) if stopping else None
+
+    def to_dp_event(self):
+        if self.stopping is None:
+            return super().to_dp_event()
+        from dp_accounting import dp_event
+
+        eps0 = self.stopping["epsilon_run"]
+        run = dp_event.RandomizedResponseDpEvent(2.0 / (1.0 + math.exp(eps0)), 2)
+        return dp_event.RepeatAndSelectDpEvent(
+            run, self.stopping["mean_runs"], self.stopping["shape"]
+        )
+
+    def to_dict(self) -> dict:
+        out = super().to_dict()
+        out["random_stopping"] = self.stopping
+        return out
+
+
+# ---------------------------------------------------------------------------
+# Strategies: each returns (release, candidate index, model, noisy score)
+# ---------------------------------------------------------------------------
+def _random_stopping(ctx, cfg):
+    eta, gamma, cap, eps0 = cfg["eta"], cfg["gamma"], cfg["cap"], cfg["eps0"]
+    k = st.sample_runs(eta, gamma, cap, ctx.rng)  # private: never released
+    best = None
+    for i in range(k):
+        c = int(cfg["draws"][i])
+        model, value = _fit_and_score(
+            ctx.learner, cfg["candidates"][c], eps0, *ctx.parts, ctx.scorer, ctx.rng
+        )
+        noisy = _noisy(value, eps0, ctx.m, ctx.scorer, ctx.rng)
+        if best is None or noisy[0] > best[2][0]:
+            best = (c, model, noisy)
+    c, model, (score, sens, scale) = best
+    release = Release(
+        quantity="best_params_",
+        value=(c, model, score),
+        mechanism=(
+            f"random stopping: best noisy score of K runs, K ~ {cfg['name']} "
+            f"(eta={eta:g}, E[K]={cfg['mean']:.4g}) capped at K_max={cap}; "
+            f"a run: the learner at epsilon0={eps0:.4g} on the training part "
+            "+ Laplace on its validation score at epsilon0. Releases "
+            "best_params_, best_estimator_ (the run's model) and best_score_"
+        ),
+        epsilon=cfg["epsilon"],
+        delta=cfg["delta"],
+        sensitivity=sens,
+        noise_scale=scale,
+        guarantee=(
+            f"(epsilon, delta)-DP: {st.cost_factor(eta):g}*epsilon0 pure before "
+            f"the cap, delta = (1 + e^eps) P[K > K_max] + sampler slack"
+        ),
+        assumption="the learner's fit is epsilon0-DP (its documented proof)",
+        reference=f"{_PS}; {_LT}",
+    )
+    return release, c, model, score
+
+
+def _split(ctx, cfg):
+    cands, eps = cfg["candidates"], cfg["epsilon"]
+    eps_fit = eps / len(cands)
+    eps_sel = eps * cfg["budget_split"] if cfg["release_score"] else eps
+    values, models = [], []
+    for params in cands:
+        model, value = _fit_and_score(
+            ctx.learner, params, eps_fit, *ctx.parts, ctx.scorer, ctx.rng
+        )
+        models.append(model)
+        values.append(value)
+    sens = ctx.scorer.sensitivity_for(ctx.m)
+    c = int(permute_and_flip(np.asarray(values), eps_sel, sens, ctx.rng))
+    score, scale = None, 2.0 * sens / eps_sel
+    if cfg["release_score"]:
+        score = _noisy(values[c], eps - eps_sel, ctx.m, ctx.scorer, ctx.rng)[0]
+    release = Release(
+        quantity="best_params_",
+        value=(c, models[c], score),
+        mechanism=(
+            f"naive split: {len(cands)} models at epsilon/{len(cands)} each on "
+            f"the training part; permute-and-flip over their validation scores "
+            f"(epsilon={eps_sel:.4g}) and Laplace on the selected score "
+            "(the rest); parallel composition over the two parts"
+        ),
+        epsilon=eps,
+        delta=0.0,
+        sensitivity=sens,
+        noise_scale=scale,
+        guarantee="pure epsilon-DP",
+        assumption="the learner's fit is epsilon-DP (its documented proof)",
+        reference="McKenna & Sheldon, NeurIPS 2020 (permute-and-flip)",
+    )
+    return release, c, models[c], score
+
+
+def _default(ctx, cfg):
+    eps = cfg["epsilon"]
+    model, value = _fit_and_score(
+        ctx.learner, cfg["candidates"][0], eps, *ctx.parts, ctx.scorer, ctx.rng
+    )
+    score = None
+    if ctx.parts[2] is not None:
+        score = _noisy(value, eps, ctx.m, ctx.scorer, ctx.rng)[0]
+    release = Release(
+        quantity="best_params_",
+        value=(0, model, score),
+        mechanism=(
+            "no tuning: the estimator's own parameters, fitted at epsilon"
+            + (
+                " on the training part, its score + Laplace at epsilon"
+                if score is not None
+                else " on every row"
+            )
+        ),
+        epsilon=eps,
+        delta=0.0,
+        sensitivity=0.0 if score is None else ctx.scorer.sensitivity_for(ctx.m),
+        noise_scale=0.0,
+        guarantee="pure epsilon-DP",
+        assumption="the learner's fit is epsilon-DP (its documented proof)",
+        reference="parallel composition",
+    )
+    return release, 0, model, score
+
+
+_STRATEGIES = {
+    "random-stopping": _random_stopping,
+    "split": _split,
+    "default": _default,
+}
+
+
+# ---------------------------------------------------------------------------
+# The fit path
+# ---------------------------------------------------------------------------
+def _candidate_list(search, plan) -> list[dict]:
+    """The public candidates: ``n_iter`` of the public set in its public order."""
+    cands = plan.candidates
+    order = np.argsort(plan.tie_break)[: min(int(search.n_iter), len(cands))]
+    return [dict(cands.params[j]) for j in order]
+
+
+def _plan_strategy(search, plan, n, m, candidates) -> dict:
+    """Everything public about the run: strategy, ε₀, γ, K_max, δ, draws."""
+    mode = plan.mode
+    eta = st.DISTRIBUTIONS[mode.distribution]
+    strategy = mode.strategy
+    if strategy == "auto":
+        strategy = choose_strategy(n - m, m, len(candidates), plan.epsilon, eta)
+    cfg = {
+        "strategy": strategy,
+        "epsilon": plan.epsilon,
+        "delta": 0.0,
+        "candidates": candidates,
+        "budget_split": search.budget_split,
+        "release_score": search.release_score,
+    }
+    if strategy == "default":
+        names = sorted({k for p in candidates for k in p})
+        cfg["candidates"] = [default_params(search.estimator, names)]
+    if strategy != "random-stopping":
+        return cfg
+    mean = len(candidates) if mode.mean_runs == "auto" else float(mode.mean_runs)
+    mean = max(1.0, float(mean))
+    gamma = st.gamma_for_mean(eta, mean)
+    if mode.max_runs == "auto":
+        if plan.delta <= 0:
+            raise ValueError(
+                "method='private-model' with random stopping caps the number "
+                "of runs, which costs a delta > 0: pass delta > 0 (e.g. 1e-6) "
+                "or strategy='split' for pure epsilon-DP."
+            )
+        cap = st.cap_for_delta(eta, gamma, plan.epsilon, plan.delta)
+    elif isinstance(mode.max_runs, bool):
+        raise ValueError("method__max_runs must be an int or 'auto', not a bool.")
+    else:
+        cap = int(mode.max_runs)
+    delta = st.added_delta(cap, eta, gamma, plan.epsilon)
+    if delta > plan.delta:
+        raise ValueError(
+            f"max_runs={cap} adds delta={delta:.3g} (P[K > K_max] for this "
+            f"distribution), more than delta={plan.delta:g}: raise max_runs, "
+            "lower mean_runs or pass a larger delta."
+        )
+    draws = np.random.default_rng([int(plan.seed), 0x5253]).integers(
+        len(candidates), size=cap
+    )
+    cfg.update(
+        name=mode.distribution,
+        eta=eta,
+        gamma=gamma,
+        mean=st.mean_of(eta, gamma),
+        cap=cap,
+        delta=delta,
+        eps0=plan.epsilon / st.cost_factor(eta),
+        draws=draws,
+    )
+    return cfg
+
+
+def fit_private_model(search, plan, X, y, fit_params, other_scorers, extra):
+    """``DPBayesSearchCV.fit`` in the private-model mode; returns the search.
+
+    ``extra`` is (X_val, y_val, groups, val_groups): all must be None.
+    """
+    if any(v is not None for v in extra) or search.cv is not None:
+        raise ValueError(
+            "method='private-model' treats every row of X, y as private and "
+            "makes its own public split: pass fit(X, y) only (no X_val, y_val, "
+            "groups, val_groups; cv=None)."
+        )
+    if other_scorers or fit_params:
+        raise ValueError(
+            "method='private-model' takes one scorer and no fit parameters."
+        )
+    candidates = _candidate_list(search, plan)
+    check_dp_learner(search.estimator, {k for p in candidates for k in p})
+    n = _num_samples(X)
+    if y is None or _num_samples(y) != n or n < 2:
+        raise ValueError("method='private-model' needs y and at least 2 rows of X, y.")
+    mode = plan.mode
+    train, val = split_rows(n, mode.validation_fraction, plan.seed)
+    cfg = _plan_strategy(search, plan, n, len(val), candidates)
+    if cfg["strategy"] == "default" and not search.release_score:
+        train, val = np.arange(n), None  # every row trains the one model
+    cost = (cfg["epsilon"], cfg["delta"])
+    if search.accountant is not None:
+        search.accountant.check(*cost)
+    progress = ProgressPrinter(search.verbose, cost)
+    progress.plan(
+        f"private-model: strategy={cfg['strategy']!r}, {len(candidates)} "
+        f"candidates, {n} rows; budget epsilon={cost[0]:g}, delta={cost[1]:.3g}"
+    )
+    charged: list = []
+
+    class _Ctx:  # what run_sealed clears: the private data and the noise source
+        rng = check_privacy_rng(search.noise_random_state)
+        data = (X, y)
+
+    def run(ctx):
+        Xp, yp = ctx.data
+        progress.seal()
+        if search.accountant is not None:
+            search.accountant.spend(
+                *cost, label=f"{type(search).__name__}(method='private-model')"
+            )
+        charged.append(cost)
+        est = search.estimator
+        X_tr, y_tr = _safe_split(est, Xp, yp, train)
+        X_va, y_va = (
+            (None, None) if val is None else _safe_split(est, Xp, yp, val, train)
+        )
+        ctx.learner, ctx.scorer = est, plan.scorer
+        ctx.parts, ctx.m = (X_tr, y_tr, X_va, y_va), 0 if val is None else len(val)
+        sink = io.StringIO()
+        with (
+            quiet(),
+            contextlib.redirect_stdout(sink),
+            contextlib.redirect_stderr(sink),
+        ):
+            return list(_STRATEGIES[cfg["strategy"]](ctx, cfg))
+
+    release, c, model, score = run_sealed(run, _Ctx(), charged)
+    check_charge([release], charged)
+    _ingest(search, plan, cfg, release, c, model, score)
+    progress.done()
+    return search
+
+
+def _ingest(search, plan, cfg, release, c, model, score) -> None:
+    cands = cfg["candidates"]
+    public = replace(release, value=None)
+    stopping = None
+    if cfg["strategy"] == "random-stopping":
+        stopping = {
+            "epsilon_run": cfg["eps0"],
+            "mean_runs": cfg["mean"],
+            "shape": cfg["eta"],
+            "gamma": cfg["gamma"],
+            "max_runs": cfg["cap"],
+            "added_delta": cfg["delta"],
+        }
+    search.strategy_ = cfg["strategy"]
+    search.candidate_params_ = [dict(p) for p in cands]
+    search.best_index_ = int(c)
+    search.best_params_ = dict(cands[c])
+    search.best_estimator_ = model
+    if score is not None and search.release_score:
+        search.best_score_ = float(score)
+    search.scorer_ = plan.scorer
+    search.multimetric_ = False
+    search.privacy_report_ = PrivateModelReport(
+        [public],
+        "private-model",
+        stopping=stopping,
+        neighbouring=WHOLE_DATA_RELATION,
+        uncovered={},
+    )
+    names = sorted({k for p in cands for k in p})
+    table = {f"param_{k}": _param_column(cands, k) for k in names}
+    table["params"] = [dict(p) for p in cands]
+    vars(search)["cv_results_"] = table

@@ -1,0 +1,146 @@
+"""Random stopping (Papernot & Steinke, ICLR 2022; Liu & Talwar, STOC 2019).
+
+K ~ the truncated negative binomial D_{η,γ} on {1, 2, …} (Papernot &
+Steinke, Definition 1): for η ≠ 0
+
+    P[K = k] = (1 − γ)^k Π_{ℓ=0}^{k−1} (ℓ + η)/(ℓ + 1) / (γ^(−η) − 1),
+
+for η = 0 (logarithmic) P[K = k] = (1 − γ)^k / (k log(1/γ)); η = 1 is the
+geometric distribution P[K = k] = γ(1 − γ)^(k−1). Means: η(1 − γ)/(γ(1 −
+γ^η)) for η ≠ 0 and (1/γ − 1)/log(1/γ) for η = 0 (``test_private_model``
+checks them against sums of the pmf). Running an ε₀-DP run K times and
+releasing the best costs (2 + η)ε₀ (pure DP: the order → ∞ limit of their
+Theorem 2; Liu & Talwar's 3ε₀ for the geometric case; checked against
+``dp_accounting``'s RDP accountant in the tests).
+
+A cap K_max turns K into min(K, K_max): the two mechanisms differ only
+when K > K_max, so the capped one is (ε, (1 + e^ε)·P[K > K_max])-DP. The
+float inverse-CDF sampler adds at most K_max²·2⁻⁵⁰ to that distance
+(cumulative sums of K_max float terms); both are in the δ stated.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.special import gammaln
+
+from ..privacy._samplers import _uniform_open, as_random_source
+
+__all__ = [
+    "DISTRIBUTIONS",
+    "cost_factor",
+    "log_pmf",
+    "mean_of",
+    "gamma_for_mean",
+    "tail_probability",
+    "cap_for_delta",
+    "added_delta",
+    "sample_runs",
+]
+
+DISTRIBUTIONS = {"logarithmic": 0.0, "negative-binomial": 0.5, "geometric": 1.0}
+"""Name → shape η."""
+
+
+def cost_factor(eta: float) -> float:
+    """ε / ε₀ = 2 + η."""
+    return 2.0 + float(eta)
+
+
+def log_pmf(k, eta: float, gamma: float) -> np.ndarray:
+    """log P[K = k] for integer k ≥ 1 (vectorised)."""
+    k = np.asarray(k, dtype=float)
+    if eta == 0:
+        return k * math.log1p(-gamma) - np.log(k) - math.log(-math.log(gamma))
+    log_norm = math.log(math.expm1(-eta * math.log(gamma)))
+    return (
+        k * math.log1p(-gamma)
+        + gammaln(k + eta)
+        - gammaln(eta)
+        - gammaln(k + 1)
+        - log_norm
+    )
+
+
+def mean_of(eta: float, gamma: float) -> float:
+    """E[K] in closed form."""
+    if gamma == 1:
+        return 1.0
+    if eta == 0:
+        return (1.0 / gamma - 1.0) / math.log(1.0 / gamma)
+    return eta * (1.0 - gamma) / (gamma * (1.0 - gamma**eta))
+
+
+def gamma_for_mean(eta: float, mean: float) -> float:
+    """γ with E[K] = ``mean`` (bisection; E[K] decreases in γ)."""
+    if mean < 1:
+        raise ValueError("the mean number of runs must be >= 1.")
+    if mean == 1:
+        return 1.0
+    lo, hi = 1e-12, 1.0
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if mean_of(eta, mid) > mean:
+            lo = mid
+        else:
+            hi = mid
+    return hi
+
+
+def tail_probability(cap: int, eta: float, gamma: float) -> float:
+    """P[K > cap], an upper bound computed term by term.
+
+    Sums the pmf from cap + 1 until the terms are 1e-20 of the sum, then
+    bounds the rest by a geometric series: the ratio of consecutive terms
+    is (1 − γ)(k + η)/(k + 1) ≤ (1 − γ) for η ≤ 1. Rounded up by 1e-12
+    relative.
+    """
+    if gamma >= 1:
+        return 0.0
+    total, k = 0.0, cap + 1
+    r = 1.0 - gamma
+    while True:
+        block = np.exp(log_pmf(np.arange(k, k + 1000), eta, gamma))
+        total += float(block.sum())
+        k += 1000
+        if block[-1] <= 1e-20 * max(total, 1e-300):
+            return (total + float(block[-1]) * r / (1 - r)) * (1 + 1e-12)
+
+
+def added_delta(cap: int, eta: float, gamma: float, epsilon: float) -> float:
+    """(1 + e^ε)(P[K > cap] + cap²·2⁻⁵⁰): δ of the capped, float-sampled K."""
+    return (1.0 + math.exp(epsilon)) * (
+        tail_probability(cap, eta, gamma) + cap * cap * 2.0**-50
+    )
+
+
+def cap_for_delta(eta: float, gamma: float, epsilon: float, delta: float) -> int:
+    """The smallest K_max whose :func:`added_delta` is ≤ ``delta``."""
+    if delta <= 0:
+        raise ValueError("a cap on the number of runs needs delta > 0.")
+    lo, hi = 1, 1
+    while added_delta(hi, eta, gamma, epsilon) > delta:
+        lo, hi = hi, hi * 2
+        if hi > 2**24:
+            raise ValueError(
+                f"no cap on the number of runs up to 2^24 keeps the added "
+                f"delta below {delta:g}; use a smaller mean number of runs or "
+                "a larger delta."
+            )
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if added_delta(mid, eta, gamma, epsilon) <= delta:
+            hi = mid
+        else:
+            lo = mid + 1
+    return hi
+
+
+def sample_runs(eta: float, gamma: float, cap: int, rng) -> int:
+    """min(K, cap) by inverse CDF on a 53-bit uniform from the noise source."""
+    u = float(_uniform_open(1, as_random_source(rng))[0])
+    cdf = np.cumsum(np.exp(log_pmf(np.arange(1, cap + 1), eta, gamma)))
+    k = int(np.searchsorted(cdf, u, side="left")) + 1
+    return min(k, cap)

@@ -1,0 +1,132 @@
+"""Statistical audit of the private-model mode: V/V′ differ in one row.
+
+TESTING.md P3/P4 for ``DPBayesSearchCV(method=PrivateModel(...))`` with
+random stopping (η = 0.5, ε = 1, so ε₀ = 0.4). n = 241 rows: 240
+training rows (x = 0, y = 1) and m = 1 validation row; C ∈ {0.005, 0.01}
+keeps the learner's intercept noise well below w* (with 60 rows and C =
+0.05 about 13 % of the models flipped class, which hid the power check's
+signal). The real ``fit`` runs once
+per side to capture the strategy's inputs (the public plan and the
+parts); the random-stopping mechanism is then drawn N times per side with
+production noise (OS CSPRNG) in worker processes. Outcome: (released
+candidate, released score ≤ 0 / in (0, 1) / = 1, sign of the released
+intercept).
+
+- Validation row: (x = 0, y = 1) in V, (x = 0, y = 0) in V′. Almost every
+  model predicts class 1 at x = 0, so every run's clean score moves by the
+  whole range (Δ = 1/m = 1): the worst case of the score.
+- Training row: one (x = 0, y = 1) becomes (x = 0, y = 0).
+- Power: the same mechanism with K fixed at 5 (best of 5 runs, no random
+  stopping) leaks ≈ 5ε₀ = 2 through "every run scored ≤ 0" (P ≈ 0.5⁵ on
+  V′, (0.5e^−0.4)⁵ on V); it must be caught (ε̂ > ε). Its outcomes are the
+  three score classes only, to keep the Bonferroni factor small.
+"""
+
+from __future__ import annotations
+
+import warnings
+from functools import partial
+
+import numpy as np
+import pytest
+from _audit import ALPHA, epsilon_lower_bound, in_worker_processes
+
+import sklearn_dpbo.model_selection._private_model as pm
+from sklearn_dpbo import DPBayesSearchCV
+from sklearn_dpbo.dp_learners import DPLogisticRegression
+from sklearn_dpbo.model_selection import PrivateModel
+from sklearn_dpbo.privacy._samplers import secure_source
+
+N = 20_000
+N_POWER = 40_000  # 0.5⁵ vs 0.0042: ~1250 vs ~170 counts, ε̂ ≈ 1.4
+EPSILON = 1.0
+N_ROWS = 241
+FRACTION = 0.004  # m = 1 validation row
+
+
+def _search():
+    return DPBayesSearchCV(
+        DPLogisticRegression(data_norm=1.0),
+        {"C": [0.005, 0.01]},
+        method=PrivateModel(
+            strategy="random-stopping", mean_runs=4, validation_fraction=FRACTION
+        ),
+        epsilon=EPSILON,
+        scoring="accuracy",
+        n_iter=2,
+        random_state=3,
+    )
+
+
+def _data(role):
+    X = np.zeros((N_ROWS, 1))
+    y = np.ones(N_ROWS, dtype=int)
+    train, val = pm.split_rows(N_ROWS, FRACTION, _search()._check_settings().seed)
+    assert len(val) == 1
+    if role == "val":
+        y[val[0]] = 0
+    elif role == "train":
+        y[train[0]] = 0
+    return X, y
+
+
+def _capture(role):
+    seen = {}
+    real = pm._STRATEGIES["random-stopping"]
+
+    def spy(ctx, cfg):
+        seen["ctx"], seen["cfg"] = ctx, cfg
+        return real(ctx, cfg)
+
+    pm._STRATEGIES["random-stopping"] = spy
+    try:
+        _search().fit(*_data(role))
+    finally:
+        pm._STRATEGIES["random-stopping"] = real
+    return seen["ctx"], seen["cfg"]
+
+
+def _outcome(release):
+    c, model, score = release.value
+    s = 0 if score <= 0 else (2 if score >= 1 else 1)
+    return c * 6 + s * 2 + int(model.intercept_[0] > 0)
+
+
+def _draw(role, n, fixed_runs=None, coarse=False):
+    if fixed_runs is not None:
+        pm.st.sample_runs = lambda *a: fixed_runs
+    ctx, cfg = _capture(role)
+    out = np.empty(n, dtype=int)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for i in range(n):
+            ctx.rng = secure_source()
+            o = _outcome(pm._random_stopping(ctx, cfg)[0])
+            out[i] = (o % 6) // 2 if coarse else o
+    return np.bincount(out, minlength=3 if coarse else 12)
+
+
+def test_plan_of_the_audit():
+    ctx, cfg = _capture("V")
+    assert cfg["eps0"] == pytest.approx(EPSILON / 2.5)
+    assert ctx.m == 1 and cfg["cap"] >= 6
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("role", ["val", "train"])
+def test_audit_private_model(role):
+    a, b = in_worker_processes((partial(_draw, "V"), N), (partial(_draw, role), N))
+    result = epsilon_lower_bound(a, b, ALPHA)
+    print(role, result)
+    assert result.epsilon_hat <= EPSILON, str(result)
+
+
+@pytest.mark.slow
+def test_power_best_of_fixed_k_is_caught():
+    a, b = in_worker_processes(
+        (partial(_draw, "V", N_POWER, 5, True),),
+        (partial(_draw, "val", N_POWER, 5, True),),
+    )
+    result = epsilon_lower_bound(a, b, ALPHA)
+    print("fixed K=5", result)
+    assert result.epsilon_hat > EPSILON, str(result)

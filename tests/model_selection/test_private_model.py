@@ -1,0 +1,167 @@
+"""The private-model mode: stopping laws, accounting, refusals, attributes."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import numpy as np
+import pytest
+from sklearn.linear_model import LogisticRegression
+
+import sklearn_dpbo.model_selection._stopping as st
+from sklearn_dpbo import BudgetAccountant, DPBayesSearchCV, PrivacyLeakWarning
+from sklearn_dpbo.dp_learners import DPLogisticRegression
+from sklearn_dpbo.model_selection import PrivateModel
+from sklearn_dpbo.model_selection._private_model import choose_strategy
+
+GRID = {"C": [0.01, 0.1, 1.0]}
+
+
+def _data(n=300, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    y = (X[:, 0] + 0.3 * rng.normal(size=n) > 0).astype(int)
+    return X / 4, y
+
+
+def _search(**kw):
+    mode = kw.pop("method", PrivateModel(strategy="random-stopping"))
+    return DPBayesSearchCV(
+        kw.pop("estimator", DPLogisticRegression(data_norm=1.0)),
+        kw.pop("grid", GRID),
+        method=mode,
+        epsilon=1.0,
+        scoring="accuracy",
+        n_iter=3,
+        random_state=0,
+        **kw,
+    )
+
+
+@pytest.mark.parametrize(
+    "eta,gamma", [(0.5, 0.05), (1.0, 0.1), (0.0, 0.05), (2.0, 0.2)]
+)
+def test_pmf_sums_to_one_and_mean_matches_the_closed_form(eta, gamma):
+    k = np.arange(1, 20_000)
+    p = np.exp(st.log_pmf(k, eta, gamma))
+    assert p.sum() == pytest.approx(1.0, abs=1e-12)
+    assert (k * p).sum() == pytest.approx(st.mean_of(eta, gamma), rel=1e-10)
+
+
+def test_geometric_tail_is_exact_and_gamma_inverts_the_mean():
+    assert st.tail_probability(10, 1.0, 0.1) == pytest.approx(0.9**10, rel=1e-9)
+    for eta in (0.0, 0.5, 1.0):
+        g = st.gamma_for_mean(eta, 12.0)
+        assert st.mean_of(eta, g) == pytest.approx(12.0, rel=1e-9)
+
+
+def test_cap_is_the_smallest_within_delta():
+    g = st.gamma_for_mean(0.5, 12.0)
+    cap = st.cap_for_delta(0.5, g, 1.0, 1e-6)
+    assert (
+        st.added_delta(cap, 0.5, g, 1.0) <= 1e-6 < st.added_delta(cap - 1, 0.5, g, 1.0)
+    )
+
+
+def test_sampled_runs_follow_the_law():
+    g = st.gamma_for_mean(1.0, 4.0)
+    rng = random.Random(1)
+    draws = [st.sample_runs(1.0, g, 1000, rng) for _ in range(20_000)]
+    # geometric with mean 4: sd ≈ 3.46, so the mean of 20,000 is within 0.1
+    assert abs(np.mean(draws) - 4.0) < 0.1
+
+
+@pytest.mark.parametrize("shape", [0.0, 0.5, 1.0])
+def test_cost_matches_the_rdp_accountant(shape):
+    rdp = pytest.importorskip("dp_accounting.rdp")
+    from dp_accounting.privacy_accountant import NeighboringRelation
+
+    dist = {0.0: "logarithmic", 0.5: "negative-binomial", 1.0: "geometric"}[shape]
+    X, y = _data()
+    s = _search(method=PrivateModel(strategy="random-stopping", distribution=dist))
+    s.fit(X, y)
+    acc = rdp.RdpAccountant(
+        orders=[1 + x / 10 for x in range(1, 100)] + list(range(12, 4000, 5)),
+        neighboring_relation=NeighboringRelation.REPLACE_ONE,
+    )
+    acc.compose(s.privacy_report_.to_dp_event())
+    eps_rdp = acc.get_epsilon(1e-9)
+    # The pure-DP constant (2 + η)ε₀ = ε; the RDP route is at most 1% above.
+    assert s.privacy_report_.epsilon == pytest.approx(1.0)
+    assert 1.0 <= eps_rdp <= 1.01
+
+
+def test_released_model_is_the_selected_run_and_one_charge():
+    X, y = _data()
+    acct = BudgetAccountant(epsilon=5.0, delta=1e-4)
+    s = _search(accountant=acct).fit(X, y)
+    model = s.best_estimator_
+    assert isinstance(model, DPLogisticRegression)
+    assert model.epsilon == pytest.approx(1.0 / 2.5)  # ε₀, not refit at ε
+    assert model.C == s.best_params_["C"]
+    assert 0.0 <= s.best_score_ <= 1.0
+    assert s.strategy_ == "random-stopping"
+    assert acct.spent[0] == pytest.approx(1.0)
+    assert 0 < acct.spent[1] == s.privacy_report_.delta <= 1e-5
+    assert "replace any one row" in s.privacy_report_.neighbouring
+    assert not s.privacy_report_.uncovered
+    # K, the other runs and durations are not published.
+    assert {a for a in vars(s) if a.endswith("_")} == {
+        "strategy_",
+        "candidate_params_",
+        "best_index_",
+        "best_params_",
+        "best_estimator_",
+        "best_score_",
+        "scorer_",
+        "multimetric_",
+        "privacy_report_",
+        "cv_results_",
+    }
+    assert set(s.cv_results_) == {"param_C", "params"}  # public: no score
+
+
+def test_noise_random_state_reproduces_and_warns():
+    X, y = _data()
+    outs = []
+    for _ in range(2):
+        with pytest.warns(PrivacyLeakWarning):
+            s = _search(noise_random_state=3).fit(X, y)
+        outs.append((s.best_score_, s.best_estimator_.coef_.tolist()))
+    assert outs[0] == outs[1]
+
+
+@pytest.mark.parametrize("strategy", ["split", "default"])
+def test_pure_strategies_spend_epsilon_only(strategy):
+    X, y = _data()
+    s = _search(method=PrivateModel(strategy=strategy), delta=0.0).fit(X, y)
+    assert s.privacy_report_.epsilon == pytest.approx(1.0)
+    assert s.privacy_report_.delta == 0.0
+    expected = 1.0 / 3 if strategy == "split" else 1.0
+    assert s.best_estimator_.epsilon == pytest.approx(expected)
+
+
+def test_refusals_before_any_row_is_read():
+    X, y = _data()
+    bad = X.copy()
+    with pytest.raises(TypeError, match="differentially private learner"):
+        _search(estimator=LogisticRegression()).fit(bad, y)
+    with pytest.raises(ValueError, match="do not search it"):
+        _search(grid={"epsilon": [0.1, 1.0]}).fit(X, y)
+    with pytest.raises(ValueError, match="noise_random_state"):
+        _search(estimator=DPLogisticRegression(noise_random_state=1)).fit(X, y)
+    with pytest.raises(ValueError, match="delta > 0"):
+        _search(delta=0.0).fit(X, y)
+    with pytest.raises(ValueError, match="fit\\(X, y\\) only"):
+        _search().fit(X, y, X_val=X, y_val=y)
+    with pytest.raises(ValueError, match="adds delta"):
+        _search(method=PrivateModel(strategy="random-stopping", max_runs=2)).fit(X, y)
+
+
+def test_auto_rule_is_public_and_documented():
+    assert choose_strategy(1000, 300, 1, 1.0, 0.5) == "default"
+    assert choose_strategy(100, 30, 12, 0.5, 0.5) == "default"  # 1/(30·0.2) > 5%
+    assert choose_strategy(1000, 300, 3, 1.0, 0.5) == "split"
+    assert choose_strategy(1000, 300, 12, 1.0, 0.5) == "random-stopping"
+    assert math.isclose(st.cost_factor(0.5), 2.5)
