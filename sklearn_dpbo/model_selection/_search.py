@@ -682,9 +682,8 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
                 "validation targets as y_val)."
             )
         if whole_data_requested(self, plan, X_val, y_val, self.cv):
-            return fit_whole_data(
-                self, plan, cost, X, y, fit_params, groups, val_groups, other_scorers
-            )
+            args = (fit_params, groups, val_groups, other_scorers)
+            return fit_whole_data(self, plan, cost, X, y, *args)
         if plan.mode.method == "private-model":
             extra = (X_val, y_val, groups, val_groups)
             return fit_private_model(self, plan, X, y, fit_params, other_scorers, extra)
