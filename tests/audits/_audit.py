@@ -32,6 +32,7 @@ IEEE-754 bytes of private values.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import dataclasses
 import math
 import multiprocessing
@@ -39,6 +40,7 @@ import os
 import sys
 from concurrent.futures import ProcessPoolExecutor
 from typing import Callable, Iterable
+from unittest import mock
 
 import numpy as np
 
@@ -57,7 +59,9 @@ __all__ = [
     "epsilon_lower_bound",
     "in_worker_processes",
     "exact_epsilon",
+    "recorded_releases",
     "resolution",
+    "same_calls",
     "walk",
 ]
 
@@ -214,6 +218,77 @@ def in_worker_processes(*calls: tuple) -> list:
         return [f(*args) for f, *args in calls]
     futures = [_pool().submit(f, *args) for f, *args in calls]
     return [fut.result() for fut in futures]
+
+
+# ---------------------------------------------------------------------------
+# End-to-end audits in two layers
+# ---------------------------------------------------------------------------
+# An end-to-end audit runs complete ``fit`` calls, whose cost (~1 ms each) is
+# nearly all deterministic work: the same public plan, the same fits, the same
+# validation scores on every call; only the release functions draw noise.
+# Layer 1 runs N_fit complete fits and records, in every fit, each call of the
+# release functions (arguments, noise source, released value), and checks
+# that (a) every fit calls each release function exactly once, with the same
+# arguments in every fit (the fit's output is then F(args, fresh noise) for
+# one F and one args), (b) the arguments are the expected ones and the noise
+# source is the OS CSPRNG, and (c) the fit's released attributes are the
+# values those calls returned. Layer 2 draws F(args) N times from the same
+# release functions (the module attributes the fit calls) with the recorded
+# arguments and the production noise source, and runs the audit at that N.
+# Given (a)-(c) on every fit of layer 1, the fit's output distribution *is*
+# the distribution layer 2 samples, so the audit has the power of N complete
+# fits against every error that changes the arguments (a wrong sensitivity,
+# ε, utility, clipping) or the release functions; what layer 2 cannot see, a
+# fit whose output departs from F(args) in fewer than ~1/N_fit of the fits or
+# noise shared between fits, is what layer 1's own checks and audit cover.
+
+
+@contextlib.contextmanager
+def recorded_releases(module, *names: str):
+    """Record every call of ``module.<name>`` made while the block runs.
+
+    Yields ``{name: [(args, kwargs, noise source type, value), ...]}``; the
+    release functions take their noise source as ``rng=`` and return a
+    ``Release``. Whatever ``module.<name>`` is on entry (the production
+    function, or a broken one a power check put there) is what runs.
+    """
+    calls: dict = {name: [] for name in names}
+
+    def spy(name, func):
+        def recorded(*args, rng=None, **kwargs):
+            release = func(*args, rng=rng, **kwargs)
+            args = tuple(_plain(a) for a in args)
+            kwargs = {k: _plain(v) for k, v in kwargs.items()}
+            calls[name].append((args, kwargs, type(rng).__name__, release.value))
+            return release
+
+        return recorded
+
+    with contextlib.ExitStack() as stack:
+        for name in names:
+            stack.enter_context(
+                mock.patch.object(module, name, spy(name, getattr(module, name)))
+            )
+        yield calls
+
+
+def _plain(value):
+    """An argument in a comparable form (arrays as tuples of floats)."""
+    return tuple(map(float, value)) if isinstance(value, np.ndarray) else value
+
+
+def same_calls(calls: list, n_fits: int, *, positional: bool = True) -> tuple:
+    """(args, kwargs, noise source type) of ``n_fits`` fits' calls of one
+    release function, after checking that there is exactly one call per fit
+    and that every call had the same arguments (``positional=False``: the
+    same keyword arguments and noise source; the positional ones are then
+    checked by the caller). The released values may differ."""
+    assert len(calls) == n_fits, (len(calls), n_fits)
+    key = (lambda c: c[:3]) if positional else (lambda c: c[1:3])
+    first = key(calls[0])
+    differ = sum(1 for c in calls if key(c) != first)
+    assert differ == 0, f"{differ} of {n_fits} fits called it with other arguments"
+    return calls[0][:3]
 
 
 def treat_as_rowwise(*classes: type) -> None:

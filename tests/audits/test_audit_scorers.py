@@ -24,11 +24,22 @@ The exact privacy loss of permute-and-flip on that pair is 0.937.
 - **failing record**: accuracy, and the swapped record makes the
   candidates it is "wrong" for raise (NaN) instead of predicting.
 
+Two layers (``_audit.py``, "End-to-end audits in two layers"), as in
+``test_audit_search``: layer 1 runs N_fit = 1,000 complete fits per side
+and checks, on every fit, that the selection release was called once, with
+the OS CSPRNG, ε = 1, the scorer's Δ and exactly the utilities above, and
+that best_index_ is what it returned; layer 2 draws the selection
+N = 10⁴ times per side with those arguments (resolution 0.158, as when the
+audit ran 10⁴ complete fits per side before issue 25, 40-50 s per
+configuration on a loaded machine). What the per-record scoring must get
+right, the utilities, is checked exactly on every fit of layer 1; the
+audit at N = 10⁴ is of the release they feed.
+
 Power checks (200 fits per side) break the one mechanism each
 configuration relies on and must give ε̂ > 1: clipping the mean instead
 of each record (regression) and giving a whole candidate the worst score
 when one record fails (failing record, the behaviour before issue 9).
-``DPBO_AUDIT_N_SCALE`` multiplies N.
+``DPBO_AUDIT_N_SCALE`` multiplies both Ns.
 """
 
 from __future__ import annotations
@@ -44,18 +55,25 @@ from _audit import (
     assert_batches_equal_records_alone,
     epsilon_lower_bound,
     in_worker_processes,
+    recorded_releases,
     resolution,
+    same_calls,
     treat_as_rowwise,
 )
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 
+import sklearn_dpbo.model_selection._private_selection as private_selection
 from sklearn_dpbo import DPBayesSearchCV, make_dp_scorer
 from sklearn_dpbo.model_selection import PrivateSelection
 from sklearn_dpbo.privacy._scorers import DPScorer
+from sklearn_dpbo.privacy._validation import check_privacy_rng
 
 M_VAL, K = 20, 3
-N_FITS = int(10_000 * float(os.environ.get("DPBO_AUDIT_N_SCALE", "1")))
+SCALE_N = float(os.environ.get("DPBO_AUDIT_N_SCALE", "1"))
+N_DRAWS = int(10_000 * SCALE_N)  # layer 2: selections per side (the audit's N)
+N_FITS = int(1_000 * SCALE_N)  # layer 1: complete fits per side
 N_POWER_FITS = 200
+RELEASE = "release_best_params_selection"
 EXACT_LOSS = 0.937
 
 
@@ -150,13 +168,14 @@ def make_search(config: str) -> DPBayesSearchCV:
     )
 
 
-def run_fits(config: str, neighbour: bool, n: int) -> np.ndarray:
-    """best_index_ of n fits on V or V′ (fresh CSPRNG noise each time)."""
+def run_fits(config: str, neighbour: bool, n: int):
+    """(best_index_, selection calls) of n fits on V or V′ (fresh CSPRNG
+    noise each time; every call of the selection release recorded)."""
     X_val, y_val = validation_set(config, neighbour)
     y_train = Y_TRAIN.astype(float) if config == "regression" else Y_TRAIN
     search = make_search(config)
     index = np.empty(n, dtype=int)
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), recorded_releases(private_selection, RELEASE) as c:
         warnings.simplefilter("error")  # any warning here is a finding
         search.fit(X_TRAIN, y_train, X_val=X_val, y_val=y_val)
         index[0] = search.best_index_
@@ -164,7 +183,28 @@ def run_fits(config: str, neighbour: bool, n: int) -> np.ndarray:
             for i in range(1, n):
                 search.fit(X_TRAIN, y_train, X_val=X_val, y_val=y_val)
                 index[i] = search.best_index_
-    return index
+    return index, c[RELEASE]
+
+
+def draw_selections(call, n: int) -> np.ndarray:
+    """Layer 2: n draws of the selection release with the arguments a fit
+    passed it (``call``: recorded ``(args, kwargs, noise source type)``) and
+    the production noise source. The grid shortlist maps position k to
+    candidate k (checked on every fit). Module-level (worker processes)."""
+    (utilities,), kwargs, _ = call
+    u = np.asarray(utilities)
+    rng = check_privacy_rng(None)  # what the fit uses: the OS CSPRNG
+    select = getattr(private_selection, RELEASE)
+    return np.fromiter(
+        (select(u, rng=rng, **kwargs).value for _ in range(n)), dtype=int, count=n
+    )
+
+
+def expected_utilities(config: str, neighbour: bool) -> list:
+    """u(V) or u(V′): the accuracy pair (1, 0, 0) / (0, 1, 1) scaled."""
+    low, high = make_search(config)._check_settings().scorer.bounds
+    best = [0, 1, 1] if neighbour else [1, 0, 0]
+    return [(10 * high + 9 * low + (high if b else low)) / M_VAL for b in best]
 
 
 @pytest.mark.parametrize("config", ["regression", "log-loss", "failing"])
@@ -217,12 +257,39 @@ def test_fixture_utilities_are_the_accuracy_pair_scaled(config):
 @pytest.mark.slow
 @pytest.mark.parametrize("config", CONFIGS)
 def test_audit_per_record_scoring_end_to_end(config):
-    idx_v, idx_w = in_worker_processes(
+    fits = in_worker_processes(
         (run_fits, config, False, N_FITS), (run_fits, config, True, N_FITS)
     )
+    # Layer 1: every fit released, with the production calibration, the
+    # selection on exactly the utilities the per-record scoring must give.
+    sensitivity = make_search(config)._check_settings().scorer.sensitivity_for(M_VAL)
+    calls = []
+    for neighbour, (index, recorded) in zip((False, True), fits):
+        call = same_calls(recorded, N_FITS)
+        (utilities,), kwargs, source = call
+        np.testing.assert_allclose(
+            utilities, expected_utilities(config, neighbour), rtol=1e-12
+        )
+        assert kwargs == {
+            "epsilon": 1.0,
+            "sensitivity": sensitivity,
+            "selection": "permute-and-flip",
+        }
+        assert source == "SystemRandom"  # the OS CSPRNG
+        np.testing.assert_array_equal(index, [c[3] for c in recorded])
+        calls.append(call)
+    res_fits = audit(fits[0][0], fits[1][0])
+    assert res_fits.epsilon_hat <= 1.0, res_fits
+    # Layer 2: the audit at N = 10⁴ per side.
+    idx_v, idx_w = in_worker_processes(
+        (draw_selections, calls[0], N_DRAWS), (draw_selections, calls[1], N_DRAWS)
+    )
     res = audit(idx_v, idx_w)
-    gap = resolution(N_FITS, 0.516, 1.0, K)
-    print(f"\n[audit] {config}: best_index_ {res}, N={N_FITS}, resolution {gap:.3f}")
+    gap = resolution(N_DRAWS, 0.516, 1.0, K)
+    print(
+        f"\n[audit] {config}: best_index_ {res}, N={N_DRAWS}, resolution {gap:.3f}"
+        f" ({N_FITS} complete fits: {res_fits})"
+    )
     assert res.epsilon_hat <= 1.0, res
     assert res.epsilon_hat > EXACT_LOSS - 2 * gap, res  # not vacuous
 
@@ -249,7 +316,8 @@ def _whole_candidate_fails(self, estimator, records):
 def test_power_per_record_scoring(config, broken, monkeypatch):
     monkeypatch.setattr(DPScorer, "private_values", broken)
     res = audit(
-        run_fits(config, False, N_POWER_FITS), run_fits(config, True, N_POWER_FITS)
+        run_fits(config, False, N_POWER_FITS)[0],
+        run_fits(config, True, N_POWER_FITS)[0],
     )
     print(f"\n[audit] POWER {config} with {broken.__name__}: {res}")
     assert res.epsilon_hat > 1.0, res

@@ -19,20 +19,33 @@ and no test-only noise seed is set, so every fit draws fresh noise from
 the OS CSPRNG (this works whether ``random_state`` seeds the noise, as it
 did before issue 4, or only the public randomness).
 
-Cost and resolution: N = 10⁵ complete ``fit`` calls per side, the two
-sides in two worker processes at once (``_audit.in_worker_processes``).
-A fit costs ~1 ms: scikit-learn's declarative parameter validation
-(``_validate_params``, 0.9 ms of a 2 ms fit) runs on the first fit of
-each side only, and is skipped on the other N − 1 fits of that side,
-whose constructor arguments are the same object (it is a pure function
-of them and is tested in ``test_search.py``); everything else (the
-privacy checks done by hand, the candidate set, scoring through
-``fit_and_score``, clipping, both releases, ``_ingest``, the privacy
-report) runs on every fit. At N = 10⁵ the resolution on best_index_ is
-0.050 (K = 3, p = 0.516), so a wiring error that makes the selection
-lose more than ~0.05 over ε₁ on this pair is detected (its exact loss is
-0.937; a factor-2 sensitivity error would be 1.71).
-``DPBO_AUDIT_N_SCALE`` multiplies N.
+Cost and resolution: the audit runs in two layers (``_audit.py``, "End-to-end
+audits in two layers"). Layer 1: N_fit = 10⁴ complete ``fit`` calls per side,
+the two sides in two worker processes at once
+(``_audit.in_worker_processes``), each fit's calls of the two release
+functions recorded. A fit costs ~1 ms: scikit-learn's declarative parameter
+validation (``_validate_params``, 0.9 ms of a 2 ms fit) runs on the first
+fit of each side only, and is skipped on the other fits of that side, whose
+constructor arguments are the same object (it is a pure function of them
+and is tested in ``test_search.py``); everything else (the privacy checks
+done by hand, the candidate set, scoring through ``fit_and_score``,
+clipping, both releases, ``_ingest``, the privacy report) runs on every
+fit. Every fit must call each release function once, with the same
+arguments (u(V) or u(V'), ε₁ = ε₂ = 1, the scorer's Δ, the OS CSPRNG) and
+release exactly what the calls returned: the fit's output is then
+(P, Lap(u[P])) with P the permute-and-flip draw on those arguments. Layer 2
+draws that pair N = 10⁵ times per side from the same release functions with
+the recorded arguments (~0.1 ms a draw instead of ~1 ms a fit), and the audit
+runs on them: at N = 10⁵ the resolution on best_index_ is 0.050 (K = 3,
+p = 0.516), so a wiring error that makes the selection lose more than
+~0.05 over ε₁ on this pair is detected (its exact loss is 0.937; a
+factor-2 sensitivity error would be 1.71). This is the power of 10⁵
+complete fits (before issue 25 the audit ran 10⁵ complete fits per side,
+120 s idle and up to 590 s on a loaded machine, for the same N): every
+error that changes what the fit passes to the releases shows in layer 2's
+draws, and layer 1's checks hold on every one of its fits; layer 1 also
+audits its own 10⁴ fits directly (resolution 0.158).
+``DPBO_AUDIT_N_SCALE`` multiplies both Ns.
 """
 
 from __future__ import annotations
@@ -50,7 +63,9 @@ from _audit import (
     binned,
     epsilon_lower_bound,
     in_worker_processes,
+    recorded_releases,
     resolution,
+    same_calls,
     treat_as_rowwise,
 )
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -58,12 +73,18 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 import sklearn_dpbo.model_selection._private_selection as private_selection
 from sklearn_dpbo import DPBayesSearchCV
 from sklearn_dpbo.model_selection import PrivateSelection
+from sklearn_dpbo.privacy._scorers import DPScorer
+from sklearn_dpbo.privacy._validation import check_privacy_rng
 
 M_VAL, K = 20, 3
 DELTA_U = 1.0 / M_VAL
 EPS_TOTAL = 2.0  # budget_split 0.5: ε₁ = ε₂ = 1
-N_FITS = int(100_000 * float(os.environ.get("DPBO_AUDIT_N_SCALE", "1")))
+SCALE_N = float(os.environ.get("DPBO_AUDIT_N_SCALE", "1"))
+N_DRAWS = int(100_000 * SCALE_N)  # layer 2: releases per side (the audit's N)
+N_FITS = int(10_000 * SCALE_N)  # layer 1: complete fits per side
 N_POWER_FITS = 200
+N_POWER_DRAWS = 10_000  # layer 2 of the power check "sensitivity halved"
+RELEASES = ("release_best_params_selection", "release_best_score_selection")
 
 
 class ScoreOracle(ClassifierMixin, BaseEstimator):
@@ -133,18 +154,20 @@ def make_search():
 
 
 def run_fits(neighbour: bool, n: int):
-    """(best_index_, best_score_) of n independent fits on V or V'.
+    """(best_index_, best_score_, search, release calls) of n fits on V or V'.
 
-    The first fit runs scikit-learn's parameter validation; the other
-    n − 1 fits of the same, unchanged estimator skip it (speed only: it
-    depends on the constructor arguments alone). Module-level, so that
-    worker processes can run it.
+    The release calls are those of every fit, recorded by
+    ``_audit.recorded_releases``. The first fit runs scikit-learn's
+    parameter validation; the other n − 1 fits of the same, unchanged
+    estimator skip it (speed only: it depends on the constructor arguments
+    alone). Module-level, so that worker processes can run it.
     """
     X_val, y_val = validation_set(neighbour)
     search = make_search()
     index = np.empty(n, dtype=int)
     score = np.empty(n)
-    with warnings.catch_warnings():
+    recorder = recorded_releases(private_selection, *RELEASES)
+    with warnings.catch_warnings(), recorder as calls:
         warnings.simplefilter("error")  # any warning here is a finding
         search.fit(X_TRAIN, Y_TRAIN, X_val=X_val, y_val=y_val)
         index[0], score[0] = search.best_index_, search.best_score_
@@ -153,7 +176,71 @@ def run_fits(neighbour: bool, n: int):
                 search.fit(X_TRAIN, Y_TRAIN, X_val=X_val, y_val=y_val)
                 index[i] = search.best_index_
                 score[i] = search.best_score_
-    return index, score, search
+    return index, score, search, calls
+
+
+def draw_releases(selection_call, score_call, n: int):
+    """Layer 2: n draws of (best_index_, best_score_) from the release
+    functions the fit calls, with the arguments a fit passed them
+    (``selection_call``, ``score_call``: recorded ``(args, kwargs, noise
+    source type)``) and the production noise source.
+
+    As in the fit, the score released is that of the selected position,
+    and the grid shortlist maps position k to candidate k (both checked on
+    every fit of layer 1). Module-level (worker processes).
+    """
+    (utilities,), selection_kwargs, _ = selection_call
+    _, score_kwargs, _ = score_call
+    u = np.asarray(utilities)
+    rng = check_privacy_rng(None)  # what the fit uses: the OS CSPRNG
+    select = private_selection.release_best_params_selection
+    release_score = private_selection.release_best_score_selection
+    index = np.empty(n, dtype=int)
+    score = np.empty(n)
+    for i in range(n):
+        position = select(u, rng=rng, **selection_kwargs).value
+        index[i] = position
+        score[i] = release_score(float(u[position]), rng=rng, **score_kwargs).value
+    return index, score
+
+
+def layer_one(fits, n: int):
+    """Check layer 1 on one side's fits; return the recorded release calls.
+
+    Every fit called each release once, with the same arguments and the OS
+    CSPRNG, and released exactly what those calls returned: position P of
+    the grid shortlist as best_index_ and the score release's value, drawn
+    around u[P], as best_score_.
+    """
+    index, score, search, calls = fits
+    selection = same_calls(calls[RELEASES[0]], n)
+    scoring = same_calls(calls[RELEASES[1]], n, positional=False)
+    assert selection[2] == scoring[2] == "SystemRandom"  # the OS CSPRNG
+    u = np.asarray(selection[0][0])
+    positions = np.array([c[3] for c in calls[RELEASES[0]]])
+    np.testing.assert_array_equal(search.shortlist_, np.arange(K))
+    np.testing.assert_array_equal(index, positions)
+    score_inputs = np.array([c[0][0] for c in calls[RELEASES[1]]])
+    np.testing.assert_array_equal(score_inputs, u[positions])
+    np.testing.assert_array_equal(score, [c[3] for c in calls[RELEASES[1]]])
+    return selection, scoring
+
+
+@pytest.fixture(scope="module")
+def end_to_end():
+    """Both layers on both sides, once for the module's tests.
+
+    ``fits``: layer 1's (best_index_, best_score_, search, calls) on V and
+    V'; ``draws``: layer 2's (best_index_, best_score_) on V and V', drawn
+    with the arguments of each side's first fit (``test_layer_one`` checks
+    that every fit used those).
+    """
+    fits = in_worker_processes((run_fits, False, N_FITS), (run_fits, True, N_FITS))
+    args = [tuple(calls[name][0][:3] for name in RELEASES) for *_, calls in fits]
+    draws = in_worker_processes(
+        (draw_releases, *args[0], N_DRAWS), (draw_releases, *args[1], N_DRAWS)
+    )
+    return fits, draws
 
 
 SCORE_EDGES = (0.5, 0.55)  # public bins (−∞, 0.5], (0.5, 0.55], (0.55, ∞)
@@ -193,28 +280,68 @@ def test_oracle_fixture_flips_the_best_candidate():
 
 
 @pytest.mark.slow
-def test_audit_search_end_to_end():
+def test_layer_one_fits_release_what_the_release_functions_drew(end_to_end):
+    """Layer 1 (10⁴ complete fits per side): what layer 2 rests on.
+
+    Every fit calls each release function once with the same arguments:
+    the utilities u(V) = (0.55, 0.5, 0.5) or u(V') = (0.5, 0.55, 0.55), ε₁ =
+    ε₂ = 1, the scorer's Δ ≥ 1/20, the score bounds (0, 1), permute-and-flip
+    and the OS CSPRNG; its best_index_ and best_score_ are the values those
+    calls returned; the noise is fresh in every fit.
+    """
+    fits, _ = end_to_end
+    want = {False: [0.55, 0.5, 0.5], True: [0.5, 0.55, 0.55]}
+    for neighbour, side in zip((False, True), fits):
+        (utilities,), kw, _ = layer_one(side, N_FITS)[0]
+        _, score_kw, _ = layer_one(side, N_FITS)[1]
+        np.testing.assert_allclose(utilities, want[neighbour], rtol=0, atol=1e-12)
+        assert kw["selection"] == "permute-and-flip"
+        assert kw["epsilon"] == score_kw["epsilon"] == pytest.approx(1.0)
+        assert kw["sensitivity"] == score_kw["sensitivity"] >= DELTA_U
+        assert score_kw["bounds"] == (0.0, 1.0)
+        index, score, search, _ = side
+        # Fresh noise in every fit (not one seeded draw repeated).
+        assert len(np.unique(score)) > N_FITS // 2
+        assert set(np.unique(index)) == set(range(K))
+        report = search.privacy_report_.to_dict()
+        releases = {r["quantity"]: r for r in report["releases"]}
+        assert releases["best_params_"]["epsilon"] == pytest.approx(1.0)
+        assert releases["best_score_"]["epsilon"] == pytest.approx(1.0)
+        assert releases["best_params_"]["sensitivity"] == kw["sensitivity"]
+        assert search.candidate_params_ == [{"k": k} for k in range(K)]
+    # Layer 1's own audit of its complete fits (N = 10⁴, resolution 0.158).
+    (idx_v, score_v, *_), (idx_w, score_w, *_) = fits
+    res_index = audit_index(idx_v, idx_w)
+    res_joint = audit_joint(idx_v, score_v, idx_w, score_w)
+    gap = resolution(N_FITS, 0.516, 1.0, K)
+    print(f"\n[audit] search, {N_FITS} fits: best_index_ {res_index}, res. {gap:.3f}")
+    print(f"[audit] search, {N_FITS} fits: joint {res_joint}")
+    assert res_index.epsilon_hat <= 1.0, res_index
+    assert res_joint.epsilon_hat <= 2.0, res_joint
+    assert res_index.epsilon_hat > 0.937 - 2 * gap, res_index
+
+
+@pytest.mark.slow
+def test_audit_search_end_to_end(end_to_end):
     """best_index_ is ε₁-DP and (best_index_, best_score_) is (ε₁+ε₂)-DP.
 
-    N = 10⁵ fits per side. Outcomes: best_index_ (K = 3; exact loss of
-    permute-and-flip on this pair 0.937, resolution 0.050), and the joint
-    (best_index_, bin of best_score_) with public bins (−∞, 0.5],
-    (0.5, 0.55], (0.55, ∞) (9 outcomes) against ε₁ + ε₂ = 2 (basic
-    composition; the score alone is post-processing of the pair).
+    N = 10⁵ releases per side, drawn as the fits draw them (layer 2).
+    Outcomes: best_index_ (K = 3; exact loss of permute-and-flip on this
+    pair 0.937, resolution 0.050), and the joint (best_index_, bin of
+    best_score_) with public bins (−∞, 0.5], (0.5, 0.55], (0.55, ∞)
+    (9 outcomes) against ε₁ + ε₂ = 2 (basic composition; the score alone
+    is post-processing of the pair).
     """
-    (idx_v, score_v, search), (idx_w, score_w, _) = in_worker_processes(
-        (run_fits, False, N_FITS), (run_fits, True, N_FITS)
-    )
-
+    fits, ((idx_v, score_v), (idx_w, score_w)) = end_to_end
+    search = fits[0][2]
     report = search.privacy_report_.to_dict()
     releases = {r["quantity"]: r for r in report["releases"]}
     eps_params = releases["best_params_"]["epsilon"]
     eps_score = releases["best_score_"]["epsilon"]
     assert eps_params == pytest.approx(1.0) and eps_score == pytest.approx(1.0)
     assert releases["best_params_"]["sensitivity"] >= DELTA_U
-    assert search.candidate_params_ == [{"k": k} for k in range(K)]
-    # Fresh noise in every fit (not one seeded draw repeated).
-    assert len(np.unique(score_v)) > N_FITS // 2
+    assert len(idx_v) == len(idx_w) == N_DRAWS
+    assert len(np.unique(score_v)) > N_DRAWS // 2
     assert set(np.unique(idx_v)) == set(range(K))
 
     res_index = audit_index(idx_v, idx_w)
@@ -222,7 +349,7 @@ def test_audit_search_end_to_end():
     res_score = epsilon_lower_bound(
         binned(score_v, SCORE_EDGES), binned(score_w, SCORE_EDGES)
     )
-    gap = resolution(N_FITS, 0.516, 1.0, K)
+    gap = resolution(N_DRAWS, 0.516, 1.0, K)
     print(f"\n[audit] search best_index_: {res_index}, resolution {gap:.3f}")
     print(f"[audit] search (best_index_, best_score_ bin): {res_joint}")
     print(f"[audit] search best_score_ bin: {res_score}")
@@ -260,8 +387,8 @@ def test_power_search_end_to_end(monkeypatch):
         "release_best_params_selection",
         _exact_argmax_release(private_selection.release_best_params_selection),
     )
-    idx_v, score_v, search = run_fits(False, N_POWER_FITS)
-    idx_w, score_w, _ = run_fits(True, N_POWER_FITS)
+    idx_v, score_v, search, _ = run_fits(False, N_POWER_FITS)
+    idx_w, score_w, _, _ = run_fits(True, N_POWER_FITS)
     res_index = audit_index(idx_v, idx_w)
     print(f"\n[audit] POWER search, exact argmax: best_index_ {res_index}")
     assert res_index.epsilon_hat > 1.0, res_index
@@ -271,8 +398,34 @@ def test_power_search_end_to_end(monkeypatch):
         "release_best_score_selection",
         _raw_score_release(private_selection.release_best_score_selection),
     )
-    idx_v, score_v, _ = run_fits(False, N_POWER_FITS)
-    idx_w, score_w, _ = run_fits(True, N_POWER_FITS)
+    idx_v, score_v, _, _ = run_fits(False, N_POWER_FITS)
+    idx_w, score_w, _, _ = run_fits(True, N_POWER_FITS)
     res_joint = audit_joint(idx_v, score_v, idx_w, score_w)
     print(f"[audit] POWER search, exact argmax + raw score: joint {res_joint}")
     assert res_joint.epsilon_hat > 2.0, res_joint
+
+
+@pytest.mark.slow
+def test_power_search_layer_two_sees_a_wiring_error(monkeypatch):
+    """A fit that passes half the scorer's sensitivity to the releases (a
+    wiring error, the release functions themselves intact) is caught by
+    both layers: layer 1's argument check (Δ < 1/20) and layer 2's audit
+    (exact loss 1.709 on best_index_; at 10⁴ draws per side ε̂ ≈ 1.52,
+    rejected by ~18 standard deviations).
+    """
+    real = DPScorer.sensitivity_for
+    monkeypatch.setattr(DPScorer, "sensitivity_for", lambda s, m: real(s, m) / 2)
+    args = []
+    for neighbour in (False, True):
+        fits = run_fits(neighbour, N_POWER_FITS)
+        selection, scoring = layer_one(fits, N_POWER_FITS)
+        assert selection[1]["sensitivity"] < DELTA_U  # layer 1 flags it
+        args.append((selection, scoring))
+    # The arguments carry the error: the draws need no patch (workers).
+    (idx_v, _), (idx_w, _) = in_worker_processes(
+        (draw_releases, *args[0], N_POWER_DRAWS),
+        (draw_releases, *args[1], N_POWER_DRAWS),
+    )
+    res_index = audit_index(idx_v, idx_w)
+    print(f"\n[audit] POWER search, sensitivity halved: best_index_ {res_index}")
+    assert res_index.epsilon_hat > 1.0, res_index
