@@ -25,6 +25,37 @@ from threadpoolctl import threadpool_limits  # noqa: E402
 from sklearn_dpbo.privacy import DPScorer
 
 # ---------------------------------------------------------------------------
+# Subprocess-bound tests (benchmark smoke runs, the Sphinx build) start in the
+# background when collection finishes (_background.py).
+# ---------------------------------------------------------------------------
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers",
+        "background(key, argv, **popen_kwargs): a subprocess the test reads with "
+        "_background.result(key), started when collection finishes",
+    )
+
+
+def pytest_collection_finish(session):
+    if session.config.option.collectonly:
+        return
+    import _background
+
+    for item in session.items:
+        marker = item.get_closest_marker("background")
+        if marker is not None:
+            _background.submit(*marker.args, **marker.kwargs)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    import _background
+
+    _background.shutdown()
+
+
+# ---------------------------------------------------------------------------
 # Speed: BLAS threads oversubscribe a shared 2-core machine badly (a
 # LogisticRegression fit is ~6x slower with 2 OpenBLAS threads under load).
 # ---------------------------------------------------------------------------

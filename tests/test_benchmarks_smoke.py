@@ -2,37 +2,40 @@
 
 CI runs only ``pip install ".[test]" && python -m pytest``: this is what
 keeps the benchmarks working. Outputs go to a temporary folder, never to
-``benchmarks/results/``.
+``benchmarks/results/``. The subprocesses start in the background when
+collection finishes and run one at a time while the other tests run
+(``_background.py``); each test reads its own run's output.
 """
 
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
+import _background
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _run(script, tmp_path, *extra):
-    out = tmp_path / f"{script}.json"
-    proc = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / f"{script}.py"), "--quick"]
-        + ["--out", str(out), *extra],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=2000,
-    )
+def _quick(script, *extra):
+    """The smoke run of ``benchmarks/<script>.py``, started in the background."""
+    argv = [sys.executable, str(ROOT / "benchmarks" / f"{script}.py"), "--quick"]
+    argv += ["--out", f"{{out}}/{script}.json", *extra]
+    return pytest.mark.background(script, argv, cwd=ROOT, timeout=2000)
+
+
+def _run(script):
+    proc, out_dir = _background.result(script)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    return json.loads(out.read_text()), proc.stdout
+    out = out_dir / f"{script}.json"
+    return json.loads(out.read_text()), proc.stdout, out_dir
 
 
-def test_bench_utility_quick(tmp_path):
-    result, stdout = _run("bench_utility", tmp_path, "--racing", "none", "1")
+@_quick("bench_utility", "--racing", "none", "1")
+def test_bench_utility_quick():
+    result, stdout, _ = _run("bench_utility")
     assert all(c["identical"] for c in result["meta"]["verification"])
     methods = {r["method"] for r in result["rows"]}
     assert {"private-selection", "gp-ucb", "GridSearchCV", "BO"} <= methods
@@ -47,15 +50,17 @@ def test_bench_utility_quick(tmp_path):
     assert "note: method='lipschitz' skipped" in stdout
 
 
-def test_bench_overhead_quick(tmp_path):
-    result, _ = _run("bench_overhead", tmp_path, "--no-memory")
+@_quick("bench_overhead", "--no-memory")
+def test_bench_overhead_quick():
+    result, _, _ = _run("bench_overhead")
     assert result["overhead"] and result["readme_task"]
     assert result["readme_task"]["releases_identical_across_n_jobs"]
     assert "DPBayesSearchCV (gp-ucb)" in result["tools"]["tools"]
 
 
-def test_bench_dp_gp_quick(tmp_path):
-    result, stdout = _run("bench_dp_gp", tmp_path)
+@_quick("bench_dp_gp")
+def test_bench_dp_gp_quick():
+    result, stdout, out_dir = _run("bench_dp_gp")
     assert "kung" not in result  # --quick never needs the network
     rows = {(r["method"], r["epsilon"]): r for r in result["synthetic"]["rmse"]}
     assert {"cloaking", "standard", "simple binning", "integral binning"} <= {
@@ -72,11 +77,12 @@ def test_bench_dp_gp_quick(tmp_path):
     noise = result["synthetic"]["standard_noise"]
     assert noise["exact_factor"] < noise["paper_factor_maxPN"]
     assert all(t["solver"]["converged"] for t in result["timing"])
-    assert (tmp_path / "bench_dp_gp.png").exists()
+    assert (out_dir / "bench_dp_gp.png").exists()
 
 
-def test_bench_ldp_quick(tmp_path):
-    result, stdout = _run("bench_ldp", tmp_path)
+@_quick("bench_ldp")
+def test_bench_ldp_quick():
+    result, stdout, out_dir = _run("bench_ldp")
     algos = {"ldp-tgp-ucb", "ldp-ata-gp-ucb", "ldp-moma-gp-ucb", "gp-ucb"}
     assert set(result["summary"]) == {"private|se|eps=1.0", "heavy|se|student-t"}
     for env, s in result["summary"].items():
@@ -96,19 +102,21 @@ def test_bench_ldp_quick(tmp_path):
     assert "federated-ldp (eps=1 per owner)" in result["federated"]["methods"]
     assert "Time-average regret" in stdout and "Goals (issue 24)" in stdout
     for name in ("regret", "widths", "heavy", "time"):
-        assert (tmp_path / f"bench_ldp_{name}_quick.png").exists()
+        assert (out_dir / f"bench_ldp_{name}_quick.png").exists()
 
 
-def test_bench_isolation_quick(tmp_path):
-    result, stdout = _run("bench_isolation", tmp_path)
+@_quick("bench_isolation")
+def test_bench_isolation_quick():
+    result, stdout, _ = _run("bench_isolation")
     rows = result["rows"]
     assert {r["rowwise"] for r in rows} == {True, False}
     assert all(r["same_values"] for r in rows)  # isolation = batch values here
     assert "us/record" in stdout
 
 
-def test_bench_scaling_quick(tmp_path):
-    result, stdout = _run("bench_scaling", tmp_path)
+@_quick("bench_scaling")
+def test_bench_scaling_quick():
+    result, stdout, out_dir = _run("bench_scaling")
     meta = result["meta"]
     assert meta["cpu_count"] and meta["date_utc"] and "shared" in meta["note"]
     for section in ("readme_task", "large_task"):
@@ -152,11 +160,12 @@ def test_bench_scaling_quick(tmp_path):
     }
     assert "Goals of issue 13" in stdout
     if result["meta"]["matplotlib"]:
-        assert (tmp_path / "bench_scaling.png").exists()
+        assert (out_dir / "bench_scaling.png").exists()
 
 
-def test_bench_private_model_quick(tmp_path):
-    result, stdout = _run("bench_private_model", tmp_path)
+@_quick("bench_private_model")
+def test_bench_private_model_quick():
+    result, stdout, _ = _run("bench_private_model")
     runs = result["runs"]["breast_cancer|1.0"]
     assert len(runs) == result["meta"]["seeds"] == 2
     rules = {"non-private selection", "public default", "naive split", "auto"}

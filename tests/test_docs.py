@@ -5,7 +5,8 @@ Two things cannot rot silently:
 - the Sphinx site (user guide, method pages, API reference generated from
   the numpydoc docstrings, examples gallery) builds with warnings as
   errors, exactly as ``sphinx-build -W --keep-going -b html docs
-  docs/_build/html`` does locally;
+  docs/_build/html`` does locally (started in the background when
+  collection finishes, ``_background.py``);
 - every ```python block of README.md and of the user guide runs, in order,
   in one namespace per page (a block preceded by ``<!-- no-run -->`` is
   skipped: keep such marks rare, e.g. for snippets that need a cluster).
@@ -15,10 +16,10 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 import sys
 from pathlib import Path
 
+import _background
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -92,30 +93,19 @@ def test_code_blocks_run(page, tmp_path, monkeypatch):
 
 
 @pytest.mark.slow
-def test_sphinx_build_without_warnings(tmp_path):
-    env = dict(os.environ, MPLBACKEND="Agg", PYTHONPATH=str(ROOT))
-    out = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "sphinx",
-            "-W",
-            "--keep-going",
-            "-b",
-            "html",
-            "-d",
-            str(tmp_path / "doctrees"),
-            str(ROOT / "docs"),
-            str(tmp_path / "html"),
-        ],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=2000,
-    )
+@pytest.mark.background(
+    "sphinx",
+    [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-b", "html"]
+    + ["-d", "{out}/doctrees", str(ROOT / "docs"), "{out}/html"],
+    cwd=ROOT,
+    env=dict(os.environ, MPLBACKEND="Agg", PYTHONPATH=str(ROOT)),
+    timeout=2000,
+)
+def test_sphinx_build_without_warnings():
+    # Started in the background when collection finished (_background.py).
+    out, out_dir = _background.result("sphinx")
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-5000:]
-    html = tmp_path / "html"
+    html = out_dir / "html"
     for page in ["index", "user_guide", "central_dp", "local_dp", "dp_gp", "api"]:
         assert (html / f"{page}.html").is_file(), page
     gallery = (html / "auto_examples" / "index.html").read_text(encoding="utf-8")
