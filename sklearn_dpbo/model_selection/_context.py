@@ -9,7 +9,7 @@ parameters from ``ctx.mode`` (a :class:`~._modes.SearchMode`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Optional
 
 import numpy as np
@@ -17,7 +17,7 @@ import numpy as np
 from ..bo._candidates import CandidateSet
 from ..privacy._scorers import DPScorer
 
-__all__ = ["SearchPlan", "SearchData", "SearchContext"]
+__all__ = ["SearchPlan", "SearchData", "SearchContext", "with_training_targets"]
 
 
 @dataclass(frozen=True)
@@ -99,16 +99,20 @@ class SearchData:
             )
         return self._schemas[classes]
 
-    def prepare(self, scorers, estimator: Any) -> None:
-        """Read the public schemas the scorers need, before the private read.
+    def prepare(self, plan: SearchPlan, other_scorers: dict, estimator: Any):
+        """The plan and the other metrics' scorers for this data (public).
 
-        Also checks the validation inputs' structure against the training
-        set's (DataFrame columns: public, like the shape). Raises before
-        anything is charged.
+        Before the private read: the scorers get the public constants the
+        training targets fix (:func:`with_training_targets`), then the
+        public schemas they need are read and the validation inputs'
+        structure is checked against the training set's (DataFrame columns:
+        public, like the shape). Raises before anything is charged.
         """
-        for scorer in scorers:
+        plan, other_scorers = with_training_targets(plan, other_scorers, self.y_train)
+        for scorer in (plan.scorer, *other_scorers.values()):
             schema = self.schema(classes=bool(scorer.maps_labels(estimator)))
             schema.check_columns(self._X_val)
+        return plan, other_scorers
 
     def _read(self):
         hook = self._on_private_read
@@ -131,6 +135,33 @@ class SearchData:
         from .._compat import _num_samples
 
         return int(_num_samples(self._X_val))
+
+
+def with_training_targets(plan: SearchPlan, other_scorers: dict, y_train):
+    """The plan and other scorers with the constants the training targets fix.
+
+    A regression score with ``error_clip="auto"`` gets its clip from the
+    public training targets (:meth:`DPScorer.for_training_targets`); the
+    plan's GP units, derived from the scorer's bounds unless the mode sets
+    them, follow its bounds (and are checked again for ``"gp-ucb"``).
+    Public: the training set only.
+    """
+    scorer = plan.scorer.for_training_targets(y_train)
+    others = {k: s.for_training_targets(y_train) for k, s in other_scorers.items()}
+    changes: dict = {"scorer": scorer}
+    if plan.other_scorers:
+        changes["other_scorers"] = tuple(others.values())
+    if scorer is not plan.scorer:
+        from ._search_params import _check_gp_units
+
+        low, high = scorer.bounds
+        offset = getattr(plan.mode, "score_offset", None)
+        scale = getattr(plan.mode, "score_scale", None)
+        changes["offset"] = (low + high) / 2 if offset is None else float(offset)
+        changes["scale"] = (high - low) / 4 if scale is None else float(scale)
+        if plan.mode.method == "gp-ucb":
+            _check_gp_units(changes["offset"], changes["scale"], low, high, scale)
+    return replace(plan, **changes), others
 
 
 @dataclass

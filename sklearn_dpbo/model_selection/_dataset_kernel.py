@@ -41,6 +41,7 @@ from sklearn.base import clone
 from .._compat import _num_samples
 from ..bo._gp import _JITTER, as_sklearn_kernel, kernel_matrix, resolve_kernel
 from ..privacy._validation import public_rng
+from ._context import with_training_targets
 
 __all__ = [
     "DatasetKernelEstimate",
@@ -237,6 +238,7 @@ def estimate_dataset_kernel(
         scoring=scoring,
         random_state=random_state,
     )._check_settings()
+    plan, _ = with_training_targets(plan, {}, y_train)  # error_clip="auto"
     candidates, scorer = plan.candidates, plan.scorer
     K2 = kernel_matrix(candidates.X, candidates.X, name, ls)
 

@@ -35,6 +35,7 @@ __all__ = [
     "release_other_metrics",
     "run_with_other_metrics",
     "scorers_by_name",
+    "with_public_notes",
 ]
 
 
@@ -207,8 +208,25 @@ def public_score(scorer, estimator, X, y, **params) -> float:
 
 
 def run_with_other_metrics(run, ctx, other_scorers: dict):
-    """The mode's releases, then those of the other metrics (if any)."""
+    """The mode's releases, then those of the other metrics (if any).
+
+    A release whose score took public constants from the training targets
+    (``error_clip="auto"``) states them in its ``assumption``
+    (``privacy_report_``).
+    """
     releases, index, extra = run(ctx)
     snapshot = extra.get(FITTED_KEY)  # the selected candidate's pre-read fit
     releases = releases + release_other_metrics(ctx, index, other_scorers, snapshot)
-    return releases, index, extra
+    return with_public_notes(releases, ctx.plan.scorer, other_scorers), index, extra
+
+
+def with_public_notes(releases: list, scorer: DPScorer, other_scorers: dict) -> list:
+    """Each release with its score's ``public_note`` appended to its assumption."""
+    by_quantity = {f"best_scores_[{k!r}]": s for k, s in other_scorers.items()}
+    out = []
+    for release in releases:
+        note = getattr(by_quantity.get(release.quantity, scorer), "public_note", None)
+        if note:
+            release = replace(release, assumption=f"{release.assumption}; {note}")
+        out.append(release)
+    return out

@@ -738,9 +738,9 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
             on_private_read=charge,
             groups=val_groups,
         )
-        # The public schema every validation record is mapped into, and the
-        # validation inputs' columns checked against it: before the read.
-        data.prepare((plan.scorer, *other_scorers.values()), self.estimator)
+        # Before the read: constants from the public training targets, the
+        # public schema of the records, the validation columns checked.
+        plan, other_scorers = data.prepare(plan, other_scorers, self.estimator)
         run = _MODES[plan.mode.method]
         with Parallel(n_jobs=self.n_jobs, pre_dispatch=self.pre_dispatch) as parallel:
             ctx = SearchContext(

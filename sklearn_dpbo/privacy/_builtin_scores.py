@@ -4,7 +4,8 @@ Each built-in score is a per-record function r(y_i, out_i) with public
 bounds (``DPScorer``): accuracy and zero-one loss, log-loss with a public
 probability floor, Brier score, the clipped hinge and the Lipschitz
 surrogates of Kusner et al. (sigmoid, ramp), and regression errors with a
-public clip (MAE, MSE, Huber, R² against a public variance). Aggregate
+public clip (MAE, MSE, Huber, R² against a public variance), by default
+derived from the public training targets (``error_clip="auto"``). Aggregate
 metrics that are not such a mean (F1, ROC AUC, …) are refused with the
 reason. ``make_dp_scorer`` builds a score from a name or a per-record
 function; ``get_dp_scorer`` resolves a search's ``scoring`` parameter.
@@ -19,7 +20,16 @@ import numpy as np
 
 from ._scorers import DPScorer
 
-__all__ = ["BUILTIN_SCORES", "get_dp_scorer", "make_dp_scorer"]
+__all__ = [
+    "AUTO_CLIP_QUANTILE",
+    "BUILTIN_SCORES",
+    "get_dp_scorer",
+    "make_dp_scorer",
+    "public_error_clip",
+]
+
+AUTO_CLIP_QUANTILE = 0.95
+"""Quantile q of ``error_clip="auto"`` (:func:`public_error_clip`)."""
 
 
 # ---------------------------------------------------------------------------
@@ -136,6 +146,180 @@ def _regression(kind: str, clip: float, huber_delta: float = 1.0, variance=None)
 
 
 # ---------------------------------------------------------------------------
+# Public constants from the public training targets (error_clip="auto")
+# ---------------------------------------------------------------------------
+
+
+def _training_targets(y_train) -> np.ndarray:
+    if y_train is None:
+        raise ValueError(
+            "error_clip='auto' derives the clip from the training targets, "
+            "and y is None. Pass y, or error_clip=c."
+        )
+    try:
+        y = np.asarray(y_train, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(
+            "A regression score needs numeric training targets to derive "
+            f"error_clip='auto' from ({exc})."
+        ) from None
+    if y.ndim == 0 or len(y) == 0 or not np.all(np.isfinite(y)):
+        raise ValueError(
+            "error_clip='auto' needs a non-empty array of finite training "
+            "targets; pass error_clip=c otherwise."
+        )
+    return y
+
+
+def public_error_clip(y_train, quantile: float = AUTO_CLIP_QUANTILE) -> float:
+    """The per-record error clip derived from the public training targets.
+
+    c = the ``quantile`` (default 0.95; linear interpolation, NumPy's
+    default) of the training records' distances |y_i − median(y_train)|,
+    the errors of the best constant predictor in absolute error; with
+    several outputs, a record's distance is the mean over its outputs (as
+    a record's error is). If that quantile is 0 (most targets equal the
+    median), the largest distance. Scale-free: c scales with the targets.
+    The training targets are public in this library (only the validation
+    set is protected), and c is computed before the validation set is read.
+
+    Parameters
+    ----------
+    y_train : array-like of shape (n_samples,) or (n_samples, n_outputs)
+        The public training targets.
+    quantile : float, default=0.95
+        The quantile q.
+
+    Returns
+    -------
+    float
+        c > 0.
+
+    Raises
+    ------
+    ValueError
+        If the targets are constant (no scale to derive a clip from).
+
+    Examples
+    --------
+    >>> public_error_clip([0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0])
+    5.0
+    """
+    y = _training_targets(y_train)
+    distance = _residual(y, np.broadcast_to(np.median(y, axis=0), y.shape))
+    c = float(np.quantile(distance, quantile))
+    if not c > 0:
+        c = float(np.max(distance))
+    if not (math.isfinite(c) and c > 0):
+        raise ValueError(
+            "error_clip='auto': the training targets are constant, so they give "
+            "no scale for the clip. Pass error_clip=c (a public bound on one "
+            "record's |y - y_pred|)."
+        )
+    return c
+
+
+def _public_target_variance(y_train) -> float:
+    """Variance of the public training targets (mean over outputs)."""
+    y = _training_targets(y_train)
+    v = float(np.mean(np.var(y.reshape(len(y), -1), axis=0)))
+    if not (math.isfinite(v) and v > 0):
+        raise ValueError(
+            "target_variance='auto': the training targets are constant. Pass "
+            "target_variance=v (a public variance of the target)."
+        )
+    return v
+
+
+def _is_auto(value) -> bool:
+    return isinstance(value, str) and value == "auto"
+
+
+class _TrainingTargetScore(DPScorer):
+    """A built-in regression score whose clip comes from the training targets.
+
+    ``error_clip="auto"`` (and ``"r2"``'s ``target_variance="auto"``): the
+    constants are computed by :meth:`for_training_targets`, which the
+    search calls with its public training targets before the validation
+    set is read. Until then the score's ``bounds`` are those of a clip of
+    1 (and a variance of 1): every public check made from them (a release's
+    noise relative to the score's range) does not depend on the clip, and
+    the score refuses to score anything.
+    """
+
+    def __init__(self, name: str, params: dict):
+        self.score_name = name
+        self.params = dict(params)
+        unit = _named_scorer(name, self._constants(1.0, 1.0))
+        auto = ", ".join(f"{k}='auto'" for k in self._auto())
+        super().__init__(
+            unit.record_score,
+            bounds=unit.bounds,
+            response_method=unit.response_method,
+            name=f"{name}({auto})",
+        )
+        self._with_estimator = True
+        self.target = "numeric"
+
+    def _auto(self) -> list:
+        names = ["error_clip"]
+        if self.score_name == "r2":
+            names.append("target_variance")
+        return [k for k in names if _is_auto(self.params.get(k, "auto"))]
+
+    def _constants(self, clip, variance) -> dict:
+        out = dict(self.params)
+        auto = self._auto()
+        if "error_clip" in auto:
+            out["error_clip"] = clip
+        if "target_variance" in auto:
+            out["target_variance"] = variance
+        return out
+
+    def for_training_targets(self, y_train) -> DPScorer:
+        """The score with its ``"auto"`` constants computed from ``y_train``.
+
+        ``error_clip``: :func:`public_error_clip`; ``target_variance``: the
+        variance of ``y_train`` (the mean over outputs). The returned
+        score's ``public_note`` says which values were derived and how.
+        """
+        y = _training_targets(y_train)
+        clip = variance = None
+        derived = []
+        if "error_clip" in self._auto():
+            clip = public_error_clip(y)
+            derived.append(
+                f"error_clip={clip:.6g}, the {AUTO_CLIP_QUANTILE:g}-quantile of "
+                f"|y - median(y)| over the {len(y)} training targets"
+            )
+        if "target_variance" in self._auto():
+            variance = _public_target_variance(y)
+            derived.append(
+                f"target_variance={variance:.6g}, the variance of the "
+                f"{len(y)} training targets"
+            )
+        scorer = _named_scorer(self.score_name, self._constants(clip, variance))
+        scorer.public_note = (
+            f"the score {self.score_name!r} uses "
+            + " and ".join(derived)
+            + ", computed from the public training targets before the "
+            "validation set was read (the training set is public)"
+        )
+        return scorer
+
+    def _unbound(self, *args, **kwargs):
+        raise ValueError(
+            f"{self.name} has no clip yet: it is derived from the public training "
+            "targets when a search fits (DPBayesSearchCV calls "
+            "for_training_targets(y_train) before reading the validation set). "
+            "To score directly, use make_dp_scorer(...).for_training_targets("
+            "y_train) or pass error_clip=c."
+        )
+
+    _raw = record_values = private_values = check_public_rows = metric = _unbound
+
+
+# ---------------------------------------------------------------------------
 # Built-in scores
 # ---------------------------------------------------------------------------
 
@@ -221,8 +405,17 @@ def _named_scorer(name: str, params: dict) -> DPScorer:
         if name == "r2":
             allowed.append("target_variance")
         take(*allowed)
-        if "error_clip" not in params:
-            raise ValueError(_regression_message(name))
+        for key in ("error_clip", "target_variance"):
+            value = params.get(key, "auto")
+            if isinstance(value, str) and value != "auto" or value is None:
+                raise ValueError(
+                    f"{key} must be 'auto' (derived from the public training "
+                    f"targets) or a number > 0; got {value!r}."
+                )
+        if _is_auto(params.get("error_clip", "auto")) or (
+            name == "r2" and _is_auto(params.get("target_variance", "auto"))
+        ):
+            return _TrainingTargetScore(name, params)
         clip = _positive(
             "error_clip", params["error_clip"], "largest |y - y_pred| counted"
         )
@@ -247,8 +440,6 @@ def _named_scorer(name: str, params: dict) -> DPScorer:
                 (-top, 0.0),
                 f"{name}(error_clip={clip:g}, huber_delta={d:g})",
             )
-        if "target_variance" not in params:
-            raise ValueError(_regression_message(name))
         var = _positive(
             "target_variance",
             params["target_variance"],
@@ -262,7 +453,7 @@ def _named_scorer(name: str, params: dict) -> DPScorer:
     raise ValueError(_unknown_message(name))
 
 
-# Usable as a bare string (no public constant required).
+# Usable as a bare string (the regression scores with error_clip="auto").
 _STRING_READY = (
     "accuracy",
     "neg_zero_one_loss",
@@ -271,9 +462,11 @@ _STRING_READY = (
     "neg_hinge_loss",
     "neg_sigmoid_loss",
     "neg_ramp_loss",
+    *_REGRESSION,
+    "r2",
 )
-# Every built-in score; the regression ones need public constants.
-BUILTIN_SCORES = _STRING_READY + (*_REGRESSION, "r2")
+# Every built-in score.
+BUILTIN_SCORES = _STRING_READY
 
 # Aggregate metrics one record can move by far more than 1/m.
 _NON_DECOMPOSABLE = {
@@ -285,23 +478,23 @@ _NON_DECOMPOSABLE = {
     "average_precision": "neg_log_loss or neg_brier_score",
     "jaccard": "accuracy",
     "matthews_corrcoef": "accuracy",
-    "explained_variance": "r2 with target_variance and error_clip",
-    "max_error": "neg_mean_absolute_error with error_clip",
-    "neg_median_absolute_error": "neg_mean_absolute_error with error_clip",
+    "explained_variance": "r2",
+    "max_error": "neg_mean_absolute_error",
+    "neg_median_absolute_error": "neg_mean_absolute_error",
     "top_k_accuracy": "accuracy",
 }
 
 
 def _regression_message(name: str) -> str:
     return (
-        f"scoring={name!r} needs a public clip on each record's error: one "
-        "record's error is unbounded, so it could move the mean without "
-        "limit. Use make_dp_scorer("
-        f"{name!r}, error_clip=c{', target_variance=v' if name == 'r2' else ''}) "
-        "with c (and v) chosen from public knowledge of the target, never "
-        "from the validation data; errors above c count as c. Regression "
-        "scores: neg_mean_absolute_error, neg_mean_squared_error, "
-        "neg_huber_loss, r2 (1 - MSE / a public target variance)."
+        f"A regression score such as {name!r} clips each record's error: "
+        "one record's error is unbounded, so it could move the mean without "
+        "limit. scoring='neg_mean_squared_error' (or "
+        "'neg_mean_absolute_error', 'neg_huber_loss', 'r2') derives the clip "
+        "from the public training targets (error_clip='auto', stated in "
+        "privacy_report_); make_dp_scorer(name, error_clip=c) sets it from "
+        "public knowledge of the target, never from the validation data. "
+        "Errors above c count as c."
     )
 
 
@@ -320,12 +513,10 @@ def _unknown_message(name: str) -> str:
             f"(private scores: {list(BUILTIN_SCORES)}), or "
             "make_dp_scorer(per_record_function, bounds=(low, high))."
         )
-    if name == "r2" or name in _REGRESSION:
-        return _regression_message(name)
     return (
         f"scoring={name!r} is not a private score. Use one of "
-        f"{list(_STRING_READY)} as a string, a regression score through "
-        "make_dp_scorer(name, error_clip=...), or "
+        f"{list(_STRING_READY)} as a string, make_dp_scorer(name, ...) for "
+        "their public constants, or "
         "make_dp_scorer(per_record_function, bounds=(low, high))."
     )
 
@@ -365,10 +556,19 @@ def make_dp_scorer(
         - ``neg_hinge_loss``: ``clip`` (default 2): −min(max(0, 1 − y f), clip);
         - ``neg_mean_absolute_error`` / ``neg_mean_squared_error`` /
           ``neg_huber_loss`` (``huber_delta``, default 1): ``error_clip``
-          (required), the error min(|y − ŷ|, error_clip) of each record;
-        - ``r2``: ``error_clip`` and ``target_variance`` (required): record
-          value 1 − min(|y − ŷ|, c)²/v, so the mean is 1 − MSE_c / v with a
-          *public* variance v instead of the validation set's own.
+          (default ``"auto"``), the error min(|y − ŷ|, error_clip) of each
+          record. ``"auto"``: c is derived from the public training targets
+          when the search fits, before the validation set is read: the
+          0.95-quantile of the distances |y_i − median(y_train)| (the
+          errors of the best constant prediction; the largest distance if
+          that quantile is 0), stated in ``privacy_report_``. It scales
+          with the target. A number sets c from public knowledge of the
+          target;
+        - ``r2``: ``error_clip`` and ``target_variance`` (both default
+          ``"auto"``: the clip above and the variance of the public
+          training targets): record value 1 − min(|y − ŷ|, c)²/v, so the
+          mean is 1 − MSE_c / v with a *public* variance v instead of the
+          validation set's own.
 
     Returns
     -------
@@ -379,6 +579,9 @@ def make_dp_scorer(
     >>> s = make_dp_scorer("neg_mean_squared_error", error_clip=3.0)
     >>> s.bounds
     (-9.0, 0.0)
+    >>> auto = make_dp_scorer("neg_mean_squared_error")  # error_clip="auto"
+    >>> auto.for_training_targets([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10]).bounds
+    (-25.0, 0.0)
     """
     if "sensitivity" in params:
         raise TypeError(
@@ -433,7 +636,8 @@ def get_dp_scorer(scoring, estimator) -> DPScorer:
             return _named_scorer("accuracy", {})
         if is_regressor(estimator):
             raise ValueError(
-                "scoring=None: a regressor has no default private score. "
+                "scoring=None: a regressor has no default private score; pass "
+                "e.g. scoring='neg_mean_squared_error'. "
                 + _regression_message("neg_mean_squared_error")
             )
         raise ValueError(

@@ -205,6 +205,11 @@ class DPScorer:
         Lipschitz in the weights of a linear model for features of norm ≤ R
         (proved in the functions' docstrings). ``None`` for every user
         score: ``method="lipschitz"`` accepts only the built-in ones.
+    public_note : str or None
+        How public constants of the score were derived from the public
+        training targets (a regression score's ``error_clip="auto"``, see
+        :func:`make_dp_scorer`); the search states it in
+        ``privacy_report_``. ``None`` when every constant was given.
 
     Examples
     --------
@@ -245,11 +250,24 @@ class DPScorer:
         self.greater_is_better = bool(greater_is_better)
         self.name = name
         self.lipschitz: Optional[float] = None
+        self.public_note: Optional[str] = None
         self._with_estimator = False  # built-ins also receive the estimator
         # What a validation target is mapped into (``_records.py``):
         # "classes" (the training labels), "numeric" (a float per output),
         # or "auto" (classes for a classifier, else numeric).
         self.target = "auto"
+
+    def for_training_targets(self, y_train) -> DPScorer:
+        """This score with the public constants the training targets fix.
+
+        The search calls it with its public training targets before the
+        validation set is read. A score whose constants are all given
+        returns itself; a built-in regression score with
+        ``error_clip="auto"`` returns a new score whose clip (and, for
+        ``"r2"``, variance) is computed from ``y_train`` (see
+        :func:`make_dp_scorer`).
+        """
+        return self
 
     def maps_labels(self, estimator: Any) -> bool:
         """Whether targets are mapped to the training classes (else to floats)."""

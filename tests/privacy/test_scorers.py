@@ -331,13 +331,73 @@ def test_non_decomposable_classification_scores_are_refused_with_reason(name):
     assert "per-record" in msg and "1/m" in msg and "instead" in msg
 
 
-@pytest.mark.parametrize("name", ["r2", "neg_mean_squared_error", "explained_variance"])
-def test_regression_scores_need_public_constants(name):
+@pytest.mark.parametrize("name", ["explained_variance", "neg_median_absolute_error"])
+def test_non_decomposable_regression_scores_are_refused_with_reason(name):
     with pytest.raises(ValueError) as info:
         get_dp_scorer(name, Ridge())
-    assert "error_clip" in str(info.value) or "target_variance" in str(info.value)
-    with pytest.raises(ValueError, match="error_clip"):
-        get_dp_scorer(None, Ridge())
+    assert "per-record" in str(info.value) and "instead" in str(info.value)
+    with pytest.raises(ValueError, match="neg_mean_squared_error"):
+        get_dp_scorer(None, Ridge())  # a regressor has no default score
+
+
+REGRESSION = ["neg_mean_absolute_error", "neg_mean_squared_error", "neg_huber_loss"]
+
+
+@pytest.mark.parametrize("name", [*REGRESSION, "r2"])
+def test_regression_strings_take_their_clip_from_the_training_targets(name):
+    """A bare regression name is error_clip="auto": it scores nothing until
+    the public training targets give it its clip (and r2 its variance)."""
+    s = get_dp_scorer(name, Ridge())
+    assert "error_clip='auto'" in s.name and s.public_note is None
+    X, y = np.zeros((3, 1)), np.array([0.0, 1.0, 2.0])
+    est = LookupRegressor().fit(X, y)
+    for score in (
+        lambda: s(est, X, y),
+        lambda: s.metric(est, X, y),
+        lambda: s.check_public_rows(est, X, y),
+    ):
+        with pytest.raises(ValueError, match="no clip yet"):
+            score()
+    y_train = np.arange(11.0)  # median 5; |y - 5| = 0, 1, 1, ..., 5, 5
+    bound = s.for_training_targets(y_train)
+    assert "error_clip=5" in bound.name  # the 0.95-quantile: position 9.5
+    assert "training targets" in bound.public_note
+    assert bound.for_training_targets(y_train * 100) is bound  # set once
+    if name == "r2":
+        assert bound.bounds == (1 - 25 / 10.0, 1.0)  # var(0..10) = 10
+    variance = {"target_variance": 10.0} if name == "r2" else {}
+    explicit = make_dp_scorer(name, error_clip=5.0, **variance)
+    assert bound.bounds == explicit.bounds
+    X2 = np.array([[0.0], [9.0], [3.0]])
+    np.testing.assert_array_equal(
+        bound.record_values(est, X2, y), explicit.record_values(est, X2, y)
+    )
+
+
+def test_public_error_clip_by_hand():
+    """c = the 0.95-quantile (linear interpolation) of |y_i - median(y)|."""
+    from sklearn_dpbo.privacy._builtin_scores import public_error_clip
+
+    # median 2; distances 1, 0, 0, 1, 8 -> sorted 0, 0, 1, 1, 8; position
+    # 0.95 * 4 = 3.8: 1 + 0.8 * (8 - 1) = 6.6.
+    assert public_error_clip([1.0, 2.0, 2.0, 3.0, 10.0]) == pytest.approx(6.6)
+    assert public_error_clip(np.arange(11.0)) == 5.0
+    # Scale-free: an affine change of the target scales the clip.
+    y = np.random.default_rng(0).standard_t(3, size=500)
+    c = public_error_clip(y)
+    assert public_error_clip(-40.0 * y + 7.0) == pytest.approx(40.0 * c)
+    # Several outputs: a record's distance is the mean over its outputs
+    # (medians 2 and 4: distances 3, 0, 3 -> 0.95-quantile 3).
+    assert public_error_clip([[0.0, 0.0], [2.0, 4.0], [4.0, 8.0]]) == 3.0
+    # Most targets at the median: the largest distance instead of 0.
+    assert public_error_clip([0.0] * 39 + [5.0]) == 5.0  # position 37.05
+    for bad in ([3.0] * 10, [1.0, np.nan], None):
+        with pytest.raises(ValueError, match="error_clip"):
+            public_error_clip(bad)
+    with pytest.raises(ValueError, match="'auto'.*or a number"):
+        make_dp_scorer("neg_mean_squared_error", error_clip=None)
+    with pytest.raises(ValueError, match="'auto'.*or a number"):
+        make_dp_scorer("neg_mean_absolute_error", error_clip="scale")
 
 
 def test_plain_callables_and_unknown_strings_are_refused():
@@ -387,3 +447,73 @@ def test_quiet_leaves_filters_unchanged_under_racing_threads():
         assert list(warnings.filters) == inside
     assert leaked == []
     assert list(warnings.filters) == before
+
+
+def _std4_task():
+    """A regression target with standard deviation ~4 (public train, private val)."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(900, 4))
+    y = 2.5 * X[:, 0] + X[:, 1] + rng.normal(scale=3.0, size=900)
+    return X[:600], y[:600], X[600:], y[600:]
+
+
+def test_auto_clip_releases_the_clipped_score_within_its_stated_noise():
+    """scoring="neg_mean_squared_error" on a target with std ~4: the clip is
+    the hand-computed 0.95-quantile of |y_train - median(y_train)|, stated in
+    privacy_report_, independent of the validation set; each released score
+    is the selected model's true clipped validation MSE plus noise of the
+    stated scale b (30 fits with the production noise: median |error| ~
+    0.69 b for Laplace), and at this clip the clipped MSE is most of the
+    true MSE (a fixed error_clip=3 keeps about half of it here)."""
+    from sklearn_dpbo import DPBayesSearchCV
+    from sklearn_dpbo.model_selection import PrivateSelection
+
+    X_tr, y_tr, X_va, y_va = _std4_task()
+    assert 3.5 < np.std(y_tr) < 4.5
+    c = np.quantile(np.abs(y_tr - np.median(y_tr)), 0.95)  # by hand
+    search = DPBayesSearchCV(
+        Ridge(),
+        {"alpha": [0.1, 30.0, 300.0, 3000.0]},
+        scoring="neg_mean_squared_error",
+        method=PrivateSelection(shortlist="grid"),
+        n_iter=4,
+        epsilon=2.0,
+        random_state=0,
+    )
+    errors, ratios = [], []
+    for _ in range(30):
+        search.fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
+        assert search.scorer_.bounds == pytest.approx((-(c**2), 0.0), rel=1e-12)
+        err = np.abs(y_va - search.best_estimator_.predict(X_va))
+        clipped = -np.mean(np.minimum(err, c) ** 2)
+        (b,) = [
+            r["noise_scale"]
+            for r in search.privacy_report_.to_dict()["releases"]
+            if r["quantity"] == "best_score_"
+        ]
+        errors.append(abs(search.best_score_ - clipped) / b)
+        ratios.append(clipped / -np.mean(err**2))
+    assert np.median(errors) < 2.0 and max(errors) < 12.0, errors
+    assert min(ratios) > 0.9
+    report = str(search.privacy_report_)
+    assert f"error_clip={c:.6g}" in report and "public training targets" in report
+    # The clip reads the training targets only.
+    search.fit(X_tr, y_tr, X_val=X_va, y_val=10 * y_va)
+    assert search.scorer_.bounds == pytest.approx((-(c**2), 0.0), rel=1e-12)
+    fixed = np.mean(np.minimum(err, 3.0) ** 2) / np.mean(err**2)
+    assert fixed < 0.7  # what the former README's error_clip=3.0 released
+
+
+def test_auto_clip_is_derived_before_the_validation_read():
+    """Constant training targets give no clip: the fit refuses before anything
+    is charged (the budget is untouched)."""
+    from sklearn_dpbo import BudgetAccountant, DPBayesSearchCV
+
+    X_tr, _, X_va, y_va = _std4_task()
+    acc = BudgetAccountant(epsilon=1.0)
+    search = DPBayesSearchCV(
+        Ridge(), {"alpha": [1.0, 10.0]}, scoring="r2", accountant=acc, n_iter=2
+    )
+    with pytest.raises(ValueError, match="constant"):
+        search.fit(X_tr, np.full(len(X_tr), 2.0), X_val=X_va, y_val=y_va)
+    assert acc.spent == (0.0, 0.0)
