@@ -67,6 +67,17 @@ def single_blas_thread():
         yield
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _one_blas_thread_for_every_test():
+    """The same limit for every test (in this process; workers and
+    subprocesses keep their own): on the loaded 2-core machine a test fitting
+    a few small LogisticRegressions through estimate_dataset_kernel took
+    12-24 s with 2 OpenBLAS threads and 0.3 s with one. The release
+    fingerprints are the same with 1 and 2 threads."""
+    with threadpool_limits(limits=1):
+        yield
+
+
 # ---------------------------------------------------------------------------
 # Data: the training part is public, the validation part is the private one.
 # Validation sizes are odd primes so that no accuracy k/m equals a "round"
