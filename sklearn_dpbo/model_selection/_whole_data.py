@@ -443,6 +443,13 @@ def _refuse(search, plan, other_scorers, groups, val_groups) -> None:
             "method='whole-data' releases one metric: pass one scorer as "
             "scoring (several metrics are supported with a validation set)."
         )
+    if plan.scorer.needs_training_targets:
+        raise ValueError(
+            f"scoring={plan.scorer.name}: method='whole-data' protects every "
+            "row, targets included, so no clip can be derived from them. Pass "
+            "make_dp_scorer(name, error_clip=c) with c from public knowledge "
+            "of the target (errors above c count as c)."
+        )
     if groups is not None or val_groups is not None:
         raise ValueError(
             "method='whole-data' splits the rows into parts by a public random "

@@ -247,6 +247,8 @@ class _TrainingTargetScore(DPScorer):
     the score refuses to score anything.
     """
 
+    needs_training_targets = True
+
     def __init__(self, name: str, params: dict):
         self.score_name = name
         self.params = dict(params)

@@ -257,6 +257,11 @@ class DPScorer:
         # or "auto" (classes for a classifier, else numeric).
         self.target = "auto"
 
+    #: Whether public constants still have to come from the training targets
+    #: (``error_clip="auto"``): such a score scores nothing until
+    #: :meth:`for_training_targets` gave them.
+    needs_training_targets = False
+
     def for_training_targets(self, y_train) -> DPScorer:
         """This score with the public constants the training targets fix.
 

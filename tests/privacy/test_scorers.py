@@ -517,3 +517,28 @@ def test_auto_clip_is_derived_before_the_validation_read():
     with pytest.raises(ValueError, match="constant"):
         search.fit(X_tr, np.full(len(X_tr), 2.0), X_val=X_va, y_val=y_va)
     assert acc.spent == (0.0, 0.0)
+
+
+def test_auto_clip_is_refused_when_the_targets_are_private():
+    """method='whole-data' (fit without a validation set) protects every row,
+    targets included: error_clip='auto' is refused there before any charge,
+    and an explicit clip works."""
+    from sklearn_dpbo import BudgetAccountant, DPBayesSearchCV
+
+    X_tr, y_tr, _, _ = _std4_task()
+    acc = BudgetAccountant(epsilon=10.0)
+    search = DPBayesSearchCV(
+        Ridge(),
+        {"alpha": [1.0, 10.0]},
+        scoring="neg_mean_squared_error",
+        accountant=acc,
+        refit=False,
+    )
+    with pytest.raises(ValueError, match="whole-data.*error_clip=c"):
+        search.fit(X_tr, y_tr)
+    assert acc.spent == (0.0, 0.0)
+    search.set_params(scoring=make_dp_scorer("neg_mean_squared_error", error_clip=8.0))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the mode's announcements
+        search.fit(X_tr, y_tr)
+    assert search.scorer_.bounds == (-64.0, 0.0) and acc.spent[0] > 0
