@@ -187,7 +187,8 @@ def check_settings(search) -> SearchPlan:
     scale = (high - low) / 4 if score_scale is None else score_scale
     if not math.isfinite(float(offset)):
         raise ValueError("score_offset must be finite.")
-    if mode.method == "gp-ucb":
+    if mode.method == "gp-ucb" and not scorer.needs_training_targets:
+        # (else checked when the training targets give the bounds: _context)
         _check_gp_units(float(offset), float(scale), low, high, score_scale)
 
     seed = public_rng(search.random_state).integers(2**31 - 1)

@@ -542,3 +542,37 @@ def test_auto_clip_is_refused_when_the_targets_are_private():
         warnings.simplefilter("ignore")  # the mode's announcements
         search.fit(X_tr, y_tr)
     assert search.scorer_.bounds == (-64.0, 0.0) and acc.spent[0] > 0
+
+
+def test_gp_units_are_checked_with_the_derived_bounds():
+    """gp-ucb's GP units follow the bounds the training targets give the score
+    (defaults) or are checked against them (given), before any charge."""
+    from sklearn_dpbo import BudgetAccountant, DPBayesSearchCV
+    from sklearn_dpbo.model_selection import DPGPUCB
+
+    X_tr, y_tr, X_va, y_va = _std4_task()
+    c = np.quantile(np.abs(y_tr - np.median(y_tr)), 0.95)
+    acc = BudgetAccountant(epsilon=10.0, delta=1e-3)
+
+    def fit(**units):
+        search = DPBayesSearchCV(
+            Ridge(),
+            {"alpha": [1.0, 10.0, 100.0]},
+            scoring="neg_mean_squared_error",
+            method=DPGPUCB(**units),
+            delta=1e-5,
+            n_iter=2,
+            random_state=0,
+            accountant=acc,
+            refit=False,
+        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # useless-release notes
+            return search.fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
+
+    assert "(score - " + f"{-(c**2) / 2:g})/{c**2 / 4:g}" in str(fit().privacy_report_)
+    spent = acc.spent
+    # A given offset that fits a clip of 1 but not the derived one.
+    with pytest.raises(ValueError, match="GP units"):
+        fit(score_offset=-0.5, score_scale=0.25)
+    assert acc.spent == spent
