@@ -25,7 +25,8 @@ and the learner's public randomness for every row):
 - ``c=…``: widths c × the theory width for the five values of the public
   grid :data:`WIDTH_GRID` nearest the algorithm's practical factor (the
   default's q and k). "Best on grid" is the lowest mean among them,
-  picked on the same seeds: an optimistic reference, not a method;
+  picked on the same seeds: an optimistic reference, not a method; marked
+  † when it is at the edge of those five (a better c may lie outside);
 - ``uniform``: a uniformly random candidate every round, whose expected
   time-average regret max f − mean f is computed exactly per seed.
 
@@ -46,6 +47,8 @@ Usage (repository root)::
     python benchmarks/bench_ldp.py --select --jobs 2    # the factors' choice
     python benchmarks/bench_ldp.py --betas              # β_T, one trial each
     python benchmarks/bench_ldp.py --quick              # seconds, for CI
+    python benchmarks/bench_ldp.py --replot benchmarks/results/bench_ldp.json
+        # summary, tables and plots again from a run's per-seed values
 
 Writes ``benchmarks/results/bench_ldp.json`` (``bench_ldp_select.json``
 with ``--select``; ``_quick`` suffix with ``--quick``) and PNG plots
@@ -247,10 +250,15 @@ def collect(tasks, results):
     return out
 
 
-def summarise(env: str, rows: dict, seeds: list[int]) -> dict:
-    """Per algorithm: default, theory, best on grid, paired differences."""
+def summarise(env: str, finals: dict, seeds: list[int]) -> dict:
+    """Per algorithm: default, theory, best on grid, paired differences.
+
+    ``finals`` maps a row key ``algo|label|mechanism`` to R_T/T per seed
+    (in the order of ``seeds``): every row ran on the same seeds, so the
+    differences are paired.
+    """
     uni = np.array([uniform_regret(env, s) for s in seeds])
-    final = {k: np.array([c[-1] for c in r["curves"]]) for k, r in rows.items()}
+    final = {k: np.asarray(v, dtype=float) for k, v in finals.items()}
     gp = final.get("gp-ucb|default|laplace")
     out = {"uniform": _mean_se(uni), "algorithms": {}}
     for algo in ALGOS:
@@ -261,17 +269,30 @@ def summarise(env: str, rows: dict, seeds: list[int]) -> dict:
             if k.startswith(algo + "|c=") and k.endswith("|laplace")
         }
         best = min(grid, key=lambda k: grid[k].mean())
+        ws = sorted(grid, key=lambda k: float(k[2:]))
         rec = {
             "default": _mean_se(d),
             "theory": _mean_se(final[f"{algo}|theory|laplace"]),
-            "best_on_grid": {"width": best, "mean_se": _mean_se(grid[best])},
+            "best_on_grid": {
+                "width": best,
+                "mean_se": _mean_se(grid[best]),
+                # The window is part of the public grid: a best at its
+                # edge may have a better neighbour outside it.
+                "at_window_edge": best in (ws[0], ws[-1]),
+            },
             "grid": {k: _mean_se(v) for k, v in grid.items()},
             "default_minus_half_uniform": _mean_se(d - 0.5 * uni),
+            "default_minus_best_on_grid": _mean_se(d - grid[best]),
         }
         if algo != "gp-ucb" and gp is not None:
             rec["default_minus_gp_ucb"] = _mean_se(d - gp)
         out["algorithms"][algo] = rec
     return out
+
+
+def _finals(curves_env: dict) -> dict:
+    """Per-seed R_T/T of every row of one environment in a results JSON."""
+    return {k: r["final"] for k, r in curves_env.items()}
 
 
 # ---------------------------------------------------------------------------
@@ -468,7 +489,11 @@ def main(argv=None):
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--trials", type=int, default=None)
     ap.add_argument("--horizon", type=int, default=None)
-    ap.add_argument("--replot", help="redraw the plots from a results JSON")
+    ap.add_argument(
+        "--replot",
+        help="from a results JSON: recompute the summary from its per-seed "
+        "values, reprint the tables, redraw the plots",
+    )
     ap.add_argument(
         "--betas", action="store_true", help="only print beta_T (one trial each)"
     )
@@ -477,6 +502,21 @@ def main(argv=None):
     if args.replot:
         with open(args.replot) as fh:
             res = json.load(fh)
+        # The summary and the goals again from the per-seed values stored
+        # in the JSON (same numbers, current summary code), then the plots.
+        seeds = res["meta"]["seeds"]
+        res["summary"] = {
+            env: summarise(env, _finals(res["curves"][env]), seeds)
+            for env in res["meta"]["envs"]
+        }
+        res["goals"] = goals(res["summary"], res["meta"]["epsilons"])
+        res["meta"]["resummarised"] = (
+            f"python benchmarks/bench_ldp.py --replot {args.replot}, "
+            + datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        )
+        with open(args.replot, "w") as fh:
+            json.dump(res, fh, indent=1)
+        print_tables(res)
         folder = os.path.dirname(os.path.abspath(args.replot))
         plot(res, folder, "_quick" if "--quick" in res["meta"]["command"] else "")
         return res
@@ -525,7 +565,11 @@ def main(argv=None):
     by_key = {key(t): r for t, r in zip(todo, done)}
     results = [by_key[key(t)] for t in tasks]
     rows = collect(tasks, results)
-    summary = {env: summarise(env, rows[env], seeds) for env in envs}
+    finals = {
+        env: {k: [c[-1] for c in r["curves"]] for k, r in per.items()}
+        for env, per in rows.items()
+    }
+    summary = {env: summarise(env, finals[env], seeds) for env in envs}
     curves = {
         env: {
             k: {
@@ -596,7 +640,8 @@ def goals(summary: dict, eps_list) -> list[dict]:
         uni = s["uniform"][0]
         gp = s["algorithms"]["gp-ucb"]["default"][0]
         for algo in LDP_ALGOS:
-            d = s["algorithms"][algo]["default"][0]
+            r = s["algorithms"][algo]
+            d = r["default"][0]
             out.append(
                 {
                     "epsilon": e,
@@ -606,6 +651,9 @@ def goals(summary: dict, eps_list) -> list[dict]:
                     "gp_ucb": gp,
                     "below_half_uniform": d < 0.5 * uni,
                     "at_or_below_gp_ucb": d <= gp,
+                    # Paired over seeds (mean, s.e.).
+                    "default_minus_half_uniform": r["default_minus_half_uniform"],
+                    "default_minus_gp_ucb": r["default_minus_gp_ucb"],
                 }
             )
     return out
@@ -626,15 +674,20 @@ def print_tables(result):
         print(f"\n{env} (uniform exploration: {_fmt(s['uniform'])})")
         print("| algorithm | default | theory | best on grid (c) | default − GP-UCB |")
         print("|---|---|---|---|---|")
+        edge = False
         for algo, r in s["algorithms"].items():
             b = r["best_on_grid"]
             diff = r.get("default_minus_gp_ucb")
+            mark = "†" if b.get("at_window_edge") else ""
+            edge = edge or bool(mark)
             print(
                 f"| {algo} | {_fmt(r['default'])} | {_fmt(r['theory'])} | "
-                f"{_fmt(b['mean_se'])} ({b['width']}) | "
+                f"{_fmt(b['mean_se'])} ({b['width']}{mark}) | "
                 + (_fmt(diff) if diff else "—")
                 + " |"
             )
+        if edge:
+            print("† at the edge of the grid window run: a better c may lie outside")
     rr = [
         (env, k)
         for env, per in result["curves"].items()
@@ -653,10 +706,19 @@ def print_tables(result):
             )
     print("\nGoals (issue 24), SE environment, defaults:")
     for g in result["goals"]:
+        paired = ""
+        if "default_minus_gp_ucb" in g:
+            paired = (
+                " (paired: − half uniform "
+                + _fmt(g["default_minus_half_uniform"])
+                + ", − GP-UCB "
+                + _fmt(g["default_minus_gp_ucb"])
+                + ")"
+            )
         print(
             f"  eps={g['epsilon']:<4} {g['algorithm']:16s} {g['default']:.3f}: "
             f"< half uniform ({g['half_uniform']:.3f}) {g['below_half_uniform']}; "
-            f"<= GP-UCB ({g['gp_ucb']:.3f}) {g['at_or_below_gp_ucb']}"
+            f"<= GP-UCB ({g['gp_ucb']:.3f}) {g['at_or_below_gp_ucb']}" + paired
         )
     print("Speed (process time, one core, defaults, SE, eps=1):")
     for algo, sp in result["speed"].items():
