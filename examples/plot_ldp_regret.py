@@ -3,15 +3,15 @@ Local-DP regret curves
 ======================
 
 Time-average regret R_t/t of the local-DP Bayesian optimisers (Zhou & Tan,
-AAAI 2021) and of plain GP-UCB on the privatised reports, on the squared-
-exponential environment, 10 trials (mean ± standard error). Read from
-``benchmarks/results/bench_ldp.json``, written on 2026-11-23 by::
+AAAI 2021) at their default (practical) widths and at the theorems' widths,
+of plain GP-UCB on the same privatised reports, and of uniform exploration,
+on the squared-exponential environment, 10 seeds (mean ± standard error).
+Read from ``benchmarks/results/bench_ldp.json``, written on 2026-11-24 by::
 
     python benchmarks/bench_ldp.py --jobs 2
 
-With the theory-derived confidence widths the three LDP algorithms explore
-almost uniformly up to t = 10⁴, and plain GP-UCB is ahead: the paper's
-ordering does not reproduce (see the local-DP page).
+With the theorems' widths the three LDP algorithms explore almost uniformly
+up to t = 10⁴; at their default widths they learn (see the local-DP page).
 """
 
 import json
@@ -22,25 +22,34 @@ from _paths import results_dir
 
 data = json.loads((results_dir() / "bench_ldp.json").read_text())
 checkpoints = np.array(data["meta"]["checkpoints"])
-trials = data["meta"]["trials"]
+n_seeds = len(data["meta"]["seeds"])
 epsilons = data["meta"]["epsilons"]
+algorithms = ["ldp-tgp-ucb", "ldp-ata-gp-ucb", "ldp-moma-gp-ucb", "gp-ucb"]
 
 fig, axes = plt.subplots(
     1, len(epsilons), figsize=(4 * len(epsilons), 3.4), sharey=True
 )
 for ax, epsilon in zip(axes, epsilons):
-    for key, curve in data["private"].items():
-        env, eps, algorithm, mechanism = key.split("|")
-        if env != "se" or eps != f"eps={epsilon}" or mechanism != "laplace":
-            continue
-        mean = np.array(curve["mean"])
-        se = np.array(curve["sd"]) / np.sqrt(trials)
-        ax.plot(checkpoints, mean, marker=".", label=algorithm)
-        ax.fill_between(checkpoints, mean - se, mean + se, alpha=0.2)
+    env = f"private|se|eps={epsilon}"
+    for i, algorithm in enumerate(algorithms):
+        for label, style in (("default", "-"), ("theory", ":")):
+            if algorithm == "gp-ucb" and label == "theory":
+                continue  # GP-UCB's default is its printed width
+            curve = data["curves"][env][f"{algorithm}|{label}|laplace"]
+            mean = np.array(curve["mean"])
+            se = np.array(curve["sd"]) / np.sqrt(n_seeds)
+            ax.plot(
+                checkpoints, mean, style, color=f"C{i}", label=f"{algorithm} {label}"
+            )
+            if label == "default":
+                ax.fill_between(
+                    checkpoints, mean - se, mean + se, color=f"C{i}", alpha=0.2
+                )
+    ax.axhline(np.mean(data["uniform"][env]), color="k", ls="--", lw=0.8)
     ax.set_xscale("log")
     ax.set_xlabel("round t")
     ax.set_title(f"ε = {epsilon} (Laplace reports)")
 axes[0].set_ylabel("time-average regret R_t / t")
-axes[-1].legend(fontsize=7)
+axes[-1].legend(fontsize=6)
 fig.tight_layout()
 plt.show()
