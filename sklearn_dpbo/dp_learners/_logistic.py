@@ -1,4 +1,4 @@
-"""Binary logistic regression by output perturbation (CMS 2011, Algorithm 1)."""
+"""Binary logistic regression, ε-DP by objective or output perturbation (CMS 2011)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from .._compat import Interval
+from .._compat import Interval, StrOptions
 from ..privacy._validation import EPSILON_CONSTRAINTS
 from ._base import (
     GRADIENT_TOL,
@@ -18,6 +18,7 @@ from ._base import (
     gradient_slack,
     release_weights,
 )
+from ._objective import fit_objective, objective_plan
 
 __all__ = ["DPLogisticRegression", "logistic_sensitivity"]
 
@@ -75,22 +76,38 @@ def _newton(X: np.ndarray, s: np.ndarray, lam: float, max_iter: int) -> np.ndarr
 
 
 class DPLogisticRegression(DPLearnerMixin, ClassifierMixin, BaseEstimator):
-    """Binary L2-regularised logistic regression, ε-DP by output perturbation.
+    """Binary L2-regularised logistic regression, ε-DP (objective or output pert.).
 
-    Chaudhuri, Monteleoni & Sarwate (JMLR 2011), Algorithm 1 with the
-    logistic loss (their Corollary 8): ŵ = argmin (1/n) Σ log(1 +
-    exp(−s_i w·x_i)) + (Λ/2)‖w‖² with Λ = 1/(C n), released as ŵ + b, b
-    with density ∝ exp(−ε‖b‖/Δ), Δ = 2RC (:func:`logistic_sensitivity`).
-    Every row is clipped to L2 norm ``data_norm`` (a row with a non-finite
-    value is the zero row); with ``fit_intercept`` a constant 1 is appended
-    (the intercept is regularised like the weights, R = √(data_norm² + 1)).
-    s_i = +1 when y_i equals ``classes[1]``, −1 otherwise.
+    The model minimises (1/n) Σ log(1 + exp(−s_i w·x_i)) + (Λ/2)‖w‖², Λ =
+    1/(C n), on rows clipped to L2 norm ``data_norm`` (a row with a
+    non-finite value is the zero row); with ``fit_intercept`` a constant 1
+    is appended (the intercept is regularised like the weights, rows then
+    have norm ≤ R = √(data_norm² + 1)). s_i = +1 when y_i equals
+    ``classes[1]``, −1 otherwise.
 
-    Privacy: pure ε-DP with respect to replacing any one row of ``X, y``
-    (n public), provided the solver reaches its gradient tolerance (damped
-    Newton on a strongly convex objective; the slack is in Δ). The noise
-    comes from the OS CSPRNG; it is a floating-point draw rounded to a
-    public grid (see ``privacy._samplers.sample_standard_normal``).
+    ``mechanism="objective"`` (default): Chaudhuri, Monteleoni & Sarwate
+    (JMLR 2011), Section 3.2, Algorithm 2 and Theorem 9, with c = 1/4, on
+    the rows rescaled to norm ≤ 1 (v = R w, Λ̃ = 1/(C n R²)); with ε_obj =
+    0.99 ε::
+
+        Δ  = max(0, c / (n (exp(ε_obj/4) − 1)) − Λ̃)
+        ε′ = ε_obj − log(1 + 2c/(n(Λ̃+Δ)) + c²/(n(Λ̃+Δ))²)   (≥ ε_obj/2)
+        v̂  = argmin (1/n) Σ ℓ(s_i v·x̃_i) + ((Λ̃+Δ)/2)‖v‖² + bᵀv/n,
+             b of density ∝ exp(−ε′‖b‖/2)
+
+    and the solver's stopping point is covered by output noise at 0.01 ε
+    (approximate minima perturbation, Iyengar et al. 2019);
+    ``_objective`` holds the derivation. Δ > 0 once C ≥ (e^(ε_obj/4) −
+    1)/(c R²): every larger C then gives the same model distribution.
+
+    ``mechanism="output"``: Algorithm 1 (their Corollary 8), ŵ + b with
+    density ∝ exp(−ε‖b‖/Δ), Δ = 2RC (:func:`logistic_sensitivity`).
+
+    Privacy: pure ε-DP per ``fit`` with respect to replacing any one row of
+    ``X, y`` (n public), provided the Newton solver reaches its gradient
+    tolerance (checked for ``"objective"``: the fit raises otherwise). The
+    noise comes from the OS CSPRNG; it is a floating-point draw rounded to
+    a public grid (see ``privacy._samplers.sample_standard_normal``).
 
     Parameters
     ----------
@@ -101,7 +118,9 @@ class DPLogisticRegression(DPLearnerMixin, ClassifierMixin, BaseEstimator):
         Never read from the data.
     C : float, default=1.0
         Inverse regularisation strength, as in scikit-learn (Λ = 1/(C n)).
-        The noise norm is ≈ 2RC·d/ε: small C, small noise.
+        Output perturbation: the noise norm is ≈ 2RC·d/ε (small C, small
+        noise). Objective perturbation: C above the plateau
+        (e^(ε_obj/4) − 1)/(c R²) acts as that plateau value.
     fit_intercept : bool, default=True
         Append a constant feature (regularised intercept).
     classes : tuple of two labels, default=(0, 1)
@@ -109,6 +128,9 @@ class DPLogisticRegression(DPLearnerMixin, ClassifierMixin, BaseEstimator):
         other label (including labels outside ``classes``) the negative one.
     max_iter : int, default=100
         Newton iterations.
+    mechanism : {"objective", "output"}, default="objective"
+        Objective perturbation (CMS Algorithm 2) or output perturbation
+        (Algorithm 1).
     noise_random_state : int or None, default=None
         None: the OS CSPRNG (production). An int makes the noise
         reproducible and is for tests only (``PrivacyLeakWarning``).
@@ -119,7 +141,12 @@ class DPLogisticRegression(DPLearnerMixin, ClassifierMixin, BaseEstimator):
     intercept_ : ndarray of shape (1,)
     classes_ : ndarray of shape (2,)
     sensitivity_ : float
-        Δ of the released (coef, intercept) vector.
+        Output perturbation: Δ of the released (coef, intercept) vector.
+        Objective perturbation: S/R, the sensitivity (weight units) of the
+        solver's stopping point covered by the output noise.
+    plan_ : ObjectivePlan or None
+        Objective perturbation's public constants (ε′, Δ, scales; rescaled
+        units); None for output perturbation.
     """
 
     _parameter_constraints: dict = {
@@ -129,6 +156,7 @@ class DPLogisticRegression(DPLearnerMixin, ClassifierMixin, BaseEstimator):
         "fit_intercept": ["boolean"],
         "classes": [tuple, list],
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
+        "mechanism": [StrOptions({"objective", "output"})],
         "noise_random_state": [
             None,
             Interval(numbers.Integral, 0, None, closed="left"),
@@ -143,6 +171,7 @@ class DPLogisticRegression(DPLearnerMixin, ClassifierMixin, BaseEstimator):
         fit_intercept=True,
         classes=(0, 1),
         max_iter=100,
+        mechanism="objective",
         noise_random_state=None,
     ):
         self.epsilon = epsilon
@@ -151,6 +180,7 @@ class DPLogisticRegression(DPLearnerMixin, ClassifierMixin, BaseEstimator):
         self.fit_intercept = fit_intercept
         self.classes = classes
         self.max_iter = max_iter
+        self.mechanism = mechanism
         self.noise_random_state = noise_random_state
 
     def _fit_private(self, X, y, rng):
@@ -164,11 +194,18 @@ class DPLogisticRegression(DPLearnerMixin, ClassifierMixin, BaseEstimator):
         if y.shape[0] != n or n < 1:
             raise ValueError(f"X has {n} rows and y has {y.shape[0]}: need n ≥ 1.")
         s = np.where(y == self.classes[1], 1.0, -1.0)
-        lam = 1.0 / (float(self.C) * n)
-        w = _newton(Xc, s, lam, int(self.max_iter))
         row_norm = augmented_norm(float(self.data_norm), self.fit_intercept)
-        sens = logistic_sensitivity(n, float(self.C), row_norm)
-        w = release_weights(w, sens, eps, rng)
+        if self.mechanism == "objective":
+            plan = objective_plan(n, float(self.C), row_norm, eps)
+            w = fit_objective(Xc, s, plan, row_norm, rng, int(self.max_iter))
+            sens = plan.output_sensitivity / row_norm
+        else:
+            plan = None
+            lam = 1.0 / (float(self.C) * n)
+            w = _newton(Xc, s, lam, int(self.max_iter))
+            sens = logistic_sensitivity(n, float(self.C), row_norm)
+            w = release_weights(w, sens, eps, rng)
+        self.plan_ = plan
         if self.fit_intercept:
             self.coef_, self.intercept_ = w[None, :-1], w[-1:]
         else:
@@ -177,6 +214,25 @@ class DPLogisticRegression(DPLearnerMixin, ClassifierMixin, BaseEstimator):
         self.n_features_in_ = self.coef_.shape[1]
         self.sensitivity_ = float(sens)
         return self
+
+    def _distribution_key(self, n: int, epsilon: float) -> tuple:
+        """A public key: equal keys ⇒ the same distribution of the fitted model.
+
+        With objective perturbation every C on the plateau (Δ > 0) gives
+        the objective with Λ̃ + Δ = c/(n(e^(ε_obj/4) − 1)) and ε′ = ε_obj/2,
+        whatever C: those candidates share one key. Depends on n, ε and the
+        parameters only (no row is read).
+        """
+        params = self.get_params()
+        for name in ("C", "epsilon", "noise_random_state"):
+            params.pop(name)
+        rest = tuple(sorted((k, repr(v)) for k, v in params.items()))
+        if self.mechanism == "objective":
+            row_norm = augmented_norm(float(self.data_norm), self.fit_intercept)
+            plan = objective_plan(n, float(self.C), row_norm, epsilon)
+            if plan.extra_regularization > 0:
+                return (*rest, ("C", "plateau"))
+        return (*rest, ("C", float(self.C)))
 
     def decision_function(self, X):
         """x·coef + intercept, row by row (a non-finite row is the zero row)."""

@@ -1,6 +1,7 @@
 """Statistical audit of the DP learners alone: V and V′ differ in one training row.
 
-TESTING.md P3/P4 for :mod:`sklearn_dpbo.dp_learners`. Each learner is fit
+TESTING.md P3/P4 for :mod:`sklearn_dpbo.dp_learners`, output perturbation
+(objective perturbation: ``test_audit_objective.py``). Each learner is fit
 N times on V and N times on a neighbour V′ (one row replaced) with
 production noise (OS CSPRNG); the released weight (d = 1, no intercept) is
 binned between public edges and ε̂ is the Clopper–Pearson lower bound of
@@ -53,7 +54,11 @@ def _pair(kind):
 def _learner(kind):
     if kind == "logistic":
         return DPLogisticRegression(
-            epsilon=EPSILON, data_norm=1.0, C=0.1, fit_intercept=False
+            epsilon=EPSILON,
+            data_norm=1.0,
+            C=0.1,
+            fit_intercept=False,
+            mechanism="output",
         )
     return DPLinearRegression(
         epsilon=EPSILON, data_norm=1.0, target_bound=1.0, alpha=0.1, fit_intercept=False

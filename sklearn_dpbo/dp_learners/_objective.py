@@ -1,0 +1,225 @@
+"""Objective perturbation for logistic regression (CMS 2011, Algorithm 2).
+
+Chaudhuri, Monteleoni & Sarwate, *Differentially Private Empirical Risk
+Minimization*, JMLR 12 (2011), Section 3.2, Algorithm 2 and Theorem 9,
+for a loss ℓ(s·v·x) with |ℓ′| ≤ 1 and 0 ≤ ℓ″ ≤ c on rows ‖x‖ ≤ 1. The
+logistic loss log(1 + e^(−z)) has |ℓ′| < 1 and ℓ″ = σ(z)σ(−z) ≤ c = 1/4.
+
+**Rows of norm R.** Rows are clipped to ``data_norm`` and the intercept's
+constant 1 is appended, so ‖x_i‖ ≤ R = √(data_norm² + 1) (R = data_norm
+without intercept). The algorithm runs on x̃ = x/R (‖x̃‖ ≤ 1) in the
+variable v = R·w, since w·x = v·x̃. The user's objective
+(1/n) Σ ℓ(s_i w·x_i) + (Λ/2)‖w‖², Λ = 1/(C n), is then
+(1/n) Σ ℓ(s_i v·x̃_i) + (Λ̃/2)‖v‖² with **Λ̃ = Λ/R² = 1/(C n R²)**. The
+intercept is a coordinate of v like the others (regularised: Theorem 9
+needs a 1-strongly convex regulariser of the whole v).
+
+**The mechanism, in the rescaled units** (ε_obj = (1 − ``OUTPUT_SHARE``)·ε):
+
+- Δ = max(0, c/(n(e^(ε_obj/4) − 1)) − Λ̃) (extra regularisation);
+- ε′ = ε_obj − log(1 + 2c/(n(Λ̃ + Δ)) + c²/(n(Λ̃ + Δ))²)
+  = ε_obj − 2 log(1 + c/(n(Λ̃ + Δ)));
+- b ∈ R^d with density ∝ exp(−ε′‖b‖/2): a uniform direction times a
+  Gamma(d, 2/ε′) norm;
+- v* = argmin (1/n) Σ ℓ(s_i v·x̃_i) + ((Λ̃ + Δ)/2)‖v‖² + bᵀv/n.
+
+Theorem 9's proof bounds the density ratio of v* under neighbours D, D′
+(one row replaced) by (1 + c/(n(Λ̃ + Δ)))² · e^(ε′‖b − b′‖/2) with
+‖b − b′‖ ≤ 2, i.e. by e^(ε_obj), for **any** Δ ≥ 0 fixed in advance.
+Algorithm 2 takes Δ = 0 when ε′ > 0 and otherwise the Δ above with ε′ =
+ε_obj/2; here Δ = 0 exactly when that gives ε′ ≥ ε_obj/2, otherwise the
+same Δ (then c/(n(Λ̃ + Δ)) = e^(ε_obj/4) − 1 and ε′ = ε_obj/2). So ε′ never
+falls below ε_obj/2 — no cliff where ε′ → 0⁺ — and every C above the
+public plateau C ≥ (e^(ε_obj/4) − 1)/(c R²) gives the same objective (the
+private-model mode prunes such duplicates). ε′ is rounded down by 1e-12
+relative.
+
+**The solver's stopping point** (approximate minima perturbation, Iyengar
+et al., IEEE S&P 2019, in its pure-DP form). The theorem is about the exact
+v*; the solver stops at v̂ with computed ‖∇J̃(v̂)‖ ≤ γ/2, γ = ``GAMMA``
+(float error of that norm ≤ 1e-13 for these magnitudes, so the exact
+gradient is ≤ γ). J̃ is (Λ̃ + Δ)-strongly convex, so ‖v̂ − v*‖ ≤ γ/(Λ̃ + Δ).
+Couple D and D′ through CMS's bijection b ↦ b′ that maps v*(D, b) to the
+same v*(D′, b′): the two stopping points are then ≤ S = 2γ/(Λ̃ + Δ) apart.
+Releasing v̂ + z with z of density ∝ exp(−ε_out‖z‖/S), ε_out =
+``OUTPUT_SHARE``·ε, gives density ratios ≤ e^(ε_obj)·e^(ε_out) = e^ε:
+**pure ε-DP per fit**. If the Newton solver does not reach γ/2 within
+``max_iter`` iterations the fit raises (that event is not covered; it has
+not happened in the tests or benchmarks).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import expit
+
+from ._base import release_weights, sample_gamma_norm_noise
+
+__all__ = [
+    "LOGISTIC_CURVATURE",
+    "OUTPUT_SHARE",
+    "GAMMA",
+    "ObjectivePlan",
+    "objective_plan",
+    "fit_objective",
+]
+
+LOGISTIC_CURVATURE = 0.25
+"""c: the logistic loss's second derivative is at most 1/4."""
+
+OUTPUT_SHARE = 0.01
+"""Share of ε spent on the output noise that covers the solver's stopping point."""
+
+GAMMA = 1e-11
+"""Bound on the exact ‖∇J̃(v̂)‖ (rescaled units); the solver stops at γ/2."""
+
+
+@dataclass(frozen=True)
+class ObjectivePlan:
+    """The public constants of one objective-perturbation fit (rescaled units).
+
+    Attributes
+    ----------
+    epsilon_objective, epsilon_output : float
+        ε_obj and ε_out, summing to ε.
+    epsilon_prime : float
+        ε′ of the objective noise b (density ∝ exp(−ε′‖b‖/2)).
+    regularization : float
+        Λ̃ = 1/(C n R²).
+    extra_regularization : float
+        Δ ≥ 0.
+    noise_scale : float
+        2/ε′, the scale of ‖b‖ ~ Gamma(d, 2/ε′).
+    output_sensitivity : float
+        S = 2γ/(Λ̃ + Δ).
+    """
+
+    epsilon_objective: float
+    epsilon_output: float
+    epsilon_prime: float
+    regularization: float
+    extra_regularization: float
+    noise_scale: float
+    output_sensitivity: float
+
+    @property
+    def strong_convexity(self) -> float:
+        """Λ̃ + Δ."""
+        return self.regularization + self.extra_regularization
+
+
+def objective_plan(
+    n: int,
+    C: float,
+    row_norm: float,
+    epsilon: float,
+    *,
+    curvature: float | None = None,
+    output_share: float | None = None,
+) -> ObjectivePlan:
+    """ε′, Δ and the noise scales from public values only (module docstring).
+
+    Parameters
+    ----------
+    n : int
+        Number of training rows (public).
+    C : float
+        Inverse regularisation, Λ = 1/(C n) in the user's units.
+    row_norm : float
+        R, the bound on a row's norm with the intercept column appended.
+    epsilon : float
+        The fit's ε.
+    curvature, output_share : float, optional
+        c and the output share; default :data:`LOGISTIC_CURVATURE` and
+        :data:`OUTPUT_SHARE` (read at call time).
+
+    Returns
+    -------
+    ObjectivePlan
+    """
+    c = LOGISTIC_CURVATURE if curvature is None else float(curvature)
+    share = OUTPUT_SHARE if output_share is None else float(output_share)
+    n, eps = int(n), float(epsilon)
+    lam = 1.0 / (float(C) * n * float(row_norm) ** 2)
+    eps_out = share * eps
+    eps_obj = eps - eps_out
+    # e^(ε/4) overflows past ε ≈ 2800; there Δ = 0 (c/(n e^700) < Λ̃ anyway)
+    extra = max(0.0, c / (n * math.expm1(min(eps_obj / 4.0, 700.0))) - lam)
+    eps_prime = (eps_obj - 2.0 * math.log1p(c / (n * (lam + extra)))) * (1 - 1e-12)
+    if extra > 0:  # the log term is ε_obj/2 up to rounding
+        eps_prime = min(eps_prime, eps_obj / 2.0)
+    return ObjectivePlan(
+        epsilon_objective=eps_obj,
+        epsilon_output=eps_out,
+        epsilon_prime=eps_prime,
+        regularization=lam,
+        extra_regularization=extra,
+        noise_scale=2.0 / eps_prime,
+        output_sensitivity=2.0 * GAMMA / (lam + extra),
+    )
+
+
+def _newton(X, s, lam, lin, max_iter):
+    """argmin mean(log(1 + e^(−s v·x))) + (lam/2)‖v‖² + lin·v to ‖∇‖ ≤ γ/2.
+
+    Damped Newton with backtracking, and full steps once the Newton
+    decrement gᵀH⁻¹g ≤ 1e-10·max(1, |J̃|) (there the objective's rounding
+    would stall the line search). Only the final gradient check matters for
+    privacy. Returns None if ``max_iter`` is hit.
+    """
+    n, d = X.shape
+    v = np.zeros(d)
+
+    def objective(u):
+        z = s * (X @ u)
+        return float(np.mean(np.logaddexp(0.0, -z)) + 0.5 * lam * u @ u + lin @ u)
+
+    value = objective(v)
+    for _ in range(int(max_iter)):
+        z = s * (X @ v)
+        p = expit(-z)
+        grad = -(X.T @ (s * p)) / n + lam * v + lin
+        if float(np.linalg.norm(grad)) <= GAMMA / 2:
+            return v
+        H = (X.T * (p * (1.0 - p))) @ X / n + lam * np.eye(d)
+        step = np.linalg.solve(H, grad)
+        if float(grad @ step) <= 1e-10 * max(1.0, abs(value)):  # full step
+            v = v - step
+            value = objective(v)
+            continue
+        t = 1.0
+        while t > 1e-12:
+            cand = v - t * step
+            new = objective(cand)
+            if new <= value - 1e-4 * t * float(grad @ step):
+                break
+            t *= 0.5
+        if t <= 1e-12:  # rounding-level decrease: the full Newton step
+            cand = v - step
+            new = objective(cand)
+        v, value = cand, new
+    z = s * (X @ v)
+    grad = -(X.T @ (s * expit(-z))) / n + lam * v + lin
+    return v if float(np.linalg.norm(grad)) <= GAMMA / 2 else None
+
+
+def fit_objective(X, s, plan: ObjectivePlan, row_norm: float, rng, max_iter: int):
+    """The released weights in the user's units, w = (v̂ + z)/R.
+
+    ``X``: clipped rows (intercept column appended), ``s`` ∈ {−1, +1}.
+    """
+    n, d = X.shape
+    R = float(row_norm)
+    b = sample_gamma_norm_noise(d, plan.noise_scale, rng)
+    v = _newton(X / R, s, plan.strong_convexity, b / n, max_iter)
+    if v is None:
+        raise RuntimeError(
+            f"objective perturbation: Newton did not reach the gradient "
+            f"tolerance {GAMMA / 2:g} in max_iter={max_iter} iterations; the "
+            "privacy proof needs it (raise max_iter)."
+        )
+    v = release_weights(v, plan.output_sensitivity, plan.epsilon_output, rng)
+    return v / R

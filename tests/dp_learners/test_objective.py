@@ -1,0 +1,139 @@
+"""Objective perturbation (CMS 2011, Algorithm 2): constants, solver, plateau.
+
+The expected values are written out by hand from the formulas of
+``dp_learners._objective`` (module docstring), not recomputed by it.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from sklearn.linear_model import LogisticRegression
+
+import sklearn_dpbo.dp_learners._objective as ob
+from sklearn_dpbo import PrivacyLeakWarning
+from sklearn_dpbo.dp_learners import DPLogisticRegression
+
+
+def test_plan_without_extra_regularisation():
+    # n = 100, C = 0.1, R = 2, ε = 1: Λ̃ = 1/(0.1·100·4) = 0.025,
+    # c/(n(e^(0.99/4) − 1)) = 0.25/(100·0.28081) ≈ 0.0089 < Λ̃, so Δ = 0 and
+    # ε′ = 0.99 − 2·log(1 + 0.25/(100·0.025)) = 0.99 − 2·log(1.1).
+    p = ob.objective_plan(100, 0.1, 2.0, 1.0)
+    assert p.epsilon_output == pytest.approx(0.01)
+    assert p.epsilon_objective == pytest.approx(0.99)
+    assert p.regularization == pytest.approx(0.025)
+    assert p.extra_regularization == 0.0
+    assert p.epsilon_prime == pytest.approx(0.99 - 2 * math.log(1.1), rel=1e-11)
+    assert p.epsilon_prime < 0.99 - 2 * math.log(1.1)  # rounded down
+    assert p.noise_scale == pytest.approx(2 / (0.99 - 2 * math.log(1.1)))
+    assert p.output_sensitivity == pytest.approx(2 * 1e-11 / 0.025)
+
+
+def test_plan_on_the_plateau():
+    # n = 100, C = 10, R = 2, ε = 1: Λ̃ = 1/4000 = 2.5e-4 < 0.0089, so
+    # Δ = 0.25/(100(e^0.2475 − 1)) − 2.5e-4 and ε′ = 0.99/2.
+    p = ob.objective_plan(100, 10.0, 2.0, 1.0)
+    plateau = 0.25 / (100 * (math.exp(0.2475) - 1))
+    assert p.extra_regularization == pytest.approx(plateau - 2.5e-4, rel=1e-12)
+    assert p.strong_convexity == pytest.approx(plateau, rel=1e-12)
+    assert p.epsilon_prime == pytest.approx(0.495, rel=1e-11)
+    assert p.epsilon_prime <= 0.495
+    # Every C above the plateau gives the same objective and noise.
+    q = ob.objective_plan(100, 1e4, 2.0, 1.0)
+    assert q.strong_convexity == pytest.approx(p.strong_convexity, rel=1e-12)
+    assert q.epsilon_prime == p.epsilon_prime
+
+
+def test_plan_at_the_plateau_boundary_is_continuous():
+    # C* = (e^(ε_obj/4) − 1)/(c R²): ε′ = ε_obj/2 from both sides.
+    c_star = math.expm1(0.99 / 4) / (0.25 * 4.0)
+    below = ob.objective_plan(100, c_star * (1 - 1e-9), 2.0, 1.0)
+    above = ob.objective_plan(100, c_star * (1 + 1e-9), 2.0, 1.0)
+    assert below.extra_regularization == 0.0 < above.extra_regularization
+    assert below.epsilon_prime == pytest.approx(0.495, rel=1e-7)
+    assert above.epsilon_prime == pytest.approx(0.495, rel=1e-11)
+
+
+def test_noise_norm_follows_gamma_d_scale():
+    rng = np.random.default_rng(0)
+    norms = [
+        np.linalg.norm(ob.sample_gamma_norm_noise(3, 2.0, rng)) for _ in range(4000)
+    ]
+    # Gamma(3, 2): mean 6, sd √12 ≈ 3.46, so the mean of 4,000 is within 0.2.
+    assert abs(np.mean(norms) - 6.0) < 0.2
+
+
+def _data(n=400, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3)) / 4
+    y = (X[:, 0] - X[:, 1] + 0.1 * rng.normal(size=n) > 0).astype(int)
+    return X, y
+
+
+def test_tiny_noise_recovers_the_regularised_minimiser():
+    # ε = 1000: Δ = 0 and ε′ ≈ 990, so b/n is ~1e-5: the model is the
+    # non-private minimiser of (1/n)Σℓ + ‖w‖²/(2Cn), i.e. scikit-learn's
+    # C·Σℓ + ½‖w‖² (no intercept).
+    X, y = _data()
+    with pytest.warns(PrivacyLeakWarning):
+        dp = DPLogisticRegression(
+            epsilon=1000.0,
+            data_norm=5.0,
+            C=1.0,
+            fit_intercept=False,
+            noise_random_state=0,
+        ).fit(X, y)
+    ref = LogisticRegression(C=1.0, fit_intercept=False, tol=1e-12).fit(X, y)
+    assert dp.plan_.extra_regularization == 0.0
+    np.testing.assert_allclose(dp.coef_, ref.coef_, rtol=0, atol=1e-2)
+    # ε beyond e^(ε/4)'s float range: Δ = 0, no overflow
+    assert ob.objective_plan(10, 1.0, 1.0, 1e5).extra_regularization == 0.0
+
+
+def test_learner_uses_the_mechanism_and_is_reproducible_only_with_a_seed():
+    X, y = _data()
+    kw = dict(epsilon=1.0, data_norm=1.0, C=0.5)
+    with pytest.warns(PrivacyLeakWarning):
+        a = DPLogisticRegression(noise_random_state=3, **kw).fit(X, y)
+    with pytest.warns(PrivacyLeakWarning):
+        b = DPLogisticRegression(noise_random_state=3, **kw).fit(X, y)
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+    c = DPLogisticRegression(**kw).fit(X, y)
+    assert not np.array_equal(a.coef_, c.coef_)
+    R = math.sqrt(2.0)
+    assert a.plan_ == ob.objective_plan(len(y), 0.5, R, 1.0)
+    assert a.sensitivity_ == pytest.approx(a.plan_.output_sensitivity / R)
+    out = DPLogisticRegression(mechanism="output", **kw).fit(X, y)
+    assert out.plan_ is None
+    assert out.sensitivity_ == pytest.approx(2 * R * 0.5, rel=1e-6)
+
+
+def test_solver_reaches_the_tolerance_or_raises():
+    X, y = _data()
+    s = np.where(y == 1, 1.0, -1.0)
+    Xa = np.hstack([X, np.ones((len(y), 1))]) / 2.0
+    v = ob._newton(Xa, s, 1e-3, np.full(4, 0.01), 100)
+    p = 1 / (1 + np.exp(s * (Xa @ v)))
+    grad = -(Xa.T @ (s * p)) / len(y) + 1e-3 * v + 0.01
+    assert np.linalg.norm(grad) <= ob.GAMMA / 2
+    assert ob._newton(Xa, s, 1e-3, np.full(4, 0.01), 1) is None
+    with pytest.raises(RuntimeError, match="gradient tolerance"):
+        DPLogisticRegression(data_norm=1.0, max_iter=1).fit(X, y)
+
+
+def test_plateau_candidates_share_a_distribution_key():
+    n, eps = 1000, 1.0
+    # R² = 2: the plateau starts at C* = (e^0.2475 − 1)/(0.25·2) ≈ 0.56.
+    keys = {
+        C: DPLogisticRegression(data_norm=1.0, C=C)._distribution_key(n, eps)
+        for C in (0.1, 0.5, 0.6, 10.0, 1e3)
+    }
+    assert keys[0.6] == keys[10.0] == keys[1e3]
+    assert len({keys[0.1], keys[0.5], keys[0.6]}) == 3
+    out = DPLogisticRegression(data_norm=1.0, mechanism="output")
+    assert out.set_params(C=10.0)._distribution_key(n, eps) != out.set_params(
+        C=1e3
+    )._distribution_key(n, eps)
