@@ -26,6 +26,10 @@ Strategies (:class:`~._modes.PrivateModel`):
   score at ε on the validation part); pure ε-DP.
 - ``"auto"``: :func:`choose_strategy`, from public sizes and ε.
 
+Before any row is read, candidates whose fit has the same distribution as
+an earlier candidate's (objective perturbation's plateau in C) are dropped
+(:func:`prune_candidates`); ``candidate_params_`` lists the kept ones.
+
 A run that raises is not caught: after the first read the fit is sealed
 (``_sealed.run_sealed``); the learners of :mod:`sklearn_dpbo.dp_learners`
 do not raise on row values (non-finite rows are zero rows).
@@ -59,6 +63,7 @@ __all__ = [
     "PrivateModelReport",
     "check_dp_learner",
     "choose_strategy",
+    "prune_candidates",
     "split_rows",
     "fit_private_model",
     "MAX_SCORE_NOISE",
@@ -149,8 +154,11 @@ def choose_strategy(
     4. Otherwise ``"random-stopping"``: each run's model gets ε/(2 + η)
        instead of ε/L.
 
-    ``n_train`` is kept for a rule that also looks at the model's noise
-    (none of the learners here has a public cliff in ε or C).
+    Before and after this rule the candidates are pruned
+    (:func:`prune_candidates`, public): with objective perturbation every C
+    on the plateau gives the same model, so L counts distinct candidates
+    only. ``n_train`` is kept for a rule that also looks at the model's
+    noise.
     """
     del n_train
     if n_candidates <= 1:
@@ -161,6 +169,46 @@ def choose_strategy(
     if n_candidates <= st.cost_factor(eta) + 1:
         return "split"
     return "random-stopping"
+
+
+def prune_candidates(learner, candidates, n_fit: int, eps_fit: float) -> list[dict]:
+    """The candidates minus those whose fit has the same law as an earlier one.
+
+    Public (no row is read): the learner's ``_distribution_key(n_fit,
+    eps_fit)`` depends on n, ε and the parameters only, and equal keys mean
+    the same distribution of the fitted model. With objective perturbation
+    every C on the plateau (C ≥ (e^(ε_obj/4) − 1)/(c R²), where the extra
+    regularisation Δ takes over) gives the same model: a second such
+    candidate would spend budget (split: ε/L each) or runs (random
+    stopping) on a duplicate. The first of each group, in the public order,
+    is kept. Learners without a key are not pruned.
+    """
+    key_of = getattr(type(learner), "_distribution_key", None)
+    if key_of is None:
+        return list(candidates)
+    seen, kept = set(), []
+    for params in candidates:
+        est = clone(learner).set_params(**clone(params, safe=False))
+        key = est._distribution_key(int(n_fit), float(eps_fit))
+        if key not in seen:
+            seen.add(key)
+            kept.append(params)
+    return kept
+
+
+def _prune_for(strategy, learner, candidates, n_fit, epsilon, eta):
+    """Prune at the strategy's per-fit ε (split: the smallest L whose ε/L leaves ≤ L)."""
+    if strategy == "random-stopping":
+        return prune_candidates(
+            learner, candidates, n_fit, epsilon / st.cost_factor(eta)
+        )
+    if strategy != "split":
+        return list(candidates)
+    for size in range(1, len(candidates) + 1):  # kept(ε/L) shrinks as L grows
+        kept = prune_candidates(learner, candidates, n_fit, epsilon / size)
+        if len(kept) <= size:
+            return kept
+    return list(candidates)  # pragma: no cover - size = L always stops
 
 
 # ---------------------------------------------------------------------------
@@ -345,9 +393,20 @@ def _plan_strategy(search, plan, n, m, candidates) -> dict:
     """Everything public about the run: strategy, ε₀, γ, K_max, δ, draws."""
     mode = plan.mode
     eta = st.DISTRIBUTIONS[mode.distribution]
-    strategy = mode.strategy
+    strategy, n_fit = mode.strategy, n - m
     if strategy == "auto":
-        strategy = choose_strategy(n - m, m, len(candidates), plan.epsilon, eta)
+        strategy = choose_strategy(n_fit, m, len(candidates), plan.epsilon, eta)
+    kept = _prune_for(strategy, search.estimator, candidates, n_fit, plan.epsilon, eta)
+    if mode.strategy == "auto" and len(kept) < len(candidates):
+        again = choose_strategy(n_fit, m, len(kept), plan.epsilon, eta)
+        if again == "default" and len(kept) == 1:
+            strategy = "kept"  # one distinct candidate: fit it at ε
+        elif again != strategy:  # fewer candidates changed the rule: once more
+            strategy = again
+            kept = _prune_for(
+                strategy, search.estimator, candidates, n_fit, plan.epsilon, eta
+            )
+    candidates = kept
     cfg = {
         "strategy": strategy,
         "epsilon": plan.epsilon,
@@ -356,7 +415,9 @@ def _plan_strategy(search, plan, n, m, candidates) -> dict:
         "budget_split": search.budget_split,
         "release_score": search.release_score,
     }
-    if strategy == "default":
+    if strategy == "kept":
+        cfg["strategy"] = "default"
+    elif strategy == "default":
         names = sorted({k for p in candidates for k in p})
         cfg["candidates"] = [default_params(search.estimator, names)]
     if strategy != "random-stopping":

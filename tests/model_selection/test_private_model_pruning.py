@@ -1,0 +1,113 @@
+"""The private-model mode prunes duplicate candidates from public values only."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import sklearn_dpbo.model_selection._private_model as pm
+from sklearn_dpbo import DPBayesSearchCV
+from sklearn_dpbo.dp_learners import DPLinearRegression, DPLogisticRegression
+from sklearn_dpbo.model_selection import PrivateModel
+
+# data_norm = 1, intercept: R² = 2, so with c = 1/4 the plateau starts at
+# C* = (e^(ε_obj/4) − 1)/(c R²) = 2(e^(0.99 ε/4) − 1).
+GRID = [1e-3, 1e-2, 0.1, 1.0, 10.0, 100.0]
+
+
+def _plateau(eps_fit):
+    return 2 * math.expm1(0.99 * eps_fit / 4)
+
+
+def _data(n=500, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 2)) / 3
+    return X, (X[:, 0] > 0).astype(int)
+
+
+def _search(strategy, grid=GRID, estimator=None):
+    return DPBayesSearchCV(
+        estimator or DPLogisticRegression(data_norm=1.0),
+        {"C": grid},
+        method=PrivateModel(strategy=strategy),
+        epsilon=1.0,
+        delta=1e-6,
+        scoring="accuracy",
+        n_iter=len(grid),
+        random_state=0,
+    )
+
+
+def test_prune_keeps_one_candidate_on_the_plateau():
+    learner = DPLogisticRegression(data_norm=1.0)
+    cands = [{"C": c} for c in GRID]
+    eps_fit = 0.4
+    kept = pm.prune_candidates(learner, cands, 350, eps_fit)
+    star = _plateau(eps_fit)  # ≈ 0.21
+    below = [c for c in GRID if c < star]
+    assert [p["C"] for p in kept][: len(below)] == below
+    assert len(kept) == len(below) + 1  # one representative of the plateau
+    assert kept[-1]["C"] == 1.0  # the first plateau candidate in the order
+    # Output perturbation and ridge have no plateau: nothing is pruned.
+    out = DPLogisticRegression(data_norm=1.0, mechanism="output")
+    assert pm.prune_candidates(out, cands, 350, eps_fit) == cands
+    ridge = [{"alpha": a} for a in (0.1, 1.0)]
+    assert pm.prune_candidates(DPLinearRegression(), ridge, 350, eps_fit) == ridge
+
+
+@pytest.mark.parametrize("strategy", ["random-stopping", "split"])
+def test_search_prunes_before_reading_rows(strategy, monkeypatch):
+    X, y = _data()
+    events = []
+    real_prune, real_run = pm.prune_candidates, pm.run_sealed
+
+    def spy(learner, candidates, n_fit, eps_fit):
+        events.append((n_fit, eps_fit))
+        return real_prune(learner, candidates, n_fit, eps_fit)
+
+    def run(*args, **kwargs):
+        events.append("first read")
+        return real_run(*args, **kwargs)
+
+    monkeypatch.setattr(pm, "prune_candidates", spy)
+    monkeypatch.setattr(pm, "run_sealed", run)
+    s = _search(strategy).fit(X, y)
+    n_fit = len(y) - math.ceil(0.3 * len(y))
+    kept = sorted(p["C"] for p in s.candidate_params_)
+    assert events[-1] == "first read"
+    if strategy == "random-stopping":
+        assert events[:-1] == [(n_fit, 0.4)]
+        eps_fit = 0.4
+    else:  # ε/1, ε/2, … until the pruning leaves at most L candidates
+        sizes = [round(1.0 / e) for _, e in events[:-1]]
+        assert sizes == list(range(1, len(sizes) + 1))
+        assert len(kept) <= sizes[-1]
+        eps_fit = 1.0 / sizes[-1]
+    star = _plateau(eps_fit)
+    assert [c for c in kept if c < star] == [c for c in GRID if c < star]
+    assert sum(c >= star for c in kept) == 1
+    assert s.best_params_ in s.candidate_params_
+
+
+def test_auto_rule_counts_distinct_candidates():
+    # Six candidates, ε = 1, η = 0.5: random stopping (L = 6 > 3.5) at
+    # ε₀ = 0.4, where the plateau (C* ≈ 0.21) merges 1, 10 and 100: L = 4 >
+    # 3.5 still, random stopping.
+    X, y = _data()
+    s = _search("auto").fit(X, y)
+    assert s.strategy_ == "random-stopping" and len(s.candidate_params_) == 4
+    # C ∈ {0.1, 1, 10, …}: at ε₀ only 0.1 and one plateau candidate remain
+    # (L = 2 ≤ 3.5): split, pruned at ε/L for the smallest L whose pruning
+    # leaves ≤ L: at ε/2 (C* ≈ 0.26), 0.1 and the first plateau candidate
+    # in the public order.
+    s = _search("auto", grid=[0.1, 1.0, 10.0, 100.0, 1e3, 1e4]).fit(X, y)
+    assert s.strategy_ == "split"
+    kept = sorted(p["C"] for p in s.candidate_params_)
+    assert kept[0] == 0.1 and kept[1] >= 1.0 and len(kept) == 2
+    # Every candidate on the plateau at ε₀: one left, fitted at ε.
+    s = _search("auto", grid=[10.0, 100.0, 1e3, 1e4]).fit(X, y)
+    assert s.strategy_ == "default" and len(s.candidate_params_) == 1
+    assert s.best_estimator_.C == s.candidate_params_[0]["C"] >= 10.0
+    assert s.best_estimator_.epsilon == 1.0
