@@ -36,6 +36,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 import time
 import warnings
 
@@ -209,20 +210,26 @@ def main():
     else:
         tasks, epsilons = args.tasks, args.epsilons
         seeds, grid = args.seeds, np.logspace(-4, 1, 12)
-    # ε = 1 first: a run cut short still has the headline cells.
+    # ε = 1 first, and the files are rewritten after each ε: a run cut
+    # short still has the headline cells (``meta.epsilons`` lists the done).
     order = sorted(epsilons, key=lambda e: (e != 1.0, e))
-    jobs = [(t, e, s) for e in order for t in tasks for s in range(seeds)]
-    start = time.time()
-    outs = Parallel(n_jobs=args.jobs)(
-        delayed(run_seed)(t, e, s, grid) for t, e, s in jobs
-    )
-    results = {}
-    for (t, e, _), o in zip(jobs, outs):
-        results.setdefault(f"{t}|{e}", []).append(o)
-    text, summary = table(results, tasks, epsilons)
-    print(text)
     out = args.out or os.path.join(HERE, "results", "bench_private_model.json")
     os.makedirs(os.path.dirname(out), exist_ok=True)
+    start, results, done = time.time(), {}, []
+    for eps in order:
+        jobs = [(t, eps, s) for t in tasks for s in range(seeds)]
+        outs = Parallel(n_jobs=args.jobs)(
+            delayed(run_seed)(t, e, s, grid) for t, e, s in jobs
+        )
+        for (t, e, _), o in zip(jobs, outs):
+            results.setdefault(f"{t}|{e}", []).append(o)
+        done = sorted([*done, eps])
+        _write(out, args, tasks, done, seeds, grid, start, results)
+
+
+def _write(out, args, tasks, epsilons, seeds, grid, start, results):
+    text, summary = table(results, tasks, epsilons)
+    print(text, flush=True)
     with open(out, "w") as fh:
         json.dump(
             {
@@ -231,7 +238,7 @@ def main():
                     "tasks": tasks,
                     "epsilons": epsilons,
                     "command": "PYTHONPATH=. python benchmarks/bench_private_model.py "
-                    + " ".join(os.sys.argv[1:]),
+                    + " ".join(sys.argv[1:]),
                     "grid": list(map(float, grid)),
                     "date_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime()),
                     "wall_seconds": time.time() - start,
