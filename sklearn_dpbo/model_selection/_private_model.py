@@ -197,7 +197,7 @@ def prune_candidates(learner, candidates, n_fit: int, eps_fit: float) -> list[di
 
 
 def _prune_for(strategy, learner, candidates, n_fit, epsilon, eta):
-    """Prune at the strategy's per-fit ε (split: the smallest L whose ε/L leaves ≤ L)."""
+    """Prune at the strategy's per-fit ε (split: smallest L leaving ≤ L)."""
     if strategy == "random-stopping":
         return prune_candidates(
             learner, candidates, n_fit, epsilon / st.cost_factor(eta)
