@@ -81,22 +81,22 @@ _PRIVACY_PARAMS = {
 
 DIFFPRIVLIB_ASSUMPTION = {
     "LogisticRegression": (
-        "the learner's fit is epsilon0-DP as diffprivlib implements it "
-        "(trusted, not audited here): objective perturbation, Chaudhuri, "
-        "Monteleoni & Sarwate, JMLR 2011, Algorithm 2, with rows clipped to "
-        "data_norm <= 1 and no intercept (both checked); L-BFGS-B returns the "
-        "exact minimiser of the perturbed objective (it stops at tol, after at "
-        "most max_iter steps); its noise (secrets.SystemRandom, floating "
-        "point) has the stated density"
+        "the learner's fit is epsilon-DP at the epsilon the mode sets, as "
+        "diffprivlib 0.6.x implements it (trusted, not audited here): "
+        "objective perturbation, Chaudhuri, Monteleoni & Sarwate, JMLR 2011, "
+        "Algorithm 2, with rows clipped to data_norm <= 1 and no intercept "
+        "(both checked); L-BFGS-B returns the exact minimiser of the perturbed "
+        "objective (it stops at tol, after at most max_iter steps); its noise "
+        "(secrets.SystemRandom, floating point) has the stated density"
     ),
     "LinearRegression": (
-        "the learner's fit is epsilon0-DP as diffprivlib implements it "
-        "(trusted, not audited here): functional mechanism, Zhang et al., "
-        "VLDB 2012, Laplace on the coefficients of the squared loss, each at "
-        "epsilon0/(1 + d + d(d+1)/2), with rows clipped to bounds_X, bounds_y "
-        "by the library, no intercept and lower <= -upper per feature (both "
-        "checked); its Laplace noise (secrets.SystemRandom, floating point) "
-        "has the stated density"
+        "the learner's fit is epsilon-DP at the epsilon the mode sets, as "
+        "diffprivlib 0.6.x implements it (trusted, not audited here): "
+        "functional mechanism, Zhang et al., VLDB 2012, Laplace on the "
+        "coefficients of the squared loss, each at epsilon/(1 + d + d(d+1)/2), "
+        "with rows clipped to bounds_X, bounds_y by the library, no intercept "
+        "and lower <= -upper per feature (both checked); its Laplace noise "
+        "(secrets.SystemRandom, floating point) has the stated density"
     ),
 }
 """What ``privacy_report_`` says the guarantee rests on, per supported class."""
