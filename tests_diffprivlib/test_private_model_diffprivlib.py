@@ -119,7 +119,15 @@ def test_pure_strategies_set_the_fit_epsilon(strategy):
     assert s.best_estimator_.accountant.spent_budget == [(pytest.approx(expected), 0)]
 
 
-def test_linear_regression_is_accepted_with_symmetric_bounds():
+def test_linear_regression_is_accepted_with_symmetric_bounds(monkeypatch):
+    rngs = []
+    init = DPMechanism.__init__
+
+    def spy(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        rngs.append(self._rng)
+
+    monkeypatch.setattr(DPMechanism, "__init__", spy)
     rng = np.random.default_rng(0)
     X = rng.uniform(-1, 1, size=(2000, 3))
     y = np.clip(X @ [0.5, -0.3, 0.2] + 0.05 * rng.normal(size=2000), -1, 1)
@@ -140,6 +148,9 @@ def test_linear_regression_is_accepted_with_symmetric_bounds():
     assert np.isfinite(model.coef_).all() and model.intercept_ == 0.0
     (release,) = s.privacy_report_.releases
     assert release["assumption"] == DIFFPRIVLIB_ASSUMPTION["LinearRegression"]
+    # 1 + d + d(d+1)/2 = 10 Laplace draws, all from the OS CSPRNG
+    assert len(rngs) == 10
+    assert all(isinstance(r, secrets.SystemRandom) for r in rngs)
 
 
 @pytest.mark.parametrize(
