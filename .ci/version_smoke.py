@@ -1,22 +1,29 @@
 """Smoke test on the oldest and newest supported dependencies (run by .ci/run).
 
-Two fresh venvs, with pip only:
+Three fresh venvs, with pip only:
 
 - oldest: every ``name>=X`` lower bound of ``[project] dependencies`` in
   pyproject.toml installed as ``name==X`` (so the lane tests exactly what is
   declared), plus the exact pins in ``OLDEST_EXTRA`` below;
 - newest: the latest release of everything on PyPI.
+- dp-learners: ``pip install "<repo>[dp-learners]"``, the optional extra
+  (diffprivlib, with the scikit-learn < 1.8 it runs with; diffprivlib 0.6.6
+  does not import under scikit-learn 1.9 and its LogisticRegression cannot be
+  built under 1.8), then ``DP_LEARNER_TESTS``: ``tests_diffprivlib/`` (not
+  collected by the main run, whose ``testpaths`` is ``tests``) and the
+  refusal test of the main suite.
 
-In each: ``pip install <repo>`` (not editable), ``python -m sklearn_dpbo.demo``,
-and ``SMOKE_TESTS`` (search, scorers, modes, scheduler, scikit-learn
-conventions, DP GP, local DP) with ``-m "not slow"``, run from a copy of tests/
-so that the installed package is the one imported. A few minutes in all,
-installs included. Exits non-zero if a lane fails.
+In the first two: ``pip install <repo>`` (not editable), ``python -m
+sklearn_dpbo.demo``, and ``SMOKE_TESTS`` (search, scorers, modes, scheduler,
+scikit-learn conventions, DP GP, local DP) with ``-m "not slow"``. Every lane
+runs its tests from a copy of tests/ and tests_diffprivlib/ so that the
+installed package is the one imported. A few minutes in all, installs
+included. Exits non-zero if a lane fails.
 
 The oldest lane's wheels exist for CPython 3.9 to 3.11 (numpy 1.23.2 and
 scipy 1.9.2 have none for 3.12): run it with such a Python.
 
-Usage: ``python .ci/version_smoke.py [--lane oldest|newest] [--keep]``.
+Usage: ``python .ci/version_smoke.py [--lane oldest|newest|dp-learners] [--keep]``.
 """
 
 from __future__ import annotations
@@ -38,6 +45,12 @@ ROOT = Path(__file__).resolve().parent.parent
 # threadpoolctl at scikit-learn 1.6.1's own minimum, and the test runner.
 OLDEST_EXTRA = ["threadpoolctl==3.1.0", "pytest==8.3.5", "pytest-timeout==2.3.1"]
 NEWEST_EXTRA = ["pytest", "pytest-timeout"]
+EXTRA_LANES = {"dp-learners": "dp-learners"}  # lane name -> pyproject extra
+
+DP_LEARNER_TESTS = [
+    "tests_diffprivlib",
+    "tests/model_selection/test_private_model_diffprivlib_refusal.py",
+]
 
 SMOKE_TESTS = [
     "tests/test_compat.py",
@@ -90,23 +103,33 @@ def run(cmd: list[str], cwd: Path | None = None) -> None:
 
 
 def lane(name: str, requirements: list[str], base: Path, tests_copy: Path) -> float:
-    """Create the venv, install, run the demo and the smoke tests; seconds taken."""
+    """Create the venv, install, run the demo and the smoke tests; seconds taken.
+
+    An extra's lane installs ``<repo>[extra]`` and runs ``DP_LEARNER_TESTS``
+    (no demo: the oldest and newest lanes run it).
+    """
     start = time.perf_counter()
     print(f"\n=== version smoke, {name} lane: {' '.join(requirements)}", flush=True)
     venv = base / f"venv-{name}"
     run([sys.executable, "-m", "venv", str(venv)])
     python = str(venv / "bin" / "python")
+    extra = EXTRA_LANES.get(name)
+    target = f"{ROOT}[{extra}]" if extra else str(ROOT)
     run(
         [python, "-m", "pip", "install", "--quiet", "--progress-bar", "off"]
-        + ["--only-binary=:all:", str(ROOT)]
+        + ["--only-binary=:all:", target]
         + requirements
     )
     run([python, "-c", VERSIONS], cwd=tests_copy)
-    run([python, "-m", "sklearn_dpbo.demo"], cwd=tests_copy)
+    if extra:
+        tests = DP_LEARNER_TESTS
+    else:
+        run([python, "-m", "sklearn_dpbo.demo"], cwd=tests_copy)
+        tests = SMOKE_TESTS
     run(
         [python, "-m", "pytest", "-q", "-m", "not slow", "--disable-warnings"]
         + ["-p", "no:cacheprovider"]
-        + SMOKE_TESTS,
+        + tests,
         cwd=tests_copy,
     )
     return time.perf_counter() - start
@@ -114,10 +137,12 @@ def lane(name: str, requirements: list[str], base: Path, tests_copy: Path) -> fl
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--lane", choices=["oldest", "newest"], action="append")
+    parser.add_argument(
+        "--lane", choices=["oldest", "newest", *EXTRA_LANES], action="append"
+    )
     parser.add_argument("--keep", action="store_true", help="keep the venvs")
     args = parser.parse_args()
-    lanes = args.lane or ["oldest", "newest"]
+    lanes = args.lane or ["oldest", "newest", *EXTRA_LANES]
     if "oldest" in lanes and sys.version_info >= (3, 12):
         sys.exit(
             "version_smoke: the oldest lane's numpy and scipy have wheels for "
@@ -126,11 +151,13 @@ def main() -> int:
     requirements = {
         "oldest": lower_bounds() + OLDEST_EXTRA,
         "newest": NEWEST_EXTRA,
+        **{name: NEWEST_EXTRA for name in EXTRA_LANES},
     }
     base = Path(tempfile.mkdtemp(prefix="version-smoke-"))
     tests_copy = base / "work"
     tests_copy.mkdir()
     shutil.copytree(ROOT / "tests", tests_copy / "tests")
+    shutil.copytree(ROOT / "tests_diffprivlib", tests_copy / "tests_diffprivlib")
     shutil.copy(ROOT / "setup.cfg", tests_copy / "setup.cfg")
     os.environ.pop("PYTHONPATH", None)  # import the installed package only
     seconds = {}

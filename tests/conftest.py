@@ -39,7 +39,7 @@ def pytest_configure(config):
 
 
 def pytest_collection_finish(session):
-    if session.config.option.collectonly:
+    if session.config.option.collectonly or _xdist_worker(session.config):
         return
     import _background
 
@@ -47,6 +47,21 @@ def pytest_collection_finish(session):
         marker = item.get_closest_marker("background")
         if marker is not None:
             _background.submit(*marker.args, **marker.kwargs)
+
+
+def _xdist_worker(config) -> bool:
+    """Under pytest-xdist every worker collects every test but runs a share:
+    there a marked command starts when its own test does (the other workers
+    go on meanwhile), not at collection."""
+    return hasattr(config, "workerinput")
+
+
+def pytest_runtest_setup(item):
+    marker = item.get_closest_marker("background")
+    if marker is not None:
+        import _background
+
+        _background.submit(*marker.args, **marker.kwargs)  # no-op if queued
 
 
 def pytest_sessionfinish(session, exitstatus):

@@ -54,6 +54,12 @@ from ..privacy._validation import check_privacy_rng
 from . import _stopping as st
 from ._budget import check_charge
 from ._cv_results import _param_column
+from ._diffprivlib import (
+    check_diffprivlib_learner,
+    fit_dp_learner,
+    is_diffprivlib,
+    learner_assumption,
+)
 from ._progress import ProgressPrinter
 from ._releases import _grid_laplace
 from ._sealed import run_sealed
@@ -85,24 +91,16 @@ def check_dp_learner(estimator: Any, names) -> None:
 
     Accepted: the learners of :mod:`sklearn_dpbo.dp_learners` (their
     ``epsilon`` is their cost, every bound a parameter), with
-    ``noise_random_state=None``. diffprivlib models are designed for (an
-    ``epsilon``, given ``bounds``/``data_norm``, no ``random_state``) but
-    only where diffprivlib imports; it does not under scikit-learn 1.9.
+    ``noise_random_state=None``; and, where diffprivlib imports (the extra
+    ``dp-learners``: scikit-learn < 1.8), diffprivlib's LogisticRegression
+    and LinearRegression in the configuration
+    :func:`~._diffprivlib.check_diffprivlib_learner` checks (given bounds,
+    no intercept, ``random_state=None``, no privacy parameter searched).
     """
     module = type(estimator).__module__
-    if module.startswith("diffprivlib"):
-        try:
-            import diffprivlib  # noqa: F401
-        except ImportError as exc:  # pragma: no cover - depends on the env
-            raise TypeError(
-                "method='private-model' cannot use diffprivlib here: it does "
-                f"not import with this scikit-learn ({exc}). Use a learner of "
-                "sklearn_dpbo.dp_learners."
-            ) from None
-        raise TypeError(  # pragma: no cover - needs diffprivlib
-            "method='private-model' with diffprivlib models is not supported "
-            "yet; use a learner of sklearn_dpbo.dp_learners."
-        )
+    if is_diffprivlib(estimator):
+        check_diffprivlib_learner(estimator, names)  # _diffprivlib.py
+        return
     if not (
         getattr(type(estimator), "_dp_learner", False)
         and module.startswith("sklearn_dpbo.dp_learners")
@@ -223,7 +221,7 @@ def _fit_and_score(learner, params, eps_fit, X_tr, y_tr, X_va, y_va, scorer, rng
     low, high = scorer.bounds
     est = clone(learner).set_params(**clone(params, safe=False))
     est.set_params(epsilon=eps_fit)
-    est._fit_private(X_tr, y_tr, rng)
+    est = fit_dp_learner(est, X_tr, y_tr, rng)
     if X_va is None:
         return est, low
     values = scorer.record_values(est, X_va, y_va, private=False)
@@ -531,7 +529,11 @@ def fit_private_model(search, plan, X, y, fit_params, other_scorers, extra):
 
 def _ingest(search, plan, cfg, release, c, model, score) -> None:
     cands = cfg["candidates"]
-    public = replace(release, value=None)
+    public = replace(
+        release,
+        value=None,
+        assumption=learner_assumption(search.estimator, release.assumption),
+    )
     stopping = None
     if cfg["strategy"] == "random-stopping":
         stopping = {

@@ -177,8 +177,15 @@ def draw_outcomes(draw: Callable[[], float], n: int, dtype=float) -> np.ndarray:
 # ---------------------------------------------------------------------------
 # Both sides of an audit at once
 # ---------------------------------------------------------------------------
-AUDIT_WORKERS = int(os.environ.get("DPBO_AUDIT_WORKERS", "2"))
-"""Worker processes for the audits' draws (1: run everything in-process)."""
+AUDIT_WORKERS = int(
+    os.environ.get(
+        "DPBO_AUDIT_WORKERS", "1" if os.environ.get("PYTEST_XDIST_WORKER") else "2"
+    )
+)
+"""Worker processes for the audits' draws (1: run everything in-process).
+
+Under pytest-xdist (the default run, ``-n auto``) every core already runs a
+test, so the draws stay in the test's process."""
 
 _POOL: ProcessPoolExecutor | None = None
 

@@ -1,0 +1,182 @@
+"""Leak audit of the whole-data mode (issue 20; TESTING.md P6).
+
+The same scanners as ``test_leak_audit.py``, for ``fit(X, y)`` with every
+row private: the fitted search, its pickle, its texts (verbose output,
+warnings, logs, repr, the report) and, for a refit that fails after the
+releases, the exception and the local variables of every library frame in
+its traceback. What is private here:
+
+- every part's score of every candidate (the k × |Λ| matrix), captured by
+  wrapping ``_whole_data.part_score_matrix``, and its column means (the
+  utilities of the selection);
+- the Laplace noise of ``best_score_`` (captured by wrapping the grid
+  sampler, whose output is the released value).
+
+The parts' hold-outs have 61 rows (a prime), so part scores are fractions
+k/61 with many decimals: a printed or stored copy cannot hide behind a
+round public number.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import pickle
+import sys
+
+import numpy as np
+import pytest
+from _audit import Secrets, public_texts
+from sklearn.datasets import make_classification
+from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from test_leak_audit import (
+    exception_texts,
+    library_frame_locals,
+    scan_graph,
+    scan_texts,
+)
+
+import sklearn_dpbo.model_selection._whole_data as wd
+from sklearn_dpbo import DPBayesSearchCV
+from sklearn_dpbo.model_selection import WholeData
+
+pytestmark = pytest.mark.usefixtures("single_blas_thread")
+
+K, PART = 7, 203  # k parts of 203 rows: hold-outs of ⌈0.3 · 203⌉ = 61 rows
+SPACE = {"refitfails__C": [0.001, 0.01, 0.1, 1.0, 10.0]}
+MATRICES: list = []
+NOISE: list = []
+FAIL_REFIT = [False]
+
+
+class RefitFails(LogisticRegression):
+    """Fails, when armed, outside the parts' fits: the refit on every row."""
+
+    def fit(self, X, y, **kw):
+        if FAIL_REFIT[0] and not _in_part_fit():
+            raise RuntimeError(f"refit failed on purpose (C={self.C!r})")
+        return super().fit(X, y, **kw)
+
+
+def _in_part_fit() -> bool:
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code.co_name == "_score_part" and frame.f_code.co_filename.endswith(
+            os.path.join("model_selection", "_whole_data.py")
+        ):
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _record_matrix(real):
+    def wrapper(*args, **kwargs):
+        out = real(*args, **kwargs)
+        MATRICES.append(np.array(out, dtype=float))
+        return out
+
+    return wrapper
+
+
+def _record_noise(real):
+    def wrapper(value, *args, **kwargs):
+        out = real(value, *args, **kwargs)
+        NOISE.append((float(value), float(out[0])))
+        return out
+
+    return wrapper
+
+
+def make_search():
+    return DPBayesSearchCV(
+        make_pipeline(StandardScaler(), RefitFails(max_iter=500)),
+        SPACE,
+        method=WholeData(max_selection_noise=None),  # tune: the selection runs
+        epsilon=1.0,
+        random_state=0,
+        verbose=10,
+    )
+
+
+@pytest.fixture
+def recorders():
+    for box in (MATRICES, NOISE):
+        box.clear()
+    FAIL_REFIT[0] = False
+    yield
+    for box in (MATRICES, NOISE):
+        box.clear()
+    FAIL_REFIT[0] = False
+
+
+def _secrets(matrix, noise_pairs):
+    # The sampler's output is the released value (clipped inside it).
+    values = [matrix.ravel(), matrix.mean(axis=0)]
+    values += [[noisy - value] for value, noisy in noise_pairs]
+    return Secrets(np.concatenate([np.ravel(v) for v in values]))
+
+
+def test_leak_audit_whole_data(monkeypatch, capfd, caplog, recwarn, recorders):
+    X, y = make_classification(K * PART, 8, n_informative=4, flip_y=0.2, random_state=3)
+    caplog.set_level(logging.DEBUG)
+    monkeypatch.setattr(wd, "part_score_matrix", _record_matrix(wd.part_score_matrix))
+    monkeypatch.setattr(wd, "_grid_laplace", _record_noise(wd._grid_laplace))
+
+    search = make_search().fit(X, y)
+    out, err = capfd.readouterr()
+    assert "[DPBayesSearchCV]" in out  # verbose output was produced
+    assert search.n_parts_ == K and len(MATRICES) == 1 and len(NOISE) == 1
+    matrix = MATRICES[0]
+    assert matrix.shape == (K, len(SPACE["refitfails__C"]))
+    # The secrets are informative: many distinct fractions of 61 rows.
+    assert len(np.unique(matrix)) >= 10
+    np.testing.assert_allclose(matrix * 61, np.round(matrix * 61), atol=1e-9)
+    secrets = _secrets(matrix, NOISE)
+    assert NOISE[0][1] == search.best_score_
+    public = Secrets([], public=())
+    assert not secrets.match_float(search.best_score_), "released a raw score"
+
+    # The scanners can fail: the captured matrix itself is flagged.
+    with pytest.raises(AssertionError):
+        scan_graph({"m": matrix}, "matrix", secrets, public, [])
+
+    roots = {
+        "search": search,
+        "report.to_dict()": search.privacy_report_.to_dict(),
+        "report.releases": search.privacy_report_.releases,
+        "get_params(deep=True)": search.get_params(deep=True),
+    }
+    skip = {"search.best_score_"}
+    for name, root in roots.items():
+        scan_graph(root, name, secrets, public, [], skip)
+    blob = pickle.dumps(search)
+    assert not secrets.match_bytes(blob), "private bytes in the pickle"
+    scan_graph(pickle.loads(blob), "unpickled", secrets, public, [], skip)
+    scan_texts(public_texts(search, out, err, recwarn, caplog), secrets, public)
+
+    # A refit that fails after the releases were drawn.
+    MATRICES.clear()
+    NOISE.clear()
+    FAIL_REFIT[0] = True
+    failing = make_search()
+    with pytest.raises(RuntimeError, match="refit failed on purpose") as info:
+        failing.fit(X, y)
+    FAIL_REFIT[0] = False
+    out, err = capfd.readouterr()
+    assert len(MATRICES) == 1 and len(NOISE) == 1  # the releases were drawn
+    fail_secrets = _secrets(MATRICES[0], NOISE)
+    texts = {
+        f"exception {i}": (t, 3) for i, t in enumerate(exception_texts(info.value))
+    }
+    texts["stdout"], texts["stderr"] = (out, 2), (err, 2)
+    scan_texts(texts, fail_secrets, public)
+    frames = library_frame_locals(info.value)
+    assert frames, "the refit failure did not pass through the library"
+    for frame_name, local_vars in frames.items():
+        for user_input in ("X", "y", "fit_params", "Xp", "yp", "fp"):
+            local_vars.pop(user_input, None)
+        scan_graph(local_vars, frame_name, fail_secrets, public, [], names=False)
+    assert not [a for a in vars(failing) if a.endswith("_")]
+    scan_graph(failing, "failed search", fail_secrets, public, [])

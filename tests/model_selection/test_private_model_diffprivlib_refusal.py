@@ -1,0 +1,81 @@
+"""diffprivlib in the private-model mode where it does not import (main lane).
+
+The diffprivlib models themselves are tested in ``tests_diffprivlib/`` by the
+``dp-learners`` lane of ``.ci/version_smoke.py`` (scikit-learn < 1.8). Here,
+on any scikit-learn, a diffprivlib model is refused with a clear error
+before any row is read when diffprivlib cannot be imported.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+from sklearn.base import BaseEstimator, ClassifierMixin
+
+from sklearn_dpbo import BudgetAccountant, DPBayesSearchCV
+from sklearn_dpbo.dp_learners import DPLogisticRegression
+from sklearn_dpbo.model_selection import PrivateModel
+from sklearn_dpbo.model_selection._diffprivlib import (
+    fit_dp_learner,
+    is_diffprivlib,
+    learner_assumption,
+)
+
+
+class _LogisticRegression(ClassifierMixin, BaseEstimator):
+    """Stands in for diffprivlib.models.LogisticRegression (same module path)."""
+
+    def __init__(self, epsilon=1.0, data_norm=1.0, C=1.0):
+        self.epsilon = epsilon
+        self.data_norm = data_norm
+        self.C = C
+
+    def fit(self, X, y):
+        raise AssertionError("never fitted: refused before")
+
+
+_LogisticRegression.__module__ = "diffprivlib.models.logistic_regression"
+
+
+class _NoRead:
+    shape = (50, 3)
+
+    def __len__(self):
+        return 50
+
+    def __array__(self, *args, **kwargs):
+        raise AssertionError("a row was read before the refusal")
+
+
+def test_diffprivlib_refused_with_a_clear_error_when_it_does_not_import(
+    monkeypatch,
+):
+    monkeypatch.setitem(sys.modules, "diffprivlib", None)  # import fails
+    acct = BudgetAccountant(epsilon=5.0, delta=1e-4)
+    search = DPBayesSearchCV(
+        _LogisticRegression(),
+        {"C": [0.1, 1.0]},
+        method=PrivateModel(),
+        epsilon=1.0,
+        delta=1e-6,
+        scoring="accuracy",
+        n_iter=2,
+        accountant=acct,
+    )
+    with pytest.raises(TypeError, match=r"cannot use diffprivlib here.*dp-learners"):
+        search.fit(_NoRead(), np.zeros(50))
+    assert acct.spent == (0.0, 0.0)
+
+
+def test_dispatch_keeps_the_library_learners_path():
+    ours = DPLogisticRegression(data_norm=1.0)
+    assert is_diffprivlib(_LogisticRegression())
+    assert not is_diffprivlib(ours)
+    assert learner_assumption(ours, "its proof") == "its proof"
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 2)) / 4
+    y = (X[:, 0] > 0).astype(int)
+    fitted = fit_dp_learner(ours, X, y, rng)
+    assert fitted is ours and fitted.coef_.shape == (1, 2)
