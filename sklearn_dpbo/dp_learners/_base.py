@@ -117,6 +117,21 @@ class DPLearnerMixin:
 
     _dp_learner = True
 
+    @classmethod
+    def _get_param_names(cls) -> list:
+        """scikit-learn's list of constructor arguments, computed once per class.
+
+        ``BaseEstimator._get_param_names`` inspects the signature on every
+        ``get_params``/``clone``; random stopping clones the learner once per
+        run, so the signature was a third of a run's time on small data. The
+        list depends on the class only.
+        """
+        cached = cls.__dict__.get("_param_names")
+        if cached is None:
+            cached = tuple(super()._get_param_names())
+            cls._param_names = cached
+        return list(cached)
+
     def _check_privacy_params(self) -> float:
         eps = check_epsilon(self.epsilon, owner=type(self).__name__)
         norm = self.data_norm
