@@ -297,4 +297,11 @@ def learner_assumption(estimator: Any, default: str) -> str:
     """The assumption line of ``privacy_report_`` for this learner."""
     if is_diffprivlib(estimator):
         return DIFFPRIVLIB_ASSUMPTION.get(type(estimator).__name__, default)
+    if type(estimator).__name__ == "DPLogisticRegression":
+        return default + (
+            "; its Newton solver reaches the gradient tolerance within max_iter "
+            "(mechanism='objective': otherwise the fit raises, an event outside "
+            "the guarantee; 'output': otherwise the sensitivity's solver slack "
+            "does not hold)"
+        )
     return default

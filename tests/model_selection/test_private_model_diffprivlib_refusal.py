@@ -15,7 +15,7 @@ import pytest
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from sklearn_dpbo import BudgetAccountant, DPBayesSearchCV
-from sklearn_dpbo.dp_learners import DPLogisticRegression
+from sklearn_dpbo.dp_learners import DPLinearRegression, DPLogisticRegression
 from sklearn_dpbo.model_selection import PrivateModel
 from sklearn_dpbo.model_selection._diffprivlib import (
     fit_dp_learner,
@@ -73,7 +73,11 @@ def test_dispatch_keeps_the_library_learners_path():
     ours = DPLogisticRegression(data_norm=1.0)
     assert is_diffprivlib(_LogisticRegression())
     assert not is_diffprivlib(ours)
-    assert learner_assumption(ours, "its proof") == "its proof"
+    said = learner_assumption(ours, "its proof")
+    assert said.startswith("its proof; its Newton solver reaches")
+    assert "outside the guarantee" in said
+    linear = DPLinearRegression(data_norm=1.0, target_bound=1.0)
+    assert learner_assumption(linear, "its proof") == "its proof"
     rng = np.random.default_rng(0)
     X = rng.normal(size=(40, 2)) / 4
     y = (X[:, 0] > 0).astype(int)
