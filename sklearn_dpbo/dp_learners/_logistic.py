@@ -18,7 +18,7 @@ from ._base import (
     gradient_slack,
     release_weights,
 )
-from ._objective import fit_objective, objective_plan
+from ._objective import fit_objective, newton_logistic, objective_plan
 
 __all__ = ["DPLogisticRegression", "logistic_sensitivity"]
 
@@ -44,35 +44,13 @@ def logistic_sensitivity(n: int, C: float, row_norm: float) -> float:
 
 
 def _newton(X: np.ndarray, s: np.ndarray, lam: float, max_iter: int) -> np.ndarray:
-    """argmin J by damped Newton with backtracking, to ‖∇J‖ ≤ GRADIENT_TOL."""
-    n, d = X.shape
-    w = np.zeros(d)
+    """argmin J to ‖∇J‖ ≤ GRADIENT_TOL (:func:`~._objective.newton_logistic`).
 
-    def objective(v):
-        return float(np.mean(np.logaddexp(0.0, -s * (X @ v))) + 0.5 * lam * v @ v)
-
-    value = objective(w)
-    for _ in range(max_iter):
-        z = s * (X @ w)
-        p = expit(-z)  # −dℓ/dz
-        grad = -(X.T @ (s * p)) / n + lam * w
-        if float(np.linalg.norm(grad)) <= GRADIENT_TOL:
-            break
-        h = p * (1.0 - p)
-        H = (X.T * h) @ X / n + lam * np.eye(d)
-        step = np.linalg.solve(H, grad)
-        t = 1.0
-        while t > 1e-12:
-            candidate = w - t * step
-            new = objective(candidate)
-            if new <= value - 1e-4 * t * float(grad @ step):
-                break
-            t *= 0.5
-        if t <= 1e-12:  # rounding-level decrease: take the full Newton step
-            candidate = w - step
-            new = objective(candidate)
-        w, value = candidate, new
-    return w
+    If ``max_iter`` is hit first, the last iterate (the sensitivity's solver
+    slack then does not hold: stated in the private-model report).
+    """
+    lin = np.zeros(X.shape[1])
+    return newton_logistic(X, s, lam, lin, max_iter, tol=GRADIENT_TOL, strict=False)
 
 
 class DPLogisticRegression(DPLearnerMixin, ClassifierMixin, BaseEstimator):

@@ -162,14 +162,17 @@ def objective_plan(
     )
 
 
-def _newton(X, s, lam, lin, max_iter):
-    """argmin mean(log(1 + e^(−s v·x))) + (lam/2)‖v‖² + lin·v to ‖∇‖ ≤ γ/2.
+def newton_logistic(X, s, lam, lin, max_iter, tol=None, strict=True):
+    """argmin mean(log(1 + e^(−s v·x))) + (lam/2)‖v‖² + lin·v to ‖∇‖ ≤ tol.
 
     Damped Newton with backtracking, and full steps once the Newton
     decrement gᵀH⁻¹g ≤ 1e-10·max(1, |J̃|) (there the objective's rounding
     would stall the line search). Only the final gradient check matters for
-    privacy. Returns None if ``max_iter`` is hit.
+    privacy. ``tol`` defaults to γ/2 (objective perturbation); both
+    logistic mechanisms use this solver. If ``max_iter`` is hit before
+    ``tol``: None, or with ``strict=False`` the last iterate.
     """
+    tol = GAMMA / 2 if tol is None else float(tol)
     n, d = X.shape
     v = np.zeros(d)
 
@@ -182,7 +185,7 @@ def _newton(X, s, lam, lin, max_iter):
         z = s * (X @ v)
         p = expit(-z)
         grad = -(X.T @ (s * p)) / n + lam * v + lin
-        if float(np.linalg.norm(grad)) <= GAMMA / 2:
+        if float(np.linalg.norm(grad)) <= tol:
             return v
         H = (X.T * (p * (1.0 - p))) @ X / n + lam * np.eye(d)
         step = np.linalg.solve(H, grad)
@@ -203,7 +206,7 @@ def _newton(X, s, lam, lin, max_iter):
         v, value = cand, new
     z = s * (X @ v)
     grad = -(X.T @ (s * expit(-z))) / n + lam * v + lin
-    return v if float(np.linalg.norm(grad)) <= GAMMA / 2 else None
+    return v if not strict or float(np.linalg.norm(grad)) <= tol else None
 
 
 def fit_objective(X, s, plan: ObjectivePlan, row_norm: float, rng, max_iter: int):
@@ -214,7 +217,7 @@ def fit_objective(X, s, plan: ObjectivePlan, row_norm: float, rng, max_iter: int
     n, d = X.shape
     R = float(row_norm)
     b = sample_gamma_norm_noise(d, plan.noise_scale, rng)
-    v = _newton(X / R, s, plan.strong_convexity, b / n, max_iter)
+    v = newton_logistic(X / R, s, plan.strong_convexity, b / n, max_iter)
     if v is None:
         raise RuntimeError(
             f"objective perturbation: Newton did not reach the gradient "

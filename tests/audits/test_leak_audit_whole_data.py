@@ -32,6 +32,8 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from test_leak_audit import (
+    NOISE,
+    _record_noise,
     exception_texts,
     library_frame_locals,
     scan_graph,
@@ -46,8 +48,7 @@ pytestmark = pytest.mark.usefixtures("single_blas_thread")
 
 K, PART = 7, 203  # k parts of 203 rows: hold-outs of ⌈0.3 · 203⌉ = 61 rows
 SPACE = {"refitfails__C": [0.001, 0.01, 0.1, 1.0, 10.0]}
-MATRICES: list = []
-NOISE: list = []
+MATRICES: list = []  # NOISE: test_leak_audit's recorder of the grid sampler
 FAIL_REFIT = [False]
 
 
@@ -75,15 +76,6 @@ def _record_matrix(real):
     def wrapper(*args, **kwargs):
         out = real(*args, **kwargs)
         MATRICES.append(np.array(out, dtype=float))
-        return out
-
-    return wrapper
-
-
-def _record_noise(real):
-    def wrapper(value, *args, **kwargs):
-        out = real(value, *args, **kwargs)
-        NOISE.append((float(value), float(out[0])))
         return out
 
     return wrapper

@@ -115,11 +115,11 @@ def test_solver_reaches_the_tolerance_or_raises():
     X, y = _data()
     s = np.where(y == 1, 1.0, -1.0)
     Xa = np.hstack([X, np.ones((len(y), 1))]) / 2.0
-    v = ob._newton(Xa, s, 1e-3, np.full(4, 0.01), 100)
+    v = ob.newton_logistic(Xa, s, 1e-3, np.full(4, 0.01), 100)
     p = 1 / (1 + np.exp(s * (Xa @ v)))
     grad = -(Xa.T @ (s * p)) / len(y) + 1e-3 * v + 0.01
     assert np.linalg.norm(grad) <= ob.GAMMA / 2
-    assert ob._newton(Xa, s, 1e-3, np.full(4, 0.01), 1) is None
+    assert ob.newton_logistic(Xa, s, 1e-3, np.full(4, 0.01), 1) is None
     with pytest.raises(RuntimeError, match="gradient tolerance"):
         DPLogisticRegression(data_norm=1.0, max_iter=1).fit(X, y)
 
