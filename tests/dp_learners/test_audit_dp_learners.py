@@ -72,17 +72,27 @@ def _exact(kind, data):
 
 
 def _draw(kind, data, n, sensitivity=None):
-    """n released weights; ``sensitivity`` replaces the learner's Δ (broken)."""
+    """n released weights; ``sensitivity`` replaces the learner's Δ (broken).
+
+    The replacement is undone before returning: the draws may run in the
+    test's own process (pytest-xdist), where later tests use the module.
+    """
+    module, name = (
+        (logi, "logistic_sensitivity")
+        if kind == "logistic"
+        else (lin, "ridge_sensitivity")
+    )
+    real = getattr(module, name)
     if sensitivity is not None:
-        if kind == "logistic":
-            logi.logistic_sensitivity = lambda *a: sensitivity
-        else:
-            lin.ridge_sensitivity = lambda *a: sensitivity
+        setattr(module, name, lambda *a: sensitivity)
     out = np.empty(n)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for i in range(n):
-            out[i] = np.ravel(_learner(kind).fit(*data).coef_)[0]
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for i in range(n):
+                out[i] = np.ravel(_learner(kind).fit(*data).coef_)[0]
+    finally:
+        setattr(module, name, real)
     return out
 
 
