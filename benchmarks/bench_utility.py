@@ -397,7 +397,16 @@ def _score_chunk(name, params_list):
     """Validation and test accuracy of each candidate fitted on the training
     set, and the measured cost of what a search does with it: the fit
     (``fit_public``), the public-rows check (``check_public_rows``) and the
-    validation score (``score_private``)."""
+    validation score (``score_private``). One BLAS/OpenMP thread, as in
+    :func:`run_seed` (HistGradientBoosting's OpenMP loops would otherwise
+    compete with the other jobs for the cores)."""
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1):
+        return _score_chunk_one_thread(name, params_list)
+
+
+def _score_chunk_one_thread(name, params_list):
     X_tr, y_tr, X_va, y_va, X_te, y_te = load_split(name)
     estimator = make_estimator(name)
     scorer = get_dp_scorer(None, estimator)  # the library's accuracy scorer

@@ -41,10 +41,12 @@ When every fold-0 result is in, the remaining rows go to the most
 promising candidates: not failed, ranked by fold-0 score (ties: public
 order), and, with ``racing=z``, within the racing margin of the
 ``shortlist_size``-th best fold-0 score; each gets every other fold, as
-many as the remaining rows pay for, but at least ``shortlist_size`` (the
-shortlist is then full whatever ``b``). Only they (the contenders) are
-shortlisted, best mean first. Successive halving in one round
-(Jamieson & Talwalkar 2016), on public rows only, a function of the
+many as the remaining rows pay for. Only they (the contenders) are
+shortlisted, best mean first. If the rows pay for no more than
+``shortlist_size`` candidates, more folds could not change which are
+shortlisted: none is run, and the shortlist is the ``shortlist_size``
+best fold-0 scores (a single public hold-out). Successive halving in one
+round (Jamieson & Talwalkar 2016), on public rows only, a function of the
 public fold-0 scores: deterministic given the window.
 """
 
@@ -154,6 +156,7 @@ class PublicSearch:
             self.fold_rows = [int(r) for r in fold_rows]
             self.budget_rows = self.budget * self.n_iter * int(n_train)
         self.end_phase = self.budget is None  # True once it is out (or none)
+        self.holdout: set = set()  # shortlisted on fold 0 alone (budget)
         self.gp = IncrementalGP(
             X, kernel=kernel, length_scale=length_scale, noise=noise, max_points=n_iter
         )
@@ -255,12 +258,7 @@ class PublicSearch:
         rows = getattr(self, "fold_rows", None)
         if rows is None:
             return 0
-        return sum(
-            rows[k]
-            for j in self.order
-            for k in range(self.n_folds)
-            if k == 0 or j in self.contenders
-        )
+        return sum(rows[k] for j in self.order for k in range(self._n_run(j)))
 
     def _budget_jobs(self) -> list:
         """The other folds of the most promising candidates (budget mode)."""
@@ -275,7 +273,12 @@ class PublicSearch:
         left = self.budget_rows - self.rows_used()
         n_more = int(left // extra) if extra > 0 else len(ranked)
         jobs = []
-        for j in ranked[: max(n_more, self.shortlist_size)]:
+        if n_more <= self.shortlist_size:
+            # More folds could not change the shortlist (a set): fold 0 decides.
+            self.holdout = set(ranked[: self.shortlist_size])
+            self.contenders.update(dict.fromkeys(ranked[: self.shortlist_size]))
+            return jobs
+        for j in ranked[:n_more]:
             self.contenders[j] = None
             self.remaining[j] += self.n_folds - 1
             jobs.extend(self.fold_job(j, k) for k in range(1, self.n_folds))
@@ -306,9 +309,9 @@ class PublicSearch:
     def shortlist(self) -> list[int]:
         """Contenders with a finite mean, best first (ties: public order)."""
         means = {
-            c: float(np.mean(self.scores[c]))
+            c: float(np.mean(self.scores[c][: self._n_run(c)]))
             for c in self.contenders
-            if not np.isnan(self.scores[c]).any()
+            if not np.isnan(self.scores[c][: self._n_run(c)]).any()
         }
         ranked = sorted(means, key=lambda c: (-means[c], self.tie_break[c]))
         return ranked[: self.shortlist_size]
@@ -329,7 +332,10 @@ class PublicSearch:
 
     def folds_run(self) -> np.ndarray:
         """Number of public folds run per evaluated candidate."""
-        return np.asarray(
-            [self.n_folds if j in self.contenders else 1 for j in self.order],
-            dtype=int,
-        )
+        return np.asarray([self._n_run(j) for j in self.order], dtype=int)
+
+    def _n_run(self, j: int) -> int:
+        """Public folds run (or queued) for candidate ``j``."""
+        if j in self.contenders and j not in self.holdout:
+            return self.n_folds
+        return 1

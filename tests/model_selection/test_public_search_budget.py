@@ -93,8 +93,8 @@ def test_the_rows_left_after_fold_0_go_to_the_best_fold_0_scores():
     # 8 candidates, 3 folds of 60 fitting rows, 90 training rows, b = 1:
     # 8 · 90 = 720 rows; fold 0 takes 8 · 60 = 480; each further candidate
     # costs 2 · 60 = 120 rows: 240 // 120 = 2 more candidates, the two best
-    # fold-0 scores (0.95: candidate 3, 0.90: candidate 1).
-    search, ran = _budget_search(FOLD0, budget=1.0)
+    # fold-0 scores (0.95: candidate 3, 0.90: candidate 1); shortlist_size 1.
+    search, ran = _budget_search(FOLD0, budget=1.0, size=1)
     assert sorted(search.contenders) == [1, 3]
     assert search.folds_run().tolist() == [1, 3, 1, 3, 1, 1, 1, 1]
     assert search.rows_used() == 720 <= 1.0 * 8 * 90
@@ -102,7 +102,7 @@ def test_the_rows_left_after_fold_0_go_to_the_best_fold_0_scores():
     assert ran[:8] == [(j, 0) for j in range(8)]
     assert sorted(ran[8:]) == [(1, 1), (1, 2), (3, 1), (3, 2)]
     # b = 1.5 pays for 2 more (1080 - 480 = 600 rows: 5 candidates).
-    search, _ = _budget_search(FOLD0, budget=1.5)
+    search, _ = _budget_search(FOLD0, budget=1.5, size=1)
     assert sorted(search.contenders) == [1, 3, 4, 5, 7]
     assert search.rows_used() == 1080
     # A budget that pays for all: every candidate gets every fold.
@@ -110,12 +110,21 @@ def test_the_rows_left_after_fold_0_go_to_the_best_fold_0_scores():
     assert search.folds_run().tolist() == [3] * 8
 
 
-def test_at_least_shortlist_size_candidates_get_every_fold():
-    # b = 0.5 does not even pay for fold 0 of everyone (360 < 480 rows):
-    # the shortlist_size best still get every fold, so it is full.
-    search, _ = _budget_search(FOLD0, budget=0.5, size=3)
-    assert sorted(search.contenders) == [1, 3, 7]
-    assert search.shortlist() == [3, 1, 7]  # best mean first
+def test_a_budget_for_no_more_than_the_shortlist_runs_no_more_folds():
+    # b = 0.5 does not even pay for fold 0 of everyone (360 < 480 rows), and
+    # b = 1 with shortlist_size = 2 pays for exactly 2 more candidates:
+    # more folds could not change the shortlist (a set), so none is run and
+    # fold 0 decides (a single public hold-out), best first.
+    for budget, size in ((0.5, 3), (1.0, 2)):
+        search, ran = _budget_search(FOLD0, budget=budget, size=size)
+        assert ran == [(j, 0) for j in range(8)]
+        assert search.folds_run().tolist() == [1] * 8
+        assert search.shortlist() == [3, 1, 7][:size]
+        assert search.rows_used() == 480
+    # One candidate more than the shortlist: 3 get every fold (b = 1.5 pays
+    # for 5, shortlist_size 4 < 5).
+    search, _ = _budget_search(FOLD0, budget=1.5, size=4)
+    assert search.folds_run().tolist() == [1, 3, 1, 3, 3, 3, 1, 3]
 
 
 def test_only_candidates_with_every_fold_are_shortlisted_best_mean_first():
@@ -134,8 +143,9 @@ def test_the_racing_margin_still_applies_within_the_budget():
     # (0.90): candidates below 0.80 get no more folds even if paid for.
     search, _ = _budget_search(FOLD0, budget=10.0, racing=1.0)
     assert sorted(search.contenders) == [1, 3, 4, 5, 7]
-    search, _ = _budget_search(FOLD0, budget=10.0, racing=0.0)
-    assert sorted(search.contenders) == [1, 3]
+    assert search.folds_run().tolist() == [1, 3, 1, 3, 3, 3, 1, 3]
+    search, _ = _budget_search(FOLD0, budget=10.0, racing=0.0, size=1)
+    assert sorted(search.contenders) == [3]
 
 
 def test_a_failed_candidate_gets_no_more_folds_and_no_place():
@@ -267,7 +277,9 @@ SPACE = {"C": (1e-3, 1e2, "log-uniform")}
 
 
 def _search(**kw):
-    mode = PrivateSelection(public_budget=kw.pop("public_budget", 1.0))
+    mode = PrivateSelection(
+        public_budget=kw.pop("public_budget", 1.5), racing=kw.pop("racing", 0.5)
+    )
     params = dict(n_iter=12, n_candidates=64, random_state=0, noise_random_state=1)
     params.update(kw)
     return DPBayesSearchCV(
@@ -281,22 +293,26 @@ def test_a_real_search_keeps_its_public_fits_under_the_cap(cancer_split):
     n_train = len(y_tr)
     folds = s.cv_results_["n_public_folds"]
     # 3 stratified folds: each fit uses at least n_train - ceil(n_train / 3)
-    # rows; the cap is 12 · n_train rows.
-    assert folds.sum() * (n_train - math.ceil(n_train / 3)) <= 12 * n_train
+    # rows; the cap is 1.5 · 12 · n_train rows.
+    assert folds.sum() * (n_train - math.ceil(n_train / 3)) <= 1.5 * 12 * n_train
     assert (folds == 3).sum() >= 3 and set(folds.tolist()) <= {1, 3}
     # The shortlist is taken among the candidates with every fold.
     kept = s.cv_results_["shortlisted"]
     assert (folds[kept] == 3).all() and kept.sum() == len(s.shortlist_)
-    # Fewer public fits than the racing rule alone here.
-    r = DPBayesSearchCV(
-        LogisticRegression(max_iter=200),
-        SPACE,
-        n_iter=12,
-        n_candidates=64,
-        random_state=0,
-        noise_random_state=1,
-    ).fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
-    assert folds.sum() <= r.cv_results_["n_public_folds"].sum()
+    # Fewer public fits than every fold of every candidate.
+    r = _search(public_budget=None, racing=None)
+    r.fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
+    assert folds.sum() < r.cv_results_["n_public_folds"].sum() == 3 * len(folds)
+    # A budget that pays for no more than the shortlist: fold 0 decides.
+    h = _search(public_budget=0.5).fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
+    assert (h.cv_results_["n_public_folds"] == 1).all()
+    kept = h.cv_results_["shortlisted"]
+    top = np.argsort(-h.cv_results_["split0_public_cv_score"], kind="stable")[:3]
+    assert kept.sum() == 3
+    np.testing.assert_array_equal(
+        np.sort(h.cv_results_["split0_public_cv_score"][kept]),
+        np.sort(h.cv_results_["split0_public_cv_score"][top]),
+    )
 
 
 def test_the_budgeted_transcript_is_public(cancer_split, monkeypatch):
