@@ -66,6 +66,11 @@ Usage::
 
     python benchmarks/bench_scaling.py            # full run (~ 6-10 minutes)
     python benchmarks/bench_scaling.py --quick    # CI smoke run (≤ 40 s)
+    # issue 25: the row budget on the public folds beside the default,
+    # sections 1-2 only (the models fitted and, at n_jobs=1, the CPU time of
+    # this process are recorded too: the work, whatever the machine's load)
+    python benchmarks/bench_scaling.py --sections readme large \
+        --variant public_budget=0.7 --variant public_budget=1
 
 Writes ``benchmarks/results/bench_scaling.json`` and ``bench_scaling.png``
 (``--quick``: ``bench_scaling_quick.*``; ``--out PATH``: PATH and PATH with
