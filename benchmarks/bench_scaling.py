@@ -66,6 +66,11 @@ Usage::
 
     python benchmarks/bench_scaling.py            # full run (~ 6-10 minutes)
     python benchmarks/bench_scaling.py --quick    # CI smoke run (≤ 40 s)
+    # issue 25: the row budget on the public folds beside the default,
+    # sections 1-2 only (the models fitted and, at n_jobs=1, the CPU time of
+    # this process are recorded too: the work, whatever the machine's load)
+    python benchmarks/bench_scaling.py --sections readme large \
+        --variant public_budget=0.7 --variant public_budget=1
 
 Writes ``benchmarks/results/bench_scaling.json`` and ``bench_scaling.png``
 (``--quick``: ``bench_scaling_quick.*``; ``--out PATH``: PATH and PATH with
@@ -129,6 +134,10 @@ RANDOM = "RandomizedSearchCV"
 CEILING = "joblib.Parallel, independent sleeps"
 OPTUNA = "OptunaSearchCV (TPE)"
 SEARCHERS = (DPBO, RANDOM, OPTUNA)
+# ``--variant KEY=VALUE[,KEY=VALUE]``: more DPBayesSearchCV searchers (label ->
+# PrivateSelection keywords), measured beside the default in sections 1-3.
+VARIANTS: dict = {}
+SECTIONS = ("readme", "large", "sched", "overhead")
 SHARED_NOTE = (
     "Measured on a shared machine (other jobs, e.g. test suites, may run at "
     "the same time): timings are noisy; compare ratios within one run."
@@ -164,14 +173,14 @@ def _make_search(name, task, n_iter, n_jobs, seed, *, refit=True, batch_size=Non
     """A searcher over ``task``'s space (continuous ranges for the others;
     this library discretises the same ranges into 1024 Sobol points).
     ``batch_size``: ``PrivateSelection(batch_size=...)`` of ``DPBO_FIXED``."""
-    if name in (DPBO, DPBO_FIXED):
+    if _is_dpbo(name):
         from sklearn_dpbo import DPBayesSearchCV
         from sklearn_dpbo.model_selection import PrivateSelection
 
         return DPBayesSearchCV(
             task["estimator"](),
             task["space"],
-            method=PrivateSelection(batch_size=batch_size),
+            method=PrivateSelection(batch_size=batch_size, **VARIANTS.get(name, {})),
             epsilon=1.0,
             delta=1e-5,
             n_iter=n_iter,
@@ -212,6 +221,28 @@ def _make_search(name, task, n_iter, n_jobs, seed, *, refit=True, batch_size=Non
     raise KeyError(name)
 
 
+def _is_dpbo(name):
+    return name in (DPBO, DPBO_FIXED) or name in VARIANTS
+
+
+def _variant(text):
+    """``--variant`` value: ``KEY=VALUE[,KEY=VALUE]`` (values: None, ints,
+    floats or strings) -> (label, PrivateSelection keywords)."""
+    kwargs = {}
+    for item in text.split(","):
+        key, _, value = item.partition("=")
+        if value == "None":
+            kwargs[key] = None
+        else:
+            for cast in (int, float, str):
+                try:
+                    kwargs[key] = cast(value)
+                    break
+                except ValueError:
+                    continue
+    return f"{DPBO} [{text}]", kwargs
+
+
 def _fit(search, name, task):
     """Fit ``search`` on the task; return the wall time in seconds.
 
@@ -222,7 +253,7 @@ def _fit(search, name, task):
     """
     X_tr, y_tr, X_va, y_va = task["X_tr"], task["y_tr"], task["X_va"], task["y_va"]
     gc.collect()
-    if name in (DPBO, DPBO_FIXED):
+    if _is_dpbo(name):
         t0 = time.perf_counter()
         search.fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
         return time.perf_counter() - t0
@@ -231,6 +262,15 @@ def _fit(search, name, task):
     t0 = time.perf_counter()
     search.fit(X, y)
     return time.perf_counter() - t0
+
+
+def _n_fits(search, name, n_iter):
+    """Models fitted: the private search's public fold fits plus its
+    shortlist's fits on the training set (no refit); the others' n_iter
+    fits plus their refit."""
+    if _is_dpbo(name):
+        return int(search.cv_results_["n_public_folds"].sum()) + len(search.shortlist_)
+    return n_iter + 1
 
 
 def _available(names, log=print):
@@ -365,7 +405,7 @@ def compare_searchers(task, n_iter, repeats, *, cold_run, log=print):
     """Wall time and test accuracy of each searcher at n_jobs 1 and 2."""
     from sklearn.metrics import accuracy_score
 
-    names, skipped = _available(SEARCHERS, log=log)
+    names, skipped = _available(SEARCHERS + tuple(VARIANTS), log=log)
     out = {
         "task": task["name"],
         "n_train": task["n_train"],
@@ -380,12 +420,18 @@ def compare_searchers(task, n_iter, repeats, *, cold_run, log=print):
     for n_jobs in (1, 2):
         _warm_loky(n_jobs)
         recs = {
-            name: {"all_s": [], "test_accuracy": []} for name in names
+            name: {"all_s": [], "test_accuracy": [], "cpu_s": [], "fits": []}
+            for name in names
         }  # per searcher, this n_jobs
         for r in range(repeats + (1 if cold_run else 0)):
             for name in names:
                 search = _make_search(name, task, n_iter, n_jobs, seed=r)
+                cpu0 = time.process_time()
                 wall = _fit(search, name, task)
+                # n_jobs=1: every fit runs in this process, so its CPU time
+                # measures the work whatever the machine's load.
+                cpu = time.process_time() - cpu0
+                fits = _n_fits(search, name, n_iter)
                 acc = float(accuracy_score(task["y_te"], search.predict(task["X_te"])))
                 rec = recs[name]
                 if cold_run and r == 0:
@@ -394,18 +440,25 @@ def compare_searchers(task, n_iter, repeats, *, cold_run, log=print):
                 else:
                     rec["all_s"].append(wall)
                     rec["test_accuracy"].append(acc)
+                    rec["cpu_s"].append(cpu)
+                    rec["fits"].append(fits)
                     tag = f"run {len(rec['all_s'])}"
                 log(
-                    f"  {name:22s} n_jobs={n_jobs} {tag:6s}: {wall:7.2f} s, "
+                    f"  {name:22s} n_jobs={n_jobs} {tag:6s}: {wall:7.2f} s "
+                    f"(CPU in process {cpu:.2f} s), {fits} fits, "
                     f"test accuracy {acc:.4f}"
                 )
         for name, rec in recs.items():
             rec["median_s"] = statistics.median(rec["all_s"])
+            rec["median_cpu_s"] = statistics.median(rec["cpu_s"])
             rec["test_accuracy_median"] = statistics.median(rec["test_accuracy"])
             out["searchers"][name][f"n_jobs={n_jobs}"] = rec
         base = recs[RANDOM]["median_s"]
+        base_cpu = recs[RANDOM]["median_cpu_s"]
         for rec in recs.values():
             rec["ratio_to_randomized"] = rec["median_s"] / base
+            if n_jobs == 1:
+                rec["cpu_ratio_to_randomized"] = rec["median_cpu_s"] / base_cpu
     return out
 
 
@@ -417,20 +470,24 @@ def searchers_table(res):
         + ("; first run apart" if res["cold_run_reported_apart"] else "")
         + ")\n",
         "| searcher | n_jobs | median wall (s) | ratio to RandomizedSearchCV "
-        "| all runs (s) | first run (s) | test accuracy (median) |",
-        "|---|---:|---:|---:|---|---:|---:|",
+        "| all runs (s) | first run (s) | test accuracy (median) "
+        "| CPU ratio (n_jobs=1) | fits |",
+        "|---|---:|---:|---:|---|---:|---:|---:|---:|",
     ]
     for name, per in res["searchers"].items():
         for key, rec in per.items():
             runs = ", ".join(f"{t:.2f}" for t in rec["all_s"])
             first = f"{rec['first_s']:.2f}" if "first_s" in rec else "—"
+            cpu = rec.get("cpu_ratio_to_randomized")
+            cpu = "—" if cpu is None else f"{cpu:.2f}×"
+            fits = "/".join(str(f) for f in sorted(set(rec.get("fits", []))))
             lines.append(
                 f"| {name} | {key.split('=')[1]} | {rec['median_s']:.2f} "
                 f"| {rec['ratio_to_randomized']:.2f}× | {runs} | {first} "
-                f"| {rec['test_accuracy_median']:.4f} |"
+                f"| {rec['test_accuracy_median']:.4f} | {cpu} | {fits} |"
             )
     for name, why in res["skipped"].items():
-        lines.append(f"| {name} | — | skipped: {why} | — | — | — | — |")
+        lines.append(f"| {name} | — | skipped: {why} | — | — | — | — | — | — |")
     return "\n".join(lines)
 
 
@@ -499,7 +556,7 @@ def sleepy_task(sleep):
 
 def scheduling(ks, n_iter, sleep, repeats, dask_ks, dask_processes, log=print):
     task = sleepy_task(sleep)
-    names = (DPBO, DPBO_FIXED, RANDOM, CEILING)
+    names = (DPBO, DPBO_FIXED, *VARIANTS, RANDOM, CEILING)
     # The default window is max(4, 2 x workers): the same search for k of 1
     # and 2 only. DPBO_FIXED fixes it to the largest k's, so every k runs
     # the same search (same fits, same releases) and the speed-up is the
@@ -603,7 +660,8 @@ def scheduling(ks, n_iter, sleep, repeats, dask_ks, dask_processes, log=print):
             # Parallel efficiency: speed-up ÷ k (k = the linear ideal).
             r["efficiency"] = r["speedup"] / r["k"]
             # Whether this run did the sequential run's search (and fits).
-            r["same_search_as_k1"] = name != DPBO or 2 * r["k"] <= 4
+            default_window = name == DPBO or name in VARIANTS
+            r["same_search_as_k1"] = not default_window or 2 * r["k"] <= 4
     out["rows"] = rows
     out["fixed_batch_size"] = fixed
     return out
@@ -698,7 +756,7 @@ def overhead(repeats, log=print):
     }
 
 
-def goals(readme, sched, over):
+def goals(readme, sched, over, large=None):
     out = []
 
     def add(goal, measured, target, ok, note=""):
@@ -712,18 +770,31 @@ def goals(readme, sched, over):
             }
         )
 
-    per = readme["searchers"][DPBO]
-    for key in ("n_jobs=1", "n_jobs=2"):
-        ratio = per[key]["ratio_to_randomized"]
-        add(
-            f"README task wall time ÷ RandomizedSearchCV, {key}",
-            round(ratio, 3),
-            "≤ 1.2",
-            ratio <= 1.2,
-        )
-    for backend in ("loky", "dask"):
+    for task, res in (("README task", readme), ("larger task", large)):
+        for name, per in (res or {"searchers": {}})["searchers"].items():
+            if not _is_dpbo(name):
+                continue
+            label = "" if name == DPBO else f" ({name[len(DPBO) + 1 :]})"
+            for key in ("n_jobs=1", "n_jobs=2"):
+                ratio = per[key]["ratio_to_randomized"]
+                add(
+                    f"{task}{label} wall time ÷ RandomizedSearchCV, {key}",
+                    round(ratio, 3),
+                    "≤ 1.2",
+                    ratio <= 1.2,
+                )
+                cpu = per[key].get("cpu_ratio_to_randomized")
+                if cpu is not None:
+                    add(
+                        f"{task}{label} CPU time in process ÷ RandomizedSearchCV"
+                        f", {key}",
+                        round(cpu, 3),
+                        "≤ 1.2",
+                        cpu <= 1.2,
+                    )
+    for backend in ("loky", "dask") if sched else ():
         for k, target in ((2, 1.8), (8, 6.0)):
-            for name in (DPBO_FIXED, DPBO):
+            for name in (DPBO_FIXED, DPBO, *VARIANTS):
                 rows = [
                     r
                     for r in sched["rows"]
@@ -737,7 +808,9 @@ def goals(readme, sched, over):
                 }
                 if rows:
                     s = rows[0]["speedup"]
-                    what = "same search" if name == DPBO_FIXED else "default"
+                    what = {DPBO_FIXED: "same search", DPBO: "default"}.get(
+                        name, name[len(DPBO) + 1 :]
+                    )
                     add(
                         f"sleep-bound speed-up, {backend}, k={k} ({what})",
                         round(s, 3),
@@ -746,7 +819,7 @@ def goals(readme, sched, over):
                         note=", ".join(f"{r}: {v:.2f}" for r, v in refs.items()),
                     )
     default = sklearn_dpbo.DPBayesSearchCV(None, {}).method
-    for r in over["rows"]:
+    for r in over["rows"] if over else ():
         ms = r["overhead_ms_per_iter"]
         label = r["method"] + (" (default)" if r["method"] == default else "")
         add(
@@ -810,8 +883,27 @@ def main(argv=None):
         help="Dask: k worker processes with 1 thread each (default: 1 worker "
         "with k threads in this process)",
     )
+    p.add_argument(
+        "--variant",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE[,KEY=VALUE]",
+        help="also measure DPBayesSearchCV with these PrivateSelection keywords "
+        "(e.g. public_budget=1 or racing=None), beside the default, in "
+        "sections 1-3 (repeatable)",
+    )
+    p.add_argument(
+        "--sections",
+        nargs="+",
+        choices=SECTIONS,
+        default=list(SECTIONS),
+        help="sections to run (default: all)",
+    )
     args = p.parse_args(argv)
     warnings.filterwarnings("ignore")
+    VARIANTS.clear()
+    VARIANTS.update(dict(_variant(v) for v in args.variant))
+    sections = set(args.sections)
 
     q = args.quick
     repeats = args.repeats or (1 if q else 3)
@@ -822,46 +914,54 @@ def main(argv=None):
     result = {"benchmark": "bench_scaling", "quick": q, "meta": meta(args, argv)}
     t_start = time.perf_counter()
 
-    print("1. README task")
-    readme = compare_searchers(
-        readme_task(), n_iter=4 if q else 30, repeats=repeats, cold_run=True
-    )
-    print("2. Larger task")
-    large = compare_searchers(
-        large_task(5_000 if q else 50_000),
-        n_iter=4 if q else 20,
-        repeats=repeats_large,
-        cold_run=False,
-    )
-    print("3. Scheduling efficiency (sleep-bound)")
-    ks = (1, 2) if q else (1, 2, 4, 8)
-    sched = scheduling(
-        ks,
-        n_iter=6 if q else 24,
-        sleep=0.02 if q else 0.04,
-        repeats=repeats,
-        dask_ks=(2,) if q else ks,
-        dask_processes=args.dask_processes,
-    )
-    print("4. Overhead per iteration")
-    over = overhead(repeats)
-    goal_rows = goals(readme, sched, over)
-
-    print(searchers_table(readme))
-    print(searchers_table(large))
-    print(scheduling_table(sched))
-    print("\n**Overhead per iteration** (|Λ|=1024, T=100, TinyClassifier)\n")
-    print("| method | ms / iteration (best) | median |")
-    print("|---|---:|---:|")
-    for r in over["rows"]:
-        print(
-            f"| {r['method']} | {r['overhead_ms_per_iter']:.3f} "
-            f"| {r['overhead_ms_per_iter_median']:.3f} |"
+    readme = large = sched = over = None
+    if "readme" in sections:
+        print("1. README task")
+        readme = compare_searchers(
+            readme_task(), n_iter=4 if q else 30, repeats=repeats, cold_run=True
         )
+    if "large" in sections:
+        print("2. Larger task")
+        large = compare_searchers(
+            large_task(5_000 if q else 50_000),
+            n_iter=4 if q else 20,
+            repeats=repeats_large,
+            cold_run=False,
+        )
+    if "sched" in sections:
+        print("3. Scheduling efficiency (sleep-bound)")
+        ks = (1, 2) if q else (1, 2, 4, 8)
+        sched = scheduling(
+            ks,
+            n_iter=6 if q else 24,
+            sleep=0.02 if q else 0.04,
+            repeats=repeats,
+            dask_ks=(2,) if q else ks,
+            dask_processes=args.dask_processes,
+        )
+    if "overhead" in sections:
+        print("4. Overhead per iteration")
+        over = overhead(repeats)
+    goal_rows = goals(readme, sched, over, large)
+
+    for res in (readme, large):
+        if res is not None:
+            print(searchers_table(res))
+    if sched is not None:
+        print(scheduling_table(sched))
+    if over is not None:
+        print("\n**Overhead per iteration** (|Λ|=1024, T=100, TinyClassifier)\n")
+        print("| method | ms / iteration (best) | median |")
+        print("|---|---:|---:|")
+        for r in over["rows"]:
+            print(
+                f"| {r['method']} | {r['overhead_ms_per_iter']:.3f} "
+                f"| {r['overhead_ms_per_iter_median']:.3f} |"
+            )
     print(goals_table(goal_rows))
     print(f"\n{SHARED_NOTE}")
 
-    png = plot(sched, out_path.with_suffix(".png"))
+    png = plot(sched, out_path.with_suffix(".png")) if sched is not None else None
     try:
         result["meta"]["load_average_end"] = list(os.getloadavg())
     except OSError:

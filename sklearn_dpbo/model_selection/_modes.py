@@ -245,6 +245,27 @@ class PrivateSelection(SearchMode):
     {{length_scale}}
     {{noise}}
         0 is run as 1e-6 for numerical stability.
+    public_budget : float or None, default=None
+        A cap on the public signal's cost (``shortlist="bo"``): its fold fits
+        use at most ``public_budget`` × ``n_iter`` × (training rows) rows,
+        about ``public_budget`` full fits per candidate on any task. Every
+        candidate is scored on public fold 0 during the search; once every
+        fold-0 result is in, the other folds go to the best candidates by
+        fold-0 score (within the ``racing`` margin of the
+        ``shortlist_size``-th best, if ``racing`` is set), as many as the
+        remaining rows pay for but at least ``shortlist_size``, and the
+        shortlist is taken from them; if the rows pay for no more than
+        ``shortlist_size`` candidates, no other fold is run and fold 0
+        decides (0.7 with 3 folds: a single public hold-out). Public and
+        deterministic given ``batch_size``. ``None`` (the default): no cap,
+        the ``racing`` rule alone. Not the default because, measured
+        (``benchmarks/bench_utility.py --public-budget 1`` and ``0.7``,
+        30 seeds, 2026-11-24; docs/benchmarks.md, issue 25 study), both
+        lose ≈ 0.35 regret points on the smallest training set
+        (breast_cancer, 95 rows per public fold); on a 25,000-row
+        HistGradientBoosting task 0.7 costs 0.8–0.9× ``RandomizedSearchCV``
+        (the default ≈ 2×) with the same test accuracy: worth setting when
+        a public fold holds thousands of rows.
     """
 
     method = "private-selection"
@@ -254,6 +275,7 @@ class PrivateSelection(SearchMode):
         "public_cv": [Interval(numbers.Integral, 2, None, closed="left"), "cv_object"],
         "selection": _SELECTION,
         "racing": [None, Interval(numbers.Real, 0, None, closed="left")],
+        "public_budget": [None, Interval(numbers.Real, 0, None, closed="neither")],
         "batch_size": _BATCH_SIZE,
         "kernel": _KERNEL,
         "length_scale": _LENGTH_SCALE,
@@ -271,12 +293,14 @@ class PrivateSelection(SearchMode):
         kernel=None,
         length_scale="deprecated",
         noise=0.01,
+        public_budget=None,
     ):
         self.shortlist = shortlist
         self.shortlist_size = shortlist_size
         self.public_cv = public_cv
         self.selection = selection
         self.racing = racing
+        self.public_budget = public_budget
         self.batch_size = batch_size
         self.kernel = kernel
         self.length_scale = length_scale

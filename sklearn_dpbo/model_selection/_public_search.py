@@ -32,13 +32,29 @@ Only contenders (every fold scored) are shortlisted, best
 mean first. The GP observes a contender's mean over the folds and a
 raced-out candidate's fold-0 score. ``racing=None`` scores every fold of
 every candidate.
+
+Budget (``budget=b``). The public fold fits use at most
+b · n_iter · n_train training rows (``fold_rows[k]`` rows fit fold k),
+whatever the task: about b full fits per candidate. Every candidate is
+scored on fold 0 only while the GP runs (the GP observes fold-0 scores).
+When every fold-0 result is in, the remaining rows go to the most
+promising candidates: not failed, ranked by fold-0 score (ties: public
+order), and, with ``racing=z``, within the racing margin of the
+``shortlist_size``-th best fold-0 score; each gets every other fold, as
+many as the remaining rows pay for. Only they (the contenders) are
+shortlisted, best mean first. If the rows pay for no more than
+``shortlist_size`` candidates, more folds could not change which are
+shortlisted: none is run, and the shortlist is the ``shortlist_size``
+best fold-0 scores (a single public hold-out). Successive halving in one
+round (Jamieson & Talwalkar 2016), on public rows only, a function of the
+public fold-0 scores: deterministic given the window.
 """
 
 from __future__ import annotations
 
 import math
 from collections import deque
-from typing import Callable, Optional
+from typing import Callable, Optional, Sequence
 
 import numpy as np
 
@@ -80,6 +96,13 @@ class PublicSearch:
     shortlist_size : int
     kernel, length_scale, noise
         The public GP.
+    budget : float or None, default=None
+        b of the row budget (see the module docstring), or None for the
+        racing rule alone.
+    fold_rows : sequence of int, optional
+        Training rows of each public fold's fit (with ``budget``).
+    n_train : int, optional
+        Rows of the public training set (with ``budget``).
     on_candidate : callable, optional
         ``on_candidate(n_done)`` after each candidate's first fold result.
     finish : callable, optional
@@ -105,6 +128,9 @@ class PublicSearch:
         kernel: str,
         length_scale: float,
         noise: float,
+        budget: Optional[float] = None,
+        fold_rows: Optional[Sequence[int]] = None,
+        n_train: Optional[int] = None,
         on_candidate: Optional[Callable[[int], None]] = None,
         finish: Optional[Callable[[list], list]] = None,
     ):
@@ -123,6 +149,14 @@ class PublicSearch:
             if racing is None
             else float(racing) * (high - low) / math.sqrt(2.0 * max(fold0_size, 1))
         )
+        self.budget = None if budget is None else float(budget)
+        if self.budget is not None:
+            if fold_rows is None or n_train is None:
+                raise ValueError("budget needs fold_rows and n_train")
+            self.fold_rows = [int(r) for r in fold_rows]
+            self.budget_rows = self.budget * self.n_iter * int(n_train)
+        self.end_phase = self.budget is None  # True once it is out (or none)
+        self.holdout: set = set()  # shortlisted on fold 0 alone (budget)
         self.gp = IncrementalGP(
             X, kernel=kernel, length_scale=length_scale, noise=noise, max_points=n_iter
         )
@@ -147,6 +181,10 @@ class PublicSearch:
     def next_job(self) -> Optional[Job]:
         while not self.jobs and self.n_proposed < self.n_iter:
             self._propose()
+        if not self.jobs and self.n_in_flight == 0 and not self.end_phase:
+            # Every fold-0 result is in: the rest of the row budget.
+            self.end_phase = True
+            self.jobs.extend(self._budget_jobs())
         if not self.jobs and self.n_in_flight == 0 and self.finish is not None:
             # Every public result is in: the shortlist is final. Its fits go
             # through the same stream (no second parallel call); after them
@@ -208,16 +246,49 @@ class PublicSearch:
         self.order.append(j)
         self.scores[j] = [math.nan] * self.n_folds
         self.times[j] = [(math.nan, math.nan)] * self.n_folds
-        if self.racing is None:
+        if self.racing is None and self.budget is None:
             self.remaining[j] = self.n_folds
             self.jobs.extend(self.fold_job(j, f) for f in range(self.n_folds))
         else:
             self.remaining[j] = 1
             self.jobs.append(self.fold_job(j, 0))
 
+    def rows_used(self) -> int:
+        """Training rows of the public fold fits run (or queued) so far."""
+        rows = getattr(self, "fold_rows", None)
+        if rows is None:
+            return 0
+        return sum(rows[k] for j in self.order for k in range(self._n_run(j)))
+
+    def _budget_jobs(self) -> list:
+        """The other folds of the most promising candidates (budget mode)."""
+        ranked = sorted(
+            (j for j in self.order if j not in self.failed),
+            key=lambda j: (-self.scores[j][0], self.tie_break[j]),
+        )
+        if self.racing is not None and len(ranked) > self.shortlist_size:
+            floor = self.scores[ranked[self.shortlist_size - 1]][0] - self.margin
+            ranked = [j for j in ranked if self.scores[j][0] >= floor]
+        extra = sum(self.fold_rows[1:])
+        left = self.budget_rows - self.rows_used()
+        n_more = int(left // extra) if extra > 0 else len(ranked)
+        jobs = []
+        if n_more <= self.shortlist_size:
+            # More folds could not change the shortlist (a set): fold 0 decides.
+            self.holdout = set(ranked[: self.shortlist_size])
+            self.contenders.update(dict.fromkeys(ranked[: self.shortlist_size]))
+            return jobs
+        for j in ranked[:n_more]:
+            self.contenders[j] = None
+            self.remaining[j] += self.n_folds - 1
+            jobs.extend(self.fold_job(j, k) for k in range(1, self.n_folds))
+        return jobs
+
     def _promote(self, j: int) -> bool:
         # Contenders with a failed fold (so far) can never be shortlisted:
         # they hold no shortlist place in the rule.
+        if self.budget is not None:
+            return False  # decided when every fold-0 result is in
         if self.racing is None:
             return True
         if j in self.failed:
@@ -238,9 +309,9 @@ class PublicSearch:
     def shortlist(self) -> list[int]:
         """Contenders with a finite mean, best first (ties: public order)."""
         means = {
-            c: float(np.mean(self.scores[c]))
+            c: float(np.mean(self.scores[c][: self._n_run(c)]))
             for c in self.contenders
-            if not np.isnan(self.scores[c]).any()
+            if not np.isnan(self.scores[c][: self._n_run(c)]).any()
         }
         ranked = sorted(means, key=lambda c: (-means[c], self.tie_break[c]))
         return ranked[: self.shortlist_size]
@@ -261,7 +332,10 @@ class PublicSearch:
 
     def folds_run(self) -> np.ndarray:
         """Number of public folds run per evaluated candidate."""
-        return np.asarray(
-            [self.n_folds if j in self.contenders else 1 for j in self.order],
-            dtype=int,
-        )
+        return np.asarray([self._n_run(j) for j in self.order], dtype=int)
+
+    def _n_run(self, j: int) -> int:
+        """Public folds run (or queued) for candidate ``j``."""
+        if j in self.contenders and j not in self.holdout:
+            return self.n_folds
+        return 1

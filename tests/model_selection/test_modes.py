@@ -44,6 +44,7 @@ NON_DEFAULT = {
     "public_cv": 4,
     "selection": "exponential",
     "racing": 2.0,
+    "public_budget": 1.5,
     "batch_size": 3,
     "kernel": RBF(length_scale=0.5),
     "length_scale": 0.5,  # deprecated (the kernel's), still a parameter
