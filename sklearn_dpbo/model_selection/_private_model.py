@@ -68,6 +68,7 @@ from ._whole_data import WHOLE_DATA_RELATION, default_params
 __all__ = [
     "PrivateModelReport",
     "check_dp_learner",
+    "check_numeric_containers",
     "choose_strategy",
     "prune_candidates",
     "split_rows",
@@ -125,6 +126,44 @@ def check_dp_learner(estimator: Any, names) -> None:
             "method='private-model' sets the learner's epsilon itself (from "
             "the search's epsilon and the strategy); do not search it."
         )
+
+
+def _numeric_kind(dtype) -> bool:
+    return getattr(dtype, "kind", None) in ("b", "i", "u", "f")
+
+
+def check_numeric_containers(X, y) -> None:
+    """Refuse, from the containers' types alone, X and y that are not numeric.
+
+    Every row of X, y is private here and the learner sees whole parts, so
+    converting a list (or an array of objects or strings) would be one
+    conversion of the batch: a single mistyped entry would make it raise, or
+    turn every label into a string, for every row. A numeric NumPy array or
+    a DataFrame/Series with numeric columns has nothing to convert: a bad
+    value is then a non-finite number (that row's features become zeros) or
+    a label outside ``classes`` (that row is a negative), its own row only.
+    Only the types (public, the user's own choice) are read, before any row.
+    """
+    for name, A in (("X", X), ("y", y)):
+        if A is None:
+            continue
+        dtypes = getattr(A, "dtypes", None)
+        if dtypes is not None and hasattr(A, "columns"):  # DataFrame
+            ok = all(_numeric_kind(dt) for dt in dtypes)
+        elif hasattr(A, "dtype") and hasattr(A, "shape"):  # ndarray or Series
+            ok = _numeric_kind(A.dtype)
+        else:
+            ok = False
+        if not ok:
+            raise TypeError(
+                f"method='private-model' needs {name} as a numeric NumPy array "
+                "(or a DataFrame/Series with numeric columns); got "
+                f"{type(A).__name__} of dtype {getattr(A, 'dtype', 'n/a')}. "
+                "Converting a list or an array of objects inside the private "
+                "fit would let one mistyped entry change how every other row "
+                "is read (or make the fit fail). Convert it yourself first, "
+                "e.g. np.asarray(X, dtype=float), and encode labels as numbers."
+            )
 
 
 def split_rows(n: int, fraction: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -475,6 +514,7 @@ def fit_private_model(search, plan, X, y, fit_params, other_scorers, extra):
         )
     candidates = _candidate_list(search, plan)
     check_dp_learner(search.estimator, {k for p in candidates for k in p})
+    check_numeric_containers(X, y)
     n = _num_samples(X)
     if y is None or _num_samples(y) != n or n < 2:
         raise ValueError("method='private-model' needs y and at least 2 rows of X, y.")

@@ -165,3 +165,52 @@ def test_auto_rule_is_public_and_documented():
     assert choose_strategy(1000, 300, 3, 1.0, 0.5) == "split"
     assert choose_strategy(1000, 300, 12, 1.0, 0.5) == "random-stopping"
     assert math.isclose(st.cost_factor(0.5), 2.5)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda X, y: (X.tolist(), y),  # a list: one conversion of the batch
+        lambda X, y: (X.astype(object), y),
+        lambda X, y: (X, y.tolist()),
+        lambda X, y: (X, y.astype(str)),
+    ],
+)
+def test_non_numeric_containers_are_refused_before_any_row_is_read(make):
+    X, y = _data()
+    acct = BudgetAccountant(epsilon=5.0, delta=1e-4)
+    with pytest.raises(TypeError, match="numeric NumPy array"):
+        _search(accountant=acct).fit(*make(X, y))
+    assert acct.spent == (0.0, 0.0)
+
+
+def test_dataframe_with_numeric_columns_is_accepted():
+    pd = pytest.importorskip("pandas")
+    X, y = _data()
+    s = _search().fit(pd.DataFrame(X), pd.Series(y))
+    assert 0.0 <= s.best_score_ <= 1.0
+
+
+@pytest.mark.filterwarnings("ignore::sklearn_dpbo.PrivacyLeakWarning")
+@pytest.mark.parametrize("bad", [np.nan, np.inf, 1e300])
+def test_one_bad_entry_moves_its_own_row_only(bad):
+    # Numeric containers leave nothing to convert: a non-finite feature makes
+    # its row the zero row, a huge one is clipped to data_norm, a label
+    # outside `classes` is a negative. With the same seeded noise the
+    # releases equal those of the row replaced by its documented image.
+    X, y = _data()
+    X_bad, X_img = X.copy(), X.copy()
+    X_bad[7, 1] = bad
+    if np.isfinite(bad):
+        with np.errstate(over="ignore"):  # 1e300: the norm overflows, row -> 0
+            X_img[7] = X_bad[7] / np.linalg.norm(X_bad[7])  # clipped to norm 1
+    else:
+        X_img[7] = 0.0
+    y_bad, y_img = y.copy(), y.copy()
+    y_bad[11], y_img[11] = 7, 0
+    runs = []
+    for Xs, ys in ((X_bad, y_bad), (X_img, y_img)):
+        s = _search(noise_random_state=5).fit(Xs, ys)
+        runs.append((s.best_params_, s.best_score_, s.best_estimator_.coef_))
+    assert runs[0][:2] == runs[1][:2]
+    np.testing.assert_allclose(runs[0][2], runs[1][2], rtol=1e-9, atol=1e-12)
