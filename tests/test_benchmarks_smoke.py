@@ -172,3 +172,19 @@ def test_bench_private_model_quick():
     assert rules <= set(runs[0])
     assert all(0 <= r[k]["acc"] <= 1 for r in runs for k in r)
     assert "| breast_cancer | 1 |" in stdout
+
+
+@_quick("bench_whole_data")
+def test_bench_whole_data_quick():
+    result, stdout, out_dir = _run("bench_whole_data")
+    assert result["meta"]["seeds"] == 2
+    tasks = {r["task"] for r in result["rows"]}
+    assert tasks == {"breast_cancer", "diabetes_ridge"}
+    methods = {r["method"] for r in result["rows"]}
+    assert {"RandomizedSearchCV", "defaults", "whole-data eps=1"} <= methods
+    assert {"validation-only eps=1"} <= methods
+    assert set(result["wall"]) == tasks
+    assert all(w["whole_data_tuning_s"] > 0 for w in result["wall"].values())
+    assert "paired difference (method - reference)" in stdout
+    if "matplotlib not installed" not in stdout:
+        assert (out_dir / "bench_whole_data.png").exists()
