@@ -56,7 +56,12 @@ def clip_rows(X, data_norm: float, *, intercept: bool) -> np.ndarray:
     X = X.copy()
     bad = ~np.isfinite(X).all(axis=1)
     X[bad] = 0.0
-    norms = np.linalg.norm(X, axis=1)
+    # The norm of each row scaled by its largest entry: no overflow (1e200)
+    # or underflow (1e-200) on the way, so such a row is clipped along its
+    # own direction, without a floating-point warning.
+    scale = np.max(np.abs(X), axis=1) if X.shape[1] else np.zeros(X.shape[0])
+    safe = np.where(scale > 0, scale, 1.0)
+    norms = np.linalg.norm(X / safe[:, None], axis=1) * safe
     over = norms > data_norm
     X[over] *= (data_norm / norms[over])[:, None]
     if intercept:

@@ -12,8 +12,10 @@ Strategies (:class:`~._modes.PrivateModel`):
 
 - ``"random-stopping"`` (Papernot & Steinke, ICLR 2022; Liu & Talwar,
   STOC 2019): K ~ D_{η,γ} (``_stopping.py``) from the noise source, K runs
-  with candidates drawn i.i.d. from the public candidate set (public
-  seed), the run with the best noisy score is released: its model is
+  with candidates drawn i.i.d. (uniformly, from the noise source: a
+  public sequence of draws would let ``best_params_`` tell which run won,
+  and the theorem needs i.i.d. runs) from the public candidate set, the
+  run with the best noisy score is released: its model is
   ``best_estimator_`` (no refit), its noisy score ``best_score_``, its
   candidate ``best_params_``. ε₀ = ε/(2 + η); capping K at K_max adds
   δ = (1 + e^ε)·P[K > K_max] (+ the float sampler's slack), computed.
@@ -310,8 +312,11 @@ def _random_stopping(ctx, cfg):
     eta, gamma, cap, eps0 = cfg["eta"], cfg["gamma"], cfg["cap"], cfg["eps0"]
     k = st.sample_runs(eta, gamma, cap, ctx.rng)  # private: never released
     best = None
-    for i in range(k):
-        c = int(cfg["draws"][i])
+    for _ in range(k):
+        # Drawn from the private noise source: with a public sequence of
+        # draws best_params_ could tell which run won (the runs would not be
+        # i.i.d.), and the theorem's (2 + eta) eps0 would not hold.
+        c = int(ctx.rng.randrange(len(cfg["candidates"])))
         model, value = _fit_and_score(
             ctx.learner, cfg["candidates"][c], eps0, *ctx.parts, ctx.scorer, ctx.rng
         )
@@ -427,7 +432,7 @@ def _candidate_list(search, plan) -> list[dict]:
 
 
 def _plan_strategy(search, plan, n, m, candidates) -> dict:
-    """Everything public about the run: strategy, ε₀, γ, K_max, δ, draws."""
+    """Everything public about the run: strategy, ε₀, γ, K_max, δ."""
     mode = plan.mode
     eta = st.DISTRIBUTIONS[mode.distribution]
     strategy, n_fit = mode.strategy, n - m
@@ -481,9 +486,6 @@ def _plan_strategy(search, plan, n, m, candidates) -> dict:
             f"distribution), more than delta={plan.delta:g}: raise max_runs, "
             "lower mean_runs or pass a larger delta."
         )
-    draws = np.random.default_rng([int(plan.seed), 0x5253]).integers(
-        len(candidates), size=cap
-    )
     cfg.update(
         name=mode.distribution,
         eta=eta,
@@ -492,7 +494,6 @@ def _plan_strategy(search, plan, n, m, candidates) -> dict:
         cap=cap,
         delta=delta,
         eps0=plan.epsilon / st.cost_factor(eta),
-        draws=draws,
     )
     return cfg
 

@@ -7,6 +7,8 @@ with a fixed message (:class:`PrivateComputationError`).
 
 from __future__ import annotations
 
+import numpy as np
+
 __all__ = ["PrivateComputationError", "run_sealed"]
 
 
@@ -32,7 +34,11 @@ def run_sealed(run, ctx, charged: list):
     """
     failure = None
     try:
-        return run(ctx)
+        # Floating-point errors neither warn nor raise in here, whatever the
+        # user's np.seterr: a row with a huge or tiny value must not make the
+        # fit fail (or warn) on one side of a neighbouring pair only.
+        with np.errstate(all="ignore"):
+            return run(ctx)
     except BaseException as exc:
         if not charged:
             raise
