@@ -188,7 +188,10 @@ def newton_logistic(X, s, lam, lin, max_iter, tol=None, strict=True):
         if float(np.linalg.norm(grad)) <= tol:
             return v
         H = (X.T * (p * (1.0 - p))) @ X / n + lam * np.eye(d)
-        step = np.linalg.solve(H, grad)
+        try:
+            step = np.linalg.solve(H, grad)
+        except np.linalg.LinAlgError:  # H singular in floating point
+            return None if strict else v
         if float(grad @ step) <= 1e-10 * max(1.0, abs(value)):  # full step
             v = v - step
             value = objective(v)

@@ -85,8 +85,10 @@ DIFFPRIVLIB_ASSUMPTION = {
         "diffprivlib 0.6.x implements it (trusted, not audited here): "
         "objective perturbation, Chaudhuri, Monteleoni & Sarwate, JMLR 2011, "
         "Algorithm 2, with rows clipped to data_norm <= 1 and no intercept "
-        "(both checked); L-BFGS-B returns the exact minimiser of the perturbed "
-        "objective (it stops at tol, after at most max_iter steps); its noise "
+        "(both checked); and, unproven, that L-BFGS-B's stopping point (tol, "
+        "max_iter) is as private as the exact minimiser CMS's theorem covers "
+        "(diffprivlib adds no slack for it, unlike sklearn_dpbo.dp_learners); "
+        "its noise "
         "(secrets.SystemRandom, floating point) has the stated density"
     ),
     "LinearRegression": (
