@@ -243,6 +243,24 @@ def scan_graph(
                 assert set(ints) != evaluated, f"evaluated set at {path}"
 
 
+def scan_fitted_search(search, scores: Secrets, state: Secrets, order, name: str):
+    """The fitted search, its report, its parameters, its pickle and the
+    unpickled copy: no private value anywhere (``best_score_`` is released)."""
+    roots = {
+        "search": search,
+        "report.to_dict()": search.privacy_report_.to_dict(),
+        "report.releases": search.privacy_report_.releases,
+        "get_params(deep=True)": search.get_params(deep=True),
+    }
+    skip = {"search.best_score_"}
+    for root_name, root in roots.items():
+        scan_graph(root, root_name, scores, state, order, skip)
+    blob = pickle.dumps(search)
+    assert not scores.match_bytes(blob), f"{name}: raw score bytes in pickle"
+    assert not state.match_bytes(blob), f"{name}: private bytes in pickle"
+    scan_graph(pickle.loads(blob), "unpickled", scores, state, order, skip)
+
+
 def scan_texts(texts: dict, scores: Secrets, state: Secrets):
     for where, (text, min_decimals) in texts.items():
         text = SECONDS_RE.sub("", text)
@@ -367,19 +385,7 @@ def test_leak_audit_every_method(
                 scan_graph(TRACES[0], "trace", scores, state, order)
 
         # --- the fitted search, its pickle and its texts ---
-        roots = {
-            "search": search,
-            "report.to_dict()": search.privacy_report_.to_dict(),
-            "report.releases": search.privacy_report_.releases,
-            "get_params(deep=True)": search.get_params(deep=True),
-        }
-        skip = {"search.best_score_"}
-        for root_name, root in roots.items():
-            scan_graph(root, root_name, scores, state, order, skip)
-        blob = pickle.dumps(search)
-        assert not scores.match_bytes(blob), f"{name}: raw score bytes in pickle"
-        assert not state.match_bytes(blob), f"{name}: private bytes in pickle"
-        scan_graph(pickle.loads(blob), "unpickled", scores, state, order, skip)
+        scan_fitted_search(search, scores, state, order, name)
         texts = public_texts(search, out, err, recwarn, caplog)
         scan_texts({f"{name} {k}": v for k, v in texts.items()}, scores, state)
         if method == "gp-ucb":

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import logging
 import os
-import pickle
 import sys
 
 import numpy as np
@@ -36,6 +35,7 @@ from test_leak_audit import (
     _record_noise,
     exception_texts,
     library_frame_locals,
+    scan_fitted_search,
     scan_graph,
     scan_texts,
 )
@@ -134,18 +134,7 @@ def test_leak_audit_whole_data(monkeypatch, capfd, caplog, recwarn, recorders):
     with pytest.raises(AssertionError):
         scan_graph({"m": matrix}, "matrix", secrets, public, [])
 
-    roots = {
-        "search": search,
-        "report.to_dict()": search.privacy_report_.to_dict(),
-        "report.releases": search.privacy_report_.releases,
-        "get_params(deep=True)": search.get_params(deep=True),
-    }
-    skip = {"search.best_score_"}
-    for name, root in roots.items():
-        scan_graph(root, name, secrets, public, [], skip)
-    blob = pickle.dumps(search)
-    assert not secrets.match_bytes(blob), "private bytes in the pickle"
-    scan_graph(pickle.loads(blob), "unpickled", secrets, public, [], skip)
+    scan_fitted_search(search, secrets, public, [], "whole-data")
     scan_texts(public_texts(search, out, err, recwarn, caplog), secrets, public)
 
     # A refit that fails after the releases were drawn.
