@@ -138,7 +138,9 @@ def check_dp_learner(estimator: Any, names) -> None:
 
 
 def _numeric_kind(dtype) -> bool:
-    return getattr(dtype, "kind", None) in ("b", "i", "u", "f")
+    # NumPy dtypes only: a pandas extension dtype ("Int64", "boolean") keeps
+    # its dtype when one entry is pd.NA, and converting that entry raises.
+    return isinstance(dtype, np.dtype) and dtype.kind in ("b", "i", "u", "f")
 
 
 def check_numeric_containers(X, y) -> None:
@@ -148,7 +150,7 @@ def check_numeric_containers(X, y) -> None:
     converting a list (or an array of objects or strings) would be one
     conversion of the batch: a single mistyped entry would make it raise, or
     turn every label into a string, for every row. A numeric NumPy array or
-    a DataFrame/Series with numeric columns has nothing to convert: a bad
+    a DataFrame/Series with NumPy numeric columns has nothing to convert: a bad
     value is then a non-finite number (that row's features become zeros) or
     a label outside ``classes`` (that row is a negative), its own row only.
     Only the types (public, the user's own choice) are read, before any row.

@@ -184,6 +184,17 @@ def test_non_numeric_containers_are_refused_before_any_row_is_read(make):
     assert acct.spent == (0.0, 0.0)
 
 
+def test_nullable_pandas_columns_are_refused():
+    # An "Int64" column keeps its dtype with one pd.NA, whose conversion
+    # raises: refused from the dtype, before any row is read.
+    pd = pytest.importorskip("pandas")
+    X, y = _data()
+    df = pd.DataFrame(X)
+    df[0] = pd.array(np.arange(len(y)), dtype="Int64")
+    with pytest.raises(TypeError, match="numeric NumPy array"):
+        _search().fit(df, y)
+
+
 def test_dataframe_with_numeric_columns_is_accepted():
     pd = pytest.importorskip("pandas")
     X, y = _data()
