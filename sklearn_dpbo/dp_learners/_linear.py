@@ -11,14 +11,18 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from .._compat import Interval
 from ..privacy._validation import EPSILON_CONSTRAINTS
 from ._base import (
+    GRADIENT_TOL,
+    SOLVER_MIN_ITER,
     DPLearnerMixin,
+    SolverError,
     augmented_norm,
     clip_rows,
+    conditioned,
     gradient_slack,
     release_weights,
 )
 
-__all__ = ["DPLinearRegression", "ridge_sensitivity"]
+__all__ = ["DPLinearRegression", "ridge_sensitivity", "ridge_regularization"]
 
 
 def ridge_sensitivity(
@@ -36,10 +40,23 @@ def ridge_sensitivity(
        = ∇g(w₂)·(w₁ − w₂) (CMS 2011, Lemma 7), so ‖w₁ − w₂‖ ≤ ‖∇g(w₂)‖/α
        ≤ 2R(RB/√α + B)/(nα).
 
-    Plus 2·GRADIENT_TOL/α for the solver (:func:`~._base.gradient_slack`).
+    Plus 2·GRADIENT_TOL·G/α for the solver (:func:`~._base.gradient_slack`),
+    G = R(RB/√α + B) the bound of step 2. α is first raised to the solver's
+    conditioning floor R²/(κ_max − 1) (:func:`ridge_regularization`).
     """
-    a, R, B = float(alpha), float(row_norm), float(target_bound)
-    return 2.0 * R * (R * B / math.sqrt(a) + B) / (int(n) * a) + gradient_slack(a)
+    R, B = float(row_norm), float(target_bound)
+    a = ridge_regularization(alpha, R)
+    G = R * (R * B / math.sqrt(a) + B)
+    return 2.0 * G / (int(n) * a) + gradient_slack(a, G)
+
+
+def ridge_regularization(alpha: float, row_norm: float) -> float:
+    """α raised to R²/(κ_max − 1): XᵀX/n + αI has condition number ≤ 10⁵.
+
+    Public values only; binds for α < R²·10⁻⁵.
+    """
+    R = float(row_norm)
+    return conditioned(float(alpha), R * R)
 
 
 class DPLinearRegression(DPLearnerMixin, RegressorMixin, BaseEstimator):
@@ -54,7 +71,9 @@ class DPLinearRegression(DPLearnerMixin, RegressorMixin, BaseEstimator):
     intercept). Non-finite rows become zero rows, non-finite targets 0.
 
     Privacy: pure ε-DP with respect to replacing one row of ``X, y`` (n
-    public), the solver's tolerance included in Δ. Noise from the OS CSPRNG.
+    public), the solver's tolerance included in Δ (the gradient is checked
+    after the solve; α below R²·10⁻⁵ acts as R²·10⁻⁵, which keeps the
+    system's condition number ≤ 10⁵). Noise from the OS CSPRNG.
 
     Parameters
     ----------
@@ -114,14 +133,24 @@ class DPLinearRegression(DPLearnerMixin, RegressorMixin, BaseEstimator):
             raise ValueError(f"X has {n} rows and y has {y.shape[0]}: need n ≥ 1.")
         B = float(self.target_bound)
         y = np.clip(np.where(np.isfinite(y), y, 0.0), -B, B)
-        a = float(self.alpha)
+        row_norm = augmented_norm(float(self.data_norm), self.fit_intercept)
+        a = ridge_regularization(float(self.alpha), row_norm)
         A = Xc.T @ Xc / n + a * np.eye(d)
         rhs = Xc.T @ y / n
         w = np.linalg.solve(A, rhs)
-        for _ in range(3):  # iterative refinement towards ‖∇J‖ ≤ GRADIENT_TOL
-            w = w + np.linalg.solve(A, rhs - A @ w)
-        row_norm = augmented_norm(float(self.data_norm), self.fit_intercept)
-        sens = ridge_sensitivity(n, a, row_norm, B)
+        tol = GRADIENT_TOL * row_norm * (row_norm * B / math.sqrt(a) + B)
+        for _ in range(SOLVER_MIN_ITER):  # refine until ‖∇J‖ ≤ tol (certified)
+            grad = A @ w - rhs
+            if float(np.linalg.norm(grad)) <= tol:
+                break
+            w = w - np.linalg.solve(A, grad)
+        else:
+            raise SolverError(
+                f"ridge: the gradient tolerance {tol:g} was not reached; the "
+                "sensitivity needs it (an event outside the guarantee: please "
+                "report it)."
+            )
+        sens = ridge_sensitivity(n, float(self.alpha), row_norm, B)
         w = release_weights(w, sens, eps, rng)
         if self.fit_intercept:
             self.coef_, self.intercept_ = w[:-1], float(w[-1])

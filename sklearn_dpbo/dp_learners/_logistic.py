@@ -13,14 +13,17 @@ from ..privacy._validation import EPSILON_CONSTRAINTS
 from ._base import (
     GRADIENT_TOL,
     DPLearnerMixin,
+    SolverError,
     augmented_norm,
     clip_rows,
+    conditioned,
     gradient_slack,
     release_weights,
+    solver_iterations,
 )
 from ._objective import fit_objective, newton_logistic, objective_plan
 
-__all__ = ["DPLogisticRegression", "logistic_sensitivity"]
+__all__ = ["DPLogisticRegression", "logistic_sensitivity", "output_regularization"]
 
 _REFERENCE = (
     "Chaudhuri, Monteleoni & Sarwate, Differentially Private Empirical Risk "
@@ -28,29 +31,50 @@ _REFERENCE = (
 )
 
 
+def output_regularization(n: int, C: float, row_norm: float) -> float:
+    """Λ = max(1/(C n), (R²/4)/(κ_max − 1)): the solver's conditioning floor.
+
+    The logistic loss on rows of norm ≤ R has curvature ≤ R²/4, so J's
+    condition number stays ≤ ``_base.SOLVER_MAX_CONDITION``; the floor binds
+    only for C n R² > 4·10⁵ (public values).
+    """
+    R = float(row_norm)
+    return conditioned(1.0 / (float(C) * int(n)), R * R / 4.0)
+
+
 def logistic_sensitivity(n: int, C: float, row_norm: float) -> float:
-    """L2-sensitivity of the released weights (weight units), Δ = 2RC + slack.
+    """L2-sensitivity of the released weights (weight units), Δ = 2R/(nΛ) + slack.
 
     J(w) = (1/n) Σ log(1 + exp(−s_i w·x_i)) + (Λ/2)‖w‖², Λ = 1/(C n) (the
-    scaling of scikit-learn's C Σ loss + ½‖w‖², divided by C n). J is
+    scaling of scikit-learn's C Σ loss + ½‖w‖², divided by C n; raised to
+    the conditioning floor of :func:`output_regularization`). J is
     Λ-strongly convex, and one row's loss has gradient norm ≤ ‖x_i‖ ≤ R
     (|d/dz log(1 + e^−z)| ≤ 1). Replacing one row adds g = (ℓ′ − ℓ)/n with
     ‖∇g‖ ≤ 2R/n, so ‖w*(D) − w*(D′)‖ ≤ 2R/(nΛ) = 2RC (CMS 2011, Corollary 8,
-    with rows of norm R instead of 1), plus 2·GRADIENT_TOL/Λ for the
+    with rows of norm R instead of 1), plus 2·GRADIENT_TOL·R/Λ for the
     solver's stopping point (:func:`~._base.gradient_slack`).
     """
-    lam = 1.0 / (float(C) * int(n))
-    return 2.0 * row_norm / (int(n) * lam) + gradient_slack(lam)
+    lam = output_regularization(n, C, row_norm)
+    return 2.0 * row_norm / (int(n) * lam) + gradient_slack(lam, row_norm)
 
 
-def _newton(X: np.ndarray, s: np.ndarray, lam: float, max_iter: int) -> np.ndarray:
-    """argmin J to ‖∇J‖ ≤ GRADIENT_TOL (:func:`~._objective.newton_logistic`).
+def _newton(X, s, lam: float, row_norm: float, max_iter: int) -> np.ndarray:
+    """argmin J to ‖∇J‖ ≤ GRADIENT_TOL·R (:func:`~._objective.newton_logistic`).
 
-    If ``max_iter`` is hit first, the last iterate (the sensitivity's solver
-    slack then does not hold: stated in the private-model report).
+    Raises :class:`~._base.SolverError` if the tolerance is not reached
+    (never in the fuzz of ``_objective``'s docstring).
     """
     lin = np.zeros(X.shape[1])
-    return newton_logistic(X, s, lam, lin, max_iter, tol=GRADIENT_TOL, strict=False)
+    tol = GRADIENT_TOL * float(row_norm)
+    iters = solver_iterations(max_iter)
+    w = newton_logistic(X, s, lam, lin, iters, tol=tol)
+    if w is None:
+        raise SolverError(
+            f"output perturbation: Newton did not reach the gradient tolerance "
+            f"{tol:g} in {iters} iterations; the sensitivity needs it (an event "
+            "outside the guarantee: please report it)."
+        )
+    return w
 
 
 class DPLogisticRegression(DPLearnerMixin, ClassifierMixin, BaseEstimator):
@@ -83,7 +107,10 @@ class DPLogisticRegression(DPLearnerMixin, ClassifierMixin, BaseEstimator):
 
     Privacy: pure ε-DP per ``fit`` with respect to replacing any one row of
     ``X, y`` (n public), provided the Newton solver reaches its gradient
-    tolerance (checked for ``"objective"``: the fit raises otherwise). The
+    tolerance (checked: the fit raises ``SolverError`` otherwise, which a
+    fuzz of 15,876 public settings and adversarial data sets never saw,
+    thanks to a public floor on the regularisation that keeps the
+    condition number ≤ 10⁵; ``_objective``'s docstring). The
     noise comes from the OS CSPRNG; it is a floating-point draw rounded to
     a public grid (see ``privacy._samplers.sample_standard_normal``).
 
@@ -105,7 +132,8 @@ class DPLogisticRegression(DPLearnerMixin, ClassifierMixin, BaseEstimator):
         The public labels: ``classes[1]`` is the positive class, every
         other label (including labels outside ``classes``) the negative one.
     max_iter : int, default=100
-        Newton iterations.
+        Newton iterations; values below 200 act as 200 (the privacy proof
+        needs the certified tolerance, reached within 26 in the fuzz).
     mechanism : {"objective", "output"}, default="objective"
         Objective perturbation (CMS Algorithm 2) or output perturbation
         (Algorithm 1).
@@ -174,13 +202,13 @@ class DPLogisticRegression(DPLearnerMixin, ClassifierMixin, BaseEstimator):
         s = np.where(y == self.classes[1], 1.0, -1.0)
         row_norm = augmented_norm(float(self.data_norm), self.fit_intercept)
         if self.mechanism == "objective":
-            plan = objective_plan(n, float(self.C), row_norm, eps)
+            plan = objective_plan(n, float(self.C), row_norm, eps, dim=Xc.shape[1])
             w = fit_objective(Xc, s, plan, row_norm, rng, int(self.max_iter))
             sens = plan.output_sensitivity / row_norm
         else:
             plan = None
-            lam = 1.0 / (float(self.C) * n)
-            w = _newton(Xc, s, lam, int(self.max_iter))
+            lam = output_regularization(n, float(self.C), row_norm)
+            w = _newton(Xc, s, lam, row_norm, int(self.max_iter))
             sens = logistic_sensitivity(n, float(self.C), row_norm)
             w = release_weights(w, sens, eps, rng)
         self.plan_ = plan
@@ -197,19 +225,25 @@ class DPLogisticRegression(DPLearnerMixin, ClassifierMixin, BaseEstimator):
         """A public key: equal keys ⇒ the same distribution of the fitted model.
 
         With objective perturbation every C on the plateau (Δ > 0) gives
-        the objective with Λ̃ + Δ = c/(n(e^(ε_obj/4) − 1)) and ε′ = ε_obj/2,
-        whatever C: those candidates share one key. Depends on n, ε and the
-        parameters only (no row is read).
+        the objective with Λ̃ + Δ = max(c/(n(e^(ε_obj/4) − 1)), c/(κ_max − 1))
+        and the same ε′, whatever C; with output perturbation every C where
+        the conditioning floor binds gives the same Λ: those candidates
+        share one key. Depends on n, ε and the parameters only (no row is
+        read).
         """
         params = self.get_params()
         for name in ("C", "epsilon", "noise_random_state"):
             params.pop(name)
         rest = tuple(sorted((k, repr(v)) for k, v in params.items()))
+        row_norm = augmented_norm(float(self.data_norm), self.fit_intercept)
         if self.mechanism == "objective":
-            row_norm = augmented_norm(float(self.data_norm), self.fit_intercept)
             plan = objective_plan(n, float(self.C), row_norm, epsilon)
             if plan.extra_regularization > 0:
                 return (*rest, ("C", "plateau"))
+        elif output_regularization(n, float(self.C), row_norm) > 1.0 / (
+            float(self.C) * n
+        ):  # the conditioning floor: every larger C gives the same model
+            return (*rest, ("C", "plateau"))
         return (*rest, ("C", float(self.C)))
 
     def decision_function(self, X):

