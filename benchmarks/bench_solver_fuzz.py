@@ -47,6 +47,9 @@ QUICK = dict(
 )
 
 
+MISS_KEYS = ("n", "d", "C", "epsilon", "data_norm", "data", "kappa")
+
+
 def datasets(n, d, rng):
     X = rng.normal(size=(n, d))
     y = rng.integers(0, 2, n)
@@ -82,17 +85,8 @@ def run(grid, kappa_max, seed=0):
                         stats=stats,
                     )
                 if v is None:
-                    misses.append(
-                        dict(
-                            n=n,
-                            d=d,
-                            C=C,
-                            epsilon=eps,
-                            data_norm=dn,
-                            data=name,
-                            kappa=(0.25 + mu) / mu,
-                        )
-                    )
+                    kappa = (0.25 + mu) / mu
+                    misses.append(dict(zip(MISS_KEYS, (n, d, C, eps, dn, name, kappa))))
                 else:
                     iters.append(stats["iterations"])
     return dict(

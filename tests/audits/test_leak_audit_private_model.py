@@ -24,15 +24,9 @@ import logging
 
 import numpy as np
 import pytest
+import test_leak_audit as tla
 from _audit import Secrets, public_texts
 from sklearn.datasets import make_classification
-from test_leak_audit import (
-    exception_texts,
-    library_frame_locals,
-    scan_fitted_search,
-    scan_graph,
-    scan_texts,
-)
 
 import sklearn_dpbo.model_selection._private_model as pm
 from sklearn_dpbo import DPBayesSearchCV
@@ -43,9 +37,8 @@ from sklearn_dpbo.model_selection._sealed import PrivateComputationError
 N = 203  # validation part: ⌈0.3 · 203⌉ = 61 rows
 GRID = {"C": [0.003, 0.01, 0.03, 0.1, 0.3, 1.0]}
 RUNS: list = []  # (candidate params, model weights, clean score)
-NOISY: list = []  # (clean, noisy)
-FAIL_AT = [None]
-SEED = 1  # a noise seed whose K is ≥ 3 (checked below)  # the run after which a failure is raised, when armed
+FAIL_AT = [None]  # the run after which a failure is raised, when armed
+SEED = 1  # a noise seed whose K is ≥ 3 (checked below)
 
 
 def _record_runs(real):
@@ -60,23 +53,14 @@ def _record_runs(real):
     return wrapper
 
 
-def _record_noisy(real):
-    def wrapper(value, *args, **kwargs):
-        out = real(value, *args, **kwargs)
-        NOISY.append((float(value), float(out[0])))
-        return out
-
-    return wrapper
-
-
 @pytest.fixture
 def recorders(monkeypatch):
     monkeypatch.setattr(pm, "_fit_and_score", _record_runs(pm._fit_and_score))
-    monkeypatch.setattr(pm, "_noisy", _record_noisy(pm._noisy))
-    RUNS.clear(), NOISY.clear()
+    monkeypatch.setattr(pm, "_noisy", tla._record_noise(pm._noisy))
+    RUNS.clear(), tla.NOISE.clear()
     FAIL_AT[0] = None
     yield
-    RUNS.clear(), NOISY.clear()
+    RUNS.clear(), tla.NOISE.clear()
     FAIL_AT[0] = None
 
 
@@ -103,7 +87,7 @@ def _data():
 def _secrets(released_model=None, released_score=None):
     """Clean scores and unreleased noisy scores; unselected runs' weights."""
     scores = [v for _, _, v in RUNS]
-    scores += [noisy for _, noisy in NOISY if noisy != released_score]
+    scores += [noisy for _, noisy in tla.NOISE if noisy != released_score]
     keep = [w for _, w, _ in RUNS]
     if released_model is not None:
         keep = [w for w in keep if not np.array_equal(w, released_model)]
@@ -118,13 +102,13 @@ def test_leak_audit_private_model(capfd, caplog, recwarn, recorders):
     search = make_search(noise_random_state=SEED).fit(X, y)  # warns: seeded
     out, err = capfd.readouterr()
     assert "[DPBayesSearchCV]" in out  # verbose output was produced
-    assert len(RUNS) >= 3 and len(NOISY) == len(RUNS)  # this seed runs K ≥ 3
+    assert len(RUNS) >= 3 and len(tla.NOISE) == len(RUNS)  # this seed runs K ≥ 3
     clean = np.array([v for _, _, v in RUNS])
     np.testing.assert_allclose(clean * 61, np.round(clean * 61), atol=1e-9)
     model = search.best_estimator_
     released = np.concatenate([model.coef_.ravel(), model.intercept_.ravel()])
     assert sum(np.array_equal(w, released) for _, w, _ in RUNS) == 1
-    assert search.best_score_ in [noisy for _, noisy in NOISY]
+    assert search.best_score_ in [noisy for _, noisy in tla.NOISE]
     scores, state = _secrets(released, search.best_score_)
     assert len(state) > 0 and not scores.match_float(search.best_score_)
     order = [GRID["C"].index(p["C"]) for p, _, _ in RUNS]
@@ -133,13 +117,13 @@ def test_leak_audit_private_model(capfd, caplog, recwarn, recorders):
     # are flagged where they are planted.
     unselected = next(w for _, w, _ in RUNS if not np.array_equal(w, released))
     with pytest.raises(AssertionError):
-        scan_graph({"w": unselected}, "planted", scores, state, [])
+        tla.scan_graph({"w": unselected}, "planted", scores, state, [])
     with pytest.raises(AssertionError):
-        scan_texts({"planted": (f"score {clean[0]:.4f}", 2)}, scores, state)
+        tla.scan_texts({"planted": (f"score {clean[0]:.4f}", 2)}, scores, state)
 
     # best_estimator_ is released: its weights are public, nothing else is.
-    scan_fitted_search(search, scores, state, order, "private-model")
-    scan_texts(public_texts(search, out, err, recwarn, caplog), scores, state)
+    tla.scan_fitted_search(search, scores, state, order, "private-model")
+    tla.scan_texts(public_texts(search, out, err, recwarn, caplog), scores, state)
 
 
 def test_leak_audit_private_model_failing_run(capfd, recorders):
@@ -154,17 +138,17 @@ def test_leak_audit_private_model_failing_run(capfd, recorders):
     assert len(RUNS) == 1
     scores, state = _secrets()
     texts = {
-        f"exception {i}": (t, 3) for i, t in enumerate(exception_texts(info.value))
+        f"exception {i}": (t, 3) for i, t in enumerate(tla.exception_texts(info.value))
     }
     texts["stdout"], texts["stderr"] = (out, 2), (err, 2)
-    scan_texts(texts, scores, state)
-    for frame_name, local_vars in library_frame_locals(info.value).items():
+    tla.scan_texts(texts, scores, state)
+    for frame_name, local_vars in tla.library_frame_locals(info.value).items():
         for user_input in ("X", "y", "Xp", "yp"):
             local_vars.pop(user_input, None)
-        scan_graph(local_vars, frame_name, scores, state, [], names=False)
+        tla.scan_graph(local_vars, frame_name, scores, state, [], names=False)
     assert info.value.__cause__ is None and info.value.__context__ is None
     assert not [a for a in vars(failing) if a.endswith("_")]
-    scan_graph(failing, "failed search", scores, state, [])
+    tla.scan_graph(failing, "failed search", scores, state, [])
 
 
 def test_neighbours_differ_in_the_releases_only(recorders):
