@@ -245,12 +245,21 @@ def _mean_se(x) -> tuple[float, float]:
 # ---------------------------------------------------------------------------
 # Rows of one environment
 # ---------------------------------------------------------------------------
-def row_configs(algo: str, n_window: int) -> list[tuple[str, dict]]:
-    """(label, kwargs): default, theory, then c × theory around the default."""
-    c = ALGOS[algo].practical_width
-    rows = [("default", {}), ("theory", THEORY[algo])]
+def row_configs(
+    algo: str, n_window: int, variant: dict | None = None
+) -> list[tuple[str, dict]]:
+    """(label, kwargs): default, theory, then c × theory around the default.
+
+    ``variant`` (``{"width": c, ...}``) replaces the library's default: its
+    keyword arguments go into the default and grid rows, the window is
+    around its c (``--tgp-variant``).
+    """
+    v = dict(variant or {})
+    c = v.pop("width", ALGOS[algo].practical_width)
+    rows = [("default", v | ({"width": c} if variant else {}))]
+    rows.append(("theory", THEORY[algo]))
     for w in window(c, n_window):
-        rows.append((f"c={w:g}", {} if w == c else {"width": w}))
+        rows.append((f"c={w:g}", v if w == c and not variant else v | {"width": w}))
     return rows
 
 
@@ -625,6 +634,12 @@ def main(argv=None):
     )
     ap.add_argument("--merge", default=None, help="results JSON to merge into")
     ap.add_argument(
+        "--tgp-variant",
+        default=None,
+        help="'kappa,c': TGP's default rows at truncation kappa and width c "
+        "(the grid around c at the same kappa) instead of the library's",
+    )
+    ap.add_argument(
         "--keep-theory",
         action="store_true",
         help="with --merge: the --only algorithms' theory rows from the JSON "
@@ -693,6 +708,10 @@ def main(argv=None):
     envs += [f"heavy|{k}|{n}" for k in kernels for n in noises]
     tasks = []
     only = list(ALGOS) if args.only is None else args.only.split(",")
+    variants = {}
+    if args.tgp_variant:  # TGP's default replaced: "kappa,c"
+        kappa, c = (float(x) for x in args.tgp_variant.split(","))
+        variants["ldp-tgp-ucb"] = {"truncation": kappa, "width": c}
     if any(a not in ALGOS for a in only) or (args.only and not args.merge):
         ap.error("--only takes names from ALGOS and needs --merge")
     old = None
@@ -703,7 +722,7 @@ def main(argv=None):
             ap.error("--merge: the JSON's horizon and seeds differ from this run's")
     for env in envs:
         for algo in only:
-            for label, kw in row_configs(algo, n_window):
+            for label, kw in row_configs(algo, n_window, variants.get(algo)):
                 if label == "theory" and args.keep_theory and old is not None:
                     continue  # merged from the JSON below
                 for s in seeds:
@@ -712,7 +731,8 @@ def main(argv=None):
     for e in eps_list:
         for algo in only:
             for s in seeds:
-                tasks.append((f"private|se|eps={e}", algo, "default", {}, s, T, "rr"))
+                kw = row_configs(algo, n_window, variants.get(algo))[0][1]
+                tasks.append((f"private|se|eps={e}", algo, "default", kw, s, T, "rr"))
 
     # Identical runs (default = its own grid point; GP-UCB's theory = c=1)
     # are run once; the slow ATA runs first, so none ends up alone at the end.
@@ -793,10 +813,15 @@ def main(argv=None):
     if old is not None:
         command += f" --only {args.only} --merge {args.merge}"
         command += " --keep-theory" if args.keep_theory else ""
+    if args.tgp_variant:
+        command += f" --tgp-variant {args.tgp_variant}"
+    if args.out:
+        command += f" --out {args.out}"
     result = {
         "meta": _meta(command, T, seeds, args.jobs)
         | {"epsilons": eps_list, "envs": envs, "wall_s": None}
-        | ({} if old is None else {"merged_from": old["meta"]}),
+        | ({} if old is None else {"merged_from": old["meta"]})
+        | ({"variants": variants} if variants else {}),
         "summary": summary,
         "curves": curves,
         "uniform": uniform,
@@ -809,7 +834,8 @@ def main(argv=None):
     with open(out_path, "w") as fh:
         json.dump(result, fh, indent=1)
     print_tables(result)
-    plot(result, os.path.dirname(os.path.abspath(out_path)), suffix)
+    if not variants:  # a variant's plots would overwrite the library's
+        plot(result, os.path.dirname(os.path.abspath(out_path)), suffix)
     return result
 
 

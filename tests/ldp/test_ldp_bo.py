@@ -288,15 +288,15 @@ def test_bad_optimizer_settings():
 
 @pytest.mark.parametrize("T", [120, 10_000])
 def test_tgp_truncation_level_per_option(T):
-    """TGP's level (b − a)/2 + κ l: κ = ln(2T/δ) with ``truncation="theory"``,
-    the public constant with ``"practical"``, the number given otherwise;
-    randomised response keeps its reports' bound, and the other algorithms
-    the theory level (they do not use it)."""
+    """TGP's level (b − a)/2 + κ l: κ = ln(2T/δ) with ``truncation="theory"``
+    (the default), the number given otherwise; randomised response keeps
+    its reports' bound, and the other algorithms the theory level (they do
+    not use it)."""
     client = LaplaceRandomizer((-2.0, 2.0), 1.0)
     scale = client.public_spec().noise_scale  # l = (4 + 2^k)/ε
     cases = [
         (TGPUCB(truncation="theory"), math.log(2 * T / 0.1)),
-        (TGPUCB(), TGPUCB.practical_truncation),
+        (TGPUCB(), math.log(2 * T / 0.1)),
         (TGPUCB(truncation=2.5, delta=0.2), 2.5),
         (ATAGPUCB(), math.log(2 * T / 0.1)),
     ]
@@ -305,18 +305,18 @@ def test_tgp_truncation_level_per_option(T):
         assert opt.problem_.truncation_level == pytest.approx(2.0 + kappa * scale)
     rr = RandomizedResponse((-2.0, 2.0), 1.0)
     bound = rr.public_spec().report_half_width
-    for algorithm in (TGPUCB(), TGPUCB(truncation=0.5)):
+    for algorithm in (TGPUCB(), TGPUCB(truncation=1.0)):
         opt = LDPBayesianOptimizer(SPACE, rr, T, algorithm=algorithm)
         assert opt.problem_.truncation_level == bound
 
 
-def test_tgp_practical_truncation_binds_and_theory_does_not():
-    # ε = 1, reports beyond the level are replaced by 0: at the practical
-    # κ a visible fraction of the Laplace reports is; at the theory level
-    # (≈ 2 + 4 ln(2T/δ), T = 400: 38) none of 400 is.
+def test_tgp_low_truncation_binds_and_theory_does_not():
+    # ε = 1, reports beyond the level are replaced by 0: at κ = 1 about
+    # e^{-1}·e^{-1/2}cosh(y/4) ≈ 0.23 of the Laplace reports are; at the
+    # theory level (2 + 4 ln(2T/δ), T = 400: 38) none of 400 is.
     rng = np.random.default_rng(0)
     cut = {}
-    for truncation in ("practical", "theory"):
+    for truncation in (1.0, "theory"):
         with pytest.warns(PrivacyLeakWarning):
             client = LaplaceRandomizer((-2.0, 2.0), 1.0, noise_random_state=1)
         opt = LDPBayesianOptimizer(
@@ -329,6 +329,6 @@ def test_tgp_practical_truncation_binds_and_theory_does_not():
             n += abs(report.value) > level
             opt.tell(j, report)
         cut[truncation] = n / 400
-    expected = math.exp(-TGPUCB.practical_truncation)  # Pr[|L| > κl], |y| ≤ 1
+    expected = math.exp(-1.0)  # Pr[|L| > κl]; |y| ≤ 1 cuts 0.61–0.63 of it
     assert cut["theory"] == 0.0
-    assert 0.25 * expected < cut["practical"] < 1.5 * expected
+    assert 0.5 * expected < cut[1.0] < expected
