@@ -386,8 +386,9 @@ class _MoMALearner(_NystromLearner):
 # printed one (c = 1). Public constants, fixed before any report; no
 # guarantee rests on them. TGP keeps the theory truncation level by default:
 # a lower one (κ = 1 with c = 0.05, chosen by the same rule on the same seeds,
-# ``--select-truncation``) was better there but worse on 7 of the 9 other
-# environments (``docs/local_dp.md``, "TGP's truncation level").
+# ``--select-truncation``) was better there but, on seeds 0–9, worse in the
+# mean on SE at ε = 2 and on Matérn at every ε (``docs/local_dp.md``, "TGP's
+# truncation level").
 _PRACTICAL = {
     "ldp-tgp-ucb": 0.01,
     "ldp-ata-gp-ucb": 0.01,
