@@ -46,6 +46,12 @@ Usage (repository root)::
     python benchmarks/bench_ldp.py --jobs 2             # T = 10^4, 10 seeds
     python benchmarks/bench_ldp.py --select --jobs 2    # the factors' choice
     python benchmarks/bench_ldp.py --betas              # β_T, one trial each
+    python benchmarks/bench_ldp.py --select-truncation --jobs 2
+        # TGP's practical truncation κ and width c (seeds 100–109)
+    python benchmarks/bench_ldp.py --truncated --jobs 2  # reports TGP cuts
+    python benchmarks/bench_ldp.py --jobs 2 --only ldp-tgp-ucb \\
+        --merge benchmarks/results/bench_ldp.json --keep-theory
+        # rerun one algorithm's rows; the others (paired) from the JSON
     python benchmarks/bench_ldp.py --quick              # seconds, for CI
     python benchmarks/bench_ldp.py --replot benchmarks/results/bench_ldp.json
         # summary, tables and plots again from a run's per-seed values
@@ -95,7 +101,7 @@ ALGOS = {
 }
 LDP_ALGOS = ["ldp-tgp-ucb", "ldp-ata-gp-ucb", "ldp-moma-gp-ucb"]
 THEORY = {
-    "ldp-tgp-ucb": {"width": "theory"},
+    "ldp-tgp-ucb": {"width": "theory", "truncation": "theory"},
     "ldp-ata-gp-ucb": {"width": "theory", "q": "theory"},
     "ldp-moma-gp-ucb": {"width": "theory", "q": "theory", "n_groups": "theory"},
     "gp-ucb": {"width": "theory"},
@@ -104,6 +110,8 @@ WIDTH_GRID = (5.0, 2.0, 1.0, 0.5, 0.2, 0.1, 0.05, 0.02, 0.01, 0.005, 0.002, 0.00
 """The public grid of width multipliers c (β_t = c × the theory β_t)."""
 SELECT_SEEDS = list(range(100, 110))
 SELECT_GROUPS = [5, 9, 15, 21]  # MoMA's other numbers of groups at --select
+KAPPA_GRID = (4.0, 3.0, 2.0, 1.0)
+"""TGP's truncation κ (level (b − a)/2 + κ l) tried against the theory κ."""
 KERNELS = {"se": "squared-exponential", "matern": "matern52"}  # internal names
 # The same kernels as the learner's public kernel= (scikit-learn objects).
 KERNEL_OBJECTS = {
@@ -164,6 +172,7 @@ def run(env: str, algo: str, kwargs: dict, seed: int, T: int, mechanism="laplace
     cps = checkpoints(T)
     inst = np.empty(T)
     times, start = [], time.process_time()
+    cut, mid = 0, 0.0  # reports truncated (TGP); the reports' centre (a + b)/2
     if kind == "private":
         cls = LaplaceRandomizer if mechanism == "laplace" else RandomizedResponse
         with warnings.catch_warnings():  # benchmark-only seeded noise
@@ -178,10 +187,14 @@ def run(env: str, algo: str, kwargs: dict, seed: int, T: int, mechanism="laplace
             rkhs_norm=1.0,
             random_state=seed,
         )
+        level = getattr(opt.learner_, "level", None)  # TGP's truncation level
         for t in range(T):
             j = opt.ask_index()
             y = f[j] + rng.uniform(-1.0, 1.0)  # the owner's raw reward
-            opt.tell(j, client.privatize(y))
+            report = client.privatize(y)
+            if level is not None:  # centred report beyond b_t: replaced by 0
+                cut += abs(report.value - mid) > level(t + 1)
+            opt.tell(j, report)
             inst[t] = f.max() - f[j]
             if t + 1 in cps:
                 times.append(time.process_time() - start)
@@ -214,6 +227,7 @@ def run(env: str, algo: str, kwargs: dict, seed: int, T: int, mechanism="laplace
         "cpu_time": times,
         "width_scale": scale,
         "beta_T": beta,
+        "truncated": cut / T,
     }
 
 
@@ -231,12 +245,21 @@ def _mean_se(x) -> tuple[float, float]:
 # ---------------------------------------------------------------------------
 # Rows of one environment
 # ---------------------------------------------------------------------------
-def row_configs(algo: str, n_window: int) -> list[tuple[str, dict]]:
-    """(label, kwargs): default, theory, then c × theory around the default."""
-    c = ALGOS[algo].practical_width
-    rows = [("default", {}), ("theory", THEORY[algo])]
+def row_configs(
+    algo: str, n_window: int, variant: dict | None = None
+) -> list[tuple[str, dict]]:
+    """(label, kwargs): default, theory, then c × theory around the default.
+
+    ``variant`` (``{"width": c, ...}``) replaces the library's default: its
+    keyword arguments go into the default and grid rows, the window is
+    around its c (``--tgp-variant``).
+    """
+    v = dict(variant or {})
+    c = v.pop("width", ALGOS[algo].practical_width)
+    rows = [("default", v | ({"width": c} if variant else {}))]
+    rows.append(("theory", THEORY[algo]))
     for w in window(c, n_window):
-        rows.append((f"c={w:g}", {} if w == c else {"width": w}))
+        rows.append((f"c={w:g}", v if w == c and not variant else v | {"width": w}))
     return rows
 
 
@@ -246,6 +269,7 @@ def collect(tasks, results):
         row = out.setdefault(env, {}).setdefault(f"{algo}|{label}|{mech}", {})
         row.setdefault("seeds", []).append(seed)
         row.setdefault("curves", []).append(res["curve"])
+        row.setdefault("truncated", []).append(res.get("truncated", 0.0))
         row["width_scale"] = res["width_scale"]
     return out
 
@@ -465,6 +489,116 @@ def select(T: int, jobs: int, out_path: str) -> dict:
     return out
 
 
+def kappa_widths(kappa: float, T: int = 10_000, eps: float = 1.0) -> list[float]:
+    """The five grid widths around the same β as the theory level's default c.
+
+    β is proportional to the level b, so c × b(theory)/b(κ) (at the
+    selection environment's ε and T) keeps TGP's default width; the window
+    is the five values of WIDTH_GRID nearest it in log scale.
+    """
+    spec = LaplaceRandomizer((-2.0, 2.0), eps).public_spec()
+    ratio = spec.truncation_level(T, 0.1) / spec.truncation_level(T, 0.1, kappa)
+    c = TGPUCB.practical_width * ratio
+    nearest = min(WIDTH_GRID, key=lambda w: abs(math.log(w / c)))
+    return window(nearest, 5)
+
+
+def select_truncation(T: int, jobs: int, out_path: str) -> dict:
+    """The one-off choice of TGP's practical truncation (SE, ε = 1, seeds 100–109).
+
+    (κ, c) jointly: the lowest mean R_T/T over KAPPA_GRID × its five
+    widths (:func:`kappa_widths`) and the theory κ at every width of the
+    ``--select`` run (its TGP column: same environment, seeds and code
+    path, read from ``bench_ldp_select.json``, not rerun). Same rule and
+    seeds as ``--select``: none of the main run's seeds is used.
+    """
+    env = "private|se|eps=1.0"
+    jobs_list = [
+        (k, w, s) for k in KAPPA_GRID for w in kappa_widths(k, T) for s in SELECT_SEEDS
+    ]
+    res = Parallel(n_jobs=jobs, verbose=5)(
+        delayed(_single_thread)(
+            run, env, "ldp-tgp-ucb", {"width": w, "truncation": k}, s, T
+        )
+        for k, w, s in jobs_list
+    )
+    final: dict = {}
+    cut: dict = {}
+    for (k, w, _), r in zip(jobs_list, res):
+        final.setdefault(f"{k:g}", {}).setdefault(f"{w:g}", []).append(r["curve"][-1])
+        cut.setdefault(f"{k:g}", []).append(r["truncated"])
+    table = {k: {w: _mean_se(v) for w, v in per.items()} for k, per in final.items()}
+    with open(os.path.join(HERE, "results", "bench_ldp_select.json")) as fh:
+        prior = json.load(fh)
+    assert prior["meta"]["seeds"] == SELECT_SEEDS and prior["meta"]["horizon"] == T
+    table["theory"] = prior["table"]["ldp-tgp-ucb"]
+    best = min(
+        ((k, w) for k in table for w in table[k]), key=lambda kw: table[kw[0]][kw[1]][0]
+    )
+    out = {
+        "meta": _meta(
+            f"python benchmarks/bench_ldp.py --select-truncation --jobs {jobs}",
+            T,
+            SELECT_SEEDS,
+            jobs,
+        )
+        | {
+            "environment": env,
+            "kappa_grid": list(KAPPA_GRID),
+            "theory_column_from": prior["meta"]["command"]
+            + ", "
+            + prior["meta"]["date"],
+            "rule": "(kappa, c) = argmin of the mean R_T/T over the grid",
+        },
+        "uniform": _mean_se([uniform_regret(env, s) for s in SELECT_SEEDS]),
+        "table": table,
+        "per_seed": final,
+        "fraction_truncated": {k: float(np.mean(v)) for k, v in cut.items()},
+        "argmin": {"kappa": best[0], "width": best[1]},
+    }
+    with open(out_path, "w") as fh:
+        json.dump(out, fh, indent=1)
+    print(f"TGP truncation ({env}, T={T}, seeds 100–109), R_T/T mean ± s.e.:")
+    widths = sorted({w for per in table.values() for w in per}, key=float, reverse=True)
+    print("| c | " + " | ".join(f"κ = {k}" for k in table) + " |")
+    print("|---" * (len(table) + 1) + "|")
+    for w in widths:
+        cells = [_fmt(table[k][w]) if w in table[k] else "" for k in table]
+        print(f"| {w} | " + " | ".join(cells) + " |")
+    fr = " | ".join(f"{v:.2e}" for v in out["fraction_truncated"].values())
+    print("| truncated | " + fr + " |")
+    print(f"uniform: {_fmt(out['uniform'])}; argmin: κ = {best[0]}, c = {best[1]}")
+    return out
+
+
+def truncated(T: int, jobs: int) -> dict:
+    """Fraction of Laplace reports TGP truncates at the theory level.
+
+    SE, ε ∈ {0.5, 1, 2}, seeds 0–9, ``truncation="theory"`` at the width of
+    the former default (c = 0.01): the diagnosis of TGP ≈ GP-UCB.
+    """
+    cfg = [(e, s) for e in (0.5, 1.0, 2.0) for s in range(10)]
+    res = Parallel(n_jobs=jobs)(
+        delayed(_single_thread)(
+            run,
+            f"private|se|eps={e}",
+            "ldp-tgp-ucb",
+            {"width": 0.01, "truncation": "theory"},
+            s,
+            T,
+        )
+        for e, s in cfg
+    )
+    out = {}
+    for (e, _), r in zip(cfg, res):
+        out.setdefault(e, []).append(r["truncated"])
+    for e, v in out.items():
+        level = LaplaceRandomizer((-2.0, 2.0), e).public_spec().truncation_level(T, 0.1)
+        n = int(round(sum(v) * T))
+        print(f"eps={e}: {n} of {len(v) * T} reports truncated (level {level:.1f})")
+    return out
+
+
 def betas(T: int) -> dict:
     """β_T of every algorithm at its defaults and at the theory constants.
 
@@ -485,7 +619,32 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--select", action="store_true")
+    ap.add_argument(
+        "--select-truncation",
+        action="store_true",
+        help="the one-off choice of TGP's truncation kappa and width c",
+    )
     ap.add_argument("--out", default=None)
+    ap.add_argument(
+        "--only",
+        default=None,
+        help="comma-separated algorithms to rerun; with --merge, the other "
+        "rows (same seeds, paired), the speed of the others and the "
+        "federated run are taken from that results JSON",
+    )
+    ap.add_argument("--merge", default=None, help="results JSON to merge into")
+    ap.add_argument(
+        "--tgp-variant",
+        default=None,
+        help="'kappa,c': TGP's default rows at truncation kappa and width c "
+        "(the grid around c at the same kappa) instead of the library's",
+    )
+    ap.add_argument(
+        "--keep-theory",
+        action="store_true",
+        help="with --merge: the --only algorithms' theory rows from the JSON "
+        "too (only when the change leaves every theory constant as it was)",
+    )
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--trials", type=int, default=None)
     ap.add_argument("--horizon", type=int, default=None)
@@ -496,6 +655,11 @@ def main(argv=None):
     )
     ap.add_argument(
         "--betas", action="store_true", help="only print beta_T (one trial each)"
+    )
+    ap.add_argument(
+        "--truncated",
+        action="store_true",
+        help="only the fraction of reports TGP truncates at the theory level",
     )
     args = ap.parse_args(argv)
     q = args.quick
@@ -522,6 +686,11 @@ def main(argv=None):
         return res
     if args.betas:
         return betas(args.horizon or 2000)
+    if args.truncated:
+        return truncated(args.horizon or 10_000, args.jobs)
+    if args.select_truncation:
+        path = args.out or os.path.join(HERE, "results", "bench_ldp_truncation.json")
+        return select_truncation(args.horizon or 10_000, args.jobs, path)
     if args.select:
         path = args.out or os.path.join(HERE, "results", "bench_ldp_select.json")
         return select(args.horizon or 10_000, args.jobs, path)
@@ -538,22 +707,39 @@ def main(argv=None):
     envs = [f"private|{k}|eps={e}" for k in kernels for e in eps_list]
     envs += [f"heavy|{k}|{n}" for k in kernels for n in noises]
     tasks = []
+    only = list(ALGOS) if args.only is None else args.only.split(",")
+    variants = {}
+    if args.tgp_variant:  # TGP's default replaced: "kappa,c"
+        kappa, c = (float(x) for x in args.tgp_variant.split(","))
+        variants["ldp-tgp-ucb"] = {"truncation": kappa, "width": c}
+    if any(a not in ALGOS for a in only) or (args.only and not args.merge):
+        ap.error("--only takes names from ALGOS and needs --merge")
+    old = None
+    if args.merge:
+        with open(args.merge) as fh:
+            old = json.load(fh)
+        if (old["meta"]["horizon"], old["meta"]["seeds"]) != (T, seeds):
+            ap.error("--merge: the JSON's horizon and seeds differ from this run's")
     for env in envs:
-        for algo in ALGOS:
-            for label, kw in row_configs(algo, n_window):
+        for algo in only:
+            for label, kw in row_configs(algo, n_window, variants.get(algo)):
+                if label == "theory" and args.keep_theory and old is not None:
+                    continue  # merged from the JSON below
                 for s in seeds:
                     tasks.append((env, algo, label, kw, s, T, "laplace"))
     # Randomised response against Laplace: SE, defaults only.
     for e in eps_list:
-        for algo in ALGOS:
+        for algo in only:
             for s in seeds:
-                tasks.append((f"private|se|eps={e}", algo, "default", {}, s, T, "rr"))
+                kw = row_configs(algo, n_window, variants.get(algo))[0][1]
+                tasks.append((f"private|se|eps={e}", algo, "default", kw, s, T, "rr"))
 
     # Identical runs (default = its own grid point; GP-UCB's theory = c=1)
     # are run once; the slow ATA runs first, so none ends up alone at the end.
     def key(task):
         env, algo, _, kw, seed, T_, mech = task
-        return (env, algo, ALGOS[algo](**kw).settings(T_), seed, mech)
+        a = ALGOS[algo](**kw)
+        return (env, algo, a.settings(T_), a.truncation_tail(), seed, mech)
 
     unique = {}
     for task in tasks:
@@ -569,7 +755,6 @@ def main(argv=None):
         env: {k: [c[-1] for c in r["curves"]] for k, r in per.items()}
         for env, per in rows.items()
     }
-    summary = {env: summarise(env, finals[env], seeds) for env in envs}
     curves = {
         env: {
             k: {
@@ -577,16 +762,25 @@ def main(argv=None):
                 "sd": np.std(r["curves"], axis=0, ddof=1).tolist(),
                 "final": [c[-1] for c in r["curves"]],
                 "width_scale": r["width_scale"],
+                "truncated": float(np.mean(r["truncated"])),
             }
             for k, r in per.items()
         }
         for env, per in rows.items()
     }
+    if old is not None:  # the rows not rerun, from the merged JSON (paired)
+        for env in envs:
+            for k, r in old["curves"][env].items():
+                algo, label, _ = k.split("|")
+                if algo not in only or (label == "theory" and args.keep_theory):
+                    curves[env][k] = r
+        finals = {env: _finals(curves[env]) for env in envs}
+    summary = {env: summarise(env, finals[env], seeds) for env in envs}
     uniform = {env: [uniform_regret(env, s) for s in seeds] for env in envs}
 
     # Speed: one sequential trial per algorithm at its defaults, and ATA and
     # MoMA at the defaults before issue 24 (theory width and q; k = 9).
-    speed = {}
+    speed = {} if old is None else dict(old["speed"])
     previous = {
         "ldp-ata-gp-ucb (before: theory width and q)": (
             "ldp-ata-gp-ucb",
@@ -598,6 +792,8 @@ def main(argv=None):
         ),
     }
     for name, (algo, kw) in [(a, (a, {})) for a in ALGOS] + list(previous.items()):
+        if algo not in only:
+            continue
         res = _single_thread(run, "private|se|eps=1.0", algo, kw, 0, T)
         cum = res["cpu_time"]
         per_round, prev_t, prev_c = [], 0, 0.0
@@ -605,15 +801,27 @@ def main(argv=None):
             per_round.append((c - prev_c) / (t - prev_t) * 1e3)
             prev_t, prev_c = t, c
         speed[name] = {"total_s": cum[-1], "ms_per_round_window": per_round}
-    fed = run_federated(
-        trials=1 if q else 10, n_iter=8 if q else 40, n_cand=8 if q else 64
-    )
+    if old is None:
+        fed = run_federated(
+            trials=1 if q else 10, n_iter=8 if q else 40, n_cand=8 if q else 64
+        )
+    else:  # the federated mode's learner is GP-UCB: merged, not rerun
+        fed = old["federated"]
     command = "python benchmarks/bench_ldp.py" + (" --quick" if q else "")
     if args.jobs != 1:
         command += f" --jobs {args.jobs}"
+    if old is not None:
+        command += f" --only {args.only} --merge {args.merge}"
+        command += " --keep-theory" if args.keep_theory else ""
+    if args.tgp_variant:
+        command += f" --tgp-variant {args.tgp_variant}"
+    if args.out:
+        command += f" --out {args.out}"
     result = {
         "meta": _meta(command, T, seeds, args.jobs)
-        | {"epsilons": eps_list, "envs": envs, "wall_s": None},
+        | {"epsilons": eps_list, "envs": envs, "wall_s": None}
+        | ({} if old is None else {"merged_from": old["meta"]})
+        | ({"variants": variants} if variants else {}),
         "summary": summary,
         "curves": curves,
         "uniform": uniform,
@@ -626,7 +834,8 @@ def main(argv=None):
     with open(out_path, "w") as fh:
         json.dump(result, fh, indent=1)
     print_tables(result)
-    plot(result, os.path.dirname(os.path.abspath(out_path)), suffix)
+    if not variants:  # a variant's plots would overwrite the library's
+        plot(result, os.path.dirname(os.path.abspath(out_path)), suffix)
     return result
 
 

@@ -32,6 +32,13 @@ import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 
 from ..privacy._validation import check_probability
+from ._nystrom import (  # nystrom_embedding is public here too (__all__)
+    _dtc_variance,
+    _nystrom_b_term,
+    _nystrom_q,
+    _sample_dictionary,
+    nystrom_embedding,
+)
 
 __all__ = [
     "LDPProblem",
@@ -42,10 +49,6 @@ __all__ = [
     "ALGORITHMS",
     "nystrom_embedding",
 ]
-
-# Eigenvalues of K_D below this fraction of the largest are treated as 0
-# (spec §6, "Linear algebra").
-_EIG_RTOL = 1e-10
 
 
 @dataclass(frozen=True)
@@ -179,62 +182,6 @@ class _GPUCBLearner(_AggregatedGP):
 
         n = self.p.K.shape[0]
         return self.s.scale * math.sqrt(ucb_beta(self.t + 1, n, self.s.delta))
-
-
-# ---------------------------------------------------------------------------
-# Nyström embedding (base paper, Algorithm 3) [B]
-# ---------------------------------------------------------------------------
-def nystrom_embedding(K: np.ndarray, dictionary: np.ndarray) -> np.ndarray:
-    """Φ with rows φ̃(x) = (K_D^{1/2})⁺ k_D(x) for every candidate x.
-
-    ``(K_D^{1/2})⁺`` from ``eigh`` of K_D, eigenvalues below 1e-10·max set
-    to 0 (spec §6). Returns an array of shape (n_candidates, |D|).
-    """
-    D = np.asarray(dictionary, dtype=int)
-    if D.size == 0:
-        return np.zeros((K.shape[0], 0))
-    w, U = np.linalg.eigh(K[np.ix_(D, D)])
-    keep = w > _EIG_RTOL * max(float(w.max()), 0.0)
-    inv_half = (U[:, keep] / np.sqrt(w[keep])) @ U[:, keep].T
-    return K[:, D] @ inv_half
-
-
-def _sample_dictionary(counts, var, q, rng) -> np.ndarray:
-    """Distinct candidates of D_t (spec A2, NyströmEmbedding [B]).
-
-    Each of the t past points x_i enters with probability
-    p = min(q σ̃²_{t−1}(x_i), 1); a candidate played c_j times therefore
-    enters at least once with probability 1 − (1 − p_j)^{c_j}. Copies of a
-    point add only null directions to φ̃ (same Nyström kernel), so D_t keeps
-    each candidate once and m_t = |D_t| counts distinct points — on a
-    continuous domain (the base paper's) points never repeat, and the two
-    readings agree [R].
-    """
-    S = np.flatnonzero(counts)
-    p = np.minimum(q * var[S], 1.0)
-    p_any = 1.0 - np.power(1.0 - p, counts[S])
-    return S[rng.random(S.size) < p_any]
-
-
-def _dtc_variance(K_diag, Phi, Vinv, lam):
-    """σ̃² = k(x,x) − ‖φ̃‖² + λ φ̃ᵀṼ⁻¹φ̃ (DTC variance, spec A2 [B])."""
-    quad = ((Phi @ Vinv) * Phi).sum(axis=1)
-    return np.maximum(K_diag - (Phi * Phi).sum(axis=1) + lam * quad, 0.0)
-
-
-def _nystrom_q(q, eps_n: float, delta: float, horizon: int) -> float:
-    """The dictionary rate q: "theory" [B], "practical" [B code] or a number."""
-    if q == "theory":
-        rho = (1.0 + eps_n) / (1.0 - eps_n)
-        return 6.0 * rho * math.log(4.0 * horizon / delta) / eps_n**2  # [B]
-    if q == "practical":
-        return math.log(max(horizon, 2)) / eps_n**2  # [B code]
-    return float(q)
-
-
-def _nystrom_b_term(p: LDPProblem, eps_n: float) -> float:
-    """B (1 + 1/√(1 − ε_N)): the Nyström-inflated RKHS bound [B]."""
-    return p.rkhs_norm * (1.0 + 1.0 / math.sqrt(1.0 - eps_n))
 
 
 class _NystromLearner:
@@ -437,7 +384,11 @@ class _MoMALearner(_NystromLearner):
 # factor carries over across ε; GP-UCB's β_t has no noise term, so no
 # factor chosen at one ε carries over, and its practical width is its
 # printed one (c = 1). Public constants, fixed before any report; no
-# guarantee rests on them.
+# guarantee rests on them. TGP keeps the theory truncation level by default:
+# a lower one (κ = 1 with c = 0.05, chosen by the same rule on the same seeds,
+# ``--select-truncation``) was better there but, on seeds 0–9, worse in the
+# mean on SE at ε = 2 and on Matérn at every ε (``docs/local_dp.md``, "TGP's
+# truncation level").
 _PRACTICAL = {
     "ldp-tgp-ucb": 0.01,
     "ldp-ata-gp-ucb": 0.01,
@@ -524,6 +475,10 @@ class _Algorithm:
         """The multiplier of the theory width used (validates ``width``)."""
         return _width_scale(self.width, self.practical_width)
 
+    def truncation_tail(self) -> float | None:
+        """κ of TGP's level (b − a)/2 + κ l; ``None``: the theory κ."""
+        return None
+
     def settings(self, horizon: int) -> _Settings:
         """Validate the parameters and resolve them for the horizon T."""
         return _Settings(
@@ -542,11 +497,16 @@ class TGPUCB(_Algorithm):
     ``x_t = argmax μ̂_{t−1} + β_t σ_{t−1}``; reports with |ȳ − (a+b)/2| > b
     are replaced by 0 [B]; GP posterior with λ = 1 [B].
 
-    Constants: b = (b−a)/2 + l ln(2T/δ) for Laplace reports (the reports'
-    bound for randomised response) [R]; theory width β_1 = B,
+    Constants: b = (b−a)/2 + κ l for Laplace reports (the reports' bound
+    for randomised response, whatever κ), κ = ln(2T/δ) with
+    ``truncation="theory"`` [R] (the default: then a report is truncated
+    with probability ≤ δ/(2T), i.e. practically never); theory width
+    β_1 = B,
     β_{t+1} = B + (3/√λ) b √(ln det(I_t + λ⁻¹K_t) + 2 ln(2/δ)) (the
-    TGP-UCB width [B] with b_t := b [R]); practical width
-    ``practical_width`` × that [E].
+    TGP-UCB width [B] with b_t := b [R]) at the level b in use; practical
+    width ``practical_width`` × that [E]. Non-private heavy tails
+    (``LDPProblem(truncation_level=None)``) use the base paper's moment
+    level whatever ``truncation``.
 
     Parameters
     ----------
@@ -559,14 +519,35 @@ class TGPUCB(_Algorithm):
         c × the theory width. The width is post-processing of the ε-LDP
         reports: privacy is the same whatever it is. Only ``"theory"``
         comes with the regret analysis; the others void it.
+    truncation : "theory" or float, default="theory"
+        κ of the level b = (b − a)/2 + κ l: ``"theory"`` ln(2T/δ), or a
+        number κ > 0 (a lower level truncates more reports; measured in
+        ``docs/local_dp.md``, not a default). Post-processing too; the
+        regret analysis needs ``"theory"``.
     """
 
     name = "ldp-tgp-ucb"
     practical_width = _PRACTICAL["ldp-tgp-ucb"]
 
-    def __init__(self, delta: float = 0.1, width="practical"):
+    def __init__(self, delta: float = 0.1, width="practical", truncation="theory"):
         self.delta = delta
         self.width = width
+        self.truncation = truncation
+
+    def truncation_tail(self) -> float | None:
+        t = self.truncation
+        if isinstance(t, str) and t == "theory":
+            return None
+        if _is_real(t) and math.isfinite(t) and t > 0:
+            return float(t)
+        raise ValueError(
+            "truncation must be 'theory' or a finite number > 0 "
+            f"(κ in the level (b − a)/2 + κ l); got {t!r}."
+        )
+
+    def settings(self, horizon: int) -> _Settings:
+        self.truncation_tail()  # validates ``truncation``
+        return super().settings(horizon)
 
     def _learner(self, problem, rng, settings) -> _TGPLearner:
         return _TGPLearner(problem, rng, settings)

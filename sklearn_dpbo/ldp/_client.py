@@ -87,16 +87,21 @@ class MechanismSpec:
         """(b − a)/2, the bound B + R on the centred clipped reward."""
         return 0.5 * (self.bounds[1] - self.bounds[0])
 
-    def truncation_level(self, horizon: int, delta: float) -> float:
-        """b with Pr[any of ``horizon`` centred reports exceeds b] ≤ δ/2.
+    def truncation_level(
+        self, horizon: int, delta: float, tail: float | None = None
+    ) -> float:
+        """LDP-TGP-UCB's level b: (b − a)/2 + κ l for Laplace reports.
 
-        Laplace: (b − a)/2 + l ln(2T/δ) (spec A1 [R]: Pr[|L| > s] ≤ e^{−s/l}
-        for the discrete Laplace on the grid too, union bound over T).
+        ``tail=None`` (the theory): κ = ln(2T/δ), so that Pr[any of
+        ``horizon`` centred reports exceeds b] ≤ δ/2 (spec A1 [R]:
+        Pr[|L| > s] ≤ e^{−s/l} for the discrete Laplace on the grid too,
+        union bound over T). A number: κ = ``tail`` (a public constant).
         Randomised response: the reports' own bound (never binds).
         """
         if self.report_half_width is not None:
             return self.report_half_width
-        return self.half_width + self.noise_scale * math.log(2.0 * horizon / delta)
+        kappa = math.log(2.0 * horizon / delta) if tail is None else float(tail)
+        return self.half_width + self.noise_scale * kappa
 
 
 @dataclass(frozen=True)

@@ -184,7 +184,9 @@ class LDPBayesianOptimizer:
             K=K,
             rkhs_norm=B,
             moment=self.spec_.second_moment,
-            truncation_level=self.spec_.truncation_level(self.n_calls, delta),
+            truncation_level=self.spec_.truncation_level(
+                self.n_calls, delta, self.algorithm_.truncation_tail()
+            ),
             horizon=self.n_calls,
             lam=lam,
         )

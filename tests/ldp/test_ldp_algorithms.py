@@ -300,6 +300,7 @@ def test_width_is_a_multiple_of_the_theory_width(cls, extra):
 def test_practical_constants_are_the_documented_ones():
     # docs/local_dp.md quotes these; the benchmark's --select chose them.
     assert TGPUCB.practical_width == 0.01
+    assert TGPUCB().truncation == "theory"  # κ = 1 was measured, not adopted
     assert ATAGPUCB.practical_width == 0.01
     assert MoMAGPUCB.practical_width == 0.002
     assert GPUCB.practical_width == 1.0
@@ -334,7 +335,7 @@ def test_moma_with_a_single_group_runs():
 def test_parameters_are_stored_untouched_and_validated_at_start():
     algo = TGPUCB(delta="0.1", width="wide")  # no error: stored as given
     assert algo.delta == "0.1" and algo.width == "wide"
-    assert repr(algo) == "TGPUCB(delta='0.1', width='wide')"
+    assert repr(algo) == "TGPUCB(delta='0.1', width='wide', truncation='theory')"
     with pytest.raises(ValueError, match="delta"):
         algo.start(_problem(), np.random.default_rng(0))
 
@@ -346,6 +347,10 @@ def test_parameters_are_stored_untouched_and_validated_at_start():
         (lambda: TGPUCB(delta=True), "delta"),
         (lambda: TGPUCB(width="wide"), "width"),
         (lambda: TGPUCB(width=0.0), "width"),
+        (lambda: TGPUCB(truncation="practical"), "truncation"),
+        (lambda: TGPUCB(truncation=0.0), "truncation"),
+        (lambda: TGPUCB(truncation=float("inf")), "truncation"),
+        (lambda: TGPUCB(truncation=True), "truncation"),
         (lambda: GPUCB(width=-1.0), "width"),
         (lambda: GPUCB(width=float("nan")), "width"),
         (lambda: GPUCB(width=float("inf")), "width"),

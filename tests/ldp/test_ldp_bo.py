@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import pickle
 
 import numpy as np
@@ -130,7 +131,7 @@ def _rkhs_function(rng, K, B):
 
 
 THEORY = {
-    "ldp-tgp-ucb": TGPUCB(width="theory"),
+    "ldp-tgp-ucb": TGPUCB(width="theory", truncation="theory"),
     "ldp-ata-gp-ucb": ATAGPUCB(width="theory", q="theory"),
     # n_groups="theory" (≈ 180) exceeds this horizon; the width is MENU's.
     "ldp-moma-gp-ucb": MoMAGPUCB(width="theory", q="theory", n_groups=9),
@@ -179,7 +180,11 @@ def test_coverage_test_detects_a_too_narrow_width():
     with pytest.warns(PrivacyLeakWarning):
         client = LaplaceRandomizer((-2.0, 2.0), 1.0, noise_random_state=0)
     opt = LDPBayesianOptimizer(
-        cands, client, 120, algorithm=TGPUCB(width=0.02), rkhs_norm=1.0
+        cands,
+        client,
+        120,
+        algorithm=TGPUCB(width=0.02, truncation="theory"),
+        rkhs_norm=1.0,
     )
     misses = 0
     for _ in range(120):
@@ -235,7 +240,7 @@ def test_default_widths_learn_on_a_small_environment(cls):
 @pytest.mark.parametrize(
     "algorithm",
     [
-        TGPUCB(width="theory"),
+        TGPUCB(width="theory", truncation="theory"),
         ATAGPUCB(width="theory", q="theory"),
         MoMAGPUCB(width="theory", q="theory", n_groups="theory"),
     ],
@@ -279,3 +284,51 @@ def test_bad_optimizer_settings():
         LDPBayesianOptimizer(SPACE, 1.0, 10)
     with pytest.raises(ValueError, match="mechanism"):
         ldp_maximize(lambda p: 0.0, SPACE, 3, mechanism="gaussian")
+
+
+@pytest.mark.parametrize("T", [120, 10_000])
+def test_tgp_truncation_level_per_option(T):
+    """TGP's level (b − a)/2 + κ l: κ = ln(2T/δ) with ``truncation="theory"``
+    (the default), the number given otherwise; randomised response keeps
+    its reports' bound, and the other algorithms the theory level (they do
+    not use it)."""
+    client = LaplaceRandomizer((-2.0, 2.0), 1.0)
+    scale = client.public_spec().noise_scale  # l = (4 + 2^k)/ε
+    cases = [
+        (TGPUCB(truncation="theory"), math.log(2 * T / 0.1)),
+        (TGPUCB(), math.log(2 * T / 0.1)),
+        (TGPUCB(truncation=2.5, delta=0.2), 2.5),
+        (ATAGPUCB(), math.log(2 * T / 0.1)),
+    ]
+    for algorithm, kappa in cases:
+        opt = LDPBayesianOptimizer(SPACE, client, T, algorithm=algorithm)
+        assert opt.problem_.truncation_level == pytest.approx(2.0 + kappa * scale)
+    rr = RandomizedResponse((-2.0, 2.0), 1.0)
+    bound = rr.public_spec().report_half_width
+    for algorithm in (TGPUCB(), TGPUCB(truncation=1.0)):
+        opt = LDPBayesianOptimizer(SPACE, rr, T, algorithm=algorithm)
+        assert opt.problem_.truncation_level == bound
+
+
+def test_tgp_low_truncation_binds_and_theory_does_not():
+    # ε = 1, reports beyond the level are replaced by 0: at κ = 1 about
+    # e^{-1}·e^{-1/2}cosh(y/4) ≈ 0.23 of the Laplace reports are; at the
+    # theory level (2 + 4 ln(2T/δ), T = 400: 38) none of 400 is.
+    rng = np.random.default_rng(0)
+    cut = {}
+    for truncation in (1.0, "theory"):
+        with pytest.warns(PrivacyLeakWarning):
+            client = LaplaceRandomizer((-2.0, 2.0), 1.0, noise_random_state=1)
+        opt = LDPBayesianOptimizer(
+            SPACE, client, 400, algorithm=TGPUCB(truncation=truncation)
+        )
+        level, n = opt.problem_.truncation_level, 0
+        for _ in range(400):
+            j = opt.ask_index()
+            report = client.privatize(float(rng.uniform(-1, 1)))
+            n += abs(report.value) > level
+            opt.tell(j, report)
+        cut[truncation] = n / 400
+    expected = math.exp(-1.0)  # Pr[|L| > κl]; |y| ≤ 1 cuts 0.61–0.63 of it
+    assert cut["theory"] == 0.0
+    assert 0.5 * expected < cut[1.0] < expected
