@@ -245,7 +245,7 @@ class PrivateSelection(SearchMode):
     {{length_scale}}
     {{noise}}
         0 is run as 1e-6 for numerical stability.
-    public_budget : float or None, default=None
+    public_budget : "auto", float or None, default="auto"
         A cap on the public signal's cost (``shortlist="bo"``): its fold fits
         use at most ``public_budget`` × ``n_iter`` × (training rows) rows,
         about ``public_budget`` full fits per candidate on any task. Every
@@ -256,16 +256,25 @@ class PrivateSelection(SearchMode):
         remaining rows pay for but at least ``shortlist_size``, and the
         shortlist is taken from them; if the rows pay for no more than
         ``shortlist_size`` candidates, no other fold is run and fold 0
-        decides (0.7 with 3 folds: a single public hold-out). Public and
-        deterministic given ``batch_size``. ``None`` (the default): no cap,
-        the ``racing`` rule alone. Not the default because, measured
-        (``benchmarks/bench_utility.py --public-budget 1`` and ``0.7``,
-        30 seeds, 2026-11-24; docs/benchmarks.md, issue 25 study), both
-        lose ≈ 0.35 regret points on the smallest training set
-        (breast_cancer, 95 rows per public fold); on a 25,000-row
-        HistGradientBoosting task 0.7 costs 0.8–0.9× ``RandomizedSearchCV``
-        (the default ≈ 2×) with the same test accuracy: worth setting when
-        a public fold holds thousands of rows.
+        decides (0.7 with 3 folds and ``n_iter`` < 40: a single public
+        hold-out). Public and deterministic given ``batch_size``. ``None``:
+        no cap, the ``racing`` rule alone.
+
+        ``"auto"`` (the default) decides from the size of the public
+        training set only, before any score is computed and before the
+        validation set is read: when public fold 0 scores at least 2,500
+        rows (the largest standard deviation of a fold-0 score,
+        (high − low)/(2√n₀), at most 1 % of the score range: one accuracy
+        point), fold 0 alone decides (a single public hold-out:
+        ``n_iter`` fold fits, ``cv_results_["n_public_folds"]`` 1 on every
+        row); below, ``None`` (racing on every fold, so a smaller task runs
+        exactly as with ``None``). With the default ``public_cv=3`` the
+        hold-out starts at 7,500 training rows. Measured
+        (docs/benchmarks.md, issue 25): on a 25,000-row
+        HistGradientBoosting task it costs ≈ 0.9× ``RandomizedSearchCV``
+        (``None``: ≈ 2×), and on small training sets a hold-out lost
+        utility (breast_cancer, 95 rows per fold: +0.33 regret points),
+        hence the threshold.
     """
 
     method = "private-selection"
@@ -275,7 +284,11 @@ class PrivateSelection(SearchMode):
         "public_cv": [Interval(numbers.Integral, 2, None, closed="left"), "cv_object"],
         "selection": _SELECTION,
         "racing": [None, Interval(numbers.Real, 0, None, closed="left")],
-        "public_budget": [None, Interval(numbers.Real, 0, None, closed="neither")],
+        "public_budget": [
+            None,
+            StrOptions({"auto"}),
+            Interval(numbers.Real, 0, None, closed="neither"),
+        ],
         "batch_size": _BATCH_SIZE,
         "kernel": _KERNEL,
         "length_scale": _LENGTH_SCALE,
@@ -293,7 +306,7 @@ class PrivateSelection(SearchMode):
         kernel=None,
         length_scale="deprecated",
         noise=0.01,
-        public_budget=None,
+        public_budget="auto",
     ):
         self.shortlist = shortlist
         self.shortlist_size = shortlist_size
