@@ -1418,7 +1418,9 @@ def racing_methods(racing, public_cv, budgets=None) -> dict:
             methods[label] = {"public_cv": k, "racing": z, "public_budget": None}
     for b in budgets or ():
         for z in racing if racing is not None else (default_racing,):
-            label = f"private-selection budget={_budget_label(b)} racing={_racing_label(z)}"
+            label = (
+                f"private-selection budget={_budget_label(b)} racing={_racing_label(z)}"
+            )
             methods[label] = {"public_budget": b, "racing": z}
     return methods
 

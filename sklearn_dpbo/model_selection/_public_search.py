@@ -88,7 +88,9 @@ def resolve_budget(budget, fold0_rows: int) -> Optional[float]:
     """
     if isinstance(budget, str):
         if budget != "auto":
-            raise ValueError(f"public_budget must be 'auto', a float or None: {budget!r}")
+            raise ValueError(
+                f"public_budget must be 'auto', a float or None: {budget!r}"
+            )
         return 0.0 if int(fold0_rows) >= HOLDOUT_MIN_ROWS else None
     return budget
 
