@@ -127,6 +127,13 @@ chosen on them; each runs only when named in ``--datasets``):
 - ``hgb_hastie_large`` (issue 25): the same estimator and grid on a large
   public training set (``make_hastie_10_2(random_state=3)``: 15 000 public
   training rows, 5 000 per public fold, m = 2000, 1000 test rows);
+- ``knn_large`` and ``hgb_large`` (issue 25, added to check
+  ``public_budget="auto"``, whose single public hold-out starts at 2 500
+  rows per public fold): the kNN grid of ``knn_diabetes`` on a binary
+  ``make_classification`` problem (seed 4; 7 500 public training rows,
+  2 500 per fold, at the threshold) and the HistGradientBoosting grid on
+  another (seed 5; 9 000 public training rows, 3 000 per fold); m = 2000,
+  1000 test rows each;
 - ``knn_diabetes`` (issue 25): ``make_pipeline(StandardScaler(),
   KNeighborsClassifier())`` on scikit-learn's diabetes data with the target
   made binary at its median (221 public training, m = 110 validation, 111
@@ -278,6 +285,24 @@ def load_knn_large(return_X_y=True):
     )
 
 
+def load_hgb_large(return_X_y=True):
+    """Held-out task (issue 25, added with ``public_budget="auto"``): a
+    binary ``make_classification`` problem (seed 5, 15 features of which 6
+    informative, 5 % label noise; 9 000 public training rows, 3 000 per
+    public fold, m = 2 000 validation and 1 000 test rows), searched with
+    the HistGradientBoosting grid of ``hgb_hastie``. Used nowhere else."""
+    return make_classification(
+        n_samples=sum(SYNTHETIC_SIZES["hgb_large"]),
+        n_features=15,
+        n_informative=6,
+        n_redundant=3,
+        n_clusters_per_class=2,
+        flip_y=0.05,
+        class_sep=0.7,
+        random_state=5,
+    )
+
+
 def load_diabetes_binary(return_X_y=True):
     """Held-out task (issue 25): scikit-learn's diabetes data (442 patients,
     10 features), the disease-progression target made binary at its median
@@ -294,6 +319,7 @@ SYNTHETIC_SIZES = {
     "hgb_hastie": (600, 2000, 1000),
     "hgb_hastie_large": (15000, 2000, 1000),
     "knn_large": (7500, 2000, 1000),
+    "hgb_large": (9000, 2000, 1000),
 }
 DATASETS = {
     "digits": load_digits,
@@ -304,6 +330,7 @@ DATASETS = {
     "hgb_hastie_large": load_hastie_large,
     "knn_diabetes": load_diabetes_binary,
     "knn_large": load_knn_large,
+    "hgb_large": load_hgb_large,
 }
 # Held-out tasks with another estimator and search space than the SVC grid
 # (issue 25; nobody tuned the library on them): name -> (estimator factory,
@@ -334,6 +361,7 @@ TASK_SPACES = {
 # others are held out (selected with --datasets).
 TASK_SPACES["hgb_hastie_large"] = TASK_SPACES["hgb_hastie"]
 TASK_SPACES["knn_large"] = TASK_SPACES["knn_diabetes"]
+TASK_SPACES["hgb_large"] = TASK_SPACES["hgb_hastie"]
 TUNED_DATASETS = ("digits", "breast_cancer", "classification")
 # Held out from every tuning (classification3: the racing study; the other
 # two: issue 25's public-signal study).
@@ -343,6 +371,7 @@ HELD_OUT_DATASETS = (
     "hgb_hastie_large",
     "knn_diabetes",
     "knn_large",
+    "hgb_large",
 )
 SPLIT_SEED = 0
 C_VALUES = [float(v) for v in np.logspace(-2, 3, 32)]
