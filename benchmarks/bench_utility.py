@@ -181,6 +181,7 @@ from sklearn.datasets import (
     make_hastie_10_2,
 )
 from sklearn.ensemble import HistGradientBoostingClassifier
+from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import (
     GridSearchCV,
     PredefinedSplit,
@@ -191,6 +192,7 @@ from sklearn.neighbors import KNeighborsClassifier
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
+from sklearn.tree import DecisionTreeClassifier
 
 import sklearn_dpbo
 from sklearn_dpbo import DPBayesSearchCV
@@ -303,6 +305,44 @@ def load_hgb_large(return_X_y=True):
     )
 
 
+def load_tree_large(return_X_y=True):
+    """Held-out task (issue 25, added with the 5 000-row threshold of
+    ``public_budget="auto"``): a binary ``make_classification`` problem
+    (seed 6, 20 features of which 8 informative, 5 % label noise; 15 000
+    public training rows, 5 000 per public fold, m = 2 000 validation and
+    1 000 test rows), searched with a decision tree (:data:`TASK_SPACES`).
+    Used nowhere else."""
+    return make_classification(
+        n_samples=sum(SYNTHETIC_SIZES["tree_large"]),
+        n_features=20,
+        n_informative=8,
+        n_redundant=4,
+        n_clusters_per_class=3,
+        flip_y=0.05,
+        class_sep=0.8,
+        random_state=6,
+    )
+
+
+def load_logreg_large(return_X_y=True):
+    """Held-out task (issue 25, as ``tree_large``): an imbalanced binary
+    ``make_classification`` problem (seed 7, 30 features of which 10
+    informative, 70 / 30 classes, 8 % label noise; 18 000 public training
+    rows, 6 000 per public fold, m = 2 000 validation and 1 000 test rows),
+    searched with a scaled logistic regression (:data:`TASK_SPACES`). Used
+    nowhere else."""
+    return make_classification(
+        n_samples=sum(SYNTHETIC_SIZES["logreg_large"]),
+        n_features=30,
+        n_informative=10,
+        n_redundant=5,
+        weights=[0.7],
+        flip_y=0.08,
+        class_sep=0.6,
+        random_state=7,
+    )
+
+
 def load_diabetes_binary(return_X_y=True):
     """Held-out task (issue 25): scikit-learn's diabetes data (442 patients,
     10 features), the disease-progression target made binary at its median
@@ -320,6 +360,8 @@ SYNTHETIC_SIZES = {
     "hgb_hastie_large": (15000, 2000, 1000),
     "knn_large": (7500, 2000, 1000),
     "hgb_large": (9000, 2000, 1000),
+    "tree_large": (15000, 2000, 1000),
+    "logreg_large": (18000, 2000, 1000),
 }
 DATASETS = {
     "digits": load_digits,
@@ -331,6 +373,8 @@ DATASETS = {
     "knn_diabetes": load_diabetes_binary,
     "knn_large": load_knn_large,
     "hgb_large": load_hgb_large,
+    "tree_large": load_tree_large,
+    "logreg_large": load_logreg_large,
 }
 # Held-out tasks with another estimator and search space than the SVC grid
 # (issue 25; nobody tuned the library on them): name -> (estimator factory,
@@ -362,6 +406,23 @@ TASK_SPACES = {
 TASK_SPACES["hgb_hastie_large"] = TASK_SPACES["hgb_hastie"]
 TASK_SPACES["knn_large"] = TASK_SPACES["knn_diabetes"]
 TASK_SPACES["hgb_large"] = TASK_SPACES["hgb_hastie"]
+TASK_SPACES["tree_large"] = (
+    lambda: DecisionTreeClassifier(random_state=0),
+    {
+        "max_depth": [2, 3, 4, 5, 6, 8, 10, 12, 16, None],
+        "min_samples_leaf": [1, 2, 5, 10, 20, 50, 100, 200],
+        "criterion": ["gini", "entropy"],
+        "max_features": [None, 0.5],
+    },
+)
+TASK_SPACES["logreg_large"] = (
+    lambda: make_pipeline(StandardScaler(), LogisticRegression(max_iter=300)),
+    {
+        "logisticregression__C": [float(v) for v in np.logspace(-5, 2, 32)],
+        "logisticregression__class_weight": [None, "balanced"],
+        "logisticregression__fit_intercept": [True, False],
+    },
+)
 TUNED_DATASETS = ("digits", "breast_cancer", "classification")
 # Held out from every tuning (classification3: the racing study; the other
 # two: issue 25's public-signal study).
@@ -372,6 +433,8 @@ HELD_OUT_DATASETS = (
     "knn_diabetes",
     "knn_large",
     "hgb_large",
+    "tree_large",
+    "logreg_large",
 )
 SPLIT_SEED = 0
 C_VALUES = [float(v) for v in np.logspace(-2, 3, 32)]

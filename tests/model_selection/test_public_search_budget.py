@@ -376,7 +376,7 @@ def test_public_budget_strings_other_than_auto_are_refused(cancer_split, bad):
 # ---------------------------------------------------------------------------
 def test_auto_is_the_default_and_resolves_on_the_public_fold_size_only():
     assert PrivateSelection().public_budget == "auto"
-    assert HOLDOUT_MIN_ROWS == 2500  # (high - low)/(2 sqrt(n0)) <= 1 % of the range
+    assert HOLDOUT_MIN_ROWS == 5000  # (high - low)/sqrt(2 n0) <= 1 % of the range
     assert resolve_budget("auto", HOLDOUT_MIN_ROWS - 1) is None
     assert resolve_budget("auto", HOLDOUT_MIN_ROWS) == 0.0
     assert resolve_budget("auto", 10**6) == 0.0
@@ -442,7 +442,8 @@ def test_auto_below_the_threshold_is_exactly_the_racing_search(cancer_split):
 
 @pytest.fixture(scope="module")
 def large_split():
-    # 3 * 2500 training rows: stratified public folds of exactly 2500 rows.
+    # 3 * HOLDOUT_MIN_ROWS training rows: stratified public folds of exactly
+    # HOLDOUT_MIN_ROWS rows.
     X, y = make_classification(
         n_samples=3 * HOLDOUT_MIN_ROWS + 400, n_features=8, random_state=0
     )
