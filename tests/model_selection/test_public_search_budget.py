@@ -11,7 +11,7 @@
 - Public only: the whole public transcript, shortlist included, is the same
   for neighbouring validation sets, and is decided before the validation
   set is read; a real search respects the cap.
-- ``public_budget="auto"`` (the default): a single public hold-out when
+- ``public_budget="auto"`` (opt-in): a single public hold-out when
   public fold 0 scores at least ``HOLDOUT_MIN_ROWS`` rows, else exactly the
   search of ``public_budget=None`` (same transcript, same releases); the
   validation set's size plays no part.
@@ -374,8 +374,9 @@ def test_public_budget_strings_other_than_auto_are_refused(cancer_split, bad):
 # ---------------------------------------------------------------------------
 # public_budget="auto"
 # ---------------------------------------------------------------------------
-def test_auto_is_the_default_and_resolves_on_the_public_fold_size_only():
-    assert PrivateSelection().public_budget == "auto"
+def test_auto_resolves_on_the_public_fold_size_only():
+    # Not the default (measured: issue 25 study in docs/benchmarks.md).
+    assert PrivateSelection().public_budget is None
     assert HOLDOUT_MIN_ROWS == 5000  # (high - low)/sqrt(2 n0) <= 1 % of the range
     assert resolve_budget("auto", HOLDOUT_MIN_ROWS - 1) is None
     assert resolve_budget("auto", HOLDOUT_MIN_ROWS) == 0.0
@@ -402,8 +403,8 @@ def test_a_zero_budget_is_a_single_hold_out_at_any_n_iter():
 
 
 def _fit_pair(X_tr, y_tr, X_va, y_va, **kw):
-    """The default search and the same search with ``public_budget=value``
-    for each value in ``kw``, all seeded alike."""
+    """The search with ``public_budget="auto"`` and the same search with
+    ``public_budget=value`` for each value in ``kw``, all seeded alike."""
     out = {}
     for label, budget in {"auto": "auto", **kw}.items():
         s = DPBayesSearchCV(
