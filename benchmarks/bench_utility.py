@@ -111,6 +111,11 @@ Usage (from the repository root)::
         --methods private-selection --racing none 0.5 --public-budget 1 \
         --public-cv 2 --epsilons 0.5 1 2 --seeds 30 --verify-seeds 1 \
         --external-seeds 0 --n-jobs 1
+    # the size rule public_budget="auto", paired against the default:
+    python benchmarks/bench_utility.py --datasets tree_large logreg_large \
+        --methods private-selection --racing 0.5 --public-budget auto \
+        --paired-baseline "private-selection racing=0.5" --epsilons 0.5 1 2 \
+        --seeds 30 --verify-seeds 1 --external-seeds 0 --n-jobs 2
 
 Held-out tasks (``HELD_OUT_DATASETS``; none of the library's defaults was
 chosen on them; each runs only when named in ``--datasets``):
@@ -134,6 +139,14 @@ chosen on them; each runs only when named in ``--datasets``):
   2 500 per fold, at the threshold) and the HistGradientBoosting grid on
   another (seed 5; 9 000 public training rows, 3 000 per fold); m = 2000,
   1000 test rows each;
+- ``tree_large`` and ``logreg_large`` (issue 25, added with the 5 000-row
+  threshold of ``public_budget="auto"``): ``DecisionTreeClassifier`` over
+  ``max_depth`` x ``min_samples_leaf`` x ``criterion`` x ``max_features``
+  (320 candidates) on ``make_classification`` seed 6 (15 000 public
+  training rows, 5 000 per fold), and a scaled ``LogisticRegression`` over
+  ``C`` x ``class_weight`` x ``fit_intercept`` (128 candidates) on an
+  imbalanced problem, seed 7 (18 000 rows, 6 000 per fold); m = 2000, 1000
+  test rows each;
 - ``knn_diabetes`` (issue 25): ``make_pipeline(StandardScaler(),
   KNeighborsClassifier())`` on scikit-learn's diabetes data with the target
   made binary at its median (221 public training, m = 110 validation, 111
