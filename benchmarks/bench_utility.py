@@ -111,6 +111,11 @@ Usage (from the repository root)::
         --methods private-selection --racing none 0.5 --public-budget 1 \
         --public-cv 2 --epsilons 0.5 1 2 --seeds 30 --verify-seeds 1 \
         --external-seeds 0 --n-jobs 1
+    # the size rule public_budget="auto", paired against the default:
+    python benchmarks/bench_utility.py --datasets tree_large logreg_large \
+        --methods private-selection --racing 0.5 --public-budget auto \
+        --paired-baseline "private-selection racing=0.5" --epsilons 0.5 1 2 \
+        --seeds 30 --verify-seeds 1 --external-seeds 0 --n-jobs 2
 
 Held-out tasks (``HELD_OUT_DATASETS``; none of the library's defaults was
 chosen on them; each runs only when named in ``--datasets``):
@@ -127,6 +132,21 @@ chosen on them; each runs only when named in ``--datasets``):
 - ``hgb_hastie_large`` (issue 25): the same estimator and grid on a large
   public training set (``make_hastie_10_2(random_state=3)``: 15 000 public
   training rows, 5 000 per public fold, m = 2000, 1000 test rows);
+- ``knn_large`` and ``hgb_large`` (issue 25, added to check
+  ``public_budget="auto"``, whose single public hold-out starts at 2 500
+  rows per public fold): the kNN grid of ``knn_diabetes`` on a binary
+  ``make_classification`` problem (seed 4; 7 500 public training rows,
+  2 500 per fold, at the threshold) and the HistGradientBoosting grid on
+  another (seed 5; 9 000 public training rows, 3 000 per fold); m = 2000,
+  1000 test rows each;
+- ``tree_large`` and ``logreg_large`` (issue 25, added with the 5 000-row
+  threshold of ``public_budget="auto"``): ``DecisionTreeClassifier`` over
+  ``max_depth`` x ``min_samples_leaf`` x ``criterion`` x ``max_features``
+  (320 candidates) on ``make_classification`` seed 6 (15 000 public
+  training rows, 5 000 per fold), and a scaled ``LogisticRegression`` over
+  ``C`` x ``class_weight`` x ``fit_intercept`` (128 candidates) on an
+  imbalanced problem, seed 7 (18 000 rows, 6 000 per fold); m = 2000, 1000
+  test rows each;
 - ``knn_diabetes`` (issue 25): ``make_pipeline(StandardScaler(),
   KNeighborsClassifier())`` on scikit-learn's diabetes data with the target
   made binary at its median (221 public training, m = 110 validation, 111
@@ -174,6 +194,7 @@ from sklearn.datasets import (
     make_hastie_10_2,
 )
 from sklearn.ensemble import HistGradientBoostingClassifier
+from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import (
     GridSearchCV,
     PredefinedSplit,
@@ -184,6 +205,7 @@ from sklearn.neighbors import KNeighborsClassifier
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
+from sklearn.tree import DecisionTreeClassifier
 
 import sklearn_dpbo
 from sklearn_dpbo import DPBayesSearchCV
@@ -259,6 +281,81 @@ def load_hastie_large(return_X_y=True):
     return make_hastie_10_2(n_samples=n, random_state=3)
 
 
+def load_knn_large(return_X_y=True):
+    """Held-out task (issue 25, added with ``public_budget="auto"``) with a
+    large public training set at the hold-out threshold: a binary
+    ``make_classification`` problem (seed 4, 10 features of which 5
+    informative, 5 % label noise; 7 500 public training rows, 2 500 per
+    public fold, m = 2 000 validation and 1 000 test rows), searched with
+    kNN over the grid of ``knn_diabetes``. Used nowhere else."""
+    return make_classification(
+        n_samples=sum(SYNTHETIC_SIZES["knn_large"]),
+        n_features=10,
+        n_informative=5,
+        n_redundant=2,
+        n_clusters_per_class=3,
+        flip_y=0.05,
+        class_sep=0.8,
+        random_state=4,
+    )
+
+
+def load_hgb_large(return_X_y=True):
+    """Held-out task (issue 25, added with ``public_budget="auto"``): a
+    binary ``make_classification`` problem (seed 5, 15 features of which 6
+    informative, 5 % label noise; 9 000 public training rows, 3 000 per
+    public fold, m = 2 000 validation and 1 000 test rows), searched with
+    the HistGradientBoosting grid of ``hgb_hastie``. Used nowhere else."""
+    return make_classification(
+        n_samples=sum(SYNTHETIC_SIZES["hgb_large"]),
+        n_features=15,
+        n_informative=6,
+        n_redundant=3,
+        n_clusters_per_class=2,
+        flip_y=0.05,
+        class_sep=0.7,
+        random_state=5,
+    )
+
+
+def load_tree_large(return_X_y=True):
+    """Held-out task (issue 25, added with the 5 000-row threshold of
+    ``public_budget="auto"``): a binary ``make_classification`` problem
+    (seed 6, 20 features of which 8 informative, 5 % label noise; 15 000
+    public training rows, 5 000 per public fold, m = 2 000 validation and
+    1 000 test rows), searched with a decision tree (:data:`TASK_SPACES`).
+    Used nowhere else."""
+    return make_classification(
+        n_samples=sum(SYNTHETIC_SIZES["tree_large"]),
+        n_features=20,
+        n_informative=8,
+        n_redundant=4,
+        n_clusters_per_class=3,
+        flip_y=0.05,
+        class_sep=0.8,
+        random_state=6,
+    )
+
+
+def load_logreg_large(return_X_y=True):
+    """Held-out task (issue 25, as ``tree_large``): an imbalanced binary
+    ``make_classification`` problem (seed 7, 30 features of which 10
+    informative, 70 / 30 classes, 8 % label noise; 18 000 public training
+    rows, 6 000 per public fold, m = 2 000 validation and 1 000 test rows),
+    searched with a scaled logistic regression (:data:`TASK_SPACES`). Used
+    nowhere else."""
+    return make_classification(
+        n_samples=sum(SYNTHETIC_SIZES["logreg_large"]),
+        n_features=30,
+        n_informative=10,
+        n_redundant=5,
+        weights=[0.7],
+        flip_y=0.08,
+        class_sep=0.6,
+        random_state=7,
+    )
+
+
 def load_diabetes_binary(return_X_y=True):
     """Held-out task (issue 25): scikit-learn's diabetes data (442 patients,
     10 features), the disease-progression target made binary at its median
@@ -274,6 +371,10 @@ SYNTHETIC_SIZES = {
     "classification3": (600, 2000, 1000),
     "hgb_hastie": (600, 2000, 1000),
     "hgb_hastie_large": (15000, 2000, 1000),
+    "knn_large": (7500, 2000, 1000),
+    "hgb_large": (9000, 2000, 1000),
+    "tree_large": (15000, 2000, 1000),
+    "logreg_large": (18000, 2000, 1000),
 }
 DATASETS = {
     "digits": load_digits,
@@ -283,6 +384,10 @@ DATASETS = {
     "hgb_hastie": load_hastie,
     "hgb_hastie_large": load_hastie_large,
     "knn_diabetes": load_diabetes_binary,
+    "knn_large": load_knn_large,
+    "hgb_large": load_hgb_large,
+    "tree_large": load_tree_large,
+    "logreg_large": load_logreg_large,
 }
 # Held-out tasks with another estimator and search space than the SVC grid
 # (issue 25; nobody tuned the library on them): name -> (estimator factory,
@@ -312,6 +417,25 @@ TASK_SPACES = {
 # Tasks the library defaults were chosen on (the full run's default set); the
 # others are held out (selected with --datasets).
 TASK_SPACES["hgb_hastie_large"] = TASK_SPACES["hgb_hastie"]
+TASK_SPACES["knn_large"] = TASK_SPACES["knn_diabetes"]
+TASK_SPACES["hgb_large"] = TASK_SPACES["hgb_hastie"]
+TASK_SPACES["tree_large"] = (
+    lambda: DecisionTreeClassifier(random_state=0),
+    {
+        "max_depth": [2, 3, 4, 5, 6, 8, 10, 12, 16, None],
+        "min_samples_leaf": [1, 2, 5, 10, 20, 50, 100, 200],
+        "criterion": ["gini", "entropy"],
+        "max_features": [None, 0.5],
+    },
+)
+TASK_SPACES["logreg_large"] = (
+    lambda: make_pipeline(StandardScaler(), LogisticRegression(max_iter=300)),
+    {
+        "logisticregression__C": [float(v) for v in np.logspace(-5, 2, 32)],
+        "logisticregression__class_weight": [None, "balanced"],
+        "logisticregression__fit_intercept": [True, False],
+    },
+)
 TUNED_DATASETS = ("digits", "breast_cancer", "classification")
 # Held out from every tuning (classification3: the racing study; the other
 # two: issue 25's public-signal study).
@@ -320,6 +444,10 @@ HELD_OUT_DATASETS = (
     "hgb_hastie",
     "hgb_hastie_large",
     "knn_diabetes",
+    "knn_large",
+    "hgb_large",
+    "tree_large",
+    "logreg_large",
 )
 SPLIT_SEED = 0
 C_VALUES = [float(v) for v in np.logspace(-2, 3, 32)]
@@ -1362,6 +1490,20 @@ def _racing_label(z: float | None) -> str:
     return "none" if z is None else f"{z:g}"
 
 
+def _budget_value(text: str) -> float | str:
+    """``--public-budget`` values: a float b > 0, or ``auto``."""
+    if text.lower() == "auto":
+        return "auto"
+    b = float(text)
+    if not b > 0:
+        raise argparse.ArgumentTypeError(f"public budget must be > 0 or 'auto': {text}")
+    return b
+
+
+def _budget_label(b) -> str:
+    return b if isinstance(b, str) else f"{b:g}"
+
+
 def racing_methods(racing, public_cv, budgets=None) -> dict:
     """Labels -> private-selection keywords of the ``--racing``,
     ``--public-cv`` and ``--public-budget`` rows: one row per racing value
@@ -1370,15 +1512,20 @@ def racing_methods(racing, public_cv, budgets=None) -> dict:
     ``--public-budget`` (default public_cv)."""
     methods = {}
     for z in racing or ():
-        methods[f"private-selection racing={_racing_label(z)}"] = {"racing": z}
+        methods[f"private-selection racing={_racing_label(z)}"] = {
+            "racing": z,
+            "public_budget": None,
+        }
     default_racing = PrivateSelection().racing
     for k in public_cv or ():
         for z in racing if racing is not None else (default_racing,):
             label = f"private-selection public_cv={k} racing={_racing_label(z)}"
-            methods[label] = {"public_cv": k, "racing": z}
+            methods[label] = {"public_cv": k, "racing": z, "public_budget": None}
     for b in budgets or ():
         for z in racing if racing is not None else (default_racing,):
-            label = f"private-selection budget={b:g} racing={_racing_label(z)}"
+            label = (
+                f"private-selection budget={_budget_label(b)} racing={_racing_label(z)}"
+            )
             methods[label] = {"public_budget": b, "racing": z}
     return methods
 
@@ -1648,12 +1795,20 @@ def main(argv=None) -> int:
     )
     parser.add_argument(
         "--public-budget",
-        type=float,
+        type=_budget_value,
         nargs="+",
         default=None,
         metavar="B",
         help="also run private-selection with PrivateSelection(public_budget=B) "
         "(for each --racing value, else with the default racing)",
+    )
+    parser.add_argument(
+        "--paired-baseline",
+        default=RACING_BASELINE,
+        metavar="LABEL",
+        help="the row the --racing / --public-budget rows are paired against "
+        f"(default {RACING_BASELINE!r}; e.g. 'private-selection racing=0.5', "
+        "the search before public_budget='auto')",
     )
     parser.add_argument(
         "--compare-json",
@@ -1878,9 +2033,12 @@ def main(argv=None) -> int:
         text = utility_table(rows, tables, len(seeds))
         text += "\n" + regret_pivot(rows, tables)
         if args.racing is not None:
-            paired = racing_paired(rows, tables, configs)
-            meta["paired_vs_racing_none"] = paired
-            text += "\n" + racing_tables(rows, tables, paired, len(seeds))
+            base = args.paired_baseline
+            paired = racing_paired(rows, tables, configs, baseline=base)
+            key = "paired_vs_" + base.split()[-1].replace("=", "_")
+            meta[key] = paired
+            meta["paired_baseline"] = base
+            text += "\n" + racing_tables(rows, tables, paired, len(seeds), base)
         if args.compare_json is not None:
             with open(args.compare_json) as fh:
                 summary = paired_with_earlier(rows, tables, json.load(fh))

@@ -245,7 +245,7 @@ class PrivateSelection(SearchMode):
     {{length_scale}}
     {{noise}}
         0 is run as 1e-6 for numerical stability.
-    public_budget : float or None, default=None
+    public_budget : "auto", float or None, default=None
         A cap on the public signal's cost (``shortlist="bo"``): its fold fits
         use at most ``public_budget`` × ``n_iter`` × (training rows) rows,
         about ``public_budget`` full fits per candidate on any task. Every
@@ -256,16 +256,27 @@ class PrivateSelection(SearchMode):
         remaining rows pay for but at least ``shortlist_size``, and the
         shortlist is taken from them; if the rows pay for no more than
         ``shortlist_size`` candidates, no other fold is run and fold 0
-        decides (0.7 with 3 folds: a single public hold-out). Public and
-        deterministic given ``batch_size``. ``None`` (the default): no cap,
-        the ``racing`` rule alone. Not the default because, measured
-        (``benchmarks/bench_utility.py --public-budget 1`` and ``0.7``,
-        30 seeds, 2026-11-24; docs/benchmarks.md, issue 25 study), both
-        lose ≈ 0.35 regret points on the smallest training set
-        (breast_cancer, 95 rows per public fold); on a 25,000-row
-        HistGradientBoosting task 0.7 costs 0.8–0.9× ``RandomizedSearchCV``
-        (the default ≈ 2×) with the same test accuracy: worth setting when
-        a public fold holds thousands of rows.
+        decides (0.7 with 3 folds and ``n_iter`` < 40: a single public
+        hold-out). Public and deterministic given ``batch_size``. ``None``
+        (the default): no cap, the ``racing`` rule alone.
+
+        ``"auto"`` decides from the size of the public training set only,
+        before any score is computed and before the validation set is
+        read: when public fold 0 scores at least 5,000 rows (the largest
+        standard deviation of the difference of two fold-0 scores,
+        (high − low)/√(2 n₀), at most 1 % of the score range: one accuracy
+        point), fold 0 alone decides (a single public hold-out: ``n_iter``
+        fold fits, ``cv_results_["n_public_folds"]`` 1 on every row); below,
+        ``None`` (a smaller task runs exactly as with ``None``). With
+        ``public_cv=3`` the hold-out starts at 15,000 training rows.
+        Measured (docs/benchmarks.md, issue 25, 30 seeds, paired against
+        ``None``): on a 25,000-row HistGradientBoosting task it costs
+        0.9–1.0× ``RandomizedSearchCV`` (``None``: ≈ 2×); on held-out tasks
+        with 5,000–6,000 rows per fold its validation regret was worse by
+        +0.04 ± 0.05, +0.11 ± 0.08 and +0.014 ± 0.010 points, so it is not
+        the default (goal: within one standard error on every task). Worth
+        setting when the public signal's cost matters more than a tenth of
+        a point.
     """
 
     method = "private-selection"
@@ -275,7 +286,11 @@ class PrivateSelection(SearchMode):
         "public_cv": [Interval(numbers.Integral, 2, None, closed="left"), "cv_object"],
         "selection": _SELECTION,
         "racing": [None, Interval(numbers.Real, 0, None, closed="left")],
-        "public_budget": [None, Interval(numbers.Real, 0, None, closed="neither")],
+        "public_budget": [
+            None,
+            StrOptions({"auto"}),
+            Interval(numbers.Real, 0, None, closed="neither"),
+        ],
         "batch_size": _BATCH_SIZE,
         "kernel": _KERNEL,
         "length_scale": _LENGTH_SCALE,

@@ -39,7 +39,7 @@ from ._evaluation import (
     score_validation,
     warn_fit_failures,
 )
-from ._public_search import PublicSearch
+from ._public_search import PublicSearch, resolve_budget
 from ._releases import release_best_params_selection, release_best_score_selection
 from ._scheduler import Job, default_window, run_ordered
 
@@ -129,6 +129,7 @@ def public_search(ctx: SearchContext) -> PublicSearch:
 
     n_iter = min(int(search.n_iter), n)
     kernel, length_scale = mode._gp_kernel()  # internal name, ℓ
+    fold0_size = _num_samples(folds[0][2])
     return PublicSearch(
         candidates.X,
         n_iter=n_iter,
@@ -136,11 +137,11 @@ def public_search(ctx: SearchContext) -> PublicSearch:
         tie_break=plan.tie_break,
         fold_job=fold_job,
         n_folds=len(folds),
-        fold0_size=_num_samples(folds[0][2]),
+        fold0_size=fold0_size,
         bounds=plan.scorer.bounds,
         to_gp=to_gp,
         racing=mode.racing,
-        budget=mode.public_budget,
+        budget=resolve_budget(mode.public_budget, fold0_size),  # public sizes
         fold_rows=[_num_samples(f[0]) for f in folds],
         n_train=_num_samples(data.X_train),
         shortlist_size=mode.shortlist_size,

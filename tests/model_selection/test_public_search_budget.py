@@ -11,6 +11,10 @@
 - Public only: the whole public transcript, shortlist included, is the same
   for neighbouring validation sets, and is decided before the validation
   set is read; a real search respects the cap.
+- ``public_budget="auto"`` (opt-in): a single public hold-out when
+  public fold 0 scores at least ``HOLDOUT_MIN_ROWS`` rows, else exactly the
+  search of ``public_budget=None`` (same transcript, same releases); the
+  validation set's size plays no part.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import joblib
 import numpy as np
 import pytest
 from conftest import NOISE_SEED_WARNING
+from sklearn.datasets import make_classification
 from sklearn.linear_model import LogisticRegression
 from sklearn.utils._param_validation import InvalidParameterError
 
@@ -29,7 +34,11 @@ from sklearn_dpbo import DPBayesSearchCV
 from sklearn_dpbo.bo._acquisition import ucb_beta
 from sklearn_dpbo.model_selection import PrivateSelection
 from sklearn_dpbo.model_selection._context import SearchData
-from sklearn_dpbo.model_selection._public_search import PublicSearch
+from sklearn_dpbo.model_selection._public_search import (
+    HOLDOUT_MIN_ROWS,
+    PublicSearch,
+    resolve_budget,
+)
 from sklearn_dpbo.model_selection._scheduler import Job, run_ordered
 
 pytestmark = [
@@ -353,3 +362,119 @@ def test_public_budget_must_be_positive(cancer_split, bad):
     X_tr, y_tr, X_va, y_va = cancer_split
     with pytest.raises(InvalidParameterError, match="public_budget"):
         _search(public_budget=bad).fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
+
+
+@pytest.mark.parametrize("bad", ["fast", "AUTO"])
+def test_public_budget_strings_other_than_auto_are_refused(cancer_split, bad):
+    X_tr, y_tr, X_va, y_va = cancer_split
+    with pytest.raises(InvalidParameterError, match="public_budget"):
+        _search(public_budget=bad).fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
+
+
+# ---------------------------------------------------------------------------
+# public_budget="auto"
+# ---------------------------------------------------------------------------
+def test_auto_resolves_on_the_public_fold_size_only():
+    # Not the default (measured: issue 25 study in docs/benchmarks.md).
+    assert PrivateSelection().public_budget is None
+    assert HOLDOUT_MIN_ROWS == 5000  # (high - low)/sqrt(2 n0) <= 1 % of the range
+    assert resolve_budget("auto", HOLDOUT_MIN_ROWS - 1) is None
+    assert resolve_budget("auto", HOLDOUT_MIN_ROWS) == 0.0
+    assert resolve_budget("auto", 10**6) == 0.0
+    # Explicit values are kept as they are, whatever the size.
+    assert resolve_budget(None, 10**6) is None
+    assert resolve_budget(0.7, 10) == 0.7
+    with pytest.raises(ValueError, match="public_budget"):
+        resolve_budget("fast", 10)
+
+
+def test_a_zero_budget_is_a_single_hold_out_at_any_n_iter():
+    # budget 0 (what "auto" runs above the threshold): fold 0 of every
+    # candidate and nothing else, the shortlist the best fold-0 scores, even
+    # where b = 0.7 would pay for more folds (here: b = 1.5 runs 5 more).
+    fold0 = FOLD0 * 3  # 24 candidates
+    search, ran = _budget_search(fold0, budget=0.0, size=3, racing=0.5)
+    assert ran == [(j, 0) for j in range(len(fold0))]
+    assert search.folds_run().tolist() == [1] * len(fold0)
+    assert search.shortlist() == [3, 11, 19]  # 0.95 three times, public order
+    assert search.rows_used() == 60 * len(fold0)
+    wider, _ = _budget_search(fold0, budget=1.5, size=3, racing=None)
+    assert wider.folds_run().sum() > len(fold0)
+
+
+def _fit_pair(X_tr, y_tr, X_va, y_va, **kw):
+    """The search with ``public_budget="auto"`` and the same search with
+    ``public_budget=value`` for each value in ``kw``, all seeded alike."""
+    out = {}
+    for label, budget in {"auto": "auto", **kw}.items():
+        s = DPBayesSearchCV(
+            LogisticRegression(max_iter=200),
+            SPACE,
+            method=PrivateSelection(public_budget=budget),
+            n_iter=8,
+            n_candidates=64,
+            random_state=0,
+            noise_random_state=1,
+        )
+        out[label] = s.fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
+    return out
+
+
+def test_auto_below_the_threshold_is_exactly_the_racing_search(cancer_split):
+    # 300 training rows (100 per public fold), a validation set far larger
+    # than the threshold: its size plays no part, the search is the one of
+    # public_budget=None (same public table, shortlist and releases).
+    X_tr, y_tr, X_va, y_va = cancer_split
+    reps = math.ceil(3 * HOLDOUT_MIN_ROWS / len(y_va))
+    X_big, y_big = np.tile(X_va, (reps, 1)), np.tile(y_va, reps)
+    assert len(y_big) >= 3 * HOLDOUT_MIN_ROWS
+    fits = _fit_pair(X_tr, y_tr, X_big, y_big, none=None)
+    auto, none = fits["auto"], fits["none"]
+    assert (none.cv_results_["n_public_folds"] == 3).sum() >= 3
+    for key in ("candidate_index", "n_public_folds"):
+        np.testing.assert_array_equal(auto.cv_results_[key], none.cv_results_[key])
+    for k in range(3):
+        key = f"split{k}_public_cv_score"
+        np.testing.assert_array_equal(auto.cv_results_[key], none.cv_results_[key])
+    np.testing.assert_array_equal(auto.shortlist_, none.shortlist_)
+    assert auto.best_index_ == none.best_index_
+    assert auto.best_score_ == none.best_score_
+
+
+@pytest.fixture(scope="module")
+def large_split():
+    # 3 * HOLDOUT_MIN_ROWS training rows: stratified public folds of exactly
+    # HOLDOUT_MIN_ROWS rows.
+    X, y = make_classification(
+        n_samples=3 * HOLDOUT_MIN_ROWS + 400, n_features=8, random_state=0
+    )
+    n = 3 * HOLDOUT_MIN_ROWS
+    return X[:n], y[:n], X[n:], y[n:]
+
+
+def test_auto_at_the_threshold_is_a_single_public_hold_out(large_split):
+    X_tr, y_tr, X_va, y_va = large_split
+    fits = _fit_pair(X_tr, y_tr, X_va, y_va, b07=0.7, none=None)
+    auto = fits["auto"]
+    table = auto.cv_results_
+    # n_iter fold fits on fold 0 only, the shortlist its 3 best fold-0 scores.
+    assert (table["n_public_folds"] == 1).all()
+    assert np.isnan(table["split1_public_cv_score"]).all()
+    top = np.sort(table["split0_public_cv_score"])[::-1][:3]
+    np.testing.assert_array_equal(
+        np.sort(table["split0_public_cv_score"][table["shortlisted"]])[::-1], top
+    )
+    # The same search as public_budget=0.7 (fold 0 decides at n_iter = 8).
+    b07 = fits["b07"]
+    np.testing.assert_array_equal(auto.shortlist_, b07.shortlist_)
+    assert auto.best_score_ == b07.best_score_
+    # public_budget=None still races on every fold: more public fits.
+    none = fits["none"]
+    assert none.cv_results_["n_public_folds"].sum() > table["n_public_folds"].sum()
+    # One row fewer per fold: the racing search again.
+    fewer = _fit_pair(X_tr[:-3], y_tr[:-3], X_va, y_va, none=None)
+    np.testing.assert_array_equal(
+        fewer["auto"].cv_results_["n_public_folds"],
+        fewer["none"].cv_results_["n_public_folds"],
+    )
+    assert (fewer["auto"].cv_results_["n_public_folds"] == 3).sum() >= 3
