@@ -53,6 +53,7 @@ __all__ = [
     "AuditResult",
     "Secrets",
     "binned",
+    "clip_rows_once",
     "cp_lower",
     "cp_upper",
     "draw_outcomes",
@@ -277,6 +278,39 @@ def recorded_releases(module, *names: str):
                 mock.patch.object(module, name, spy(name, getattr(module, name)))
             )
         yield calls
+
+
+@contextlib.contextmanager
+def clip_rows_once(*modules):
+    """``module.clip_rows`` of each DP-learner module, memoised on its arguments.
+
+    An audit that fits a learner N times on the same rows re-clipped the
+    same rows on every fit; ``clip_rows`` is a pure function of the rows'
+    values, ``data_norm`` and ``intercept``, so the memo keys on exactly
+    those (the float array's bytes and shape) and returns the array the
+    real function returned, read-only (a caller writing into it would raise
+    instead of changing a later fit). Speed only: every fitted model, score
+    and release is the one the real function gives
+    (``test_audit_private_model.test_memoised_clipping_changes_no_value``).
+    """
+    from sklearn_dpbo.dp_learners._base import clip_rows as real
+
+    memo: dict = {}
+
+    def clip_rows(X, data_norm, *, intercept):
+        A = np.asarray(X, dtype=float)
+        key = (A.shape, A.tobytes(), float(data_norm), bool(intercept))
+        out = memo.get(key)
+        if out is None:
+            out = real(A, data_norm, intercept=intercept)
+            out.setflags(write=False)
+            memo[key] = out
+        return out
+
+    with contextlib.ExitStack() as stack:
+        for module in modules:
+            stack.enter_context(mock.patch.object(module, "clip_rows", clip_rows))
+        yield
 
 
 def _plain(value):
