@@ -11,8 +11,10 @@ and reads its result with :func:`result` (``key``). ``conftest.py`` submits
 every collected test's command when collection finishes; they run one at a
 time, in collection order, at a lower priority (``nice``), in a thread, while
 the other tests run: on 2 cores they mostly use the core that pytest leaves
-idle. ``{out}`` in a command is replaced by a fresh temporary folder (the
-test's outputs; removed at the end of the run). A test run alone waits for
+idle. Under pytest-xdist a command starts with its own test, on that test's
+worker, which waits for it (at normal priority: nothing else runs there).
+``{out}`` in a command is replaced by a fresh temporary folder (the test's
+outputs; removed at the end of the run). A test run alone waits for
 its own command only. Nothing else changes: same commands, same assertions,
 same per-command timeout.
 """
@@ -48,6 +50,18 @@ def _lower_priority() -> None:  # pragma: no cover - runs in the child
         pass
 
 
+def _yield_cpu() -> bool:
+    """Lower the command's priority only when tests run beside it.
+
+    Without pytest-xdist the command runs while the other tests do, and
+    yields to them. Under pytest-xdist (``-n``) the worker that started it
+    waits for it (``_xdist_worker`` in conftest.py), and the other workers
+    have their own cores: a lower priority would only slow that worker
+    down on a loaded machine.
+    """
+    return os.name == "posix" and not os.environ.get("PYTEST_XDIST_WORKER")
+
+
 def _worker() -> None:
     while not _STOP.is_set():
         item = _QUEUE.get()
@@ -63,7 +77,7 @@ def _worker() -> None:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 text=True,
-                preexec_fn=_lower_priority if os.name == "posix" else None,
+                preexec_fn=_lower_priority if _yield_cpu() else None,
                 **kwargs,
             )
             _RUNNING[:] = [proc]

@@ -36,6 +36,11 @@ def pytest_configure(config):
         "background(key, argv, **popen_kwargs): a subprocess the test reads with "
         "_background.result(key), started when collection finishes",
     )
+    # pytest-xdist registers it too; here for runs without xdist (strict).
+    config.addinivalue_line(
+        "markers", "xdist_group(name): tests run by one pytest-xdist worker"
+    )
+    _choose_distribution(config)
 
 
 def pytest_collection_finish(session):
@@ -54,6 +59,61 @@ def _xdist_worker(config) -> bool:
     there a marked command starts when its own test does (the other workers
     go on meanwhile), not at collection."""
     return hasattr(config, "workerinput")
+
+
+# ---------------------------------------------------------------------------
+# Order and distribution under pytest-xdist (the README's ``-n auto``).
+# xdist's default (``--dist load``) sends each worker long runs of
+# consecutive tests; with ``-n`` and no ``--dist`` of the user's, the run
+# uses ``--dist loadgroup`` instead: every test is its own unit, handed to
+# whichever worker is free, in collection order, and tests sharing an
+# expensive module fixture are one unit (``xdist_group``; such units go
+# first). The long tests (subprocesses, statistical audits) are collected
+# first, so the many short ones fill the gaps and the workers finish
+# together instead of one running a minute-long audit at the end. Only the
+# order changes (a stable sort). Set here rather than in setup.cfg's
+# addopts: .ci/version_smoke.py runs pytest with that setup.cfg and without
+# xdist, where ``--dist`` is not an option.
+# ---------------------------------------------------------------------------
+_DIST_FLAGS = ("--dist", "-d", "--distload")
+
+
+def _dist_given(config) -> bool:
+    """Whether the user chose a distribution mode (then it is kept)."""
+    import shlex
+
+    args = [str(a) for a in config.invocation_params.args]
+    args += shlex.split(os.environ.get("PYTEST_ADDOPTS", ""))
+    args += list(config.getini("addopts"))
+    return any(a in _DIST_FLAGS or a.startswith("--dist=") for a in args)
+
+
+def _choose_distribution(config) -> None:
+    if _xdist_worker(config):
+        # A worker groups the tests by xdist_group when the controller
+        # schedules by group (it reads that from the command line only).
+        if config.workerinput.get("dpbo_loadgroup"):
+            config.option.loadgroup = True
+    elif getattr(config.option, "dist", "no") == "load" and not _dist_given(config):
+        config.option.dist = "loadgroup"
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node):
+    """pytest-xdist: tell each worker the controller's distribution mode."""
+    node.workerinput["dpbo_loadgroup"] = node.config.option.dist == "loadgroup"
+
+
+def _start_rank(item) -> int:
+    if item.get_closest_marker("background") is not None:
+        return 0  # a subprocess (benchmark smoke run, Sphinx build)
+    if item.get_closest_marker("slow") is not None:
+        return 1  # a statistical audit
+    return 2
+
+
+def pytest_collection_modifyitems(session, config, items):
+    items.sort(key=_start_rank)
 
 
 def pytest_runtest_setup(item):

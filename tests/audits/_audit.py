@@ -53,11 +53,13 @@ __all__ = [
     "AuditResult",
     "Secrets",
     "binned",
+    "clip_rows_once",
     "cp_lower",
     "cp_upper",
     "draw_outcomes",
     "epsilon_lower_bound",
     "in_worker_processes",
+    "public_checks_once",
     "exact_epsilon",
     "recorded_releases",
     "resolution",
@@ -277,6 +279,77 @@ def recorded_releases(module, *names: str):
                 mock.patch.object(module, name, spy(name, getattr(module, name)))
             )
         yield calls
+
+
+@contextlib.contextmanager
+def public_checks_once():
+    """``DPScorer.check_public_rows`` runs once per distinct input.
+
+    The check scores a fitted candidate on public training rows and returns
+    nothing or raises; it is a pure function of the scorer, the fitted
+    candidate (the oracle's fit keeps only ``k`` and the public shapes), the
+    training rows and the rows it samples. With at most ``n_rows`` training
+    rows it scores all of them, whatever the public seed; so every fit after
+    the first calls it with an input it has already passed. Inputs not seen
+    before (or a sample that depends on the seed) run the real check.
+    """
+    from sklearn_dpbo.privacy._scorers import PUBLIC_ROWS, DPScorer
+
+    real = DPScorer.check_public_rows
+    passed = set()
+
+    def check(self, estimator, X, y, *, n_rows=None, random_state=0):
+        n_rows = PUBLIC_ROWS if n_rows is None else n_rows
+        A, b = np.asarray(X), np.asarray(y)
+        key = (
+            type(self),
+            self.name,
+            self.bounds,
+            type(estimator),
+            repr(sorted(vars(estimator).items())),  # params and fitted state
+            (A.shape, A.dtype.str, A.tobytes(), b.dtype.str, b.tobytes()),
+            n_rows,
+            "all rows" if len(A) <= n_rows else random_state,
+        )
+        if key not in passed:
+            real(self, estimator, X, y, n_rows=n_rows, random_state=random_state)
+            passed.add(key)
+
+    with mock.patch.object(DPScorer, "check_public_rows", check):
+        yield
+
+
+@contextlib.contextmanager
+def clip_rows_once(*modules):
+    """``module.clip_rows`` of each DP-learner module, memoised on its arguments.
+
+    An audit that fits a learner N times on the same rows re-clipped the
+    same rows on every fit; ``clip_rows`` is a pure function of the rows'
+    values, ``data_norm`` and ``intercept``, so the memo keys on exactly
+    those (the float array's bytes and shape) and returns the array the
+    real function returned, read-only (a caller writing into it would raise
+    instead of changing a later fit). Speed only: every fitted model, score
+    and release is the one the real function gives
+    (``test_audit_private_model.test_memoised_clipping_changes_no_value``).
+    """
+    from sklearn_dpbo.dp_learners._base import clip_rows as real
+
+    memo: dict = {}
+
+    def clip_rows(X, data_norm, *, intercept):
+        A = np.asarray(X, dtype=float)
+        key = (A.shape, A.tobytes(), float(data_norm), bool(intercept))
+        out = memo.get(key)
+        if out is None:
+            out = real(A, data_norm, intercept=intercept)
+            out.setflags(write=False)
+            memo[key] = out
+        return out
+
+    with contextlib.ExitStack() as stack:
+        for module in modules:
+            stack.enter_context(mock.patch.object(module, "clip_rows", clip_rows))
+        yield
 
 
 def _plain(value):

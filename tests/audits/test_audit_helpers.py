@@ -24,6 +24,7 @@ from _audit import (
     epsilon_lower_bound,
     exact_epsilon,
     in_worker_processes,
+    public_checks_once,
     resolution,
     walk,
 )
@@ -243,3 +244,42 @@ def test_in_worker_processes_sides_draw_independent_noise():
     a, b = in_worker_processes((_secure_draws, 100), (_secure_draws, 100))
     assert len(np.intersect1d(a, b)) == 0  # collisions in 2^62: p < 1e-14
     assert len(np.unique(a)) == 100
+
+
+def test_public_checks_once_runs_each_distinct_check_and_refuses_alike():
+    """The memo of the end-to-end audits calls the real check once per
+    distinct input (a small training set: whatever the seed) and passes
+    nothing the real check refuses."""
+    from unittest import mock
+
+    from sklearn.linear_model import LogisticRegression
+
+    from sklearn_dpbo import make_dp_scorer
+    from sklearn_dpbo.privacy._scorers import PUBLIC_ROWS, DPScorer
+
+    X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    y = np.array([0, 0, 1, 1])
+    scorer = make_dp_scorer("accuracy")
+    real = DPScorer.check_public_rows
+    fitted = [LogisticRegression(C=c).fit(X, y) for c in (1.0, 1.0, 2.0)]
+    with mock.patch.object(DPScorer, "check_public_rows", autospec=True) as spy:
+        spy.side_effect = real
+        with public_checks_once():
+            for seed, est in enumerate(fitted * 2):
+                scorer.check_public_rows(est, X, y, random_state=seed)
+    assert spy.call_count == 2  # C = 1 and C = 2: two distinct fitted models
+    with public_checks_once():
+        with pytest.raises(ValueError, match="one value per record"):
+            make_dp_scorer(
+                lambda t, p: np.mean(t == p), bounds=(0.0, 1.0)
+            ).check_public_rows(fitted[0], X, y)
+    # A training set larger than the sample: the seed picks the rows.
+    big_X = np.arange(2.0 * PUBLIC_ROWS)[:, None]
+    big_y = (big_X[:, 0] > PUBLIC_ROWS).astype(int)
+    est = LogisticRegression().fit(big_X, big_y)
+    with mock.patch.object(DPScorer, "check_public_rows", autospec=True) as spy:
+        spy.side_effect = real
+        with public_checks_once():
+            for seed in (0, 1, 0):
+                scorer.check_public_rows(est, big_X, big_y, random_state=seed)
+    assert spy.call_count == 2

@@ -16,6 +16,15 @@ intercept).
   model predicts class 1 at x = 0, so every run's clean score moves by the
   whole range (Δ = 1/m = 1): the worst case of the score.
 - Training row: one (x = 0, y = 1) becomes (x = 0, y = 0).
+- Cost: the N draws on V are made once and serve both neighbours (the
+  ``role`` audits share them through a module fixture, on one pytest-xdist
+  worker: ``xdist_group``). Each audit still compares N independent draws
+  on V with N independent draws on its own V′, at α; the two audits'
+  false-alarm probabilities add up to 2α whatever their dependence, as
+  when they drew V twice. Every run re-clipped the same training and
+  validation rows; the draws memoise the learner's ``clip_rows`` on its
+  arguments' values (``_audit.clip_rows_once``: a pure function of them, so
+  every model, score and release is the same).
 - Power: the same mechanism with K fixed at 5 (best of 5 runs, no random
   stopping) leaks ≈ 5ε₀ = 2 through "every run scored ≤ 0" (P ≈ 0.5⁵ on
   V′, (0.5e^−0.4)⁵ on V); it must be caught (ε̂ > ε). Its outcomes are the
@@ -29,8 +38,10 @@ from functools import partial
 
 import numpy as np
 import pytest
-from _audit import ALPHA, epsilon_lower_bound, in_worker_processes
+from _audit import ALPHA, clip_rows_once, epsilon_lower_bound, in_worker_processes
 
+import sklearn_dpbo.dp_learners._base as _base
+import sklearn_dpbo.dp_learners._logistic as logistic
 import sklearn_dpbo.model_selection._private_model as pm
 from sklearn_dpbo import DPBayesSearchCV
 from sklearn_dpbo.dp_learners import DPLogisticRegression
@@ -118,7 +129,7 @@ def _draw(role, n, fixed_runs=None, coarse=False):
         pm._fit_and_score = _oracle(1.0 if role == "V" else 0.0)
     out = np.empty(n, dtype=int)
     try:
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), clip_rows_once(logistic):
             warnings.simplefilter("ignore")
             for i in range(n):
                 ctx.rng = secure_source()
@@ -135,10 +146,27 @@ def test_plan_of_the_audit():
     assert ctx.m == 1 and cfg["cap"] >= 6
 
 
+def _counts(role, n):
+    """Outcome counts of n draws on ``role``'s data, in two worker processes
+    (or here, under pytest-xdist): n independent draws either way."""
+    halves = in_worker_processes(
+        (partial(_draw, role), n // 2), (partial(_draw, role), n - n // 2)
+    )
+    return np.sum(halves, axis=0)
+
+
+@pytest.fixture(scope="module")
+def counts_on_v():
+    """N draws on V, shared by the two neighbour audits (module docstring)."""
+    return _counts("V", N)
+
+
 @pytest.mark.slow
+@pytest.mark.xdist_group("audit_private_model")
 @pytest.mark.parametrize("role", ["val", "train"])
-def test_audit_private_model(role):
-    a, b = in_worker_processes((partial(_draw, "V"), N), (partial(_draw, role), N))
+def test_audit_private_model(role, counts_on_v):
+    a, b = counts_on_v, _counts(role, N)
+    assert a.sum() == b.sum() == N
     result = epsilon_lower_bound(a, b, ALPHA)
     print(role, result)
     assert result.epsilon_hat <= EPSILON, str(result)
@@ -153,3 +181,29 @@ def test_power_best_of_fixed_k_is_caught():
     result = epsilon_lower_bound(a, b, ALPHA)
     print("fixed K=5", result)
     assert result.epsilon_hat > EPSILON, str(result)
+
+
+@pytest.mark.parametrize("role", ["V", "train"])
+def test_memoised_clipping_changes_no_value(role):
+    """``_audit.clip_rows_once`` is speed only: the same seeded runs give the same
+    models and scores with it and without it."""
+    import random
+
+    ctx, cfg = _capture(role)
+
+    def runs():
+        rng = random.Random(7)
+        out = []
+        for params in cfg["candidates"] * 3:
+            model, value = pm._fit_and_score(
+                ctx.learner, params, cfg["eps0"], *ctx.parts, ctx.scorer, rng
+            )
+            out.append((model.coef_.tolist(), model.intercept_.tolist(), value))
+        return out
+
+    plain = runs()
+    with clip_rows_once(logistic):
+        memoised, again = runs(), runs()
+    assert memoised == again == plain
+    assert len({str(run) for run in plain}) == len(plain)  # fresh noise per run
+    assert logistic.clip_rows is _base.clip_rows  # the real one is back

@@ -55,6 +55,7 @@ from _audit import (
     assert_batches_equal_records_alone,
     epsilon_lower_bound,
     in_worker_processes,
+    public_checks_once,
     recorded_releases,
     resolution,
     same_calls,
@@ -175,7 +176,8 @@ def run_fits(config: str, neighbour: bool, n: int):
     y_train = Y_TRAIN.astype(float) if config == "regression" else Y_TRAIN
     search = make_search(config)
     index = np.empty(n, dtype=int)
-    with warnings.catch_warnings(), recorded_releases(private_selection, RELEASE) as c:
+    recorder = recorded_releases(private_selection, RELEASE)
+    with warnings.catch_warnings(), public_checks_once(), recorder as c:
         warnings.simplefilter("error")  # any warning here is a finding
         search.fit(X_TRAIN, y_train, X_val=X_val, y_val=y_val)
         index[0] = search.best_index_

@@ -23,16 +23,20 @@ Cost and resolution: the audit runs in two layers (``_audit.py``, "End-to-end
 audits in two layers"). Layer 1: N_fit = 10⁴ complete ``fit`` calls per side,
 the two sides in two worker processes at once
 (``_audit.in_worker_processes``), each fit's calls of the two release
-functions recorded. A fit costs ~1 ms: scikit-learn's declarative parameter
-validation (``_validate_params``, 0.9 ms of a 2 ms fit) runs on the first
-fit of each side only, and is skipped on the other fits of that side, whose
-constructor arguments are the same object (it is a pure function of them
-and is tested in ``test_search.py``); everything else (the privacy checks
-done by hand, the candidate set, scoring through ``fit_and_score``,
-clipping, both releases, ``_ingest``, the privacy report) runs on every
-fit. Every fit must call each release function once, with the same
-arguments (u(V) or u(V'), ε₁ = ε₂ = 1, the scorer's Δ, the OS CSPRNG) and
-release exactly what the calls returned: the fit's output is then
+functions recorded. A fit costs ~0.6 ms: two pure functions of public inputs
+run on the first fit of each side only and are skipped on its other fits,
+whose inputs are the same: scikit-learn's declarative parameter validation
+(``_validate_params``, 0.9 ms of a 2 ms fit; a function of the constructor
+arguments, the same object in every fit, tested in ``test_search.py``) and
+the scorer's check on public training rows (``check_public_rows``, 40 % of
+the rest: it returns nothing or raises, and with 4 training rows it scores
+all of them whatever the public seed; ``_audit.public_checks_once``);
+everything else (the privacy checks done by hand, the candidate set,
+scoring through ``fit_and_score``, clipping, both releases, ``_ingest``,
+the privacy report) runs on every fit. Every fit must call each release
+function once, with the same arguments (u(V) or u(V'), ε₁ = ε₂ = 1, the
+scorer's Δ, the OS CSPRNG) and release exactly what the calls returned: the
+fit's output is then
 (P, Lap(u[P])) with P the permute-and-flip draw on those arguments. Layer 2
 draws that pair N = 10⁵ times per side from the same release functions with
 the recorded arguments (~0.1 ms a draw instead of ~1 ms a fit), and the audit
@@ -63,6 +67,7 @@ from _audit import (
     binned,
     epsilon_lower_bound,
     in_worker_processes,
+    public_checks_once,
     recorded_releases,
     resolution,
     same_calls,
@@ -167,7 +172,7 @@ def run_fits(neighbour: bool, n: int):
     index = np.empty(n, dtype=int)
     score = np.empty(n)
     recorder = recorded_releases(private_selection, *RELEASES)
-    with warnings.catch_warnings(), recorder as calls:
+    with warnings.catch_warnings(), public_checks_once(), recorder as calls:
         warnings.simplefilter("error")  # any warning here is a finding
         search.fit(X_TRAIN, Y_TRAIN, X_val=X_val, y_val=y_val)
         index[0], score[0] = search.best_index_, search.best_score_
@@ -280,6 +285,7 @@ def test_oracle_fixture_flips_the_best_candidate():
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("audit_search")  # one worker: end_to_end once
 def test_layer_one_fits_release_what_the_release_functions_drew(end_to_end):
     """Layer 1 (10⁴ complete fits per side): what layer 2 rests on.
 
@@ -322,6 +328,7 @@ def test_layer_one_fits_release_what_the_release_functions_drew(end_to_end):
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("audit_search")  # one worker: end_to_end once
 def test_audit_search_end_to_end(end_to_end):
     """best_index_ is ε₁-DP and (best_index_, best_score_) is (ε₁+ε₂)-DP.
 

@@ -148,9 +148,19 @@ def test_training_row_moves_one_part_by_the_whole_range(neighbours):
     assert np.abs(v.mean(0) - v2.mean(0)).max() == pytest.approx(1.0 / K)
 
 
+@pytest.fixture(scope="module")
+def counts_on_v(neighbours):
+    """The N draws on V, shared by the two neighbours' audits: each still
+    compares N independent draws on V with N on its own V′ at α (the two
+    audits' false alarms add up to 2α whatever their dependence, as when
+    each drew V itself)."""
+    return _draws(neighbours["V"], N)
+
+
+@pytest.mark.xdist_group("audit_whole_data")  # one worker: V drawn once
 @pytest.mark.parametrize("role", ["train", "test"])
-def test_audit_whole_data(neighbours, role):
-    counts = _draws(neighbours["V"], N)
+def test_audit_whole_data(neighbours, counts_on_v, role):
+    counts = counts_on_v
     counts2 = _draws(neighbours[role], N)
     result = epsilon_lower_bound(counts, counts2, ALPHA)
     assert result.epsilon_hat <= EPSILON, str(result)
