@@ -134,6 +134,33 @@ def check_dp_learner(estimator: Any, names) -> None:
         )
 
 
+def check_candidate_params(estimator: Any, candidates) -> None:
+    """Every candidate's (and the estimator's own) parameters, validated publicly.
+
+    Before any row is read and before any budget is charged: the learner's
+    declared constraints (``_validate_params``) and its public bounds
+    (``_check_privacy_params``) for each candidate, so that a bad value in
+    the grid (C = −1, ``max_iter=0``, ``data_norm=-2``) is refused with its
+    reason instead of failing inside the sealed run after the budget is
+    spent, or being pruned as a duplicate. diffprivlib models are checked by
+    :func:`~._diffprivlib.check_diffprivlib_learner`.
+    """
+    if is_diffprivlib(estimator):
+        return
+    for params in [{}, *candidates]:
+        est = clone(estimator).set_params(**clone(params, safe=False))
+        try:
+            est._validate_params()
+            est._check_privacy_params()
+        except (ValueError, TypeError) as exc:
+            where = f"candidate {params!r}" if params else "the estimator"
+            raise type(exc)(
+                f"method='private-model': {where} is not a valid "
+                f"{type(estimator).__name__} (checked before any row is read "
+                f"and before any budget is spent): {exc}"
+            ) from None
+
+
 def _numeric_kind(dtype) -> bool:
     # NumPy dtypes only: a pandas extension dtype ("Int64", "boolean") keeps
     # its dtype when one entry is pd.NA, and converting that entry raises.
@@ -521,6 +548,7 @@ def fit_private_model(search, plan, X, y, fit_params, other_scorers, extra):
         )
     candidates = _candidate_list(search, plan)
     check_dp_learner(search.estimator, {k for p in candidates for k in p})
+    check_candidate_params(search.estimator, candidates)
     check_numeric_containers(X, y)
     n = _num_samples(X)
     if y is None or _num_samples(y) != n or n < 2:

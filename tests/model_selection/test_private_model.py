@@ -265,3 +265,26 @@ def test_formerly_failing_solver_settings_fit_on_both_neighbours():
         ).fit(Xs, ys)
         out.append((s.candidate_params_, s.best_params_))
     assert out[0] == out[1] == ([{"C": 1e12}], {"C": 1e12})
+
+
+@pytest.mark.parametrize(
+    "grid",
+    [
+        {"C": [-1.0, 1.0]},  # was pruned silently as a plateau duplicate
+        {"C": [-1.0]},
+        {"max_iter": [0]},
+        {"data_norm": [-2.0, 1.0]},
+    ],
+)
+@pytest.mark.parametrize("strategy", ["split", "random-stopping", "auto"])
+def test_bad_candidate_is_refused_before_any_budget_is_spent(grid, strategy):
+    # Before, such a value failed inside the sealed run (after the charge:
+    # a PrivateComputationError and the budget gone) or was pruned.
+    X, y = _data()
+    acct = BudgetAccountant(epsilon=5.0, delta=1e-4)
+    search = _search(grid=grid, accountant=acct, method=PrivateModel(strategy=strategy))
+    with pytest.raises(ValueError, match="before any budget is spent"):
+        search.fit(X, y)
+    assert acct.spent == (0.0, 0.0)
+    with pytest.raises(ValueError, match="the estimator is not a valid"):
+        _search(estimator=DPLogisticRegression(C=-1.0)).fit(X, y)
