@@ -210,15 +210,17 @@ def newton_logistic(X, s, lam, lin, max_iter, tol=None, strict=True, stats=None)
     n, d = X.shape
     v = np.zeros(d)
 
-    def objective(u):
+    def objective(u):  # (J̃(u), the margins s·(X u)), the latter reused
         z = s * (X @ u)
-        return float(np.mean(np.logaddexp(0.0, -z)) + 0.5 * lam * u @ u + lin @ u)
+        return (
+            float(np.mean(np.logaddexp(0.0, -z)) + 0.5 * lam * u @ u + lin @ u),
+            z,
+        )
 
-    value = objective(v)
+    value, z = objective(v)
     stats = {} if stats is None else stats
     for it in range(int(max_iter)):
         stats["iterations"] = it + 1
-        z = s * (X @ v)
         p = expit(-z)
         grad = -(X.T @ (s * p)) / n + lam * v + lin
         if float(np.linalg.norm(grad)) <= tol:
@@ -230,19 +232,19 @@ def newton_logistic(X, s, lam, lin, max_iter, tol=None, strict=True, stats=None)
             return None if strict else v
         if float(grad @ step) <= 1e-10 * max(1.0, abs(value)):  # full step
             v = v - step
-            value = objective(v)
+            value, z = objective(v)
             continue
         t = 1.0
         while t > 1e-12:
             cand = v - t * step
-            new = objective(cand)
+            new, z_new = objective(cand)
             if new <= value - 1e-4 * t * float(grad @ step):
                 break
             t *= 0.5
         if t <= 1e-12:  # rounding-level decrease: the full Newton step
             cand = v - step
-            new = objective(cand)
-        v, value = cand, new
+            new, z_new = objective(cand)
+        v, value, z = cand, new, z_new
     z = s * (X @ v)
     grad = -(X.T @ (s * expit(-z))) / n + lam * v + lin
     return v if not strict or float(np.linalg.norm(grad)) <= tol else None

@@ -293,8 +293,7 @@ def _fit_and_score(learner, params, eps_fit, X_tr, y_tr, X_va, y_va, scorer, rng
     prints of the whole private computation are withheld there).
     """
     low, high = scorer.bounds
-    est = clone(learner).set_params(**clone(params, safe=False))
-    est.set_params(epsilon=eps_fit)
+    est = clone(learner).set_params(**clone(params, safe=False), epsilon=eps_fit)
     est = fit_dp_learner(est, X_tr, y_tr, rng)
     if X_va is None:
         return est, low
