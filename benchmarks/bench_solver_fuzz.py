@@ -27,7 +27,9 @@ from unittest import mock
 import numpy as np
 
 import sklearn_dpbo.dp_learners._objective as ob
+from sklearn_dpbo.dp_learners import DPLinearRegression, DPLogisticRegression
 from sklearn_dpbo.dp_learners._base import (
+    SolverError,
     augmented_norm,
     clip_rows,
     sample_gamma_norm_noise,
@@ -99,6 +101,27 @@ def run(grid, kappa_max, seed=0):
     )
 
 
+def run_output(grid, seed=0):
+    """Output-perturbation logistic regression and ridge through their ``fit``
+    (their solvers do not depend on ε): fits and ``SolverError`` misses."""
+    rng = np.random.default_rng(seed)
+    fits, misses = 0, []
+    keys = (grid["n"], grid["d"], grid["C"], grid["data_norm"])
+    for n, d, C, dn in itertools.product(*keys):
+        for name, X, y in datasets(n, d, rng):
+            learners = (
+                (DPLogisticRegression(mechanism="output", C=C, data_norm=dn), y),
+                (DPLinearRegression(alpha=1 / (C * n), data_norm=dn), 2.0 * y - 1),
+            )
+            for est, target in learners:
+                fits += 1
+                try:
+                    est.fit(X, target)
+                except SolverError:
+                    misses.append(dict(zip(MISS_KEYS, (n, d, C, 1.0, dn, name))))
+    return dict(fits=fits, misses=len(misses), examples=misses[:10])
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
@@ -116,12 +139,18 @@ def main(argv=None):
             f"| {k:.0e} | {r['fits']} | {r['misses']} | {r['max_iterations']} "
             f"| {r['p99_iterations']:.0f} |"
         )
+    output = run_output(grid)
+    print(
+        f"output perturbation and ridge (κ_max 1e5): {output['fits']} fits, "
+        f"{output['misses']} misses"
+    )
     out = dict(
         command="python benchmarks/bench_solver_fuzz.py"
         + (" --quick" if args.quick else ""),
         date=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         grid=grid,
         results=rows,
+        output_and_ridge=output,
         seconds=time.perf_counter() - t0,
     )
     args.out.parent.mkdir(parents=True, exist_ok=True)

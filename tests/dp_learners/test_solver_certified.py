@@ -145,3 +145,5 @@ def test_quick_fuzz_no_miss_at_the_cap_and_catches_a_looser_cap():
     assert ours["max_iterations"] < 200  # SOLVER_MIN_ITER
     loose = fuzz.run(fuzz.QUICK, 1e8)
     assert loose["misses"] > 0
+    # Output perturbation and ridge, through fit: no SolverError either.
+    assert fuzz.run_output(fuzz.QUICK)["misses"] == 0
