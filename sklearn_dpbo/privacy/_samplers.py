@@ -19,7 +19,6 @@ of scope (see ``docs/threat_model.md``).
 
 from __future__ import annotations
 
-import functools
 import math
 import secrets
 from fractions import Fraction
@@ -200,30 +199,15 @@ def laplace_on_grid(
     """
     if not math.isfinite(value):
         raise ValueError("value must be finite.")
-    k, step, scale_steps, eff_scale = _grid_constants(sensitivity, epsilon, bits)
-    n = round(Fraction(value) / step)  # exact rational rounding, ties to even
-    z = sample_discrete_laplace(scale_steps, rng)
-    release = float((n + z) * step)
-    return release, eff_scale, k
-
-
-@functools.lru_cache(maxsize=256)
-def _grid_constants(sensitivity, epsilon, bits: int) -> tuple:
-    """(k, 2^k, noise scale in grid steps, (Δ + 2^k)/ε) of :func:`laplace_on_grid`.
-
-    A pure function of the public sensitivity, ε and ``bits`` (never of the
-    value), computed once per distinct triple: the exact rational arithmetic
-    took a third of a release's time, and a search or an audit releases with
-    the same constants again and again. Python's ``==`` between numbers is
-    exact, so a cached entry is reused only for arguments with exactly the
-    same value, for which every quantity below is the same. An argument that
-    raises (a non-finite scale) is not cached and raises again.
-    """
-    k = granularity_exponent(sensitivity / epsilon, bits=bits)
+    base_scale = sensitivity / epsilon
+    k = granularity_exponent(base_scale, bits=bits)
     step = Fraction(2) ** k
     eff_sensitivity = Fraction(sensitivity) + step
     scale_steps = eff_sensitivity / (Fraction(epsilon) * step)
-    return k, step, scale_steps, float(eff_sensitivity / Fraction(epsilon))
+    n = round(Fraction(value) / step)  # exact rational rounding, ties to even
+    z = sample_discrete_laplace(scale_steps, rng)
+    release = float((n + z) * step)
+    return release, float(eff_sensitivity / Fraction(epsilon)), k
 
 
 def _uniform_open(n: int, rng) -> np.ndarray:
