@@ -119,7 +119,8 @@ def test_pure_strategies_set_the_fit_epsilon(strategy):
     assert s.best_estimator_.accountant.spent_budget == [(pytest.approx(expected), 0)]
 
 
-def test_linear_regression_is_accepted_with_symmetric_bounds(monkeypatch):
+def _record_mechanism_rngs(monkeypatch) -> list:
+    """The random source of every diffprivlib mechanism built from now on."""
     rngs = []
     init = DPMechanism.__init__
 
@@ -128,6 +129,11 @@ def test_linear_regression_is_accepted_with_symmetric_bounds(monkeypatch):
         rngs.append(self._rng)
 
     monkeypatch.setattr(DPMechanism, "__init__", spy)
+    return rngs
+
+
+def test_linear_regression_is_accepted_with_symmetric_bounds(monkeypatch):
+    rngs = _record_mechanism_rngs(monkeypatch)
     rng = np.random.default_rng(0)
     X = rng.uniform(-1, 1, size=(2000, 3))
     y = np.clip(X @ [0.5, -0.3, 0.2] + 0.05 * rng.normal(size=2000), -1, 1)
@@ -191,14 +197,7 @@ def test_process_global_state_is_untouched_and_noise_is_secure(monkeypatch):
     before = list(default.spent_budget)
     estimator = _logreg()  # built now: its accountant parameter is the default
     np_state = np.random.get_state()  # noqa: NPY002 (the legacy global state)
-    rngs = []
-    init = DPMechanism.__init__
-
-    def spy(self, *args, **kwargs):
-        init(self, *args, **kwargs)
-        rngs.append(self._rng)
-
-    monkeypatch.setattr(DPMechanism, "__init__", spy)
+    rngs = _record_mechanism_rngs(monkeypatch)
     s = _search(estimator).fit(X_tr, y_tr)
     assert DPLAccountant.load_default(None) is default
     assert default.spent_budget == before  # never charged

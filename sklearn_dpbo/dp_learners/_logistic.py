@@ -94,15 +94,17 @@ class DPLogisticRegression(DPLearnerMixin, ClassifierMixin, BaseEstimator):
     the rows rescaled to norm ≤ 1 (v = R w, Λ̃ = 1/(C n R²)); with ε_obj =
     0.99 ε::
 
-        Δ  = max(0, c / (n (exp(ε_obj/4) − 1)) − Λ̃)
+        Δ  = max(0, c / (n (exp(ε_obj/4) − 1)) − Λ̃, c / (κ_max − 1) − Λ̃)
         ε′ = ε_obj − log(1 + 2c/(n(Λ̃+Δ)) + c²/(n(Λ̃+Δ))²)   (≥ ε_obj/2)
         v̂  = argmin (1/n) Σ ℓ(s_i v·x̃_i) + ((Λ̃+Δ)/2)‖v‖² + bᵀv/n,
              b of density ∝ exp(−ε′‖b‖/2)
 
     and the solver's stopping point is covered by output noise at 0.01 ε
     (approximate minima perturbation, Iyengar et al. 2019);
-    ``_objective`` holds the derivation. Δ > 0 once C ≥ (e^(ε_obj/4) −
-    1)/(c R²): every larger C then gives the same model distribution.
+    ``_objective`` holds the derivation (κ_max = 10⁵, the solvers' public
+    conditioning floor, ``_base.SOLVER_MAX_CONDITION``). Δ > 0 once C ≥
+    (e^(ε_obj/4) − 1)/(c R²) (or the floor binds): every larger C then
+    gives the same model distribution.
 
     ``mechanism="output"``: Algorithm 1 (their Corollary 8), ŵ + b with
     density ∝ exp(−ε‖b‖/Δ), Δ = 2RC (:func:`logistic_sensitivity`).

@@ -194,7 +194,7 @@ def objective_plan(
     )
 
 
-def newton_logistic(X, s, lam, lin, max_iter, tol=None, strict=True, stats=None):
+def newton_logistic(X, s, lam, lin, max_iter, tol=None, stats=None):
     """argmin mean(log(1 + e^(−s v·x))) + (lam/2)‖v‖² + lin·v to ‖∇‖ ≤ tol.
 
     Damped Newton with backtracking, and full steps once the Newton
@@ -202,7 +202,7 @@ def newton_logistic(X, s, lam, lin, max_iter, tol=None, strict=True, stats=None)
     would stall the line search). Only the final gradient check matters for
     privacy. ``tol`` defaults to γ/2 (objective perturbation); both
     logistic mechanisms use this solver. If ``max_iter`` is hit before
-    ``tol``: None, or with ``strict=False`` the last iterate. ``stats``, a
+    ``tol`` (or the Hessian is singular in floating point): None. ``stats``, a
     dict, receives the number of gradient checks made ("iterations"; for
     the solver fuzz of ``benchmarks/bench_solver_fuzz.py``).
     """
@@ -229,7 +229,7 @@ def newton_logistic(X, s, lam, lin, max_iter, tol=None, strict=True, stats=None)
         try:
             step = np.linalg.solve(H, grad)
         except np.linalg.LinAlgError:  # H singular in floating point
-            return None if strict else v
+            return None
         if float(grad @ step) <= 1e-10 * max(1.0, abs(value)):  # full step
             v = v - step
             value, z = objective(v)
@@ -247,7 +247,7 @@ def newton_logistic(X, s, lam, lin, max_iter, tol=None, strict=True, stats=None)
         v, value, z = cand, new, z_new
     z = s * (X @ v)
     grad = -(X.T @ (s * expit(-z))) / n + lam * v + lin
-    return v if not strict or float(np.linalg.norm(grad)) <= tol else None
+    return v if float(np.linalg.norm(grad)) <= tol else None
 
 
 def fit_objective(X, s, plan: ObjectivePlan, row_norm: float, rng, max_iter: int):
