@@ -49,6 +49,7 @@ Usage (repository root)::
     python benchmarks/bench_ldp.py --select-truncation --jobs 2
         # TGP's practical truncation κ and width c (seeds 100–109)
     python benchmarks/bench_ldp.py --truncated --jobs 2  # reports TGP cuts
+    python benchmarks/bench_ldp.py --goals --jobs 2     # the goals, 30 seeds
     python benchmarks/bench_ldp.py --jobs 2 --only ldp-tgp-ucb \\
         --merge benchmarks/results/bench_ldp.json --keep-theory
         # rerun one algorithm's rows; the others (paired) from the JSON
@@ -615,6 +616,95 @@ def betas(T: int) -> dict:
     return out
 
 
+GOAL_SEEDS = list(range(30))
+"""Seeds of ``--goals``: 0–29, fixed before its first run (0–9 are the main run's)."""
+
+
+def goals_check(T: int, jobs: int, out_path: str) -> dict:
+    """Issue 24's goals on more seeds: SE, ε ∈ {0.5, 1, 2}, defaults only.
+
+    The three LDP algorithms and GP-UCB at their library defaults (nothing
+    re-chosen), seeds :data:`GOAL_SEEDS`, paired: R_T/T of each against
+    half of uniform exploration's and against GP-UCB's on the same reports.
+    Seeds 0–9 repeat the main run's, and the run checks that they give the
+    same per-seed values as ``bench_ldp.json`` when that file is there.
+    """
+    algos = LDP_ALGOS + ["gp-ucb"]
+    eps_list = [0.5, 1.0, 2.0]
+    cfg = [(e, a, s) for e in eps_list for a in algos for s in GOAL_SEEDS]
+    cfg.sort(key=lambda c: c[1] != "ldp-ata-gp-ucb")  # the slow ones first
+    res = Parallel(n_jobs=jobs, verbose=5)(
+        delayed(_single_thread)(run, f"private|se|eps={e}", a, {}, s, T)
+        for e, a, s in cfg
+    )
+    final = {(e, a, s): r["curve"][-1] for (e, a, s), r in zip(cfg, res)}
+    main_json = os.path.join(HERE, "results", "bench_ldp.json")
+    repro = None
+    if os.path.exists(main_json):
+        with open(main_json) as fh:
+            old = json.load(fh)
+        if old["meta"]["horizon"] == T:
+            repro = max(
+                abs(v - final[(e, a, s)])
+                for e in eps_list
+                for a in algos
+                for s, v in zip(
+                    old["meta"]["seeds"],
+                    old["curves"][f"private|se|eps={e}"][f"{a}|default|laplace"][
+                        "final"
+                    ],
+                )
+            )
+    rows = []
+    for e in eps_list:
+        uni = np.array([uniform_regret(f"private|se|eps={e}", s) for s in GOAL_SEEDS])
+        gp = np.array([final[(e, "gp-ucb", s)] for s in GOAL_SEEDS])
+        for a in LDP_ALGOS:
+            d = np.array([final[(e, a, s)] for s in GOAL_SEEDS])
+            rows.append(
+                {
+                    "epsilon": e,
+                    "algorithm": a,
+                    "default": _mean_se(d),
+                    "gp_ucb": _mean_se(gp),
+                    "half_uniform": 0.5 * float(uni.mean()),
+                    "default_minus_half_uniform": _mean_se(d - 0.5 * uni),
+                    "default_minus_gp_ucb": _mean_se(d - gp),
+                    "below_half_uniform": bool(d.mean() < 0.5 * uni.mean()),
+                    "at_or_below_gp_ucb": bool(d.mean() <= gp.mean()),
+                    "per_seed": d.tolist(),
+                }
+            )
+        rows[-1]["gp_ucb_per_seed"] = gp.tolist()
+    out = {
+        "meta": _meta(
+            f"python benchmarks/bench_ldp.py --goals --jobs {jobs}", T, GOAL_SEEDS, jobs
+        )
+        | {"reproduces_main_run_max_abs_diff": repro},
+        "goals": rows,
+    }
+    with open(out_path, "w") as fh:
+        json.dump(out, fh, indent=1)
+    print(f"Issue 24's goals, SE, T={T}, defaults, seeds 0–{GOAL_SEEDS[-1]} (paired):")
+    print(
+        "| ε | algorithm | default | GP-UCB | ½ uniform | default − ½ uniform "
+        "| default − GP-UCB | < ½ uniform | ≤ GP-UCB |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        print(
+            f"| {r['epsilon']:g} | {r['algorithm']} | {_fmt(r['default'])} | "
+            f"{_fmt(r['gp_ucb'])} | {r['half_uniform']:.3f} | "
+            f"{_fmt(r['default_minus_half_uniform'])} | "
+            f"{_fmt(r['default_minus_gp_ucb'])} | "
+            f"{'yes' if r['below_half_uniform'] else 'no'} | "
+            f"{'yes' if r['at_or_below_gp_ucb'] else 'no'} |"
+        )
+    if repro is not None:
+        print(f"Seeds 0–9 against bench_ldp.json: max |difference| {repro:.2e}")
+    return out
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true")
@@ -644,6 +734,11 @@ def main(argv=None):
         action="store_true",
         help="with --merge: the --only algorithms' theory rows from the JSON "
         "too (only when the change leaves every theory constant as it was)",
+    )
+    ap.add_argument(
+        "--goals",
+        action="store_true",
+        help="only issue 24's goals: SE, defaults, seeds 0-29 (paired)",
     )
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--trials", type=int, default=None)
@@ -686,6 +781,9 @@ def main(argv=None):
         return res
     if args.betas:
         return betas(args.horizon or 2000)
+    if args.goals:
+        path = args.out or os.path.join(HERE, "results", "bench_ldp_goals.json")
+        return goals_check(args.horizon or 10_000, args.jobs, path)
     if args.truncated:
         return truncated(args.horizon or 10_000, args.jobs)
     if args.select_truncation:
