@@ -667,6 +667,7 @@ def goals_check(T: int, jobs: int, out_path: str) -> dict:
                     "algorithm": a,
                     "default": _mean_se(d),
                     "gp_ucb": _mean_se(gp),
+                    "uniform": _mean_se(uni),
                     "half_uniform": 0.5 * float(uni.mean()),
                     "default_minus_half_uniform": _mean_se(d - 0.5 * uni),
                     "default_minus_gp_ucb": _mean_se(d - gp),
@@ -700,6 +701,32 @@ def goals_check(T: int, jobs: int, out_path: str) -> dict:
             f"{'yes' if r['below_half_uniform'] else 'no'} | "
             f"{'yes' if r['at_or_below_gp_ucb'] else 'no'} |"
         )
+    print(f"\nR_T/T at T={T}, SE, defaults, {len(GOAL_SEEDS)} seeds (mean ± s.e.):")
+    print("| | " + " | ".join(f"ε = {e:g}" for e in eps_list) + " |")
+    print("|---" * (len(eps_list) + 1) + "|")
+    by = {(r["epsilon"], r["algorithm"]): r for r in rows}
+    names = {
+        "ldp-tgp-ucb": "LDP-TGP-UCB",
+        "ldp-ata-gp-ucb": "LDP-ATA-GP-UCB",
+        "ldp-moma-gp-ucb": "LDP-MoMA-GP-UCB",
+    }
+    for a in LDP_ALGOS:
+        print(
+            f"| {names[a]} | "
+            + " | ".join(_fmt(by[(e, a)]["default"]) for e in eps_list)
+            + " |"
+        )
+    first = LDP_ALGOS[0]
+    print(
+        "| plain GP-UCB on the same reports | "
+        + " | ".join(_fmt(by[(e, first)]["gp_ucb"]) for e in eps_list)
+        + " |"
+    )
+    print(
+        "| uniform exploration | "
+        + " | ".join(_fmt(by[(e, first)]["uniform"]) for e in eps_list)
+        + " |"
+    )
     if repro is not None:
         print(f"Seeds 0–9 against bench_ldp.json: max |difference| {repro:.2e}")
     return out
