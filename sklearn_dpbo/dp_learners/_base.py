@@ -24,6 +24,7 @@ import warnings
 
 import numpy as np
 
+from .._param_names import CachedParamNamesMixin
 from ..privacy._samplers import (
     _uniform_open,
     as_random_source,
@@ -158,7 +159,7 @@ def release_weights(w: np.ndarray, sensitivity: float, epsilon: float, rng):
     return round_to_grid(noisy, scale)
 
 
-class DPLearnerMixin:
+class DPLearnerMixin(CachedParamNamesMixin):
     """What the private-model mode reads and trusts in a learner of this package.
 
     ``epsilon`` is the per-fit cost (pure ε-DP with respect to one row of
@@ -169,21 +170,6 @@ class DPLearnerMixin:
     """
 
     _dp_learner = True
-
-    @classmethod
-    def _get_param_names(cls) -> list:
-        """scikit-learn's list of constructor arguments, computed once per class.
-
-        ``BaseEstimator._get_param_names`` inspects the signature on every
-        ``get_params``/``clone``; random stopping clones the learner once per
-        run, so the signature was a third of a run's time on small data. The
-        list depends on the class only.
-        """
-        cached = cls.__dict__.get("_param_names")
-        if cached is None:
-            cached = tuple(super()._get_param_names())
-            cls._param_names = cached
-        return list(cached)
 
     def _check_privacy_params(self) -> float:
         eps = check_epsilon(self.epsilon, owner=type(self).__name__)

@@ -35,6 +35,7 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.gaussian_process.kernels import Kernel
 
 from .._compat import Hidden, Interval, StrOptions, validate_parameter_constraints
+from .._param_names import CachedParamNamesMixin
 from ..bo._gp import KERNELS, kernel_spelling, resolve_kernel
 
 __all__ = [
@@ -113,7 +114,7 @@ def _shared_docs(cls):
     return cls
 
 
-class SearchMode(BaseEstimator):
+class SearchMode(CachedParamNamesMixin, BaseEstimator):
     """Base class of the mode objects (a public parameter holder).
 
     Subclasses set ``method``, the string shorthand, as a class attribute
