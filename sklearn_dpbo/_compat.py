@@ -41,6 +41,15 @@ Shims, what each is for, and from which version:
     Whether metadata routing is on, read from the public ``sklearn.get_config()``
     (what the private ``sklearn.utils.metadata_routing._routing_enabled`` of
     1.3 to 1.9 returns).
+``CachedParamNamesMixin``
+    Overrides the private classmethod ``BaseEstimator._get_param_names``
+    (1.0 to 1.9: the sorted constructor arguments, from ``inspect.signature``
+    on every ``get_params``/``clone``) with the same list computed once per
+    class. The search clones and validates its mode object on every fit and
+    random stopping clones the learner once per run, so the signature was a
+    large share of a small fit's time. A function of the class alone
+    (public); nothing about any call or any data is kept. If the method
+    disappears, ``super()`` raises and the mixin must go.
 """
 
 from __future__ import annotations
@@ -150,7 +159,21 @@ def _routing_enabled() -> bool:
     return bool(sklearn.get_config().get("enable_metadata_routing", False))
 
 
+class CachedParamNamesMixin:
+    """``_get_param_names`` computed once per class (put before ``BaseEstimator``)."""
+
+    @classmethod
+    def _get_param_names(cls) -> list:
+        """scikit-learn's sorted list of constructor arguments, cached on ``cls``."""
+        cached = cls.__dict__.get("_param_names_cache")
+        if cached is None:
+            cached = tuple(super()._get_param_names())
+            cls._param_names_cache = cached
+        return list(cached)
+
+
 __all__ = [
+    "CachedParamNamesMixin",
     "HasMethods",
     "Hidden",
     "Interval",

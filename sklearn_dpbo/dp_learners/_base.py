@@ -24,7 +24,7 @@ import warnings
 
 import numpy as np
 
-from .._param_names import CachedParamNamesMixin
+from .._compat import CachedParamNamesMixin
 from ..privacy._samplers import (
     _uniform_open,
     as_random_source,

@@ -34,8 +34,13 @@ import numbers
 from sklearn.base import BaseEstimator, clone
 from sklearn.gaussian_process.kernels import Kernel
 
-from .._compat import Hidden, Interval, StrOptions, validate_parameter_constraints
-from .._param_names import CachedParamNamesMixin
+from .._compat import (
+    CachedParamNamesMixin,
+    Hidden,
+    Interval,
+    StrOptions,
+    validate_parameter_constraints,
+)
 from ..bo._gp import KERNELS, kernel_spelling, resolve_kernel
 
 __all__ = [
