@@ -152,7 +152,11 @@ def sample_discrete_laplace(scale: Fraction, rng: RandomSource) -> int:
     scale = Fraction(scale)
     if scale <= 0:
         raise ValueError("scale must be > 0.")
-    t, s = scale.numerator, scale.denominator
+    return _discrete_laplace(scale.numerator, scale.denominator, rng)
+
+
+def _discrete_laplace(t: int, s: int, rng: RandomSource) -> int:
+    """:func:`sample_discrete_laplace` for scale = t/s in lowest terms, t, s > 0."""
     while True:
         u = rng.randrange(t)
         if not _bernoulli_exp_unit_ratio(u, t, rng):  # exp(−u/t), u/t < 1
@@ -201,13 +205,42 @@ def laplace_on_grid(
         raise ValueError("value must be finite.")
     base_scale = sensitivity / epsilon
     k = granularity_exponent(base_scale, bits=bits)
-    step = Fraction(2) ** k
-    eff_sensitivity = Fraction(sensitivity) + step
-    scale_steps = eff_sensitivity / (Fraction(epsilon) * step)
-    n = round(Fraction(value) / step)  # exact rational rounding, ties to even
-    z = sample_discrete_laplace(scale_steps, rng)
-    release = float((n + z) * step)
-    return release, float(eff_sensitivity / Fraction(epsilon)), k
+    # Exact rational arithmetic on integers: the results of the Fraction
+    # expressions in the comments, without Fraction's normalisation at every
+    # step (half of a release's time). Each input is p/q (a float's q is a
+    # power of two) and the step is 2^k = tp/tq.
+    sp, sq = _ratio(sensitivity)
+    ep, eq = _ratio(epsilon)
+    vp, vq = _ratio(value)
+    tp, tq = (1 << k, 1) if k >= 0 else (1, 1 << -k)
+    # scale_steps = (Fraction(sensitivity) + step) / (Fraction(epsilon) * step),
+    # in lowest terms with a positive denominator (what the sampler reads).
+    eff_num, eff_den = sp * tq + tp * sq, sq * tq  # Fraction(sensitivity) + step
+    num, den = eff_num * eq * tq, eff_den * ep * tp
+    g = math.gcd(num, den)
+    t, s = num // g, den // g
+    if s < 0:
+        t, s = -t, -s
+    if t <= 0:
+        raise ValueError("scale must be > 0.")
+    # n = round(Fraction(value) / step): ties to even, exactly.
+    q, r = divmod(vp * tq, vq * tp)
+    twice = 2 * r
+    n = q + (twice > vq * tp or (twice == vq * tp and q % 2 == 1))
+    z = _discrete_laplace(t, s, rng)
+    # float((n + z) * step) and float(eff_sensitivity / Fraction(epsilon)):
+    # int / int is correctly rounded, as Fraction's float() is.
+    m = n + z
+    release = float(m << k) if k >= 0 else m / tq
+    return release, (eff_num * eq) / (eff_den * ep), k
+
+
+def _ratio(x) -> tuple[int, int]:
+    """x = p/q exactly (a float's own ratio, else Fraction's), q > 0."""
+    if isinstance(x, float):
+        return x.as_integer_ratio()
+    f = Fraction(x)
+    return f.numerator, f.denominator
 
 
 def _uniform_open(n: int, rng) -> np.ndarray:

@@ -478,6 +478,59 @@ def test_releases_are_multiples_of_2k_with_identical_low_bits():
     assert bits[0.0] == bits[1.0] == set(range(256))
 
 
+def _laplace_on_grid_reference(value, sensitivity, epsilon, rng, *, bits=20):
+    """``laplace_on_grid`` as written with ``Fraction`` before issue 25 (the
+    integer arithmetic of the library must give the same results)."""
+    if not math.isfinite(value):
+        raise ValueError("value must be finite.")
+    k = _samplers.granularity_exponent(sensitivity / epsilon, bits=bits)
+    step = Fraction(2) ** k
+    eff_sensitivity = Fraction(sensitivity) + step
+    scale_steps = eff_sensitivity / (Fraction(epsilon) * step)
+    n = round(Fraction(value) / step)
+    z = sample_discrete_laplace(scale_steps, rng)
+    return float((n + z) * step), float(eff_sensitivity / Fraction(epsilon)), k
+
+
+def test_laplace_on_grid_integer_arithmetic_equals_the_fraction_reference():
+    """Same release, scale, k, error and random draws as the Fraction code,
+    on 4,000 inputs: ties to even, tiny and huge values, ints, numpy floats,
+    Fractions, every ``bits`` in use, bad inputs."""
+    gen = random.Random(5)
+    for _ in range(4000):
+        c = gen.random()
+        value = (
+            gen.choice([0.0, -0.0, 2.5, -3.5, math.inf, math.nan])
+            if c < 0.1
+            else gen.randint(-999, 999)
+            if c < 0.2
+            else np.float64(gen.uniform(-5, 5))
+            if c < 0.3
+            else Fraction(gen.randint(-99, 99), gen.randint(1, 99))
+            if c < 0.35
+            else gen.uniform(-1, 1) * 10 ** gen.uniform(-30, 30)
+        )
+        sens = gen.choice([1.0, 1 / 3, 2.0**-40, 7, Fraction(1, 7), -1.0, 0.0])
+        sens = sens if gen.random() < 0.5 else 10 ** gen.uniform(-12, 12)
+        eps = gen.choice([1.0, 0.4, 5, 2.0**-10, -1.0])
+        eps = eps if gen.random() < 0.5 else 10 ** gen.uniform(-6, 3)
+        bits = gen.choice([20, 0, 5, 52, 60])
+        if gen.random() < 0.1 and sens > 0 and eps > 0:  # a tie between grid points
+            k = _samplers.granularity_exponent(sens / eps, bits=bits)
+            value = float((gen.randint(-50, 50) + Fraction(1, 2)) * Fraction(2) ** k)
+        seed = gen.getrandbits(64)
+        outs = []
+        for fn in (_laplace_on_grid_reference, laplace_on_grid):
+            rng = random.Random(seed)
+            try:
+                out = fn(value, sens, eps, rng, bits=bits)
+                out = (out, [type(x) for x in out])
+            except (ValueError, ZeroDivisionError, OverflowError) as exc:
+                out = (type(exc), str(exc))
+            outs.append((out, rng.getrandbits(64)))
+        assert outs[0] == outs[1], (value, sens, eps, bits)
+
+
 def test_discrete_laplace_matches_exact_pmf_and_rejects_wrong_scales():
     scale, n = Fraction(5, 2), 60_000
     rng = random.Random(1)
@@ -505,6 +558,7 @@ def test_discrete_laplace_matches_exact_pmf_and_rejects_wrong_scales():
 def test_no_float_log_of_a_uniform_in_the_samplers():
     for fn in (
         _samplers.sample_discrete_laplace,
+        _samplers._discrete_laplace,
         _samplers.laplace_on_grid,
         _samplers._bernoulli_exp_ratio,
         _samplers._bernoulli_exp_unit_ratio,
