@@ -166,7 +166,10 @@ class DPLearnerMixin(CachedParamNamesMixin):
     ``X, y`` under replace-one, with n public); every bound is a constructor
     parameter; ``noise_random_state=None`` draws the noise from the OS
     CSPRNG. :meth:`_fit_private` is the fit with an explicit noise source
-    (the search passes its own).
+    (the search passes its own) and parameters already validated: by
+    :meth:`fit`, or, in the private-model mode, for every candidate before
+    any row is read (``check_candidate_params``); it still checks the
+    privacy parameters (ε, ``data_norm``) itself.
     """
 
     _dp_learner = True
@@ -210,6 +213,7 @@ class DPLearnerMixin(CachedParamNamesMixin):
                 f"{type(self).__name__} does not take sample_weight: a weight "
                 "multiplies one row's influence and the sensitivity with it."
             )
+        self._validate_params()
         rng = self._noise_source()
         with np.errstate(all="ignore"):
             return self._fit_private(X, y, rng)

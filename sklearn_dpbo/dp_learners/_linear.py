@@ -124,7 +124,6 @@ class DPLinearRegression(DPLearnerMixin, RegressorMixin, BaseEstimator):
         self.noise_random_state = noise_random_state
 
     def _fit_private(self, X, y, rng):
-        self._validate_params()
         eps = self._check_privacy_params()
         Xc = clip_rows(X, float(self.data_norm), intercept=self.fit_intercept)
         n, d = Xc.shape

@@ -194,7 +194,6 @@ class DPLogisticRegression(DPLearnerMixin, ClassifierMixin, BaseEstimator):
         self.noise_random_state = noise_random_state
 
     def _fit_private(self, X, y, rng):
-        self._validate_params()
         eps = self._check_privacy_params()
         if len(self.classes) != 2:
             raise ValueError("classes must hold exactly two public labels.")
