@@ -1729,6 +1729,13 @@ def main(argv=None) -> int:
         help="number of seeds (default: 20 full, 40 --defaults)",
     )
     parser.add_argument(
+        "--first-seed",
+        type=int,
+        default=0,
+        help="seeds first-seed, first-seed + 1, ... (default 0): more seeds "
+        "for a run already made, paired with it by seed",
+    )
+    parser.add_argument(
         "--epsilons", type=float, nargs="+", default=None, help="total epsilons"
     )
     parser.add_argument(
@@ -1859,7 +1866,7 @@ def main(argv=None) -> int:
         n_seeds = args.seeds
     if args.epsilons is not None:
         epsilons = tuple(args.epsilons)
-    seeds = list(range(n_seeds))
+    seeds = list(range(args.first_seed, args.first_seed + n_seeds))
 
     tables = {}
     for name in names:
