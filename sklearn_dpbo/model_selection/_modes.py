@@ -275,14 +275,14 @@ class PrivateSelection(SearchMode):
         fold fits, ``cv_results_["n_public_folds"]`` 1 on every row); below,
         ``None`` (a smaller task runs exactly as with ``None``). With
         ``public_cv=3`` the hold-out starts at 15,000 training rows.
-        Measured (docs/benchmarks.md, issue 25, 30 seeds, paired against
+        Measured (docs/benchmarks.md, issue 25, paired against
         ``None``): on a 25,000-row HistGradientBoosting task it costs
         0.9–1.0× ``RandomizedSearchCV`` (``None``: ≈ 2×); on held-out tasks
         with 5,000–6,000 rows per fold its validation regret was worse by
-        +0.04 ± 0.05, +0.11 ± 0.08 and +0.014 ± 0.010 points, so it is not
-        the default (goal: within one standard error on every task). Worth
-        setting when the public signal's cost matters more than a tenth of
-        a point.
+        +0.022 ± 0.041, +0.084 ± 0.074 and +0.010 ± 0.006 points (60
+        seeds), so it is not the default (goal: within one standard error
+        on every task). Worth setting when the public signal's cost matters
+        more than a tenth of a point.
     """
 
     method = "private-selection"
