@@ -231,16 +231,23 @@ def laplace_on_grid(
     # float((n + z) * step) and float(eff_sensitivity / Fraction(epsilon)):
     # int / int is correctly rounded, as Fraction's float() is.
     m = n + z
-    release = float(m << k) if k >= 0 else m / tq
+    release = (m << k) / 1 if k >= 0 else m / tq
     return release, (eff_num * eq) / (eff_den * ep), k
 
 
 def _ratio(x) -> tuple[int, int]:
-    """x = p/q exactly (a float's own ratio, else Fraction's), q > 0."""
-    if isinstance(x, float):
-        return x.as_integer_ratio()
-    f = Fraction(x)
-    return f.numerator, f.denominator
+    """x = p/q exactly as Python ints (a float's own ratio, else Fraction's), q > 0.
+
+    Python ints whatever the input: a NumPy integer's ``numerator`` is a
+    fixed-width NumPy integer, whose products would wrap around. NumPy's
+    half and single floats convert to a Python float exactly.
+    """
+    if isinstance(x, (float, np.float16, np.float32)):
+        p, q = float(x).as_integer_ratio()
+    else:
+        f = Fraction(x)
+        p, q = f.numerator, f.denominator
+    return int(p), int(q)
 
 
 def _uniform_open(n: int, rng) -> np.ndarray:

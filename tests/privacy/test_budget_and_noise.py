@@ -531,6 +531,33 @@ def test_laplace_on_grid_integer_arithmetic_equals_the_fraction_reference():
         assert outs[0] == outs[1], (value, sens, eps, bits)
 
 
+@pytest.mark.parametrize(
+    "numpy_type", [np.int8, np.int32, np.int64, np.uint16, np.float32, np.float64]
+)
+def test_laplace_on_grid_numpy_scalars_are_their_python_values(numpy_type):
+    """A NumPy scalar input releases exactly what its Python value does (the
+    integer arithmetic uses Python ints: a NumPy integer would wrap around
+    and, e.g., shrink the noise scale)."""
+    for value, sens, eps, bits in [
+        (5, 1, 1, 20),
+        (3, 2, 1, 0),
+        (7, 1, 1, 60),
+        (1, 3, 1, 5),
+        (100, 1, 1, 52),
+    ]:
+        for which in range(3):  # one input at a time as a NumPy scalar
+            args = [value, sens, eps]
+            args[which] = numpy_type(args[which])
+            python = [
+                float(a) if numpy_type in (np.float32, np.float64) else a
+                for a in (value, sens, eps)
+            ]
+            python[which] = args[which].item()
+            a = laplace_on_grid(*args, random.Random(3), bits=bits)
+            b = laplace_on_grid(*python, random.Random(3), bits=bits)
+            assert a == b and [type(x) for x in a] == [type(x) for x in b]
+
+
 def test_discrete_laplace_matches_exact_pmf_and_rejects_wrong_scales():
     scale, n = Fraction(5, 2), 60_000
     rng = random.Random(1)
