@@ -193,10 +193,18 @@ class DPLogisticRegression(DPLearnerMixin, ClassifierMixin, BaseEstimator):
         self.mechanism = mechanism
         self.noise_random_state = noise_random_state
 
+    def _check_privacy_params(self) -> float:
+        """The mixin's checks, and exactly two public ``classes``: run by the
+        private-model mode for every candidate before any row is read."""
+        eps = super()._check_privacy_params()
+        if len(self.classes) != 2:
+            raise ValueError(
+                f"classes must hold exactly two public labels; got {self.classes!r}."
+            )
+        return eps
+
     def _fit_private(self, X, y, rng):
         eps = self._check_privacy_params()
-        if len(self.classes) != 2:
-            raise ValueError("classes must hold exactly two public labels.")
         Xc = clip_rows(X, float(self.data_norm), intercept=self.fit_intercept)
         n = Xc.shape[0]
         y = np.asarray(y)
