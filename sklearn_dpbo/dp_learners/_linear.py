@@ -44,10 +44,20 @@ def ridge_sensitivity(
     G = R(RB/√α + B) the bound of step 2. α is first raised to the solver's
     conditioning floor R²/(κ_max − 1) (:func:`ridge_regularization`).
     """
-    R, B = float(row_norm), float(target_bound)
-    a = ridge_regularization(alpha, R)
-    G = R * (R * B / math.sqrt(a) + B)
+    a = ridge_regularization(alpha, row_norm)
+    G = ridge_gradient_bound(a, row_norm, target_bound)
     return 2.0 * G / (int(n) * a) + gradient_slack(a, G)
+
+
+def ridge_gradient_bound(alpha: float, row_norm: float, target_bound: float) -> float:
+    """G = R(RB/√α + B): the bound on one row's loss gradient on ‖w‖ ≤ B/√α.
+
+    Step 2 of :func:`ridge_sensitivity`, with α the regularisation in use
+    (already raised by :func:`ridge_regularization`); the solver's gradient
+    tolerance is GRADIENT_TOL·G.
+    """
+    R, B = float(row_norm), float(target_bound)
+    return R * (R * B / math.sqrt(float(alpha)) + B)
 
 
 def ridge_regularization(alpha: float, row_norm: float) -> float:
@@ -139,7 +149,7 @@ class DPLinearRegression(DPLearnerMixin, RegressorMixin, BaseEstimator):
         w = np.linalg.solve(A, rhs)
         # computed ‖∇J‖ ≤ half the bound: its float error is far below the
         # other half, so the exact gradient is ≤ GRADIENT_TOL·G (the slack)
-        tol = GRADIENT_TOL * row_norm * (row_norm * B / math.sqrt(a) + B) / 2
+        tol = GRADIENT_TOL * ridge_gradient_bound(a, row_norm, B) / 2
         for _ in range(SOLVER_MIN_ITER):  # refine until certified
             grad = A @ w - rhs
             if float(np.linalg.norm(grad)) <= tol:

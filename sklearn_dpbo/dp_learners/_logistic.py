@@ -13,15 +13,13 @@ from ..privacy._validation import EPSILON_CONSTRAINTS
 from ._base import (
     GRADIENT_TOL,
     DPLearnerMixin,
-    SolverError,
     augmented_norm,
     clip_rows,
     conditioned,
     gradient_slack,
     release_weights,
-    solver_iterations,
 )
-from ._objective import fit_objective, newton_logistic, objective_plan
+from ._objective import certified_newton, fit_objective, objective_plan
 
 __all__ = ["DPLogisticRegression", "logistic_sensitivity", "output_regularization"]
 
@@ -56,27 +54,6 @@ def logistic_sensitivity(n: int, C: float, row_norm: float) -> float:
     """
     lam = output_regularization(n, C, row_norm)
     return 2.0 * row_norm / (int(n) * lam) + gradient_slack(lam, row_norm)
-
-
-def _newton(X, s, lam: float, row_norm: float, max_iter: int) -> np.ndarray:
-    """argmin J to a computed ‖∇J‖ ≤ GRADIENT_TOL·R/2 (``newton_logistic``).
-
-    Raises :class:`~._base.SolverError` if the tolerance is not reached
-    (never in the fuzz of ``_objective``'s docstring).
-    """
-    lin = np.zeros(X.shape[1])
-    # stop at half the bound: the computed norm's float error (~1e-15·R)
-    # is far below the other half, so the exact gradient is ≤ GRADIENT_TOL·R
-    tol = GRADIENT_TOL * float(row_norm) / 2
-    iters = solver_iterations(max_iter)
-    w = newton_logistic(X, s, lam, lin, iters, tol=tol)
-    if w is None:
-        raise SolverError(
-            f"output perturbation: Newton did not reach the gradient tolerance "
-            f"{tol:g} in {iters} iterations; the sensitivity needs it (an event "
-            "outside the guarantee: please report it)."
-        )
-    return w
 
 
 class DPLogisticRegression(DPLearnerMixin, ClassifierMixin, BaseEstimator):
@@ -219,7 +196,15 @@ class DPLogisticRegression(DPLearnerMixin, ClassifierMixin, BaseEstimator):
         else:
             plan = None
             lam = output_regularization(n, float(self.C), row_norm)
-            w = _newton(Xc, s, lam, row_norm, int(self.max_iter))
+            w = certified_newton(  # gradient bound: GRADIENT_TOL × a row's R
+                Xc,
+                s,
+                lam,
+                np.zeros(Xc.shape[1]),
+                int(self.max_iter),
+                GRADIENT_TOL * row_norm,
+                "output perturbation",
+            )
             sens = logistic_sensitivity(n, float(self.C), row_norm)
             w = release_weights(w, sens, eps, rng)
         self.plan_ = plan
