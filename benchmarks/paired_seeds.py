@@ -5,8 +5,10 @@ the same command; this pools them. For each dataset, per seed, the
 difference between two methods (``--method`` minus ``--baseline``) in
 validation regret and in test accuracy, from the released candidate indices
 and the per-candidate table (``--cache-dir`` of the runs), averaged over the
-ε both runs have; then mean ± s.e. over all seeds, in points. A seed present
-in two runs must give the same indices in both (checked).
+ε both methods have; then mean ± s.e. over all seeds, in points: the
+seeds of the runs pooled into one list of rows, then
+``bench_utility.racing_paired``, the paired differences of a single run. A
+seed present in two runs must give the same indices in both (checked).
 
 Usage (repository root)::
 
@@ -22,45 +24,37 @@ import json
 import sys
 from pathlib import Path
 
-import numpy as np
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_utility as bu  # noqa: E402
 
 
-def per_seed_indices(runs, dataset, method):
-    """{ε: {seed: released index}} of ``method`` on ``dataset`` over the runs."""
-    out: dict = {}
+def pooled_rows(runs, method: str, baseline: str) -> list[dict]:
+    """The two methods' rows of all runs, one row per (dataset, method, ε),
+    on the seeds both methods have there (a seed in two runs must have
+    released the same index in both: checked)."""
+    indices: dict = {}
     for run in runs:
         for r in run["rows"]:
-            if (r["dataset"], r["method"]) != (dataset, method) or "indices" not in r:
+            if r["method"] not in (method, baseline) or "indices" not in r:
                 continue
-            seen = out.setdefault(r["epsilon"], {})
+            seen = indices.setdefault((r["dataset"], r["method"], r["epsilon"]), {})
             for seed, index in zip(r["seeds"], r["indices"]):
                 if seen.setdefault(seed, index) != index:
-                    raise AssertionError(f"{dataset} {method} seed {seed}: runs differ")
-    return out
-
-
-def pooled(runs, dataset, method, baseline, table):
-    a = per_seed_indices(runs, dataset, method)
-    b = per_seed_indices(runs, dataset, baseline)
-    epsilons = sorted(set(a) & set(b))
-    seeds = sorted(set.intersection(*(set(a[e]) & set(b[e]) for e in epsilons)))
-    val, test = table["val"], table["test"]
-    d_regret = np.mean(
-        [[val[b[e][s]] - val[a[e][s]] for s in seeds] for e in epsilons], axis=0
-    )
-    d_test = np.mean(
-        [[test[a[e][s]] - test[b[e][s]] for s in seeds] for e in epsilons], axis=0
-    )
-    return {
-        "dataset": dataset,
-        "seeds": [int(s) for s in seeds],
-        "epsilons": epsilons,
-        "regret": dict(zip(("mean", "se"), bu.mean_se(100 * d_regret))),
-        "test_accuracy": dict(zip(("mean", "se"), bu.mean_se(100 * d_test))),
-    }
+                    raise AssertionError(f"{r['dataset']} {r['method']} seed {seed}")
+    rows = []
+    for (name, label, eps), seen in indices.items():
+        other = indices.get((name, baseline if label == method else method, eps), {})
+        seeds = sorted(set(seen) & set(other))
+        rows.append(
+            {
+                "dataset": name,
+                "method": label,
+                "epsilon": eps,
+                "seeds": seeds,
+                "indices": [seen[s] for s in seeds],
+            }
+        )
+    return rows
 
 
 def main(argv=None):
@@ -72,31 +66,40 @@ def main(argv=None):
     ap.add_argument("--out", type=Path, default=None)
     args = ap.parse_args(argv)
     runs = [json.loads(p.read_text()) for p in args.runs]
-    datasets = list(dict.fromkeys(r["dataset"] for run in runs for r in run["rows"]))
+    rows = pooled_rows(runs, args.method, args.baseline)
+    datasets = list(dict.fromkeys(r["dataset"] for r in rows))
+    tables = {name: bu.precompute(name, 1, args.cache_dir) for name in datasets}
+    configs = [{"label": r["method"], "epsilon": r["epsilon"]} for r in rows]
+    paired = bu.racing_paired(rows, tables, configs, baseline=args.baseline)
     out = []
     print(f"{args.method} − {args.baseline}, points, mean ± s.e. over seeds")
     print("| task | seeds | Δ regret | Δ test accuracy |")
     print("|---|---:|---:|---:|")
-    for name in datasets:
-        table = bu.precompute(name, 1, args.cache_dir)
-        res = pooled(runs, name, args.method, args.baseline, table)
+    for p in paired:
+        if p["method"] != args.method or p["epsilon"] is not None:
+            continue  # the per-ε rows; the pooled row averages over ε per seed
+        seeds = next(r["seeds"] for r in rows if r["dataset"] == p["dataset"])
+        res = {
+            "dataset": p["dataset"],
+            "seeds": seeds,
+            **{
+                k: {m: 100 * v for m, v in p[k].items()}
+                for k in ("regret", "test_accuracy")
+            },
+        }
         out.append(res)
         g, t = res["regret"], res["test_accuracy"]
         print(
-            f"| {name} | {len(res['seeds'])} | {g['mean']:+.3f} ± {g['se']:.3f} | "
+            f"| {p['dataset']} | {len(seeds)} | {g['mean']:+.3f} ± {g['se']:.3f} | "
             f"{t['mean']:+.3f} ± {t['se']:.3f} |"
         )
     if args.out:
-        args.out.write_text(
-            json.dumps(
-                {
-                    "argv": sys.argv[1:],
-                    "runs": [str(p) for p in args.runs],
-                    "pooled": out,
-                },
-                indent=1,
-            )
-        )
+        record = {
+            "argv": sys.argv[1:],
+            "runs": [str(p) for p in args.runs],
+            "pooled": out,
+        }
+        args.out.write_text(json.dumps(record, indent=1))
     return out
 
 
