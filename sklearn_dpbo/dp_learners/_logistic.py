@@ -72,7 +72,7 @@ class DPLogisticRegression(DPLearnerMixin, ClassifierMixin, BaseEstimator):
     0.99 ε::
 
         Δ  = max(0, c / (n (exp(ε_obj/4) − 1)) − Λ̃, c / (κ_max − 1) − Λ̃)
-        ε′ = ε_obj − log(1 + 2c/(n(Λ̃+Δ)) + c²/(n(Λ̃+Δ))²)   (≥ ε_obj/2)
+        ε′ = ε_obj − log(1 + c/(n(Λ̃+Δ)))   (≥ 3 ε_obj/4)
         v̂  = argmin (1/n) Σ ℓ(s_i v·x̃_i) + ((Λ̃+Δ)/2)‖v‖² + bᵀv/n,
              b of density ∝ exp(−ε′‖b‖/2)
 
@@ -81,7 +81,10 @@ class DPLogisticRegression(DPLearnerMixin, ClassifierMixin, BaseEstimator):
     ``_objective`` holds the derivation (κ_max = 10⁵, the solvers' public
     conditioning floor, ``_base.SOLVER_MAX_CONDITION``). Δ > 0 once C ≥
     (e^(ε_obj/4) − 1)/(c R²) (or the floor binds): every larger C then
-    gives the same model distribution.
+    gives the same model distribution. The Jacobian term log(1 + c/(n(Λ̃+Δ)))
+    is the rank-one (matrix determinant lemma) form of CMS's Theorem 9
+    bound, whose 2 log(1 + c/(n(Λ̃+Δ))) it tightens (``_objective``); Δ is
+    CMS's, so only the noise shrinks.
 
     ``mechanism="output"``: Algorithm 1 (their Corollary 8), ŵ + b with
     density ∝ exp(−ε‖b‖/Δ), Δ = 2RC (:func:`logistic_sensitivity`).

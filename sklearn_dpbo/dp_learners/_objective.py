@@ -17,24 +17,49 @@ needs a 1-strongly convex regulariser of the whole v).
 **The mechanism, in the rescaled units** (ε_obj = (1 − ``OUTPUT_SHARE``)·ε):
 
 - Δ = max(0, c/(n(e^(ε_obj/4) − 1)) − Λ̃, c/(κ_max − 1) − Λ̃) (extra
-  regularisation; the last term is the solvers' public conditioning floor,
-  ``_base.SOLVER_MAX_CONDITION``, which binds only at large ε and C);
-- ε′ = ε_obj − log(1 + 2c/(n(Λ̃ + Δ)) + c²/(n(Λ̃ + Δ))²)
-  = ε_obj − 2 log(1 + c/(n(Λ̃ + Δ)));
+  regularisation, CMS's; the last term is the solvers' public conditioning
+  floor, ``_base.SOLVER_MAX_CONDITION``, which binds only at large ε and C);
+- ε′ = ε_obj − log(1 + c/(n(Λ̃ + Δ))) (≥ 3ε_obj/4);
 - b ∈ R^d with density ∝ exp(−ε′‖b‖/2): a uniform direction times a
   Gamma(d, 2/ε′) norm;
 - v* = argmin (1/n) Σ ℓ(s_i v·x̃_i) + ((Λ̃ + Δ)/2)‖v‖² + bᵀv/n.
 
-Theorem 9's proof bounds the density ratio of v* under neighbours D, D′
-(one row replaced) by (1 + c/(n(Λ̃ + Δ)))² · e^(ε′‖b − b′‖/2) with
-‖b − b′‖ ≤ 2, i.e. by e^(ε_obj), for **any** Δ ≥ 0 fixed in advance.
-Algorithm 2 takes Δ = 0 when ε′ > 0 and otherwise the Δ above with ε′ =
-ε_obj/2; here Δ = 0 exactly when that gives ε′ ≥ ε_obj/2, otherwise the
-same Δ (then c/(n(Λ̃ + Δ)) = e^(ε_obj/4) − 1 and ε′ = ε_obj/2). So ε′ never
-falls below ε_obj/2 — no cliff where ε′ → 0⁺ — and every C above the
-public plateau C ≥ (e^(ε_obj/4) − 1)/(c R²) gives the same objective (the
-private-model mode prunes such duplicates). ε′ is rounded down by 1e-12
-relative.
+**The privacy loss** (CMS's proof of Theorem 9, with its Jacobian step
+tightened). Write the objective times n: v* solves b = −Σ ℓ′(s_i v·x̃_i)
+s_i x̃_i − n(Λ̃ + Δ)v, a bijection between b and v*, so the density of v* is
+p_b(b(v*))·|det ∇b(v*)|, ∇b(v) = −(A + ℓ″_z x̃_z x̃_zᵀ) where A = Σ_{i≠z}
+ℓ″_i x̃_i x̃_iᵀ + n(Λ̃ + Δ)I is the same for neighbours D, D′ that differ in
+row z. By the matrix determinant lemma det(A + ℓ″ x̃x̃ᵀ) = det(A)(1 +
+ℓ″ x̃ᵀA⁻¹x̃), and 0 ≤ ℓ″ x̃ᵀA⁻¹x̃ ≤ c/(n(Λ̃ + Δ)) (ℓ″ ≤ c, ‖x̃‖ ≤ 1, A ⪰
+n(Λ̃ + Δ)I), so the Jacobian ratio is (1 + a)/(1 + a′) with a, a′ in
+[0, c/(n(Λ̃ + Δ))]: at most 1 + c/(n(Λ̃ + Δ)) either way. CMS bound it
+through the eigenvalues of the rank-2 difference of the two Hessians, which
+gives (1 + c/(n(Λ̃ + Δ)))² (their ε′ = ε − log(1 + 2c/(nΛ) + c²/(nΛ)²));
+the rank-one form used here is tighter by that square and rests on the same
+assumptions (convex ℓ with 0 ≤ ℓ″ ≤ c, ‖x̃‖ ≤ 1). It is derived here, not
+taken from a paper (later analyses of objective perturbation for linear
+models tighten the same step, but this library has not checked their
+constants against it); ``tests/dp_learners/test_objective.py`` checks the
+bound on random neighbours and that it is attained, and the audit
+``test_audit_objective.py`` runs on a pair where the Jacobian factor is the
+largest part of the loss. The noise part is ε′‖b − b′‖/2 with
+‖b − b′‖ = ‖ℓ′_z x̃_z − ℓ′_z′ x̃_z′‖ ≤ 2: in all, the density ratio of v* is
+at most e^(ε′ + log(1 + c/(n(Λ̃ + Δ)))) = e^(ε_obj), for **any** Δ ≥ 0
+fixed in advance. Δ is CMS's Algorithm 2's (Δ = 0 while their squared
+factor leaves ε_obj/2 or more, i.e. while c/(nΛ̃) ≤ e^(ε_obj/4) − 1,
+otherwise the Δ with c/(n(Λ̃ + Δ)) = e^(ε_obj/4) − 1; they raise Δ only
+once their ε′ ≤ 0, this learner as soon as it would fall below ε_obj/2), so
+the objective, the plateau and the pruning are the same as with CMS's
+accounting, and only ε′ grows: on the plateau from ε_obj/2 to ε_obj −
+log(e^(ε_obj/4)) = 3ε_obj/4, elsewhere by log(1 + c/(n(Λ̃ + Δ))): less
+noise for the same objective and the same ε. (The split between the
+Jacobian and the noise was not re-tuned: a smaller Δ would trade
+regularisation for noise, and which is better depends on the data.) So
+ε′ never falls below 3ε_obj/4 — no cliff where ε′ → 0⁺ — and every C above
+the public plateau C ≥ (e^(ε_obj/4) − 1)/(c R²) gives the same objective
+(the private-model mode prunes such duplicates). ε′ is rounded down by
+1e-12 relative. (Until 2026-11-24 ε′ used CMS's squared factor, ε_obj −
+2 log(1 + c/(n(Λ̃ + Δ))) ≥ ε_obj/2: valid, looser.)
 
 **The solver's stopping point** (approximate minima perturbation, Iyengar
 et al., IEEE S&P 2019, in its pure-DP form). The theorem is about the exact
@@ -177,9 +202,9 @@ def objective_plan(
     cms = max(0.0, c / (n * math.expm1(min(eps_obj / 4.0, 700.0))) - lam)
     floor = max(0.0, c / (SOLVER_MAX_CONDITION - 1.0) - lam)
     extra = max(cms, floor)
-    eps_prime = (eps_obj - 2.0 * math.log1p(c / (n * (lam + extra)))) * (1 - 1e-12)
-    if cms > 0 and cms >= floor:  # the log term is ε_obj/2 up to rounding
-        eps_prime = min(eps_prime, eps_obj / 2.0)
+    eps_prime = (eps_obj - math.log1p(c / (n * (lam + extra)))) * (1 - 1e-12)
+    if cms > 0 and cms >= floor:  # the log term is ε_obj/4 up to rounding
+        eps_prime = min(eps_prime, 0.75 * eps_obj)
     scale = 2.0 / eps_prime
     gamma = GAMMA * (1.0 + int(dim) * scale / n)
     return ObjectivePlan(

@@ -20,32 +20,38 @@ from sklearn_dpbo.dp_learners import DPLogisticRegression
 def test_plan_without_extra_regularisation():
     # n = 100, C = 0.1, R = 2, ε = 1: Λ̃ = 1/(0.1·100·4) = 0.025,
     # c/(n(e^(0.99/4) − 1)) = 0.25/(100·0.28081) ≈ 0.0089 < Λ̃, so Δ = 0 and
-    # ε′ = 0.99 − 2·log(1 + 0.25/(100·0.025)) = 0.99 − 2·log(1.1).
+    # ε′ = 0.99 − log(1 + 0.25/(100·0.025)) = 0.99 − log(1.1) ≈ 0.894690.
     p = ob.objective_plan(100, 0.1, 2.0, 1.0)
     assert p.epsilon_output == pytest.approx(0.01)
     assert p.epsilon_objective == pytest.approx(0.99)
     assert p.regularization == pytest.approx(0.025)
     assert p.extra_regularization == 0.0
-    assert p.epsilon_prime == pytest.approx(0.99 - 2 * math.log(1.1), rel=1e-11)
-    assert p.epsilon_prime < 0.99 - 2 * math.log(1.1)  # rounded down
-    assert p.noise_scale == pytest.approx(2 / (0.99 - 2 * math.log(1.1)))
-    # γ = 1e-11·(1 + d·(2/ε′)/n) with d = 1 (the default): 1e-11·(1 + 2.50194/100)
-    eps_p = 0.99 - 2 * math.log(1.1)
-    assert p.gradient_bound == pytest.approx(1e-11 * (1 + 2 / eps_p / 100))
-    assert p.output_sensitivity == pytest.approx(2 * 1.0250194e-11 / 0.025, rel=1e-7)
+    assert p.epsilon_prime == pytest.approx(0.894690, rel=1e-6)
+    assert p.epsilon_prime == pytest.approx(0.99 - math.log(1.1), rel=1e-11)
+    assert p.epsilon_prime < 0.99 - math.log(1.1)  # rounded down
+    # CMS's own (squared) Jacobian factor would give 0.99 − 2 log(1.1) ≈ 0.7994
+    assert p.epsilon_prime > 0.99 - 2 * math.log(1.1) + 0.09
+    assert p.noise_scale == pytest.approx(2 / 0.894690, rel=1e-6)
+    # γ = 1e-11·(1 + d·(2/ε′)/n) with d = 1 (the default): 1e-11·(1 + 2.235412/100)
+    assert p.gradient_bound == pytest.approx(1e-11 * (1 + 2.235412 / 100), rel=1e-9)
+    assert p.output_sensitivity == pytest.approx(2 * 1.02235412e-11 / 0.025, rel=1e-7)
     q = ob.objective_plan(100, 0.1, 2.0, 1.0, dim=31)
-    assert q.gradient_bound == pytest.approx(1e-11 * (1 + 31 * 2.5019 / 100), rel=1e-4)
+    assert q.gradient_bound == pytest.approx(
+        1e-11 * (1 + 31 * 2.235412 / 100), rel=1e-6
+    )
 
 
 def test_plan_on_the_plateau():
     # n = 100, C = 10, R = 2, ε = 1: Λ̃ = 1/4000 = 2.5e-4 < 0.0089, so
-    # Δ = 0.25/(100(e^0.2475 − 1)) − 2.5e-4 and ε′ = 0.99/2.
+    # Δ = 0.25/(100(e^0.2475 − 1)) − 2.5e-4 (CMS's) and ε′ = 0.99 −
+    # log(e^0.2475) = 0.7425 (CMS's squared factor: 0.99/2).
     p = ob.objective_plan(100, 10.0, 2.0, 1.0)
     plateau = 0.25 / (100 * (math.exp(0.2475) - 1))
+    assert plateau == pytest.approx(0.0089028, rel=1e-4)
     assert p.extra_regularization == pytest.approx(plateau - 2.5e-4, rel=1e-12)
     assert p.strong_convexity == pytest.approx(plateau, rel=1e-12)
-    assert p.epsilon_prime == pytest.approx(0.495, rel=1e-11)
-    assert p.epsilon_prime <= 0.495
+    assert p.epsilon_prime == pytest.approx(0.7425, rel=1e-11)
+    assert p.epsilon_prime <= 0.7425
     # Every C above the plateau gives the same objective and noise.
     q = ob.objective_plan(100, 1e4, 2.0, 1.0)
     assert q.strong_convexity == pytest.approx(p.strong_convexity, rel=1e-12)
@@ -53,13 +59,57 @@ def test_plan_on_the_plateau():
 
 
 def test_plan_at_the_plateau_boundary_is_continuous():
-    # C* = (e^(ε_obj/4) − 1)/(c R²): ε′ = ε_obj/2 from both sides.
+    # C* = (e^(ε_obj/4) − 1)/(c R²) ≈ 0.280819: ε′ = 3ε_obj/4 from both sides.
     c_star = math.expm1(0.99 / 4) / (0.25 * 4.0)
+    assert c_star == pytest.approx(0.280819, rel=1e-5)
     below = ob.objective_plan(100, c_star * (1 - 1e-9), 2.0, 1.0)
     above = ob.objective_plan(100, c_star * (1 + 1e-9), 2.0, 1.0)
     assert below.extra_regularization == 0.0 < above.extra_regularization
-    assert below.epsilon_prime == pytest.approx(0.495, rel=1e-7)
-    assert above.epsilon_prime == pytest.approx(0.495, rel=1e-11)
+    assert below.epsilon_prime == pytest.approx(0.7425, rel=1e-7)
+    assert above.epsilon_prime == pytest.approx(0.7425, rel=1e-11)
+
+
+def _log_jacobian(X, s, v, lam):
+    """log det of ∇b(v) = Σ ℓ″(s_i v·x_i) x_i x_iᵀ + nΛ′ I (objective × n)."""
+    z = s * (X @ v)
+    w = 1.0 / (1.0 + np.exp(z)) / (1.0 + np.exp(-z))  # ℓ″ = σ(z)σ(−z) ≤ 1/4
+    H = (X * w[:, None]).T @ X + len(s) * lam * np.eye(X.shape[1])
+    return np.linalg.slogdet(H)[1]
+
+
+def test_jacobian_ratio_of_neighbours_is_within_the_rank_one_bound():
+    # The step of the privacy proof that this learner tightens: for D, D′
+    # differing in one row (‖x̃‖ ≤ 1), |log det ∇b_D(v) − log det ∇b_D′(v)|
+    # ≤ log(1 + c/(nΛ′)) at every v, not only CMS's 2 log(1 + c/(nΛ′)).
+    rng = np.random.default_rng(0)
+    worst = 0.0
+    for trial in range(400):
+        n, d = int(rng.integers(1, 8)), int(rng.integers(1, 5))
+        lam = float(10.0 ** rng.uniform(-4, 0))
+        X = rng.normal(size=(n, d))
+        X /= np.maximum(1.0, np.linalg.norm(X, axis=1))[:, None] * rng.uniform(1, 3)
+        s = rng.choice([-1.0, 1.0], size=n)
+        X2, s2 = X.copy(), s.copy()
+        x_new = rng.normal(size=d)
+        X2[0] = x_new / np.linalg.norm(x_new) * rng.choice([1.0, rng.uniform()])
+        if trial % 4 == 0:
+            X2[0] = 0.0  # replaced by the zero row
+        s2[0] = rng.choice([-1.0, 1.0])
+        v = rng.normal(size=d) * 10.0 ** rng.uniform(-3, 1)
+        gap = abs(_log_jacobian(X, s, v, lam) - _log_jacobian(X2, s2, v, lam))
+        bound = math.log1p(0.25 / (n * lam))
+        assert gap <= bound * (1 + 1e-9) + 1e-12
+        worst = max(worst, gap / bound)
+    # and the bound is nearly attained: v = 0 (ℓ″ = c), one row x against
+    # the zero row, the other rows zero: the ratio is 1 + c/(nΛ′) exactly.
+    n, lam = 10, 1e-3
+    X = np.zeros((n, 1))
+    X[0, 0] = 1.0
+    gap = _log_jacobian(X, np.ones(n), np.zeros(1), lam) - _log_jacobian(
+        np.zeros((n, 1)), np.ones(n), np.zeros(1), lam
+    )
+    assert gap == pytest.approx(math.log1p(0.25 / (n * lam)), rel=1e-12)
+    assert worst > 0.5  # random neighbours come within a factor 2 of it
 
 
 def test_noise_norm_follows_gamma_d_scale():

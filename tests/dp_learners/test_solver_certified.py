@@ -32,11 +32,11 @@ def test_conditioning_floor_by_hand():
     assert SOLVER_MAX_CONDITION == 1e5
     # n = 3, C = 1e15, R = √2, ε = 80: Λ̃ = 1/(1e15·3·2) ≈ 1.7e-16; the CMS
     # floor c/(n(e^(79.2/4) − 1)) ≈ 2.1e-10; the conditioning floor
-    # 0.25/(1e5 − 1) ≈ 2.5e-6 binds, so ε′ = 79.2 − 2 log(1 + 0.25/(3·2.5e-6)).
+    # 0.25/(1e5 − 1) ≈ 2.5e-6 binds, so ε′ = 79.2 − log(1 + 0.25/(3·2.5e-6)).
     p = ob.objective_plan(3, 1e15, math.sqrt(2.0), 80.0, dim=2)
     mu = 0.25 / 99999.0
     assert p.strong_convexity == pytest.approx(mu, rel=1e-12)
-    assert p.epsilon_prime == pytest.approx(79.2 - 2 * math.log1p(0.25 / (3 * mu)))
+    assert p.epsilon_prime == pytest.approx(79.2 - math.log1p(0.25 / (3 * mu)))
     assert (0.25 + p.strong_convexity) / p.strong_convexity <= 1e5 * (1 + 1e-12)
     # Output perturbation: Λ = max(1/(C n), (R²/4)/(1e5 − 1)).
     assert output_regularization(3, 1e15, 2.0) == pytest.approx(1.0 / 99999.0)
