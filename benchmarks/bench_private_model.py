@@ -169,6 +169,55 @@ def table(results, tasks, epsilons):
     return "\n".join(lines), summary
 
 
+FIXED_RULES = [name for name in RULES if name != "auto"]
+
+
+def auto_versus_best(results, tasks, epsilons):
+    """The goal's test: ``auto`` against the best fixed rule, per cell, paired.
+
+    The best fixed rule of a cell is the one with the highest mean test
+    accuracy among ``FIXED_RULES``; the difference auto − best is taken split
+    by split (same public split, independent noise), mean ± s.e.; "within"
+    means mean ≥ −s.e. Also counts the strategies ``auto`` resolved to.
+    """
+    lines = [
+        "| task | ε | auto | best fixed rule | auto − best (paired) | within 1 s.e. "
+        "| auto ran |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    rows = {}
+    for task in tasks:
+        for eps in epsilons:
+            runs = results[f"{task}|{eps}"]
+            acc = {n: np.array([r[n]["acc"] for r in runs]) for n in RULES}
+            best = max(FIXED_RULES, key=lambda n: acc[n].mean())
+            diff = acc["auto"] - acc[best]
+            se = diff.std(ddof=1) / np.sqrt(len(diff)) if len(diff) > 1 else np.nan
+            ran = {}
+            for r in runs:
+                ran[r["auto"]["strategy"]] = ran.get(r["auto"]["strategy"], 0) + 1
+            within = bool(diff.mean() >= -se)
+            rows[f"{task}|{eps}"] = {
+                "best": best,
+                "diff": float(diff.mean()),
+                "se": float(se),
+                "within": within,
+                "auto_strategies": ran,
+            }
+
+            def cell(a):
+                return f"{a.mean():.3f} ± {a.std(ddof=1) / np.sqrt(len(a)):.3f}"
+
+            lines.append(
+                f"| {task} | {eps:g} | {cell(acc['auto'])} | {best} "
+                f"{cell(acc[best])} | {diff.mean():+.3f} ± {se:.3f} | "
+                f"{'yes' if within else 'no'} | "
+                + ", ".join(f"{k} {v}" for k, v in sorted(ran.items()))
+                + " |"
+            )
+    return "\n".join(lines), rows
+
+
 def plot(summary, tasks, epsilons, path):
     import matplotlib
 
@@ -229,7 +278,8 @@ def main():
 
 def _write(out, args, tasks, epsilons, seeds, grid, start, results):
     text, summary = table(results, tasks, epsilons)
-    print(text, flush=True)
+    versus_text, versus = auto_versus_best(results, tasks, epsilons)
+    print(text, "", versus_text, sep="\n", flush=True)
     with open(out, "w") as fh:
         json.dump(
             {
@@ -244,6 +294,7 @@ def _write(out, args, tasks, epsilons, seeds, grid, start, results):
                     "wall_seconds": time.time() - start,
                 },
                 "summary": summary,
+                "auto_vs_best": versus,
                 "runs": results,
             },
             fh,

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import _background
+import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -172,6 +173,16 @@ def test_bench_private_model_quick():
     assert rules <= set(runs[0])
     assert all(0 <= r[k]["acc"] <= 1 for r in runs for k in r)
     assert "| breast_cancer | 1 |" in stdout
+    # auto against the best fixed rule, recomputed from the runs
+    versus = result["auto_vs_best"]["breast_cancer|1.0"]
+    fixed = ["public default", "naive split", "RS logarithmic"]
+    fixed += ["RS negative-binomial", "RS geometric"]
+    means = {k: np.mean([r[k]["acc"] for r in runs]) for k in fixed}
+    assert means[versus["best"]] == max(means.values())
+    auto = np.mean([r["auto"]["acc"] for r in runs])
+    assert versus["diff"] == pytest.approx(auto - means[versus["best"]])
+    assert sum(versus["auto_strategies"].values()) == 2
+    assert "auto − best (paired)" in stdout
 
 
 @_quick("bench_whole_data")
