@@ -183,6 +183,10 @@ def test_bench_private_model_quick():
     assert versus["diff"] == pytest.approx(auto - means[versus["best"]])
     assert sum(versus["auto_strategies"].values()) == 2
     assert "auto − best (paired)" in stdout
+    pair = result["compare"]["by_task"]["breast_cancer"]
+    log = [r["RS logarithmic"]["acc"] for r in runs]
+    nb = [r["RS negative-binomial"]["acc"] for r in runs]
+    assert pair["diff"] == pytest.approx(np.mean(log) - np.mean(nb))
 
 
 @_quick("bench_whole_data")
