@@ -117,7 +117,7 @@ class DPLogisticRegression(DPLearnerMixin, ClassifierMixin, BaseEstimator):
         other label (including labels outside ``classes``) the negative one.
     max_iter : int, default=100
         Newton iterations; values below 200 act as 200 (the privacy proof
-        needs the certified tolerance, reached within 26 in the fuzz).
+        needs the certified tolerance, reached within 32 in the fuzz).
     mechanism : {"objective", "output"}, default="objective"
         Objective perturbation (CMS Algorithm 2) or output perturbation
         (Algorithm 1).

@@ -81,7 +81,7 @@ of 15,876 settings (n from 1 to 3,000, d + 1 from 2 to 31, C from 10⁻⁸ to
 10¹⁵, ε from 10⁻⁴ to 1,000, data_norm from 0.01 to 100, six adversarial
 data sets: random, separable, one label, 10⁶-scaled duplicates, zero rows,
 rank one; ``benchmarks/bench_solver_fuzz.py``) never missed at κ_max = 10⁵
-(at most 26 iterations) nor at 10⁶, and missed 9 times at 10⁷. If it did miss,
+(at most 32 iterations) nor at 10⁶, and missed 6 times at 10⁷. If it did miss,
 the fit would raise ``SolverError``: an event outside the guarantee, stated
 in the private-model mode's ``privacy_report_``.
 """
