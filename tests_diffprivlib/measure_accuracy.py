@@ -3,7 +3,7 @@
 Not a test (not collected): the measurement quoted in docs/private_model.md
 and in the end-to-end test's threshold. breast_cancer, the public scaling of
 ``test_private_model_diffprivlib._public_scale``, a fixed 70/30 split, 12
-values of C, random stopping (negative binomial), ``--fits`` fits per ε.
+values of C, random stopping (the mode's default law), ``--fits`` fits per ε.
 
 Usage (a venv with the ``dp-learners`` extra, from the repository root)::
 

@@ -94,7 +94,7 @@ def test_logistic_regression_tuned_over_C_end_to_end_on_breast_cancer():
     model = s.best_estimator_
     assert type(model) is LogisticRegression
     assert s.strategy_ == "random-stopping"
-    assert model.epsilon == pytest.approx(8.0 / 2.5)  # ε₀ = ε/(2 + η), no refit
+    assert model.epsilon == pytest.approx(8.0 / 2)  # ε₀ = ε/(2 + η), η = 0, no refit
     assert model.C == s.best_params_["C"]
     assert list(model.classes_) == [0, 1]
     assert acct.spent[0] == pytest.approx(8.0)
@@ -208,7 +208,7 @@ def test_process_global_state_is_untouched_and_noise_is_secure(monkeypatch):
     # the released model's own accountant records its one fit (ε₀, public),
     # not the number of runs K
     assert s.best_estimator_.accountant is not default
-    assert s.best_estimator_.accountant.spent_budget == [(pytest.approx(0.4), 0)]
+    assert s.best_estimator_.accountant.spent_budget == [(pytest.approx(0.5), 0)]
 
 
 def test_released_model_holds_only_public_or_released_attributes():

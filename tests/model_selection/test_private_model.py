@@ -98,7 +98,8 @@ def test_released_model_is_the_selected_run_and_one_charge():
     s = _search(accountant=acct).fit(X, y)
     model = s.best_estimator_
     assert isinstance(model, DPLogisticRegression)
-    assert model.epsilon == pytest.approx(1.0 / 2.5)  # ε₀, not refit at ε
+    # ε₀ = ε/2 (the default, logarithmic law: 2ε₀ = ε), not refit at ε
+    assert model.epsilon == pytest.approx(1.0 / 2)
     assert model.C == s.best_params_["C"]
     assert 0.0 <= s.best_score_ <= 1.0
     assert s.strategy_ == "random-stopping"

@@ -78,8 +78,8 @@ def test_search_prunes_before_reading_rows(strategy, monkeypatch):
     kept = sorted(p["C"] for p in s.candidate_params_)
     assert events[-1] == "first read"
     if strategy == "random-stopping":
-        assert events[:-1] == [(n_fit, 0.4)]
-        eps_fit = 0.4
+        assert events[:-1] == [(n_fit, 0.5)]  # ε₀ = ε/2 (logarithmic law)
+        eps_fit = 0.5
     else:  # ε/1, ε/2, … until the pruning leaves at most L candidates
         sizes = [round(1.0 / e) for _, e in events[:-1]]
         assert sizes == list(range(1, len(sizes) + 1))
@@ -92,14 +92,14 @@ def test_search_prunes_before_reading_rows(strategy, monkeypatch):
 
 
 def test_auto_rule_counts_distinct_candidates():
-    # Six candidates, ε = 1, η = 0.5: random stopping (L = 6 > 3.5) at
-    # ε₀ = 0.4, where the plateau (C* ≈ 0.21) merges 1, 10 and 100: L = 4 >
-    # 3.5 still, random stopping.
+    # Six candidates, ε = 1, η = 0 (the default law): random stopping
+    # (L = 6 > 3) at ε₀ = 0.5, where the plateau (C* ≈ 0.26) merges 1, 10
+    # and 100: L = 4 > 3 still, random stopping.
     X, y = _data()
     s = _search("auto").fit(X, y)
     assert s.strategy_ == "random-stopping" and len(s.candidate_params_) == 4
     # C ∈ {0.1, 1, 10, …}: at ε₀ only 0.1 and one plateau candidate remain
-    # (L = 2 ≤ 3.5): split, pruned at ε/L for the smallest L whose pruning
+    # (L = 2 ≤ 3): split, pruned at ε/L for the smallest L whose pruning
     # leaves ≤ L: at ε/2 (C* ≈ 0.26), 0.1 and the first plateau candidate
     # in the public order.
     s = _search("auto", grid=[0.1, 1.0, 10.0, 100.0, 1e3, 1e4]).fit(X, y)
