@@ -614,13 +614,17 @@ class PrivateModel(SearchMode):
         flip over the scores; pure ε-DP. ``"default"``: the estimator's own
         parameters at ε. ``"auto"``: a public rule of n, m, L and ε
         (``_private_model.choose_strategy``).
-    distribution : {"logarithmic", "negative-binomial", "geometric"}, \
-            default="logarithmic"
+    distribution : {"auto", "logarithmic", "negative-binomial", "geometric"}, \
+            default="auto"
         Law of K: truncated negative binomial with η = 0 (cost 2ε₀), 0.5
-        (2.5ε₀) or 1 (3ε₀). The default became ``"logarithmic"`` on
-        2026-11-24 (it was ``"negative-binomial"``) after a check on three
-        held-out tasks decided by a rule fixed before their run
-        (``docs/private_model.md``, "The law of K").
+        (2.5ε₀) or 1 (3ε₀). ``"auto"`` (since 2026-11-24; the default was
+        ``"negative-binomial"``): ``"logarithmic"``, chosen by a check on
+        three held-out tasks decided by a rule fixed before their run
+        (``docs/private_model.md``, "The law of K"), unless no cap on K
+        keeps its added δ within the search's ``delta`` (many candidates,
+        small δ, large ε), then ``"negative-binomial"``: a public rule
+        (``_private_model.resolve_distribution``) that accepts every search
+        the former default accepted. ``privacy_report_`` names the law.
     mean_runs : float >= 1 or "auto", default="auto"
         E[K]; ``"auto"`` is the number of candidates.
     max_runs : int or "auto", default="auto"
@@ -634,7 +638,9 @@ class PrivateModel(SearchMode):
     method = "private-model"
     _parameter_constraints: dict = {
         "strategy": [StrOptions({"auto", "random-stopping", "split", "default"})],
-        "distribution": [StrOptions({"logarithmic", "negative-binomial", "geometric"})],
+        "distribution": [
+            StrOptions({"auto", "logarithmic", "negative-binomial", "geometric"})
+        ],
         "mean_runs": [
             Interval(numbers.Real, 1, None, closed="left"),
             StrOptions({"auto"}),
@@ -649,7 +655,7 @@ class PrivateModel(SearchMode):
     def __init__(
         self,
         strategy="auto",
-        distribution="logarithmic",
+        distribution="auto",
         mean_runs="auto",
         max_runs="auto",
         validation_fraction=0.3,

@@ -463,10 +463,39 @@ def _candidate_list(search, plan) -> list[dict]:
     return [dict(cands.params[j]) for j in order]
 
 
+def resolve_distribution(mode, n_candidates: int, epsilon: float, delta: float):
+    """The law of K: ``mode.distribution``, or for ``"auto"`` a public rule.
+
+    ``"auto"``: the logarithmic law (η = 0, ε₀ = ε/2; chosen by a held-out
+    check, ``docs/private_model.md``) when a cap K_max keeps its added δ
+    within ``delta`` at E[K] = ``mean_runs`` (the number of candidates
+    before pruning for ``"auto"``, an upper bound on the number kept, so the
+    cap also fits after pruning), and the truncated negative binomial
+    (η = 0.5) otherwise: its lighter tail fits caps the logarithmic law does
+    not (many candidates, a small δ or a large ε), so ``"auto"`` accepts
+    every search that the negative-binomial default accepted. Public: n of
+    candidates, ε, δ and the mode's parameters only. Returns (name, η).
+    """
+    name = mode.distribution
+    if name != "auto":
+        return name, st.DISTRIBUTIONS[name]
+    if delta > 0 and not isinstance(mode.max_runs, bool):
+        mean = n_candidates if mode.mean_runs == "auto" else float(mode.mean_runs)
+        gamma = st.gamma_for_mean(0.0, max(1.0, float(mean)))
+        if mode.max_runs == "auto":
+            try:
+                st.cap_for_delta(0.0, gamma, epsilon, delta)
+            except ValueError:
+                return "negative-binomial", st.DISTRIBUTIONS["negative-binomial"]
+        elif st.added_delta(int(mode.max_runs), 0.0, gamma, epsilon) > delta:
+            return "negative-binomial", st.DISTRIBUTIONS["negative-binomial"]
+    return "logarithmic", 0.0
+
+
 def _plan_strategy(search, plan, n, m, candidates) -> dict:
     """Everything public about the run: strategy, ε₀, γ, K_max, δ."""
     mode = plan.mode
-    eta = st.DISTRIBUTIONS[mode.distribution]
+    law, eta = resolve_distribution(mode, len(candidates), plan.epsilon, plan.delta)
     strategy, n_fit = mode.strategy, n - m
     if strategy == "auto":
         strategy = choose_strategy(n_fit, m, len(candidates), plan.epsilon, eta)
@@ -519,7 +548,7 @@ def _plan_strategy(search, plan, n, m, candidates) -> dict:
             "lower mean_runs or pass a larger delta."
         )
     cfg.update(
-        name=mode.distribution,
+        name=law,
         eta=eta,
         gamma=gamma,
         mean=st.mean_of(eta, gamma),

@@ -126,8 +126,10 @@ def cap_for_delta(eta: float, gamma: float, epsilon: float, delta: float) -> int
         if hi > 2**24:
             raise ValueError(
                 f"no cap on the number of runs up to 2^24 keeps the added "
-                f"delta below {delta:g}; use a smaller mean number of runs or "
-                "a larger delta."
+                f"delta (the tail P[K > cap] plus the sampler's cap^2 * 2^-50) "
+                f"below {delta:g}; use a smaller mean number of runs, a larger "
+                "delta, or a law with a lighter tail "
+                "(distribution='negative-binomial' or 'geometric')."
             )
     while lo < hi:
         mid = (lo + hi) // 2
@@ -139,8 +141,15 @@ def cap_for_delta(eta: float, gamma: float, epsilon: float, delta: float) -> int
 
 
 def sample_runs(eta: float, gamma: float, cap: int, rng) -> int:
-    """min(K, cap) by inverse CDF on a 53-bit uniform from the noise source."""
+    """min(K, cap) by inverse CDF on a 53-bit uniform from the noise source.
+
+    γ = 1 (E[K] = 1: one candidate, or ``mean_runs=1``) is the point mass
+    K = 1 (the pmf's formulas take log(1 − γ)); a uniform is drawn anyway,
+    so the noise source is used as for any γ.
+    """
     u = float(_uniform_open(1, as_random_source(rng))[0])
+    if gamma >= 1:
+        return 1
     cdf = np.cumsum(np.exp(log_pmf(np.arange(1, cap + 1), eta, gamma)))
     k = int(np.searchsorted(cdf, u, side="left")) + 1
     return min(k, cap)

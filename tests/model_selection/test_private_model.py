@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from sklearn.linear_model import LogisticRegression
 
+import sklearn_dpbo.model_selection._private_model as pm
 import sklearn_dpbo.model_selection._stopping as st
 from sklearn_dpbo import BudgetAccountant, DPBayesSearchCV, PrivacyLeakWarning
 from sklearn_dpbo.dp_learners import DPLogisticRegression
@@ -31,9 +32,9 @@ def _search(**kw):
         kw.pop("estimator", DPLogisticRegression(data_norm=1.0)),
         kw.pop("grid", GRID),
         method=mode,
-        epsilon=1.0,
+        epsilon=kw.pop("epsilon", 1.0),
         scoring="accuracy",
-        n_iter=3,
+        n_iter=kw.pop("n_iter", 3),
         random_state=0,
         **kw,
     )
@@ -56,20 +57,75 @@ def test_geometric_tail_is_exact_and_gamma_inverts_the_mean():
         assert st.mean_of(eta, g) == pytest.approx(12.0, rel=1e-9)
 
 
-def test_cap_is_the_smallest_within_delta():
-    g = st.gamma_for_mean(0.5, 12.0)
-    cap = st.cap_for_delta(0.5, g, 1.0, 1e-6)
+@pytest.mark.parametrize("eta", [0.0, 0.5, 1.0])
+def test_cap_is_the_smallest_within_delta(eta):
+    g = st.gamma_for_mean(eta, 12.0)
+    cap = st.cap_for_delta(eta, g, 1.0, 1e-5)
     assert (
-        st.added_delta(cap, 0.5, g, 1.0) <= 1e-6 < st.added_delta(cap - 1, 0.5, g, 1.0)
+        st.added_delta(cap, eta, g, 1.0) <= 1e-5 < st.added_delta(cap - 1, eta, g, 1.0)
     )
+    # the figures of docs/private_model.md (E[K] = 12, ε = 1, δ = 1e-5): the
+    # logarithmic law's heavier tail needs about twice the cap
+    if eta == 0.5:
+        assert cap == 214
+    if eta == 0.0:
+        assert cap == 429
 
 
-def test_sampled_runs_follow_the_law():
-    g = st.gamma_for_mean(1.0, 4.0)
+@pytest.mark.parametrize("eta", [0.0, 1.0])
+def test_sampled_runs_follow_the_law(eta):
+    g = st.gamma_for_mean(eta, 4.0)
     rng = random.Random(1)
-    draws = [st.sample_runs(1.0, g, 1000, rng) for _ in range(20_000)]
-    # geometric with mean 4: sd ≈ 3.46, so the mean of 20,000 is within 0.1
-    assert abs(np.mean(draws) - 4.0) < 0.1
+    draws = [st.sample_runs(eta, g, 1000, rng) for _ in range(20_000)]
+    k = np.arange(1, 5000)
+    p = np.exp(st.log_pmf(k, eta, g))
+    assert p.sum() == pytest.approx(1.0, abs=1e-9)
+    assert (k * p).sum() == pytest.approx(4.0, rel=1e-6)
+    sd = np.sqrt((k * k * p).sum() - 16.0)  # geometric ≈ 3.46, logarithmic ≈ 5.4
+    # the mean of 20,000 draws within 4 standard errors of 4
+    assert abs(np.mean(draws) - 4.0) < 4 * sd / np.sqrt(20_000)
+    # and P[K = 1] within 4 s.e. of the pmf (the logarithmic law puts more
+    # mass there than the geometric at the same mean)
+    p1 = p[0]
+    assert abs(np.mean(np.array(draws) == 1) - p1) < 4 * np.sqrt(p1 * (1 - p1) / 20_000)
+
+
+def test_one_run_law_is_a_point_mass():
+    # E[K] = 1 gives γ = 1: K = 1 always (log(1 − γ) is never taken)
+    assert st.gamma_for_mean(0.0, 1.0) == 1.0
+    assert {st.sample_runs(0.0, 1.0, 5, random.Random(s)) for s in range(50)} == {1}
+    X, y = _data()
+    s = _search(grid={"C": [0.1]}, n_iter=1, delta=1e-6).fit(X, y)
+    assert s.strategy_ == "random-stopping" and s.best_params_ == {"C": 0.1}
+    s = _search(
+        method=PrivateModel(strategy="random-stopping", mean_runs=1), delta=1e-6
+    ).fit(X, y)
+    assert s.best_params_ in s.candidate_params_
+
+
+def test_auto_law_falls_back_where_no_logarithmic_cap_fits():
+    # 60 candidates, ε = 4, δ = 1e-6: no cap keeps the logarithmic law's
+    # added δ below δ; the negative-binomial one fits, so "auto" takes it and
+    # the search runs (it ran with the former default); logarithmic, asked
+    # for explicitly, is refused before any row is read.
+    mode = PrivateModel(strategy="random-stopping")
+    assert pm.resolve_distribution(mode, 12, 1.0, 1e-6) == ("logarithmic", 0.0)
+    assert pm.resolve_distribution(mode, 60, 4.0, 1e-6) == ("negative-binomial", 0.5)
+    with pytest.raises(ValueError, match="no cap"):
+        st.cap_for_delta(0.0, st.gamma_for_mean(0.0, 60.0), 4.0, 1e-6)
+    explicit = PrivateModel(strategy="random-stopping", distribution="logarithmic")
+    assert pm.resolve_distribution(explicit, 60, 4.0, 1e-6) == ("logarithmic", 0.0)
+    X, y = _data()
+    grid = {"C": list(np.logspace(-4, 2, 60))}
+    # output perturbation: no plateau, so all 60 candidates are kept (E[K] = 60)
+    out = DPLogisticRegression(data_norm=1.0, mechanism="output")
+    kw = dict(grid=grid, n_iter=60, delta=1e-6, epsilon=4.0, estimator=out)
+    s = _search(**kw).fit(X, y)
+    assert len(s.candidate_params_) == 60
+    assert s.privacy_report_.delta <= 1e-6
+    assert "eta=0.5" in " ".join(map(str, vars(s.privacy_report_).values()))
+    with pytest.raises(ValueError, match="negative-binomial"):
+        _search(method=explicit, **kw).fit(X, y)
 
 
 @pytest.mark.parametrize("shape", [0.0, 0.5, 1.0])
