@@ -96,7 +96,7 @@ def test_logistic_regression_tuned_over_C_end_to_end_on_breast_cancer():
     assert s.strategy_ == "random-stopping"
     # ε₀ = ε/(2 + η), no refit. At ε = 8, δ = 1e-6 no cap fits the
     # logarithmic law's tail, so distribution="auto" runs η = 0.5 here
-    assert "eta=0.5" in s.privacy_report_.mechanism
+    assert s.privacy_report_.stopping["shape"] == 0.5
     assert model.epsilon == pytest.approx(8.0 / 2.5)
     assert model.C == s.best_params_["C"]
     assert list(model.classes_) == [0, 1]
