@@ -74,6 +74,9 @@ TASKS = ["breast_cancer", "digits", "synthetic"]
 # Held out (defined in commit bc7ab7c, before any run of them, to check
 # the law of K on tasks it was not chosen on; docs/private_model.md):
 HELD_OUT = ["diabetes", "synthetic_small", "synthetic_wide"]
+# Fresh, for the "default when n_fit·ε/d is large" hypothesis (defined in
+# the commit that states its rule, docs/private_model.md, before any run):
+FRESH = ["synthetic_noisy_large", "synthetic_highdim", "synthetic_mid"]
 EPSILONS = [0.5, 1.0, 2.0, 4.0]
 REFERENCES = ["non-DP LR", "non-private selection", "oracle"]
 
@@ -94,6 +97,22 @@ def load(name):
         )
     elif name == "synthetic_wide":
         X, y = make_classification(5_000, 40, n_informative=8, random_state=22)
+    elif name == "synthetic_noisy_large":
+        X, y = make_classification(
+            20_000,
+            30,
+            n_informative=3,
+            n_redundant=0,
+            flip_y=0.1,
+            class_sep=0.5,
+            random_state=31,
+        )
+    elif name == "synthetic_highdim":
+        X, y = make_classification(8_000, 60, n_informative=6, random_state=33)
+    elif name == "synthetic_mid":
+        X, y = make_classification(
+            4_000, 15, n_informative=5, class_sep=0.7, random_state=34
+        )
     else:
         X, y = make_classification(10_000, 20, n_informative=10, random_state=0)
     lo, hi = X.min(0), X.max(0)
@@ -281,7 +300,7 @@ def main():
     parser.add_argument("--seeds", type=int, default=50)
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument(
-        "--tasks", nargs="+", default=TASKS, choices=[*TASKS, *HELD_OUT]
+        "--tasks", nargs="+", default=TASKS, choices=[*TASKS, *HELD_OUT, *FRESH]
     )
     parser.add_argument("--epsilons", nargs="+", type=float, default=EPSILONS)
     parser.add_argument("--out", default=None)
