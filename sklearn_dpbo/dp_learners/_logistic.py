@@ -220,6 +220,12 @@ class DPLogisticRegression(DPLearnerMixin, ClassifierMixin, BaseEstimator):
         self.sensitivity_ = float(sens)
         return self
 
+    def _auto_default_rule(self) -> bool:
+        """Whether the private-model mode's ``"auto"`` may skip tuning on
+        much data per dimension (``_private_model.default_suffices``): for
+        objective perturbation only, whose plateau that rule rests on."""
+        return self.mechanism == "objective"
+
     def _distribution_key(self, n: int, epsilon: float) -> tuple:
         """A public key: equal keys ⇒ the same distribution of the fitted model.
 

@@ -86,6 +86,12 @@ MAX_SCORE_NOISE = 0.05
 """Above this noise scale of one run's score (units of the score range),
 ``"auto"`` does not tune (:func:`choose_strategy`)."""
 
+DEFAULT_SUFFICES = 60.0
+"""n_fit·ε/d at or above which ``"auto"`` runs the public default with a
+learner that opts in (:func:`default_suffices`; hypothesis H of
+``docs/private_model.md``, read off six tasks and checked on three fresh
+ones by a rule fixed before their run)."""
+
 _PS = "Papernot & Steinke, ICLR 2022 (arXiv 2110.03620), Theorem 2"
 _LT = "Liu & Talwar, STOC 2019"
 
@@ -226,6 +232,10 @@ def choose_strategy(
     4. Otherwise ``"random-stopping"``: each run's model gets ε/(2 + η)
        instead of ε/L.
 
+    Then, for a learner that opts in, ``"default"`` when n_fit·ε/d ≥
+    :data:`DEFAULT_SUFFICES` (:func:`default_suffices`, applied by the fit
+    path, which knows d).
+
     Before and after this rule the candidates are pruned
     (:func:`prune_candidates`, public): with objective perturbation every C
     on the plateau gives the same model, so L counts distinct candidates
@@ -241,6 +251,24 @@ def choose_strategy(
     if n_candidates <= st.cost_factor(eta) + 1:
         return "split"
     return "random-stopping"
+
+
+def default_suffices(learner, n_fit: int, epsilon: float, n_features) -> bool:
+    """Whether ``"auto"`` should skip tuning: n_fit·ε/d ≥ :data:`DEFAULT_SUFFICES`.
+
+    Only for learners that declare the rule applies to them
+    (``_auto_default_rule``: the library's objective-perturbation
+    logistic regression, where the extra regularisation puts large C on
+    the plateau, the weakest regularisation allowed at ε; every tuning rule
+    fits at a share of ε, whose plateau is more regularised and whose noise
+    is larger). Public: n_fit = n − m, the whole ε and d, the number of
+    columns of X (its container's shape, checked numeric before this);
+    no row is read.
+    """
+    applies = getattr(learner, "_auto_default_rule", None)
+    if applies is None or not applies() or not n_features:
+        return False
+    return int(n_fit) * float(epsilon) / int(n_features) >= DEFAULT_SUFFICES
 
 
 def prune_candidates(learner, candidates, n_fit: int, eps_fit: float) -> list[dict]:
@@ -492,13 +520,15 @@ def resolve_distribution(mode, n_candidates: int, epsilon: float, delta: float):
     return "logarithmic", 0.0
 
 
-def _plan_strategy(search, plan, n, m, candidates) -> dict:
+def _plan_strategy(search, plan, n, m, candidates, n_features=None) -> dict:
     """Everything public about the run: strategy, ε₀, γ, K_max, δ."""
     mode = plan.mode
     law, eta = resolve_distribution(mode, len(candidates), plan.epsilon, plan.delta)
     strategy, n_fit = mode.strategy, n - m
     if strategy == "auto":
         strategy = choose_strategy(n_fit, m, len(candidates), plan.epsilon, eta)
+        if default_suffices(search.estimator, n_fit, plan.epsilon, n_features):
+            strategy = "default"
     kept = _prune_for(strategy, search.estimator, candidates, n_fit, plan.epsilon, eta)
     if mode.strategy == "auto" and len(kept) < len(candidates):
         again = choose_strategy(n_fit, m, len(kept), plan.epsilon, eta)
@@ -583,7 +613,9 @@ def fit_private_model(search, plan, X, y, fit_params, other_scorers, extra):
         raise ValueError("method='private-model' needs y and at least 2 rows of X, y.")
     mode = plan.mode
     train, val = split_rows(n, mode.validation_fraction, plan.seed)
-    cfg = _plan_strategy(search, plan, n, len(val), candidates)
+    shape = getattr(X, "shape", ())  # numeric container: its public shape
+    n_features = int(shape[1]) if len(shape) == 2 else None
+    cfg = _plan_strategy(search, plan, n, len(val), candidates, n_features)
     if cfg["strategy"] == "default" and not search.release_score:
         train, val = np.arange(n), None  # every row trains the one model
     cost = (cfg["epsilon"], cfg["delta"])

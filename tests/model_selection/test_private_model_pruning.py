@@ -21,18 +21,18 @@ def _plateau(eps_fit):
     return 2 * math.expm1(0.99 * eps_fit / 4)
 
 
-def _data(n=500, seed=0):
+def _data(n=500, seed=0, d=2):
     rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, 2)) / 3
+    X = rng.normal(size=(n, d)) / (3 * np.sqrt(d / 2))
     return X, (X[:, 0] > 0).astype(int)
 
 
-def _search(strategy, grid=GRID, estimator=None):
+def _search(strategy, grid=GRID, estimator=None, epsilon=1.0):
     return DPBayesSearchCV(
         estimator or DPLogisticRegression(data_norm=1.0),
         {"C": grid},
         method=PrivateModel(strategy=strategy),
-        epsilon=1.0,
+        epsilon=epsilon,
         delta=1e-6,
         scoring="accuracy",
         n_iter=len(grid),
@@ -94,8 +94,9 @@ def test_search_prunes_before_reading_rows(strategy, monkeypatch):
 def test_auto_rule_counts_distinct_candidates():
     # Six candidates, ε = 1, η = 0 (the default law): random stopping
     # (L = 6 > 3) at ε₀ = 0.5, where the plateau (C* ≈ 0.26) merges 1, 10
-    # and 100: L = 4 > 3 still, random stopping.
-    X, y = _data()
+    # and 100: L = 4 > 3 still, random stopping. Eight columns: n_fit·ε/d =
+    # 350/8 < 60, so the "default suffices" rule does not apply (test below).
+    X, y = _data(d=8)
     s = _search("auto").fit(X, y)
     assert s.strategy_ == "random-stopping" and len(s.candidate_params_) == 4
     # C ∈ {0.1, 1, 10, …}: at ε₀ only 0.1 and one plateau candidate remain
@@ -111,3 +112,24 @@ def test_auto_rule_counts_distinct_candidates():
     assert s.strategy_ == "default" and len(s.candidate_params_) == 1
     assert s.best_estimator_.C == s.candidate_params_[0]["C"] >= 10.0
     assert s.best_estimator_.epsilon == 1.0
+
+
+def test_auto_runs_the_default_when_n_fit_eps_over_d_is_large():
+    # n = 500: m = 150, n_fit = 350. With d = 7 columns n_fit·ε/d = 50 ε, so
+    # the rule (≥ 60) holds from ε = 1.2 on: by hand, 350·1.2/7 = 60.
+    assert pm.DEFAULT_SUFFICES == 60.0
+    lr = DPLogisticRegression(data_norm=1.0)
+    assert pm.default_suffices(lr, 350, 1.2, 7)
+    assert not pm.default_suffices(lr, 350, 1.19, 7)
+    out = DPLogisticRegression(data_norm=1.0, mechanism="output")
+    assert not pm.default_suffices(out, 350, 100.0, 7)  # objective only
+    assert not pm.default_suffices(DPLinearRegression(), 350, 100.0, 7)
+    assert not pm.default_suffices(lr, 350, 100.0, None)
+    X, y = _data(d=7)
+    grid = [1e-3, 1e-2, 0.1]  # below the plateau: three distinct candidates
+    s = _search("auto", grid=grid, epsilon=1.2).fit(X, y)
+    assert s.strategy_ == "default" and s.best_estimator_.epsilon == 1.2
+    s = _search("auto", grid=grid, epsilon=1.19).fit(X, y)
+    assert s.strategy_ != "default"
+    s = _search("auto", grid=grid, epsilon=1.2, estimator=out).fit(X, y)
+    assert s.strategy_ != "default"
