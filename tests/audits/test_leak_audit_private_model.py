@@ -68,7 +68,7 @@ def make_search(**kw):
     return DPBayesSearchCV(
         DPLogisticRegression(data_norm=2.0),
         GRID,
-        method=PrivateModel(strategy="random-stopping", mean_runs=8),
+        method=kw.pop("method", PrivateModel(strategy="random-stopping", mean_runs=8)),
         epsilon=4.0,
         delta=1e-6,
         scoring="accuracy",
@@ -151,10 +151,23 @@ def test_leak_audit_private_model_failing_run(capfd, recorders):
     tla.scan_graph(failing, "failed search", scores, state, [])
 
 
-def test_neighbours_differ_in_the_releases_only(recorders):
-    # V and V' differ in one row (a training row, then a validation row);
-    # with the same noise seed every fitted attribute but the three
-    # releases is equal, and so is the pickle once they are removed.
+@pytest.mark.parametrize(
+    "method, strategy",
+    [
+        (PrivateModel(strategy="random-stopping", mean_runs=8), "random-stopping"),
+        # n_fit·ε/d = 142·4/6 ≥ 60: "auto" runs the public default
+        (PrivateModel(), "default"),
+        # E[K] = 1: K is the point mass 1
+        (PrivateModel(strategy="random-stopping", mean_runs=1), "random-stopping"),
+    ],
+)
+@pytest.mark.parametrize("change", ["flipped", "non-finite"])
+def test_neighbours_differ_in_the_releases_only(recorders, method, strategy, change):
+    # V and V' differ in one row (a training row, then a validation row):
+    # flipped (−x, 1 − y), or non-finite features with a label outside
+    # ``classes`` (that row alone becomes a zero row and a negative). With
+    # the same noise seed every fitted attribute but the three releases is
+    # equal, and so is the pickle once they are removed.
     import pickle
 
     X, y = _data()
@@ -162,11 +175,15 @@ def test_neighbours_differ_in_the_releases_only(recorders):
     released = {"best_params_", "best_index_", "best_estimator_", "best_score_"}
     for row in (int(train[0]), int(val[0])):
         X2, y2 = X.copy(), y.copy()
-        X2[row], y2[row] = -X[row], 1 - y[row]
+        if change == "flipped":
+            X2[row], y2[row] = -X[row], 1 - y[row]
+        else:
+            X2[row], y2[row] = np.nan, 7
         fitted = []
         for Xs, ys in ((X, y), (X2, y2)):
             with pytest.warns(Warning):  # seeded noise: PrivacyLeakWarning
-                s = make_search(noise_random_state=11).fit(Xs, ys)
+                s = make_search(method=method, noise_random_state=11).fit(Xs, ys)
+            assert s.strategy_ == strategy
             for name in released:
                 delattr(s, name)
             fitted.append(s)
