@@ -507,17 +507,43 @@ def resolve_distribution(mode, n_candidates: int, epsilon: float, delta: float):
     name = mode.distribution
     if name != "auto":
         return name, st.DISTRIBUTIONS[name]
-    if delta > 0 and not isinstance(mode.max_runs, bool):
-        mean = n_candidates if mode.mean_runs == "auto" else float(mode.mean_runs)
-        gamma = st.gamma_for_mean(0.0, max(1.0, float(mean)))
-        if mode.max_runs == "auto":
-            try:
-                st.cap_for_delta(0.0, gamma, epsilon, delta)
-            except ValueError:
-                return "negative-binomial", st.DISTRIBUTIONS["negative-binomial"]
-        elif st.added_delta(int(mode.max_runs), 0.0, gamma, epsilon) > delta:
+    if delta > 0 and not isinstance(mode.max_runs, bool):  # else: the planner's error
+        try:
+            _capped_runs(mode, 0.0, n_candidates, epsilon, delta)
+        except ValueError:
             return "negative-binomial", st.DISTRIBUTIONS["negative-binomial"]
     return "logarithmic", 0.0
+
+
+def _capped_runs(mode, eta: float, n_candidates: int, epsilon: float, delta: float):
+    """(γ, K_max, added δ) of random stopping; ValueError if no cap fits δ.
+
+    E[K] is ``mean_runs`` (``"auto"``: ``n_candidates``); K_max is
+    ``max_runs`` or, for ``"auto"``, the smallest cap whose added δ is
+    within ``delta`` (:func:`~._stopping.cap_for_delta`). Public values only.
+    """
+    mean = n_candidates if mode.mean_runs == "auto" else float(mode.mean_runs)
+    gamma = st.gamma_for_mean(eta, max(1.0, float(mean)))
+    if mode.max_runs == "auto":
+        if delta <= 0:
+            raise ValueError(
+                "method='private-model' with random stopping caps the number "
+                "of runs, which costs a delta > 0: pass delta > 0 (e.g. 1e-6) "
+                "or strategy='split' for pure epsilon-DP."
+            )
+        cap = st.cap_for_delta(eta, gamma, epsilon, delta)
+    elif isinstance(mode.max_runs, bool):
+        raise ValueError("method__max_runs must be an int or 'auto', not a bool.")
+    else:
+        cap = int(mode.max_runs)
+    added = st.added_delta(cap, eta, gamma, epsilon)
+    if added > delta:
+        raise ValueError(
+            f"max_runs={cap} adds delta={added:.3g} (P[K > K_max] for this "
+            f"distribution), more than delta={delta:g}: raise max_runs, "
+            "lower mean_runs or pass a larger delta."
+        )
+    return gamma, cap, added
 
 
 def _plan_strategy(search, plan, n, m, candidates, n_features=None) -> dict:
@@ -555,28 +581,9 @@ def _plan_strategy(search, plan, n, m, candidates, n_features=None) -> dict:
         cfg["candidates"] = [default_params(search.estimator, names)]
     if strategy != "random-stopping":
         return cfg
-    mean = len(candidates) if mode.mean_runs == "auto" else float(mode.mean_runs)
-    mean = max(1.0, float(mean))
-    gamma = st.gamma_for_mean(eta, mean)
-    if mode.max_runs == "auto":
-        if plan.delta <= 0:
-            raise ValueError(
-                "method='private-model' with random stopping caps the number "
-                "of runs, which costs a delta > 0: pass delta > 0 (e.g. 1e-6) "
-                "or strategy='split' for pure epsilon-DP."
-            )
-        cap = st.cap_for_delta(eta, gamma, plan.epsilon, plan.delta)
-    elif isinstance(mode.max_runs, bool):
-        raise ValueError("method__max_runs must be an int or 'auto', not a bool.")
-    else:
-        cap = int(mode.max_runs)
-    delta = st.added_delta(cap, eta, gamma, plan.epsilon)
-    if delta > plan.delta:
-        raise ValueError(
-            f"max_runs={cap} adds delta={delta:.3g} (P[K > K_max] for this "
-            f"distribution), more than delta={plan.delta:g}: raise max_runs, "
-            "lower mean_runs or pass a larger delta."
-        )
+    gamma, cap, delta = _capped_runs(
+        mode, eta, len(candidates), plan.epsilon, plan.delta
+    )
     cfg.update(
         name=law,
         eta=eta,
