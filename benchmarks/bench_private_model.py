@@ -39,6 +39,7 @@ import os
 import sys
 import time
 import warnings
+from collections import Counter
 
 import _checkout  # noqa: F401  (this checkout's sklearn_dpbo, before any import)
 import numpy as np
@@ -185,6 +186,13 @@ def run_seed(task, eps, seed, grid):
     return out
 
 
+def _mean_se(a) -> tuple[float, float]:
+    """Mean and standard error of the mean (NaN for fewer than two values)."""
+    a = np.asarray(a, dtype=float)
+    se = a.std(ddof=1) / np.sqrt(len(a)) if len(a) > 1 else float("nan")
+    return float(a.mean()), float(se)
+
+
 def table(results, tasks, epsilons):
     names = [*REFERENCES, *RULES]
     lines = [
@@ -197,10 +205,9 @@ def table(results, tasks, epsilons):
             runs = results[f"{task}|{eps}"]
             cells = []
             for name in names:
-                a = np.array([r[name]["acc"] for r in runs])
-                se = a.std(ddof=1) / np.sqrt(len(a)) if len(a) > 1 else float("nan")
-                summary[f"{task}|{eps}|{name}"] = {"mean": a.mean(), "se": se}
-                cells.append(f"{a.mean():.3f} ± {se:.3f}")
+                mean, se = _mean_se([r[name]["acc"] for r in runs])
+                summary[f"{task}|{eps}|{name}"] = {"mean": mean, "se": se}
+                cells.append(f"{mean:.3f} ± {se:.3f}")
             lines.append(f"| {task} | {eps:g} | " + " | ".join(cells) + " |")
     return "\n".join(lines), summary
 
@@ -227,26 +234,22 @@ def auto_versus_best(results, tasks, epsilons):
             runs = results[f"{task}|{eps}"]
             acc = {n: np.array([r[n]["acc"] for r in runs]) for n in RULES}
             best = max(FIXED_RULES, key=lambda n: acc[n].mean())
-            diff = acc["auto"] - acc[best]
-            se = diff.std(ddof=1) / np.sqrt(len(diff)) if len(diff) > 1 else np.nan
-            ran = {}
-            for r in runs:
-                ran[r["auto"]["strategy"]] = ran.get(r["auto"]["strategy"], 0) + 1
-            within = bool(diff.mean() >= -se)
+            diff, se = _mean_se(acc["auto"] - acc[best])
+            ran = dict(Counter(r["auto"]["strategy"] for r in runs))
+            within = bool(diff >= -se)
             rows[f"{task}|{eps}"] = {
                 "best": best,
-                "diff": float(diff.mean()),
-                "se": float(se),
+                "diff": diff,
+                "se": se,
                 "within": within,
                 "auto_strategies": ran,
             }
-
-            def cell(a):
-                return f"{a.mean():.3f} ± {a.std(ddof=1) / np.sqrt(len(a)):.3f}"
-
+            cell = {
+                n: "{:.3f} ± {:.3f}".format(*_mean_se(acc[n])) for n in (best, "auto")
+            }
             lines.append(
-                f"| {task} | {eps:g} | {cell(acc['auto'])} | {best} "
-                f"{cell(acc[best])} | {diff.mean():+.3f} ± {se:.3f} | "
+                f"| {task} | {eps:g} | {cell['auto']} | {best} "
+                f"{cell[best]} | {diff:+.3f} ± {se:.3f} | "
                 f"{'yes' if within else 'no'} | "
                 + ", ".join(f"{k} {v}" for k, v in sorted(ran.items()))
                 + " |"
@@ -266,9 +269,9 @@ def paired_rules(results, tasks, epsilons, first, second):
             ],
             axis=0,
         )
-        se = diff.std(ddof=1) / np.sqrt(len(diff)) if len(diff) > 1 else np.nan
-        rows[task] = {"diff": float(diff.mean()), "se": float(se), "n": len(diff)}
-        lines.append(f"| {task} | {diff.mean():+.4f} ± {se:.4f} |")
+        mean, se = _mean_se(diff)
+        rows[task] = {"diff": mean, "se": se, "n": len(diff)}
+        lines.append(f"| {task} | {mean:+.4f} ± {se:.4f} |")
     return "\n".join(lines), rows
 
 
