@@ -36,10 +36,11 @@ from ..privacy._validation import (
 from ._release import plan_release
 from ._selection import (
     CONTRACT_ERROR,
+    SHARED_INPUTS_WARNING,
     PrivateGridSelection,
     PublicDataSelection,
+    _inputs_are_private_inputs,
     _same_buffer,
-    _selection_reuses_private_data,
     plan_selection,
 )
 
@@ -530,6 +531,9 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
         else:
             kernel, alpha, Z = self._config({}, X, seed)
             if isinstance(sel, PublicDataSelection):
+                if _inputs_are_private_inputs(sel._public_data()[0], X):
+                    # Public inputs only, before the outputs are read.
+                    warnings.warn(SHARED_INPUTS_WARNING, UserWarning, stacklevel=2)
                 kernel, alpha = sel.fit(
                     kernel,
                     alpha,
@@ -593,13 +597,6 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
         # (±inf to the nearest bound). Nothing here can raise or warn.
         y_mapped = _map_outputs(_output_values(y_records), s["lo"], s["hi"])
         del y_records
-        if isinstance(sel, PublicDataSelection):
-            Xs, ys = sel._public_data()
-            if _selection_reuses_private_data(
-                Xs, np.clip(ys, s["lo"], s["hi"]), X, y_mapped
-            ):
-                # Before any charge; see the PublicDataSelection docstring.
-                raise ValueError(CONTRACT_ERROR)
         # Charged once, before anything derived from the outputs is computed.
         if self.accountant is not None:
             self.accountant.spend(
@@ -636,8 +633,8 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
                 + (
                     "; hyper-parameters fitted by marginal likelihood on the "
                     "PublicDataSelection data, assumed public and independent of "
-                    "the private outputs (checked only against visible reuse: the "
-                    "same array, equal outputs, or rows that are all private rows)"
+                    "the private outputs (checked only for the very array passed "
+                    "as y, never by comparing values)"
                     if isinstance(sel, PublicDataSelection)
                     else ""
                 ),

@@ -148,11 +148,18 @@ PUBLIC_DATA_CONTRACT = (
     "(epsilon, delta) guarantee."
 )
 CONTRACT_ERROR = (
-    PUBLIC_DATA_CONTRACT + " The selection data given here are visibly the private "
-    "data: the same array as y, outputs equal to y, or rows that are, row for "
-    "row, private (x, y) rows (a copy, list, reordering, slice or subset). "
-    "Nothing was charged or released. Pass a public data set of the same kind, "
-    "or use PrivateGridSelection to choose the hyper-parameters privately."
+    PUBLIC_DATA_CONTRACT + " The selection outputs given here are the very array "
+    "passed to fit as y (or a view of it). Nothing was read, charged or released. "
+    "Pass a public data set of the same kind, or use PrivateGridSelection to "
+    "choose the hyper-parameters privately."
+)
+SHARED_INPUTS_WARNING = (
+    PUBLIC_DATA_CONTRACT + " The selection inputs are, row for row, inputs passed "
+    "to fit (a copy, reordering or subset of X): that is fine for public outputs "
+    "measured at the same inputs, but if the selection outputs are the private "
+    "outputs or derived from them, the release is NOT differentially private. "
+    "This is checked on the public inputs only; the private outputs are never "
+    "compared."
 )
 
 
@@ -165,21 +172,17 @@ class PublicDataSelection:
     are stored without noise (``kernel_``, ``alpha_``); the release's
     guarantee assumes this contract, and ``privacy_report_`` says so.
 
-    ``fit`` refuses, before anything is charged or released, data that are
-    visibly the private ones: the very array passed as ``y`` (or a view of
-    it); outputs that, after the public clip, equal the private outputs in
-    order; or rows (x, clipped y) that are, row for row, among the private
-    rows (a copy, a list, a reordering, a slice or a subset of them). That
-    comparison reads the private outputs, so whether ``fit`` refuses
-    depends on them and is not covered by the (ε, δ) guarantee. It is
-    acceptable as a guard against the user's own misuse: it releases
-    nothing (no value, no count, a fixed message), spends nothing, and data
-    that respect the contract trigger it only by coincidence, when *every*
-    public row equals a distinct private row (possible with a handful of
-    coarsely rounded rows: then use more public rows or
-    ``PrivateGridSelection``). Data that merely resemble the private ones
-    (a noisy or modified copy, the private rows plus others) are not
-    detected: the contract stays the user's.
+    ``fit`` checks the contract on public objects only, before the private
+    outputs are read: it refuses the very array passed as ``y`` (or a view
+    of it), by identity and memory layout, never by value; and it warns
+    (``UserWarning``) when the selection inputs are, row for row, among the
+    regressor's inputs (a copy, a reordering or a subset of ``X``, which is
+    public), since the outputs may then be the private ones. It never
+    compares the selection outputs with the private outputs: such a check
+    would make whether ``fit`` raises depend on the private data, itself a
+    leak outside the guarantee. A copy of the private outputs is therefore
+    not detected (nor a noisy or modified copy): the contract is the
+    user's.
 
     Parameters
     ----------
@@ -347,28 +350,19 @@ def _same_buffer(a, b) -> bool:
     return False
 
 
-def _rows_of(X: np.ndarray, y: np.ndarray) -> list[bytes]:
-    """(x, y) rows as hashable keys (−0.0 and 0.0 identified)."""
-    Z = np.ascontiguousarray(np.column_stack([X, y]) + 0.0, dtype=np.float64)
-    return [row.tobytes() for row in Z]
+def _inputs_are_private_inputs(Xs: np.ndarray, X: np.ndarray) -> bool:
+    """Whether every selection input row is a distinct row of the public ``X``.
 
-
-def _selection_reuses_private_data(Xs, ys, X, y_mapped) -> bool:
-    """Whether the PublicDataSelection data are visibly the private data.
-
-    True when the selection's (x, clipped y) rows are, row for row, part of
-    the private rows (a copy, a list, a reordering, a slice or a subset:
-    every selection row matched by a distinct private row), or when its
-    clipped outputs equal the private ones in order (whatever its X).
-    ``ys`` and ``y_mapped`` are clipped into the same public interval.
+    Public inputs only (the regressor's ``X`` is public): a copy, a list, a
+    reordering, a slice or a subset of ``X``. The outputs are never compared.
     """
-    if ys.shape == y_mapped.shape and np.array_equal(ys + 0.0, y_mapped + 0.0):
-        return True
-    if Xs.shape[1] != X.shape[1] or Xs.shape[0] > X.shape[0]:
+    if Xs.ndim != 2 or Xs.shape[1] != X.shape[1] or Xs.shape[0] > X.shape[0]:
         return False
-    private = Counter(_rows_of(X, y_mapped))
-    for key in _rows_of(Xs, ys):
-        if private[key] <= 0:
+    keys = [r.tobytes() for r in np.ascontiguousarray(X + 0.0, dtype=np.float64)]
+    rows = Counter(keys)
+    for r in np.ascontiguousarray(Xs + 0.0, dtype=np.float64):
+        key = r.tobytes()
+        if rows[key] <= 0:
             return False
-        private[key] -= 1
+        rows[key] -= 1
     return True
