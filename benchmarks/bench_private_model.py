@@ -78,6 +78,11 @@ HELD_OUT = ["diabetes", "synthetic_small", "synthetic_wide"]
 # Fresh, for the "default when n_fit·ε/d is large" hypothesis (defined in
 # the commit that states its rule, docs/private_model.md, before any run):
 FRESH = ["synthetic_noisy_large", "synthetic_highdim", "synthetic_mid"]
+# Twins of breast_cancer: the same public sizes (569 rows, 30 features),
+# so every rule that reads public sizes only runs the same strategy on
+# them (defined in session 12, after the runs above, to test whether any
+# public rule can be within one s.e. of the best fixed rule on both):
+TWINS = ["digits_twin"]
 EPSILONS = [0.5, 1.0, 2.0, 4.0]
 REFERENCES = ["non-DP LR", "non-private selection", "oracle"]
 
@@ -89,6 +94,11 @@ def load(name):
     elif name == "digits":
         X, y = load_digits(return_X_y=True)
         return X / 8.0 - 1.0, (y >= 5).astype(int)
+    elif name == "digits_twin":  # breast_cancer's sizes: 569 rows, 30 pixels
+        X, y = load_digits(return_X_y=True)
+        cols = np.sort(np.argsort(-X.var(axis=0), kind="stable")[:30])
+        rows = np.random.RandomState(41).choice(len(y), 569, replace=False)
+        return X[np.ix_(rows, cols)] / 8.0 - 1.0, (y[rows] >= 5).astype(int)
     elif name == "diabetes":  # 442 rows, 10 features, target above its median
         X, t = load_diabetes(return_X_y=True)
         y = (t > np.median(t)).astype(int)
@@ -144,8 +154,13 @@ def _references(X_tr, y_tr, X_te, y_te, eps, grid, data_norm, seed_of_split):
     }
 
 
-def run_seed(task, eps, seed, grid):
+def run_seed(task, eps, seed, grid, paired_noise=True):
+    """Every rule on one public split; with ``paired_noise`` every rule's
+    search gets the same noise seed (common random numbers: ``auto`` then
+    releases exactly what the rule it runs releases on that split), else
+    each draws its own noise from the OS CSPRNG, as in production."""
     X, y = load(task)
+    noise_seed = 1_000_003 * seed + int(round(1000 * eps)) if paired_noise else None
     X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.3, random_state=seed)
     learner = DPLogisticRegression(data_norm=float(np.sqrt(X.shape[1]) / 2))
     out = {}
@@ -161,6 +176,7 @@ def run_seed(task, eps, seed, grid):
                 scoring="accuracy",
                 n_iter=len(grid),
                 random_state=seed,
+                noise_random_state=noise_seed,
             )
             t = time.perf_counter()
             search.fit(X_tr, y_tr)
@@ -168,6 +184,7 @@ def run_seed(task, eps, seed, grid):
                 "acc": float(search.best_estimator_.score(X_te, y_te)),
                 "C": float(search.best_params_["C"]),
                 "strategy": search.strategy_,
+                "law": (search.privacy_report_.stopping or {}).get("shape"),
                 "n_candidates": len(search.candidate_params_),
                 "seconds": time.perf_counter() - t,
             }
@@ -215,13 +232,28 @@ def table(results, tasks, epsilons):
 FIXED_RULES = [name for name in RULES if name != "auto"]
 
 
+_LAWS = {0.0: "logarithmic", 0.5: "negative-binomial", 1.0: "geometric"}
+
+
+def _rule_run(auto: dict) -> str:
+    """The fixed rule (a key of ``RULES``) that ``auto`` ran on a split."""
+    if auto["strategy"] == "default":
+        return "public default"
+    if auto["strategy"] == "split":
+        return "naive split"
+    return "RS " + _LAWS[auto["law"]]
+
+
 def auto_versus_best(results, tasks, epsilons):
     """The goal's test: ``auto`` against the best fixed rule, per cell, paired.
 
     The best fixed rule of a cell is the one with the highest mean test
     accuracy among ``FIXED_RULES``; the difference auto − best is taken split
-    by split (same public split, independent noise), mean ± s.e.; "within"
-    means mean ≥ −s.e. Also counts the strategies ``auto`` resolved to.
+    by split (same public split; the same noise seed unless
+    ``--unpaired-noise``), mean ± s.e.; "within" means mean ≥ −s.e. Also
+    counts the strategies ``auto`` resolved to, and on how many splits its
+    test accuracy equals that of the fixed rule it ran (``same_as_rule``:
+    every split when the noise is paired).
     """
     lines = [
         "| task | ε | auto | best fixed rule | auto − best (paired) | within 1 s.e. "
@@ -236,6 +268,7 @@ def auto_versus_best(results, tasks, epsilons):
             best = max(FIXED_RULES, key=lambda n: acc[n].mean())
             diff, se = _mean_se(acc["auto"] - acc[best])
             ran = dict(Counter(r["auto"]["strategy"] for r in runs))
+            same = sum(r["auto"]["acc"] == r[_rule_run(r["auto"])]["acc"] for r in runs)
             within = bool(diff >= -se)
             rows[f"{task}|{eps}"] = {
                 "best": best,
@@ -243,6 +276,7 @@ def auto_versus_best(results, tasks, epsilons):
                 "se": se,
                 "within": within,
                 "auto_strategies": ran,
+                "same_as_rule": int(same),
             }
             cell = {
                 n: "{:.3f} ± {:.3f}".format(*_mean_se(acc[n])) for n in (best, "auto")
@@ -303,10 +337,16 @@ def main():
     parser.add_argument("--seeds", type=int, default=50)
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument(
-        "--tasks", nargs="+", default=TASKS, choices=[*TASKS, *HELD_OUT, *FRESH]
+        "--tasks", nargs="+", default=TASKS, choices=[*TASKS, *HELD_OUT, *FRESH, *TWINS]
     )
     parser.add_argument("--epsilons", nargs="+", type=float, default=EPSILONS)
     parser.add_argument("--out", default=None)
+    parser.add_argument(
+        "--unpaired-noise",
+        action="store_true",
+        help="each rule draws its own noise from the OS CSPRNG (the runs before "
+        "2026-11-25); by default every rule of a split gets the same noise seed",
+    )
     parser.add_argument(
         "--compare",
         nargs=2,
@@ -334,7 +374,8 @@ def main():
     for eps in order:
         jobs = [(t, eps, s) for t in tasks for s in range(seeds)]
         outs = Parallel(n_jobs=args.jobs)(
-            delayed(run_seed)(t, e, s, grid) for t, e, s in jobs
+            delayed(run_seed)(t, e, s, grid, not args.unpaired_noise)
+            for t, e, s in jobs
         )
         for (t, e, _), o in zip(jobs, outs):
             results.setdefault(f"{t}|{e}", []).append(o)
@@ -357,6 +398,12 @@ def _write(out, args, tasks, epsilons, seeds, grid, start, results):
                     "command": "PYTHONPATH=. python benchmarks/bench_private_model.py "
                     + " ".join(sys.argv[1:]),
                     "grid": list(map(float, grid)),
+                    "noise": (
+                        "unpaired: each rule's own OS CSPRNG noise"
+                        if args.unpaired_noise
+                        else "paired: every rule of a split has the same "
+                        "noise_random_state (common random numbers)"
+                    ),
                     "date_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime()),
                     "wall_seconds": time.time() - start,
                 },
