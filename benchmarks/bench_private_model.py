@@ -335,6 +335,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--seeds", type=int, default=50)
+    parser.add_argument(
+        "--first-seed", type=int, default=0, help="splits first-seed .. +seeds-1"
+    )
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument(
         "--tasks", nargs="+", default=TASKS, choices=[*TASKS, *HELD_OUT, *FRESH, *TWINS]
@@ -372,7 +375,8 @@ def main():
     os.makedirs(os.path.dirname(out), exist_ok=True)
     start, results, done = time.time(), {}, []
     for eps in order:
-        jobs = [(t, eps, s) for t in tasks for s in range(seeds)]
+        first = args.first_seed
+        jobs = [(t, eps, s) for t in tasks for s in range(first, first + seeds)]
         outs = Parallel(n_jobs=args.jobs)(
             delayed(run_seed)(t, e, s, grid, not args.unpaired_noise)
             for t, e, s in jobs
@@ -393,6 +397,7 @@ def _write(out, args, tasks, epsilons, seeds, grid, start, results):
             {
                 "meta": {
                     "seeds": seeds,
+                    "first_seed": args.first_seed,
                     "tasks": tasks,
                     "epsilons": epsilons,
                     "command": "PYTHONPATH=. python benchmarks/bench_private_model.py "
