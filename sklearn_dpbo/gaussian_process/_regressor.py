@@ -182,8 +182,9 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
     at most d. Everything else is public and validated as usual: ``X``
     (finite numbers), ``query_points``, ``inducing_points``, ``kernel``,
     ``alpha`` (a single number), the bounds and scaling, and the data of a
-    ``PublicDataSelection`` (whose contract ``fit`` checks against visible
-    reuse of the private data, see that class). ``fit`` takes no
+    ``PublicDataSelection`` (whose contract ``fit`` checks on public
+    objects only, never against the private values: see that class).
+    ``fit`` takes no
     ``sample_weight``.
 
     Methods (``method``):
@@ -256,7 +257,9 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
         **Tests only.** ``None`` draws the noise from the OS CSPRNG; an int
         makes it reproducible (then not DP; ``fit`` warns).
     accountant : None or BudgetAccountant, default=None
-        Charged (ε, δ) once, before any output is read.
+        Checked before any output is read; charged (ε, δ) once, after the
+        outputs are read and mapped record by record (a step that cannot
+        fail or warn) and before anything derived from them is computed.
 
     Attributes
     ----------

@@ -15,6 +15,8 @@ from contextlib import contextmanager
 from itertools import compress, repeat
 from operator import contains
 
+import numpy as np
+
 __all__ = ["quiet"]
 
 
@@ -55,6 +57,10 @@ def quiet(private: bool = True, *, registries: bool = True):
     public-rows checks), whose warnings reveal nothing private. A section
     nested in one of the same thread is covered by the outer one (one
     registry snapshot for a whole loop of private scores).
+
+    The section also runs under ``np.errstate(all="ignore")``: a user's
+    ``np.seterr(all="raise")`` cannot turn one record's overflow into an
+    exception (a nested section is covered by the outer one's state).
     """
     if not private:
         yield
@@ -72,7 +78,14 @@ def quiet(private: bool = True, *, registries: bool = True):
         saved = _Registries() if registries else None
         _IN_QUIET.depth = 1
         try:
-            with warnings.catch_warnings(record=True) as raised:
+            # Floating-point errors neither warn nor raise in the section,
+            # whatever the user's np.seterr (context-local, restored on
+            # exit): a record with a huge value must not make fit raise on
+            # one side of a neighbouring pair only.
+            with (
+                np.errstate(all="ignore"),
+                warnings.catch_warnings(record=True) as raised,
+            ):
                 warnings.simplefilter("always")
                 yield
         finally:

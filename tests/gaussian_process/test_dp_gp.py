@@ -426,6 +426,21 @@ def test_public_data_selection_contract_is_checked_on_public_objects(misuse):
         assert acc.spent == pytest.approx((1.0, 1e-3))
 
 
+def test_public_data_selection_in_another_column_of_the_same_table_is_accepted():
+    """Public outputs stored next to the private ones (two columns of one
+    Fortran-ordered table: interleaved bounds, no shared element) are not
+    taken for the private array."""
+    X, y = _data(n=50, seed=1)
+    Xp, yp = _data(n=50, seed=9)
+    table = np.ascontiguousarray(np.column_stack([y, yp]))  # interleaved rows
+    est = _est(
+        kernel=RBF(5.0),
+        hyperparameter_selection=PublicDataSelection(Xp, table[:, 1]),
+    )
+    est.fit(X, table[:, 0])
+    assert "PublicDataSelection data" in est.privacy_report_.releases[0]["assumption"]
+
+
 def test_public_data_selection_misuse_is_the_same_for_neighbouring_outputs():
     """An attacker's pair: the selection data are a copy of the private rows
     of V; V′ differs from V in one output (the selection data unchanged).
@@ -464,7 +479,8 @@ def test_public_data_selection_misuse_is_the_same_for_neighbouring_outputs():
 
 def test_public_data_selection_accepts_public_data_sharing_some_rows():
     """Independent public data are accepted even when some rows coincide with
-    private rows: only data that are *all* private rows are refused."""
+    private rows (no warning either: their inputs are not all private
+    inputs)."""
     X, y = _data(n=50, seed=1)
     Xp, yp = _data(n=50, seed=9)
     Xp[:5], yp[:5] = X[:5], y[:5]  # five coincident rows
@@ -622,6 +638,24 @@ def test_non_finite_or_non_numeric_output_is_its_public_image(
     assert seen_a["raised"] is None
     np.testing.assert_array_equal(a.released_mean_, b.released_mean_)
     assert getattr(a, "selected_index_", None) == getattr(b, "selected_index_", None)
+
+
+def test_an_overflowing_output_under_the_users_seterr_raise_is_clipped():
+    """V has a finite output at J, V' a long double beyond float64's range;
+    with the user's ``np.seterr(all="raise")`` both fits release and charge
+    the same (the cast ran without errstate and raised on V' only before
+    session 12's review)."""
+    X, y = _data()
+    ya = y.astype(np.longdouble)
+    yb = ya.copy()
+    yb[7] = np.longdouble("1e4000") if np.finfo(np.longdouble).max > 1e308 else np.inf
+    spent = []
+    with np.errstate(all="raise"):
+        for y_private in (ya, yb):
+            acc = BudgetAccountant(epsilon=5.0, delta=0.1)
+            _est(accountant=acc).fit(X, y_private)
+            spent.append(acc.spent)
+    assert spent[0] == spent[1] == pytest.approx((1.0, 1e-3))
 
 
 @pytest.mark.parametrize("method", ["cloaking", "standard"])
