@@ -182,6 +182,8 @@ def test_bench_private_model_quick():
     auto = np.mean([r["auto"]["acc"] for r in runs])
     assert versus["diff"] == pytest.approx(auto - means[versus["best"]])
     assert sum(versus["auto_strategies"].values()) == 2
+    # Paired noise (the default): auto releases what the rule it ran does.
+    assert "paired" in result["meta"]["noise"] and versus["same_as_rule"] == 2
     assert "auto − best (paired)" in stdout
     pair = result["compare"]["by_task"]["breast_cancer"]
     log = [r["RS logarithmic"]["acc"] for r in runs]
