@@ -356,6 +356,44 @@ def load_logreg_large(return_X_y=True):
     )
 
 
+def load_hgb_fresh_large(return_X_y=True):
+    """Fresh task (issue 25, session 12; defined with the two-fold public
+    signal's decision rule, before any run of it): a binary
+    ``make_classification`` problem (seed 8, 12 features of which 5
+    informative, 4 clusters per class, 10 % label noise; 15 000 public
+    training rows, m = 2 000 validation and 1 000 test rows), searched with
+    the HistGradientBoosting grid of ``hgb_hastie``. Used nowhere else."""
+    return make_classification(
+        n_samples=sum(SYNTHETIC_SIZES["hgb_fresh_large"]),
+        n_features=12,
+        n_informative=5,
+        n_redundant=2,
+        n_clusters_per_class=4,
+        flip_y=0.1,
+        class_sep=0.9,
+        random_state=8,
+    )
+
+
+def load_tree_fresh_large(return_X_y=True):
+    """Fresh task (issue 25, session 12, as ``hgb_fresh_large``): a binary
+    ``make_classification`` problem (seed 9, 25 features of which 6
+    informative, 60 / 40 classes, 3 % label noise; 16 000 public training
+    rows, m = 2 000 validation and 1 000 test rows), searched with the
+    decision-tree grid of ``tree_large``. Used nowhere else."""
+    return make_classification(
+        n_samples=sum(SYNTHETIC_SIZES["tree_fresh_large"]),
+        n_features=25,
+        n_informative=6,
+        n_redundant=6,
+        n_clusters_per_class=2,
+        weights=[0.6],
+        flip_y=0.03,
+        class_sep=0.7,
+        random_state=9,
+    )
+
+
 def load_diabetes_binary(return_X_y=True):
     """Held-out task (issue 25): scikit-learn's diabetes data (442 patients,
     10 features), the disease-progression target made binary at its median
@@ -375,6 +413,8 @@ SYNTHETIC_SIZES = {
     "hgb_large": (9000, 2000, 1000),
     "tree_large": (15000, 2000, 1000),
     "logreg_large": (18000, 2000, 1000),
+    "hgb_fresh_large": (15000, 2000, 1000),
+    "tree_fresh_large": (16000, 2000, 1000),
 }
 DATASETS = {
     "digits": load_digits,
@@ -388,6 +428,8 @@ DATASETS = {
     "hgb_large": load_hgb_large,
     "tree_large": load_tree_large,
     "logreg_large": load_logreg_large,
+    "hgb_fresh_large": load_hgb_fresh_large,
+    "tree_fresh_large": load_tree_fresh_large,
 }
 # Held-out tasks with another estimator and search space than the SVC grid
 # (issue 25; nobody tuned the library on them): name -> (estimator factory,
@@ -428,6 +470,8 @@ TASK_SPACES["tree_large"] = (
         "max_features": [None, 0.5],
     },
 )
+TASK_SPACES["hgb_fresh_large"] = TASK_SPACES["hgb_hastie"]
+TASK_SPACES["tree_fresh_large"] = TASK_SPACES["tree_large"]
 TASK_SPACES["logreg_large"] = (
     lambda: make_pipeline(StandardScaler(), LogisticRegression(max_iter=300)),
     {
@@ -448,6 +492,8 @@ HELD_OUT_DATASETS = (
     "hgb_large",
     "tree_large",
     "logreg_large",
+    "hgb_fresh_large",
+    "tree_fresh_large",
 )
 SPLIT_SEED = 0
 C_VALUES = [float(v) for v in np.logspace(-2, 3, 32)]
@@ -1504,7 +1550,13 @@ def _budget_label(b) -> str:
     return b if isinstance(b, str) else f"{b:g}"
 
 
-def racing_methods(racing, public_cv, budgets=None) -> dict:
+def _signal_value(text: str) -> tuple[int, float]:
+    """``--public-signal`` values: ``K:B`` (public_cv K, public_budget B)."""
+    k, _, b = text.partition(":")
+    return int(k), float(b)
+
+
+def racing_methods(racing, public_cv, budgets=None, signals=None) -> dict:
     """Labels -> private-selection keywords of the ``--racing``,
     ``--public-cv`` and ``--public-budget`` rows: one row per racing value
     (default public_cv), one per (public_cv, racing value) pair for each
@@ -1527,6 +1579,13 @@ def racing_methods(racing, public_cv, budgets=None) -> dict:
                 f"private-selection budget={_budget_label(b)} racing={_racing_label(z)}"
             )
             methods[label] = {"public_budget": b, "racing": z}
+    for k, b in signals or ():
+        for z in racing if racing is not None else (default_racing,):
+            label = (
+                f"private-selection public_cv={k} budget={b:g} "
+                f"racing={_racing_label(z)}"
+            )
+            methods[label] = {"public_cv": k, "public_budget": b, "racing": z}
     return methods
 
 
@@ -1810,6 +1869,15 @@ def main(argv=None) -> int:
         "(for each --racing value, else with the default racing)",
     )
     parser.add_argument(
+        "--public-signal",
+        type=_signal_value,
+        nargs="+",
+        default=None,
+        metavar="K:B",
+        help="also run private-selection with public_cv=K and public_budget=B "
+        "together (for each --racing value, else with the default racing)",
+    )
+    parser.add_argument(
         "--paired-baseline",
         default=RACING_BASELINE,
         metavar="LABEL",
@@ -1903,7 +1971,11 @@ def main(argv=None) -> int:
         }
         for b in args.batch_sizes or ():
             methods[f"private-selection, batch_size={b}"] = {"batch_size": b}
-        methods.update(racing_methods(args.racing, args.public_cv, args.public_budget))
+        methods.update(
+            racing_methods(
+                args.racing, args.public_cv, args.public_budget, args.public_signal
+            )
+        )
         configs = [
             {"label": label, "epsilon": e, **kwargs}
             for label, kwargs in methods.items()
