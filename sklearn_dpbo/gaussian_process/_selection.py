@@ -208,8 +208,14 @@ class PublicDataSelection:
         """The public (X, y) as float arrays, checked (public data only)."""
         from sklearn.utils.validation import check_array, column_or_1d
 
-        X = check_array(self.X, dtype=float)
-        y = column_or_1d(np.asarray(self.y, dtype=float))
+        try:
+            X = check_array(self.X, dtype=float)
+            y = column_or_1d(np.asarray(self.y, dtype=float))
+        except (TypeError, ValueError) as exc:
+            raise ValueError(
+                f"PublicDataSelection's public data are not a numeric table X and "
+                f"a 1-D vector y of finite numbers: {exc}"
+            ) from exc
         if not np.all(np.isfinite(y)) or y.shape[0] != X.shape[0]:
             raise ValueError(
                 "PublicDataSelection needs finite public outputs y, one per row of X."

@@ -441,6 +441,20 @@ def test_public_data_selection_in_another_column_of_the_same_table_is_accepted()
     assert "PublicDataSelection data" in est.privacy_report_.releases[0]["assumption"]
 
 
+def test_public_data_selection_bad_public_data_error_names_it():
+    """A NaN in the public selection inputs: the error names
+    PublicDataSelection (not scikit-learn's bare message), before anything
+    is charged."""
+    X, y = _data(n=50, seed=1)
+    Xp, yp = _data(n=50, seed=9)
+    Xp[0, 0] = np.nan
+    acc = BudgetAccountant(epsilon=5.0, delta=0.1)
+    est = _est(hyperparameter_selection=PublicDataSelection(Xp, yp), accountant=acc)
+    with pytest.raises(ValueError, match="PublicDataSelection's public data"):
+        est.fit(X, y)
+    assert acc.spent == (0.0, 0.0)
+
+
 def test_public_data_selection_misuse_is_the_same_for_neighbouring_outputs():
     """An attacker's pair: the selection data are a copy of the private rows
     of V; V′ differs from V in one output (the selection data unchanged).
