@@ -179,6 +179,7 @@ import platform
 import sys
 import time
 import warnings
+from functools import partial
 from pathlib import Path
 
 import _checkout  # noqa: F401  (the checkout's sklearn_dpbo, not an installed copy)
@@ -226,14 +227,15 @@ from _patching import replaced  # noqa: E402  (benchmarks/_patching.py)
 RESULTS = Path(__file__).resolve().parent / "results"
 
 
-def load_classification(return_X_y=True):
-    """The harder task: a synthetic binary problem whose optimum in (C, gamma)
-    is narrow (5 of the 64 points of an 8 x 8 sub-grid lie within 1 point of
-    the best). 600 public training rows keep the SVC's support-vector count,
-    hence the 1024-candidate precompute (predict on 6 000 rows dominates), at
-    a few minutes on 2 cores."""
-    return make_classification(
-        n_samples=sum(CLASSIFICATION_SIZES),
+# make_classification's arguments of the generated tasks (n_samples: the
+# sum of the task's sizes); each task's loader below documents it.
+_GENERATED = {
+    # The harder task: a synthetic binary problem whose optimum in (C, gamma) is
+    # narrow (5 of the 64 points of an 8 x 8 sub-grid lie within 1 point of the best).
+    # 600 public training rows keep the SVC's support-vector count, hence the
+    # 1024-candidate precompute (predict on 6 000 rows dominates), at a few minutes on
+    # 2 cores.
+    "classification": dict(
         n_features=10,
         n_informative=6,
         n_redundant=2,
@@ -241,16 +243,11 @@ def load_classification(return_X_y=True):
         flip_y=0.03,
         class_sep=0.9,
         random_state=0,
-    )
-
-
-def load_classification3(return_X_y=True):
-    """A task the defaults were not tuned on (added for the racing study): a
-    3-class synthetic problem with another seed, more features and fewer
-    informative ones (600 public training, m = 2 000 validation and
-    1 000 test rows)."""
-    return make_classification(
-        n_samples=sum(SYNTHETIC_SIZES["classification3"]),
+    ),
+    # A task the defaults were not tuned on (added for the racing study): a 3-class
+    # synthetic problem with another seed, more features and fewer informative ones
+    # (600 public training, m = 2 000 validation and 1 000 test rows).
+    "classification3": dict(
         n_features=12,
         n_informative=5,
         n_redundant=2,
@@ -259,7 +256,100 @@ def load_classification3(return_X_y=True):
         flip_y=0.03,
         class_sep=1.0,
         random_state=1,
-    )
+    ),
+    # Held-out task (issue 25, added with ``public_budget="auto"``) with a large
+    # public training set at the hold-out threshold: a binary ``make_classification``
+    # problem (seed 4, 10 features of which 5 informative, 5 % label noise; 7 500
+    # public training rows, 2 500 per public fold, m = 2 000 validation and 1 000 test
+    # rows), searched with kNN over the grid of ``knn_diabetes``. Used nowhere else.
+    "knn_large": dict(
+        n_features=10,
+        n_informative=5,
+        n_redundant=2,
+        n_clusters_per_class=3,
+        flip_y=0.05,
+        class_sep=0.8,
+        random_state=4,
+    ),
+    # Held-out task (issue 25, added with ``public_budget="auto"``): a binary
+    # ``make_classification`` problem (seed 5, 15 features of which 6 informative, 5 %
+    # label noise; 9 000 public training rows, 3 000 per public fold, m = 2 000
+    # validation and 1 000 test rows), searched with the HistGradientBoosting grid of
+    # ``hgb_hastie``. Used nowhere else.
+    "hgb_large": dict(
+        n_features=15,
+        n_informative=6,
+        n_redundant=3,
+        n_clusters_per_class=2,
+        flip_y=0.05,
+        class_sep=0.7,
+        random_state=5,
+    ),
+    # Held-out task (issue 25, added with the 5 000-row threshold of
+    # ``public_budget="auto"``): a binary ``make_classification`` problem (seed 6, 20
+    # features of which 8 informative, 5 % label noise; 15 000 public training rows, 5
+    # 000 per public fold, m = 2 000 validation and 1 000 test rows), searched with a
+    # decision tree (:data:`TASK_SPACES`). Used nowhere else.
+    "tree_large": dict(
+        n_features=20,
+        n_informative=8,
+        n_redundant=4,
+        n_clusters_per_class=3,
+        flip_y=0.05,
+        class_sep=0.8,
+        random_state=6,
+    ),
+    # Held-out task (issue 25, as ``tree_large``): an imbalanced binary
+    # ``make_classification`` problem (seed 7, 30 features of which 10 informative, 70
+    # / 30 classes, 8 % label noise; 18 000 public training rows, 6 000 per public
+    # fold, m = 2 000 validation and 1 000 test rows), searched with a scaled logistic
+    # regression (:data:`TASK_SPACES`). Used nowhere else.
+    "logreg_large": dict(
+        n_features=30,
+        n_informative=10,
+        n_redundant=5,
+        weights=[0.7],
+        flip_y=0.08,
+        class_sep=0.6,
+        random_state=7,
+    ),
+    # Fresh task (issue 25, session 12; defined with the two-fold public signal's
+    # decision rule, before any run of it): a binary ``make_classification`` problem
+    # (seed 8, 12 features of which 5 informative, 4 clusters per class, 10 % label
+    # noise; 15 000 public training rows, m = 2 000 validation and 1 000 test rows),
+    # searched with the HistGradientBoosting grid of ``hgb_hastie``. Used nowhere
+    # else.
+    "hgb_fresh_large": dict(
+        n_features=12,
+        n_informative=5,
+        n_redundant=2,
+        n_clusters_per_class=4,
+        flip_y=0.1,
+        class_sep=0.9,
+        random_state=8,
+    ),
+    # Fresh task (issue 25, session 12, as ``hgb_fresh_large``): a binary
+    # ``make_classification`` problem (seed 9, 25 features of which 6 informative, 60
+    # / 40 classes, 3 % label noise; 16 000 public training rows, m = 2 000 validation
+    # and 1 000 test rows), searched with the decision-tree grid of ``tree_large``.
+    # Used nowhere else.
+    "tree_fresh_large": dict(
+        n_features=25,
+        n_informative=6,
+        n_redundant=6,
+        n_clusters_per_class=2,
+        weights=[0.6],
+        flip_y=0.03,
+        class_sep=0.7,
+        random_state=9,
+    ),
+}
+
+
+def _generated(name: str):
+    """(X, y) of a generated task: ``make_classification`` with its row."""
+    sizes = CLASSIFICATION_SIZES if name == "classification" else SYNTHETIC_SIZES[name]
+    return make_classification(n_samples=sum(sizes), **_GENERATED[name])
 
 
 def load_hastie(return_X_y=True):
@@ -279,119 +369,6 @@ def load_hastie_large(return_X_y=True):
     fold holds 5 000 rows."""
     n = sum(SYNTHETIC_SIZES["hgb_hastie_large"])
     return make_hastie_10_2(n_samples=n, random_state=3)
-
-
-def load_knn_large(return_X_y=True):
-    """Held-out task (issue 25, added with ``public_budget="auto"``) with a
-    large public training set at the hold-out threshold: a binary
-    ``make_classification`` problem (seed 4, 10 features of which 5
-    informative, 5 % label noise; 7 500 public training rows, 2 500 per
-    public fold, m = 2 000 validation and 1 000 test rows), searched with
-    kNN over the grid of ``knn_diabetes``. Used nowhere else."""
-    return make_classification(
-        n_samples=sum(SYNTHETIC_SIZES["knn_large"]),
-        n_features=10,
-        n_informative=5,
-        n_redundant=2,
-        n_clusters_per_class=3,
-        flip_y=0.05,
-        class_sep=0.8,
-        random_state=4,
-    )
-
-
-def load_hgb_large(return_X_y=True):
-    """Held-out task (issue 25, added with ``public_budget="auto"``): a
-    binary ``make_classification`` problem (seed 5, 15 features of which 6
-    informative, 5 % label noise; 9 000 public training rows, 3 000 per
-    public fold, m = 2 000 validation and 1 000 test rows), searched with
-    the HistGradientBoosting grid of ``hgb_hastie``. Used nowhere else."""
-    return make_classification(
-        n_samples=sum(SYNTHETIC_SIZES["hgb_large"]),
-        n_features=15,
-        n_informative=6,
-        n_redundant=3,
-        n_clusters_per_class=2,
-        flip_y=0.05,
-        class_sep=0.7,
-        random_state=5,
-    )
-
-
-def load_tree_large(return_X_y=True):
-    """Held-out task (issue 25, added with the 5 000-row threshold of
-    ``public_budget="auto"``): a binary ``make_classification`` problem
-    (seed 6, 20 features of which 8 informative, 5 % label noise; 15 000
-    public training rows, 5 000 per public fold, m = 2 000 validation and
-    1 000 test rows), searched with a decision tree (:data:`TASK_SPACES`).
-    Used nowhere else."""
-    return make_classification(
-        n_samples=sum(SYNTHETIC_SIZES["tree_large"]),
-        n_features=20,
-        n_informative=8,
-        n_redundant=4,
-        n_clusters_per_class=3,
-        flip_y=0.05,
-        class_sep=0.8,
-        random_state=6,
-    )
-
-
-def load_logreg_large(return_X_y=True):
-    """Held-out task (issue 25, as ``tree_large``): an imbalanced binary
-    ``make_classification`` problem (seed 7, 30 features of which 10
-    informative, 70 / 30 classes, 8 % label noise; 18 000 public training
-    rows, 6 000 per public fold, m = 2 000 validation and 1 000 test rows),
-    searched with a scaled logistic regression (:data:`TASK_SPACES`). Used
-    nowhere else."""
-    return make_classification(
-        n_samples=sum(SYNTHETIC_SIZES["logreg_large"]),
-        n_features=30,
-        n_informative=10,
-        n_redundant=5,
-        weights=[0.7],
-        flip_y=0.08,
-        class_sep=0.6,
-        random_state=7,
-    )
-
-
-def load_hgb_fresh_large(return_X_y=True):
-    """Fresh task (issue 25, session 12; defined with the two-fold public
-    signal's decision rule, before any run of it): a binary
-    ``make_classification`` problem (seed 8, 12 features of which 5
-    informative, 4 clusters per class, 10 % label noise; 15 000 public
-    training rows, m = 2 000 validation and 1 000 test rows), searched with
-    the HistGradientBoosting grid of ``hgb_hastie``. Used nowhere else."""
-    return make_classification(
-        n_samples=sum(SYNTHETIC_SIZES["hgb_fresh_large"]),
-        n_features=12,
-        n_informative=5,
-        n_redundant=2,
-        n_clusters_per_class=4,
-        flip_y=0.1,
-        class_sep=0.9,
-        random_state=8,
-    )
-
-
-def load_tree_fresh_large(return_X_y=True):
-    """Fresh task (issue 25, session 12, as ``hgb_fresh_large``): a binary
-    ``make_classification`` problem (seed 9, 25 features of which 6
-    informative, 60 / 40 classes, 3 % label noise; 16 000 public training
-    rows, m = 2 000 validation and 1 000 test rows), searched with the
-    decision-tree grid of ``tree_large``. Used nowhere else."""
-    return make_classification(
-        n_samples=sum(SYNTHETIC_SIZES["tree_fresh_large"]),
-        n_features=25,
-        n_informative=6,
-        n_redundant=6,
-        n_clusters_per_class=2,
-        weights=[0.6],
-        flip_y=0.03,
-        class_sep=0.7,
-        random_state=9,
-    )
 
 
 def load_diabetes_binary(return_X_y=True):
@@ -419,17 +396,17 @@ SYNTHETIC_SIZES = {
 DATASETS = {
     "digits": load_digits,
     "breast_cancer": load_breast_cancer,
-    "classification": load_classification,
-    "classification3": load_classification3,
+    "classification": partial(_generated, "classification"),
+    "classification3": partial(_generated, "classification3"),
     "hgb_hastie": load_hastie,
     "hgb_hastie_large": load_hastie_large,
     "knn_diabetes": load_diabetes_binary,
-    "knn_large": load_knn_large,
-    "hgb_large": load_hgb_large,
-    "tree_large": load_tree_large,
-    "logreg_large": load_logreg_large,
-    "hgb_fresh_large": load_hgb_fresh_large,
-    "tree_fresh_large": load_tree_fresh_large,
+    "knn_large": partial(_generated, "knn_large"),
+    "hgb_large": partial(_generated, "hgb_large"),
+    "tree_large": partial(_generated, "tree_large"),
+    "logreg_large": partial(_generated, "logreg_large"),
+    "hgb_fresh_large": partial(_generated, "hgb_fresh_large"),
+    "tree_fresh_large": partial(_generated, "tree_fresh_large"),
 }
 # Held-out tasks with another estimator and search space than the SVC grid
 # (issue 25; nobody tuned the library on them): name -> (estimator factory,
