@@ -455,18 +455,12 @@ def test_public_data_selection_bad_public_data_error_names_it():
     assert acc.spent == (0.0, 0.0)
 
 
-def test_public_data_selection_misuse_is_the_same_for_neighbouring_outputs():
-    """An attacker's pair: the selection data are a copy of the private rows
-    of V; V′ differs from V in one output (the selection data unchanged).
-    Whether fit raises, its warnings, the fitted hyper-parameters and the
-    report's fields other than the noisy value are the same on both sides:
-    the misuse check reads no private output."""
-    X, y = _data(n=50, seed=1)
-    Xs, ys = X.copy(), y.copy()  # the misuse: the private rows of V
-    y2 = y.copy()
-    y2[7] = BOUNDS[1] if y[7] < 0 else BOUNDS[0]
+def _selection_sides(X, ys_private, Xs, ys):
+    """What a fit with ``PublicDataSelection(Xs, ys)`` shows for each private
+    output vector: fitted kernel and noise, warnings, fitted attribute
+    names and the report without the noisy values."""
     sides = []
-    for y_private in (y, y2):
+    for y_private in ys_private:
         est = _est(
             kernel=RBF(5.0),
             hyperparameter_selection=PublicDataSelection(Xs, ys),
@@ -487,6 +481,19 @@ def test_public_data_selection_misuse_is_the_same_for_neighbouring_outputs():
                 report,
             )
         )
+    return sides
+
+
+def test_public_data_selection_misuse_is_the_same_for_neighbouring_outputs():
+    """An attacker's pair: the selection data are a copy of the private rows
+    of V; V′ differs from V in one output (the selection data unchanged).
+    Whether fit raises, its warnings, the fitted hyper-parameters and the
+    report's fields other than the noisy value are the same on both sides:
+    the misuse check reads no private output."""
+    X, y = _data(n=50, seed=1)
+    y2 = y.copy()
+    y2[7] = BOUNDS[1] if y[7] < 0 else BOUNDS[0]
+    sides = _selection_sides(X, (y, y2), X.copy(), y.copy())  # V's own rows
     assert sides[0] == sides[1]
     assert any("row for row" in m for m in sides[0][2])
 
@@ -516,25 +523,7 @@ def test_public_data_selection_is_the_same_for_neighbouring_private_outputs():
     Xp, yp = _data(n=50, seed=9)
     y2 = y.copy()
     y2[7] = BOUNDS[1]
-    sides = []
-    for y_private in (y, y2):
-        est = _est(
-            kernel=RBF(5.0),
-            hyperparameter_selection=PublicDataSelection(Xp, yp),
-            random_state=0,
-        )
-        with warnings.catch_warnings(record=True) as seen:
-            warnings.simplefilter("always")
-            est.fit(X, y_private)
-        sides.append(
-            (
-                repr(est.kernel_),
-                est.alpha_,
-                sorted(str(w.message) for w in seen),
-                sorted(k for k in vars(est) if k.endswith("_")),
-                est.privacy_report_.to_dict(),
-            )
-        )
+    sides = _selection_sides(X, (y, y2), Xp, yp)
     assert sides[0] == sides[1]
 
 
