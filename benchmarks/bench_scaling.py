@@ -922,7 +922,7 @@ def main(argv=None):
     if "readme" in sections:
         print("1. README task")
         readme = compare_searchers(
-            readme_task(), n_iter=4 if q else 30, repeats=repeats, cold_run=True
+            readme_task(), n_iter=4 if q else 30, repeats=repeats, cold_run=not q
         )
     if "large" in sections:
         print("2. Larger task")
@@ -938,7 +938,7 @@ def main(argv=None):
         sched = scheduling(
             ks,
             n_iter=6 if q else 24,
-            sleep=0.02 if q else 0.04,
+            sleep=0.01 if q else 0.04,
             repeats=repeats,
             dask_ks=(2,) if q else ks,
             dask_processes=args.dask_processes,
