@@ -183,6 +183,7 @@ from functools import partial
 from pathlib import Path
 
 import _checkout  # noqa: F401  (the checkout's sklearn_dpbo, not an installed copy)
+import bench_overhead
 import numpy as np
 import sklearn
 from joblib import Parallel, delayed
@@ -346,8 +347,9 @@ _GENERATED = {
 }
 
 
-def _generated(name: str):
-    """(X, y) of a generated task: ``make_classification`` with its row."""
+def _generated(name: str, return_X_y: bool = True):
+    """(X, y) of a generated task: ``make_classification`` with its row
+    (``return_X_y`` as the other loaders take it; always (X, y))."""
     sizes = CLASSIFICATION_SIZES if name == "classification" else SYNTHETIC_SIZES[name]
     return make_classification(n_samples=sum(sizes), **_GENERATED[name])
 
@@ -1891,7 +1893,7 @@ def main(argv=None) -> int:
     parser.add_argument("--out", type=Path, default=None, help="JSON output path")
     args = parser.parse_args(argv)
 
-    t_start = time.perf_counter()
+    t_start, t_wall = time.perf_counter(), time.time()
     if args.datasets:
         names = list(args.datasets)
     elif args.quick:
@@ -2020,6 +2022,8 @@ def main(argv=None) -> int:
     defaults = DPBayesSearchCV(make_estimator(), SEARCH_SPACES)
     mode_defaults = PrivateSelection()
     meta = {
+        "date_utc_start": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(t_wall)),
+        "git_commit": bench_overhead.environment()["git_commit"],
         "python": platform.python_version(),
         "sklearn": sklearn.__version__,
         "sklearn_dpbo": sklearn_dpbo.__version__,

@@ -49,6 +49,20 @@ def test_bench_utility_quick():
     for r in result["rows"]:
         assert r["regret"]["mean"] >= 0
     assert "note: method='lipschitz' skipped" in stdout
+    assert result["meta"]["git_commit"] and result["meta"]["date_utc_start"]
+
+
+def test_bench_utility_loads_every_task():
+    """Every task's loader as the benchmark calls it (``load_split``): the
+    generated tasks of the quick run's table are not run by it."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import bench_utility
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    for name in bench_utility.DATASETS:
+        X_tr, y_tr, X_va, y_va, X_te, y_te = bench_utility.load_split(name)
+        assert len(X_tr) == len(y_tr) > 0 and len(X_va) == len(y_va) > 0, name
 
 
 @_quick("bench_overhead", "--no-memory")
