@@ -236,7 +236,14 @@ _LAWS = {0.0: "logarithmic", 0.5: "negative-binomial", 1.0: "geometric"}
 
 
 def _rule_run(auto: dict) -> str:
-    """The fixed rule (a key of ``RULES``) that ``auto`` ran on a split."""
+    """The fixed rule (a key of ``RULES``) that ``auto`` ran on a split.
+
+    One case is mapped loosely: when pruning leaves a single distinct
+    candidate, ``strategy_`` is ``"default"`` but the model is that
+    candidate's, not C = 1's; ``same_as_rule`` then counts fewer splits than
+    the cell has (it never happened in the stored runs: the grid keeps 8–12
+    candidates).
+    """
     if auto["strategy"] == "default":
         return "public default"
     if auto["strategy"] == "split":
