@@ -42,6 +42,7 @@ import warnings
 from collections import Counter
 
 import _checkout  # noqa: F401  (this checkout's sklearn_dpbo, before any import)
+import bench_overhead
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.datasets import (
@@ -417,6 +418,10 @@ def _write(out, args, tasks, epsilons, seeds, grid, start, results):
                         "noise_random_state (common random numbers)"
                     ),
                     "date_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime()),
+                    "date_utc_start": time.strftime(
+                        "%Y-%m-%d %H:%M:%S", time.gmtime(start)
+                    ),
+                    "git_commit": bench_overhead.environment()["git_commit"],
                     "wall_seconds": time.time() - start,
                 },
                 "summary": summary,

@@ -198,6 +198,7 @@ def test_bench_private_model_quick():
     assert sum(versus["auto_strategies"].values()) == 2
     # Paired noise (the default): auto releases what the rule it ran does.
     assert "paired" in result["meta"]["noise"] and versus["same_as_rule"] == 2
+    assert result["meta"]["git_commit"] and result["meta"]["date_utc_start"]
     assert "auto − best (paired)" in stdout
     pair = result["compare"]["by_task"]["breast_cancer"]
     log = [r["RS logarithmic"]["acc"] for r in runs]
