@@ -731,3 +731,45 @@ def test_first_gp_ucb_candidate_is_public_so_its_fit_error_propagates(cancer_spl
     _FIT_CALLS.append("pretend a first fit happened")
     with pytest.raises(ValueError, match="CANDIDATE-C"):
         _gp_ucb_failing_search().fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
+
+
+@pytest.mark.parametrize("extreme", [1e300, np.inf])
+def test_users_seterr_raise_does_not_make_one_validation_row_decide(extreme):
+    """V/V': one validation row's features become huge (or infinite) under
+    the user's ``np.seterr(all="raise")``. Both fits release (no
+    FloatingPointError on one side only), with the same warnings, fitted
+    attribute names and public table. (A record whose scoring raises scores
+    the worst value on its own; since session 12 the private sections also
+    run under ``np.errstate(all="ignore")``, so it does not raise at all.
+    This test passes either way: it guards the observable.)"""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 4))
+    y = (X[:, 0] + 0.3 * rng.normal(size=120) > 0).astype(int)
+    X_tr, y_tr, X_va, y_va = X[:60], y[:60], X[60:], y[60:]
+    X_va2 = X_va.copy()
+    X_va2[3] = extreme
+    sides = []
+    for X_val in (X_va, X_va2):
+        search = DPBayesSearchCV(
+            make_pipeline(StandardScaler(), LogisticRegression()),
+            {"logisticregression__C": [0.01, 0.1, 1.0, 10.0]},
+            n_iter=4,
+            epsilon=1.0,
+            random_state=0,
+        )
+        old = np.seterr(all="raise")
+        try:
+            with warnings.catch_warnings(record=True) as seen:
+                warnings.simplefilter("always")
+                search.fit(X_tr, y_tr, X_val=X_val, y_val=y_va)
+        finally:
+            np.seterr(**old)
+        assert np.isfinite(search.best_score_)
+        sides.append(
+            (
+                sorted(str(w.message) for w in seen),
+                sorted(k for k in vars(search) if k.endswith("_")),
+                repr(search.cv_results_["params"]),
+            )
+        )
+    assert sides[0] == sides[1]
