@@ -36,10 +36,8 @@ from ..privacy._validation import (
 from ._release import plan_release
 from ._selection import (
     CONTRACT_ERROR,
-    SHARED_INPUTS_WARNING,
     PrivateGridSelection,
     PublicDataSelection,
-    _inputs_are_private_inputs,
     _same_buffer,
     plan_selection,
 )
@@ -534,14 +532,12 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
         else:
             kernel, alpha, Z = self._config({}, X, seed)
             if isinstance(sel, PublicDataSelection):
-                if _inputs_are_private_inputs(sel._public_data()[0], X):
-                    # Public inputs only, before the outputs are read.
-                    warnings.warn(SHARED_INPUTS_WARNING, UserWarning, stacklevel=2)
                 kernel, alpha = sel.fit(
                     kernel,
                     alpha,
                     lambda v: (np.clip(v, s["lo"], s["hi"]) - s["offset"]) / s["scale"],
                     seed,
+                    inputs=X,  # public: compared with the selection inputs
                 )
             configs = [(kernel, alpha, Z)]
         posteriors = [self._posterior(k, a, Z, X) for k, a, Z in configs]

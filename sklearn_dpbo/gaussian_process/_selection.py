@@ -39,6 +39,7 @@ optimisation", with a corrected sensitivity: spec DP_GP.md §5.3 [S][D])
 from __future__ import annotations
 
 import numbers
+import warnings
 from collections import Counter
 from dataclasses import dataclass
 
@@ -222,12 +223,19 @@ class PublicDataSelection:
             )
         return X, y
 
-    def fit(self, kernel, alpha, y_norm_fn, random_state):
-        """(fitted kernel, fitted noise variance) on the public data."""
+    def fit(self, kernel, alpha, y_norm_fn, random_state, *, inputs=None):
+        """(fitted kernel, fitted noise variance) on the public data.
+
+        ``inputs``: the regressor's public X. A ``UserWarning`` names the
+        contract when the selection inputs are, row for row, among them
+        (public values only, before any private output is read).
+        """
         from sklearn.gaussian_process import GaussianProcessRegressor
         from sklearn.gaussian_process.kernels import WhiteKernel
 
         X, y = self._public_data()
+        if inputs is not None and _inputs_are_private_inputs(X, inputs):
+            warnings.warn(SHARED_INPUTS_WARNING, UserWarning, stacklevel=3)
         gpr = GaussianProcessRegressor(
             kernel=kernel + WhiteKernel(alpha, noise_level_bounds=(1e-4, 1e2)),
             alpha=1e-10,
