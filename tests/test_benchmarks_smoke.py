@@ -178,6 +178,36 @@ def test_bench_scaling_quick():
         assert (out_dir / "bench_scaling.png").exists()
 
 
+def test_bench_private_model_a_refused_rule_is_never_the_best():
+    """A fixed rule the library refuses at some ε (the logarithmic law where
+    no cap keeps δ) is recorded as NaN, shown as "refused" and left out of
+    the best fixed rule."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import bench_private_model as bpm
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    # NaN first: max() would keep it (nothing compares greater than NaN).
+    accs = {"public default": float("nan"), "naive split": 0.6}
+    accs |= {"RS negative-binomial": 0.8, "RS geometric": 0.5}
+    accs |= {"RS logarithmic": 0.7, "auto": 0.8}
+    runs = [
+        {
+            n: {"acc": a + 0.01 * i, "strategy": "random-stopping", "law": 0.5}
+            for n, a in accs.items()
+        }
+        for i in range(3)
+    ]
+    for r in runs:
+        r |= {n: {"acc": 0.9} for n in bpm.REFERENCES}
+    results = {"t|8.0": runs}
+    text, rows = bpm.auto_versus_best(results, ["t"], [8.0])
+    assert rows["t|8.0"]["best"] == "RS negative-binomial"
+    assert rows["t|8.0"]["within"] and rows["t|8.0"]["same_as_rule"] == 3
+    table, summary = bpm.table(results, ["t"], [8.0])
+    assert "refused" in table and np.isnan(summary["t|8.0|public default"]["mean"])
+
+
 @_quick("bench_private_model")
 def test_bench_private_model_quick():
     result, stdout, _ = _run("bench_private_model")
