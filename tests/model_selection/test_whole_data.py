@@ -332,6 +332,103 @@ def test_dataframe_part_sees_only_its_categories():
     assert str(wd._part_view(frame.iloc[[0, 3]])["b"].dtype) == "int64"
 
 
+def _mistyped(y, kind):
+    pd = pytest.importorskip("pandas")
+    labels = [int(v) for v in y]
+    odd = list(labels)
+    odd[5] = {"str": "x", "none": None, "float": 0.5}[kind.split("-")[1]]
+    if kind.startswith("series"):
+        return pd.Series(labels), pd.Series(odd)  # int64, then object/float64
+    if kind.startswith("frame"):
+        return pd.DataFrame({"t": labels}), pd.DataFrame({"t": odd})
+    return np.array(labels, dtype=object), np.array(odd, dtype=object)
+
+
+@pytest.mark.parametrize(
+    "kind", ["series-str", "series-none", "series-float", "frame-str", "array-str"]
+)
+def test_batch_typed_label_changes_only_its_part(data, kind):
+    """One label that makes pandas retype the whole ``y`` (object dtype for a
+    string, float64 for a missing label): only its own part may change. Before
+    the fix every part's y was an object array of integers ("unknown" to
+    scikit-learn), every fit failed and every part scored ``low``."""
+    X, y = data
+    X, y = X[:240], y[:240]
+    y_v, y_w = _mistyped(y, kind)
+    s, parts = _scores(X, y_v)
+    s2, _ = _scores(X, y_w)
+    assert s.min() > 0 and s.mean() > 0.6  # every part learns on V
+    others = [i for i in range(len(parts)) if i != _row_part(parts, 5)]
+    np.testing.assert_array_equal(s[others], s2[others])
+
+
+def test_batch_upcast_integer_column_changes_only_its_part():
+    """One missing value makes pandas store an integer column as float64 for
+    every row; a pipeline that one-hot encodes integer columns must still see
+    it as integers in every other part."""
+    pd = pytest.importorskip("pandas")
+    from sklearn.compose import ColumnTransformer, make_column_selector
+    from sklearn.preprocessing import OneHotEncoder
+
+    rng = np.random.default_rng(0)
+    n = 240
+    code = rng.integers(0, 5, size=n)
+    y = (np.isin(code, [1, 3]) ^ (rng.random(n) < 0.1)).astype(int)
+    frame = pd.DataFrame(rng.normal(size=(n, 2)), columns=["a", "b"])
+    frame["k"] = code
+    odd = frame.copy()
+    odd["k"] = pd.Series([None if i == 5 else int(v) for i, v in enumerate(code)])
+    assert str(odd["k"].dtype) == "float64"
+    est = make_pipeline(
+        ColumnTransformer(
+            [
+                (
+                    "codes",
+                    OneHotEncoder(handle_unknown="ignore"),
+                    make_column_selector(dtype_include=np.integer),
+                ),
+                ("num", "passthrough", make_column_selector(dtype_include=np.floating)),
+            ]
+        ),
+        LogisticRegression(),
+    )
+    search = DPBayesSearchCV(est, {"logisticregression__C": [0.01, 1.0]}, n_jobs=1)
+    parts = wd.partition(n, 6, seed=3)
+    cands = [{"logisticregression__C": c} for c in (0.01, 1.0)]
+    scorer = get_dp_scorer("accuracy", LogisticRegression())
+
+    def run(X_):
+        return wd.part_score_matrix(search, cands, X_, y, {}, parts, 0.3, 3, scorer)
+
+    s, s2 = run(frame), run(odd)
+    others = [i for i in range(len(parts)) if i != _row_part(parts, 5)]
+    np.testing.assert_array_equal(s[others], s2[others])
+
+
+def test_part_types_come_from_the_parts_values():
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame(
+        {
+            "f": [1.0, 2.0, 2.5, None],  # float64 for the batch
+            "i": pd.array([1, 2, None, 4], dtype="Int64"),
+            "b": [True, False, True, False],
+        }
+    )
+    whole = wd._part_view(frame.iloc[[0, 1]])
+    assert str(whole["f"].dtype) == "int64" and list(whole["f"]) == [1, 2]
+    assert str(wd._part_view(frame.iloc[[0, 2]])["f"].dtype) == "float64"
+    assert str(wd._part_view(frame.iloc[[0, 3]])["f"].dtype) == "float64"  # NaN
+    assert str(wd._part_view(frame.iloc[[0, 2]])["i"].dtype) == "Int64"
+    assert str(wd._part_view(frame)["b"].dtype) == "bool"
+    assert wd._part_target(np.array([0, 1, 1], dtype=object)).dtype == np.int64
+    assert wd._part_target(np.array([0.0, 1.0])).dtype == np.int64
+    assert wd._part_target(np.array([0.5, 1.0])).dtype == np.float64
+    assert wd._part_target(np.array(["a", "b"])).dtype.kind == "U"
+    labels = wd._part_target(pd.Series([0, 1, "x"], dtype=object).iloc[:2])
+    assert str(labels.dtype) == "int64" and list(labels.index) == [0, 1]
+    assert wd._part_target([0, "x"]) == [0, "x"]  # lists stay lists
+
+
 def test_failure_after_the_read_is_sealed(data, monkeypatch):
     import traceback
 
