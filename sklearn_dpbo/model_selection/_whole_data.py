@@ -33,6 +33,7 @@ from __future__ import annotations
 import contextlib
 import io
 import math
+import pickle
 import warnings
 from dataclasses import replace
 from typing import Any
@@ -307,15 +308,45 @@ def _part_target(y):
     return a
 
 
-def _score_part(estimator, candidates, X, y, fit_params, splits, scorer):
+def _part_payload(estimator, X, y, fit_params, idx, n: int) -> bytes | None:
+    """The part's rows, y and fit parameters, serialised here, or None.
+
+    A job's arguments are pickled by a process backend (loky, Dask) when
+    the job is dispatched, outside every part's ``try``: a row holding an
+    object no pickler can serialise (a lock, an open file) would make the
+    whole search fail, on one side of a neighbouring pair only. Serialised
+    part by part here instead (cloudpickle, or pickle without it, in every backend,
+    ``n_jobs=1`` included, so the outcome does not depend on the backend),
+    such a row fails its own part only: None, and the part scores ``low``.
+    """
+    try:  # what loky and Dask serialise with, when installed
+        import cloudpickle as pickler
+    except ImportError:  # pragma: no cover - then the standard pickle
+        pickler = pickle
+    sink = io.StringIO()
+    with quiet(), contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+        try:
+            X_j, y_j = _safe_split(estimator, X, y, idx)
+            return pickler.dumps((X_j, y_j, index_fit_params(fit_params, idx, n)))
+        except BaseException as exc:  # noqa: BLE001 - one part's rows only
+            if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+                raise
+            return None
+
+
+def _score_part(estimator, candidates, payload, splits, scorer):
     """s_j(λ) for every candidate λ: a vector in [low, high], never raises.
 
-    Everything that depends on the part's rows stays here: warnings and
-    prints are withheld (``quiet`` and redirected streams, in the process
-    that runs the job), and a failure of any kind scores ``low``.
+    ``payload``: :func:`_part_payload`'s bytes (None: the part's rows could
+    not be serialised; every candidate scores ``low``). Everything that
+    depends on the part's rows stays here: warnings and prints are withheld
+    (``quiet`` and redirected streams, in the process that runs the job),
+    and a failure of any kind scores ``low``.
     """
     low, high = scorer.bounds
     out = np.full(len(candidates), low, dtype=float)
+    if payload is None:
+        return out
     sink = io.StringIO()
     with (
         quiet(),
@@ -323,6 +354,7 @@ def _score_part(estimator, candidates, X, y, fit_params, splits, scorer):
         contextlib.redirect_stderr(sink),
     ):
         try:
+            X, y, fit_params = pickle.loads(payload)
             folds = []
             for tr, te in splits:
                 X_tr, y_tr = _safe_split(estimator, X, y, tr)
@@ -446,14 +478,12 @@ def part_score_matrix(
     n = _num_samples(X)
     jobs = []
     for j, idx in enumerate(parts):
-        X_j, y_j = _safe_split(search.estimator, X, y, idx)
+        payload = _part_payload(search.estimator, X, y, fit_params, idx, n)
         jobs.append(
             delayed(_score_part)(
                 search.estimator,
                 candidates,
-                X_j,
-                y_j,
-                index_fit_params(fit_params, idx, n),
+                payload,
                 inner_splits(len(idx), inner_split, seed + j),
                 scorer,
             )

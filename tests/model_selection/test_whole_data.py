@@ -429,6 +429,41 @@ def test_part_types_come_from_the_parts_values():
     assert wd._part_target([0, "x"]) == [0, "x"]  # lists stay lists
 
 
+def test_unpicklable_row_fails_its_own_part_only(data):
+    """A row holding an object no pickler can serialise (a lock): with a
+    process backend the part's job could not be dispatched and the whole fit
+    failed on that side only. Each part is serialised on its own, in every
+    backend: that part scores ``low``, the others are unchanged, and a fit
+    with two loky workers releases on both sides."""
+    import threading
+
+    X, y = data
+    rows = [list(map(float, r)) for r in X[:240]]
+    odd = [list(r) for r in rows]
+    odd[17][1] = threading.Lock()
+    s, parts = _scores(rows, y[:240])
+    s2, _ = _scores(odd, y[:240])
+    j = _row_part(parts, 17)
+    others = [i for i in range(len(parts)) if i != j]
+    np.testing.assert_array_equal(s[others], s2[others])
+    np.testing.assert_array_equal(s2[j], 0.0)
+    fitted = []
+    for X_ in (rows, odd):
+        search = DPBayesSearchCV(
+            LogisticRegression(),
+            SPACE,
+            method=WholeData(n_parts=4),
+            refit=False,
+            random_state=0,
+            noise_random_state=0,
+            n_jobs=2,
+        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            fitted.append(search.fit(X_, y[:240]))
+    assert sorted(vars(fitted[0])) == sorted(vars(fitted[1]))
+
+
 def test_failure_after_the_read_is_sealed(data, monkeypatch):
     import traceback
 
