@@ -32,6 +32,25 @@ Before any row is read, candidates whose fit has the same distribution as
 an earlier candidate's (objective perturbation's plateau in C) are dropped
 (:func:`prune_candidates`); ``candidate_params_`` lists the kept ones.
 
+Reading the rows (:func:`float_entries`, inside the private computation):
+X may be a NumPy array or DataFrame (2-D) and y a NumPy array or Series
+(1-D), of any dtype; lists, tuples, sparse matrices and other shapes are
+refused from their type and shape (:func:`check_containers`), before any
+row is read or any budget is charged. Every entry becomes a float64 on
+its own: ``float(v)``, or NaN where ``float`` refuses it (None, pd.NA, a
+non-numeric string, an object; bools are 0/1, "1.5" is 1.5), so a dtype
+that the rows decide (one None turns a bool column into objects) decides
+nothing. Per record, for the learners of :mod:`sklearn_dpbo.dp_learners`:
+a row with a non-finite feature is the zero row, in its fit and in its
+score (its prediction is the intercept's); a label is compared with the
+public, numeric ``classes`` (:func:`check_label_classes`): ``classes[1]``
+is the positive class, any other value (NaN included) a negative in the
+fit, and the score compares the float label with the predicted class (a
+label outside ``classes`` is never predicted: a miss for accuracy, the
+floor for log loss); a non-finite regression target is 0 in the fit and
+scores the score's lowest value. Numeric arrays and DataFrames
+give the values they gave before (bit for bit).
+
 A run that raises is not caught: after the first read the fit is sealed
 (``_sealed.run_sealed``); the learners of :mod:`sklearn_dpbo.dp_learners`
 do not raise on row values (non-finite rows are zero rows), and their
@@ -46,6 +65,8 @@ from __future__ import annotations
 import contextlib
 import io
 import math
+import numbers
+import sys
 from dataclasses import replace
 from typing import Any
 
@@ -74,7 +95,9 @@ from ._whole_data import WHOLE_DATA_RELATION, default_params
 __all__ = [
     "PrivateModelReport",
     "check_dp_learner",
-    "check_numeric_containers",
+    "check_containers",
+    "check_label_classes",
+    "float_entries",
     "choose_strategy",
     "prune_candidates",
     "split_rows",
@@ -148,63 +171,184 @@ def check_candidate_params(estimator: Any, candidates) -> None:
     (``_check_privacy_params``) for each candidate, so that a bad value in
     the grid (C = −1, ``max_iter=0``, ``data_norm=-2``) is refused with its
     reason instead of failing inside the sealed run after the budget is
-    spent, or being pruned as a duplicate. diffprivlib models are checked by
+    spent, or being pruned as a duplicate; and numeric ``classes``
+    (:func:`check_label_classes`). diffprivlib models are checked by
     :func:`~._diffprivlib.check_diffprivlib_learner`.
     """
     if is_diffprivlib(estimator):
         return
     for params in [{}, *candidates]:
         est = clone(estimator).set_params(**clone(params, safe=False))
+        where = f"candidate {params!r}" if params else "the estimator"
         try:
             est._validate_params()
             est._check_privacy_params()
         except (ValueError, TypeError) as exc:
-            where = f"candidate {params!r}" if params else "the estimator"
             raise type(exc)(
                 f"method='private-model': {where} is not a valid "
                 f"{type(estimator).__name__} (checked before any row is read "
                 f"and before any budget is spent): {exc}"
             ) from None
+        check_label_classes(est, where)
 
 
-def _numeric_kind(dtype) -> bool:
-    # NumPy dtypes only: a pandas extension dtype ("Int64", "boolean") keeps
-    # its dtype when one entry is pd.NA, and converting that entry raises.
-    return isinstance(dtype, np.dtype) and dtype.kind in ("b", "i", "u", "f")
+_EXACT_LABELS = 2.0**53
+"""Numbers of magnitude below this compare equal as float64 iff they are equal."""
 
 
-def check_numeric_containers(X, y) -> None:
-    """Refuse, from the containers' types alone, X and y that are not numeric.
+def check_label_classes(estimator: Any, where: str = "the estimator") -> None:
+    """Refuse ``classes`` that a float64 label cannot be compared with exactly.
 
-    Every row of X, y is private here and the learner sees whole parts, so
-    converting a list (or an array of objects or strings) would be one
-    conversion of the batch: a single mistyped entry would make it raise, or
-    turn every label into a string, for every row. A numeric NumPy array or
-    a DataFrame/Series with NumPy numeric columns has nothing to convert: a bad
-    value is then a non-finite number (that row's features become zeros) or
-    a label outside ``classes`` (that row is a negative), its own row only.
-    Only the types (public, the user's own choice) are read, before any row.
+    Every label is read as a float64 on its own (:func:`float_entries`) and
+    compared with ``classes``: a class must therefore be a number that
+    float64 holds exactly, with |c| < 2**53 (then a label equals the class
+    after the conversion iff it did before, for every integer label and
+    every float64 label). A string class would match no label: every row
+    would silently be a negative. Public (the parameters only), before any
+    row is read.
     """
+    classes = estimator.get_params().get("classes", None)
+    if classes is None:
+        return
+
+    def exact(c) -> bool:
+        if isinstance(c, str) or not isinstance(c, numbers.Real):
+            return False
+        try:
+            f = float(c)
+        except (TypeError, ValueError, OverflowError):
+            return False
+        return bool(f == c) and abs(f) < _EXACT_LABELS
+
+    if not all(exact(c) for c in classes):
+        raise ValueError(
+            f"method='private-model': {where} has classes={classes!r}, but "
+            "this mode reads every label as a float64 on its own (so that one "
+            "mistyped label cannot change how the others are read) and "
+            "compares it with classes: classes must hold numbers that float64 "
+            "holds exactly (|c| < 2**53), e.g. classes=(0, 1). Encode the "
+            "labels as numbers first, e.g. y = (np.asarray(y) == 'yes')"
+            ".astype(int) with classes=(0, 1)."
+        )
+
+
+def _is_pandas(A, name: str) -> bool:
+    """Whether A is a pandas ``name`` (a subclass too); from its type only."""
+    pd = sys.modules.get("pandas")  # not imported: A is no pandas object
+    return pd is not None and isinstance(A, getattr(pd, name))
+
+
+def check_containers(X, y) -> None:
+    """Refuse, from the containers' types and shapes alone, what cannot be read.
+
+    Public (the user's choice of container, and its shape), before any row
+    is read and before any budget is charged; the values and dtypes are not
+    looked at (a dtype is inferred from the rows: one None makes a bool
+    column object). Accepted: X a NumPy array or pandas DataFrame with
+    ``ndim == 2``; y a NumPy array or pandas Series with ``ndim == 1``; of
+    any dtype: each entry is read on its own by :func:`float_entries`.
+    Refused: lists, tuples and other objects (the number of columns of a
+    list would come from its rows, and converting it is one conversion of
+    the batch), scipy sparse matrices, X with ``ndim != 2``, y with
+    ``ndim != 1``.
+    """
+    from scipy import sparse
+
     for name, A in (("X", X), ("y", y)):
         if A is None:
             continue
-        dtypes = getattr(A, "dtypes", None)
-        if dtypes is not None and hasattr(A, "columns"):  # DataFrame
-            ok = all(_numeric_kind(dt) for dt in dtypes)
-        elif hasattr(A, "dtype") and hasattr(A, "shape"):  # ndarray or Series
-            ok = _numeric_kind(A.dtype)
-        else:
-            ok = False
-        if not ok:
+        if sparse.issparse(A):
             raise TypeError(
-                f"method='private-model' needs {name} as a numeric NumPy array "
-                "(or a DataFrame/Series with numeric columns); got "
-                f"{type(A).__name__} of dtype {getattr(A, 'dtype', 'n/a')}. "
-                "Converting a list or an array of objects inside the private "
-                "fit would let one mistyped entry change how every other row "
-                "is read (or make the fit fail). Convert it yourself first, "
-                "e.g. np.asarray(X, dtype=float), and encode labels as numbers."
+                f"method='private-model' does not take a sparse {name} "
+                f"({type(A).__name__}): pass a dense array, e.g. "
+                f"{name}.toarray(), chosen without looking at the data."
             )
+        ok = isinstance(A, np.ndarray) or _is_pandas(
+            A, "DataFrame" if name == "X" else "Series"
+        )
+        if name == "y" and _is_pandas(A, "DataFrame"):
+            ok = True  # refused below from its shape, with the fix
+        if not ok:
+            kind = "a NumPy array or a pandas " + (
+                "DataFrame" if name == "X" else "Series"
+            )
+            raise TypeError(
+                f"method='private-model' needs {name} as {kind}; got "
+                f"{type(A).__name__}. The shape of a list comes from its rows "
+                "and converting it is one conversion of the whole batch, so "
+                "one mistyped entry could change how every other row is read. "
+                "Convert it yourself first into a numeric NumPy array, e.g. "
+                f"np.asarray({name}, dtype=float), and encode labels as "
+                "numbers."
+            )
+        ndim = len(A.shape)
+        if name == "X" and ndim != 2:
+            raise ValueError(
+                "method='private-model' needs X of shape (n_samples, "
+                f"n_features); got shape {A.shape}. Reshape it publicly, e.g. "
+                "X.reshape(len(X), -1)."
+            )
+        if name == "y" and ndim != 1:
+            raise ValueError(
+                "method='private-model' needs y of shape (n_samples,); got "
+                f"shape {A.shape}. Pass y.ravel() (np.asarray(y).ravel() for a "
+                "matrix or a one-column DataFrame); one target per row only."
+            )
+
+
+def _entry(v) -> float:
+    """float(v), or NaN when float() refuses it (never raises)."""
+    try:
+        return float(v)
+    except KeyboardInterrupt:  # the user's interruption, not a record's value
+        raise
+    except BaseException:  # None, pd.NA, "x", 10**400, a raising __float__
+        return math.nan
+
+
+def _array_entries(A) -> np.ndarray:
+    A = np.asarray(A)
+    if A.dtype.kind in "biuf":
+        # Vectorised, and the same value as float(v) for every entry (bool
+        # 0/1, integers and floats rounded to nearest, overflow to ±inf):
+        # only the speed depends on the dtype.
+        with np.errstate(all="ignore"):
+            return np.asarray(A, dtype=np.float64)
+    flat = np.asarray(A, dtype=object).reshape(-1)
+    out = np.fromiter(map(_entry, flat), dtype=np.float64, count=flat.size)
+    return out.reshape(A.shape)
+
+
+def _series_entries(col) -> np.ndarray:
+    dtype = col.dtype
+    if isinstance(dtype, np.dtype) and dtype.kind in "biuf":
+        return _array_entries(col.to_numpy())
+    return _array_entries(col.to_numpy(dtype=object))  # pd.NA stays an entry
+
+
+def float_entries(A) -> np.ndarray:
+    """A checked container (:func:`check_containers`) as float64, entry by entry.
+
+    Each entry becomes ``float(v)`` on its own, or NaN when ``float``
+    refuses it: numbers as themselves (rounded to float64), bools 0/1,
+    numeric strings parsed ("1.5"), and None, pd.NA, NaT, other strings,
+    complex numbers and any object whose ``__float__`` raises become NaN.
+    Nothing about the batch (its dtype, another entry) decides an entry's
+    value, and no entry can make the conversion raise. NumPy-numeric
+    columns are converted at once, to the same values. Runs inside the
+    private computation (under ``quiet``: a warning an entry raises, e.g.
+    a ``__float__`` returning a float subclass, is withheld).
+    """
+    if A is None:
+        return None
+    if _is_pandas(A, "DataFrame"):
+        cols = [_series_entries(col) for _, col in A.items()]
+        if not cols:
+            return np.empty((A.shape[0], 0))
+        return np.column_stack(cols)
+    if _is_pandas(A, "Series"):
+        return _series_entries(A)
+    return _array_entries(A)
 
 
 def split_rows(n: int, fraction: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -262,7 +406,7 @@ def default_suffices(learner, n_fit: int, epsilon: float, n_features) -> bool:
     the plateau, the weakest regularisation allowed at ε; every tuning rule
     fits at a share of ε, whose plateau is more regularised and whose noise
     is larger). Public: n_fit = n − m, the whole ε and d, the number of
-    columns of X (its container's shape, checked numeric before this);
+    columns of X (its container's shape, checked 2-D before this);
     no row is read.
     """
     applies = getattr(learner, "_auto_default_rule", None)
@@ -596,6 +740,27 @@ def _plan_strategy(search, plan, n, m, candidates, n_features=None) -> dict:
     return cfg
 
 
+def _refuse_training_target_scores(scorer) -> None:
+    """Refuse a score whose constants come from the targets (public: its type).
+
+    ``error_clip="auto"`` (and ``"r2"``'s ``target_variance="auto"``) derives
+    a constant from the training targets, public in the other modes; here
+    every row is private, so it would fail inside the private computation
+    after the budget is charged. Refused before, as the whole-data mode does.
+    """
+    if not getattr(scorer, "needs_training_targets", False):
+        return
+    name = getattr(scorer, "score_name", None) or str(scorer.name).split("(")[0]
+    given = "error_clip=c, target_variance=v" if name == "r2" else "error_clip=c"
+    raise ValueError(
+        f"scoring={scorer.name}: method='private-model' protects every row, "
+        "targets included, so no clip can be derived from them (checked "
+        "before any row is read and before any budget is spent). Pass "
+        f"make_dp_scorer({name!r}, {given}) with values from public knowledge "
+        "of the target (errors above c count as c)."
+    )
+
+
 def fit_private_model(search, plan, X, y, fit_params, other_scorers, extra):
     """``DPBayesSearchCV.fit`` in the private-model mode; returns the search.
 
@@ -611,17 +776,17 @@ def fit_private_model(search, plan, X, y, fit_params, other_scorers, extra):
         raise ValueError(
             "method='private-model' takes one scorer and no fit parameters."
         )
+    _refuse_training_target_scores(plan.scorer)
     candidates = _candidate_list(search, plan)
     check_dp_learner(search.estimator, {k for p in candidates for k in p})
     check_candidate_params(search.estimator, candidates)
-    check_numeric_containers(X, y)
+    check_containers(X, y)
     n = _num_samples(X)
     if y is None or _num_samples(y) != n or n < 2:
         raise ValueError("method='private-model' needs y and at least 2 rows of X, y.")
     mode = plan.mode
     train, val = split_rows(n, mode.validation_fraction, plan.seed)
-    shape = getattr(X, "shape", ())  # numeric container: its public shape
-    n_features = int(shape[1]) if len(shape) == 2 else None
+    n_features = int(X.shape[1])  # a checked 2-D container: its public shape
     cfg = _plan_strategy(search, plan, n, len(val), candidates, n_features)
     if cfg["strategy"] == "default" and not search.release_score:
         train, val = np.arange(n), None  # every row trains the one model
@@ -648,18 +813,23 @@ def fit_private_model(search, plan, X, y, fit_params, other_scorers, extra):
             )
         charged.append(cost)
         est = search.estimator
-        X_tr, y_tr = _safe_split(est, Xp, yp, train)
-        X_va, y_va = (
-            (None, None) if val is None else _safe_split(est, Xp, yp, val, train)
-        )
-        ctx.learner, ctx.scorer = est, plan.scorer
-        ctx.parts, ctx.m = (X_tr, y_tr, X_va, y_va), 0 if val is None else len(val)
         sink = io.StringIO()
         with (
             quiet(),
             contextlib.redirect_stdout(sink),
             contextlib.redirect_stderr(sink),
         ):
+            # Every entry on its own: nothing about the batch (a dtype
+            # inferred from all rows) decides how a record is read.
+            Xp, yp = float_entries(Xp), float_entries(yp)
+            X_tr, y_tr = _safe_split(est, Xp, yp, train)
+            X_va, y_va = (
+                (None, None) if val is None else _safe_split(est, Xp, yp, val, train)
+            )
+            del Xp, yp
+            ctx.learner, ctx.scorer = est, plan.scorer
+            ctx.m = 0 if val is None else len(val)
+            ctx.parts = (X_tr, y_tr, X_va, y_va)
             return list(_STRATEGIES[cfg["strategy"]](ctx, cfg))
 
     release, c, model, score = run_sealed(run, _Ctx(), charged)
