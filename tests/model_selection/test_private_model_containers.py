@@ -4,7 +4,7 @@ Every row is private, so whether ``fit`` raises or warns, and what it keeps,
 must not depend on one record, even a mistyped one. A DataFrame built from
 records takes its dtypes from all of them (one ``None`` makes a bool column
 object), so the mode reads every entry on its own as a float64 and checks
-only the container's type and shape (``_private_model.check_containers``,
+only the container's type and shape (``_entries.check_containers``,
 ``float_entries``). Settings that cannot run are refused before the
 accountant is charged.
 """
@@ -16,6 +16,7 @@ import warnings
 import numpy as np
 import pytest
 
+import sklearn_dpbo.model_selection._entries as entries
 import sklearn_dpbo.model_selection._private_model as pm
 from sklearn_dpbo import BudgetAccountant, DPBayesSearchCV, make_dp_scorer
 from sklearn_dpbo.dp_learners import DPLinearRegression, DPLogisticRegression
@@ -193,11 +194,11 @@ def test_numeric_arrays_convert_as_float_of_each_entry(dtype):
         A = A.astype(dtype)
     else:
         A = np.array([[info.max, info.min], [0, 1]], dtype=dtype)
-    fast = pm.float_entries(A)
+    fast = entries.float_entries(A)
     slow = np.array([[float(v) for v in row] for row in A.tolist()])
     assert fast.dtype == np.float64
     np.testing.assert_array_equal(fast, slow)
-    np.testing.assert_array_equal(pm.float_entries(pd.DataFrame(A)), slow)
+    np.testing.assert_array_equal(entries.float_entries(pd.DataFrame(A)), slow)
 
 
 def test_longdouble_overflow_is_inf_on_both_paths():
@@ -205,7 +206,7 @@ def test_longdouble_overflow_is_inf_on_both_paths():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         slow = np.array([[float(v) for v in A[0]]])
-    np.testing.assert_array_equal(pm.float_entries(A), slow)
+    np.testing.assert_array_equal(entries.float_entries(A), slow)
 
 
 def test_entry_conversion_never_raises():
@@ -213,7 +214,7 @@ def test_entry_conversion_never_raises():
         [None, pd.NA, pd.NaT, "x", "1.5", b"2", True, 10**400, _Raises(), 1j, [1]],
         dtype=object,
     )
-    out = pm.float_entries(A)
+    out = entries.float_entries(A)
     expected = [np.nan, np.nan, np.nan, np.nan, 1.5, 2.0, 1.0]
     np.testing.assert_array_equal(out, expected + [np.nan] * 4)
 

@@ -1,0 +1,180 @@
+"""Reading the private rows of the private-model mode, entry by entry.
+
+Every row of ``X, y`` is private there, so nothing about the batch as a
+whole (a dtype inferred from all rows, ``np.asarray`` of a list) may decide
+how a record is read. The containers are checked from their type and
+shape only (:func:`check_containers`, public, before any row is read);
+every entry then becomes a float64 on its own (:func:`float_entries`,
+inside the private computation); the learner's ``classes`` must be numbers
+a float64 label can be compared with exactly (:func:`check_label_classes`).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import sys
+from typing import Any
+
+import numpy as np
+
+__all__ = ["check_containers", "check_label_classes", "float_entries"]
+
+
+_EXACT_LABELS = 2.0**53
+"""Numbers of magnitude below this compare equal as float64 iff they are equal."""
+
+
+def check_label_classes(estimator: Any, where: str = "the estimator") -> None:
+    """Refuse ``classes`` that a float64 label cannot be compared with exactly.
+
+    Every label is read as a float64 on its own (:func:`float_entries`) and
+    compared with ``classes``: a class must therefore be a number that
+    float64 holds exactly, with |c| < 2**53 (then a label equals the class
+    after the conversion iff it did before, for every integer label and
+    every float64 label). A string class would match no label: every row
+    would silently be a negative. Public (the parameters only), before any
+    row is read.
+    """
+    classes = estimator.get_params().get("classes", None)
+    if classes is None:
+        return
+
+    def exact(c) -> bool:
+        if isinstance(c, str) or not isinstance(c, numbers.Real):
+            return False
+        try:
+            f = float(c)
+        except (TypeError, ValueError, OverflowError):
+            return False
+        return bool(f == c) and abs(f) < _EXACT_LABELS
+
+    if not all(exact(c) for c in classes):
+        raise ValueError(
+            f"method='private-model': {where} has classes={classes!r}, but "
+            "this mode reads every label as a float64 on its own (so that one "
+            "mistyped label cannot change how the others are read) and "
+            "compares it with classes: classes must hold numbers that float64 "
+            "holds exactly (|c| < 2**53), e.g. classes=(0, 1). Encode the "
+            "labels as numbers first, e.g. y = (np.asarray(y) == 'yes')"
+            ".astype(int) with classes=(0, 1)."
+        )
+
+
+def _is_pandas(A, name: str) -> bool:
+    """Whether A is a pandas ``name`` (a subclass too); from its type only."""
+    pd = sys.modules.get("pandas")  # not imported: A is no pandas object
+    return pd is not None and isinstance(A, getattr(pd, name))
+
+
+def check_containers(X, y) -> None:
+    """Refuse, from the containers' types and shapes alone, what cannot be read.
+
+    Public (the user's choice of container, and its shape), before any row
+    is read and before any budget is charged; the values and dtypes are not
+    looked at (a dtype is inferred from the rows: one None makes a bool
+    column object). Accepted: X a NumPy array or pandas DataFrame with
+    ``ndim == 2``; y a NumPy array or pandas Series with ``ndim == 1``; of
+    any dtype: each entry is read on its own by :func:`float_entries`.
+    Refused: lists, tuples and other objects (the number of columns of a
+    list would come from its rows, and converting it is one conversion of
+    the batch), scipy sparse matrices, X with ``ndim != 2``, y with
+    ``ndim != 1``.
+    """
+    from scipy import sparse
+
+    for name, A in (("X", X), ("y", y)):
+        if A is None:
+            continue
+        if sparse.issparse(A):
+            raise TypeError(
+                f"method='private-model' does not take a sparse {name} "
+                f"({type(A).__name__}): pass a dense array, e.g. "
+                f"{name}.toarray(), chosen without looking at the data."
+            )
+        ok = isinstance(A, np.ndarray) or _is_pandas(
+            A, "DataFrame" if name == "X" else "Series"
+        )
+        if name == "y" and _is_pandas(A, "DataFrame"):
+            ok = True  # refused below from its shape, with the fix
+        if not ok:
+            kind = "a NumPy array or a pandas " + (
+                "DataFrame" if name == "X" else "Series"
+            )
+            raise TypeError(
+                f"method='private-model' needs {name} as {kind}; got "
+                f"{type(A).__name__}. The shape of a list comes from its rows "
+                "and converting it is one conversion of the whole batch, so "
+                "one mistyped entry could change how every other row is read. "
+                "Convert it yourself first into a numeric NumPy array, e.g. "
+                f"np.asarray({name}, dtype=float), and encode labels as "
+                "numbers."
+            )
+        ndim = len(A.shape)
+        if name == "X" and ndim != 2:
+            raise ValueError(
+                "method='private-model' needs X of shape (n_samples, "
+                f"n_features); got shape {A.shape}. Reshape it publicly, e.g. "
+                "X.reshape(len(X), -1)."
+            )
+        if name == "y" and ndim != 1:
+            raise ValueError(
+                "method='private-model' needs y of shape (n_samples,); got "
+                f"shape {A.shape}. Pass y.ravel() (np.asarray(y).ravel() for a "
+                "matrix or a one-column DataFrame); one target per row only."
+            )
+
+
+def _entry(v) -> float:
+    """float(v), or NaN when float() refuses it (never raises)."""
+    try:
+        return float(v)
+    except KeyboardInterrupt:  # the user's interruption, not a record's value
+        raise
+    except BaseException:  # None, pd.NA, "x", 10**400, a raising __float__
+        return math.nan
+
+
+def _array_entries(A) -> np.ndarray:
+    A = np.asarray(A)
+    if A.dtype.kind in "biuf":
+        # Vectorised, and the same value as float(v) for every entry (bool
+        # 0/1, integers and floats rounded to nearest, overflow to ±inf):
+        # only the speed depends on the dtype.
+        with np.errstate(all="ignore"):
+            return np.asarray(A, dtype=np.float64)
+    flat = np.asarray(A, dtype=object).reshape(-1)
+    out = np.fromiter(map(_entry, flat), dtype=np.float64, count=flat.size)
+    return out.reshape(A.shape)
+
+
+def _series_entries(col) -> np.ndarray:
+    dtype = col.dtype
+    if isinstance(dtype, np.dtype) and dtype.kind in "biuf":
+        return _array_entries(col.to_numpy())
+    return _array_entries(col.to_numpy(dtype=object))  # pd.NA stays an entry
+
+
+def float_entries(A) -> np.ndarray:
+    """A checked container (:func:`check_containers`) as float64, entry by entry.
+
+    Each entry becomes ``float(v)`` on its own, or NaN when ``float``
+    refuses it: numbers as themselves (rounded to float64), bools 0/1,
+    numeric strings parsed ("1.5"), and None, pd.NA, NaT, other strings,
+    complex numbers and any object whose ``__float__`` raises become NaN.
+    Nothing about the batch (its dtype, another entry) decides an entry's
+    value, and no entry can make the conversion raise. NumPy-numeric
+    columns are converted at once, to the same values. Runs inside the
+    private computation (under ``quiet``: a warning an entry raises, e.g.
+    a ``__float__`` returning a float subclass, is withheld).
+    """
+    if A is None:
+        return None
+    if _is_pandas(A, "DataFrame"):
+        cols = [_series_entries(col) for _, col in A.items()]
+        if not cols:
+            return np.empty((A.shape[0], 0))
+        return np.column_stack(cols)
+    if _is_pandas(A, "Series"):
+        return _series_entries(A)
+    return _array_entries(A)
