@@ -51,6 +51,8 @@ from ._cv_results import _param_column
 from ._evaluation import index_fit_params
 from ._fitted import clear_fitted, refit
 from ._noise_check import USELESS_FRACTION, UselessReleaseWarning
+from ._part_types import part_target as _part_target
+from ._part_types import part_view as _part_view
 from ._progress import ProgressPrinter
 from ._releases import _grid_laplace, _release_selection
 from ._sealed import run_sealed
@@ -208,106 +210,6 @@ def _verbose_params(estimator: Any) -> list[str]:
 # ---------------------------------------------------------------------------
 # One part's job (runs in a worker): scores of every candidate on the part
 # ---------------------------------------------------------------------------
-_WHOLE = 2.0**53  # integers of larger magnitude are not all floats
-
-
-def _canonical_numeric(values, dtype):
-    """A numeric column (or y) of a part, typed from its own values only.
-
-    Its batch dtype is not: pandas stores an integer column as float64 for
-    every row when one row is missing (or holds 2.5), and an integer
-    ``y`` likewise. The part gets int64 when every value it holds is a
-    whole number of magnitude ≤ 2⁵³ (float64 otherwise; a nullable
-    extension column gets "Int64" / "Float64", its missing values kept), so
-    a part without that row sees the same type whether or not the row is
-    in the data set.
-    """
-    import pandas as pd
-
-    if isinstance(dtype, np.dtype):
-        a = np.asarray(values, dtype=float)
-        whole = bool(
-            np.all(np.isfinite(a) & (np.abs(a) <= _WHOLE) & (a == np.round(a)))
-        )
-        return a.astype(np.int64) if whole else a
-    a = pd.array(values, dtype="Float64")
-    present = a[~a.isna()].to_numpy(dtype=float)
-    whole = bool(
-        np.all(np.isfinite(present) & (np.abs(present) <= _WHOLE))
-        and np.all(present == np.round(present))
-    )
-    return a.astype("Int64") if whole else a
-
-
-def _numeric_kind(dtype) -> str | None:
-    """ "numpy" or "masked" for a numeric non-bool dtype, else None."""
-    if isinstance(dtype, np.dtype):
-        return "numpy" if dtype.kind in "iuf" else None
-    name = str(dtype)
-    if name.startswith(("Int", "UInt", "Float")):  # pandas nullable numerics
-        return "masked"
-    return None
-
-
-def _part_view(X):
-    """The part's rows as an estimator would get them, inferred from them alone.
-
-    A DataFrame part re-infers its object columns, drops the categories no
-    row of the part has, and types every numeric column from the part's
-    own values (:func:`_canonical_numeric`: int64 when they are all whole
-    numbers, float64 otherwise), so nothing about another part's rows (a
-    type, an upcast, a category) reaches this part's estimator. NumPy
-    arrays and lists are left as they are (each part is converted by the
-    estimator, from its own rows; NumPy estimators read numbers by value).
-    """
-    if hasattr(X, "iloc") and hasattr(X, "dtypes") and hasattr(X, "columns"):
-        X = X.infer_objects()
-        for i in range(X.shape[1]):
-            col = X.iloc[:, i]
-            if str(col.dtype) == "category":
-                X.isetitem(i, col.cat.remove_unused_categories())
-            elif _numeric_kind(col.dtype):
-                X.isetitem(i, _canonical_numeric(col.to_numpy(), col.dtype))
-    return X
-
-
-def _part_target(y):
-    """The part's ``y``, typed from the part's own labels (as :func:`_part_view`).
-
-    One string label makes a pandas ``y`` (or an array built by pandas)
-    object dtype for every row, and scikit-learn's ``type_of_target`` calls
-    an object array of integers "unknown": every part would fail. So a
-    Series or one-column frame is re-inferred from the part's labels, a
-    NumPy array of objects is rebuilt from its own entries
-    (``np.array(part.tolist())``), and a numeric one is typed by
-    :func:`_canonical_numeric` (an integer ``y`` upcast to float64 by one
-    missing label stays integer in the other parts). Lists stay lists.
-    """
-    if y is None or isinstance(y, list):
-        return y
-    if hasattr(y, "iloc"):
-        if hasattr(y, "columns"):  # a DataFrame y
-            return _part_view(y)
-        y = y.infer_objects()
-        if _numeric_kind(y.dtype):
-            values = _canonical_numeric(y.to_numpy(), y.dtype)
-            y = type(y)(values, index=y.index, name=y.name)
-        return y
-    a = np.asarray(y)
-    if a.ndim != 1:
-        return y
-    if a.dtype == object:
-        try:
-            a = np.array(a.tolist())
-        except Exception:  # entries NumPy cannot hold together: as given
-            return y
-        if a.ndim != 1:  # entries that are sequences: as given
-            return y
-    if _numeric_kind(a.dtype):
-        return _canonical_numeric(a, a.dtype)
-    return a
-
-
 def _part_payload(estimator, X, y, fit_params, idx, n: int) -> bytes | None:
     """The part's rows, y and fit parameters, serialised here, or None.
 

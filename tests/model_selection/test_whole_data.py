@@ -429,6 +429,65 @@ def test_part_types_come_from_the_parts_values():
     assert wd._part_target([0, "x"]) == [0, "x"]  # lists stay lists
 
 
+def _batch_typed(X, y, kind):
+    """(X, y) on V and V': one row's value retypes the whole container."""
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame(X, columns=[f"x{i}" for i in range(X.shape[1])])
+    if kind == "complex-column":
+        odd = frame.copy()
+        odd["x1"] = [1j if i == 5 else v for i, v in enumerate(frame["x1"])]
+        return (frame, y), (odd, y)
+    if kind == "categorical-y":
+        labels = [int(v) for v in y]
+        odd = ["x" if i == 5 else v for i, v in enumerate(labels)]
+        as_cat = pd.Series(labels).astype("category")
+        return (frame, as_cat), (frame, pd.Series(odd).astype("category"))
+    if kind == "complex-y":
+        odd = [1j if i == 5 else int(v) for i, v in enumerate(y)]
+        return (frame, pd.Series(y)), (frame, pd.Series(odd))
+    rows = [list(map(float, r)) for r in X]  # "string-array": np.array(rows)
+    rows_odd = [list(r) for r in rows]
+    rows_odd[5][1] = "oops"
+    return (np.array(rows), y), (np.array(rows_odd), y)
+
+
+@pytest.mark.parametrize(
+    "kind", ["complex-column", "categorical-y", "complex-y", "string-array"]
+)
+def test_batch_retyped_container_changes_only_its_part(data, kind):
+    """More batch types found by a second review (2026-11-25): a complex value
+    makes a pandas column or y complex128, an odd label makes a categorical
+    y's categories objects, np.array(rows) with one string makes every entry
+    a string. Before the fix every part failed (all scored low)."""
+    X, y = data
+    (X_v, y_v), (X_w, y_w) = _batch_typed(X[:240], y[:240], kind)
+    s, parts = _scores(X_v, y_v)
+    s2, _ = _scores(X_w, y_w)
+    assert s.min() > 0 and s.mean() > 0.6
+    others = [i for i in range(len(parts)) if i != _row_part(parts, 5)]
+    np.testing.assert_array_equal(s[others], s2[others])
+
+
+def test_part_categories_index_and_2d_targets_come_from_the_part():
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame(
+        {
+            "c": pd.Categorical([2, 1, "x", 1]),  # object categories
+            "o": pd.Categorical(["lo", "hi", "lo", "hi"], ["lo", "hi"], ordered=True),
+        },
+        index=[10, 11, "a", 13],
+    )
+    part = wd._part_view(frame.iloc[[0, 1, 3]])
+    assert list(part["c"].cat.categories) == [1, 2]
+    assert part["c"].cat.categories.dtype == np.int64
+    assert list(part["o"].cat.categories) == ["lo", "hi"] and part["o"].cat.ordered
+    assert part.index.dtype == np.int64
+    y2 = np.array([[0, 1], [1, 0], ["x", 1]], dtype=object)
+    assert wd._part_target(y2[:2]).dtype == np.int64
+    assert wd._part_target(np.array(["0.5", "2"])).tolist() == [0.5, 2.0]
+    assert wd._part_target(np.array(["a", "2"])).dtype.kind == "U"
+
+
 def test_unpicklable_row_fails_its_own_part_only(data):
     """A row holding an object no pickler can serialise (a lock): with a
     process backend the part's job could not be dispatched and the whole fit

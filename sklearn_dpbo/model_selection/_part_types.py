@@ -1,0 +1,146 @@
+"""How a whole-data part's rows reach the estimator: typed from the part alone.
+
+In the whole-data mode one row may change its own part's scores only
+(``_whole_data``). The caller's containers are typed by the whole batch,
+though: pandas stores an integer column as float64 for every row when one
+row is missing, as complex128 when one row is complex, as object when one
+row is a string; ``np.array(rows)`` makes every entry a string when one is;
+a categorical's categories (their dtype and order) come from every row.
+Each part therefore gets its rows retyped from its own values, so that a
+part without the odd row sees exactly what it would see without it:
+
+- numeric values (a DataFrame column, ``y``): int64 when every value of the
+  part is a whole number of magnitude ≤ 2⁵³, float64 otherwise (complex
+  values with no imaginary part are real; pandas' nullable "Int64" and
+  "Float64" likewise, missing values kept);
+- object columns and ``y``: re-inferred from the part's values;
+- unordered categoricals: rebuilt from the part's values (its categories,
+  their dtype and order, as ``pd.Categorical`` would infer them); ordered
+  ones keep the user's order, minus the categories the part lacks;
+- a DataFrame's or Series' index: re-inferred from the part's labels;
+- NumPy arrays of strings (X or ``y``): numbers when every entry of the
+  part parses as one; NumPy ``y`` of objects: rebuilt from its own
+  entries (``np.array(part.tolist())``).
+
+NumPy numeric ``X``, object ``X`` (scikit-learn converts it entry by
+entry) and lists are left as they are. A consequence, documented in
+``docs/whole_data.md``: a float column whose values in a part are all whole
+numbers is integer there; select columns by name if their dtype matters.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["part_target", "part_view"]
+
+_WHOLE = 2.0**53  # integers of larger magnitude are not all floats
+
+
+def _numeric_kind(dtype) -> str | None:
+    """ "numpy" or "masked" for a numeric non-bool dtype, else None."""
+    if isinstance(dtype, np.dtype):
+        return "numpy" if dtype.kind in "iufc" else None
+    if str(dtype).startswith(("Int", "UInt", "Float")):  # pandas nullable
+        return "masked"
+    return None
+
+
+def _all_whole(a: np.ndarray) -> bool:
+    return bool(np.all(np.isfinite(a) & (np.abs(a) <= _WHOLE) & (a == np.round(a))))
+
+
+def _canonical_numeric(values, dtype):
+    """Numeric values of a part, typed from themselves (module docstring)."""
+    if isinstance(dtype, np.dtype):
+        a = np.asarray(values)
+        if a.dtype.kind == "c":
+            if np.any(a.imag != 0):
+                return a  # a complex value: this part's own
+            a = a.real
+        a = np.asarray(a, dtype=float)
+        return a.astype(np.int64) if _all_whole(a) else a
+    import pandas as pd
+
+    a = pd.array(values, dtype="Float64")
+    present = a[~a.isna()].to_numpy(dtype=float)
+    return a.astype("Int64") if _all_whole(present) else a
+
+
+def _parsed_strings(a: np.ndarray):
+    """A NumPy array of strings as numbers if every entry parses, else None."""
+    try:
+        return _canonical_numeric(np.asarray(a, dtype=float), np.dtype(float))
+    except (TypeError, ValueError, OverflowError):
+        return None
+
+
+def _retyped_column(col):
+    """One pandas column (or Series ``y``) of a part, typed from its values."""
+    import pandas as pd
+
+    if isinstance(col.dtype, pd.CategoricalDtype):
+        if col.cat.ordered:  # the user's order: kept, minus unused categories
+            col = col.cat.remove_unused_categories()
+            cats = pd.Index(col.cat.categories.tolist())  # dtype from the values
+            return pd.Series(
+                pd.Categorical(col.astype(object), categories=cats, ordered=True),
+                index=col.index,
+                name=col.name,
+            )
+        values = pd.Series(col.astype(object).to_numpy(), index=col.index)
+        return values.infer_objects().astype("category").rename(col.name)
+    col = col.infer_objects()
+    if _numeric_kind(col.dtype):
+        values = _canonical_numeric(col.to_numpy(), col.dtype)
+        col = pd.Series(values, index=col.index, name=col.name)
+    return col
+
+
+def _retyped_index(obj):
+    import pandas as pd
+
+    if isinstance(obj.index, pd.MultiIndex):  # its levels: left as they are
+        return obj
+    obj.index = pd.Index(obj.index.tolist(), name=obj.index.name)
+    return obj
+
+
+def part_view(X):
+    """The part's ``X`` as the estimator gets it (module docstring)."""
+    if hasattr(X, "iloc") and hasattr(X, "dtypes") and hasattr(X, "columns"):
+        X = X.copy()
+        for i in range(X.shape[1]):
+            X.isetitem(i, _retyped_column(X.iloc[:, i]))
+        return _retyped_index(X)
+    if isinstance(X, np.ndarray) and X.dtype.kind in "US":
+        parsed = _parsed_strings(X)
+        return X if parsed is None else parsed
+    return X
+
+
+def part_target(y):
+    """The part's ``y`` as the estimator gets it (module docstring)."""
+    if y is None or isinstance(y, list):
+        return y
+    if hasattr(y, "iloc"):
+        if hasattr(y, "columns"):  # a DataFrame y
+            return part_view(y)
+        return _retyped_index(_retyped_column(y))
+    a = np.asarray(y)
+    if a.ndim not in (1, 2):
+        return y
+    if a.dtype == object:
+        try:
+            rebuilt = np.array(a.tolist())
+        except Exception:  # entries NumPy cannot hold together: as given
+            return y
+        if rebuilt.shape != a.shape:  # entries that are sequences: as given
+            return y
+        a = rebuilt
+    if a.dtype.kind in "US":
+        parsed = _parsed_strings(a)
+        return a if parsed is None else parsed
+    if _numeric_kind(a.dtype):
+        return _canonical_numeric(a, a.dtype)
+    return a
