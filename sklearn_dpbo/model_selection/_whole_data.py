@@ -241,11 +241,13 @@ def _score_part(estimator, candidates, payload, splits, scorer):
 
     ``payload``: :func:`_part_payload`'s bytes (None: the part's rows could
     not be serialised; every candidate scores ``low``). Everything that
-    depends on the part's rows stays here: warnings and prints are withheld
-    (``quiet`` and redirected streams, in the process that runs the job),
-    and a failure of any kind scores ``low``.
+    depends on the part's rows stays here: warnings, log records and prints
+    are withheld (``quiet`` and redirected streams, in the process that
+    runs the job), and a failure of any kind scores ``low``. The part's
+    rows and models are :func:`_fill_part`'s locals, freed when it returns,
+    inside the redirection: a ``__del__`` that prints is withheld too.
     """
-    low, high = scorer.bounds
+    low = scorer.bounds[0]
     out = np.full(len(candidates), low, dtype=float)
     if payload is None:
         return out
@@ -255,41 +257,46 @@ def _score_part(estimator, candidates, payload, splits, scorer):
         contextlib.redirect_stdout(sink),
         contextlib.redirect_stderr(sink),
     ):
-        try:
-            X, y, fit_params = pickle.loads(payload)
-            folds = []
-            for tr, te in splits:
-                X_tr, y_tr = _safe_split(estimator, X, y, tr)
-                X_te, y_te = _safe_split(estimator, X, y, te, tr)
-                folds.append(
-                    (
-                        _part_view(X_tr),
-                        _part_target(y_tr),
-                        _part_view(X_te),
-                        _part_target(y_te),
-                        index_fit_params(fit_params, tr, _num_samples(X)),
-                    )
-                )
-        except Exception:
-            return out
-        if not folds:
-            return out
-        for c, params in enumerate(candidates):
-            values = []
-            for X_tr, y_tr, X_te, y_te, fp in folds:
-                try:
-                    est = clone(estimator).set_params(**clone(params, safe=False))
-                    if y_tr is None:
-                        est.fit(X_tr, **fp)
-                    else:
-                        est.fit(X_tr, y_tr, **fp)
-                    v = scorer.record_values(est, X_te, y_te, private=False)
-                    value = float(np.mean(v)) if len(v) else low
-                except Exception:
-                    value = low
-                values.append(value if math.isfinite(value) else low)
-            out[c] = float(np.clip(np.mean(values), low, high))
+        _fill_part(estimator, candidates, payload, splits, scorer, out)
     return out
+
+
+def _fill_part(estimator, candidates, payload, splits, scorer, out) -> None:
+    """``out[c]`` = s_j(λ_c) for the part in ``payload`` (``low`` on failure)."""
+    low, high = scorer.bounds
+    try:
+        X, y, fit_params = pickle.loads(payload)
+        folds = []
+        for tr, te in splits:
+            X_tr, y_tr = _safe_split(estimator, X, y, tr)
+            X_te, y_te = _safe_split(estimator, X, y, te, tr)
+            folds.append(
+                (
+                    _part_view(X_tr),
+                    _part_target(y_tr),
+                    _part_view(X_te),
+                    _part_target(y_te),
+                    index_fit_params(fit_params, tr, _num_samples(X)),
+                )
+            )
+    except Exception:
+        return
+    for c, params in enumerate(candidates):
+        values = []
+        for X_tr, y_tr, X_te, y_te, fp in folds:
+            try:
+                est = clone(estimator).set_params(**clone(params, safe=False))
+                if y_tr is None:
+                    est.fit(X_tr, **fp)
+                else:
+                    est.fit(X_tr, y_tr, **fp)
+                v = scorer.record_values(est, X_te, y_te, private=False)
+                value = float(np.mean(v)) if len(v) else low
+            except Exception:
+                value = low
+            values.append(value if math.isfinite(value) else low)
+        if values:
+            out[c] = float(np.clip(np.mean(values), low, high))
 
 
 # ---------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 """Silence for private code paths: no warning raised while private work
-runs reaches the user, and no module's warning registry keeps a trace.
+runs reaches the user, no log record is emitted, and no module's warning
+registry, global random state or logging switch keeps a trace.
 
 Used by every private computation of the library (the scorer's per-record
 values, the DP GP's output mapping, the search's validation read).
@@ -7,6 +8,8 @@ values, the DP GP's output mapping, the search's validation read).
 
 from __future__ import annotations
 
+import logging
+import random
 import sys
 import threading
 import types
@@ -51,8 +54,8 @@ def quiet(private: bool = True, *, registries: bool = True):
     clears it and stamps the filters' version, *before* it looks at the
     filters. Scored in this process, a warning raised by one validation
     record would be readable there after the fit. With ``registries=True``
-    (the default) the registries are saved on entry and, if any warning was
-    raised in the section, put back on exit (:class:`_Registries`).
+    (the default) the registries are saved on entry and put back on exit
+    (:class:`_Registries`).
     ``registries=False`` is for sections that score public data only (the
     public-rows checks), whose warnings reveal nothing private. A section
     nested in one of the same thread is covered by the outer one (one
@@ -61,6 +64,23 @@ def quiet(private: bool = True, *, registries: bool = True):
     The section also runs under ``np.errstate(all="ignore")``: a user's
     ``np.seterr(all="raise")`` cannot turn one record's overflow into an
     exception (a nested section is covered by the outer one's state).
+
+    With ``registries=True`` (private data) the registries are put back on
+    exit whether or not a warning was recorded: a nested
+    ``catch_warnings`` with an "error" filter (scikit-learn uses them)
+    touches a registry without recording anything. The section also puts
+    back the process-global random states (``np.random``'s legacy global
+    generator and the ``random`` module's; a user estimator with
+    ``random_state=None`` draws from the former, a data-dependent number
+    of times) and runs with logging disabled (``logging.disable``; a user
+    estimator's log records are withheld like its warnings, in every
+    thread, for the section's duration).
+
+    Not covered (documented in the threat model): the interpreter's
+    warnings-filter version, a counter every ``catch_warnings`` bumps and
+    no code can set back; modules imported for the first time inside a
+    section (they stay in ``sys.modules``); ``__del__`` of private objects
+    caught in reference cycles, which the garbage collector runs later.
     """
     if not private:
         yield
@@ -76,6 +96,7 @@ def quiet(private: bool = True, *, registries: bool = True):
         return
     with _QUIET_LOCK:
         saved = _Registries() if registries else None
+        state = _GlobalState() if registries else None
         _IN_QUIET.depth = 1
         try:
             # Floating-point errors neither warn nor raise in the section,
@@ -84,14 +105,36 @@ def quiet(private: bool = True, *, registries: bool = True):
             # one side of a neighbouring pair only.
             with (
                 np.errstate(all="ignore"),
-                warnings.catch_warnings(record=True) as raised,
+                warnings.catch_warnings(record=True),
             ):
                 warnings.simplefilter("always")
                 yield
         finally:
             _IN_QUIET.depth = 0
-            if saved is not None and raised:
+            if saved is not None:
                 saved.restore()
+            if state is not None:
+                state.restore()
+
+
+class _GlobalState:
+    """Global random states and the logging switch, saved to put back.
+
+    On entry logging is disabled (every level); on exit the switch, NumPy's
+    legacy global generator and the ``random`` module's state are as they
+    were, so no number of draws made inside a private section shows.
+    """
+
+    def __init__(self):
+        self.numpy = np.random.get_state()  # noqa: NPY002 - the user's global
+        self.random = random.getstate()
+        self.logging = logging.root.manager.disable
+        logging.disable(logging.CRITICAL)
+
+    def restore(self) -> None:
+        logging.disable(self.logging)
+        random.setstate(self.random)
+        np.random.set_state(self.numpy)  # noqa: NPY002
 
 
 _REGISTRY = "__warningregistry__"

@@ -523,6 +523,67 @@ def test_unpicklable_row_fails_its_own_part_only(data):
     assert sorted(vars(fitted[0])) == sorted(vars(fitted[1]))
 
 
+class _DelPrints:
+    """A cell that prints when freed (the part's unpickled copy is freed
+    inside the part's job, while its output is withheld)."""
+
+    def __float__(self):
+        return 0.0
+
+    def __del__(self):
+        print("secret: a copy of the odd row was freed")
+
+
+class _SideEffects(LogisticRegression):
+    """Draws from NumPy's global generator and logs when a value is huge."""
+
+    def fit(self, X, y, **kw):
+        import logging
+
+        if np.abs(np.asarray(X, dtype=float)).max() > 50:
+            np.random.rand(7)  # noqa: NPY002 - a user's estimator
+            logging.getLogger("sklearn_dpbo_test_user").warning("huge value seen")
+        return super().fit(X, y, **kw)
+
+
+def test_side_effects_of_private_fits_do_not_show(data, capfd, caplog):
+    """Second review (2026-11-25): a failing or odd part left traces after a
+    fit that released the same values: the global NumPy generator's state,
+    log records, a __del__ print after the part's output redirection."""
+    import logging
+
+    X, y = data
+    rows = [list(map(float, r)) for r in X[:240]]
+    odd = [list(r) for r in rows]
+    odd[17][0] = 99.0
+    odd[18][1] = _DelPrints()
+    seen = []
+    for X_ in (rows, odd):
+        np.random.seed(0)  # noqa: NPY002
+        with caplog.at_level(logging.DEBUG), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            DPBayesSearchCV(
+                _SideEffects(),
+                SPACE,
+                method=WholeData(n_parts=4),
+                refit=False,
+                random_state=0,
+                noise_random_state=0,
+            ).fit(X_, y[:240])
+        del X_
+        seen.append(
+            (
+                np.random.get_state()[1].copy(),  # noqa: NPY002
+                [r.getMessage() for r in caplog.records],
+                capfd.readouterr(),
+            )
+        )
+        caplog.clear()
+    np.testing.assert_array_equal(seen[0][0], seen[1][0])
+    assert seen[0][1] == seen[1][1]
+    assert seen[0][2] == seen[1][2]
+
+
 def test_failure_after_the_read_is_sealed(data, monkeypatch):
     import traceback
 

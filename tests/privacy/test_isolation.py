@@ -411,3 +411,60 @@ def test_record_blocks_in_workers_give_the_in_thread_values(monkeypatch):
     monkeypatch.setattr(_evaluation, "_score_here", lambda *a, **k: False)
     blocks = observe(_search(est, n_jobs=2), X, y, X_val, y_val)
     np.testing.assert_array_equal(here["utilities"], blocks["utilities"])
+
+
+# ---------------------------------------------------------------------------
+# What a private section leaves behind (second review of 2026-11-25)
+# ---------------------------------------------------------------------------
+def test_private_section_puts_back_the_global_random_states():
+    """A user estimator with random_state=None draws from NumPy's global
+    generator a data-dependent number of times: the draws must not show."""
+    import random
+
+    np.random.seed(5)  # noqa: NPY002
+    random.seed(5)
+    before = (np.random.get_state()[1].copy(), random.getstate())  # noqa: NPY002
+    with quiet():
+        np.random.rand(3)  # noqa: NPY002
+        random.random()
+    after = (np.random.get_state()[1], random.getstate())  # noqa: NPY002
+    np.testing.assert_array_equal(before[0], after[0])
+    assert before[1] == after[1]
+    with quiet(registries=False):  # public sections: the user's draws stay
+        np.random.rand(1)  # noqa: NPY002
+    assert not np.array_equal(before[0], np.random.get_state()[1])  # noqa: NPY002
+
+
+def test_private_section_withholds_log_records(caplog):
+    import logging
+
+    logger = logging.getLogger("sklearn_dpbo_test_private")
+    with caplog.at_level(logging.DEBUG):
+        with quiet():
+            logger.warning("secret 0.4242")
+        logger.warning("public")
+    assert [r.getMessage() for r in caplog.records] == ["public"]
+    assert logging.root.manager.disable == logging.NOTSET
+
+
+def test_private_section_puts_back_a_registry_an_error_filter_touched():
+    """A nested catch_warnings with an "error" filter (scikit-learn's own)
+    makes warn() create the module's registry and raise; nothing is
+    recorded, and the registry must still be put back."""
+    import types
+
+    module = types.ModuleType("_dpbo_registry_probe")
+    exec(
+        "import warnings\ndef f():\n    warnings.warn('x', UserWarning)\n",
+        module.__dict__,
+    )
+    sys.modules[module.__name__] = module
+    try:
+        with quiet():
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                with pytest.raises(UserWarning):
+                    module.f()
+        assert "__warningregistry__" not in module.__dict__
+    finally:
+        del sys.modules[module.__name__]
