@@ -178,8 +178,12 @@ class _Registries:
         A registry created or changed in a module imported during the
         section is found too (the module list is rebuilt).
         """
-        for namespace in _module_namespaces():
-            current = namespace.get(_REGISTRY)
+        namespaces = _module_namespaces()
+        # Only the namespaces holding a registry now, picked at C speed as
+        # in __init__ (the same result as visiting every namespace).
+        holding = compress(namespaces, map(contains, namespaces, repeat(_REGISTRY)))
+        for namespace in holding:
+            current = namespace[_REGISTRY]
             if current is None:
                 continue
             registry, copy = self.saved.get(id(namespace), (None, None))
