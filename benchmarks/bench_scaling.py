@@ -938,7 +938,7 @@ def main(argv=None):
         sched = scheduling(
             ks,
             n_iter=6 if q else 24,
-            sleep=0.01 if q else 0.04,
+            sleep=0.005 if q else 0.04,
             repeats=repeats,
             dask_ks=(2,) if q else ks,
             dask_processes=args.dask_processes,
