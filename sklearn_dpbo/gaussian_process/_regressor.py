@@ -81,7 +81,9 @@ def _output_value(v) -> float:
             return float(v)
         except OverflowError:
             return math.inf if v > 0 else -math.inf
-    except Exception:  # noqa: BLE001 - a record that does not convert is NaN
+    except BaseException as exc:  # noqa: BLE001 - a record that does not convert
+        if isinstance(exc, KeyboardInterrupt):  # the user's, not the record's
+            raise
         return math.nan
 
 

@@ -23,6 +23,7 @@ the plan, ``n_iter``, numbers of candidates and owners).
 
 from __future__ import annotations
 
+import sys
 import time
 
 __all__ = ["ProgressPrinter"]
@@ -55,6 +56,10 @@ class ProgressPrinter:
         self._budget = f"budget epsilon={budget[0]:g}, delta={budget[1]:g}"
         self._start = time.perf_counter()
         self._sealed = False
+        # The stream of the user's prints, taken before any private section
+        # (those swap sys.stdout for a dropped buffer): the read line is
+        # printed from inside one.
+        self._out = sys.stdout
 
     @property
     def sealed(self) -> bool:
@@ -102,6 +107,5 @@ class ProgressPrinter:
             suffix = f" ({elapsed:.2f}s; {self._budget})"
         self._print(f"{message}{suffix}")
 
-    @staticmethod
-    def _print(text: str) -> None:
-        print(f"{PREFIX} {text}", flush=True)
+    def _print(self, text: str) -> None:
+        print(f"{PREFIX} {text}", file=self._out, flush=True)

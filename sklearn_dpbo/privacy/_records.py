@@ -25,8 +25,16 @@ and both are removed here, by construction:
   row-wise list (``_rowwise.py``).
 
 Labels are matched to the training classes by value (Python equality and
-hashing: ``1 == 1.0 == True`` and ``np.int64(1)`` all match class ``1``;
-``"1"`` does not).
+hashing: ``1 == 1.0 == True`` and ``np.int64(1)`` all match class ``1``).
+When every training class is a number, a label given as a string is read
+as the number it spells (``"1"`` matches class ``1``, ``"a"`` matches
+nothing): ``np.array(labels)`` with one string label makes every label a
+string, and each record must still be read as itself. Likewise a numeric
+training set's rows are read entry by entry from any array or frame whose
+dtype is not numeric (strings that spell numbers, complex values with no
+imaginary part). A record whose conversion raises anything (its
+``__hash__``, ``__eq__`` or ``__float__`` included; only a
+``KeyboardInterrupt`` is taken as the user's) is that record's failure.
 """
 
 from __future__ import annotations
@@ -74,6 +82,39 @@ def _lookup(classes: np.ndarray) -> dict:
         except TypeError:  # unhashable class: never matched
             pass
     return table
+
+
+def _numeric_classes(classes: np.ndarray) -> bool:
+    return classes.dtype.kind in "biuf"
+
+
+def _label_key(v, numeric: bool):
+    """The value a label is looked up by: a string spelling a number is
+    that number when the classes are numbers (else the label itself)."""
+    if numeric and isinstance(v, (str, bytes)):
+        try:
+            return _real(v)
+        except ValueError:
+            return v
+    return v
+
+
+def _real(v) -> float:
+    """``float(v)`` of one entry; a complex value must have no imaginary part."""
+    if isinstance(v, (complex, np.complexfloating)):
+        if v.imag != 0:
+            raise ValueError("a complex entry")
+        v = v.real
+    if isinstance(v, bytes):
+        v = v.decode()
+    return float(v)
+
+
+def _failed(exc: BaseException) -> None:
+    """A record's conversion raised: its own failure, unless it is the user's
+    interruption (``KeyboardInterrupt``), which propagates."""
+    if isinstance(exc, KeyboardInterrupt):
+        raise exc
 
 
 @dataclass(frozen=True)
@@ -186,6 +227,7 @@ class RecordSchema:
         )
         if self.classes is not None:
             tables = [_lookup(c) for c in self.classes]
+            numeric = [_numeric_classes(c) for c in self.classes]
             codes = np.zeros((m, len(tables)), dtype=np.intp)
             for i, v in enumerate(values):
                 parts = _parts(v, len(tables)) if multi else [v]
@@ -194,8 +236,9 @@ class RecordSchema:
                     continue
                 for j, (table, part) in enumerate(zip(tables, parts)):
                     try:
-                        codes[i, j] = table[part]
-                    except (KeyError, TypeError):
+                        codes[i, j] = table[_label_key(part, numeric[j])]
+                    except BaseException as exc:  # noqa: BLE001 - KeyError too
+                        _failed(exc)
                         ok[i] = False
             cols = [c[codes[:, j]] for j, c in enumerate(self.classes)]
             if not multi:
@@ -206,23 +249,30 @@ class RecordSchema:
         for i, v in enumerate(values):
             try:
                 if multi:
-                    row = np.asarray(v, dtype=float).reshape(-1)
+                    row = _row(v, float)
                     if row.shape != (width,):
                         raise ValueError
                     out[i] = row
                 else:
-                    out[i] = float(v)
-            except (TypeError, ValueError, OverflowError):
+                    out[i] = _real(v)
+            except BaseException as exc:  # noqa: BLE001 - this record only
+                _failed(exc)
                 ok[i] = False
         return out
 
     def _map_X(self, X, ok: np.ndarray):
         if _is_frame(X) and self.frame is not None:
             return _cast_frame(X, *self.frame)
-        if not isinstance(X, (list, tuple, np.ndarray)):
-            return X  # typed containers (frames, sparse, …): values as given
+        numeric = self.row_dtype is not None and self.row_dtype.kind in "biuf"
         if isinstance(X, np.ndarray) and X.dtype != object:
-            return X  # a typed array: one dtype chosen by the user
+            if not numeric or X.dtype.kind in "biuf":
+                return X  # numbers for a numeric training set: as given
+            # Strings or complex values for a numeric training set: a dtype
+            # one entry may have given the whole batch; read entry by entry.
+        elif not isinstance(X, (list, tuple, np.ndarray)) and not (
+            numeric and _is_frame(X)
+        ):
+            return X  # typed containers (sparse, …): values as given
         if self.row_dtype is None:
             return X
         rows = _elements(X)
@@ -230,21 +280,32 @@ class RecordSchema:
         out = np.empty((len(rows), *self.row_shape), dtype=dtype)
         for i, row in enumerate(rows):
             try:
-                value = np.asarray(row, dtype=dtype)
+                value = _row(row, dtype) if numeric else np.asarray(row, dtype=dtype)
                 if value.shape != self.row_shape:
                     raise ValueError
                 out[i] = value
-            except (TypeError, ValueError, OverflowError):
+            except BaseException as exc:  # noqa: BLE001 - this record only
+                _failed(exc)
                 ok[i] = False
                 out[i] = 0 if dtype is not object else None
         return out
+
+
+def _row(row, dtype) -> np.ndarray:
+    """One record's row as numbers, entry by entry (:func:`_real` each)."""
+    a = np.asarray(row)
+    if a.dtype.kind in "biuf":
+        return np.asarray(a, dtype=dtype)
+    flat = [_real(v) for v in np.asarray(a, dtype=object).reshape(-1)]
+    return np.asarray(flat, dtype=dtype).reshape(a.shape)
 
 
 def _parts(v, n: int):
     """The n outputs of one multi-output record, or None."""
     try:
         parts = list(v.tolist() if isinstance(v, np.ndarray) else v)
-    except TypeError:
+    except BaseException as exc:  # noqa: BLE001 - this record only
+        _failed(exc)
         return None
     return parts if len(parts) == n else None
 
@@ -264,13 +325,33 @@ def _cast_frame(X, columns: list, dtypes: list):
     for name, dtype in zip(columns, dtypes):
         col = X[name].astype(object)
         if isinstance(dtype, pd.CategoricalDtype):
-            known = col.isin(list(dtype.categories))  # value by value
-            data[name] = col.where(known, None).astype(dtype)
+            table = _lookup(np.asarray(dtype.categories, dtype=object))
+            values = [_category(v, table) for v in col.tolist()]
+            data[name] = pd.Series(values, index=X.index, dtype=object).astype(dtype)
         elif dtype.kind in "biuf":
-            data[name] = pd.to_numeric(col, errors="coerce").astype(float)
+            values = [_number_or_nan(v) for v in col.tolist()]
+            data[name] = pd.Series(values, index=X.index, dtype=float)
         else:
             data[name] = col
     return pd.DataFrame(data, index=X.index, columns=columns)
+
+
+def _category(v, table: dict):
+    """A value that is one of the training categories, else None (missing)."""
+    try:
+        return v if v in table else None
+    except BaseException as exc:  # noqa: BLE001 - a raising __hash__/__eq__
+        _failed(exc)
+        return None
+
+
+def _number_or_nan(v) -> float:
+    """One cell as a float (a string spelling a number too), else NaN."""
+    try:
+        return _real(v)
+    except BaseException as exc:  # noqa: BLE001 - this record's cell only
+        _failed(exc)
+        return float("nan")
 
 
 @dataclass

@@ -8,13 +8,14 @@ values, the DP GP's output mapping, the search's validation read).
 
 from __future__ import annotations
 
+import io
 import logging
 import random
 import sys
 import threading
 import types
 import warnings
-from contextlib import contextmanager
+from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from itertools import compress, repeat
 from operator import contains
 
@@ -106,6 +107,7 @@ def quiet(private: bool = True, *, registries: bool = True):
             with (
                 np.errstate(all="ignore"),
                 warnings.catch_warnings(record=True),
+                _withheld_output(registries),
             ):
                 warnings.simplefilter("always")
                 yield
@@ -117,10 +119,28 @@ def quiet(private: bool = True, *, registries: bool = True):
                 state.restore()
 
 
+@contextmanager
+def _withheld_output(private: bool):
+    """Python-level prints of a private section go to a dropped buffer
+    (``sys.stdout``/``sys.stderr`` swapped under the section's lock: a
+    record's ``__hash__`` or ``__float__`` that prints shows nothing).
+    Output written to the file descriptors directly (C code) is not caught."""
+    if not private:
+        yield
+        return
+    sink = io.StringIO()
+    with redirect_stdout(sink), redirect_stderr(sink):
+        yield
+
+
+_EVERY_LEVEL = 2**62  # logging.disable(level) withholds records of level ≤ it
+
+
 class _GlobalState:
     """Global random states and the logging switch, saved to put back.
 
-    On entry logging is disabled (every level); on exit the switch, NumPy's
+    On entry logging is disabled (every level, custom ones above CRITICAL
+    included); on exit the switch, NumPy's
     legacy global generator and the ``random`` module's state are as they
     were, so no number of draws made inside a private section shows.
     """
@@ -129,7 +149,7 @@ class _GlobalState:
         self.numpy = np.random.get_state()  # noqa: NPY002 - the user's global
         self.random = random.getstate()
         self.logging = logging.root.manager.disable
-        logging.disable(logging.CRITICAL)
+        logging.disable(_EVERY_LEVEL)
 
     def restore(self) -> None:
         logging.disable(self.logging)

@@ -129,12 +129,18 @@ def test_one_mistyped_label_in_a_list_moves_only_itself(scoring):
     assert np.all(a["utilities"] >= b["utilities"] - 1e-12)
 
 
-def test_string_labels_against_integer_classes_each_score_low():
+def test_string_labels_against_integer_classes_are_read_one_by_one():
+    # Since 2026-11-25 a string spelling a number is that number when every
+    # class is a number: np.array(labels) with one string label makes every
+    # label a string, and each record must still be read as itself (before,
+    # every record then scored low: the batch's dtype decided them all).
     X, y, X_val, y_val = _data()
     schema = RecordSchema.from_training(X, y, classes=True)
-    records = schema.map(X_val, [str(v) for v in y_val])
-    assert not records.ok.any()  # "1" is not class 1: every record fails alone
-    mixed = [str(v) if i == 3 else v for i, v in enumerate(y_val.tolist())]
+    records = schema.map(X_val, np.array([str(v) for v in y_val]))
+    assert records.ok.all()
+    np.testing.assert_array_equal(records.y, y_val)
+    mixed = np.array(["a" if i == 3 else v for i, v in enumerate(y_val.tolist())])
+    assert mixed.dtype.kind == "U"  # one string: every label a string
     records = schema.map(X_val, mixed)
     assert records.ok.sum() == M - 1 and not records.ok[3]
     np.testing.assert_array_equal(np.delete(records.y, 3), np.delete(y_val, 3))
@@ -143,14 +149,17 @@ def test_string_labels_against_integer_classes_each_score_low():
 def test_labels_match_training_classes_by_value():
     schema = RecordSchema.from_training(np.zeros((3, 1)), [0, 1, 2], classes=True)
     rec = schema.map(
-        np.zeros((6, 1)), [1.0, np.int64(2), True, "2", None, float("nan")]
+        np.zeros((7, 1)), [1.0, np.int64(2), True, "2", "x", None, float("nan")]
     )
-    assert rec.ok.tolist() == [True, True, True, False, False, False]
-    assert rec.y[:3].tolist() == [1, 2, 1]
+    assert rec.ok.tolist() == [True, True, True, True, False, False, False]
+    assert rec.y[:4].tolist() == [1, 2, 1, 2]
     numeric = RecordSchema.from_training(np.zeros((3, 1)), [0.5, 1, 2], classes=False)
     rec = numeric.map(np.zeros((4, 1)), ["2.5", 3, "x", None])
     assert rec.ok.tolist() == [True, True, False, False]
     assert rec.y[:2].tolist() == [2.5, 3.0]
+    named = RecordSchema.from_training(np.zeros((2, 1)), ["1", "b"], classes=True)
+    rec = named.map(np.zeros((2, 1)), [1, "1"])  # string classes: no parsing
+    assert rec.ok.tolist() == [False, True]
 
 
 def test_mixed_training_labels_are_refused_before_the_read():
@@ -468,3 +477,116 @@ def test_private_section_puts_back_a_registry_an_error_filter_touched():
         assert "__warningregistry__" not in module.__dict__
     finally:
         del sys.modules[module.__name__]
+
+
+# ---------------------------------------------------------------------------
+# Records that raise, print or come in a batch-typed container (third
+# review of 2026-11-25): each is its own record's failure, nothing else
+# ---------------------------------------------------------------------------
+class _RaisingHash:
+    def __hash__(self):
+        raise RuntimeError("secret")
+
+
+class _LikeOne:
+    """Hashes like class 1; comparing it raises."""
+
+    def __hash__(self):
+        return hash(1)
+
+    def __eq__(self, other):
+        raise ValueError("secret")
+
+
+class _RaisingFloat:
+    def __float__(self):
+        raise RuntimeError("secret")
+
+
+class _Printing:
+    def __hash__(self):
+        print("secret printed")
+        return hash("odd")
+
+
+def _only_record_3_fails(records, y_val=None):
+    assert records.ok.sum() == M - 1 and not records.ok[3]
+    if y_val is not None:
+        np.testing.assert_array_equal(np.delete(records.y, 3), np.delete(y_val, 3))
+
+
+@pytest.mark.parametrize("odd", [_RaisingHash(), _LikeOne()])
+def test_a_label_whose_lookup_raises_fails_alone(odd):
+    X, y, X_val, y_val = _data()
+    schema = RecordSchema.from_training(X, y, classes=True)
+    labels = [odd if i == 3 else v for i, v in enumerate(y_val.tolist())]
+    _only_record_3_fails(schema.map(X_val, labels), y_val)
+
+
+def test_a_cell_or_target_whose_conversion_raises_fails_alone():
+    X, y, X_val, y_val = _data()
+    rows = [
+        [_RaisingFloat(), *r[1:]] if i == 3 else r for i, r in enumerate(X_val.tolist())
+    ]
+    _only_record_3_fails(
+        RecordSchema.from_training(X, y, classes=True).map(rows, y_val)
+    )
+    targets = [_RaisingFloat() if i == 3 else v for i, v in enumerate(X_val[:, 0])]
+    numeric = RecordSchema.from_training(X, X[:, 0], classes=False)
+    _only_record_3_fails(numeric.map(X_val, targets))
+    frame = pd.DataFrame(X, columns=list("abc"))
+    cells = pd.DataFrame(X_val, columns=list("abc")).astype(object)
+    cells.iloc[3, 1] = _RaisingHash()
+    mapped = RecordSchema.from_training(frame, y, classes=True).map(cells, y_val)
+    assert mapped.X.iloc[:, 1].isna().tolist() == [i == 3 for i in range(M)]
+
+
+@pytest.mark.parametrize("kind", ["labels", "rows", "complex", "frame"])
+def test_a_batch_typed_by_one_record_is_read_record_by_record(kind):
+    """np.array with one string makes every entry a string, one complex value
+    makes the whole array (or a frame's column) complex: before, every record
+    then failed (the batch's dtype decided them all)."""
+    X, y, X_val, y_val = _data()
+    schema = RecordSchema.from_training(X, y, classes=True)
+    if kind == "labels":
+        labels = np.array(["a" if i == 3 else v for i, v in enumerate(y_val.tolist())])
+        _only_record_3_fails(schema.map(X_val, labels), y_val)
+        return
+    rows = X_val.astype(object)
+    rows[3, 1] = "abc" if kind == "rows" else 1 + 1j
+    X_odd = np.array(rows.tolist()) if kind != "frame" else pd.DataFrame(rows)
+    if kind == "frame":
+        X_odd[1] = X_odd[1].astype(complex)
+    assert kind == "frame" or X_odd.dtype.kind in "Uc"
+    records = schema.map(X_odd, y_val)
+    _only_record_3_fails(records, y_val)
+    np.testing.assert_array_equal(
+        np.delete(records.X, 3, axis=0), np.delete(X_val, 3, axis=0)
+    )
+
+
+def test_prints_and_high_level_logs_of_a_private_section_are_withheld(capsys, caplog):
+    import logging
+
+    X, y, X_val, y_val = _data()
+    schema = RecordSchema.from_training(X, y, classes=True)
+    labels = [_Printing() if i == 3 else v for i, v in enumerate(y_val.tolist())]
+    with caplog.at_level(logging.DEBUG), quiet():
+        schema.map(X_val, labels)
+        print("secret 2", file=sys.stderr)
+        logging.getLogger("sklearn_dpbo_test_private").log(60, "secret 3")
+    assert capsys.readouterr() == ("", "")
+    assert caplog.records == []
+
+
+def test_dp_gp_output_raising_a_base_exception_is_its_own_nan():
+    from sklearn_dpbo.gaussian_process._regressor import _output_value
+
+    class Boom(BaseException):
+        pass
+
+    class Odd:
+        def __float__(self):
+            raise Boom
+
+    assert np.isnan(_output_value(Odd()))
