@@ -22,6 +22,7 @@ from .._compat import Interval, StrOptions
 from ..bo._gp_posterior import ExactPosterior, InducingPosterior, robust_cholesky
 from ..privacy._accountant import BudgetAccountant
 from ..privacy._accounting import PrivacyReport, Release
+from ..privacy._numbers import number
 from ..privacy._silence import quiet
 from ..privacy._validation import (
     DELTA_CONSTRAINTS,
@@ -75,10 +76,8 @@ def _output_value(v) -> float:
             v = v[0]
         if isinstance(v, (np.ndarray, list, tuple)):
             return math.nan
-        if isinstance(v, (complex, np.complexfloating)):
-            return float(v.real) if v.imag == 0 else math.nan
         try:
-            return float(v)
+            return number(v)  # strings ("True", "(0.5+0j)"), complex, bools
         except OverflowError:
             return math.inf if v > 0 else -math.inf
     except BaseException as exc:  # noqa: BLE001 - a record that does not convert

@@ -30,13 +30,14 @@ learner reads only :meth:`public_spec`.
 from __future__ import annotations
 
 import math
-import numbers
 import warnings
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Callable
 
+from ..privacy._numbers import number
 from ..privacy._samplers import laplace_on_grid, sample_bernoulli, sample_bernoulli_exp
+from ..privacy._silence import quiet
 from ..privacy._validation import PrivacyLeakWarning, check_epsilon, check_privacy_rng
 
 __all__ = [
@@ -133,17 +134,37 @@ def _check_bounds(bounds) -> tuple[float, float]:
 
 
 def _clip(value, low: float, high: float) -> float:
-    # NaN (a failed evaluation) is the worst value, like DPScorer does; the
-    # error message never contains the value.
-    if not isinstance(value, numbers.Real) or isinstance(value, bool):
-        raise TypeError(
-            "the objective must return a real number (float or int); got an "
-            f"object of type {type(value).__name__}."
-        )
-    value = float(value)
+    """The reward as a number in [low, high], decided by the reward alone.
+
+    Read by :func:`~..privacy._numbers.number` inside a silent section (a
+    reward's ``__float__`` that prints or warns shows nothing): an integer
+    too large for a float is ±inf and clipped; anything that is no number
+    (a non-numeric string, None, an object whose conversion raises) is NaN,
+    and NaN (a failed evaluation) is the worst value ``low``, like
+    ``DPScorer`` does. Never raises: since 2026-11-25 (before, a reward of
+    the wrong type raised a ``TypeError`` naming its type, and ``10**400``
+    an ``OverflowError``, so whether a report was made depended on the
+    value).
+    """
+    with quiet():
+        try:
+            value = number(value)
+        except OverflowError:
+            value = math.inf if _positive(value) else -math.inf
+        except KeyboardInterrupt:  # the user's interruption
+            raise
+        except BaseException:  # noqa: BLE001 - no number: the worst value
+            value = math.nan
     if math.isnan(value):
         return low
     return min(max(value, low), high)
+
+
+def _positive(value) -> bool:
+    try:
+        return bool(value > 0)
+    except BaseException:  # noqa: BLE001
+        return False
 
 
 class _Randomizer:

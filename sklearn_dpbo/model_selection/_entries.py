@@ -18,6 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from ..privacy._numbers import number
+
 __all__ = ["check_containers", "check_label_classes", "float_entries"]
 
 
@@ -126,9 +128,10 @@ def check_containers(X, y) -> None:
 
 
 def _entry(v) -> float:
-    """float(v), or NaN when float() refuses it (never raises)."""
+    """The entry as a number (:func:`~..privacy._numbers.number`), or NaN when
+    it is none (never raises)."""
     try:
-        return float(v)
+        return number(v)
     except KeyboardInterrupt:  # the user's interruption, not a record's value
         raise
     except BaseException:  # None, pd.NA, "x", 10**400, a raising __float__
@@ -158,10 +161,13 @@ def _series_entries(col) -> np.ndarray:
 def float_entries(A) -> np.ndarray:
     """A checked container (:func:`check_containers`) as float64, entry by entry.
 
-    Each entry becomes ``float(v)`` on its own, or NaN when ``float``
-    refuses it: numbers as themselves (rounded to float64), bools 0/1,
-    numeric strings parsed ("1.5"), and None, pd.NA, NaT, other strings,
-    complex numbers and any object whose ``__float__`` raises become NaN.
+    Each entry becomes a number on its own (:func:`~..privacy._numbers.number`),
+    or NaN when it is none: numbers as themselves (rounded to float64),
+    bools 0/1, strings parsed ("1.5", "True", "(0.5+0j)": what
+    ``np.array`` makes of numbers when one entry is a string), complex
+    numbers with no imaginary part as their real part; None, pd.NA, NaT,
+    other strings, other complex numbers, an int too large for a float and
+    any object whose ``__float__`` raises become NaN.
     Nothing about the batch (its dtype, another entry) decides an entry's
     value, and no entry can make the conversion raise. NumPy-numeric
     columns are converted at once, to the same values. Runs inside the

@@ -19,8 +19,10 @@ part without the odd row sees exactly what it would see without it:
   ones keep the user's order, minus the categories the part lacks;
 - a DataFrame's or Series' index: re-inferred from the part's labels;
 - NumPy arrays of strings (X or ``y``): numbers when every entry of the
-  part parses as one; NumPy ``y`` of objects: rebuilt from its own
-  entries (``np.array(part.tolist())``).
+  part is one (:func:`~..privacy._numbers.number`: "True" and "(0.5+0j)"
+  too); a complex NumPy ``X`` with no imaginary part in the part: real;
+  NumPy ``y`` of objects: rebuilt from its own entries
+  (``np.array(part.tolist())``).
 
 NumPy numeric ``X``, object ``X`` (scikit-learn converts it entry by
 entry) and lists are left as they are. A consequence, documented in
@@ -31,6 +33,8 @@ numbers is integer there; select columns by name if their dtype matters.
 from __future__ import annotations
 
 import numpy as np
+
+from ..privacy._numbers import number
 
 __all__ = ["part_target", "part_view"]
 
@@ -68,11 +72,18 @@ def _canonical_numeric(values, dtype):
 
 
 def _parsed_strings(a: np.ndarray):
-    """A NumPy array of strings as numbers if every entry parses, else None."""
+    """A NumPy array of strings as numbers if every entry is one, else None.
+
+    Each entry is read by :func:`~..privacy._numbers.number`: what
+    ``np.array`` made of ``True`` or ``0.5+0j`` ("True", "(0.5+0j)") when
+    another entry was a string reads back as the number.
+    """
     try:
-        return _canonical_numeric(np.asarray(a, dtype=float), np.dtype(float))
-    except (TypeError, ValueError, OverflowError):
+        flat = [number(v) for v in a.reshape(-1).tolist()]
+    except Exception:  # noqa: BLE001 - an entry of this part that is no number
         return None
+    values = np.asarray(flat, dtype=float).reshape(a.shape)
+    return _canonical_numeric(values, np.dtype(float))
 
 
 def _retyped_column(col):
@@ -116,6 +127,8 @@ def part_view(X):
     if isinstance(X, np.ndarray) and X.dtype.kind in "US":
         parsed = _parsed_strings(X)
         return X if parsed is None else parsed
+    if isinstance(X, np.ndarray) and X.dtype.kind == "c" and not np.any(X.imag):
+        return X.real.copy()  # one complex entry made the whole array complex
     return X
 
 

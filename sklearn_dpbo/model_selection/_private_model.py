@@ -38,7 +38,8 @@ X may be a NumPy array or DataFrame (2-D) and y a NumPy array or Series
 refused from their type and shape (:func:`~._entries.check_containers`), before any
 row is read or any budget is charged. Every entry becomes a float64 on
 its own: ``float(v)``, or NaN where ``float`` refuses it (None, pd.NA, a
-non-numeric string, an object; bools are 0/1, "1.5" is 1.5), so a dtype
+non-numeric string, an object; bools are 0/1, "1.5" is 1.5, "True" is 1,
+a complex number with no imaginary part is its real part), so a dtype
 that the rows decide (one None turns a bool column into objects) decides
 nothing. Per record, for the learners of :mod:`sklearn_dpbo.dp_learners`:
 a row with a non-finite feature is the zero row, in its fit and in its

@@ -45,6 +45,7 @@ from typing import Any, Optional
 import numpy as np
 
 from .._compat import _num_samples, _safe_indexing
+from ._numbers import number
 
 __all__ = ["RecordSchema", "Records"]
 
@@ -100,14 +101,8 @@ def _label_key(v, numeric: bool):
 
 
 def _real(v) -> float:
-    """``float(v)`` of one entry; a complex value must have no imaginary part."""
-    if isinstance(v, (complex, np.complexfloating)):
-        if v.imag != 0:
-            raise ValueError("a complex entry")
-        v = v.real
-    if isinstance(v, bytes):
-        v = v.decode()
-    return float(v)
+    """One entry as a number, from itself alone (:func:`~._numbers.number`)."""
+    return number(v)
 
 
 def _failed(exc: BaseException) -> None:

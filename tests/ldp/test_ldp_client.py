@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 import pickle
 import random
+import warnings
 from fractions import Fraction
 
 import numpy as np
@@ -186,8 +187,32 @@ def test_bad_settings_rejected(bounds, eps):
         LaplaceRandomizer(bounds, eps)
 
 
-def test_non_numeric_reward_rejected_without_value():
-    r = LaplaceRandomizer((0.0, 1.0), 1.0)
-    with pytest.raises(TypeError, match="real number") as exc:
-        r.privatize("0.731")
-    assert "0.731" not in str(exc.value)
+class _LoudReward:
+    def __float__(self):
+        print("secret reward")
+        raise RuntimeError("secret")
+
+
+@pytest.mark.parametrize(
+    "reward, same_as",
+    [
+        ("0.731", 0.731),  # a string spelling a number is that number
+        ("x", math.nan),  # no number: the worst value, like NaN
+        (None, math.nan),
+        (_LoudReward(), math.nan),
+        (10**400, 1.0),  # a real number too large for a float: clipped
+        (True, 1.0),
+        (0.25 + 0j, 0.25),
+    ],
+)
+def test_any_reward_is_read_on_its_own_and_never_raises(reward, same_as, capsys):
+    """Since 2026-11-25 (fourth review): a reward of the wrong type raised a
+    TypeError naming its type, and 10**400 an OverflowError, so whether a
+    report was made depended on the owner's value."""
+    for cls in (LaplaceRandomizer, RandomizedResponse):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            got = cls((0.0, 1.0), 1.0, noise_random_state=3)
+            ref = cls((0.0, 1.0), 1.0, noise_random_state=3)
+            assert got.privatize(reward) == ref.privatize(same_as)
+    assert capsys.readouterr() == ("", "")

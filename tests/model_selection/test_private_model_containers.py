@@ -150,10 +150,12 @@ def test_entries_that_raise_overflow_or_warn_stay_in_their_row():
     odd.loc[ODD + 1, "a"] = 10**400  # float() overflows -> NaN
     odd.loc[ODD + 2, "a"] = _Warns()  # -> 0.25, its warning withheld
     odd.loc[ODD + 3, "a"] = "1.5"  # a numeric string -> 1.5
-    odd.loc[ODD + 4, "a"] = 1 + 0j  # complex -> NaN
+    odd.loc[ODD + 4, "a"] = 1 + 0j  # no imaginary part -> 1.0
+    odd.loc[ODD + 5, "a"] = 1 + 2j  # complex -> NaN
     img = V.copy()
-    img.loc[[ODD, ODD + 1, ODD + 4], "a"] = np.nan
+    img.loc[[ODD, ODD + 1, ODD + 5], "a"] = np.nan
     img.loc[ODD + 2, "a"], img.loc[ODD + 3, "a"] = 0.25, 1.5
+    img.loc[ODD + 4, "a"] = 1.0
     s, w = _fit(V, y)
     so, wo = _fit(odd, y)
     si, _ = _fit(img, y)
@@ -403,3 +405,18 @@ def test_public_clip_runs_where_auto_is_refused():
         scoring=scorer,
     )
     assert -1.0 <= s.best_score_ <= 0.0
+
+
+def test_batch_complex_or_string_arrays_read_each_entry_back():
+    """Fourth review (2026-11-25): one complex entry made the whole column
+    complex and every entry NaN; one string turned another row's True into
+    "True", then NaN. Each entry is now read back on its own."""
+    col = np.array([0.5, 1.5, 2.0 + 1j, 3.0])  # complex128 for the batch
+    out = entries.float_entries(col)
+    np.testing.assert_array_equal(out[[0, 1, 3]], [0.5, 1.5, 3.0])
+    assert np.isnan(out[2])
+    frame = pd.DataFrame({"a": [0.5, 1.5, 2.0 + 1j, 3.0], "b": [1.0, 2.0, 3.0, 4.0]})
+    assert np.isnan(entries.float_entries(frame)).sum() == 1
+    strings = np.array([[True, 0.25], ["x", 0.5 + 0j]], dtype=object).astype(str)
+    out = entries.float_entries(strings)
+    assert out[0].tolist() == [1.0, 0.25] and np.isnan(out[1, 0]) and out[1, 1] == 0.5

@@ -614,3 +614,16 @@ def test_votes_share_ties_and_move_by_at_most_one():
     changed = scores.copy()
     changed[0] = [0.0, 0.0, 1.0]  # one part (one row) changes its vote
     assert np.abs(wd._votes(changed) - votes).max() <= 1.0
+
+
+def test_part_reads_stringified_or_complex_numpy_arrays_back():
+    """Fourth review (2026-11-25): a part of np.array(rows) with one string
+    elsewhere holds "True" where V held 1.0; a complex NumPy X with one
+    complex entry elsewhere is complex in every part."""
+    strings = np.array([[True, 0.25], ["x", 1.0]], dtype=object).astype(str)
+    part = wd._part_view(strings[:1])
+    assert part.tolist() == [[1, 0.25]]
+    assert wd._part_view(strings[1:]).dtype.kind == "U"  # its own "x": as given
+    cplx = np.array([[0.5, 1.0], [2.0, 3.0 + 1j]])
+    assert wd._part_view(cplx[:1]).dtype == np.float64
+    assert wd._part_view(cplx[1:]).dtype.kind == "c"

@@ -590,3 +590,26 @@ def test_dp_gp_output_raising_a_base_exception_is_its_own_nan():
             raise Boom
 
     assert np.isnan(_output_value(Odd()))
+
+
+def test_entries_stringified_by_one_string_read_back_as_their_numbers():
+    """Fourth review (2026-11-25): np.array with one string turns True into
+    "True" and 0.5+0j into "(0.5+0j)" for every other entry: they must read
+    back as 1.0 and 0.5 (each entry on its own), not fail."""
+    from sklearn_dpbo.privacy._numbers import number
+
+    X, y, X_val, y_val = _data()
+    rows = X_val.astype(object)
+    rows[1, 0], rows[2, 1], rows[3, 2] = True, 0.5 + 0j, "x"
+    odd = np.array(rows.tolist())
+    assert odd.dtype.kind == "U" and odd[1, 0] == "True" and odd[2, 1] == "(0.5+0j)"
+    labels = np.array(
+        [True if i == 1 else v for i, v in enumerate(y_val.tolist())] + ["x"]
+    )
+    records = RecordSchema.from_training(X, y, classes=True).map(odd, labels[:-1])
+    _only_record_3_fails(records)
+    assert records.X[1, 0] == 1.0 and records.X[2, 1] == 0.5 and records.y[1] == 1
+    assert [number(v) for v in ("True", "False", "(2+0j)", " 3 ")] == [1, 0, 2, 3]
+    for bad in ("x", "(1+1j)", None, 1 + 1j):
+        with pytest.raises((TypeError, ValueError)):
+            number(bad)
