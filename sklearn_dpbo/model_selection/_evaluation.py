@@ -376,6 +376,8 @@ def score_validation(ctx, models: list, here: bool) -> np.ndarray:
         # config's backend object, and the public search's stream (its own
         # Parallel, :func:`~._scheduler.run_ordered`) has terminated it.
         records = ctx.data.records(scorer, ctx.search.estimator)  # the first read
+        with quiet():  # each record that cannot travel to a worker fails alone
+            records = records.picklable()
         search = ctx.search
         parallel = Parallel(n_jobs=search.n_jobs, pre_dispatch=search.pre_dispatch)
         blocks = record_blocks(len(records), effective_n_jobs(search.n_jobs))

@@ -18,7 +18,7 @@ import numbers
 
 import numpy as np
 
-__all__ = ["number"]
+__all__ = ["label_key", "number"]
 
 _BOOLS = {"True": 1.0, "False": 0.0}
 
@@ -50,3 +50,41 @@ def number(v) -> float:
     if isinstance(v, numbers.Number) or hasattr(v, "__float__"):
         return float(v)
     raise TypeError("not a number")
+
+
+def label_key(v):
+    """The key a label (or a category) is matched by, from ``v`` alone.
+
+    Labels are matched to the training classes by value, and what the
+    batch made of a label is undone first: a string spelling an integer is
+    that integer, exactly (``"9007199254740993"`` is 2**53 + 1, not a
+    rounded float), one spelling another number is that number ("True" is
+    1), a NumPy scalar is its Python value, a complex number with no
+    imaginary part is its real part; anything else is itself. Classes get
+    the same keys, so ``1``, ``1.0``, ``True``, ``"1"`` and ``np.int64(1)``
+    all match a class ``1`` or ``"1"``, whichever type the training labels
+    have (``np.array`` with one string label makes every label a string;
+    the classes of a training set typed the other way must still match).
+    """
+    if isinstance(v, np.generic):
+        v = v.item()
+    if isinstance(v, bytes):
+        try:
+            v = v.decode()
+        except UnicodeDecodeError:
+            return v
+    if isinstance(v, str):
+        s = v.strip()
+        if s in _BOOLS:
+            return int(_BOOLS[s])
+        try:
+            return int(s)
+        except ValueError:
+            pass
+        try:
+            return number(s)
+        except (TypeError, ValueError, OverflowError):
+            return v
+    if isinstance(v, complex) and v.imag == 0:
+        return v.real
+    return v

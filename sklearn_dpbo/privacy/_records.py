@@ -24,12 +24,13 @@ and both are removed here, by construction:
   a time from a fresh copy of the model, unless the model is on the
   row-wise list (``_rowwise.py``).
 
-Labels are matched to the training classes by value (Python equality and
-hashing: ``1 == 1.0 == True`` and ``np.int64(1)`` all match class ``1``).
-When every training class is a number, a label given as a string is read
-as the number it spells (``"1"`` matches class ``1``, ``"a"`` matches
-nothing): ``np.array(labels)`` with one string label makes every label a
-string, and each record must still be read as itself. Likewise a numeric
+Labels are matched to the training classes by value, through
+:func:`~._numbers.label_key` on both sides: ``1``, ``1.0``, ``True``,
+``np.int64(1)`` and ``"1"`` all match a class ``1`` or ``"1"`` (a string
+spelling an integer is that integer exactly, above 2**53 too; ``"a"``
+matches only ``"a"``): ``np.array(labels)`` with one string label makes
+every label a string, and each record must still be read as itself,
+whichever type the training labels have. Likewise a numeric
 training set's rows are read entry by entry from any array or frame whose
 dtype is not numeric (strings that spell numbers, complex values with no
 imaginary part). A record whose conversion raises anything (its
@@ -45,7 +46,7 @@ from typing import Any, Optional
 import numpy as np
 
 from .._compat import _num_samples, _safe_indexing
-from ._numbers import number
+from ._numbers import label_key, number
 
 __all__ = ["RecordSchema", "Records"]
 
@@ -76,28 +77,14 @@ def _elements(a) -> list:
 
 
 def _lookup(classes: np.ndarray) -> dict:
+    """Class (or category) key → its position (:func:`~._numbers.label_key`)."""
     table = {}
     for k, c in enumerate(classes.tolist()):
         try:
-            table.setdefault(c, k)
+            table.setdefault(label_key(c), k)
         except TypeError:  # unhashable class: never matched
             pass
     return table
-
-
-def _numeric_classes(classes: np.ndarray) -> bool:
-    return classes.dtype.kind in "biuf"
-
-
-def _label_key(v, numeric: bool):
-    """The value a label is looked up by: a string spelling a number is
-    that number when the classes are numbers (else the label itself)."""
-    if numeric and isinstance(v, (str, bytes)):
-        try:
-            return _real(v)
-        except ValueError:
-            return v
-    return v
 
 
 def _real(v) -> float:
@@ -222,7 +209,6 @@ class RecordSchema:
         )
         if self.classes is not None:
             tables = [_lookup(c) for c in self.classes]
-            numeric = [_numeric_classes(c) for c in self.classes]
             codes = np.zeros((m, len(tables)), dtype=np.intp)
             for i, v in enumerate(values):
                 parts = _parts(v, len(tables)) if multi else [v]
@@ -231,7 +217,7 @@ class RecordSchema:
                     continue
                 for j, (table, part) in enumerate(zip(tables, parts)):
                     try:
-                        codes[i, j] = table[_label_key(part, numeric[j])]
+                        codes[i, j] = table[label_key(part)]
                     except BaseException as exc:  # noqa: BLE001 - KeyError too
                         _failed(exc)
                         ok[i] = False
@@ -287,12 +273,22 @@ class RecordSchema:
 
 
 def _row(row, dtype) -> np.ndarray:
-    """One record's row as numbers, entry by entry (:func:`_real` each)."""
+    """One record's row as numbers, entry by entry (:func:`_real` each; an
+    integer training dtype reads a string spelling an integer exactly)."""
     a = np.asarray(row)
     if a.dtype.kind in "biuf":
         return np.asarray(a, dtype=dtype)
-    flat = [_real(v) for v in np.asarray(a, dtype=object).reshape(-1)]
+    integer = np.dtype(dtype).kind in "iu"
+    flat = [_entry(v, integer) for v in np.asarray(a, dtype=object).reshape(-1)]
     return np.asarray(flat, dtype=dtype).reshape(a.shape)
+
+
+def _entry(v, integer: bool):
+    if integer:
+        key = label_key(v)
+        if isinstance(key, int) and not isinstance(key, bool):
+            return key  # exact, above 2**53 too
+    return _real(v)
 
 
 def _parts(v, n: int):
@@ -320,8 +316,9 @@ def _cast_frame(X, columns: list, dtypes: list):
     for name, dtype in zip(columns, dtypes):
         col = X[name].astype(object)
         if isinstance(dtype, pd.CategoricalDtype):
-            table = _lookup(np.asarray(dtype.categories, dtype=object))
-            values = [_category(v, table) for v in col.tolist()]
+            cats = np.asarray(dtype.categories, dtype=object)
+            table = _lookup(cats)
+            values = [_category(v, table, cats) for v in col.tolist()]
             data[name] = pd.Series(values, index=X.index, dtype=object).astype(dtype)
         elif dtype.kind in "biuf":
             values = [_number_or_nan(v) for v in col.tolist()]
@@ -331,10 +328,12 @@ def _cast_frame(X, columns: list, dtypes: list):
     return pd.DataFrame(data, index=X.index, columns=columns)
 
 
-def _category(v, table: dict):
-    """A value that is one of the training categories, else None (missing)."""
+def _category(v, table: dict, cats: np.ndarray):
+    """The training category a value matches (the category itself, so the
+    column's cast does not depend on the other values' types), else None."""
     try:
-        return v if v in table else None
+        k = table.get(label_key(v))
+        return None if k is None else cats[k]
     except BaseException as exc:  # noqa: BLE001 - a raising __hash__/__eq__
         _failed(exc)
         return None
@@ -347,6 +346,19 @@ def _number_or_nan(v) -> float:
     except BaseException as exc:  # noqa: BLE001 - this record's cell only
         _failed(exc)
         return float("nan")
+
+
+def _picklable(value) -> bool:
+    """Whether one record's value can travel to a worker process."""
+    import pickle  # stricter than cloudpickle (a lambda fails): what any
+    # backend can send, whichever pickler it uses
+
+    try:
+        pickle.dumps(value)
+        return True
+    except BaseException as exc:  # noqa: BLE001 - this record only
+        _failed(exc)
+        return False
 
 
 @dataclass
@@ -363,6 +375,38 @@ class Records:
 
     def __len__(self) -> int:
         return len(self.ok)
+
+    def picklable(self) -> Records:
+        """These records, each one that cannot be serialised failed alone.
+
+        Records sent to worker processes are pickled in blocks: one record
+        holding an object no pickler can serialise (a lock, a lambda, a
+        structure nested too deep) would make the whole block, and the fit,
+        fail. Each record of an object array or of a frame's object columns
+        is tried on its own; one that fails is replaced by a missing value
+        and marked failed (it scores ``low``). Numeric records pass as they
+        are.
+        """
+        X = self.X
+        if _is_frame(X):
+            objects = [c for c in X.columns if X[c].dtype == object]
+            if not objects:
+                return self
+            rows = X[objects].to_numpy(dtype=object)
+            bad = [not _picklable(tuple(row)) for row in rows]
+        elif isinstance(X, np.ndarray) and X.dtype == object:
+            bad = [not _picklable(row) for row in X]
+        else:
+            return self
+        bad = np.asarray(bad, dtype=bool)
+        if not bad.any():
+            return self
+        X = X.copy()
+        if _is_frame(X):
+            X.loc[X.index[bad], objects] = None
+        else:
+            X[bad] = None
+        return Records(X=X, y=self.y, ok=self.ok & ~bad)
 
     def take(self, idx) -> Records:
         """The records ``idx`` (e.g. one owner's rows)."""

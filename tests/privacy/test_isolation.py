@@ -158,8 +158,8 @@ def test_labels_match_training_classes_by_value():
     assert rec.ok.tolist() == [True, True, False, False]
     assert rec.y[:2].tolist() == [2.5, 3.0]
     named = RecordSchema.from_training(np.zeros((2, 1)), ["1", "b"], classes=True)
-    rec = named.map(np.zeros((2, 1)), [1, "1"])  # string classes: no parsing
-    assert rec.ok.tolist() == [False, True]
+    rec = named.map(np.zeros((3, 1)), [1, "1", "c"])  # keyed alike: 1 is "1"
+    assert rec.ok.tolist() == [True, True, False]
 
 
 def test_mixed_training_labels_are_refused_before_the_read():
@@ -613,3 +613,54 @@ def test_entries_stringified_by_one_string_read_back_as_their_numbers():
     for bad in ("x", "(1+1j)", None, 1 + 1j):
         with pytest.raises((TypeError, ValueError)):
             number(bad)
+
+
+# Fifth review (2026-11-25)
+def test_labels_and_classes_are_keyed_the_same_whichever_their_type():
+    big = [2**53 + 1, 2**53 + 3]
+    for classes, labels in (
+        (["0", "1"], [0, 1, 1]),  # string classes, integer labels
+        ([0, 1], ["0", "1", "1"]),
+        (big, [str(big[0]), str(big[1]), str(big[1])]),  # exact above 2**53
+    ):
+        schema = RecordSchema.from_training(np.zeros((2, 1)), classes, classes=True)
+        for y_val in (labels, np.array(labels), np.array([*labels, "x"])[:-1]):
+            rec = schema.map(np.zeros((3, 1)), y_val)
+            assert rec.ok.all(), (classes, y_val)
+            assert [str(v) for v in rec.y] == [str(classes[i]) for i in (0, 1, 1)]
+
+
+def test_integer_rows_above_2_53_are_read_exactly_from_strings():
+    X = np.array([[2**53 + 1], [2**53 + 3]], dtype=np.int64)
+    schema = RecordSchema.from_training(X, [0, 1], classes=True)
+    odd = np.array([[str(2**53 + 1)], [str(2**53 + 3)], ["x"]])
+    rec = schema.map(odd, [0, 1, 1])
+    assert rec.ok.tolist() == [True, True, False]
+    assert rec.X[:2, 0].tolist() == [2**53 + 1, 2**53 + 3]
+
+
+def test_category_cast_does_not_depend_on_the_other_values_types():
+    frame = pd.DataFrame({"f": pd.Categorical([0, 1, 1])})
+    schema = RecordSchema.from_training(frame, [0, 1, 1], classes=True)
+    bools = pd.DataFrame({"f": [True, False, True]})
+    mixed = pd.DataFrame({"f": [True, False, 1]}, dtype=object)
+    a = schema.map(bools, [1, 0, 1]).X["f"].tolist()
+    b = schema.map(mixed, [1, 0, 1]).X["f"].tolist()
+    assert a == b == [1, 0, 1]
+
+
+def test_a_record_no_pickler_can_send_fails_alone():
+    import threading
+
+    from sklearn_dpbo.privacy._records import Records
+
+    X = np.array([["a", 1.0], ["b", 2.0], ["c", 3.0]], dtype=object)
+    X[1, 0] = threading.Lock()
+    rec = Records(X=X, y=np.array([0, 1, 0]), ok=np.ones(3, dtype=bool)).picklable()
+    assert rec.ok.tolist() == [True, False, True]
+    import pickle
+
+    pickle.dumps(rec.X)  # the block now travels
+    frame = pd.DataFrame({"c": ["a", lambda: 0, "c"], "v": [1.0, 2.0, 3.0]})
+    rec = Records(X=frame, y=None, ok=np.ones(3, dtype=bool)).picklable()
+    assert rec.ok.tolist() == [True, False, True] and rec.X["v"].tolist() == [1, 2, 3]
