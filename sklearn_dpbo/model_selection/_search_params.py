@@ -194,6 +194,7 @@ def check_settings(search) -> SearchPlan:
     seed = public_rng(search.random_state).integers(2**31 - 1)
     candidates = CandidateSet(search.search_spaces, search.n_candidates, int(seed))
     _check_parameter_names(search.estimator, candidates)
+    _refuse_inner_accountants(search.estimator, candidates)
     if mode.method == "lipschitz":
         # Assumption 2: estimator, Normalizer, score, search space.
         check_assumption_2(search.estimator, candidates, scorer)
@@ -249,6 +250,41 @@ def _check_refit_param(refit) -> None:
             "refit='<metric name>' with several metrics) and post-process "
             "best_params_ if needed."
         )
+
+
+def _refuse_inner_accountants(estimator, candidates) -> None:
+    """Refuse a budget ledger inside the estimator or the search space.
+
+    An inner estimator that charges a :class:`BudgetAccountant` when it
+    fits (a ``DPBayesSearchCV`` or ``DPGaussianProcessRegressor`` with
+    ``accountant=``) would record in that ledger which candidates were
+    fitted and which fits failed: private in every mode (the evaluated
+    sequence of ``gp-ucb``, a whole-data part that failed). The ledger is
+    reachable after ``fit`` (``search.estimator.accountant``) and is not a
+    release. Public: the parameters only, before any row is read.
+    """
+    values = (
+        list(estimator.get_params(deep=True).items())
+        if hasattr(estimator, "get_params")
+        else []
+    )
+    for params in candidates.params:
+        for name, value in params.items():
+            values.append((name, value))
+            if hasattr(value, "get_params"):
+                values += [
+                    (f"{name}__{k}", v) for k, v in value.get_params(deep=True).items()
+                ]
+    for name, value in values:
+        if isinstance(value, BudgetAccountant):
+            raise ValueError(
+                f"the estimator's parameter {name!r} is a BudgetAccountant: an "
+                "estimator that charges a budget ledger when it fits would "
+                "record there which candidates were fitted and which fits "
+                "failed, which is private (checked before any data is read). "
+                "Give the inner estimator accountant=None and pass the "
+                "accountant to this search only."
+            )
 
 
 def _check_parameter_names(estimator, candidates) -> None:

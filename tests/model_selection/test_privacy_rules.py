@@ -773,3 +773,27 @@ def test_users_seterr_raise_does_not_make_one_validation_row_decide(extreme):
             )
         )
     assert sides[0] == sides[1]
+
+
+@pytest.mark.parametrize("in_space", [False, True])
+def test_an_inner_budget_ledger_is_refused_before_any_read(in_space):
+    """Sixth review (2026-11-25): an inner DPBayesSearchCV charging a shared
+    accountant recorded which candidates gp-ucb fitted (the private evaluated
+    sequence) and which whole-data parts failed; reachable after fit."""
+    from sklearn.linear_model import LogisticRegression
+
+    from sklearn_dpbo import BudgetAccountant, DPBayesSearchCV
+
+    ledger = BudgetAccountant(epsilon=100.0, delta=0.0)
+    inner = DPBayesSearchCV(
+        LogisticRegression(), {"C": [0.1, 1.0]}, accountant=None if in_space else ledger
+    )
+    space = {"epsilon": [1.0, 2.0]}
+    if in_space:
+        space = {"accountant": [ledger], "epsilon": [1.0, 2.0]}
+    outer = DPBayesSearchCV(inner, space, random_state=0)
+    X = np.random.default_rng(0).normal(size=(40, 2))
+    y = (X[:, 0] > 0).astype(int)
+    with pytest.raises(ValueError, match="BudgetAccountant"):
+        outer.fit(X[:20], y[:20], X_val=X[20:], y_val=y[20:])
+    assert ledger.spent == (0.0, 0.0)
