@@ -603,16 +603,21 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
                 *cost, label=f"{type(self).__name__}(method={self.method!r})"
             )
         rng = check_privacy_rng(self.noise_random_state)
-        y_n = (y_mapped - s["offset"]) / s["scale"]
-        del y_mapped
         releases = []
         index = 0
-        if selection is not None:
-            index, release = selection.select(y_n, s["eps_sel"], rng)
-            releases.append(release)
-        plan = plans[index]
-        released_n = plan.release(y_n, rng)
-        del y_n
+        # Everything computed from the outputs runs silent, under
+        # np.errstate(all="ignore") (quiet): with the user's
+        # np.seterr(all="raise") one output of 1e-308 made the scaling
+        # underflow and fit raise on one side of a neighbouring pair.
+        with quiet():
+            y_n = (y_mapped - s["offset"]) / s["scale"]
+            del y_mapped
+            if selection is not None:
+                index, release = selection.select(y_n, s["eps_sel"], rng)
+                releases.append(release)
+            plan = plans[index]
+            released_n = plan.release(y_n, rng)
+            del y_n
         releases.append(
             Release(
                 quantity="released_mean_",

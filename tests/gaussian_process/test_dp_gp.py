@@ -661,6 +661,22 @@ def test_an_overflowing_output_under_the_users_seterr_raise_is_clipped():
     assert spent[0] == spent[1] == pytest.approx((1.0, 1e-3))
 
 
+def test_a_subnormal_output_under_the_users_seterr_raise_releases():
+    """Seventh review (2026-11-25): V' has one output of 1e-308, whose
+    scaling underflows; with the user's ``np.seterr(all="raise")`` fit raised
+    on V' only (the scaling ran outside the silent section)."""
+    X, y = _data()
+    yb = y.copy()
+    yb[7] = 1e-308
+    spent = []
+    with np.errstate(all="raise"):
+        for y_private in (y, yb):
+            acc = BudgetAccountant(epsilon=5.0, delta=0.1)
+            _est(accountant=acc).fit(X, y_private)
+            spent.append(acc.spent)
+    assert spent[0] == spent[1] == pytest.approx((1.0, 1e-3))
+
+
 @pytest.mark.parametrize("method", ["cloaking", "standard"])
 @pytest.mark.parametrize("odd", ["nan", "+inf", "-inf", "string"])
 def test_non_finite_or_non_numeric_output_vs_a_finite_one(odd, method, capsys):
