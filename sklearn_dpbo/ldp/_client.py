@@ -35,6 +35,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Callable
 
+import numpy as np
+
 from ..privacy._numbers import number
 from ..privacy._samplers import laplace_on_grid, sample_bernoulli, sample_bernoulli_exp
 from ..privacy._silence import quiet
@@ -146,6 +148,11 @@ def _clip(value, low: float, high: float) -> float:
     an ``OverflowError``, so whether a report was made depended on the
     value).
     """
+    if type(value) in _PLAIN:  # a plain number: nothing to print or warn
+        value = float(value) if not isinstance(value, int) else _int_value(value)
+        if math.isnan(value):
+            return low
+        return min(max(value, low), high)
     with quiet():
         try:
             value = number(value)
@@ -158,6 +165,16 @@ def _clip(value, low: float, high: float) -> float:
     if math.isnan(value):
         return low
     return min(max(value, low), high)
+
+
+_PLAIN = (float, int, np.float64)
+
+
+def _int_value(value: int) -> float:
+    try:
+        return float(value)
+    except OverflowError:  # beyond float: clipped like ±inf
+        return math.inf if value > 0 else -math.inf
 
 
 def _positive(value) -> bool:
