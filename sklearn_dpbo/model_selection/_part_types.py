@@ -9,25 +9,28 @@ a categorical's categories (their dtype and order) come from every row.
 Each part therefore gets its rows retyped from its own values, so that a
 part without the odd row sees exactly what it would see without it:
 
-- numeric values (a DataFrame column, ``y``): int64 when every value of the
-  part is a whole number of magnitude ≤ 2⁵³, float64 otherwise (complex
-  values with no imaginary part are real; pandas' nullable "Int64" and
-  "Float64" likewise, missing values kept);
+- numeric values (a DataFrame column, ``y``, bools included): int64 when
+  every value of the part is a whole number of magnitude ≤ 2⁵³, float64
+  otherwise (complex values with no imaginary part are real; pandas'
+  nullable "Int64" and "Float64" likewise, missing values kept);
 - object columns and ``y``: re-inferred from the part's values;
 - unordered categoricals: rebuilt from the part's values (its categories,
   their dtype and order, as ``pd.Categorical`` would infer them); ordered
   ones keep the user's order, minus the categories the part lacks;
-- a DataFrame's or Series' index: re-inferred from the part's labels;
+- a DataFrame's or Series' index, and a categorical's categories:
+  re-inferred from the part's labels (numbers typed as above);
 - NumPy arrays of strings (X or ``y``): numbers when every entry of the
   part is one (:func:`~..privacy._numbers.number`: "True" and "(0.5+0j)"
   too); a complex NumPy ``X`` with no imaginary part in the part: real;
   NumPy ``y`` of objects: rebuilt from its own entries
   (``np.array(part.tolist())``).
 
-NumPy numeric ``X``, object ``X`` (scikit-learn converts it entry by
-entry) and lists are left as they are. A consequence, documented in
-``docs/whole_data.md``: a float column whose values in a part are all whole
-numbers is integer there; select columns by name if their dtype matters.
+A numeric NumPy ``X`` (bools, ints, floats, or numbers the batch
+stringified or made complex) is float64 in every part; an object ``X``
+(scikit-learn converts it entry by entry) and lists are left as they are.
+A consequence, documented in ``docs/whole_data.md``: a float column whose
+values in a part are all whole numbers is integer there; select columns by
+name if their dtype matters.
 """
 
 from __future__ import annotations
@@ -42,9 +45,10 @@ _WHOLE = 2.0**53  # integers of larger magnitude are not all floats
 
 
 def _numeric_kind(dtype) -> str | None:
-    """ "numpy" or "masked" for a numeric non-bool dtype, else None."""
+    """ "numpy" or "masked" for a numeric dtype, else None (bools count: a
+    bool column holding one number is numbers for the whole batch)."""
     if isinstance(dtype, np.dtype):
-        return "numpy" if dtype.kind in "iufc" else None
+        return "numpy" if dtype.kind in "biufc" else None
     if str(dtype).startswith(("Int", "UInt", "Float")):  # pandas nullable
         return "masked"
     return None
@@ -93,14 +97,15 @@ def _retyped_column(col):
     if isinstance(col.dtype, pd.CategoricalDtype):
         if col.cat.ordered:  # the user's order: kept, minus unused categories
             col = col.cat.remove_unused_categories()
-            cats = pd.Index(col.cat.categories.tolist())  # dtype from the values
+            cats = _retyped_labels(col.cat.categories)
             return pd.Series(
-                pd.Categorical(col.astype(object), categories=cats, ordered=True),
+                col.cat.rename_categories(list(cats)).array,
                 index=col.index,
                 name=col.name,
             )
-        values = pd.Series(col.astype(object).to_numpy(), index=col.index)
-        return values.infer_objects().astype("category").rename(col.name)
+        values = _retyped_column(pd.Series(col.astype(object).to_numpy()))
+        values.index = col.index
+        return values.astype("category").rename(col.name)
     col = col.infer_objects()
     if _numeric_kind(col.dtype):
         values = _canonical_numeric(col.to_numpy(), col.dtype)
@@ -113,8 +118,19 @@ def _retyped_index(obj):
 
     if isinstance(obj.index, pd.MultiIndex):  # its levels: left as they are
         return obj
-    obj.index = pd.Index(obj.index.tolist(), name=obj.index.name)
+    obj.index = _retyped_labels(obj.index)
     return obj
+
+
+def _retyped_labels(index):
+    """An index (or a categorical's categories) typed from its own labels."""
+    import pandas as pd
+
+    labels = pd.Index(index.tolist(), name=index.name)
+    if _numeric_kind(labels.dtype):
+        values = _canonical_numeric(labels.to_numpy(), labels.dtype)
+        return pd.Index(values, name=index.name)
+    return labels
 
 
 def part_view(X):
@@ -124,11 +140,16 @@ def part_view(X):
         for i in range(X.shape[1]):
             X.isetitem(i, _retyped_column(X.iloc[:, i]))
         return _retyped_index(X)
+    # A NumPy X is float64 whatever its batch made of it (bools, ints,
+    # floats, numbers stringified or made complex by one other row): the
+    # values a part holds, never their batch's dtype.
     if isinstance(X, np.ndarray) and X.dtype.kind in "US":
         parsed = _parsed_strings(X)
-        return X if parsed is None else parsed
+        return X if parsed is None else np.asarray(parsed, dtype=np.float64)
+    if isinstance(X, np.ndarray) and X.dtype.kind in "biuf":
+        return X.astype(np.float64)
     if isinstance(X, np.ndarray) and X.dtype.kind == "c" and not np.any(X.imag):
-        return X.real.copy()  # one complex entry made the whole array complex
+        return X.real.astype(np.float64)  # one complex entry made all complex
     return X
 
 

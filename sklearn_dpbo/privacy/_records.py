@@ -246,8 +246,13 @@ class RecordSchema:
             return _cast_frame(X, *self.frame)
         numeric = self.row_dtype is not None and self.row_dtype.kind in "biuf"
         if isinstance(X, np.ndarray) and X.dtype != object:
-            if not numeric or X.dtype.kind in "biuf":
+            if numeric and X.dtype.kind in "biuf":
                 return X  # numbers for a numeric training set: as given
+            if not numeric and X.dtype.kind not in "US":
+                return X
+            # Strings or complex values for a numeric training set, or
+            # strings for an object one: a dtype one entry may have given
+            # the whole batch; read entry by entry.
             # Strings or complex values for a numeric training set: a dtype
             # one entry may have given the whole batch; read entry by entry.
         elif not isinstance(X, (list, tuple, np.ndarray)) and not (
@@ -261,7 +266,13 @@ class RecordSchema:
         out = np.empty((len(rows), *self.row_shape), dtype=dtype)
         for i, row in enumerate(rows):
             try:
-                value = _row(row, dtype) if numeric else np.asarray(row, dtype=dtype)
+                if numeric:
+                    value = _row(row, dtype)
+                else:
+                    value = np.empty(np.shape(row), dtype=object)
+                    flat = np.asarray(row, dtype=object).reshape(-1)
+                    value.reshape(-1)[:] = [_canonical(v) for v in flat]
+                    value = np.asarray(value, dtype=dtype)
                 if value.shape != self.row_shape:
                     raise ValueError
                 out[i] = value
@@ -323,9 +334,24 @@ def _cast_frame(X, columns: list, dtypes: list):
         elif dtype.kind in "biuf":
             values = [_number_or_nan(v) for v in col.tolist()]
             data[name] = pd.Series(values, index=X.index, dtype=float)
-        else:
-            data[name] = col
+        else:  # objects: each value canonical (1 and 1.0 and "1" alike)
+            values = [_canonical(v) for v in col.tolist()]
+            data[name] = pd.Series(values, index=X.index, dtype=object)
     return pd.DataFrame(data, index=X.index, columns=columns)
+
+
+def _canonical(v):
+    """One object entry, typed from itself: :func:`~._numbers.label_key`,
+    and a float holding a whole number as that integer (pandas stores an
+    object column's 1 as 1.0 when another row is 2.5)."""
+    try:
+        key = label_key(v)
+        if isinstance(key, float) and key.is_integer() and abs(key) <= 2.0**53:
+            return int(key)
+        return key
+    except BaseException as exc:  # noqa: BLE001 - this record's cell only
+        _failed(exc)
+        return None
 
 
 def _category(v, table: dict, cats: np.ndarray):
@@ -402,8 +428,9 @@ class Records:
         if not bad.any():
             return self
         X = X.copy()
-        if _is_frame(X):
-            X.loc[X.index[bad], objects] = None
+        if _is_frame(X):  # by position: index labels may repeat
+            cols = [i for i, c in enumerate(X.columns) if c in set(objects)]
+            X.iloc[np.flatnonzero(bad), cols] = None
         else:
             X[bad] = None
         return Records(X=X, y=self.y, ok=self.ok & ~bad)

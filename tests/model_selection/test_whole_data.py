@@ -419,7 +419,7 @@ def test_part_types_come_from_the_parts_values():
     assert str(wd._part_view(frame.iloc[[0, 2]])["f"].dtype) == "float64"
     assert str(wd._part_view(frame.iloc[[0, 3]])["f"].dtype) == "float64"  # NaN
     assert str(wd._part_view(frame.iloc[[0, 2]])["i"].dtype) == "Int64"
-    assert str(wd._part_view(frame)["b"].dtype) == "bool"
+    assert str(wd._part_view(frame)["b"].dtype) == "int64"  # bools as numbers
     assert wd._part_target(np.array([0, 1, 1], dtype=object)).dtype == np.int64
     assert wd._part_target(np.array([0.0, 1.0])).dtype == np.int64
     assert wd._part_target(np.array([0.5, 1.0])).dtype == np.float64
@@ -627,3 +627,27 @@ def test_part_reads_stringified_or_complex_numpy_arrays_back():
     cplx = np.array([[0.5, 1.0], [2.0, 3.0 + 1j]])
     assert wd._part_view(cplx[:1]).dtype == np.float64
     assert wd._part_view(cplx[1:]).dtype.kind == "c"
+
+
+def test_part_bools_categories_and_index_are_typed_alike_whatever_the_odd_row():
+    """Ninth review (2026-11-25): a part's bools, a categorical's categories
+    and the index labels took their type from a row outside the part."""
+    pd = pytest.importorskip("pandas")
+    seen = []
+    for odd in (2.5, 3, "x", True):
+        cats = pd.DataFrame({"c": pd.Categorical([1, 2, odd])}, index=[1, 2, odd])
+        part = wd._part_view(cats.iloc[:2])
+        bools = wd._part_target(np.array([True, False, odd])[:2])
+        rows = wd._part_view(np.array([[True, False], [True, odd]])[:1])
+        seen.append(
+            (
+                str(part["c"].cat.categories.dtype),
+                part["c"].tolist(),
+                str(part.index.dtype),
+                bools.tolist(),
+                str(bools.dtype),
+                rows.tolist(),
+                str(rows.dtype),
+            )
+        )
+    assert len(set(map(str, seen))) == 1, seen

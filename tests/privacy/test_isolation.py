@@ -664,3 +664,22 @@ def test_a_record_no_pickler_can_send_fails_alone():
     frame = pd.DataFrame({"c": ["a", lambda: 0, "c"], "v": [1.0, 2.0, 3.0]})
     rec = Records(X=frame, y=None, ok=np.ones(3, dtype=bool)).picklable()
     assert rec.ok.tolist() == [True, False, True] and rec.X["v"].tolist() == [1, 2, 3]
+
+
+def test_object_schema_and_repeated_index_labels_read_each_record_alone():
+    """Ninth review (2026-11-25): with an object training set a string array
+    was passed as given (the stray string retyped every record), and
+    picklable() wiped every row sharing a failing record's index label."""
+    import threading
+
+    from sklearn_dpbo.privacy._records import Records
+
+    X_obj = np.array([[1, "a"], [2, "b"]], dtype=object)
+    schema = RecordSchema.from_training(X_obj, [0, 1], classes=True)
+    typed = schema.map(np.array([[1, 4], [3, "x"]]), [0, 1]).X[0].tolist()
+    plain = schema.map(np.array([[1, 4], [3, 5]]), [0, 1]).X[0].tolist()
+    assert typed == plain == [1, 4] and type(typed[0]) is type(plain[0])
+    frame = pd.DataFrame({"s": ["a", threading.Lock(), "b"]}, index=[0, 0, 1])
+    rec = Records(X=frame, y=None, ok=np.ones(3, dtype=bool)).picklable()
+    assert rec.ok.tolist() == [True, False, True]
+    assert rec.X["s"].tolist() == ["a", None, "b"]
