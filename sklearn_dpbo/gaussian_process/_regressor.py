@@ -22,7 +22,7 @@ from .._compat import Interval, StrOptions
 from ..bo._gp_posterior import ExactPosterior, InducingPosterior, robust_cholesky
 from ..privacy._accountant import BudgetAccountant
 from ..privacy._accounting import PrivacyReport, Release
-from ..privacy._numbers import number
+from ..privacy._numbers import number_or_nan
 from ..privacy._silence import quiet
 from ..privacy._validation import (
     DELTA_CONSTRAINTS,
@@ -76,10 +76,8 @@ def _output_value(v) -> float:
             v = v[0]
         if isinstance(v, (np.ndarray, list, tuple)):
             return math.nan
-        try:
-            return number(v)  # strings ("True", "(0.5+0j)"), complex, bools
-        except OverflowError:
-            return math.inf if v > 0 else -math.inf
+        # Strings ("True", "(0.5+0j)"), complex, bools; too large: ±inf.
+        return number_or_nan(v, inf_on_overflow=True)
     except BaseException as exc:  # noqa: BLE001 - a record that does not convert
         if isinstance(exc, KeyboardInterrupt):  # the user's, not the record's
             raise

@@ -37,7 +37,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..privacy._numbers import number
+from ..privacy._numbers import number_or_nan
 from ..privacy._samplers import laplace_on_grid, sample_bernoulli, sample_bernoulli_exp
 from ..privacy._silence import quiet
 from ..privacy._validation import PrivacyLeakWarning, check_epsilon, check_privacy_rng
@@ -149,39 +149,16 @@ def _clip(value, low: float, high: float) -> float:
     value).
     """
     if type(value) in _PLAIN:  # a plain number: nothing to print or warn
-        value = float(value) if not isinstance(value, int) else _int_value(value)
-        if math.isnan(value):
-            return low
-        return min(max(value, low), high)
-    with quiet():
-        try:
-            value = number(value)
-        except OverflowError:
-            value = math.inf if _positive(value) else -math.inf
-        except KeyboardInterrupt:  # the user's interruption
-            raise
-        except BaseException:  # noqa: BLE001 - no number: the worst value
-            value = math.nan
+        value = number_or_nan(value, inf_on_overflow=True)
+    else:
+        with quiet():
+            value = number_or_nan(value, inf_on_overflow=True)
     if math.isnan(value):
         return low
     return min(max(value, low), high)
 
 
 _PLAIN = (float, int, np.float64)
-
-
-def _int_value(value: int) -> float:
-    try:
-        return float(value)
-    except OverflowError:  # beyond float: clipped like ±inf
-        return math.inf if value > 0 else -math.inf
-
-
-def _positive(value) -> bool:
-    try:
-        return bool(value > 0)
-    except BaseException:  # noqa: BLE001
-        return False
 
 
 class _Randomizer:

@@ -11,14 +11,13 @@ a float64 label can be compared with exactly (:func:`check_label_classes`).
 
 from __future__ import annotations
 
-import math
 import numbers
 import sys
 from typing import Any
 
 import numpy as np
 
-from ..privacy._numbers import number
+from ..privacy._numbers import number_or_nan
 
 __all__ = ["check_containers", "check_label_classes", "float_entries"]
 
@@ -127,17 +126,6 @@ def check_containers(X, y) -> None:
             )
 
 
-def _entry(v) -> float:
-    """The entry as a number (:func:`~..privacy._numbers.number`), or NaN when
-    it is none (never raises)."""
-    try:
-        return number(v)
-    except KeyboardInterrupt:  # the user's interruption, not a record's value
-        raise
-    except BaseException:  # None, pd.NA, "x", 10**400, a raising __float__
-        return math.nan
-
-
 def _array_entries(A) -> np.ndarray:
     A = np.asarray(A)
     if A.dtype.kind in "biuf":
@@ -147,7 +135,7 @@ def _array_entries(A) -> np.ndarray:
         with np.errstate(all="ignore"):
             return np.asarray(A, dtype=np.float64)
     flat = np.asarray(A, dtype=object).reshape(-1)
-    out = np.fromiter(map(_entry, flat), dtype=np.float64, count=flat.size)
+    out = np.fromiter(map(number_or_nan, flat), dtype=np.float64, count=flat.size)
     return out.reshape(A.shape)
 
 

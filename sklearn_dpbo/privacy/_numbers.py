@@ -14,11 +14,12 @@ difference below float32 precision).
 
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
 
-__all__ = ["label_key", "number"]
+__all__ = ["label_key", "number", "number_or_nan"]
 
 _BOOLS = {"True": 1.0, "False": 0.0}
 
@@ -50,6 +51,32 @@ def number(v) -> float:
     if isinstance(v, numbers.Number) or hasattr(v, "__float__"):
         return float(v)
     raise TypeError("not a number")
+
+
+def number_or_nan(v, *, inf_on_overflow: bool = False) -> float:
+    """:func:`number`, or NaN when ``v`` is no number; never raises.
+
+    Whatever the entry's conversion raises (its own ``__float__``,
+    ``__hash__``...) makes it NaN, its own failure; only a
+    ``KeyboardInterrupt`` propagates, taken as the user's interruption. An
+    integer too large for a float is NaN, or ±inf with ``inf_on_overflow``
+    (its sign read from ``v > 0``; NaN if that comparison fails).
+    """
+    try:
+        return number(v)
+    except KeyboardInterrupt:
+        raise
+    except OverflowError:
+        if not inf_on_overflow:
+            return math.nan
+        try:
+            return math.inf if v > 0 else -math.inf
+        except KeyboardInterrupt:
+            raise
+        except BaseException:  # noqa: BLE001 - this entry's own failure
+            return math.nan
+    except BaseException:  # noqa: BLE001 - this entry's own failure
+        return math.nan
 
 
 def label_key(v):

@@ -46,7 +46,7 @@ from typing import Any, Optional
 import numpy as np
 
 from .._compat import _num_samples, _safe_indexing
-from ._numbers import label_key, number
+from ._numbers import label_key, number, number_or_nan
 
 __all__ = ["RecordSchema", "Records"]
 
@@ -85,11 +85,6 @@ def _lookup(classes: np.ndarray) -> dict:
         except TypeError:  # unhashable class: never matched
             pass
     return table
-
-
-def _real(v) -> float:
-    """One entry as a number, from itself alone (:func:`~._numbers.number`)."""
-    return number(v)
 
 
 def _failed(exc: BaseException) -> None:
@@ -235,7 +230,7 @@ class RecordSchema:
                         raise ValueError
                     out[i] = row
                 else:
-                    out[i] = _real(v)
+                    out[i] = number(v)
             except BaseException as exc:  # noqa: BLE001 - this record only
                 _failed(exc)
                 ok[i] = False
@@ -284,7 +279,7 @@ class RecordSchema:
 
 
 def _row(row, dtype) -> np.ndarray:
-    """One record's row as numbers, entry by entry (:func:`_real` each; an
+    """One record's row as numbers, entry by entry (:func:`~._numbers.number` each; an
     integer training dtype reads a string spelling an integer exactly)."""
     a = np.asarray(row)
     if a.dtype.kind in "biuf":
@@ -299,7 +294,7 @@ def _entry(v, integer: bool):
         key = label_key(v)
         if isinstance(key, int) and not isinstance(key, bool):
             return key  # exact, above 2**53 too
-    return _real(v)
+    return number(v)
 
 
 def _parts(v, n: int):
@@ -332,7 +327,7 @@ def _cast_frame(X, columns: list, dtypes: list):
             values = [_category(v, table, cats) for v in col.tolist()]
             data[name] = pd.Series(values, index=X.index, dtype=object).astype(dtype)
         elif dtype.kind in "biuf":
-            values = [_number_or_nan(v) for v in col.tolist()]
+            values = [number_or_nan(v) for v in col.tolist()]
             data[name] = pd.Series(values, index=X.index, dtype=float)
         else:  # objects: each value canonical (1 and 1.0 and "1" alike)
             values = [_canonical(v) for v in col.tolist()]
@@ -363,15 +358,6 @@ def _category(v, table: dict, cats: np.ndarray):
     except BaseException as exc:  # noqa: BLE001 - a raising __hash__/__eq__
         _failed(exc)
         return None
-
-
-def _number_or_nan(v) -> float:
-    """One cell as a float (a string spelling a number too), else NaN."""
-    try:
-        return _real(v)
-    except BaseException as exc:  # noqa: BLE001 - this record's cell only
-        _failed(exc)
-        return float("nan")
 
 
 def _picklable(value) -> bool:

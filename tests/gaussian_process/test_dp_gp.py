@@ -643,34 +643,32 @@ def test_non_finite_or_non_numeric_output_is_its_public_image(
     assert getattr(a, "selected_index_", None) == getattr(b, "selected_index_", None)
 
 
-def test_an_overflowing_output_under_the_users_seterr_raise_is_clipped():
-    """V has a finite output at J, V' a long double beyond float64's range;
+def _longdouble_beyond_float64(y):
+    """A long double output beyond float64's range (+inf where long double
+    is float64)."""
+    huge = np.longdouble("1e4000") if np.finfo(np.longdouble).max > 1e308 else np.inf
+    return y.astype(np.longdouble), huge
+
+
+def _subnormal(y):
+    return y, 1e-308
+
+
+@pytest.mark.parametrize("odd", [_longdouble_beyond_float64, _subnormal])
+def test_an_extreme_output_under_the_users_seterr_raise_releases(odd):
+    """V has a finite output at J, V' a long double beyond float64's range
+    (the cast ran without errstate and raised on V' only before session 12's
+    review) or 1e-308, whose scaling underflows (it ran outside the silent
+    section and raised on V' only before the seventh review of 2026-11-25):
     with the user's ``np.seterr(all="raise")`` both fits release and charge
-    the same (the cast ran without errstate and raised on V' only before
-    session 12's review)."""
+    the same."""
     X, y = _data()
-    ya = y.astype(np.longdouble)
+    ya, value = odd(y)
     yb = ya.copy()
-    yb[7] = np.longdouble("1e4000") if np.finfo(np.longdouble).max > 1e308 else np.inf
+    yb[7] = value
     spent = []
     with np.errstate(all="raise"):
         for y_private in (ya, yb):
-            acc = BudgetAccountant(epsilon=5.0, delta=0.1)
-            _est(accountant=acc).fit(X, y_private)
-            spent.append(acc.spent)
-    assert spent[0] == spent[1] == pytest.approx((1.0, 1e-3))
-
-
-def test_a_subnormal_output_under_the_users_seterr_raise_releases():
-    """Seventh review (2026-11-25): V' has one output of 1e-308, whose
-    scaling underflows; with the user's ``np.seterr(all="raise")`` fit raised
-    on V' only (the scaling ran outside the silent section)."""
-    X, y = _data()
-    yb = y.copy()
-    yb[7] = 1e-308
-    spent = []
-    with np.errstate(all="raise"):
-        for y_private in (y, yb):
             acc = BudgetAccountant(epsilon=5.0, delta=0.1)
             _est(accountant=acc).fit(X, y_private)
             spent.append(acc.spent)

@@ -488,6 +488,22 @@ def test_part_categories_index_and_2d_targets_come_from_the_part():
     assert wd._part_target(np.array(["a", "2"])).dtype.kind == "U"
 
 
+def _whole_fit(estimator, X, y, n_jobs=1):
+    """A whole-data search over SPACE in 4 parts, seeded, refit=False."""
+    search = DPBayesSearchCV(
+        estimator,
+        SPACE,
+        method=WholeData(n_parts=4),
+        refit=False,
+        random_state=0,
+        noise_random_state=0,
+        n_jobs=n_jobs,
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return search.fit(X, y)
+
+
 def test_unpicklable_row_fails_its_own_part_only(data):
     """A row holding an object no pickler can serialise (a lock): with a
     process backend the part's job could not be dispatched and the whole fit
@@ -506,20 +522,9 @@ def test_unpicklable_row_fails_its_own_part_only(data):
     others = [i for i in range(len(parts)) if i != j]
     np.testing.assert_array_equal(s[others], s2[others])
     np.testing.assert_array_equal(s2[j], 0.0)
-    fitted = []
-    for X_ in (rows, odd):
-        search = DPBayesSearchCV(
-            LogisticRegression(),
-            SPACE,
-            method=WholeData(n_parts=4),
-            refit=False,
-            random_state=0,
-            noise_random_state=0,
-            n_jobs=2,
-        )
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            fitted.append(search.fit(X_, y[:240]))
+    fitted = [
+        _whole_fit(LogisticRegression(), X_, y[:240], n_jobs=2) for X_ in (rows, odd)
+    ]
     assert sorted(vars(fitted[0])) == sorted(vars(fitted[1]))
 
 
@@ -560,16 +565,8 @@ def test_side_effects_of_private_fits_do_not_show(data, capfd, caplog):
     seen = []
     for X_ in (rows, odd):
         np.random.seed(0)  # noqa: NPY002
-        with caplog.at_level(logging.DEBUG), warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            DPBayesSearchCV(
-                _SideEffects(),
-                SPACE,
-                method=WholeData(n_parts=4),
-                refit=False,
-                random_state=0,
-                noise_random_state=0,
-            ).fit(X_, y[:240])
+        with caplog.at_level(logging.DEBUG):
+            _whole_fit(_SideEffects(), X_, y[:240])
         del X_
         seen.append(
             (
