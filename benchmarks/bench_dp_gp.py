@@ -50,7 +50,7 @@ Timings are noisy on a shared machine.
 Usage (from the repository root)::
 
     python benchmarks/bench_dp_gp.py           # 10 seeds, !Kung + synthetic
-    python benchmarks/bench_dp_gp.py --quick   # synthetic only, 2 seeds, no network
+    python benchmarks/bench_dp_gp.py --quick   # synthetic (n = 150), 2 seeds, offline
 
 Writes ``benchmarks/results/bench_dp_gp.json`` and ``bench_dp_gp.png``
 (``_quick`` with ``--quick``). The noise comes from the OS CSPRNG.
@@ -544,7 +544,7 @@ def main():
     }
     warnings.simplefilter("ignore", UserWarning)
     with threadpool_limits(limits=1):
-        data = {"synthetic": synthetic()}
+        data = {"synthetic": synthetic(150 if quick else 300)}
         if not quick:
             kung = load_kung()
             if kung is not None:

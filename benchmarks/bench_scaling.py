@@ -927,7 +927,7 @@ def main(argv=None):
     if "large" in sections:
         print("2. Larger task")
         large = compare_searchers(
-            large_task(2_000 if q else 50_000),
+            large_task(1_000 if q else 50_000),
             n_iter=4 if q else 20,
             repeats=repeats_large,
             cold_run=False,

@@ -8,7 +8,8 @@ regression) of the hyper-parameters each method picks, refit on the whole
 training part:
 
 - ``whole-data eps=E``: ``DPBayesSearchCV(...).fit(X, y)`` (the
-  GridSearchCV call; every row private), ε ∈ {0.25, 0.5, 1, 2};
+  GridSearchCV call; every row private), ε ∈ {0.25, 0.5, 1, 2}
+  (``--quick``: ε = 1 only);
 - ``RandomizedSearchCV``: not private, 5-fold CV over the same ``n_iter``
   public random candidates the whole-data mode evaluates (run as
   ``GridSearchCV`` over that list, so the comparison is of the selection);
@@ -63,6 +64,7 @@ from sklearn_dpbo import DPBayesSearchCV  # noqa: E402
 from sklearn_dpbo.model_selection import WholeData  # noqa: E402
 
 EPSILONS = (0.25, 0.5, 1.0, 2.0)
+QUICK_EPSILONS = (1.0,)  # --quick: the smoke run
 N_ITER = 20
 
 
@@ -156,9 +158,10 @@ def run_seed(name, task, seed, quick, variants, timing):
         )
 
     dp_scoring = _dp_scoring(scoring)
+    epsilons = QUICK_EPSILONS if quick else EPSILONS
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for eps in EPSILONS:
+        for eps in epsilons:
             s = DPBayesSearchCV(
                 est,
                 space,
@@ -234,7 +237,7 @@ def run_seed(name, task, seed, quick, variants, timing):
             random_state=seed,
             stratify=(y_tr if scoring == "accuracy" else None),
         )
-        for eps in EPSILONS:
+        for eps in epsilons:
             v = DPBayesSearchCV(
                 est,
                 space,
@@ -450,7 +453,7 @@ def main():
             "sklearn": sklearn.__version__,
             "seeds": n_seeds,
             "n_iter": N_ITER,
-            "epsilons": EPSILONS,
+            "epsilons": QUICK_EPSILONS if args.quick else EPSILONS,
             "seconds": time.perf_counter() - started,
             "load_average": os.getloadavg()[0] if hasattr(os, "getloadavg") else None,
         },
