@@ -281,3 +281,69 @@ def test_rows_reach_diffprivlib_bounded_finite_and_labels_public(monkeypatch):
     assert Xl.shape == (42, 2) and (Xl[-2:] == 0).all()
     assert list(yl[-2:]) == [0, 1] and set(yl) == {0, 1}
     assert list(yl[:4]) == [1, 0, 1, 0]
+
+
+# Adversarial review of 2026-11-25: what showed the private number of runs K
+# (or values of the private objective) outside the releases.
+
+
+@pytest.mark.parametrize("setting", ["own n_jobs", "parallel_config", "verbose"])
+def test_runs_leave_no_output_whatever_n_jobs_or_verbose(setting, capfd):
+    """diffprivlib's n_jobs (its own, or a joblib parallel_config around fit)
+    fitted in worker processes whose warnings reached the terminal once per
+    run; verbose printed the solver's trace (from Fortran on SciPy < 1.15).
+    The mode fits with n_jobs=1 and verbose=0 and puts the user's values
+    back on the released model."""
+    import warnings
+
+    from joblib import parallel_config
+
+    X_tr, _, y_tr, _ = _cancer()
+    kw = {"n_jobs": 2} if setting == "own n_jobs" else {}
+    kw |= {"verbose": 2} if setting == "verbose" else {}
+    search = _search(_logreg(max_iter=2, **kw), n_iter=4)  # runs warn: no convergence
+    capfd.readouterr()
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")  # what PYTHONWARNINGS=always does
+        if setting == "parallel_config":
+            with parallel_config(n_jobs=2):
+                search.fit(X_tr, y_tr)
+        else:
+            search.fit(X_tr, y_tr)
+    out, err = capfd.readouterr()
+    assert (out, err) == ("", "")
+    model = search.best_estimator_
+    assert (model.n_jobs, model.verbose) == (kw.get("n_jobs"), kw.get("verbose", 0))
+
+
+def test_the_number_of_runs_does_not_show_in_the_warnings_filter_version(
+    monkeypatch,
+):
+    """scikit-learn's validation enters catch_warnings in every diffprivlib
+    fit: without the mode's padding the filter version grew by 21 a run."""
+    import sklearn_dpbo.model_selection._stopping as st
+    from sklearn_dpbo.privacy._silence import filters_version, quiet
+
+    def probe():
+        with quiet():
+            return filters_version()
+
+    X_tr, _, y_tr, _ = _cancer()
+    increase = {}
+    for k in (1, 3, 8):
+        monkeypatch.setattr(st, "sample_runs", lambda *a, k=k: k)
+        before = probe()
+        _search(_logreg(), n_iter=4).fit(X_tr, y_tr)
+        increase[k] = probe() - before
+    assert increase[1] == increase[3] == increase[8], increase
+
+
+def test_a_bad_candidate_is_refused_before_any_budget_is_spent():
+    """C = −1 in the grid failed inside the sealed run, or not, depending on
+    whether random stopping drew it."""
+    acct = BudgetAccountant(epsilon=5.0, delta=1e-4)
+    with pytest.raises(ValueError, match=r"candidate \{'C': -1"):
+        _search(_logreg(), {"C": [1.0, 2.0, -1.0]}, accountant=acct, n_iter=3).fit(
+            _NoRead(), np.zeros(100)
+        )
+    assert acct.spent == (0.0, 0.0)

@@ -40,7 +40,14 @@ Twister), no privacy parameter searched, non-finite values of a row
 replaced by 0 before the fit (per row), and each fit gets a fresh
 ``BudgetAccountant``: the process-wide default is neither read for a
 budget nor charged, and the released model's accountant records that one
-fit's ε (public), not the number of runs.
+fit's ε (public), not the number of runs. Every candidate's parameters pass
+the model's declared constraints (``_validate_params``) before any row is
+read. LogisticRegression fits with ``n_jobs=1`` and ``verbose=0`` whatever
+is set (the user's values are put back on the fitted model): otherwise
+diffprivlib fits in worker processes whose warnings reach the terminal once
+per run (revealing the private number of runs), and ``verbose`` prints the
+solver's trace of the private objective (from Fortran on SciPy < 1.15,
+past any redirect). Found by an adversarial review on 2026-11-25.
 """
 
 from __future__ import annotations
@@ -270,7 +277,16 @@ def _fit_diffprivlib(est: Any, X, y) -> Any:
         labels = (y[:, 0] == 1).astype(int)
         X = np.vstack([X, np.zeros((2, X.shape[1]))])
         labels = np.concatenate([labels, [0, 1]])
+        # In this process and silent: with n_jobs (its own, or a joblib
+        # parallel_config around fit) diffprivlib fits in worker processes,
+        # whose warnings reach the terminal once per run; with verbose the
+        # L-BFGS-B trace of the private objective is printed (by Fortran
+        # code on SciPy < 1.15, past any redirect). The user's values are
+        # put back on the fitted model.
+        user = {"n_jobs": est.n_jobs, "verbose": est.verbose}
+        est.set_params(n_jobs=1, verbose=0)
         est.fit(X, labels)
+        est.set_params(**user)
         vars(est).pop("n_iter_", None)  # data- and noise-dependent, not released
         return est
     lower, upper = _bound_pair(est.bounds_X, "bounds_X")

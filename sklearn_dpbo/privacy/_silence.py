@@ -18,10 +18,11 @@ import warnings
 from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from itertools import compress, repeat
 from operator import contains
+from typing import Optional
 
 import numpy as np
 
-__all__ = ["quiet"]
+__all__ = ["FilterVersionPad", "filters_version", "quiet"]
 
 
 _QUIET_LOCK = threading.RLock()
@@ -79,7 +80,8 @@ def quiet(private: bool = True, *, registries: bool = True):
 
     Not covered (documented in the threat model): the interpreter's
     warnings-filter version, a counter every ``catch_warnings`` bumps and
-    no code can set back; modules imported for the first time inside a
+    no code can set back (a loop of private length pads it with
+    :class:`FilterVersionPad`); modules imported for the first time inside a
     section (they stay in ``sys.modules``); ``__del__`` of private objects
     caught in reference cycles, which the garbage collector runs later.
     """
@@ -213,3 +215,99 @@ class _Registries:
                 registry.clear()
                 registry.update(copy)
                 namespace[_REGISTRY] = registry
+
+
+# ---------------------------------------------------------------------------
+# The interpreter's warnings-filter version
+# ---------------------------------------------------------------------------
+class _Probe(Warning):
+    """The category of :func:`filters_version`'s probe (never shown)."""
+
+
+def filters_version() -> Optional[int]:
+    """The interpreter's warnings-filter version, or None if unreadable.
+
+    Every ``catch_warnings`` entry and exit and every ``simplefilter`` bumps
+    this counter; no code can set it back. ``warn_explicit`` stamps it into
+    the registry it is given *before* it reads the filters, so a probe
+    warning with a fresh registry reads it under any filter (an "error"
+    filter's exception is caught). Call it inside a :func:`quiet` section
+    (there the probe is recorded and dropped, and the registry is ours).
+    """
+    registry: dict = {}
+    try:
+        warnings.warn_explicit(
+            "sklearn_dpbo filter-version probe",
+            _Probe,
+            "<sklearn_dpbo probe>",
+            0,
+            module="sklearn_dpbo._probe",
+            registry=registry,
+        )
+    except _Probe:
+        pass
+    version = registry.get("version")
+    return version if type(version) is int else None
+
+
+def _bump_filters_version(count: int) -> None:
+    mutated = getattr(warnings, "_filters_mutated", None)
+    if mutated is not None:  # CPython 3.9-3.13: one bump a call
+        for _ in range(count):
+            mutated()
+        return
+    # Elsewhere: catch_warnings bumps on entry and exit (2 a context; an odd
+    # count then ends one above its target: the parity of the total shows).
+    for _ in range((count + 1) // 2):
+        with warnings.catch_warnings():
+            pass
+
+
+class FilterVersionPad:
+    """Hide how many times a private loop ran from the filter version.
+
+    A loop of private length (random stopping's K runs) whose body enters
+    ``catch_warnings`` (scikit-learn's ``check_array`` does, six times a
+    fit in diffprivlib's learners) would leave the warnings-filter version
+    (:func:`filters_version`) larger by about K times the body's count,
+    readable by a probe after ``fit`` (found by an adversarial review on
+    2026-11-25: K exactly, with diffprivlib). Use::
+
+        pad = FilterVersionPad()          # before the loop
+        for ...: body(); pad.step()       # after each pass
+        pad.finish(max_passes)            # public bound on the passes
+
+    ``finish`` bumps the counter to ``start + max_passes · B``, where B is
+    the largest increase of one pass rounded up to a power of two (at least
+    16; 0 when no pass changed the counter, as with the learners of
+    :mod:`sklearn_dpbo.dp_learners`): the total is then a function of the
+    public bound and of B's power-of-two bucket, not of the number of
+    passes. Residual: the bucket of the largest per-pass count shows (the
+    same for every pass of a learner whose validation does not depend on
+    the data). Call inside a :func:`quiet` section.
+    """
+
+    def __init__(self):
+        self.start = self.last = filters_version()
+        self.most = 0
+
+    def step(self) -> None:
+        """After one pass of the loop: note its increase."""
+        if self.last is None:
+            return
+        now = filters_version()
+        if now is None:
+            self.last = None
+            return
+        self.most = max(self.most, now - self.last)
+        self.last = now
+
+    def finish(self, max_passes: int) -> None:
+        """Bump the counter to its public total for ``max_passes`` passes."""
+        if self.start is None or self.last is None or self.most <= 0:
+            return
+        per_pass = max(16, 1 << (int(self.most) - 1).bit_length())
+        now = filters_version()
+        if now is None:
+            return
+        _bump_filters_version(self.start + int(max_passes) * per_pass - now)

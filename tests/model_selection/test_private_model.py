@@ -360,3 +360,48 @@ def test_bad_candidate_is_refused_before_any_budget_is_spent(grid, strategy):
     assert acct.spent == (0.0, 0.0)
     with pytest.raises(ValueError, match="the estimator is not a valid"):
         _search(estimator=DPLogisticRegression(C=-1.0)).fit(X, y)
+
+
+def test_the_number_of_runs_does_not_show_in_the_warnings_filter_version(
+    monkeypatch,
+):
+    """Random stopping's K is private. A learner whose fit enters
+    ``catch_warnings`` (diffprivlib's do, through scikit-learn's
+    ``check_array``) bumps the interpreter's warnings-filter version every
+    run, and a probe after ``fit`` reads it: the mode pads the counter to a
+    total fixed by the public cap (adversarial review, 2026-11-25)."""
+    import warnings
+
+    from sklearn_dpbo.privacy._silence import filters_version, quiet
+
+    real = pm._fit_and_score
+
+    def validating_fit(*args):
+        for _ in range(7):  # what check_array and type_of_target do
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+        return real(*args)
+
+    monkeypatch.setattr(pm, "_fit_and_score", validating_fit)
+
+    def probe():
+        with quiet():  # a constant number of bumps of its own
+            return filters_version()
+
+    increase = {}
+    for k in (1, 2, 9):
+        monkeypatch.setattr(st, "sample_runs", lambda *a, k=k: k)
+        before = probe()
+        search = _search().fit(*_data())
+        increase[k] = probe() - before
+        assert search.best_index_ in range(3)
+    assert increase[1] == increase[2] == increase[9], increase
+    # Without such a learner the counter does not move with K at all.
+    monkeypatch.setattr(pm, "_fit_and_score", real)
+    plain = {}
+    for k in (1, 9):
+        monkeypatch.setattr(st, "sample_runs", lambda *a, k=k: k)
+        before = probe()
+        _search().fit(*_data())
+        plain[k] = probe() - before
+    assert plain[1] == plain[9] < increase[1]
