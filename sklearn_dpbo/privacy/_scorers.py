@@ -47,7 +47,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from .._compat import _num_samples, _safe_indexing
-from ._silence import quiet
+from ._silence import FilterVersionPad, quiet
 
 __all__ = [
     "BATCH_ROWS",
@@ -115,6 +115,17 @@ class _Copies:
         if self.blob is not None:
             return pickle.loads(self.blob)
         return copy.deepcopy(self.estimator)
+
+
+class _NoPad:
+    """A :class:`~._silence.FilterVersionPad` that notes nothing (callers
+    outside :meth:`DPScorer.private_values`)."""
+
+    def step(self) -> None:
+        pass
+
+
+_NO_PAD = _NoPad()
 
 
 def check_copyable(estimator: Any) -> None:
@@ -374,17 +385,26 @@ class DPScorer:
 
         A record whose scoring raises or gives a non-finite value gets
         ``low``. Runs under :func:`quiet`: no warning and no exception
-        leaves it.
+        leaves it, and the warnings-filter version is padded to a total set
+        by m (:class:`~._silence.FilterVersionPad`; units: each batch
+        attempt and each record scored alone), so whether a batch was
+        scored again record by record, or which records failed, does not
+        show there.
         """
         from ._rowwise import is_rowwise
 
         m = len(records)
         out = np.full(m, -np.inf)
         with quiet():
-            if is_rowwise(estimator):
-                self._fill_batches(estimator, records, out)
-            else:
-                self._fill_alone(estimator, records, out)
+            pad = FilterVersionPad()
+            try:
+                if is_rowwise(estimator):
+                    self._fill_batches(estimator, records, out, pad)
+                else:
+                    self._fill_alone(estimator, records, out, pad)
+            finally:
+                pad.step()
+                pad.finish(-(-m // BATCH_ROWS) + m)  # public: m only
         out[~records.ok] = -np.inf
         return self._clip(out)
 
@@ -392,7 +412,8 @@ class DPScorer:
         y = None if records.y is None else records.y[i : i + 1]
         return float(self._raw(estimator, _take(records.X, [i]), y)[0])
 
-    def _fill_batches(self, estimator, records, out: np.ndarray) -> None:
+    def _fill_batches(self, estimator, records, out: np.ndarray, pad=None) -> None:
+        pad = pad or _NO_PAD
         m = len(records)
         for start in range(0, m, BATCH_ROWS):
             idx = np.arange(start, min(start + BATCH_ROWS, m))
@@ -402,22 +423,26 @@ class DPScorer:
             try:
                 out[idx] = self._raw(estimator, X, y)
             except Exception:
+                pad.step()
                 for i in idx.tolist():
                     if records.ok[i]:
                         try:
                             out[i] = self._one(estimator, records, i)
                         except Exception:
                             out[i] = -np.inf
+                        pad.step()
+            pad.step()
 
-    def _fill_alone(self, estimator, records, out: np.ndarray) -> None:
+    def _fill_alone(self, estimator, records, out: np.ndarray, pad=None) -> None:
+        pad = pad or _NO_PAD
         copies = _Copies(estimator)
         for i in range(len(records)):
-            if not records.ok[i]:
-                continue
-            try:
-                out[i] = self._one(copies.fresh(), records, i)
-            except Exception:
-                out[i] = -np.inf
+            if records.ok[i]:
+                try:
+                    out[i] = self._one(copies.fresh(), records, i)
+                except Exception:
+                    out[i] = -np.inf
+            pad.step()
 
     def _fill(self, estimator, X, y, idx: np.ndarray, out: np.ndarray) -> None:
         # Iterative bisection (no recursion limit for large m).

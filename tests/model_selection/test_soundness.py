@@ -539,3 +539,68 @@ def test_public_failure_before_the_read_propagates_unchanged():
         DPBayesSearchCV(
             FailsToFit(), {"C": [0.1, 1.0]}, method=PrivateSelection(shortlist="grid")
         ).fit(X, y, X_val=Untouchable(), y_val=np.zeros(M, dtype=int))
+
+
+class _OnSentinel(TransformerMixin, BaseEstimator):
+    """Passes rows through; a row holding the sentinel 1e9 (one V′ record)
+    either makes it raise or makes it enter ``catch_warnings`` (as
+    scikit-learn's validation does on some paths)."""
+
+    def __init__(self, action="raise"):
+        self.action = action
+
+    def fit(self, X, y=None):
+        return self
+
+    def transform(self, X):
+        X = np.asarray(X, dtype=float)
+        if np.any(X == 1e9):
+            if self.action == "raise":
+                raise ValueError("sentinel")
+            with warnings.catch_warnings():
+                warnings.simplefilter("error", DeprecationWarning)
+        return X
+
+
+@pytest.mark.filterwarnings("ignore::sklearn_dpbo.UselessReleaseWarning")
+@pytest.mark.parametrize("method", ["private-selection", "gp-ucb", "federated-ldp"])
+@pytest.mark.parametrize("change", ["nan", "inf", "raise", "nested filter"])
+def test_one_record_leaves_the_warnings_filter_version_as_it_finds_it(method, change):
+    """The interpreter's warnings-filter version, read by a probe after
+    ``fit``: a non-finite record made the user's estimator raise on its
+    batch, which was then scored record by record (thousands of bumps), and a
+    record that fails or enters ``catch_warnings`` moved it by a few
+    (adversarial review, 2026-11-25). The scoring pads it to a total set by
+    m: V and V′ give the same increase."""
+    from sklearn_dpbo.privacy._silence import filters_version, quiet
+
+    X_tr, y_tr, X_va, y_va = _data()
+    X_tr, X_va = X_tr[:, :2].astype(float), X_va[:, :2].astype(float)
+    X_bad = X_va.copy()
+    X_bad[0, 0] = {"nan": np.nan, "inf": np.inf}.get(change, 1e9)
+    if change in ("nan", "inf"):  # row-wise: scored in batches, then alone
+        pipe = make_pipeline(StandardScaler(), LogisticRegression(max_iter=500))
+    else:  # a user step: every record scored alone
+        action = "catch" if change == "nested filter" else "raise"
+        pipe = make_pipeline(_OnSentinel(action), LogisticRegression(max_iter=500))
+    kw = {"val_groups": np.arange(len(y_va)) % 3} if method == "federated-ldp" else {}
+
+    def probe():
+        with quiet():  # a constant number of bumps of its own
+            return filters_version()
+
+    increase = []
+    for X_val in (X_va, X_bad):
+        search = DPBayesSearchCV(
+            pipe,
+            {"logisticregression__C": [0.1, 1.0, 10.0]},
+            method=method,
+            n_iter=3,
+            epsilon=1.0,
+            delta=1e-6 if method == "gp-ucb" else 0.0,
+            random_state=0,
+        )
+        before = probe()
+        search.fit(X_tr, y_tr, X_val=X_val, y_val=y_va, **kw)
+        increase.append(probe() - before)
+    assert increase[0] == increase[1]
