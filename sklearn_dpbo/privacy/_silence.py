@@ -233,8 +233,11 @@ def filters_version() -> Optional[int]:
     the registry it is given *before* it reads the filters, so a probe
     warning with a fresh registry reads it under any filter (an "error"
     filter's exception is caught). Call it inside a :func:`quiet` section
-    (there the probe is recorded and dropped, and the registry is ours).
+    (there the probe is recorded and dropped, and the registry is ours);
+    outside one it returns None (the probe would be shown).
     """
+    if not getattr(_IN_QUIET, "depth", 0):
+        return None
     registry: dict = {}
     try:
         warnings.warn_explicit(
@@ -299,8 +302,13 @@ class FilterVersionPad:
     times) shows the new bucket. On interpreters without
     ``warnings._filters_mutated`` (CPython has it from 3.9 to 3.13) the
     counter is bumped through ``catch_warnings`` (best effort; a remainder
-    of 1 is then left). If the probe cannot read the counter, nothing is
-    padded. Call inside a :func:`quiet` section.
+    of 1 is then left). If the probe cannot read the counter, or the
+    counter wrapped around (a C ``long``: 32 bits on Windows), nothing is
+    padded. Threads outside the library that change the warning filters
+    during the work add their own bumps (under the threading backend the
+    public fits do: the total then varies by a few from run to run, not
+    with the data as far as measured). Call inside a :func:`quiet`
+    section.
     """
 
     def __init__(self):
@@ -326,4 +334,7 @@ class FilterVersionPad:
         now = filters_version()
         if now is None:
             return
-        _bump_filters_version(self.start + int(max_units) * per_pass - now)
+        total = int(max_units) * per_pass
+        gap = self.start + total - now
+        if 0 <= gap <= total:  # else the C counter wrapped (a 32-bit long)
+            _bump_filters_version(gap)
