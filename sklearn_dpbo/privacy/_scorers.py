@@ -117,17 +117,6 @@ class _Copies:
         return copy.deepcopy(self.estimator)
 
 
-class _NoPad:
-    """A :class:`~._silence.FilterVersionPad` that notes nothing (callers
-    outside :meth:`DPScorer.private_values`)."""
-
-    def step(self) -> None:
-        pass
-
-
-_NO_PAD = _NoPad()
-
-
 def check_copyable(estimator: Any) -> None:
     """Raise (public, before the validation read) if the fitted model can be
     neither pickled nor deep-copied: records scored alone need fresh copies."""
@@ -412,8 +401,7 @@ class DPScorer:
         y = None if records.y is None else records.y[i : i + 1]
         return float(self._raw(estimator, _take(records.X, [i]), y)[0])
 
-    def _fill_batches(self, estimator, records, out: np.ndarray, pad=None) -> None:
-        pad = pad or _NO_PAD
+    def _fill_batches(self, estimator, records, out: np.ndarray, pad) -> None:
         m = len(records)
         for start in range(0, m, BATCH_ROWS):
             idx = np.arange(start, min(start + BATCH_ROWS, m))
@@ -433,8 +421,7 @@ class DPScorer:
                         pad.step()
             pad.step()
 
-    def _fill_alone(self, estimator, records, out: np.ndarray, pad=None) -> None:
-        pad = pad or _NO_PAD
+    def _fill_alone(self, estimator, records, out: np.ndarray, pad) -> None:
         copies = _Copies(estimator)
         for i in range(len(records)):
             if records.ok[i]:

@@ -35,7 +35,7 @@ from sklearn_dpbo.privacy._mechanisms import permute_and_flip_probabilities
 from sklearn_dpbo.privacy._records import RecordSchema
 from sklearn_dpbo.privacy._rowwise import is_rowwise
 from sklearn_dpbo.privacy._scorers import DPScorer
-from sklearn_dpbo.privacy._silence import quiet
+from sklearn_dpbo.privacy._silence import FilterVersionPad, quiet
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), os.pardir, "audits"))
 from _audit import epsilon_lower_bound  # noqa: E402
@@ -327,7 +327,7 @@ def test_batches_of_a_rowwise_model_equal_records_alone():
     records = schema.map(X_val, y_val)
     alone = np.empty(len(records))
     with quiet():
-        scorer._fill_alone(model, records, alone)
+        scorer._fill_alone(model, records, alone, FilterVersionPad())
     np.testing.assert_allclose(batched, scorer._clip(alone), rtol=0, atol=1e-12)
 
 
