@@ -248,8 +248,6 @@ class RecordSchema:
             # Strings or complex values for a numeric training set, or
             # strings for an object one: a dtype one entry may have given
             # the whole batch; read entry by entry.
-            # Strings or complex values for a numeric training set: a dtype
-            # one entry may have given the whole batch; read entry by entry.
         elif not isinstance(X, (list, tuple, np.ndarray)) and not (
             numeric and _is_frame(X)
         ):
@@ -415,7 +413,8 @@ class Records:
             return self
         X = X.copy()
         if _is_frame(X):  # by position: index labels may repeat
-            cols = [i for i, c in enumerate(X.columns) if c in set(objects)]
+            names = set(objects)
+            cols = [i for i, c in enumerate(X.columns) if c in names]
             X.iloc[np.flatnonzero(bad), cols] = None
         else:
             X[bad] = None
