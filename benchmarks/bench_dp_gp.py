@@ -53,7 +53,7 @@ Usage (from the repository root)::
     python benchmarks/bench_dp_gp.py --quick   # synthetic (n = 150), 2 seeds, offline
 
 Writes ``benchmarks/results/bench_dp_gp.json`` and ``bench_dp_gp.png``
-(``_quick`` with ``--quick``). The noise comes from the OS CSPRNG.
+(to a temporary folder with ``--quick``). The noise comes from the OS CSPRNG.
 """
 
 from __future__ import annotations

@@ -58,7 +58,7 @@ Usage (repository root)::
         # summary, tables and plots again from a run's per-seed values
 
 Writes ``benchmarks/results/bench_ldp.json`` (``bench_ldp_select.json``
-with ``--select``; ``_quick`` suffix with ``--quick``) and PNG plots
+with ``--select``; to a temporary folder with ``--quick``) and PNG plots
 (``bench_ldp_regret.png``, ``bench_ldp_widths.png``, ``bench_ldp_heavy.png``,
 ``bench_ldp_time.png``). Timings on a shared machine are noisy.
 """

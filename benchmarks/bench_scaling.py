@@ -77,7 +77,7 @@ Usage::
         --variant public_budget=0.7 --variant public_budget=1
 
 Writes ``benchmarks/results/bench_scaling.json`` and ``bench_scaling.png``
-(``--quick``: ``bench_scaling_quick.*``; ``--out PATH``: PATH and PATH with
+(to a temporary folder with ``--quick``; ``--out PATH``: PATH and PATH with
 ``.png``) and prints markdown tables. The plot needs matplotlib (skipped
 with a note otherwise).
 """
