@@ -26,7 +26,8 @@ Usage (from the repository root)::
     python benchmarks/bench_dataset_kernel.py --quick   # smaller, for CI
 
 Writes ``benchmarks/results/bench_dataset_kernel.json`` and, when
-matplotlib is importable, ``bench_dataset_kernel.png`` (to a temporary folder with ``--quick``).
+matplotlib is importable, ``bench_dataset_kernel.png`` (to a temporary
+folder with ``--quick``).
 """
 
 from __future__ import annotations

@@ -41,7 +41,8 @@ Usage (from the repository root)::
     python benchmarks/bench_lipschitz.py           # 20 seeds
     python benchmarks/bench_lipschitz.py --quick   # 3 seeds, 2 epsilons
 
-Writes ``benchmarks/results/bench_lipschitz.json`` (to a temporary folder with ``--quick``). ``random_state`` is fixed: benchmarking only.
+Writes ``benchmarks/results/bench_lipschitz.json`` (to a temporary folder
+with ``--quick``). ``random_state`` is fixed: benchmarking only.
 """
 
 from __future__ import annotations

@@ -77,7 +77,8 @@ Usage::
     python benchmarks/bench_overhead.py --no-grid --no-memory \
         --out benchmarks/results/bench_overhead_tools.json
 
-Writes ``benchmarks/results/bench_overhead.json`` (to a temporary folder with ``--quick``) and prints markdown tables.
+Writes ``benchmarks/results/bench_overhead.json`` (to a temporary folder
+with ``--quick``) and prints markdown tables.
 """
 
 from __future__ import annotations
