@@ -495,7 +495,7 @@ def test_auto_clip_releases_the_clipped_score_within_its_stated_noise():
         ratios.append(clipped / -np.mean(err**2))
     assert np.median(errors) < 2.0 and max(errors) < 12.0, errors
     assert min(ratios) > 0.9
-    report = str(search.privacy_report_)
+    report = search.privacy_report_.explain()
     assert f"error_clip={c:.6g}" in report and "public training targets" in report
     # The clip reads the training targets only.
     search.fit(X_tr, y_tr, X_val=X_va, y_val=10 * y_va)
