@@ -172,6 +172,7 @@ def public_texts(search, out: str, err: str, recwarn, caplog) -> dict:
         "repr": (repr(search), 3),
         "str": (str(search), 3),
         "report": (str(search.privacy_report_), 3),
+        "report explain": (search.privacy_report_.explain(), 3),
         "report repr": (repr(search.privacy_report_), 3),
         "warnings": ("\n".join(str(w.message) for w in recwarn.list), 2),
         "logs": ("\n".join(r.getMessage() for r in caplog.records), 2),

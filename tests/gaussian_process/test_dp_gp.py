@@ -802,7 +802,8 @@ def test_no_output_value_in_pickle_repr_or_report():
     y_n = np.clip(y, *BOUNDS) / 1.0
     for v in np.concatenate([y, y_n]):
         assert np.float64(v).tobytes() not in blob
-    text = repr(est) + str(est.privacy_report_) + repr(est.privacy_report_)
+    report = est.privacy_report_
+    text = repr(est) + str(report) + report.explain() + repr(report)
     for v in y:
         assert f"{v:.6f}" not in text
 

@@ -302,6 +302,7 @@ def test_prints_warnings_and_failures_of_private_fits_are_withheld(data, capfd):
         pickle.dumps(search)
         + repr(search).encode()
         + str(search.privacy_report_).encode()
+        + search.privacy_report_.explain().encode()
     )
     assert b"secret" not in blob
 

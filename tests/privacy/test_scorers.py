@@ -570,7 +570,10 @@ def test_gp_units_are_checked_with_the_derived_bounds():
             warnings.simplefilter("ignore", UserWarning)  # useless-release notes
             return search.fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
 
-    assert "(score - " + f"{-(c**2) / 2:g})/{c**2 / 4:g}" in str(fit().privacy_report_)
+    assert (
+        "(score - " + f"{-(c**2) / 2:g})/{c**2 / 4:g}"
+        in fit().privacy_report_.explain()
+    )
     spent = acc.spent
     # A given offset that fits a clip of 1 but not the derived one.
     with pytest.raises(ValueError, match="GP units"):
