@@ -227,7 +227,7 @@ class PrivacyReport:
 
     def __str__(self) -> str:
         """One line per release; :meth:`explain` gives the full text."""
-        lines = [self._header() + "; full text: .explain()"]
+        lines = [self._header() + "; full text: privacy_report_.explain()"]
         for r in self._releases:
             lines.append(
                 f"- {r['quantity']}: {r['mechanism']}, {r['guarantee']}, "
