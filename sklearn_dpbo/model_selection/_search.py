@@ -300,7 +300,8 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         ``estimator`` with ``best_params_`` fitted on the training set. In
         ``"private-selection"`` it is the fit of the selected candidate that
         was scored, pickled before the validation set was read and
-        restored (no second fit); the other modes refit.
+        restored (no second fit); the other modes refit. Unset if the refit
+        fails (a ``FitFailedWarning`` names the error; the releases stand).
     refit_time_ : float
         Seconds of that fit on the training set when it was measured before
         the validation set was read (``"private-selection"``'s restored
@@ -759,11 +760,9 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         selected_fit = extra.pop(FITTED_KEY, None)
         try:
             ingest(self, releases, index, plan, m, extra, other_scorers)
-            refit(self, X_tr, y_tr, fit_params, selected_fit)
         except BaseException:
-            # A failed or interrupted fit leaves no fitted attribute (the
-            # budget stays spent: the releases were drawn).
-            clear_fitted(self)
+            clear_fitted(self)  # the budget stays spent: the releases were drawn
             raise
+        refit(self, X_tr, y_tr, fit_params, selected_fit)  # the releases stand
         progress.done()
         return self
