@@ -38,6 +38,7 @@ from ._fitted import (
     search_estimator_has,
 )
 from ._gp_ucb import run_gp_ucb
+from ._inputs import check_inputs
 from ._lipschitz import run_lipschitz
 from ._metrics import (
     plan_for_metrics,
@@ -627,7 +628,9 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
             split). Without ``X_val`` and with ``cv=None``: the whole data,
             every row private (the whole-data mode, ``docs/whole_data.md``).
         X_val, y_val : array-like, optional
-            The sensitive validation set.
+            The sensitive validation set. A column-vector ``y`` or ``y_val``
+            (n, 1) is made 1-D with a ``DataConversionWarning``; more columns
+            need a multi-output estimator. Shapes are checked before any read.
         groups : array-like of shape (n_samples,), optional
             Public group labels of the rows of ``X``, passed to ``cv``'s
             splitter only (e.g. ``GroupShuffleSplit(n_splits=1)``), never to
@@ -675,13 +678,8 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
                 PrivacyLeakWarning,
                 stacklevel=2,
             )
-        # 2. The data's public structure: split, shapes, sizes.
-        if y is None and get_tags(self.estimator).target_tags.required:
-            raise ValueError(
-                f"{type(self.estimator).__name__} requires y to be passed, but "
-                "the target y is None. Pass the training targets as y (and the "
-                "validation targets as y_val)."
-            )
+        # 2. The data's public structure (shapes, types), in every mode.
+        y, y_val = check_inputs(self.estimator, X, y, X_val, y_val)
         if whole_data_requested(self, plan, X_val, y_val, self.cv):
             args = (fit_params, groups, val_groups, other_scorers)
             return fit_whole_data(self, plan, cost, X, y, *args)
