@@ -18,6 +18,7 @@ from dataclasses import replace
 from joblib import Parallel
 from sklearn.base import BaseEstimator, MetaEstimatorMixin
 from sklearn.utils import get_tags
+from sklearn.utils.metadata_routing import UNUSED
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
@@ -366,13 +367,14 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
     ``score(X, y)`` scores the user's own data with the selection metric,
     *not* clipped into the private scorer's bounds (it is not a release).
 
-    As a Pipeline step: do not put ``DPBayesSearchCV`` after preprocessing
-    steps. With ``X_val`` (``search__X_val``) the validation set reaches the
-    search untransformed while ``X`` is transformed; with ``cv`` the
-    Pipeline has fitted the preceding steps on the validation rows, outside
-    the guarantee. The search cannot see its caller, so only an ``X_val``
-    whose number of features differs from ``X`` is refused. Put the
-    preprocessing inside the searched estimator::
+    As a Pipeline step after preprocessing: ``Pipeline(..., transform_input=
+    ["X_val"])`` with metadata routing and ``set_fit_request(X_val=True,
+    y_val=True)`` sends ``X_val`` through the preceding steps. The plain
+    ``search__X_val`` reaches the search untransformed: refused when its
+    features or container differ from ``X``'s, else undetectable; with
+    ``cv`` the preceding steps are fitted on the validation rows. Or put the
+    preprocessing inside the searched estimator (see
+    ``docs/coming_from_gridsearchcv.md``)::
 
         DPBayesSearchCV(make_pipeline(StandardScaler(), SVC()),
                         {"svc__C": (1e-2, 1e2, "log-uniform")})
@@ -414,6 +416,9 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
     """
 
     _parameter_constraints: dict = PARAMETER_CONSTRAINTS
+    # X_val, y_val, val_groups: requested with set_fit_request (routing);
+    # groups is cv's splitter's metadata, routed to it (not requested here).
+    __metadata_request__fit = {"groups": UNUSED}
 
     def __init__(
         self,
@@ -576,12 +581,12 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
     def get_metadata_routing(self):
         """Metadata routing of this object, as ``GridSearchCV``'s.
 
-        Fit metadata requested by ``estimator`` (``set_fit_request``) goes
-        to its ``fit`` (sample-aligned values restricted to the training
-        rows), splitter metadata to ``cv.split``. Scorer metadata is
-        refused in ``fit`` (a weighted private score would not keep the
-        per-record sensitivity: one record with a large weight could move
-        it arbitrarily) and in ``score`` (the metric is unweighted).
+        The search's own ``fit`` requests (``X_val``, ``y_val``,
+        ``val_groups``: ``search.set_fit_request``; Pipeline's
+        ``transform_input``). Metadata requested by ``estimator`` goes to
+        its ``fit`` (restricted to the training rows), splitter metadata to
+        ``cv.split``. Scorer metadata is refused in ``fit`` (a weighted
+        private score has no per-record bound) and in ``score``.
 
         Returns
         -------
