@@ -176,4 +176,3 @@ def public_texts(search, out: str, err: str, recwarn, caplog) -> dict:
         "warnings": ("\n".join(str(w.message) for w in recwarn.list), 2),
         "logs": ("\n".join(r.getMessage() for r in caplog.records), 2),
     }
-
