@@ -6,7 +6,8 @@ on m validation records already mapped into the training schema
 (``RecordSchema.from_training(...).map``), for m in {10 000, 100 000}.
 The model is on the row-wise list, so the records are scored in batches
 of ``BATCH_ROWS``. One BLAS thread; each figure is the minimum (and the
-median) of ``--repeats`` calls after one warm-up call.
+median) of ``--repeats`` calls after one warm-up call, in wall time and in
+the process's CPU time (less disturbed by other load on the machine).
 
 Usage::
 
@@ -49,16 +50,19 @@ def per_call_ms(m: int, repeats: int) -> dict:
         X[500:], y[500:]
     )
     scorer.private_values(model, records)  # warm-up
-    times = []
+    wall, cpu = [], []
     for _ in range(repeats):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         scorer.private_values(model, records)
-        times.append(1e3 * (time.perf_counter() - start))
+        cpu.append(1e3 * (time.process_time() - start_cpu))
+        wall.append(1e3 * (time.perf_counter() - start))
     return {
         "m": m,
         "repeats": repeats,
-        "ms_per_call": min(times),
-        "ms_per_call_median": statistics.median(times),
+        "ms_per_call": min(wall),
+        "ms_per_call_median": statistics.median(wall),
+        "cpu_ms_per_call": min(cpu),
+        "cpu_ms_per_call_median": statistics.median(cpu),
     }
 
 
@@ -75,10 +79,16 @@ def main(argv=None) -> None:
     for row in rows:
         print(
             f"m={row['m']:>7,}: {row['ms_per_call']:.2f} ms per call "
-            f"(median {row['ms_per_call_median']:.2f})"
+            f"(median {row['ms_per_call_median']:.2f}); CPU "
+            f"{row['cpu_ms_per_call']:.2f} ms (median "
+            f"{row['cpu_ms_per_call_median']:.2f})"
         )
     commit = subprocess.run(
-        ["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=False
+        ["git", "rev-parse", "HEAD"],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=OUT.parents[2],  # the checkout whose library was measured
     ).stdout.strip()
     run = {"git_commit": commit, "rows": rows}
     out = args.out or (

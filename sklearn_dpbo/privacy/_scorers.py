@@ -344,9 +344,8 @@ class DPScorer:
             schema = RecordSchema.from_estimator(
                 estimator, y, classes=self.maps_labels(estimator)
             )
-            with quiet():  # a record's conversion must not warn
-                records = schema.map(X, y)
-            return self.private_values(estimator, records)
+            with quiet():  # a record's conversion must not warn either
+                return self.private_values(estimator, schema.map(X, y))
         m = _num_samples(X)
         out = np.empty(m)
         with quiet(private=False):
