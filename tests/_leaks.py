@@ -16,7 +16,7 @@ import struct
 
 import numpy as np
 
-__all__ = ["SECONDS_RE", "Secrets", "filters_version_now", "public_texts", "walk"]
+__all__ = ["SECONDS_RE", "Secrets", "public_texts", "walk"]
 
 _NUMBER_RE = re.compile(r"(?<![\w.])[-+]?\d*\.(\d+)(?:[eE][-+]?\d+)?")
 SECONDS_RE = re.compile(r"\d+\.\d+s\b")
@@ -177,12 +177,3 @@ def public_texts(search, out: str, err: str, recwarn, caplog) -> dict:
         "warnings": ("\n".join(str(w.message) for w in recwarn.list), 2),
         "logs": ("\n".join(r.getMessage() for r in caplog.records), 2),
     }
-
-
-def filters_version_now() -> int:
-    """The interpreter's warnings-filter version, read the library's way
-    (inside a ``quiet`` section, whose own bumps are a constant number)."""
-    from sklearn_dpbo.privacy._silence import filters_version, quiet
-
-    with quiet():
-        return filters_version()
