@@ -43,8 +43,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # Not declared by sklearn-dpbo but pinned for a reproducible oldest lane:
 # threadpoolctl at scikit-learn 1.6.1's own minimum, and the test runner.
-OLDEST_EXTRA = ["threadpoolctl==3.1.0", "pytest==8.3.5", "pytest-timeout==2.3.1"]
-NEWEST_EXTRA = ["pytest", "pytest-timeout"]
+OLDEST_EXTRA = ["threadpoolctl==3.1.0", "pytest==8.3.5"]
+NEWEST_EXTRA = ["pytest"]
 EXTRA_LANES = {"dp-learners": "dp-learners"}  # lane name -> pyproject extra
 
 DP_LEARNER_TESTS = [

@@ -44,6 +44,7 @@ from collections import Counter
 import _checkout  # noqa: F401  (this checkout's sklearn_dpbo, before any import)
 import bench_overhead
 import numpy as np
+from _results import results_dir
 from joblib import Parallel, delayed
 from sklearn.datasets import (
     load_breast_cancer,
@@ -387,7 +388,7 @@ def main():
     # ε = 1 first, and the files are rewritten after each ε: a run cut
     # short still has the headline cells (``meta.epsilons`` lists the done).
     order = sorted(epsilons, key=lambda e: (e != 1.0, e))
-    out = args.out or os.path.join(HERE, "results", "bench_private_model.json")
+    out = args.out or os.path.join(results_dir(args.quick), "bench_private_model.json")
     os.makedirs(os.path.dirname(out), exist_ok=True)
     start, results, done = time.time(), {}, []
     for eps in order:

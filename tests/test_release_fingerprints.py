@@ -31,6 +31,8 @@ from sklearn.preprocessing import FunctionTransformer, Normalizer, StandardScale
 from sklearn.svm import SVC
 
 import sklearn_dpbo as dpbo
+from sklearn_dpbo.ldp import ldp_maximize
+from sklearn_dpbo.model_selection import PrivateSelection
 
 STORE = Path(__file__).with_name("release_fingerprints.json")
 
@@ -169,7 +171,7 @@ def _ldp():
     def objective(p):
         return float(np.exp(-((p["x"] - centre) ** 2) / 0.02))
 
-    result = dpbo.ldp_maximize(
+    result = ldp_maximize(
         objective,
         {"x": (0.0, 1.0)},
         n_calls=200,
@@ -187,7 +189,7 @@ def _ldp():
 CONFIGS = {
     "svc-digits-default": lambda: _svc_digits(),
     "svc-digits-grid-shortlist": lambda: _svc_digits(
-        method=dpbo.PrivateSelection(shortlist="random", shortlist_size=8)
+        method=PrivateSelection(shortlist="random", shortlist_size=8)
     ),
     "svc-digits-n_jobs-2": lambda: _svc_digits(n_jobs=2),
     "lr-cancer-default": lambda: _lr_cancer(),
