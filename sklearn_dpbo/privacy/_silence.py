@@ -55,13 +55,14 @@ def quiet(private: bool = True):
 
     The section also runs under ``np.errstate(all="ignore")``: a user's
     ``np.seterr(all="raise")`` cannot turn one record's overflow into an
-    exception. A section nested in one of the same thread is covered by the
-    outer one.
+    exception. A section nested in one of the same thread shares the outer
+    one's warning filter and withholds its own prints and logs if private.
     """
-    if getattr(_IN_QUIET, "depth", 0):
+    if getattr(_IN_QUIET, "depth", 0):  # the outer section's filter covers it
         _IN_QUIET.depth += 1
         try:
-            yield
+            with _withheld_output(private):
+                yield
         finally:
             _IN_QUIET.depth -= 1
         return

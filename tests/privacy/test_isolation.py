@@ -624,6 +624,14 @@ def test_prints_and_high_level_logs_of_a_private_section_are_withheld(capsys, ca
         logging.getLogger("sklearn_dpbo_test_private").log(60, "secret 3")
     assert capsys.readouterr() == ("", "")
     assert caplog.records == []
+    # A private section nested in a public one withholds its own output.
+    with caplog.at_level(logging.DEBUG), quiet(private=False):
+        print("public")
+        with quiet():
+            print("secret 4")
+            logging.getLogger("sklearn_dpbo_test_private").warning("secret 5")
+    assert capsys.readouterr() == ("public\n", "")
+    assert caplog.records == []
 
 
 def test_dp_gp_output_raising_a_base_exception_is_its_own_nan():
