@@ -329,7 +329,10 @@ def plan_selection(
     """
     n = X.shape[0]
     if n < n_folds:
-        raise ValueError(f"PrivateGridSelection needs at least n_folds={n_folds} rows.")
+        raise ValueError(
+            f"PrivateGridSelection needs at least n_folds={n_folds} rows (one per "
+            f"fold); got n_samples={n}. Pass more rows or a smaller n_folds."
+        )
     perm = np.random.default_rng(seed).permutation(n)
     folds = []
     for f in range(n_folds):

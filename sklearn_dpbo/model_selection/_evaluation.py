@@ -365,8 +365,8 @@ def score_validation(ctx, models: list, here: bool) -> np.ndarray:
     """
     scorer = ctx.plan.scorer
     if here:
-        # One silent section (one registry snapshot) for the read, the
-        # mapping of the records and the loop.
+        # One silent section for the read, the mapping of the records and
+        # the loop.
         with quiet():
             records = ctx.data.records(scorer, ctx.search.estimator)
             values = [score_private(model, records, scorer) for model in models]
