@@ -17,6 +17,7 @@ import re
 from pathlib import Path
 
 import pytest
+import sklearn
 
 ROOT = Path(__file__).resolve().parents[1]
 # Pages whose examples are not yet complete programs (being rewritten by the
@@ -90,11 +91,13 @@ def test_code_blocks_run(page, tmp_path, monkeypatch):
     assert skipped <= 2, f"{page}: {skipped} blocks marked {NO_RUN}; keep them rare"
     monkeypatch.chdir(tmp_path)
     namespace = {"__name__": "__docs__"}
-    for line, code in runnable:
-        try:
-            exec(compile(code, f"{page}:{line}", "exec"), namespace)
-        except Exception as exc:  # pragma: no cover - the failure message
-            pytest.fail(f"{page}, block at line {line} fails: {exc!r}\n{code}")
+    # A page may call sklearn.set_config (e.g. metadata routing): restored after.
+    with sklearn.config_context():
+        for line, code in runnable:
+            try:
+                exec(compile(code, f"{page}:{line}", "exec"), namespace)
+            except Exception as exc:  # pragma: no cover - the failure message
+                pytest.fail(f"{page}, block at line {line} fails: {exc!r}\n{code}")
 
 
 def test_api_reference_lists_every_public_name():
