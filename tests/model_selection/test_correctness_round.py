@@ -246,7 +246,9 @@ def test_multi_output_targets_keep_their_columns():
     )
     search.fit(X[:300], Y[:300], X_val=X[300:], y_val=Y[300:])
     assert search.best_estimator_.predict(X[:2]).shape == (2, 2)
-    with pytest.raises(ValueError, match="y has 2 target column.*y_val has 1"):
+    with pytest.raises(
+        ValueError, match=r"y has target shape \(2,\) per row but y_val has \(\)"
+    ):
         search.fit(X[:300], Y[:300], X_val=X[300:], y_val=y[300:])
 
 
