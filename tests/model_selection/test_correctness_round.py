@@ -20,7 +20,6 @@ import warnings
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pytest
 from conftest import NOISE_SEED_WARNING
 from sklearn import config_context
@@ -37,6 +36,11 @@ pytestmark = pytest.mark.filterwarnings(NOISE_SEED_WARNING)
 
 GRID = {"logisticregression__C": [0.01, 0.1, 1.0, 10.0]}
 DOCS = Path(__file__).resolve().parents[2] / "docs"
+
+
+def _frame(*args, **kw):
+    """A pandas DataFrame (pandas is a test extra, absent from the smoke lanes)."""
+    return pytest.importorskip("pandas").DataFrame(*args, **kw)
 
 
 def _pipe():
@@ -107,7 +111,7 @@ def test_column_vector_targets_in_the_validation_modes(
     est, space, kw, fit_kw = modes[mode]
 
     def column(v):
-        return v[:, None] if container == "array" else pd.DataFrame({"target": v})
+        return v[:, None] if container == "array" else _frame({"target": v})
 
     def search():
         return DPBayesSearchCV(
@@ -176,7 +180,7 @@ def test_column_vector_y_in_the_whole_data_modes(make, container):
     private-model mode refused a column vector before; both now release
     what the 1-D y gives."""
     X, y = _rows()
-    y_col = y[:, None] if container == "array" else pd.DataFrame({"t": y})
+    y_col = y[:, None] if container == "array" else _frame({"t": y})
     flat, flat_kinds = _fit(make(), X, y)
     col, kinds = _fit(make(), X, y_col)
     assert _releases(col)[:2] == _releases(flat)[:2]
@@ -199,7 +203,7 @@ def _all_mode_searches(acc):
         (lambda y: np.column_stack([y, y]), r"y has shape \(\d+, 2\)"),
         (lambda y: y[:, None, None], r"y has shape \(\d+, 1, 1\)"),
         (lambda y: y[:-1], r"X has \d+ rows but y has \d+"),
-        (lambda y: pd.DataFrame({"a": y, "b": y}), r"y has shape \(\d+, 2\)"),
+        (lambda y: _frame({"a": y, "b": y}), r"y has shape \(\d+, 2\)"),
     ],
     ids=["two-columns", "3-d", "short", "two-column-frame"],
 )
@@ -443,7 +447,7 @@ def test_plain_pipeline_step_refused_when_its_types_show_it(cancer_split):
     before any charge (it released a score on unscaled features)."""
     X_tr, y_tr, X_va, y_va = cancer_split
     cols = [f"f{i}" for i in range(X_tr.shape[1])]
-    df_tr, df_va = pd.DataFrame(X_tr, columns=cols), pd.DataFrame(X_va, columns=cols)
+    df_tr, df_va = _frame(X_tr, columns=cols), _frame(X_va, columns=cols)
     acc = BudgetAccountant(epsilon=10.0)
     search = DPBayesSearchCV(LogisticRegression(), {"C": [0.1, 1.0]}, accountant=acc)
     pipe = make_pipeline(StandardScaler(), search)
