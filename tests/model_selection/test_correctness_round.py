@@ -424,6 +424,8 @@ def test_pipeline_transform_input_sends_x_val_through_the_preceding_steps(
     )
     with config_context(enable_metadata_routing=True):
         pipe = _routed_pipeline(search()).fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
+        # Pipeline.score passes sample_weight=None to a routed last step.
+        assert pipe.score(X_va, y_va) == by_hand.score(scaler.transform(X_va), y_va)
     assert _releases(pipe[-1]) == _releases(by_hand)
     assert pipe[-1].best_score_ > 0.8
     np.testing.assert_array_equal(
