@@ -64,6 +64,7 @@ SMOKE_TESTS = [
     "tests/ldp/test_ldp_bo.py",
     "tests/ldp/test_ldp_client.py",
     "tests/model_selection/test_ldp_federated.py",
+    "tests/model_selection/test_correctness_round.py",  # Pipeline transform_input
 ]
 
 VERSIONS = (

@@ -11,9 +11,10 @@ row, a label of the wrong type) would let one record decide whether
   :class:`~sklearn.exceptions.DataConversionWarning`, as scikit-learn's
   estimators do (``column_or_1d(y, warn=True)``). Without it every
   validation label would be a one-element row that matches no class.
-- A target with two or more columns is refused unless the estimator
-  declares multi-output support (its ``target_tags.multi_output``); then
-  ``y_val`` must have as many columns as ``y``.
+- A target with two or more columns (or more dimensions) is refused unless
+  the estimator declares multi-output support (its
+  ``target_tags.multi_output``); then ``y_val`` must have the shape per
+  row of ``y``.
 - ``y`` must have as many rows as ``X`` and ``y_val`` as ``X_val``.
 - ``X_val`` must come in the same kind of container as ``X`` (both data
   frames or neither): a DataFrame ``X_val`` next to an array ``X`` is what
@@ -63,7 +64,7 @@ def _one_column(name: str, y):
 
 
 def _target(name: str, y, n_rows: int, rows_of: str, multi_output: bool):
-    """(the target, its number of columns or None), from its shape only."""
+    """(the target, its shape per row or None), from its shape only."""
     if y is None:
         return None, None
     if _num_samples(y) != n_rows:
@@ -73,8 +74,8 @@ def _target(name: str, y, n_rows: int, rows_of: str, multi_output: bool):
         )
     shape = _shape(y)
     if shape is None or len(shape) == 1:
-        return y, None if shape is None else 1
-    if len(shape) == 2 and shape[1] == 1:
+        return y, None if shape is None else ()
+    if shape[1:] == (1,):
         warnings.warn(
             f"A column-vector {name} was passed when a 1d array was expected. "
             f"Please change the shape of {name} to (n_samples, ), for example "
@@ -82,9 +83,9 @@ def _target(name: str, y, n_rows: int, rows_of: str, multi_output: bool):
             DataConversionWarning,
             stacklevel=4,
         )
-        return _one_column(name, y), 1
-    if len(shape) == 2 and shape[1] > 1 and multi_output:
-        return y, shape[1]
+        return _one_column(name, y), ()
+    if multi_output:
+        return y, shape[1:]
     raise ValueError(
         f"{name} has shape {shape}, but the estimator takes one target per "
         "row (it does not declare multi-output support): pass a 1-D array "
@@ -107,7 +108,7 @@ def check_inputs(estimator, X, y, X_val, y_val):
     y_val, val_width = _target("y_val", y_val, _num_samples(X_val), "X_val", multi)
     if None not in (width, val_width) and width != val_width:
         raise ValueError(
-            f"y has {width} target column(s) but y_val has {val_width}: "
+            f"y has target shape {width} per row but y_val has {val_width}: "
             "they must match. Nothing was read or spent."
         )
     if hasattr(X, "columns") != hasattr(X_val, "columns"):

@@ -416,9 +416,9 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
     """
 
     _parameter_constraints: dict = PARAMETER_CONSTRAINTS
-    # X_val, y_val, val_groups: requested with set_fit_request (routing);
-    # groups is cv's splitter's metadata, routed to it (not requested here).
+    # groups is cv's splitter's; score knows sample_weight (refused if given)
     __metadata_request__fit = {"groups": UNUSED}
+    __metadata_request__score = {"sample_weight": None}
 
     def __init__(
         self,

@@ -322,21 +322,23 @@ REFUSED = {
         r"does not take a sparse X \(csr_matrix\): pass a dense array, e\.g\. "
         r"X\.toarray\(\)",
     ),
-    "y-column": (
+    # A column vector (n, 1) is made 1-D with a DataConversionWarning, as in
+    # every mode (tests/model_selection/test_correctness_round.py).
+    "y-two-columns": (
         "logistic",
         "accuracy",
         None,
-        lambda y: y[:, None],
+        lambda y: np.column_stack([y, y]),
         ValueError,
-        r"needs y of shape \(n_samples,\); got shape \(160, 1\)\. Pass y\.ravel\(\)",
+        r"y has shape \(160, 2\), but the estimator takes one target per row",
     ),
-    "y-frame": (
+    "y-two-column-frame": (
         "logistic",
         "accuracy",
         None,
-        lambda y: pd.DataFrame(y),
+        lambda y: pd.DataFrame({"a": y, "b": y}),
         ValueError,
-        r"needs y of shape \(n_samples,\); got shape \(160, 1\)\. Pass y\.ravel\(\)",
+        r"y has shape \(160, 2\), but the estimator takes one target per row",
     ),
     "X-3d": (
         "logistic",
