@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve
@@ -84,9 +84,7 @@ def _argmax(values: np.ndarray, rng: np.random.Generator) -> int:
     return int(top[rng.integers(top.size)])
 
 
-# ---------------------------------------------------------------------------
-# Exact GP posterior from per-candidate sufficient statistics (A1, GP-UCB)
-# ---------------------------------------------------------------------------
+# --- Exact GP posterior from per-candidate sufficient statistics (A1, GP-UCB) ---
 def aggregated_posterior(K, counts, sums, lam):
     """μ, σ² over all candidates and ln det(I_t + λ⁻¹K_t), from (c_j, Σ y).
 
@@ -686,15 +684,7 @@ class MoMAGPUCB(_Algorithm):
         return k
 
     def settings(self, horizon: int) -> _Settings:
-        delta = _check_delta(self.delta, type(self).__name__)
-        eps_n = _check_nystrom(self.nystrom_accuracy, self.q)
-        return _Settings(
-            delta=delta,
-            scale=self.width_scale(),
-            nystrom_accuracy=eps_n,
-            q=_nystrom_q(self.q, eps_n, delta, horizon),
-            k=self.groups(horizon),
-        )
+        return replace(ATAGPUCB.settings(self, horizon), k=self.groups(horizon))
 
     def _learner(self, problem, rng, settings) -> _MoMALearner:
         return _MoMALearner(problem, rng, settings)
