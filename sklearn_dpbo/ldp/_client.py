@@ -7,14 +7,9 @@ own reward *before* anything leaves her hands; the learner
 :class:`LDPReport` it returns.
 
 - :class:`LaplaceRandomizer`: clip y into the public ``bounds`` = [a, b],
-  add Laplace noise of scale (b − a)/ε. ε-LDP: any two rewards an owner
-  could hold are at most b − a apart after clipping (spec §2, "Client-side
-  clipping [S]" and "Laplace mechanism [P]").
-- :class:`RandomizedResponse`: for a reward in [a, b], report one bit:
-  first Bernoulli((y − a)/(b − a)) (randomised rounding), then keep it
-  with probability e^ε/(1 + e^ε). ε-LDP (Warner 1965): Pr[bit = 1 | y]
-  lies in [1/(1 + e^ε), e^ε/(1 + e^ε)] for every y. The report is the
-  unbiased estimate a + (b − a)(bit − q)/(1 − 2q), q = 1/(1 + e^ε).
+  add Laplace noise of scale (b − a)/ε (spec §2).
+- :class:`RandomizedResponse`: one randomised-response bit of the clipped
+  reward (Warner 1965), reported as an unbiased estimate.
 
 Both are exact: the Laplace noise is the library's discrete Laplace on a
 public 2^k grid (:func:`~._samplers.laplace_on_grid`, calibrated to
