@@ -192,15 +192,10 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
     instead (and the paper's max(P, N) bound for ``"standard"``); that
     multiplier is not (ε, δ)-DP for large ε and the fit then warns.
 
-    What is post-processing: ``predict`` returns the released value at a
-    query input (exact row match) and, elsewhere, the kernel interpolation
-    k(x, X_*) (K_** + τI)⁻¹ ỹ_* of the released vector; ``return_std`` /
-    ``return_cov`` are the released function's uncertainty: the GP
-    posterior covariance plus the release noise carried through the same
-    map (at a query input j, posterior variance + ``noise_std_[j]²``; both
-    public); ``sample_y`` draws from N(predict, that covariance) with
-    public randomness. None of them reads the private outputs again.
-    Each ``fit`` is a new release and spends its budget again.
+    ``predict`` (with ``return_std``/``return_cov``) and ``sample_y`` are
+    post-processing of the release (see :meth:`predict`): none of them
+    reads the private outputs again. Each ``fit`` is a new release and
+    spends its budget again.
 
     Parameters
     ----------
