@@ -25,11 +25,11 @@ import argparse
 import json
 import statistics
 import subprocess
-import tempfile
 import time
 from pathlib import Path
 
 import _checkout  # noqa: F401  (the checkout's sklearn_dpbo, not an installed copy)
+from _results import results_dir
 from sklearn.datasets import make_classification
 from sklearn.linear_model import LogisticRegression
 from threadpoolctl import threadpool_limits
@@ -91,9 +91,7 @@ def main(argv=None) -> None:
         cwd=OUT.parents[2],  # the checkout whose library was measured
     ).stdout.strip()
     run = {"git_commit": commit, "rows": rows}
-    out = args.out or (
-        Path(tempfile.gettempdir()) / "bench_scoring_quick.json" if args.quick else OUT
-    )
+    out = args.out or (results_dir(args.quick) / "bench_scoring.json")
     stored = {"benchmark": "bench_scoring", "runs": {}}
     if out.exists():
         stored = json.loads(out.read_text())
