@@ -26,9 +26,10 @@ import numpy as np
 
 from .._compat import CachedParamNamesMixin
 from ..privacy._samplers import (
-    _uniform_open,
     as_random_source,
+    granularity_exponent,
     round_to_grid,
+    sample_gamma_on_lattice,
     sample_standard_normal,
 )
 from ..privacy._validation import PrivacyLeakWarning, check_epsilon, check_privacy_rng
@@ -135,11 +136,25 @@ class SolverError(RuntimeError):
 def sample_gamma_norm_noise(d: int, scale: float, rng) -> np.ndarray:
     """b ∈ R^d with density ∝ exp(−‖b‖/scale): uniform direction, Gamma(d, scale) norm.
 
-    The direction is a normalised vector of d standard normals, the norm
-    −scale·Σ_{i≤d} log U_i (a sum of d exponentials is Gamma(d)); every
-    uniform comes from ``rng`` (the OS CSPRNG in production). Floating
-    point (the caveat of ``sample_standard_normal``): the learner's output
-    is then rounded to a public grid (:func:`release_weights`).
+    The norm is drawn exactly (:func:`~..privacy._samplers.sample_gamma_on_lattice`:
+    a sum of d exact exponentials, each a CKS20 geometric number of steps
+    of the public grid 2^k ≤ scale/2^20 plus an exact fraction of a step),
+    so that its law is Gamma(d, scale) in the far tail too: a radius drawn
+    as −scale·Σ log U_i from 53-bit uniforms reaches only values farther
+    apart than the grid once U is near 2^−53 (about 10⁻¹¹ of the mass per
+    fit), which would let a neighbour's release be impossible there. The
+    direction is a normalised vector of d standard normals (Box–Muller on
+    53-bit uniforms from ``rng``, the OS CSPRNG in production): a
+    floating-point unit vector (relative error ~2^−52 per coordinate, far
+    below the grid step relative to the radius; the caveat of
+    ``sample_standard_normal``), and the release is rounded to the public
+    grid (:func:`release_weights`).
+
+    Privacy (for the exact law): with ‖b‖ ~ Gamma(d, s) and b/‖b‖ uniform
+    on the sphere, b has density ∝ r^(d−1)e^(−r/s)/r^(d−1) = e^(−‖b‖/s) in
+    polar coordinates, so w + b and w′ + b have density ratio ≤
+    e^(‖w − w′‖/s) at every point, and rounding to the grid is
+    post-processing.
     """
     source = as_random_source(rng)
     while True:
@@ -147,8 +162,8 @@ def sample_gamma_norm_noise(d: int, scale: float, rng) -> np.ndarray:
         length = math.sqrt(float(z @ z))  # np.linalg.norm's own formula
         if length > 0:
             break
-    u = _uniform_open(d, source)
-    radius = -scale * float(np.log(u).sum())
+    step = 2.0 ** granularity_exponent(scale)
+    radius = sample_gamma_on_lattice(d, scale, step, source)
     return z / length * radius
 
 
