@@ -323,6 +323,19 @@ class DPLearnerMixin(CachedParamNamesMixin):
 
     _dp_learner = True
 
+    def __sklearn_tags__(self):
+        """True tags: the noise makes fits differ (non-deterministic); a NaN
+        row is the zero row (NaN allowed, never raised on: rule 6); no
+        sparse input; at the default ε the scores on small data are poor."""
+        tags = super().__sklearn_tags__()
+        tags.non_deterministic = True
+        tags.input_tags.allow_nan = True
+        tags.input_tags.sparse = False
+        for kind in ("classifier_tags", "regressor_tags"):
+            if getattr(tags, kind, None) is not None:
+                getattr(tags, kind).poor_score = True
+        return tags
+
     def _check_privacy_params(self) -> float:
         """ε, and ``bounds``/``data_norm`` as far as they can be checked without d.
 

@@ -200,7 +200,10 @@ class DPLogisticRegression(DPLearnerMixin, ClassifierMixin, BaseEstimator):
 
         A string-typed ``y`` (NumPy or pandas dtype) with classes that are all
         numbers, or a numeric ``y`` with classes that are all non-numeric
-        strings, would match no label: refused with what to declare. An
+        strings, would match no label: refused with what to declare. A
+        float-typed ``y`` with whole-number classes is refused as a
+        (possibly) continuous target: whether its values are whole numbers
+        is a private fact, so the dtype decides (cast to int). An
         object or list ``y`` is compared label by label (a label outside
         ``classes`` is the negative class, or no class at all with 3+
         classes): its entries' types are values, so they decide nothing.
@@ -215,6 +218,19 @@ class DPLogisticRegression(DPLearnerMixin, ClassifierMixin, BaseEstimator):
                 f"{self.classes!r}: no label would match. Declare the classes "
                 "(public, never read from the data), e.g. classes=('no', 'yes') "
                 "with the positive class last."
+            )
+        whole = [
+            isinstance(k, numbers.Integral) or (isinstance(k, float) and k.is_integer())
+            for k in keys
+        ]
+        if kind in "fc" and all(whole):
+            raise ValueError(
+                f"Unknown label type: {owner} got float labels (dtype "
+                f"{y.dtype}) and whole-number classes={self.classes!r}; a "
+                "continuous target is not a set of classes, and whether the "
+                "floats are whole numbers is not read from the private labels. "
+                "Cast y to the classes' type (e.g. y.astype(int)) or use "
+                "DPLinearRegression for a continuous target."
             )
         if kind in "biuf" and all(textual):
             raise TypeError(
