@@ -359,9 +359,12 @@ class DPLearnerMixin(CachedParamNamesMixin):
                 f"{owner} needs a public data_norm: a finite number > 0 given "
                 f"by you, never read from the data; got data_norm={norm!r}."
             )
-        if bounds is not None:
-            d = np.size(bounds[0]) if isinstance(bounds, (tuple, list)) else 1
-            check_bounds(bounds, max(d, np.size(bounds[1]), 1), owner)
+        if bounds is not None:  # d unknown here: an array's own length
+            try:
+                d = max([np.size(b) for b in bounds] + [1])
+            except (TypeError, ValueError):
+                d = 1  # check_bounds says what is wrong
+            check_bounds(bounds, d, owner)
         return eps
 
     def _no_bounds_message(self) -> str | None:
