@@ -183,8 +183,12 @@ def label_codes(y, classes) -> np.ndarray:
     """
     keys = [label_key(c) for c in classes]
     codes = np.full(len(y), -1)
+    numeric = getattr(getattr(y, "dtype", None), "kind", "O") in "biuf"
     for k, key in enumerate(keys):
-        codes[np.fromiter((_same(v, key) for v in y), bool, len(y))] = k
+        if numeric and isinstance(key, numbers.Number):  # the same, vectorised
+            codes[np.asarray(y) == key] = k
+        else:
+            codes[np.fromiter((_same(v, key) for v in y), bool, len(y))] = k
     return codes
 
 
