@@ -107,8 +107,12 @@ class DPLinearRegression(DPLearnerMixin, RegressorMixin, BaseEstimator):
     a mean test R² of 0.18 ± 0.02 over 20 splits (non-private ``Ridge``:
     0.41), and ``alpha=0.1`` warns (its test R² is far below 0).
 
-    Privacy: pure ε-DP with respect to replacing one row of ``X, y`` (n
-    public), the solver's tolerance included in Δ (the gradient is checked
+    ``sample_weight`` (each clipped into [0, 1]) weights the rows' squared
+    errors: the three steps of :func:`ridge_sensitivity` hold unchanged for
+    weights ≤ 1 (J(0) ≤ B²/2, a row's gradient ≤ R(R‖w‖ + B)).
+
+    Privacy: pure ε-DP with respect to replacing one row of ``X, y`` (and
+    its weight; n public), the solver's tolerance included in Δ (the gradient is checked
     after the solve and the fit raises ``SolverError`` otherwise; α below
     R²·10⁻⁵ acts as R²·10⁻⁵, which keeps the system's condition number ≤
     10⁵). Noise from the OS CSPRNG (exact Gamma radius, float direction,
@@ -261,7 +265,7 @@ class DPLinearRegression(DPLearnerMixin, RegressorMixin, BaseEstimator):
         bounds, norm, _ = self._ball(X.shape[1])
         return clip_rows(map_features(X, bounds), norm, intercept=self.fit_intercept)
 
-    def _fit_private(self, X, y, rng):
+    def _fit_private(self, X, y, rng, sample_weight=None):
         eps = self._check_privacy_params()
         X = np.asarray(X, dtype=float)
         if X.ndim != 2:
@@ -276,8 +280,9 @@ class DPLinearRegression(DPLearnerMixin, RegressorMixin, BaseEstimator):
         B = 1.0  # the targets in the map's units
         row_norm = self._ball(X.shape[1])[2]
         a = ridge_regularization(float(self.alpha), row_norm)
-        A = Xc.T @ Xc / n + a * np.eye(d)
-        rhs = Xc.T @ y / n
+        Xw = Xc if sample_weight is None else Xc * sample_weight[:, None]
+        A = Xw.T @ Xc / n + a * np.eye(d)  # weights in [0, 1]: the same bounds
+        rhs = Xw.T @ y / n
         w = np.linalg.solve(A, rhs)
         # computed ‖∇J‖ ≤ half the bound: its float error is far below the
         # other half, so the exact gradient is ≤ GRADIENT_TOL·G (the slack)

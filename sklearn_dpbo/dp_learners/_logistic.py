@@ -80,7 +80,9 @@ class DPLogisticRegression(DPLearnerMixin, ClassifierMixin, BaseEstimator):
     = +1 when y_i is ``classes[1]``, −1 otherwise. K ≥ 3 classes:
     one-vs-rest, K problems on the same rows, s_i = +1 when y_i is
     ``classes[k]``; a label outside ``classes`` is −1 in every problem;
-    ``predict`` is the argmax of the K scores.
+    ``predict`` is the argmax of the K scores. ``sample_weight`` (each
+    clipped into [0, 1]) multiplies the rows' losses: a weighted loss ωℓ has
+    |ωℓ′| ≤ 1 and 0 ≤ ωℓ″ ≤ 1/4, all both mechanisms' proofs use.
 
     **Multiclass privacy (composition).** Each of the K problems is fitted
     by the binary mechanism below at ε/K. Replacing one record (x, y) by
@@ -296,12 +298,12 @@ class DPLogisticRegression(DPLearnerMixin, ClassifierMixin, BaseEstimator):
             return [np.where(codes == 1, 1.0, -1.0)]
         return [np.where(codes == k, 1.0, -1.0) for k in range(len(self.classes))]
 
-    def _fit_binary(self, Xc, s, eps, row_norm, rng):
+    def _fit_binary(self, Xc, s, eps, row_norm, rng, weights=None):
         """(released weights, sensitivity, plan) of one binary problem at ε."""
         n = Xc.shape[0]
         if self.mechanism == "objective":
             plan = objective_plan(n, float(self.C), row_norm, eps, dim=Xc.shape[1])
-            w = fit_objective(Xc, s, plan, row_norm, rng, int(self.max_iter))
+            w = fit_objective(Xc, s, plan, row_norm, rng, int(self.max_iter), weights)
             return w, plan.output_sensitivity / row_norm, plan
         lam = output_regularization(n, float(self.C), row_norm)
         w = certified_newton(  # gradient bound: GRADIENT_TOL × a row's R
@@ -312,11 +314,12 @@ class DPLogisticRegression(DPLearnerMixin, ClassifierMixin, BaseEstimator):
             int(self.max_iter),
             GRADIENT_TOL * row_norm,
             "output perturbation",
+            weights,
         )
         sens = logistic_sensitivity(n, float(self.C), row_norm)
         return release_weights(w, sens, eps, rng), sens, None
 
-    def _fit_private(self, X, y, rng):
+    def _fit_private(self, X, y, rng, sample_weight=None):
         eps = self._check_privacy_params()
         X = np.asarray(X, dtype=float)
         if X.ndim != 2:
@@ -328,7 +331,10 @@ class DPLogisticRegression(DPLearnerMixin, ClassifierMixin, BaseEstimator):
         row_norm = self._ball(d)[2]
         problems = self._binary_problems(y)
         eps_each = problem_epsilon(eps, len(problems))
-        fits = [self._fit_binary(Xc, s, eps_each, row_norm, rng) for s in problems]
+        fits = [
+            self._fit_binary(Xc, s, eps_each, row_norm, rng, sample_weight)
+            for s in problems
+        ]
         W = np.array([w for w, _, _ in fits])
         self.plan_ = fits[0][2]
         if self.fit_intercept:

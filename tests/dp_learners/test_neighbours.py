@@ -81,3 +81,35 @@ def test_one_replaced_record(cls, y, params, kind):
     W2 = np.atleast_2d(np.c_[np.atleast_2d(b.coef_), np.atleast_1d(b.intercept_)])
     grid = 2.0**-15 * a.sensitivity_  # ≥ the public rounding step, twice over
     assert (np.linalg.norm(W - W2, axis=1) <= a.sensitivity_ + grid).all()
+
+
+@pytest.mark.filterwarnings("ignore::sklearn_dpbo.PrivacyLeakWarning")  # the seed
+@pytest.mark.parametrize(("cls", "y", "params"), CASES)
+def test_one_replaced_weighted_record(cls, y, params):
+    # The weight is part of the record: row 5 and its weight replaced (50
+    # counts as 1, NaN as 0); all other weights equal.
+    common = dict(bounds=(0.0, 10.0), epsilon=1.0, noise_random_state=3, **params)
+    if cls is DPLogisticRegression:
+        common["mechanism"] = "output"
+    w = np.linspace(0.1, 1.0, len(y))
+    for new_weight in (50.0, np.nan):
+        w2 = w.copy()
+        w2[5] = new_weight
+        X2 = X.copy()
+        X2[5] = [9.0, 0.5, 7.0]
+        a = cls(**common).fit(X, y, sample_weight=w)
+        b = cls(**common).fit(X2, y, sample_weight=w2)
+        W = np.atleast_2d(np.c_[np.atleast_2d(a.coef_), np.atleast_1d(a.intercept_)])
+        W2 = np.atleast_2d(np.c_[np.atleast_2d(b.coef_), np.atleast_1d(b.intercept_)])
+        grid = 2.0**-15 * a.sensitivity_
+        assert (np.linalg.norm(W - W2, axis=1) <= a.sensitivity_ + grid).all()
+
+
+@pytest.mark.filterwarnings("ignore::sklearn_dpbo.PrivacyLeakWarning")  # the seed
+@pytest.mark.parametrize(("cls", "y", "params"), CASES)
+def test_unit_weights_change_no_bit(cls, y, params):
+    common = dict(bounds=(0.0, 10.0), noise_random_state=3, **params)
+    a = cls(**common).fit(X, y)
+    b = cls(**common).fit(X, y, sample_weight=np.ones(len(y)))
+    assert np.array_equal(a.coef_, b.coef_)
+    assert np.array_equal(a.intercept_, b.intercept_)
