@@ -309,7 +309,7 @@ class DPLinearRegression(DPLearnerMixin, RegressorMixin, BaseEstimator):
         return self
 
     def predict(self, X):
-        """x̃·coef_ + intercept_, x̃ the row mapped by ``fit``'s public map."""
+        """x̃·``coef_`` + ``intercept_``, x̃ the row mapped by ``fit``'s public map."""
         Xc = self._predict_rows(X)
         if self.fit_intercept:
             Xc = Xc[:, :-1]

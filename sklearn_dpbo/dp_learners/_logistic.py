@@ -82,7 +82,7 @@ class DPLogisticRegression(DPLearnerMixin, ClassifierMixin, BaseEstimator):
     ``classes[k]``; a label outside ``classes`` is −1 in every problem;
     ``predict`` is the argmax of the K scores. ``sample_weight`` (each
     clipped into [0, 1]) multiplies the rows' losses: a weighted loss ωℓ has
-    |ωℓ′| ≤ 1 and 0 ≤ ωℓ″ ≤ 1/4, all both mechanisms' proofs use.
+    ``|ωℓ′| ≤ 1`` and ``0 ≤ ωℓ″ ≤ 1/4``, all both mechanisms' proofs use.
 
     **Multiclass privacy (composition).** Each of the K problems is fitted
     by the binary mechanism below at ε/K. Replacing one record (x, y) by
