@@ -535,20 +535,20 @@ def rule_tasks(n_samples=RULE_N_SAMPLES):
         },
         "rf": {
             "name": (
-                f"RandomForestClassifier(n_estimators=8), make_classification("
+                f"RandomForestClassifier(n_estimators=5), make_classification("
                 f"n_samples={n_samples}, n_features=12, n_informative=5, "
                 f"n_redundant=2, flip_y=0.05, class_sep=0.8, random_state=2)"
             ),
-            "estimator": lambda: RandomForestClassifier(n_estimators=8, random_state=0),
+            "estimator": lambda: RandomForestClassifier(n_estimators=5, random_state=0),
             "space": {
-                "max_depth": (2, 14),
+                "max_depth": (2, 12),
                 "min_samples_leaf": (1, 100, "log-uniform"),
-                "max_features": (0.1, 1.0),
+                "max_features": (0.1, 0.6),
             },
             "scipy_space": lambda: {
-                "max_depth": randint(2, 15),
+                "max_depth": randint(2, 13),
                 "min_samples_leaf": _IntLogUniform(1, 100),
-                "max_features": uniform(0.1, 0.9),
+                "max_features": uniform(0.1, 0.5),
             },
             "X": X_r,
             "y": y_r,
@@ -594,14 +594,46 @@ def _mean_se(values):
     return float(v.mean()), se
 
 
-def default_rule(tasks, n_iter, seconds, min_seeds, *, log=print):
+def _rule_summary(task, recs, seeds, loads, n_iter, t0):
+    """Ratios (of the totals over seeds, and medians of per-seed ratios) and
+    test accuracy of section "rule" on one task so far."""
+    base = recs[RULE_CV3]
+    for rec in recs.values():
+        for ref, tag in ((base, "cv3"), (recs[RULE_ONE], "one_split")):
+            ratio = np.divide(rec["wall_s"], ref["wall_s"])
+            cpu_ratio = np.divide(rec["cpu_s"], ref["cpu_s"])
+            rec[f"wall_ratio_to_{tag}_median"] = float(np.median(ratio))
+            rec[f"cpu_ratio_to_{tag}_median"] = float(np.median(cpu_ratio))
+            rec[f"wall_ratio_to_{tag}_total"] = sum(rec["wall_s"]) / sum(ref["wall_s"])
+            rec[f"cpu_ratio_to_{tag}_total"] = sum(rec["cpu_s"]) / sum(ref["cpu_s"])
+        rec["test_accuracy_mean"], rec["test_accuracy_se"] = _mean_se(
+            rec["test_accuracy"]
+        )
+    diff = np.subtract(
+        recs[RULE_AFTER]["test_accuracy"], recs[RULE_BEFORE]["test_accuracy"]
+    )
+    mean, se = _mean_se(diff)
+    return {
+        "task": task["name"],
+        "n_train": int(len(task["y"]) // 2),
+        "n_iter": n_iter,
+        "seeds": seeds,
+        "load_average_1min_per_seed": list(loads),
+        "searchers": recs,
+        "after_minus_before_test_accuracy": {"mean": mean, "se": se},
+        "runtime_s": time.perf_counter() - t0,
+    }
+
+
+def default_rule(tasks, n_iter, seconds, min_seeds, *, on_seed=None, log=print):
     """Paired seeds on each task: wall and CPU time (n_jobs=1) and test
     accuracy of RandomizedSearchCV (cv=3 on training + validation rows, and
     the one training/validation split) and of DPBayesSearchCV before
     (public_cv=3, public_budget=None) and after (the defaults). Seeds 0, 1,
     ... run while the task's time lasts (at least ``min_seeds``); each seed
     splits 50/25/25 (stratified, random_state=seed), the searchers' order
-    rotates from seed to seed."""
+    rotates from seed to seed. ``on_seed(partial)`` after each seed, with
+    the summary of the seeds so far."""
     from sklearn.metrics import accuracy_score
     from sklearn.model_selection import train_test_split
 
@@ -645,34 +677,9 @@ def default_rule(tasks, n_iter, seconds, min_seeds, *, log=print):
                     f" {fits:3d} fits, test accuracy {acc:.4f}"
                 )
             seed += 1
-        base = recs[RULE_CV3]
-        for rec in recs.values():
-            for ref, tag in ((base, "cv3"), (recs[RULE_ONE], "one_split")):
-                ratio = np.divide(rec["wall_s"], ref["wall_s"])
-                cpu_ratio = np.divide(rec["cpu_s"], ref["cpu_s"])
-                rec[f"wall_ratio_to_{tag}_median"] = float(np.median(ratio))
-                rec[f"cpu_ratio_to_{tag}_median"] = float(np.median(cpu_ratio))
-                rec[f"wall_ratio_to_{tag}_total"] = sum(rec["wall_s"]) / sum(
-                    ref["wall_s"]
-                )
-                rec[f"cpu_ratio_to_{tag}_total"] = sum(rec["cpu_s"]) / sum(ref["cpu_s"])
-            rec["test_accuracy_mean"], rec["test_accuracy_se"] = _mean_se(
-                rec["test_accuracy"]
-            )
-        diff = np.subtract(
-            recs[RULE_AFTER]["test_accuracy"], recs[RULE_BEFORE]["test_accuracy"]
-        )
-        mean, se = _mean_se(diff)
-        out[key] = {
-            "task": task["name"],
-            "n_train": int(len(task["y"]) // 2),
-            "n_iter": n_iter,
-            "seeds": seed,
-            "load_average_1min_per_seed": loads,
-            "searchers": recs,
-            "after_minus_before_test_accuracy": {"mean": mean, "se": se},
-            "runtime_s": time.perf_counter() - t0,
-        }
+            out[key] = _rule_summary(task, recs, seed, loads, n_iter, t0)
+            if on_seed is not None:
+                on_seed(out)
     return out
 
 
@@ -1173,11 +1180,19 @@ def main(argv=None):
     if "rule" in sections:
         print("Default public signal on large tasks, before/after")
         tasks = rule_tasks(2_000 if q else RULE_N_SAMPLES)
+
+        def partial(res):
+            # After every seed: what is measured so far is kept.
+            out_path.parent.mkdir(parents=True, exist_ok=True)
+            with open(out_path, "w") as f:
+                json.dump(dict(result, default_rule=res, partial=True), f, indent=2)
+
         rule = default_rule(
             {key: tasks[key] for key in args.rule_tasks},
             n_iter=4 if q else RULE_N_ITER,
             seconds=0.0 if q else args.rule_seconds,
             min_seeds=1 if q else 2,
+            on_seed=partial,
         )
         print(rule_table(rule))
     if "readme" in sections:
