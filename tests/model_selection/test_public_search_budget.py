@@ -445,17 +445,23 @@ def _assert_same_search(a, b, n_folds):
     assert a.best_score_ == b.best_score_
 
 
-def test_auto_below_the_threshold_is_exactly_the_racing_search(cancer_split):
-    # 300 training rows, a validation set larger than the threshold: its
-    # size plays no part, the search is the one of public_cv=3,
-    # public_budget=None (same public table, shortlist and releases).
+def test_auto_below_the_threshold_is_exactly_the_racing_search(
+    cancer_split, monkeypatch
+):
+    # 300 training rows: the search is the one of public_cv=3,
+    # public_budget=None (same public table, shortlist and releases), and
+    # the rule is given the training rows only (the validation set's size
+    # plays no part).
     X_tr, y_tr, X_va, y_va = cancer_split
-    reps = math.ceil(LARGE_TRAIN_ROWS / len(y_va))
-    X_big, y_big = np.tile(X_va, (reps, 1)), np.tile(y_va, reps)
-    assert len(y_big) >= LARGE_TRAIN_ROWS
-    fits = _fit_pair(
-        X_tr, y_tr, X_big, y_big, none=dict(public_cv=3, public_budget=None)
-    )
+    sizes = []
+
+    def spy(public_cv, public_budget, n_train):
+        sizes.append(n_train)
+        return resolve_public_signal(public_cv, public_budget, n_train)
+
+    monkeypatch.setattr(private_selection, "resolve_public_signal", spy)
+    fits = _fit_pair(X_tr, y_tr, X_va, y_va, none=dict(public_cv=3, public_budget=None))
+    assert sizes == [len(y_tr)] * 2
     assert (fits["none"].cv_results_["n_public_folds"] == 3).sum() >= 3
     _assert_same_search(fits["auto"], fits["none"], 3)
 
