@@ -63,6 +63,16 @@ only; the machine is shared, so timings are noisy).
    process, one BLAS thread), measured by ``bench_overhead.measure_overhead``
    (imported; best of ``--repeats``), for the default method and gp-ucb.
 
+5. ``--sections rule`` (not in the default run): the default public
+   signal on two large tasks fixed in ``rule_tasks`` (25,000 training rows
+   each, ``n_iter=20``): ``RandomizedSearchCV(cv=3)`` on training +
+   validation rows, ``RandomizedSearchCV`` on the one training/validation
+   split, ``DPBayesSearchCV`` with ``PrivateSelection(public_cv=3,
+   public_budget=None)`` and with the defaults; paired seeds (the split,
+   the searchers' seeds) for ``--rule-seconds`` per task, ``n_jobs=1``;
+   wall and CPU time ratios and test accuracy. Writes
+   ``bench_scaling_rule.json`` (``--out`` to choose).
+
 A final "goals" table compares the issue's goals with the measured values
 (informational, never an assertion).
 
@@ -141,7 +151,7 @@ SEARCHERS = (DPBO, RANDOM, OPTUNA)
 # ``--variant KEY=VALUE[,KEY=VALUE]``: more DPBayesSearchCV searchers (label ->
 # PrivateSelection keywords), measured beside the default in sections 1-3.
 VARIANTS: dict = {}
-SECTIONS = ("readme", "large", "sched", "overhead")
+SECTIONS = ("readme", "large", "sched", "overhead", "rule")
 SHARED_NOTE = (
     "Measured on a shared machine (other jobs, e.g. test suites, may run at "
     "the same time): timings are noisy; compare ratios within one run."
@@ -464,6 +474,264 @@ def compare_searchers(task, n_iter, repeats, *, cold_run, log=print):
             if n_jobs == 1:
                 rec["cpu_ratio_to_randomized"] = rec["median_cpu_s"] / base_cpu
     return out
+
+
+# ---------------------------------------------------------------------------
+# Section "rule": the default public signal on large tasks, before/after
+# ---------------------------------------------------------------------------
+# Fixed before the run (issue 39 item 7): two large tasks the defaults were
+# not tuned on, 25,000 public training rows each, n_iter = 20.
+RULE_N_SAMPLES = 50_000
+RULE_N_ITER = 20
+RULE_BEFORE = "DPBayesSearchCV [public_cv=3, public_budget=None]"
+RULE_AFTER = "DPBayesSearchCV (default)"
+RULE_CV3 = "RandomizedSearchCV(cv=3)"
+RULE_ONE = "RandomizedSearchCV(one split)"
+RULE_SEARCHERS = (RULE_CV3, RULE_ONE, RULE_BEFORE, RULE_AFTER)
+
+
+def rule_tasks(n_samples=RULE_N_SAMPLES):
+    """The two tasks of section "rule" (data only; split per seed)."""
+    from scipy.stats import loguniform, randint, uniform
+    from sklearn.datasets import make_classification, make_hastie_10_2
+    from sklearn.ensemble import (
+        HistGradientBoostingClassifier,
+        RandomForestClassifier,
+    )
+
+    X_h, y_h = make_hastie_10_2(n_samples=n_samples, random_state=1)
+    X_r, y_r = make_classification(
+        n_samples=n_samples,
+        n_features=12,
+        n_informative=5,
+        n_redundant=2,
+        flip_y=0.05,
+        class_sep=0.8,
+        random_state=2,
+    )
+    return {
+        "hgb": {
+            "name": (
+                f"HistGradientBoostingClassifier(max_iter=30, early_stopping="
+                f"False), make_hastie_10_2(n_samples={n_samples}, random_state=1)"
+            ),
+            "estimator": lambda: HistGradientBoostingClassifier(
+                max_iter=30, early_stopping=False, random_state=0
+            ),
+            "space": {
+                "learning_rate": (0.01, 0.5, "log-uniform"),
+                "max_leaf_nodes": (4, 64, "log-uniform"),
+                "min_samples_leaf": (5, 200),
+                "l2_regularization": (1e-4, 10.0, "log-uniform"),
+            },
+            "scipy_space": lambda: {
+                "learning_rate": loguniform(0.01, 0.5),
+                "max_leaf_nodes": _IntLogUniform(4, 64),
+                "min_samples_leaf": randint(5, 201),
+                "l2_regularization": loguniform(1e-4, 10.0),
+            },
+            "X": X_h,
+            "y": y_h,
+        },
+        "rf": {
+            "name": (
+                f"RandomForestClassifier(n_estimators=5), make_classification("
+                f"n_samples={n_samples}, n_features=12, n_informative=5, "
+                f"n_redundant=2, flip_y=0.05, class_sep=0.8, random_state=2)"
+            ),
+            "estimator": lambda: RandomForestClassifier(n_estimators=5, random_state=0),
+            "space": {
+                "max_depth": (2, 12),
+                "min_samples_leaf": (1, 100, "log-uniform"),
+                "max_features": (0.1, 0.6),
+            },
+            "scipy_space": lambda: {
+                "max_depth": randint(2, 13),
+                "min_samples_leaf": _IntLogUniform(1, 100),
+                "max_features": uniform(0.1, 0.5),
+            },
+            "X": X_r,
+            "y": y_r,
+        },
+    }
+
+
+def _rule_search(name, task, n_iter, seed):
+    from sklearn.model_selection import RandomizedSearchCV
+
+    from sklearn_dpbo import DPBayesSearchCV
+    from sklearn_dpbo.model_selection import PrivateSelection
+
+    if name in (RULE_BEFORE, RULE_AFTER):
+        mode = (
+            PrivateSelection(public_cv=3, public_budget=None)
+            if name == RULE_BEFORE
+            else PrivateSelection()
+        )
+        return DPBayesSearchCV(
+            task["estimator"](),
+            task["space"],
+            method=mode,
+            epsilon=1.0,
+            delta=1e-5,
+            n_iter=n_iter,
+            random_state=seed,
+            noise_random_state=seed,  # paired releases before/after
+        )
+    cv = 3 if name == RULE_CV3 else _predefined(task["n_train"], task["n_val"])
+    return RandomizedSearchCV(
+        task["estimator"](),
+        task["scipy_space"](),
+        n_iter=n_iter,
+        cv=cv,
+        random_state=seed,
+    )
+
+
+def _mean_se(values):
+    v = np.asarray(values, dtype=float)
+    se = float(v.std(ddof=1) / np.sqrt(len(v))) if len(v) > 1 else float("nan")
+    return float(v.mean()), se
+
+
+def _rule_summary(task, recs, seeds, loads, n_iter, t0):
+    """Ratios (of the totals over seeds, and medians of per-seed ratios) and
+    test accuracy of section "rule" on one task so far."""
+    base = recs[RULE_CV3]
+    for rec in recs.values():
+        for ref, tag in ((base, "cv3"), (recs[RULE_ONE], "one_split")):
+            if not ref["wall_s"] or not rec["wall_s"]:
+                continue  # a searcher left out (accuracy_only)
+            ratio = np.divide(rec["wall_s"], ref["wall_s"])
+            cpu_ratio = np.divide(rec["cpu_s"], ref["cpu_s"])
+            rec[f"wall_ratio_to_{tag}_median"] = float(np.median(ratio))
+            rec[f"cpu_ratio_to_{tag}_median"] = float(np.median(cpu_ratio))
+            rec[f"wall_ratio_to_{tag}_total"] = sum(rec["wall_s"]) / sum(ref["wall_s"])
+            rec[f"cpu_ratio_to_{tag}_total"] = sum(rec["cpu_s"]) / sum(ref["cpu_s"])
+        rec["test_accuracy_mean"], rec["test_accuracy_se"] = _mean_se(
+            rec["test_accuracy"]
+        )
+    diff = np.subtract(
+        recs[RULE_AFTER]["test_accuracy"], recs[RULE_BEFORE]["test_accuracy"]
+    )
+    mean, se = _mean_se(diff)
+    return {
+        "task": task["name"],
+        "n_train": int(len(task["y"]) // 2),
+        "n_iter": n_iter,
+        "seeds": len(recs[RULE_AFTER]["test_accuracy"]),
+        "load_average_1min_per_seed": list(loads),
+        "searchers": recs,
+        "after_minus_before_test_accuracy": {"mean": mean, "se": se},
+        "runtime_s": time.perf_counter() - t0,
+    }
+
+
+def default_rule(
+    tasks,
+    n_iter,
+    seconds,
+    min_seeds,
+    *,
+    first_seed=0,
+    accuracy_only=False,
+    on_seed=None,
+    log=print,
+):
+    """Paired seeds on each task: wall and CPU time (n_jobs=1) and test
+    accuracy of RandomizedSearchCV (cv=3 on training + validation rows, and
+    the one training/validation split) and of DPBayesSearchCV before
+    (public_cv=3, public_budget=None) and after (the defaults). Seeds 0, 1,
+    ... run while the task's time lasts (at least ``min_seeds``); each seed
+    splits 50/25/25 (stratified, random_state=seed), the searchers' order
+    rotates from seed to seed. ``first_seed``: the first seed;
+    ``accuracy_only``: the two DPBayesSearchCV settings only (test accuracy,
+    no ratio). ``on_seed(partial)`` after each seed, with
+    the summary of the seeds so far."""
+    from sklearn.metrics import accuracy_score
+    from sklearn.model_selection import train_test_split
+
+    out = {}
+    for key, task in tasks.items():
+        t0 = time.perf_counter()
+        recs = {
+            n: {"wall_s": [], "cpu_s": [], "fits": [], "test_accuracy": []}
+            for n in RULE_SEARCHERS
+        }
+        loads, seed = [], first_seed
+        searchers = (RULE_BEFORE, RULE_AFTER) if accuracy_only else RULE_SEARCHERS
+        while seed < first_seed + min_seeds or time.perf_counter() - t0 < seconds:
+            X_tr, X_rest, y_tr, y_rest = train_test_split(
+                task["X"],
+                task["y"],
+                test_size=0.5,
+                random_state=seed,
+                stratify=task["y"],
+            )
+            X_va, X_te, y_va, y_te = train_test_split(
+                X_rest, y_rest, test_size=0.5, random_state=seed, stratify=y_rest
+            )
+            run = dict(task, **_arrays(X_tr, y_tr, X_va, y_va, X_te, y_te))
+            loads.append(os.getloadavg()[0])
+            turn = seed % len(searchers)
+            order = searchers[turn:] + searchers[:turn]
+            for name in order:
+                search = _rule_search(name, run, n_iter, seed)
+                cpu0 = time.process_time()
+                if name in (RULE_BEFORE, RULE_AFTER):
+                    wall = _fit(search, DPBO, run)
+                    fits = _n_fits(search, DPBO, n_iter)
+                else:
+                    wall = _fit(search, RANDOM, run)
+                    fits = n_iter * (3 if name == RULE_CV3 else 1) + 1
+                cpu = time.process_time() - cpu0
+                acc = float(accuracy_score(y_te, search.predict(X_te)))
+                for field, value in zip(recs[name], (wall, cpu, fits, acc)):
+                    recs[name][field].append(value)
+                log(
+                    f"  {key} seed {seed} {name:50s} {wall:7.2f} s (CPU {cpu:6.2f} s)"
+                    f" {fits:3d} fits, test accuracy {acc:.4f}"
+                )
+            seed += 1
+            out[key] = _rule_summary(task, recs, seed, loads, n_iter, t0)
+            out[key]["first_seed"] = first_seed
+            if on_seed is not None:
+                on_seed(out)
+    return out
+
+
+def rule_table(res):
+    lines = []
+    for r in res.values():
+        d = r["after_minus_before_test_accuracy"]
+        lines += [
+            f"\n**{r['task']}** ({r['n_train']} training rows, n_iter = "
+            f"{r['n_iter']}, {r['seeds']} paired seeds, load "
+            f"{min(r['load_average_1min_per_seed']):.1f}-"
+            f"{max(r['load_average_1min_per_seed']):.1f})\n",
+            "| searcher | fits (mean) | wall / RSCV(cv=3) | CPU / RSCV(cv=3) "
+            "| wall / RSCV(one split) | CPU / RSCV(one split) | test accuracy |",
+            "|---|---:|---:|---:|---:|---:|---:|",
+        ]
+        for name, rec in r["searchers"].items():
+            if not rec["fits"]:
+                continue  # left out (accuracy_only)
+            ratios = " | ".join(
+                f"{rec[f'{t}_ratio_to_{ref}_total']:.2f}×"
+                if f"{t}_ratio_to_{ref}_total" in rec
+                else "—"
+                for ref in ("cv3", "one_split")
+                for t in ("wall", "cpu")
+            )
+            lines.append(
+                f"| {name} | {np.mean(rec['fits']):.1f} | {ratios} "
+                f"| {rec['test_accuracy_mean']:.4f} ± {rec['test_accuracy_se']:.4f} |"
+            )
+        lines.append(
+            f"\nDefault − before, test accuracy (paired): {d['mean']:+.4f} ± "
+            f"{d['se']:.4f}"
+        )
+    return "\n".join(lines)
 
 
 def searchers_table(res):
@@ -900,8 +1168,27 @@ def main(argv=None):
         "--sections",
         nargs="+",
         choices=SECTIONS,
-        default=list(SECTIONS),
-        help="sections to run (default: all)",
+        default=[x for x in SECTIONS if x != "rule"],
+        help="sections to run (default: all but rule)",
+    )
+    p.add_argument(
+        "--rule-seconds",
+        type=float,
+        default=240.0,
+        help='section "rule": seeds run per task while this time lasts',
+    )
+    p.add_argument(
+        "--rule-tasks",
+        nargs="+",
+        choices=("hgb", "rf"),
+        default=["hgb", "rf"],
+        help='section "rule": the tasks to run (default: both)',
+    )
+    p.add_argument("--rule-first-seed", type=int, default=0)
+    p.add_argument(
+        "--rule-accuracy-only",
+        action="store_true",
+        help='section "rule": the two DPBayesSearchCV settings only',
     )
     args = p.parse_args(argv)
     warnings.filterwarnings("ignore")
@@ -912,13 +1199,34 @@ def main(argv=None):
     q = args.quick
     repeats = args.repeats or (1 if q else 3)
     repeats_large = args.repeats_large or (1 if q else 2)
+    stem = "bench_scaling_rule" if sections == {"rule"} else "bench_scaling"
     out_path = args.out or results_dir(q) / (
-        "bench_scaling_quick.json" if q else "bench_scaling.json"
+        f"{stem}_quick.json" if q else f"{stem}.json"
     )
     result = {"benchmark": "bench_scaling", "quick": q, "meta": meta(args, argv)}
     t_start = time.perf_counter()
 
-    readme = large = sched = over = None
+    readme = large = sched = over = rule = None
+    if "rule" in sections:
+        print("Default public signal on large tasks, before/after")
+        tasks = rule_tasks(2_000 if q else RULE_N_SAMPLES)
+
+        def partial(res):
+            # After every seed: what is measured so far is kept.
+            out_path.parent.mkdir(parents=True, exist_ok=True)
+            with open(out_path, "w") as f:
+                json.dump(dict(result, default_rule=res, partial=True), f, indent=2)
+
+        rule = default_rule(
+            {key: tasks[key] for key in args.rule_tasks},
+            n_iter=4 if q else RULE_N_ITER,
+            seconds=0.0 if q else args.rule_seconds,
+            min_seeds=1 if q else 2,
+            first_seed=args.rule_first_seed,
+            accuracy_only=args.rule_accuracy_only,
+            on_seed=partial,
+        )
+        print(rule_table(rule))
     if "readme" in sections:
         print("1. README task")
         readme = compare_searchers(
@@ -976,6 +1284,7 @@ def main(argv=None):
             "large_task": large,
             "scheduling": sched,
             "overhead": over,
+            "default_rule": rule,
             "goals": goal_rows,
             "plot": png,
             "runtime_s": time.perf_counter() - t_start,

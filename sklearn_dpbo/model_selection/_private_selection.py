@@ -39,7 +39,7 @@ from ._evaluation import (
     score_validation,
     warn_fit_failures,
 )
-from ._public_search import PublicSearch, resolve_budget
+from ._public_search import PublicSearch, resolve_public_signal
 from ._releases import release_best_params_selection, release_best_score_selection
 from ._scheduler import Job, default_window, run_ordered
 
@@ -55,19 +55,19 @@ PUBLIC_BO_DELTA = 0.1
 FITTED_KEY = "_selected_fit"
 
 
-def _public_folds(search, mode, X, y, seed: int, fit_params: dict) -> list[tuple]:
+def _public_folds(search, public_cv, X, y, seed: int, fit_params: dict) -> list[tuple]:
     """The public CV folds inside the training set, indexed once."""
-    if isinstance(mode.public_cv, numbers.Integral):
+    if isinstance(public_cv, numbers.Integral):
         if (
             is_classifier(search.estimator)
             and y is not None
             and type_of_target(y) in ("binary", "multiclass")
         ):
-            cv = StratifiedKFold(mode.public_cv, shuffle=True, random_state=seed)
+            cv = StratifiedKFold(public_cv, shuffle=True, random_state=seed)
         else:
-            cv = KFold(mode.public_cv, shuffle=True, random_state=seed)
+            cv = KFold(public_cv, shuffle=True, random_state=seed)
     else:
-        cv = check_cv(mode.public_cv, y, classifier=is_classifier(search.estimator))
+        cv = check_cv(public_cv, y, classifier=is_classifier(search.estimator))
     n = _num_samples(X)
     folds = []
     for tr, te in cv.split(X, y):
@@ -89,8 +89,12 @@ def public_search(ctx: SearchContext) -> PublicSearch:
     search, mode, plan, data = ctx.search, ctx.mode, ctx.plan, ctx.data
     candidates = plan.candidates
     n = len(candidates)
+    n_train = _num_samples(data.X_train)
+    public_cv, budget = resolve_public_signal(  # public size only
+        mode.public_cv, mode.public_budget, n_train
+    )
     folds = _public_folds(
-        search, mode, data.X_train, data.y_train, plan.seed, data.fit_params
+        search, public_cv, data.X_train, data.y_train, plan.seed, data.fit_params
     )
     low, high = plan.scorer.bounds
 
@@ -141,9 +145,9 @@ def public_search(ctx: SearchContext) -> PublicSearch:
         bounds=plan.scorer.bounds,
         to_gp=to_gp,
         racing=mode.racing,
-        budget=resolve_budget(mode.public_budget, fold0_size),  # public sizes
+        budget=budget,
         fold_rows=[_num_samples(f[0]) for f in folds],
-        n_train=_num_samples(data.X_train),
+        n_train=n_train,
         shortlist_size=mode.shortlist_size,
         kernel=kernel,
         length_scale=length_scale,

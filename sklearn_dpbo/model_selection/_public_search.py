@@ -50,10 +50,12 @@ round (Jamieson & Talwalkar 2016), on public rows only, a function of the
 public fold-0 scores: deterministic given the window. ``budget=0`` is the
 single public hold-out at any ``n_iter``.
 
-``public_budget="auto"`` (:func:`resolve_budget`) is that hold-out when
-fold 0 scores at least :data:`HOLDOUT_MIN_ROWS` public rows, and no cap
-(racing alone) below: a function of the public fold sizes only, fixed
-before any score is seen and before the validation set is read.
+The defaults ``public_cv="auto"``, ``public_budget="auto"``
+(:func:`resolve_public_signal`) run this budget, b = 0.75 on 2 public
+folds, when the public training set has at least :data:`LARGE_TRAIN_ROWS`
+rows, and 3 folds with the racing rule alone below: a function of the
+public training-set size only, fixed before any score is seen and before
+the validation set is read.
 """
 
 from __future__ import annotations
@@ -68,34 +70,29 @@ from ..bo._acquisition import argmax, upper_confidence_bound
 from ..bo._gp import IncrementalGP
 from ._scheduler import Job
 
-__all__ = ["HOLDOUT_MIN_ROWS", "PublicSearch", "resolve_budget"]
+__all__ = ["LARGE_TRAIN_ROWS", "PublicSearch", "resolve_public_signal"]
 
-#: ``public_budget="auto"``: fold 0 alone decides the shortlist when it
-#: scores at least this many public rows, i.e. when the largest standard
-#: deviation of the difference of two candidates' fold-0 scores,
-#: (high - low) / sqrt(2 n0) (the racing margin at z = 1), is at most 1 % of
-#: the score range (one accuracy point). A public constant (issue 25,
-#: docs/benchmarks.md: 2 500 rows, the same bound on one score, lost test
-#: accuracy on a held-out task with 3 000 rows per fold; "auto" is not the
-#: default: above 5 000 its regret was worse by up to 1.4 SE, goal 1 SE).
-HOLDOUT_MIN_ROWS = 5000
+#: Public training rows from which ``public_cv="auto"`` and
+#: ``public_budget="auto"`` run 2 public folds with the row budget 0.75.
+LARGE_TRAIN_ROWS = 20_000
 
 
-def resolve_budget(budget, fold0_rows: int) -> Optional[float]:
-    """The row budget ``PublicSearch`` runs with.
+def resolve_public_signal(public_cv, public_budget, n_train: int) -> tuple:
+    """``(public_cv, public_budget)`` the public search runs with.
 
-    ``"auto"``: 0 (a single public hold-out: fold 0 decides) when the
-    public fold 0 scores at least :data:`HOLDOUT_MIN_ROWS` rows, else
-    ``None`` (the racing rule alone, every small task as before). A float
-    or ``None`` is returned as it is. Uses the public fold size only.
+    With n_train ≥ :data:`LARGE_TRAIN_ROWS` public training rows,
+    ``public_cv="auto"`` is 2 and ``public_budget="auto"`` is 0.75 (when
+    ``public_cv`` is ``"auto"`` too; else ``None``); below, ``"auto"`` is 3
+    folds and ``None`` (the racing rule alone). Explicit values are returned
+    as they are. Uses the public training-set size only.
     """
-    if isinstance(budget, str):
-        if budget != "auto":
-            raise ValueError(
-                f"public_budget must be 'auto', a float or None: {budget!r}"
-            )
-        return 0.0 if int(fold0_rows) >= HOLDOUT_MIN_ROWS else None
-    return budget
+    large = int(n_train) >= LARGE_TRAIN_ROWS
+    auto_cv = isinstance(public_cv, str) and public_cv == "auto"
+    if isinstance(public_budget, str) and public_budget == "auto":
+        public_budget = 0.75 if large and auto_cv else None
+    if auto_cv:
+        public_cv = 2 if large else 3
+    return public_cv, public_budget
 
 
 class PublicSearch:

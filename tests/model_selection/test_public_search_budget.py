@@ -11,10 +11,10 @@
 - Public only: the whole public transcript, shortlist included, is the same
   for neighbouring validation sets, and is decided before the validation
   set is read; a real search respects the cap.
-- ``public_budget="auto"`` (opt-in): a single public hold-out when
-  public fold 0 scores at least ``HOLDOUT_MIN_ROWS`` rows, else exactly the
-  search of ``public_budget=None`` (same transcript, same releases); the
-  validation set's size plays no part.
+- The defaults ``public_cv="auto"``, ``public_budget="auto"``: 2 public
+  folds with the budget 0.75 from ``LARGE_TRAIN_ROWS`` training rows, else
+  exactly the search of ``public_cv=3, public_budget=None`` (same
+  transcript, same releases); the validation set's size plays no part.
 """
 
 from __future__ import annotations
@@ -35,9 +35,9 @@ from sklearn_dpbo.bo._acquisition import ucb_beta
 from sklearn_dpbo.model_selection import PrivateSelection
 from sklearn_dpbo.model_selection._context import SearchData
 from sklearn_dpbo.model_selection._public_search import (
-    HOLDOUT_MIN_ROWS,
+    LARGE_TRAIN_ROWS,
     PublicSearch,
-    resolve_budget,
+    resolve_public_signal,
 )
 from sklearn_dpbo.model_selection._scheduler import Job, run_ordered
 
@@ -372,26 +372,39 @@ def test_public_budget_strings_other_than_auto_are_refused(cancer_split, bad):
 
 
 # ---------------------------------------------------------------------------
-# public_budget="auto"
+# The defaults public_cv="auto", public_budget="auto"
 # ---------------------------------------------------------------------------
-def test_auto_resolves_on_the_public_fold_size_only():
-    # Not the default (measured: issue 25 study in docs/benchmarks.md).
-    assert PrivateSelection().public_budget is None
-    assert HOLDOUT_MIN_ROWS == 5000  # (high - low)/sqrt(2 n0) <= 1 % of the range
-    assert resolve_budget("auto", HOLDOUT_MIN_ROWS - 1) is None
-    assert resolve_budget("auto", HOLDOUT_MIN_ROWS) == 0.0
-    assert resolve_budget("auto", 10**6) == 0.0
+def test_auto_resolves_on_the_public_training_set_size_only():
+    mode = PrivateSelection()
+    assert (mode.public_cv, mode.public_budget) == ("auto", "auto")
+    assert LARGE_TRAIN_ROWS == 20_000
+    assert resolve_public_signal("auto", "auto", LARGE_TRAIN_ROWS - 1) == (3, None)
+    assert resolve_public_signal("auto", "auto", LARGE_TRAIN_ROWS) == (2, 0.75)
+    assert resolve_public_signal("auto", "auto", 10**7) == (2, 0.75)
+    # Each "auto" alone: the folds follow the rule; the budget only with
+    # public_cv="auto" (0.75 is a budget for 2 folds).
+    assert resolve_public_signal("auto", None, 10**6) == (2, None)
+    assert resolve_public_signal("auto", 0.5, 10**6) == (2, 0.5)
+    assert resolve_public_signal(3, "auto", 10**6) == (3, None)
+    assert resolve_public_signal(5, "auto", 10) == (5, None)
     # Explicit values are kept as they are, whatever the size.
-    assert resolve_budget(None, 10**6) is None
-    assert resolve_budget(0.7, 10) == 0.7
-    with pytest.raises(ValueError, match="public_budget"):
-        resolve_budget("fast", 10)
+    assert resolve_public_signal(4, 0.7, 10) == (4, 0.7)
+    assert resolve_public_signal(3, None, 10**6) == (3, None)
+
+
+@pytest.mark.parametrize("bad", ["fast", "AUTO", 1])
+def test_public_cv_values_other_than_auto_or_a_splitter_are_refused(cancer_split, bad):
+    X_tr, y_tr, X_va, y_va = cancer_split
+    mode = PrivateSelection(public_cv=bad)
+    search = DPBayesSearchCV(LogisticRegression(), SPACE, method=mode, n_iter=2)
+    with pytest.raises(InvalidParameterError, match="public_cv"):
+        search.fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
 
 
 def test_a_zero_budget_is_a_single_hold_out_at_any_n_iter():
-    # budget 0 (what "auto" runs above the threshold): fold 0 of every
-    # candidate and nothing else, the shortlist the best fold-0 scores, even
-    # where b = 0.7 would pay for more folds (here: b = 1.5 runs 5 more).
+    # budget 0: fold 0 of every candidate and nothing else, the shortlist
+    # the best fold-0 scores, even where b = 0.7 would pay for more folds
+    # (here: b = 1.5 runs 5 more).
     fold0 = FOLD0 * 3  # 24 candidates
     search, ran = _budget_search(fold0, budget=0.0, size=3, racing=0.5)
     assert ran == [(j, 0) for j in range(len(fold0))]
@@ -402,15 +415,15 @@ def test_a_zero_budget_is_a_single_hold_out_at_any_n_iter():
     assert wider.folds_run().sum() > len(fold0)
 
 
-def _fit_pair(X_tr, y_tr, X_va, y_va, **kw):
-    """The search with ``public_budget="auto"`` and the same search with
-    ``public_budget=value`` for each value in ``kw``, all seeded alike."""
+def _fit_pair(X_tr, y_tr, X_va, y_va, estimator=None, **kw):
+    """The default search and the same search with each ``kw`` value, a
+    ``PrivateSelection`` keyword dict, all seeded alike."""
     out = {}
-    for label, budget in {"auto": "auto", **kw}.items():
+    for label, mode_kw in {"auto": {}, **kw}.items():
         s = DPBayesSearchCV(
-            LogisticRegression(max_iter=200),
+            LogisticRegression(max_iter=200) if estimator is None else estimator,
             SPACE,
-            method=PrivateSelection(public_budget=budget),
+            method=PrivateSelection(**mode_kw),
             n_iter=8,
             n_candidates=64,
             random_state=0,
@@ -420,61 +433,89 @@ def _fit_pair(X_tr, y_tr, X_va, y_va, **kw):
     return out
 
 
-def test_auto_below_the_threshold_is_exactly_the_racing_search(cancer_split):
-    # 300 training rows (100 per public fold), a validation set far larger
-    # than the threshold: its size plays no part, the search is the one of
-    # public_budget=None (same public table, shortlist and releases).
-    X_tr, y_tr, X_va, y_va = cancer_split
-    reps = math.ceil(3 * HOLDOUT_MIN_ROWS / len(y_va))
-    X_big, y_big = np.tile(X_va, (reps, 1)), np.tile(y_va, reps)
-    assert len(y_big) >= 3 * HOLDOUT_MIN_ROWS
-    fits = _fit_pair(X_tr, y_tr, X_big, y_big, none=None)
-    auto, none = fits["auto"], fits["none"]
-    assert (none.cv_results_["n_public_folds"] == 3).sum() >= 3
-    for key in ("candidate_index", "n_public_folds"):
-        np.testing.assert_array_equal(auto.cv_results_[key], none.cv_results_[key])
-    for k in range(3):
+def _assert_same_search(a, b, n_folds):
+    for key in ("candidate_index", "n_public_folds", "shortlisted"):
+        np.testing.assert_array_equal(a.cv_results_[key], b.cv_results_[key])
+    for k in range(n_folds):
         key = f"split{k}_public_cv_score"
-        np.testing.assert_array_equal(auto.cv_results_[key], none.cv_results_[key])
-    np.testing.assert_array_equal(auto.shortlist_, none.shortlist_)
-    assert auto.best_index_ == none.best_index_
-    assert auto.best_score_ == none.best_score_
+        np.testing.assert_array_equal(a.cv_results_[key], b.cv_results_[key])
+    assert f"split{n_folds}_public_cv_score" not in a.cv_results_
+    np.testing.assert_array_equal(a.shortlist_, b.shortlist_)
+    assert a.best_index_ == b.best_index_
+    assert a.best_score_ == b.best_score_
+
+
+def test_auto_below_the_threshold_is_exactly_the_racing_search(
+    cancer_split, monkeypatch
+):
+    # 300 training rows: the search is the one of public_cv=3,
+    # public_budget=None (same public table, shortlist and releases), and
+    # the rule is given the training rows only (the validation set's size
+    # plays no part).
+    X_tr, y_tr, X_va, y_va = cancer_split
+    sizes = []
+
+    def spy(public_cv, public_budget, n_train):
+        sizes.append(n_train)
+        return resolve_public_signal(public_cv, public_budget, n_train)
+
+    monkeypatch.setattr(private_selection, "resolve_public_signal", spy)
+    fits = _fit_pair(X_tr, y_tr, X_va, y_va, none=dict(public_cv=3, public_budget=None))
+    assert sizes == [len(y_tr)] * 2
+    assert (fits["none"].cv_results_["n_public_folds"] == 3).sum() >= 3
+    _assert_same_search(fits["auto"], fits["none"], 3)
+
+
+class _Trivial(LogisticRegression):
+    """``LogisticRegression``'s parameters, a fit that looks at one feature's
+    mean only: a cheap estimator for 20,000 rows."""
+
+    def fit(self, X, y):
+        self.classes_ = np.unique(y)
+        self.t_ = float(np.mean(X[:, 0])) + np.log10(self.C) / 10
+        return self
+
+    def predict(self, X):
+        return self.classes_[(X[:, 0] > self.t_).astype(int)]
 
 
 @pytest.fixture(scope="module")
 def large_split():
-    # 3 * HOLDOUT_MIN_ROWS training rows: stratified public folds of exactly
-    # HOLDOUT_MIN_ROWS rows.
+    # LARGE_TRAIN_ROWS training rows, 400 validation rows.
     X, y = make_classification(
-        n_samples=3 * HOLDOUT_MIN_ROWS + 400, n_features=8, random_state=0
+        n_samples=LARGE_TRAIN_ROWS + 400, n_features=4, random_state=0
     )
-    n = 3 * HOLDOUT_MIN_ROWS
+    n = LARGE_TRAIN_ROWS
     return X[:n], y[:n], X[n:], y[n:]
 
 
-def test_auto_at_the_threshold_is_a_single_public_hold_out(large_split):
+def test_auto_at_the_threshold_is_two_folds_with_budget_0_75(large_split):
     X_tr, y_tr, X_va, y_va = large_split
-    fits = _fit_pair(X_tr, y_tr, X_va, y_va, b07=0.7, none=None)
+    fits = _fit_pair(
+        X_tr,
+        y_tr,
+        X_va,
+        y_va,
+        estimator=_Trivial(),
+        set=dict(public_cv=2, public_budget=0.75),
+        none=dict(public_cv=3, public_budget=None),
+    )
     auto = fits["auto"]
-    table = auto.cv_results_
-    # n_iter fold fits on fold 0 only, the shortlist its 3 best fold-0 scores.
-    assert (table["n_public_folds"] == 1).all()
-    assert np.isnan(table["split1_public_cv_score"]).all()
-    top = np.sort(table["split0_public_cv_score"])[::-1][:3]
-    np.testing.assert_array_equal(
-        np.sort(table["split0_public_cv_score"][table["shortlisted"]])[::-1], top
+    _assert_same_search(auto, fits["set"], 2)
+    # 0.75 · 8 · 20,000 rows: fold 0 of every candidate (10,000 rows each),
+    # then fold 1 for as many as the remaining rows pay for.
+    folds = auto.cv_results_["n_public_folds"]
+    assert set(folds.tolist()) <= {1, 2} and (folds == 2).sum() >= 3
+    assert 10_000 * folds.sum() <= 0.75 * 8 * LARGE_TRAIN_ROWS
+    # The racing search on 3 folds is another search.
+    assert "split2_public_cv_score" in fits["none"].cv_results_
+    # One row fewer: the racing search on 3 folds again.
+    fewer = _fit_pair(
+        X_tr[:-1],
+        y_tr[:-1],
+        X_va,
+        y_va,
+        estimator=_Trivial(),
+        none=dict(public_cv=3, public_budget=None),
     )
-    # The same search as public_budget=0.7 (fold 0 decides at n_iter = 8).
-    b07 = fits["b07"]
-    np.testing.assert_array_equal(auto.shortlist_, b07.shortlist_)
-    assert auto.best_score_ == b07.best_score_
-    # public_budget=None still races on every fold: more public fits.
-    none = fits["none"]
-    assert none.cv_results_["n_public_folds"].sum() > table["n_public_folds"].sum()
-    # One row fewer per fold: the racing search again.
-    fewer = _fit_pair(X_tr[:-3], y_tr[:-3], X_va, y_va, none=None)
-    np.testing.assert_array_equal(
-        fewer["auto"].cv_results_["n_public_folds"],
-        fewer["none"].cv_results_["n_public_folds"],
-    )
-    assert (fewer["auto"].cv_results_["n_public_folds"] == 3).sum() >= 3
+    _assert_same_search(fewer["auto"], fewer["none"], 3)
