@@ -31,6 +31,7 @@ the guarantee, and the fit says so (warning, ``privacy_report_``).
 from __future__ import annotations
 
 import contextlib
+import inspect
 import io
 import math
 import pickle
@@ -41,8 +42,10 @@ from typing import Any
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.base import clone
+from sklearn.pipeline import Pipeline
+from sklearn.utils.metadata_routing import process_routing
 
-from .._compat import _num_samples, _safe_split
+from .._compat import _num_samples, _routing_enabled, _safe_split
 from ..privacy._accounting import PrivacyReport, Release, split_budget
 from ..privacy._silence import quiet
 from ..privacy._validation import PrivacyLeakWarning, check_privacy_rng
@@ -459,6 +462,50 @@ def whole_data_requested(search, plan, X_val, y_val, cv) -> bool:
     )
 
 
+def _fit_params_refusal(estimator, fit_params: dict) -> str | None:
+    """Why ``estimator.fit(X, y, **fit_params)`` would refuse these names.
+
+    Public: the names (and whether a value is None) only. A fit that
+    refuses its parameters fails in every part, which scores ``low``
+    silently; refused here instead, with scikit-learn's own rule: with
+    metadata routing, the estimator's routing (a step that has not said
+    whether it takes ``sample_weight`` is an error, as in
+    ``Pipeline.fit``); without it, a ``Pipeline`` takes ``step__name``
+    only, and any other estimator the names its ``fit`` declares.
+    """
+    if not fit_params:
+        return None
+    if _routing_enabled():
+        # The search routed to the estimator what it requested; a router
+        # (Pipeline, ...) checks its own steps' requests when it fits.
+        if not hasattr(estimator, "get_metadata_routing"):
+            return None
+        try:
+            process_routing(estimator, "fit", **fit_params)
+        except Exception as exc:  # noqa: BLE001 - the router's own refusal
+            return str(exc).rstrip(". ")
+        return None
+    for name in fit_params:
+        est, key = estimator, name
+        while isinstance(est, Pipeline):
+            step, sep, rest = key.partition("__")
+            last = est.steps[-1][0]
+            if not sep:
+                return (
+                    f"Pipeline.fit takes a step's parameter as <step>__{key}, "
+                    f"as in scikit-learn: pass {last}__{key}=... (the final "
+                    "step), or enable metadata routing and set_fit_request"
+                )
+            est = dict(est.steps).get(step)
+            if est is None or isinstance(est, str):
+                return f"the pipeline has no fitted step {step!r} for {name}"
+            key = rest
+        params = inspect.signature(est.fit).parameters.values()
+        if not any(p.name == key or p.kind is p.VAR_KEYWORD for p in params):
+            return f"{type(est).__name__}.fit takes no parameter {key!r}"
+    return None
+
+
 def _refuse(search, plan, other_scorers, groups, val_groups) -> None:
     """Settings the whole-data mode cannot honour, refused before any read."""
     if other_scorers:
@@ -551,6 +598,14 @@ def fit_whole_data(
         plan = replace(plan, mode=WholeData())
     mode, scorer = plan.mode, plan.scorer
     _refuse(search, plan, other_scorers, groups, val_groups)
+    problem = _fit_params_refusal(search.estimator, fit_params)
+    if problem:
+        raise ValueError(
+            f"method='whole-data' fits the estimator with {sorted(fit_params)} "
+            f"in every part, and its fit would refuse them: {problem}. (Every "
+            "part would fail and score low; refused from the names, before "
+            "any row is read.)"
+        )
     n = _num_samples(X)
     if y is not None and _num_samples(y) != n:
         raise ValueError(
@@ -577,7 +632,7 @@ def fit_whole_data(
     _warn_settings(search, plan, k, tuning, eps_p, score_budget and score_budget[0])
     parts = partition(n, k, plan.seed)
     evaluated = candidates if tuning else [candidates[default_row]]
-    progress = ProgressPrinter(search.verbose, cost)
+    progress = ProgressPrinter(search.verbose, cost, "the rows of X, y")
     progress.plan(
         f"whole-data: {len(evaluated)} candidates on k={k} disjoint parts of "
         f"{n} rows; budget epsilon={cost[0]:g}"

@@ -648,3 +648,90 @@ def test_part_bools_categories_and_index_are_typed_alike_whatever_the_odd_row():
             )
         )
     assert len(set(map(str, seen))) == 1, seen
+
+
+# ---------------------------------------------------------------------------
+# Fit parameters: routed as scikit-learn routes them, or refused before a read
+# ---------------------------------------------------------------------------
+_PIPE_SPACE = {"logisticregression__C": [0.1, 1.0]}
+
+
+class _WeightSpy(LogisticRegression):
+    seen: list = []
+
+    def fit(self, X, y, sample_weight=None):
+        _WeightSpy.seen.append((len(X), len(sample_weight)))
+        return super().fit(X, y, sample_weight=sample_weight)
+
+
+@pytest.mark.parametrize(
+    "make, fit_kwargs, match",
+    [
+        (  # scikit-learn's Pipeline refuses a bare name without routing
+            lambda: make_pipeline(StandardScaler(), LogisticRegression()),
+            {"sample_weight": 1},
+            "logisticregression__sample_weight",
+        ),
+        (
+            lambda: make_pipeline(StandardScaler(), LogisticRegression()),
+            {"scaler__sample_weight": 1},
+            "no fitted step 'scaler'",
+        ),
+        (lambda: LogisticRegression(), {"weights": 1}, "takes no parameter"),
+    ],
+)
+def test_fit_params_the_fit_would_refuse_are_refused_before_the_charge(
+    data, make, fit_kwargs, match
+):
+    X, y = data
+    acct = BudgetAccountant(epsilon=10)
+    space = _PIPE_SPACE if "pipeline" in type(make()).__name__.lower() else SPACE
+    search = DPBayesSearchCV(make(), space, accountant=acct, refit=False)
+    fit_kwargs = {k: np.ones(len(y)) for k in fit_kwargs}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        with pytest.raises(ValueError, match=match):
+            search.fit(X, y, **fit_kwargs)
+    assert acct.spent == (0.0, 0.0)
+
+
+def test_sample_weight_reaches_every_parts_fit_in_a_pipeline(data):
+    # The step form (no routing) and metadata routing both weight every
+    # part's fits with the part's own weights; before, a bare sample_weight
+    # made every part's fit fail (best_score_ near 0) and this raised nothing.
+    import sklearn
+
+    X, y = data
+    kw = dict(refit=False, release_score=False, random_state=0)
+    mode = WholeData(n_parts=3, max_selection_noise=None)
+    space = {"_weightspy__C": [0.1, 1.0]}
+    _WeightSpy.seen = []
+    pipe = make_pipeline(StandardScaler(), _WeightSpy())
+    DPBayesSearchCV(pipe, space, method=mode, **kw).fit(
+        X, y, _weightspy__sample_weight=np.ones(len(y))
+    )
+    # 3 parts x 2 candidates, each fit on 140 rows (70 % of a 200-row part)
+    assert _WeightSpy.seen == [(140, 140)] * 6
+    with sklearn.config_context(enable_metadata_routing=True):
+        _WeightSpy.seen = []
+        spy = _WeightSpy().set_fit_request(sample_weight=True)
+        pipe = make_pipeline(StandardScaler().set_fit_request(sample_weight=False), spy)
+        DPBayesSearchCV(pipe, space, method=mode, **kw).fit(
+            X, y, sample_weight=np.ones(len(y))
+        )
+        assert _WeightSpy.seen == [(140, 140)] * 6
+        unset = make_pipeline(StandardScaler(), spy)
+        with pytest.raises(ValueError, match="StandardScaler"):
+            DPBayesSearchCV(unset, space, method=mode, **kw).fit(
+                X, y, sample_weight=np.ones(len(y))
+            )
+
+
+def test_verbose_names_what_is_read(data, capsys):
+    X, y = data
+    DPBayesSearchCV(
+        LogisticRegression(), SPACE, refit=False, verbose=1, random_state=0
+    ).fit(X, y)
+    out = capsys.readouterr().out
+    assert "reading the rows of X, y" in out
+    assert "validation" not in out
