@@ -152,6 +152,30 @@ def selection_temperature(k: int, eps_params: float) -> float:
     return 2.0 / (k * eps_params)
 
 
+def part_train_size(parts, inner_split, seed: int) -> int:
+    """Rows a part's model is fit on, averaged over parts and folds (public).
+
+    What ``best_score_`` holds for: the part scores describe the estimator
+    trained on this many rows, not on the n rows of a refit.
+    """
+    sizes = [
+        len(tr)
+        for j, idx in enumerate(parts)
+        for tr, _ in inner_splits(len(idx), inner_split, seed + j)
+    ]
+    return int(round(float(np.mean(sizes)))) if sizes else 0
+
+
+def noise_floor(k: int, eps_params: float, n_candidates: int) -> float:
+    """2·ln(#candidates)/(k·ε₁): gaps the selection cannot resolve (range units).
+
+    Permute-and-flip's (and the exponential mechanism's) expected shortfall
+    from the best candidate is about its temperature 2Δ/ε₁ times
+    ln(#candidates) (McKenna & Sheldon 2020), with Δ = (high − low)/k.
+    """
+    return 2.0 * math.log(max(n_candidates, 2)) / (k * eps_params)
+
+
 def tunes(mode, k: int, eps_params: float) -> bool:
     """Whether the mode selects (else it releases the estimator's values).
 
@@ -318,22 +342,68 @@ def _votes(scores: np.ndarray) -> np.ndarray:
     return votes
 
 
-def _release_params(scores, mode, eps, k, scorer, rng) -> Release:
+def anchor_margin(sensitivity: float, eps: float, n_others: int, beta: float) -> float:
+    """τ = (2Δ/ε₁)·ln(L/β): the default anchor's public margin (utility units).
+
+    Permute-and-flip (and the exponential mechanism) output λ with
+    probability at most exp(−ε₁(u* − u(λ))/(2Δ)), u* = max u (McKenna &
+    Sheldon 2020, Algorithm 1: λ must be accepted when visited). With the
+    estimator's own values d scored u(d) = S(d) and every other candidate
+    u(λ) = S(λ) − τ, a λ with S(λ) ≤ S(d) has u* − u(λ) ≥ u(d) − u(λ) ≥ τ,
+    so P[release such a λ] ≤ L·exp(−τ ε₁/(2Δ)) = β over the L others: a
+    bound from the noise scale and public counts only, for every data set.
+    """
+    return 2.0 * sensitivity / eps * math.log(n_others / beta)
+
+
+def _anchored(utilities, sensitivity, eps, default_row, mode, bound):
+    """(utilities, sensitivity, margin, note): the others lowered by τ.
+
+    Shifting by public constants keeps ‖u − u′‖∞ ≤ Δ up to the rounding of
+    one subtraction per entry, ≤ ulp(|u| + τ) each side; ``bound`` is a
+    public bound on |u| (the score range's, or k for votes), and Δ is
+    raised by two such ulps (so the selection stays ε₁-DP exactly).
+    """
+    n_others = len(utilities) - 1
+    beta = mode.max_worse_probability
+    if default_row is None or n_others < 1 or beta is None:
+        return utilities, sensitivity, None, ""
+    tau = anchor_margin(sensitivity, eps, n_others, beta)
+    sensitivity = math.nextafter(sensitivity + 2.0 * math.ulp(bound + tau), math.inf)
+    tau = anchor_margin(sensitivity, eps, n_others, beta)
+    u = np.asarray(utilities, dtype=float) - tau
+    u[default_row] = utilities[default_row]
+    note = (
+        f"; anchored at the estimator's own values: the {n_others} other "
+        f"candidates' scores lowered by the public margin tau = "
+        f"(2*sensitivity/epsilon)*ln({n_others}/{beta:g}) = {tau:.4g}, so "
+        f"P[best_params_ scores no better than the defaults on the parts] "
+        f"<= {beta:g} for every data set"
+    )
+    return u, sensitivity, tau, note
+
+
+def _release_params(scores, mode, eps, k, scorer, rng, default_row=None):
     if mode.aggregation == "vote":
         # 1, plus the rounding of k float additions of shares 1/t ≤ 1 (each
         # sum ≤ k): at most k² 2⁻⁵³, taken as k² 2⁻⁵⁰.
         utilities, sensitivity = _votes(scores), 1.0 + k * k * 2.0**-50
         what = "the parts' votes (sensitivity 1)"
+        bound = float(k)
     else:
         utilities, sensitivity = scores.mean(axis=0), scorer.sensitivity_for(k)
         what = f"the scores averaged over k={k} disjoint parts"
+        bound = max(abs(b) for b in scorer.bounds)
+    utilities, sensitivity, _, note = _anchored(
+        utilities, sensitivity, eps, default_row, mode, bound
+    )
     release = _release_selection(
         utilities,
         epsilon=eps,
         sensitivity=sensitivity,
         selection=mode.selection,
         rng=rng,
-        mechanism=f"{mode.selection} over {what}",
+        mechanism=f"{mode.selection} over {what}{note}",
         assumption="none (subsample-and-aggregate: one row moves one part)",
     )
     return replace(release, reference=_REFERENCE)
@@ -357,8 +427,14 @@ def _release_default(index: int) -> Release:
     )
 
 
-def _release_score(value, eps, k, scorer, rng) -> Release:
+def _release_score(value, eps, k, scorer, rng, train_size=None) -> Release:
     sensitivity = scorer.sensitivity_for(k)
+    size = (
+        ""
+        if train_size is None
+        else f" (models fit on about {train_size} rows, a part's inner training "
+        "rows, not on the n rows of a refit)"
+    )
     noisy, eff_sensitivity, eff_scale = _grid_laplace(
         value, sensitivity, eps, scorer.bounds, rng
     )
@@ -366,7 +442,7 @@ def _release_score(value, eps, k, scorer, rng) -> Release:
         quantity="best_score_",
         value=noisy,
         mechanism=(
-            f"Laplace on the selected candidate's score averaged over k={k} parts"
+            f"Laplace on the selected candidate's score averaged over k={k} parts{size}"
         ),
         epsilon=eps,
         delta=0.0,
@@ -413,6 +489,7 @@ def releases_from_scores(
     default_row,
     eps_score,
     rng,
+    train_size=None,
 ) -> list[Release]:
     """The releases from the part-score matrix (k × candidates).
 
@@ -424,14 +501,16 @@ def releases_from_scores(
     low, high = scorer.bounds
     scores = np.clip(np.where(np.isfinite(scores), scores, low), low, high)
     if eps_params is not None:
-        releases = [_release_params(scores, mode, eps_params, k, scorer, rng)]
+        releases = [
+            _release_params(scores, mode, eps_params, k, scorer, rng, default_row)
+        ]
         chosen = releases[0].value
     else:
         releases = [_release_default(default_row)]
         chosen = 0
     if eps_score is not None:
         value = float(np.clip(scores[:, chosen].mean(), low, high))
-        releases.append(_release_score(value, eps_score, k, scorer, rng))
+        releases.append(_release_score(value, eps_score, k, scorer, rng, train_size))
     return releases
 
 
@@ -535,7 +614,7 @@ def _refuse(search, plan, other_scorers, groups, val_groups) -> None:
         )
 
 
-def _warn_settings(search, plan, k, tuning, eps_p, score_budget) -> None:
+def _warn_settings(search, plan, k, tuning, eps_p, score_budget, n_cands, anchored):
     """Public announcements (settings, n, k only), before any row is read."""
     if search.refit:
         warnings.warn(
@@ -546,18 +625,45 @@ def _warn_settings(search, plan, k, tuning, eps_p, score_budget) -> None:
             PrivacyLeakWarning,
             stacklevel=4,
         )
+    floor = noise_floor(k, eps_p, n_cands)
+    arithmetic = (
+        f"the selection's noise floor is 2*ln(#candidates)*(score range)/"
+        f"(k*epsilon) = 2*ln({n_cands})/({k}*{eps_p:g}) = {floor:.3g} of the "
+        "score range"
+    )
     if not tuning:
         noise = selection_temperature(k, eps_p)
         warnings.warn(
             f"method='whole-data': with k={k} parts and epsilon={eps_p:g} for "
             f"best_params_, the selection's noise ({noise:.3g}"
             f" of the score range) exceeds max_selection_noise="
-            f"{plan.mode.max_selection_noise:g}: best_params_ is the "
-            "estimator's own values (no tuning) and the whole budget goes to "
-            "best_score_. More rows or a larger epsilon allow tuning.",
+            f"{plan.mode.max_selection_noise:g} ({arithmetic}): best_params_ "
+            "is the estimator's own values (no tuning) and the whole budget "
+            "goes to best_score_. More rows or a larger epsilon allow tuning.",
             UselessReleaseWarning,
             stacklevel=4,
         )
+    elif n_cands > 1:
+        beta = plan.mode.max_worse_probability
+        tau = anchor_margin(1.0 / k, eps_p, n_cands - 1, beta) if anchored else None
+        if max(floor, tau or 0.0) > USELESS_FRACTION:
+            margin = (
+                ""
+                if tau is None
+                else f", and another candidate is released only when it beats "
+                f"the estimator's own values on the parts by more than the "
+                f"margin (2/(k*epsilon))*ln({n_cands - 1}/{beta:g}) = {tau:.3g} "
+                "of the score range: expect the defaults"
+            )
+            warnings.warn(
+                f"method='whole-data': {arithmetic}, so candidates closer "
+                f"than that cannot be told apart{margin}. More rows (k = n // "
+                f"min_part_size, at most {MAX_PARTS} with n_parts='auto'), a "
+                "larger epsilon or fewer candidates (n_iter) lower it "
+                "(docs/whole_data.md: the rows a given gap needs).",
+                UselessReleaseWarning,
+                stacklevel=4,
+            )
     if score_budget is not None:
         scale = 1.0 / (k * score_budget)
         if scale > USELESS_FRACTION:
@@ -629,8 +735,19 @@ def fit_whole_data(
             "and search parameters the estimator has, or max_selection_noise="
             "None to tune anyway."
         )
-    _warn_settings(search, plan, k, tuning, eps_p, score_budget and score_budget[0])
+    anchored = default_row is not None and mode.max_worse_probability is not None
+    _warn_settings(
+        search,
+        plan,
+        k,
+        tuning,
+        eps_p,
+        score_budget and score_budget[0],
+        len(candidates),
+        anchored,
+    )
     parts = partition(n, k, plan.seed)
+    train_size = part_train_size(parts, mode.inner_split, plan.seed)
     evaluated = candidates if tuning else [candidates[default_row]]
     progress = ProgressPrinter(search.verbose, cost, "the rows of X, y")
     progress.plan(
@@ -665,6 +782,7 @@ def fit_whole_data(
             default_row=default_row,
             eps_score=None if score_budget is None else score_budget[0],
             rng=ctx.rng,
+            train_size=train_size,
         )
 
     releases = run_sealed(run, _Ctx(), charged)
@@ -672,6 +790,7 @@ def fit_whole_data(
     index = releases[0].value if tuning else default_row
     try:
         _ingest(search, releases, index, candidates, default_row, plan, k)
+        search.best_score_train_size_ = train_size
         # best_estimator_ on every row: outside the guarantee (announced);
         # refit_time_ is NaN (measured after the private read).
         refit(search, X, y, fit_params, None)
