@@ -21,6 +21,19 @@ JMLR 2011, Section 6):
    (ε₂), pure (ε₁ + ε₂)-DP with respect to one row of ``X, y`` by basic
    composition. The voting variant selects over v(λ) = #{j : λ is part j's
    best}, ‖v − v′‖_∞ ≤ 1.
+4. Default anchoring (``max_worse_probability`` = β, with the estimator's
+   own values d among the L + 1 candidates): the selection runs over
+   u(λ) = S(λ) − τ·[λ ≠ d], τ = (2Δ/ε₁)·ln(L/β) (:func:`anchor_margin`).
+   τ, d and L are fixed from public values before any row is read, so
+   ‖u − u′‖_∞ = ‖S − S′‖_∞ ≤ Δ (Δ raised by two ulps for the rounding of
+   the subtraction): the selection is ε₁-DP (McKenna & Sheldon 2020,
+   Theorem 1), the score release ε₂-DP for every selected λ̃, and the pair
+   (ε₁ + ε₂)-DP by adaptive basic composition, ε₁ + ε₂ = ε
+   (``budget_split``; when the public rule ``max_selection_noise`` skips
+   the selection, ε₁ = 0 and ε₂ = ε). Utility, for every data set: a λ ≠ d
+   with S(λ) ≤ S(d) is output with probability ≤ exp(−ε₁τ/(2Δ)), so one
+   scoring no better than the defaults on the parts is released with
+   probability ≤ L·exp(−ε₁τ/(2Δ)) = β (stated in ``privacy_report_``).
 
 Nothing private leaves a part's job but its score vector: warnings and
 prints are withheld inside the job (in the worker that runs it), and no
