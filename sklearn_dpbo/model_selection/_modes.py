@@ -550,6 +550,14 @@ class WholeData(SearchMode):
         always tunes. 0.05 from ``benchmarks/bench_whole_data.py``
         (docs/whole_data.md): at 0.057 (k = 35, ε₁ = 1) tuning lost 5.8 ±
         3.6 accuracy points to the untuned values.
+    max_worse_probability : float in (0, 1) or None, default=0.05
+        Default anchoring (with ``include_default``): every other
+        candidate's aggregated score is lowered by the public margin
+        τ = (2Δ/ε₁)·ln(L/β), β this value and L the number of other
+        candidates, before the selection, so that the probability of
+        releasing a candidate that scores no better than the estimator's
+        own values at the part size is at most β, whatever the data
+        (``_whole_data.anchor_margin``). ``None``: no anchoring.
     {{selection}}
     """
 
@@ -570,6 +578,10 @@ class WholeData(SearchMode):
             None,
             Interval(numbers.Real, 0, None, closed="neither"),
         ],
+        "max_worse_probability": [
+            None,
+            Interval(numbers.Real, 0, 1, closed="neither"),
+        ],
         "selection": _SELECTION,
     }
 
@@ -581,6 +593,7 @@ class WholeData(SearchMode):
         aggregation="mean",
         include_default=True,
         max_selection_noise=0.05,
+        max_worse_probability=0.05,
         selection="permute-and-flip",
     ):
         self.n_parts = n_parts
@@ -589,6 +602,7 @@ class WholeData(SearchMode):
         self.aggregation = aggregation
         self.include_default = include_default
         self.max_selection_noise = max_selection_noise
+        self.max_worse_probability = max_worse_probability
         self.selection = selection
 
 

@@ -30,8 +30,11 @@ __all__ = ["ProgressPrinter"]
 
 PREFIX = "[DPBayesSearchCV]"
 
-READ_LINE = "reading the validation set (from here on: no line until done, no figure)"
-"""Printed (level 1) at the first private read."""
+READ_TEXT = "reading {} (from here on: no line until done, no figure)"
+"""Printed (level 1) at the first private read, naming what is read."""
+
+READ_LINE = READ_TEXT.format("the validation set")
+"""The read line of the modes with a validation set."""
 
 DONE_LINE = "done"
 """The one line printed after the read, when ``fit`` returns."""
@@ -49,13 +52,21 @@ class ProgressPrinter:
         printed before the read.
     budget : tuple of float
         The (ε, δ) the fit spends, fixed before any data is read.
+    private : str, default="the validation set"
+        What the first private read reads, for the read line.
     """
 
-    def __init__(self, verbose: int, budget: tuple[float, float]):
+    def __init__(
+        self,
+        verbose: int,
+        budget: tuple[float, float],
+        private: str = "the validation set",
+    ):
         self._verbose = int(verbose)
         self._budget = f"budget epsilon={budget[0]:g}, delta={budget[1]:g}"
         self._start = time.perf_counter()
         self._sealed = False
+        self._read_line = READ_TEXT.format(private)
         # The stream of the user's prints, taken before any private section
         # (those swap sys.stdout for a dropped buffer): the read line is
         # printed from inside one.
@@ -91,7 +102,7 @@ class ProgressPrinter:
         self._sealed = True
         if self._verbose >= 1:
             timed = f" ({elapsed:.2f}s; {self._budget})" if self._verbose > 2 else ""
-            self._print(f"{READ_LINE}{timed}")
+            self._print(f"{self._read_line}{timed}")
 
     def done(self) -> None:
         """The end of ``fit``: a fixed line, with no figure."""

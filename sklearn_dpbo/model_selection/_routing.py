@@ -7,9 +7,10 @@ refused in ``fit``: the private score is an unweighted mean of per-record
 values, which is what bounds its sensitivity (one record with a large
 weight could move a weighted score arbitrarily). Without metadata routing
 every fit parameter goes to ``estimator.fit``, as in scikit-learn; a
-``sample_weight`` passed that way is used for the fits on the public
-training rows only, and ``fit`` says so with a ``UserWarning`` (before any
-data is read) instead of leaving the unweighted validation score silent.
+``sample_weight`` passed that way weights the estimator's fits only (on
+the rows each fit is trained on), never the private score, and ``fit``
+says so with a ``UserWarning`` (before any data is read) instead of
+leaving the unweighted score silent.
 
 ``score(X, y, **params)`` takes no metadata, with or without routing: it
 scores with the search's metric, the unweighted per-record mean (a
@@ -86,12 +87,14 @@ def route_fit_params(search, params: dict) -> tuple[dict, dict]:
     if not _routing_enabled():
         if "sample_weight" in params:
             warnings.warn(
-                "sample_weight goes to estimator.fit on the public training "
-                "rows only (every candidate's fit, the public cross-validation "
-                "folds and best_estimator_); the validation score stays the "
-                "unweighted mean of per-record values: a weighted private score "
-                "has no per-record sensitivity bound (one record with a large "
-                "weight could move it arbitrarily). With metadata routing "
+                "sample_weight goes to estimator.fit only: it weights the "
+                "candidates' fits (and best_estimator_), never the private "
+                "score, which stays the unweighted mean of per-record values: a "
+                "weighted private score has no per-record sensitivity bound (one "
+                "record with a large weight could move it arbitrarily). Each fit "
+                "gets the weights of the rows it is trained on: the public "
+                "training rows with a validation set, each part's rows in the "
+                "whole-data mode fit(X, y). With metadata routing "
                 "(sklearn.set_config(enable_metadata_routing=True) and "
                 "estimator.set_fit_request(sample_weight=True)) the same "
                 "happens without this warning.",

@@ -21,6 +21,19 @@ JMLR 2011, Section 6):
    (ε₂), pure (ε₁ + ε₂)-DP with respect to one row of ``X, y`` by basic
    composition. The voting variant selects over v(λ) = #{j : λ is part j's
    best}, ‖v − v′‖_∞ ≤ 1.
+4. Default anchoring (``max_worse_probability`` = β, with the estimator's
+   own values d among the L + 1 candidates): the selection runs over
+   u(λ) = S(λ) − τ·[λ ≠ d], τ = (2Δ/ε₁)·ln(L/β) (:func:`anchor_margin`).
+   τ, d and L are fixed from public values before any row is read, so
+   ‖u − u′‖_∞ = ‖S − S′‖_∞ ≤ Δ (Δ raised by two ulps for the rounding of
+   the subtraction): the selection is ε₁-DP (McKenna & Sheldon 2020,
+   Theorem 1), the score release ε₂-DP for every selected λ̃, and the pair
+   (ε₁ + ε₂)-DP by adaptive basic composition, ε₁ + ε₂ = ε
+   (``budget_split``; when the public rule ``max_selection_noise`` skips
+   the selection, ε₁ = 0 and ε₂ = ε). Utility, for every data set: a λ ≠ d
+   with S(λ) ≤ S(d) is output with probability ≤ exp(−ε₁τ/(2Δ)), so one
+   scoring no better than the defaults on the parts is released with
+   probability ≤ L·exp(−ε₁τ/(2Δ)) = β (stated in ``privacy_report_``).
 
 Nothing private leaves a part's job but its score vector: warnings and
 prints are withheld inside the job (in the worker that runs it), and no
@@ -31,6 +44,7 @@ the guarantee, and the fit says so (warning, ``privacy_report_``).
 from __future__ import annotations
 
 import contextlib
+import inspect
 import io
 import math
 import pickle
@@ -41,8 +55,10 @@ from typing import Any
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.base import clone
+from sklearn.pipeline import Pipeline
+from sklearn.utils.metadata_routing import process_routing
 
-from .._compat import _num_samples, _safe_split
+from .._compat import _num_samples, _routing_enabled, _safe_split
 from ..privacy._accounting import PrivacyReport, Release, split_budget
 from ..privacy._silence import quiet
 from ..privacy._validation import PrivacyLeakWarning, check_privacy_rng
@@ -147,6 +163,30 @@ def inner_splits(size: int, inner_split, seed: int) -> list[tuple]:
 def selection_temperature(k: int, eps_params: float) -> float:
     """2Δ/ε₁ in units of the score range, Δ = 1/k: 2/(k ε₁)."""
     return 2.0 / (k * eps_params)
+
+
+def part_train_size(parts, inner_split, seed: int) -> int:
+    """Rows a part's model is fit on, averaged over parts and folds (public).
+
+    What ``best_score_`` holds for: the part scores describe the estimator
+    trained on this many rows, not on the n rows of a refit.
+    """
+    sizes = [
+        len(tr)
+        for j, idx in enumerate(parts)
+        for tr, _ in inner_splits(len(idx), inner_split, seed + j)
+    ]
+    return int(round(float(np.mean(sizes)))) if sizes else 0
+
+
+def noise_floor(k: int, eps_params: float, n_candidates: int) -> float:
+    """2·ln(#candidates)/(k·ε₁): gaps the selection cannot resolve (range units).
+
+    Permute-and-flip's (and the exponential mechanism's) expected shortfall
+    from the best candidate is about its temperature 2Δ/ε₁ times
+    ln(#candidates) (McKenna & Sheldon 2020), with Δ = (high − low)/k.
+    """
+    return 2.0 * math.log(max(n_candidates, 2)) / (k * eps_params)
 
 
 def tunes(mode, k: int, eps_params: float) -> bool:
@@ -315,22 +355,68 @@ def _votes(scores: np.ndarray) -> np.ndarray:
     return votes
 
 
-def _release_params(scores, mode, eps, k, scorer, rng) -> Release:
+def anchor_margin(sensitivity: float, eps: float, n_others: int, beta: float) -> float:
+    """τ = (2Δ/ε₁)·ln(L/β): the default anchor's public margin (utility units).
+
+    Permute-and-flip (and the exponential mechanism) output λ with
+    probability at most exp(−ε₁(u* − u(λ))/(2Δ)), u* = max u (McKenna &
+    Sheldon 2020, Algorithm 1: λ must be accepted when visited). With the
+    estimator's own values d scored u(d) = S(d) and every other candidate
+    u(λ) = S(λ) − τ, a λ with S(λ) ≤ S(d) has u* − u(λ) ≥ u(d) − u(λ) ≥ τ,
+    so P[release such a λ] ≤ L·exp(−τ ε₁/(2Δ)) = β over the L others: a
+    bound from the noise scale and public counts only, for every data set.
+    """
+    return 2.0 * sensitivity / eps * math.log(n_others / beta)
+
+
+def _anchored(utilities, sensitivity, eps, default_row, mode, bound):
+    """(utilities, sensitivity, margin, note): the others lowered by τ.
+
+    Shifting by public constants keeps ‖u − u′‖∞ ≤ Δ up to the rounding of
+    one subtraction per entry, ≤ ulp(|u| + τ) each side; ``bound`` is a
+    public bound on |u| (the score range's, or k for votes), and Δ is
+    raised by two such ulps (so the selection stays ε₁-DP exactly).
+    """
+    n_others = len(utilities) - 1
+    beta = mode.max_worse_probability
+    if default_row is None or n_others < 1 or beta is None:
+        return utilities, sensitivity, None, ""
+    tau = anchor_margin(sensitivity, eps, n_others, beta)
+    sensitivity = math.nextafter(sensitivity + 2.0 * math.ulp(bound + tau), math.inf)
+    tau = anchor_margin(sensitivity, eps, n_others, beta)
+    u = np.asarray(utilities, dtype=float) - tau
+    u[default_row] = utilities[default_row]
+    note = (
+        f"; anchored at the estimator's own values: the {n_others} other "
+        f"candidates' scores lowered by the public margin tau = "
+        f"(2*sensitivity/epsilon)*ln({n_others}/{beta:g}) = {tau:.4g}, so "
+        f"P[best_params_ scores no better than the defaults on the parts] "
+        f"<= {beta:g} for every data set"
+    )
+    return u, sensitivity, tau, note
+
+
+def _release_params(scores, mode, eps, k, scorer, rng, default_row=None):
     if mode.aggregation == "vote":
         # 1, plus the rounding of k float additions of shares 1/t ≤ 1 (each
         # sum ≤ k): at most k² 2⁻⁵³, taken as k² 2⁻⁵⁰.
         utilities, sensitivity = _votes(scores), 1.0 + k * k * 2.0**-50
         what = "the parts' votes (sensitivity 1)"
+        bound = float(k)
     else:
         utilities, sensitivity = scores.mean(axis=0), scorer.sensitivity_for(k)
         what = f"the scores averaged over k={k} disjoint parts"
+        bound = max(abs(b) for b in scorer.bounds)
+    utilities, sensitivity, _, note = _anchored(
+        utilities, sensitivity, eps, default_row, mode, bound
+    )
     release = _release_selection(
         utilities,
         epsilon=eps,
         sensitivity=sensitivity,
         selection=mode.selection,
         rng=rng,
-        mechanism=f"{mode.selection} over {what}",
+        mechanism=f"{mode.selection} over {what}{note}",
         assumption="none (subsample-and-aggregate: one row moves one part)",
     )
     return replace(release, reference=_REFERENCE)
@@ -354,8 +440,14 @@ def _release_default(index: int) -> Release:
     )
 
 
-def _release_score(value, eps, k, scorer, rng) -> Release:
+def _release_score(value, eps, k, scorer, rng, train_size=None) -> Release:
     sensitivity = scorer.sensitivity_for(k)
+    size = (
+        ""
+        if train_size is None
+        else f" (models fit on about {train_size} rows, a part's inner training "
+        "rows, not on the n rows of a refit)"
+    )
     noisy, eff_sensitivity, eff_scale = _grid_laplace(
         value, sensitivity, eps, scorer.bounds, rng
     )
@@ -363,7 +455,7 @@ def _release_score(value, eps, k, scorer, rng) -> Release:
         quantity="best_score_",
         value=noisy,
         mechanism=(
-            f"Laplace on the selected candidate's score averaged over k={k} parts"
+            f"Laplace on the selected candidate's score averaged over k={k} parts{size}"
         ),
         epsilon=eps,
         delta=0.0,
@@ -410,6 +502,7 @@ def releases_from_scores(
     default_row,
     eps_score,
     rng,
+    train_size=None,
 ) -> list[Release]:
     """The releases from the part-score matrix (k × candidates).
 
@@ -421,14 +514,16 @@ def releases_from_scores(
     low, high = scorer.bounds
     scores = np.clip(np.where(np.isfinite(scores), scores, low), low, high)
     if eps_params is not None:
-        releases = [_release_params(scores, mode, eps_params, k, scorer, rng)]
+        releases = [
+            _release_params(scores, mode, eps_params, k, scorer, rng, default_row)
+        ]
         chosen = releases[0].value
     else:
         releases = [_release_default(default_row)]
         chosen = 0
     if eps_score is not None:
         value = float(np.clip(scores[:, chosen].mean(), low, high))
-        releases.append(_release_score(value, eps_score, k, scorer, rng))
+        releases.append(_release_score(value, eps_score, k, scorer, rng, train_size))
     return releases
 
 
@@ -457,6 +552,50 @@ def whole_data_requested(search, plan, X_val, y_val, cv) -> bool:
         and y_val is None
         and cv is None
     )
+
+
+def _fit_params_refusal(estimator, fit_params: dict) -> str | None:
+    """Why ``estimator.fit(X, y, **fit_params)`` would refuse these names.
+
+    Public: the names (and whether a value is None) only. A fit that
+    refuses its parameters fails in every part, which scores ``low``
+    silently; refused here instead, with scikit-learn's own rule: with
+    metadata routing, the estimator's routing (a step that has not said
+    whether it takes ``sample_weight`` is an error, as in
+    ``Pipeline.fit``); without it, a ``Pipeline`` takes ``step__name``
+    only, and any other estimator the names its ``fit`` declares.
+    """
+    if not fit_params:
+        return None
+    if _routing_enabled():
+        # The search routed to the estimator what it requested; a router
+        # (Pipeline, ...) checks its own steps' requests when it fits.
+        if not hasattr(estimator, "get_metadata_routing"):
+            return None
+        try:
+            process_routing(estimator, "fit", **fit_params)
+        except Exception as exc:  # noqa: BLE001 - the router's own refusal
+            return str(exc).rstrip(". ")
+        return None
+    for name in fit_params:
+        est, key = estimator, name
+        while isinstance(est, Pipeline):
+            step, sep, rest = key.partition("__")
+            last = est.steps[-1][0]
+            if not sep:
+                return (
+                    f"Pipeline.fit takes a step's parameter as <step>__{key}, "
+                    f"as in scikit-learn: pass {last}__{key}=... (the final "
+                    "step), or enable metadata routing and set_fit_request"
+                )
+            est = dict(est.steps).get(step)
+            if est is None or isinstance(est, str):
+                return f"the pipeline has no fitted step {step!r} for {name}"
+            key = rest
+        params = inspect.signature(est.fit).parameters.values()
+        if not any(p.name == key or p.kind is p.VAR_KEYWORD for p in params):
+            return f"{type(est).__name__}.fit takes no parameter {key!r}"
+    return None
 
 
 def _refuse(search, plan, other_scorers, groups, val_groups) -> None:
@@ -488,7 +627,7 @@ def _refuse(search, plan, other_scorers, groups, val_groups) -> None:
         )
 
 
-def _warn_settings(search, plan, k, tuning, eps_p, score_budget) -> None:
+def _warn_settings(search, plan, k, tuning, eps_p, score_budget, n_cands, anchored):
     """Public announcements (settings, n, k only), before any row is read."""
     if search.refit:
         warnings.warn(
@@ -499,18 +638,45 @@ def _warn_settings(search, plan, k, tuning, eps_p, score_budget) -> None:
             PrivacyLeakWarning,
             stacklevel=4,
         )
+    floor = noise_floor(k, eps_p, n_cands)
+    arithmetic = (
+        f"the selection's noise floor is 2*ln(#candidates)*(score range)/"
+        f"(k*epsilon) = 2*ln({n_cands})/({k}*{eps_p:g}) = {floor:.3g} of the "
+        "score range"
+    )
     if not tuning:
         noise = selection_temperature(k, eps_p)
         warnings.warn(
             f"method='whole-data': with k={k} parts and epsilon={eps_p:g} for "
             f"best_params_, the selection's noise ({noise:.3g}"
             f" of the score range) exceeds max_selection_noise="
-            f"{plan.mode.max_selection_noise:g}: best_params_ is the "
-            "estimator's own values (no tuning) and the whole budget goes to "
-            "best_score_. More rows or a larger epsilon allow tuning.",
+            f"{plan.mode.max_selection_noise:g} ({arithmetic}): best_params_ "
+            "is the estimator's own values (no tuning) and the whole budget "
+            "goes to best_score_. More rows or a larger epsilon allow tuning.",
             UselessReleaseWarning,
             stacklevel=4,
         )
+    elif n_cands > 1:
+        beta = plan.mode.max_worse_probability
+        tau = anchor_margin(1.0 / k, eps_p, n_cands - 1, beta) if anchored else None
+        if max(floor, tau or 0.0) > USELESS_FRACTION:
+            margin = (
+                ""
+                if tau is None
+                else f", and another candidate is released only when it beats "
+                f"the estimator's own values on the parts by more than the "
+                f"margin (2/(k*epsilon))*ln({n_cands - 1}/{beta:g}) = {tau:.3g} "
+                "of the score range: expect the defaults"
+            )
+            warnings.warn(
+                f"method='whole-data': {arithmetic}, so candidates closer "
+                f"than that cannot be told apart{margin}. More rows (k = n // "
+                f"min_part_size, at most {MAX_PARTS} with n_parts='auto'), a "
+                "larger epsilon or fewer candidates (n_iter) lower it "
+                "(docs/whole_data.md: the rows a given gap needs).",
+                UselessReleaseWarning,
+                stacklevel=4,
+            )
     if score_budget is not None:
         scale = 1.0 / (k * score_budget)
         if scale > USELESS_FRACTION:
@@ -551,6 +717,14 @@ def fit_whole_data(
         plan = replace(plan, mode=WholeData())
     mode, scorer = plan.mode, plan.scorer
     _refuse(search, plan, other_scorers, groups, val_groups)
+    problem = _fit_params_refusal(search.estimator, fit_params)
+    if problem:
+        raise ValueError(
+            f"method='whole-data' fits the estimator with {sorted(fit_params)} "
+            f"in every part, and its fit would refuse them: {problem}. (Every "
+            "part would fail and score low; refused from the names, before "
+            "any row is read.)"
+        )
     n = _num_samples(X)
     if y is not None and _num_samples(y) != n:
         raise ValueError(
@@ -574,10 +748,21 @@ def fit_whole_data(
             "and search parameters the estimator has, or max_selection_noise="
             "None to tune anyway."
         )
-    _warn_settings(search, plan, k, tuning, eps_p, score_budget and score_budget[0])
+    anchored = default_row is not None and mode.max_worse_probability is not None
+    _warn_settings(
+        search,
+        plan,
+        k,
+        tuning,
+        eps_p,
+        score_budget and score_budget[0],
+        len(candidates),
+        anchored,
+    )
     parts = partition(n, k, plan.seed)
+    train_size = part_train_size(parts, mode.inner_split, plan.seed)
     evaluated = candidates if tuning else [candidates[default_row]]
-    progress = ProgressPrinter(search.verbose, cost)
+    progress = ProgressPrinter(search.verbose, cost, "the rows of X, y")
     progress.plan(
         f"whole-data: {len(evaluated)} candidates on k={k} disjoint parts of "
         f"{n} rows; budget epsilon={cost[0]:g}"
@@ -610,6 +795,7 @@ def fit_whole_data(
             default_row=default_row,
             eps_score=None if score_budget is None else score_budget[0],
             rng=ctx.rng,
+            train_size=train_size,
         )
 
     releases = run_sealed(run, _Ctx(), charged)
@@ -617,6 +803,7 @@ def fit_whole_data(
     index = releases[0].value if tuning else default_row
     try:
         _ingest(search, releases, index, candidates, default_row, plan, k)
+        search.best_score_train_size_ = train_size
     except BaseException:
         clear_fitted(search)
         raise

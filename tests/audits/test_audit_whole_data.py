@@ -58,15 +58,17 @@ class FlagOracle(ClassifierMixin, BaseEstimator):
         return np.where(poison, 1, base)  # y = 0: a poison row is wrong
 
 
-def _mode():
+def _mode(anchored=False):
+    if anchored:  # a = 0 is FlagOracle's own value: the anchor
+        return WholeData(n_parts=K, max_selection_noise=None, max_worse_probability=0.5)
     return WholeData(n_parts=K, max_selection_noise=None, include_default=False)
 
 
-def _search():
+def _search(anchored=False):
     return DPBayesSearchCV(
         FlagOracle(),
         {"a": [0, 1]},
-        method=_mode(),
+        method=_mode(anchored),
         n_iter=2,
         epsilon=EPSILON,
         refit=False,
@@ -83,7 +85,7 @@ def _role_rows():
     return int(parts[0][tr[0]]), int(parts[0][te[0]])
 
 
-def _captured(X, y):
+def _captured(X, y, anchored=False):
     """The part-score matrix and release settings of the real fit path."""
     seen = {}
     real = wd.releases_from_scores
@@ -97,7 +99,7 @@ def _captured(X, y):
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            _search().fit(X, y)
+            _search(anchored).fit(X, y)
     finally:
         wd.releases_from_scores = real
     return seen
@@ -108,11 +110,14 @@ def neighbours():
     X = np.zeros((N_ROWS, 2))
     y = np.zeros(N_ROWS, dtype=int)
     train_row, test_row = _role_rows()
-    out = {"V": _captured(X, y)}
+    out = {"V": _captured(X, y), "anchored V": _captured(X, y, anchored=True)}
     for role, row in (("train", train_row), ("test", test_row)):
         X2 = X.copy()
         X2[row, 0] = 1.0
         out[role] = _captured(X2, y)
+    X2 = X.copy()
+    X2[train_row, 0] = 1.0
+    out["anchored train"] = _captured(X2, y, anchored=True)
     return out
 
 
@@ -164,6 +169,21 @@ def test_audit_whole_data(neighbours, counts_on_v, role):
     counts2 = _draws(neighbours[role], N)
     result = epsilon_lower_bound(counts, counts2, ALPHA)
     assert result.epsilon_hat <= EPSILON, str(result)
+
+
+@pytest.mark.xdist_group("audit_whole_data")
+def test_audit_whole_data_default_anchored(neighbours):
+    # The anchored selection (issue 38): the other candidate's score lowered
+    # by the public margin τ, with the score release, ε₁ + ε₂ = 1 in total.
+    # The training-row role moves both candidates by Δ in opposite
+    # directions: the worst case for the selection.
+    counts = _draws(neighbours["anchored V"], N)
+    counts2 = _draws(neighbours["anchored train"], N)
+    result = epsilon_lower_bound(counts, counts2, ALPHA)
+    assert result.epsilon_hat <= EPSILON, str(result)
+    other = 1 - neighbours["anchored V"]["kwargs"]["default_row"]
+    released = counts2.reshape(2, -1).sum(axis=1)
+    assert released[other] > 0.05 * N  # both outcomes are exercised
 
 
 def test_power_broken_sensitivity_is_caught(neighbours):

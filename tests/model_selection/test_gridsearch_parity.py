@@ -337,7 +337,7 @@ def test_cross_validate_routes_sample_weight_to_the_estimator(routing):
     assert seen and set(seen) <= {90, 45}
     # Without routing, fit says where the weights went (never to the
     # validation score); with routing the user has said it (set_fit_request).
-    said = [w for w in caught if "public training rows only" in str(w.message)]
+    said = [w for w in caught if "goes to estimator.fit only" in str(w.message)]
     assert len(said) == (2 if not routing else 0)  # once per outer fit
     if said:
         assert said[0].category is UserWarning

@@ -753,7 +753,7 @@ def test_fit_params_restricted_to_training_rows(id_data):
         method=PrivateSelection(public_cv=2),
         random_state=0,
     )
-    with pytest.warns(UserWarning, match="public training rows only"):
+    with pytest.warns(UserWarning, match="goes to estimator.fit only"):
         search.fit(X, y, sample_weight=X[:, 0].copy())
     assert seen and all(n == w for n, w in seen)
     assert seen[-1][0] == len(train_ids)

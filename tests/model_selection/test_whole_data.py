@@ -653,3 +653,209 @@ def test_part_bools_categories_and_index_are_typed_alike_whatever_the_odd_row():
             )
         )
     assert len(set(map(str, seen))) == 1, seen
+
+
+# ---------------------------------------------------------------------------
+# Fit parameters: routed as scikit-learn routes them, or refused before a read
+# ---------------------------------------------------------------------------
+_PIPE_SPACE = {"logisticregression__C": [0.1, 1.0]}
+
+
+class _WeightSpy(LogisticRegression):
+    seen: list = []
+
+    def fit(self, X, y, sample_weight=None):
+        _WeightSpy.seen.append((len(X), len(sample_weight)))
+        return super().fit(X, y, sample_weight=sample_weight)
+
+
+@pytest.mark.parametrize(
+    "make, fit_kwargs, match",
+    [
+        (  # scikit-learn's Pipeline refuses a bare name without routing
+            lambda: make_pipeline(StandardScaler(), LogisticRegression()),
+            {"sample_weight": 1},
+            "logisticregression__sample_weight",
+        ),
+        (
+            lambda: make_pipeline(StandardScaler(), LogisticRegression()),
+            {"scaler__sample_weight": 1},
+            "no fitted step 'scaler'",
+        ),
+        (lambda: LogisticRegression(), {"weights": 1}, "takes no parameter"),
+    ],
+)
+def test_fit_params_the_fit_would_refuse_are_refused_before_the_charge(
+    data, make, fit_kwargs, match
+):
+    X, y = data
+    acct = BudgetAccountant(epsilon=10)
+    space = _PIPE_SPACE if "pipeline" in type(make()).__name__.lower() else SPACE
+    search = DPBayesSearchCV(make(), space, accountant=acct, refit=False)
+    fit_kwargs = {k: np.ones(len(y)) for k in fit_kwargs}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        with pytest.raises(ValueError, match=match):
+            search.fit(X, y, **fit_kwargs)
+    assert acct.spent == (0.0, 0.0)
+
+
+def test_sample_weight_reaches_every_parts_fit_in_a_pipeline(data):
+    # The step form (no routing) and metadata routing both weight every
+    # part's fits with the part's own weights; before, a bare sample_weight
+    # made every part's fit fail (best_score_ near 0) and this raised nothing.
+    import sklearn
+
+    X, y = data
+    kw = dict(refit=False, release_score=False, random_state=0)
+    mode = WholeData(n_parts=3, max_selection_noise=None)
+    space = {"_weightspy__C": [0.1, 1.0]}
+    _WeightSpy.seen = []
+    pipe = make_pipeline(StandardScaler(), _WeightSpy())
+    DPBayesSearchCV(pipe, space, method=mode, **kw).fit(
+        X, y, _weightspy__sample_weight=np.ones(len(y))
+    )
+    # 3 parts x 2 candidates, each fit on 140 rows (70 % of a 200-row part)
+    assert _WeightSpy.seen == [(140, 140)] * 6
+    with sklearn.config_context(enable_metadata_routing=True):
+        _WeightSpy.seen = []
+        spy = _WeightSpy().set_fit_request(sample_weight=True)
+        pipe = make_pipeline(StandardScaler().set_fit_request(sample_weight=False), spy)
+        DPBayesSearchCV(pipe, space, method=mode, **kw).fit(
+            X, y, sample_weight=np.ones(len(y))
+        )
+        assert _WeightSpy.seen == [(140, 140)] * 6
+        unset = make_pipeline(StandardScaler(), spy)
+        with pytest.raises(ValueError, match="StandardScaler"):
+            DPBayesSearchCV(unset, space, method=mode, **kw).fit(
+                X, y, sample_weight=np.ones(len(y))
+            )
+
+
+def test_verbose_names_what_is_read(data, capsys):
+    X, y = data
+    DPBayesSearchCV(
+        LogisticRegression(), SPACE, refit=False, verbose=1, random_state=0
+    ).fit(X, y)
+    out = capsys.readouterr().out
+    assert "reading the rows of X, y" in out
+    assert "validation" not in out
+
+
+# ---------------------------------------------------------------------------
+# Default anchoring (issue 38): a non-default release needs a public margin
+# ---------------------------------------------------------------------------
+def test_anchor_margin_formula():
+    # τ = (2Δ/ε₁)·ln(L/β): Δ = 0.01, ε₁ = 2, L = 30, β = 0.05 -> 0.01·ln 600
+    assert wd.anchor_margin(0.01, 2.0, 30, 0.05) == pytest.approx(0.0639693, rel=1e-6)
+    assert wd.anchor_margin(0.02, 1.0, 1, 0.5) == pytest.approx(0.04 * np.log(2))
+
+
+@pytest.mark.parametrize("selection", ["permute-and-flip", "exponential"])
+@pytest.mark.parametrize("n_cands, gap", [(2, 0.0), (21, 0.0), (21, -0.01)])
+def test_anchored_release_of_a_no_better_candidate_is_rare(selection, n_cands, gap):
+    # Every other candidate scores S(d) + gap (gap <= 0: no better than the
+    # defaults): the exact probability of releasing one of them is <= β; the
+    # same matrix without the anchor releases one with probability > β.
+    from sklearn_dpbo.privacy._mechanisms import (
+        permute_and_flip_probabilities,
+    )
+
+    k, eps, beta = 100, 0.5, 0.05
+    scorer = get_dp_scorer("accuracy", LogisticRegression())
+    scores = np.full((k, n_cands), 0.8 + gap)
+    scores[:, 3 % n_cands] = 0.8  # the defaults' column
+    mode = WholeData(max_worse_probability=beta, selection=selection)
+    u, sens, tau, note = wd._anchored(
+        scores.mean(0), scorer.sensitivity_for(k), eps, 3 % n_cands, mode, 1.0
+    )
+    assert tau == pytest.approx(2 * sens / eps * np.log((n_cands - 1) / beta))
+    assert f"{tau:.4g}" in note and "<= 0.05" in note
+    if selection == "permute-and-flip":
+        p = permute_and_flip_probabilities(u, eps, sens)
+        p0 = permute_and_flip_probabilities(scores.mean(0), eps, sens)
+    else:
+        w = np.exp(eps * (u - u.max()) / (2 * sens))
+        p = w / w.sum()
+        p0 = np.full(n_cands, 1.0 / n_cands) if gap == 0 else None
+    others = np.arange(n_cands) != 3 % n_cands
+    assert p[others].sum() <= beta
+    if p0 is not None and gap == 0:
+        assert p0[others].sum() > beta  # the power check: unanchored fails
+
+
+def test_anchored_fit_states_the_margin_and_can_release_a_better_candidate(data):
+    # A candidate far better than the defaults (C = 1e-4 predicts one class)
+    # on 600 rows, k = 3, ε = 40: the gap beats the margin and is released.
+    X, y = data
+    s = DPBayesSearchCV(
+        LogisticRegression(C=1e-6),
+        {"C": [1e-6, 1.0]},
+        method=WholeData(n_parts=3, max_selection_noise=None),
+        epsilon=40.0,
+        refit=False,
+        release_score=False,
+        random_state=0,
+    ).fit(X, y)
+    assert s.best_params_ == {"C": 1.0}
+    text = str(s.privacy_report_)
+    assert "anchored at the estimator's own values" in text
+    assert "P[best_params_ scores no better than the defaults" in text
+    unanchored = WholeData(
+        n_parts=3, max_selection_noise=None, max_worse_probability=None
+    )
+    s.set_params(method=unanchored).fit(X, y)
+    assert "anchored" not in str(s.privacy_report_)
+
+
+# ---------------------------------------------------------------------------
+# Said before the read (issue 38): whether tuning can help, and what size
+# best_score_ holds for
+# ---------------------------------------------------------------------------
+def test_noise_floor_formula():
+    # 2·ln(21)/(100·1) ≈ 0.061: about 6 points at k = 100, 21 candidates, ε = 1
+    assert wd.noise_floor(100, 1.0, 21) == pytest.approx(0.0608904, rel=1e-6)
+
+
+def _warned(X, y, **kw):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        s = DPBayesSearchCV(LogisticRegression(), refit=False, random_state=0, **kw)
+        s.fit(X, y)
+    return s, [str(w.message) for w in caught if "noise floor" in str(w.message)]
+
+
+def test_warns_up_front_when_candidates_cannot_be_told_apart(data, monkeypatch):
+    X, y = data
+    # The warning comes from public numbers only: no part is scored before.
+    calls = []
+    real = wd.part_score_matrix
+    monkeypatch.setattr(
+        wd, "part_score_matrix", lambda *a, **k: calls.append(1) or real(*a, **k)
+    )
+    mode = WholeData(n_parts=3, max_selection_noise=None)
+    s, said = _warned(X, y, search_spaces=SPACE, method=mode)
+    assert len(said) == 1
+    # 5 candidates (4 + the defaults C=1.0 is among them: 4), k = 3, ε₁ = 0.5
+    assert "2*ln(4)/(3*0.5)" in said[0] and "expect the defaults" in said[0]
+    assert f"{wd.noise_floor(3, 0.5, 4):.3g}" in said[0]
+    # Enough parts and budget: no warning.
+    mode = WholeData(n_parts=100, max_selection_noise=None, min_part_size=2)
+    X2, y2 = make_classification(2000, 5, random_state=1)
+    _, said = _warned(X2, y2, search_spaces=SPACE, method=mode, epsilon=40.0)
+    assert said == []
+    # No tuning at all (max_selection_noise): the warning says the floor too.
+    _, said = _warned(X, y, search_spaces=SPACE)
+    assert len(said) == 1 and "no tuning" in said[0]
+
+
+def test_best_score_names_the_training_size_it_holds_for(data):
+    X, y = data
+    s = DPBayesSearchCV(LogisticRegression(), SPACE, refit=False, random_state=0).fit(
+        X, y
+    )
+    # 600 rows, k = 3 parts of 200, 30 % held out: 140 fit rows
+    assert s.best_score_train_size_ == 140
+    assert "models fit on about 140 rows" in str(s.privacy_report_)
+    s.set_params(method=WholeData(inner_split=4)).fit(X, y)
+    assert s.best_score_train_size_ == 150  # 4 folds of 200 rows
