@@ -13,7 +13,7 @@ __all__ = ["PrivateComputationError", "run_sealed"]
 
 
 class PrivateComputationError(RuntimeError):
-    """A failure after the validation set was read; its details are withheld."""
+    """A failure after the private data was read; its details are withheld."""
 
 
 def run_sealed(run, ctx, charged: list):
@@ -49,13 +49,16 @@ def run_sealed(run, ctx, charged: list):
     for public_type in (KeyboardInterrupt, SystemExit, MemoryError):
         if issubclass(failure, public_type):
             raise public_type(
-                f"{public_type.__name__} while the search used the validation "
-                "set; the budget of this fit is spent and nothing was released."
+                f"{public_type.__name__} while the search used the private data "
+                "(the validation set, or the rows of X, y when every row is "
+                "private); the budget of this fit is spent and nothing was "
+                "released."
             ) from None
     raise PrivateComputationError(
-        "The search failed after reading the validation set. The failure's "
-        "details are withheld because they could describe validation data; "
+        "The search failed after reading the private data (the validation "
+        "set, or the rows of X, y when every row is private). The failure's "
+        "details are withheld because they could describe private records; "
         "the budget of this fit is spent and nothing was released. Reproduce "
-        "the search on public data (e.g. a split of the training set as "
-        "X_val) to see the error."
+        "the search on public data (e.g. synthetic rows, or a split of the "
+        "training set as X_val) to see the error."
     ) from None

@@ -652,9 +652,10 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
             nothing (see ``docs/threat_model.md``).
         **fit_params : dict
             Passed to ``estimator.fit`` (sample-aligned ones are restricted to
-            the rows being fitted). ``sample_weight`` weights the fits on the
-            public training rows only, never the validation score (a UserWarning
-            says so without metadata routing).
+            the rows being fitted). ``sample_weight`` weights the fits only, never
+            a private score (a UserWarning says so without metadata routing):
+            the public training rows' fits, or, when every row is private,
+            each part's fits.
 
         Returns
         -------
