@@ -652,10 +652,9 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
             nothing (see ``docs/threat_model.md``).
         **fit_params : dict
             Passed to ``estimator.fit`` (sample-aligned ones are restricted to
-            the rows being fitted). ``sample_weight`` weights the fits only, never
-            a private score (a UserWarning says so without metadata routing):
-            the public training rows' fits, or, when every row is private,
-            each part's fits.
+            the rows being fitted). ``sample_weight`` weights the fits (on the
+            training rows, or each part's when every row is private), never a
+            private score (a UserWarning says so without metadata routing).
 
         Returns
         -------

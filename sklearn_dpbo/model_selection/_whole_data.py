@@ -59,7 +59,7 @@ from sklearn.pipeline import Pipeline
 from sklearn.utils.metadata_routing import process_routing
 
 from .._compat import _num_samples, _routing_enabled, _safe_split
-from ..privacy._accounting import PrivacyReport, Release, split_budget
+from ..privacy._accounting import PrivacyReport, split_budget
 from ..privacy._silence import quiet
 from ..privacy._validation import PrivacyLeakWarning, check_privacy_rng
 from ._budget import check_charge
@@ -70,8 +70,8 @@ from ._noise_check import USELESS_FRACTION, UselessReleaseWarning
 from ._part_types import part_target as _part_target
 from ._part_types import part_view as _part_view
 from ._progress import ProgressPrinter
-from ._releases import _grid_laplace, _release_selection
 from ._sealed import run_sealed
+from ._whole_data_releases import anchor_margin, releases_from_scores
 
 __all__ = [
     "WHOLE_DATA_RELATION",
@@ -96,10 +96,6 @@ VALIDATION_RELATION = (
 MAX_PARTS = 100
 """Largest k of ``n_parts="auto"`` (each part costs a fit per candidate)."""
 
-_REFERENCE = (
-    "Nissim, Raskhodnikova & Smith, STOC 2007 (subsample and aggregate); "
-    "McKenna & Sheldon, NeurIPS 2020 (permute-and-flip)"
-)
 _NOT_COVERED = (
     "refit on every row of X, y: NOT covered by the privacy guarantee (a "
     "model trained on private rows can reveal them, and so can whether the "
@@ -339,134 +335,6 @@ def _fill_part(estimator, candidates, payload, splits, scorer, out) -> None:
             out[c] = float(np.clip(np.mean(values), low, high))
 
 
-# ---------------------------------------------------------------------------
-# Releases
-# ---------------------------------------------------------------------------
-def _votes(scores: np.ndarray) -> np.ndarray:
-    """v(λ): parts whose best candidate is λ; a tie shares the part's vote.
-
-    Part j gives 1/t to each of its t best candidates, so its vote vector
-    lies in the simplex and one row (one part) moves any v(λ) by at most 1.
-    """
-    votes = np.zeros(scores.shape[1])
-    for row in scores:
-        best = np.flatnonzero(row == row.max())
-        votes[best] += 1.0 / len(best)
-    return votes
-
-
-def anchor_margin(sensitivity: float, eps: float, n_others: int, beta: float) -> float:
-    """τ = (2Δ/ε₁)·ln(L/β): the default anchor's public margin (utility units).
-
-    Permute-and-flip (and the exponential mechanism) output λ with
-    probability at most exp(−ε₁(u* − u(λ))/(2Δ)), u* = max u (McKenna &
-    Sheldon 2020, Algorithm 1: λ must be accepted when visited). With the
-    estimator's own values d scored u(d) = S(d) and every other candidate
-    u(λ) = S(λ) − τ, a λ with S(λ) ≤ S(d) has u* − u(λ) ≥ u(d) − u(λ) ≥ τ,
-    so P[release such a λ] ≤ L·exp(−τ ε₁/(2Δ)) = β over the L others: a
-    bound from the noise scale and public counts only, for every data set.
-    """
-    return 2.0 * sensitivity / eps * math.log(n_others / beta)
-
-
-def _anchored(utilities, sensitivity, eps, default_row, mode, bound):
-    """(utilities, sensitivity, margin, note): the others lowered by τ.
-
-    Shifting by public constants keeps ‖u − u′‖∞ ≤ Δ up to the rounding of
-    one subtraction per entry, ≤ ulp(|u| + τ) each side; ``bound`` is a
-    public bound on |u| (the score range's, or k for votes), and Δ is
-    raised by two such ulps (so the selection stays ε₁-DP exactly).
-    """
-    n_others = len(utilities) - 1
-    beta = mode.max_worse_probability
-    if default_row is None or n_others < 1 or beta is None:
-        return utilities, sensitivity, None, ""
-    tau = anchor_margin(sensitivity, eps, n_others, beta)
-    sensitivity = math.nextafter(sensitivity + 2.0 * math.ulp(bound + tau), math.inf)
-    tau = anchor_margin(sensitivity, eps, n_others, beta)
-    u = np.asarray(utilities, dtype=float) - tau
-    u[default_row] = utilities[default_row]
-    note = (
-        f"; anchored at the estimator's own values: the {n_others} other "
-        f"candidates' scores lowered by the public margin tau = "
-        f"(2*sensitivity/epsilon)*ln({n_others}/{beta:g}) = {tau:.4g}, so "
-        f"P[best_params_ scores no better than the defaults on the parts] "
-        f"<= {beta:g} for every data set"
-    )
-    return u, sensitivity, tau, note
-
-
-def _release_params(scores, mode, eps, k, scorer, rng, default_row=None):
-    if mode.aggregation == "vote":
-        # 1, plus the rounding of k float additions of shares 1/t ≤ 1 (each
-        # sum ≤ k): at most k² 2⁻⁵³, taken as k² 2⁻⁵⁰.
-        utilities, sensitivity = _votes(scores), 1.0 + k * k * 2.0**-50
-        what = "the parts' votes (sensitivity 1)"
-        bound = float(k)
-    else:
-        utilities, sensitivity = scores.mean(axis=0), scorer.sensitivity_for(k)
-        what = f"the scores averaged over k={k} disjoint parts"
-        bound = max(abs(b) for b in scorer.bounds)
-    utilities, sensitivity, _, note = _anchored(
-        utilities, sensitivity, eps, default_row, mode, bound
-    )
-    release = _release_selection(
-        utilities,
-        epsilon=eps,
-        sensitivity=sensitivity,
-        selection=mode.selection,
-        rng=rng,
-        mechanism=f"{mode.selection} over {what}{note}",
-        assumption="none (subsample-and-aggregate: one row moves one part)",
-    )
-    return replace(release, reference=_REFERENCE)
-
-
-def _release_default(index: int) -> Release:
-    return Release(
-        quantity="best_params_",
-        value=int(index),
-        mechanism=(
-            "the estimator's own values, released without reading any row "
-            "(max_selection_noise: too few parts to tell candidates apart)"
-        ),
-        epsilon=0.0,
-        delta=0.0,
-        sensitivity=0.0,
-        noise_scale=0.0,
-        guarantee="no privacy cost (public)",
-        assumption="none",
-        reference="public settings only",
-    )
-
-
-def _release_score(value, eps, k, scorer, rng, train_size=None) -> Release:
-    sensitivity = scorer.sensitivity_for(k)
-    size = (
-        ""
-        if train_size is None
-        else f" (models fit on about {train_size} rows, a part's inner training "
-        "rows, not on the n rows of a refit)"
-    )
-    noisy, eff_sensitivity, eff_scale = _grid_laplace(
-        value, sensitivity, eps, scorer.bounds, rng
-    )
-    return Release(
-        quantity="best_score_",
-        value=noisy,
-        mechanism=(
-            f"Laplace on the selected candidate's score averaged over k={k} parts{size}"
-        ),
-        epsilon=eps,
-        delta=0.0,
-        sensitivity=eff_sensitivity,
-        noise_scale=eff_scale,
-        guarantee="pure epsilon-DP",
-        assumption="none (subsample-and-aggregate: one row moves one part)",
-        reference=_REFERENCE + "; Dwork, McSherry, Nissim & Smith, TCC 2006",
-    )
-
-
 def part_score_matrix(
     search, candidates, X, y, fit_params, parts, inner_split, seed, scorer
 ) -> np.ndarray:
@@ -491,40 +359,6 @@ def part_score_matrix(
         )
     with Parallel(n_jobs=search.n_jobs, pre_dispatch=search.pre_dispatch) as par:
         return np.vstack(par(jobs))
-
-
-def releases_from_scores(
-    scores: np.ndarray,
-    mode,
-    scorer,
-    *,
-    eps_params,
-    default_row,
-    eps_score,
-    rng,
-    train_size=None,
-) -> list[Release]:
-    """The releases from the part-score matrix (k × candidates).
-
-    ``eps_params=None``: no selection (the estimator's values, row
-    ``default_row``, are released at no cost and only they were scored:
-    ``scores`` has one column). ``eps_score=None``: no score release.
-    """
-    k = scores.shape[0]
-    low, high = scorer.bounds
-    scores = np.clip(np.where(np.isfinite(scores), scores, low), low, high)
-    if eps_params is not None:
-        releases = [
-            _release_params(scores, mode, eps_params, k, scorer, rng, default_row)
-        ]
-        chosen = releases[0].value
-    else:
-        releases = [_release_default(default_row)]
-        chosen = 0
-    if eps_score is not None:
-        value = float(np.clip(scores[:, chosen].mean(), low, high))
-        releases.append(_release_score(value, eps_score, k, scorer, rng, train_size))
-    return releases
 
 
 # ---------------------------------------------------------------------------

@@ -40,6 +40,7 @@ from test_leak_audit import (
 )
 
 import sklearn_dpbo.model_selection._whole_data as wd
+import sklearn_dpbo.model_selection._whole_data_releases as wdr
 from sklearn_dpbo import DPBayesSearchCV
 from sklearn_dpbo.model_selection import WholeData
 
@@ -113,7 +114,7 @@ def test_leak_audit_whole_data(monkeypatch, capfd, caplog, recwarn, recorders):
     X, y = make_classification(K * PART, 8, n_informative=4, flip_y=0.2, random_state=3)
     caplog.set_level(logging.DEBUG)
     monkeypatch.setattr(wd, "part_score_matrix", _record_matrix(wd.part_score_matrix))
-    monkeypatch.setattr(wd, "_grid_laplace", _record_noise(wd._grid_laplace))
+    monkeypatch.setattr(wdr, "_grid_laplace", _record_noise(wdr._grid_laplace))
 
     search = make_search().fit(X, y)
     out, err = capfd.readouterr()
