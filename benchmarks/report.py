@@ -339,7 +339,8 @@ def readme() -> str:
             "whole-data",
             f"test accuracy on a 20,000-row task: {pm(w1['mean'], w1['se'])}, "
             "the estimator's defaults (non-private `RandomizedSearchCV`: "
-            f"{pm(wr['mean'], wr['se'])}); within 0.03 points of the defaults on every seed of every task",
+            f"{pm(wr['mean'], wr['se'])}); within 0.03 points of the defaults "
+            "on every seed of every task",
             "`python benchmarks/bench_whole_data.py`",
         ],
         [
