@@ -153,10 +153,13 @@ def check_dp_learner(estimator: Any, names) -> None:
             "method='private-model': the search draws the learner's noise from "
             "its own source (set noise_random_state on the search, for tests)."
         )
-    if "epsilon" in set(names):
+    searched = sorted({"epsilon", "noise_random_state"} & set(names))
+    if searched:
         raise ValueError(
-            "method='private-model' sets the learner's epsilon itself (from "
-            "the search's epsilon and the strategy); do not search it."
+            f"method='private-model' does not search {searched}: it sets the "
+            "learner's epsilon itself (from the search's epsilon and the "
+            "strategy) and draws the learner's noise from its own source "
+            "(noise_random_state on the search, for tests only); do not search it."
         )
 
 
@@ -657,7 +660,7 @@ def fit_private_model(search, plan, X, y, fit_params, other_scorers, extra):
 
     def run(ctx):
         Xp, yp = ctx.data
-        progress.seal()
+        progress.seal("the rows of X, y")
         if search.accountant is not None:
             search.accountant.spend(
                 *cost, label=f"{type(search).__name__}(method='private-model')"

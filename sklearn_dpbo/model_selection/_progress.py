@@ -30,8 +30,9 @@ __all__ = ["ProgressPrinter"]
 
 PREFIX = "[DPBayesSearchCV]"
 
-READ_LINE = "reading the validation set (from here on: no line until done, no figure)"
-"""Printed (level 1) at the first private read."""
+READ_TEMPLATE = "reading {} (from here on: no line until done, no figure)"
+READ_LINE = READ_TEMPLATE.format("the validation set")
+"""Printed (level 1) at the first private read (of what the mode reads)."""
 
 DONE_LINE = "done"
 """The one line printed after the read, when ``fit`` returns."""
@@ -79,11 +80,11 @@ class ProgressPrinter:
         """A step line (level 2: a public search step). Ignored once sealed."""
         self._line(message, level=2)
 
-    def seal(self) -> None:
-        """The first private read: from now on no message is printed.
+    def seal(self, what: str = "the validation set") -> None:
+        """The first private read (of ``what``): from now on no message is printed.
 
         The elapsed time on the read line (level 3) is measured here, before
-        the validation set is handed out.
+        the private data is handed out.
         """
         if self._sealed:
             return
@@ -91,7 +92,7 @@ class ProgressPrinter:
         self._sealed = True
         if self._verbose >= 1:
             timed = f" ({elapsed:.2f}s; {self._budget})" if self._verbose > 2 else ""
-            self._print(f"{READ_LINE}{timed}")
+            self._print(f"{READ_TEMPLATE.format(what)}{timed}")
 
     def done(self) -> None:
         """The end of ``fit``: a fixed line, with no figure."""

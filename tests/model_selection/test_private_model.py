@@ -216,6 +216,24 @@ def test_refusals_before_any_row_is_read():
         _search(method=PrivateModel(strategy="random-stopping", max_runs=2)).fit(X, y)
 
 
+def test_searched_noise_random_state_is_refused_before_the_charge():
+    """It would be ignored (the search draws the noise) yet shown in best_params_."""
+    X, y = _data()
+    acc = BudgetAccountant(epsilon=1.0, delta=1e-5)
+    search = _search(grid={"C": [0.1, 1.0], "noise_random_state": [None, 1]})
+    with pytest.raises(ValueError, match=r"does not search \['noise_random_state'\]"):
+        search.set_params(accountant=acc).fit(X, y)
+    assert acc.spent[0] == 0.0
+
+
+def test_verbose_says_the_rows_of_x_y_are_read(capsys):
+    X, y = _data()
+    _search(verbose=1, delta=1e-5).fit(X, y)
+    out = capsys.readouterr().out
+    assert "reading the rows of X, y" in out
+    assert "validation set" not in out
+
+
 def test_auto_rule_is_public_and_documented():
     assert choose_strategy(1000, 300, 1, 1.0, 0.5) == "default"
     assert choose_strategy(100, 30, 12, 0.5, 0.5) == "default"  # 1/(30·0.2) > 5%
