@@ -28,6 +28,12 @@ Strategies (:class:`~._modes.PrivateModel`):
   score at ε on the validation part); pure ε-DP.
 - ``"auto"``: :func:`choose_strategy`, from public sizes and ε.
 
+A ``Pipeline`` is accepted when every step before the DP learner learns
+nothing from the rows (:mod:`._public_steps`: stateless or configured by
+public values, fitted on a public dummy row, applied to each private row on
+its own); only the learner's parameters are searched, and the released
+model is the pipeline.
+
 Before any row is read, candidates whose fit has the same distribution as
 an earlier candidate's (objective perturbation's plateau in C) are dropped
 (:func:`prune_candidates`); ``candidate_params_`` lists the kept ones.
@@ -88,6 +94,7 @@ from ._diffprivlib import (
 )
 from ._entries import check_containers, check_label_classes, float_entries
 from ._progress import ProgressPrinter
+from ._public_steps import fit_public_steps, split_pipeline, transform_rows
 from ._releases import _grid_laplace
 from ._sealed import run_sealed
 from ._whole_data import WHOLE_DATA_RELATION, default_params
@@ -144,7 +151,9 @@ def check_dp_learner(estimator: Any, names) -> None:
             "cost the library can read and trust from its parameters; got "
             f"{type(estimator).__name__}. Use sklearn_dpbo.dp_learners."
             "DPLogisticRegression or DPLinearRegression (public data_norm and "
-            "bounds), or method='whole-data' to make only the "
+            "bounds), alone or as the last step of a Pipeline of public steps "
+            "(Normalizer, FunctionTransformer, OneHotEncoder with every "
+            "category given), or method='whole-data' to make only the "
             "hyper-parameters private for any estimator."
         )
     if estimator.get_params().get("noise_random_state") is not None:
@@ -544,25 +553,23 @@ def _capped_runs(mode, eta: float, n_candidates: int, epsilon: float, delta: flo
     return gamma, cap, added
 
 
-def _plan_strategy(search, plan, n, m, candidates, n_features=None) -> dict:
+def _plan_strategy(search, plan, learner, n, m, candidates, n_features=None) -> dict:
     """Everything public about the run: strategy, ε₀, γ, K_max, δ."""
     mode = plan.mode
     law, eta = resolve_distribution(mode, len(candidates), plan.epsilon, plan.delta)
     strategy, n_fit = mode.strategy, n - m
     if strategy == "auto":
         strategy = choose_strategy(n_fit, m, len(candidates), plan.epsilon, eta)
-        if default_suffices(search.estimator, n_fit, plan.epsilon, n_features):
+        if default_suffices(learner, n_fit, plan.epsilon, n_features):
             strategy = "default"
-    kept = _prune_for(strategy, search.estimator, candidates, n_fit, plan.epsilon, eta)
+    kept = _prune_for(strategy, learner, candidates, n_fit, plan.epsilon, eta)
     if mode.strategy == "auto" and len(kept) < len(candidates):
         again = choose_strategy(n_fit, m, len(kept), plan.epsilon, eta)
         if again == "default" and len(kept) == 1:
             strategy = "kept"  # one distinct candidate: fit it at ε
         elif again != strategy:  # fewer candidates changed the rule: once more
             strategy = again
-            kept = _prune_for(
-                strategy, search.estimator, candidates, n_fit, plan.epsilon, eta
-            )
+            kept = _prune_for(strategy, learner, candidates, n_fit, plan.epsilon, eta)
     candidates = kept
     cfg = {
         "strategy": strategy,
@@ -576,7 +583,7 @@ def _plan_strategy(search, plan, n, m, candidates, n_features=None) -> dict:
         cfg["strategy"] = "default"
     elif strategy == "default":
         names = sorted({k for p in candidates for k in p})
-        cfg["candidates"] = [default_params(search.estimator, names)]
+        cfg["candidates"] = [default_params(learner, names)]
     if strategy != "random-stopping":
         return cfg
     gamma, cap, delta = _capped_runs(
@@ -631,9 +638,13 @@ def fit_private_model(search, plan, X, y, fit_params, other_scorers, extra):
             "method='private-model' takes one scorer and no fit parameters."
         )
     _refuse_training_target_scores(plan.scorer)
-    candidates = _candidate_list(search, plan)
-    check_dp_learner(search.estimator, {k for p in candidates for k in p})
-    check_candidate_params(search.estimator, candidates)
+    searched = _candidate_list(search, plan)
+    steps, learner, prefix = split_pipeline(
+        search.estimator, {k for p in searched for k in p}
+    )
+    candidates = [{k[len(prefix) :]: v for k, v in p.items()} for p in searched]
+    check_dp_learner(learner, {k for p in candidates for k in p})
+    check_candidate_params(learner, candidates)
     check_containers(X, y)
     n = _num_samples(X)
     if y is None or _num_samples(y) != n or n < 2:
@@ -641,7 +652,9 @@ def fit_private_model(search, plan, X, y, fit_params, other_scorers, extra):
     mode = plan.mode
     train, val = split_rows(n, mode.validation_fraction, plan.seed)
     n_features = int(X.shape[1])  # a checked 2-D container: its public shape
-    cfg = _plan_strategy(search, plan, n, len(val), candidates, n_features)
+    if steps:  # fitted on a public dummy row: the learner's width is public
+        steps, _, n_features = fit_public_steps(steps, X)
+    cfg = _plan_strategy(search, plan, learner, n, len(val), candidates, n_features)
     if cfg["strategy"] == "default" and not search.release_score:
         train, val = np.arange(n), None  # every row trains the one model
     cost = (cfg["epsilon"], cfg["delta"])
@@ -666,7 +679,7 @@ def fit_private_model(search, plan, X, y, fit_params, other_scorers, extra):
                 *cost, label=f"{type(search).__name__}(method='private-model')"
             )
         charged.append(cost)
-        est = search.estimator
+        est = learner
         sink = io.StringIO()
         with (
             quiet(),
@@ -675,6 +688,8 @@ def fit_private_model(search, plan, X, y, fit_params, other_scorers, extra):
         ):
             # Every entry on its own: nothing about the batch (a dtype
             # inferred from all rows) decides how a record is read.
+            if steps:  # one row at a time: row i's output is row i's alone
+                Xp = transform_rows(steps, Xp, n_features)
             Xp, yp = float_entries(Xp), float_entries(yp)
             X_tr, y_tr = _safe_split(est, Xp, yp, train)
             X_va, y_va = (
@@ -688,17 +703,21 @@ def fit_private_model(search, plan, X, y, fit_params, other_scorers, extra):
 
     release, c, model, score = run_sealed(run, _Ctx(), charged)
     check_charge([release], charged)
-    _ingest(search, plan, cfg, release, c, model, score)
+    if prefix:  # the released model is the pipeline, its steps public
+        pipe = clone(search.estimator)
+        pipe.steps = [*steps, (pipe.steps[-1][0], model)]
+        model = pipe
+    _ingest(search, plan, cfg, release, c, model, score, learner, prefix)
     progress.done()
     return search
 
 
-def _ingest(search, plan, cfg, release, c, model, score) -> None:
-    cands = cfg["candidates"]
+def _ingest(search, plan, cfg, release, c, model, score, learner, prefix) -> None:
+    cands = [{prefix + k: v for k, v in p.items()} for p in cfg["candidates"]]
     public = replace(
         release,
         value=None,
-        assumption=learner_assumption(search.estimator, release.assumption),
+        assumption=learner_assumption(learner, release.assumption),
     )
     stopping = None
     if cfg["strategy"] == "random-stopping":
