@@ -15,10 +15,11 @@ from ._base import (
     SOLVER_MIN_ITER,
     DPLearnerMixin,
     SolverError,
-    augmented_norm,
     clip_rows,
     conditioned,
+    float_rows,
     gradient_slack,
+    map_features,
     release_weights,
 )
 
@@ -107,8 +108,13 @@ class DPLinearRegression(DPLearnerMixin, RegressorMixin, BaseEstimator):
 
     _parameter_constraints: dict = {
         "epsilon": EPSILON_CONSTRAINTS,
-        "data_norm": [Interval(numbers.Real, 0, None, closed="neither")],
-        "target_bound": [Interval(numbers.Real, 0, None, closed="neither")],
+        "bounds": [None, tuple, list],
+        "data_norm": [None, Interval(numbers.Real, 0, None, closed="neither")],
+        "target_bound": [
+            Interval(numbers.Real, 0, None, closed="neither"),
+            tuple,
+            list,
+        ],
         "alpha": [Interval(numbers.Real, 0, None, closed="neither")],
         "fit_intercept": ["boolean"],
         "noise_random_state": [
@@ -120,29 +126,73 @@ class DPLinearRegression(DPLearnerMixin, RegressorMixin, BaseEstimator):
     def __init__(
         self,
         epsilon=1.0,
-        data_norm=1.0,
+        bounds=None,
+        data_norm=None,
         target_bound=1.0,
         alpha=1.0,
         fit_intercept=True,
         noise_random_state=None,
     ):
         self.epsilon = epsilon
+        self.bounds = bounds
         self.data_norm = data_norm
         self.target_bound = target_bound
         self.alpha = alpha
         self.fit_intercept = fit_intercept
         self.noise_random_state = noise_random_state
 
+    def _target_map(self) -> tuple[float, float]:
+        """(midpoint, half-width) of the public target range: y ↦ (y − mid)/half.
+
+        ``target_bound=B`` is [−B, B] (mid 0, half B); ``(low, high)`` is
+        mapped onto [−1, 1]. Public (the parameter only).
+        """
+        tb = self.target_bound
+        if isinstance(tb, (tuple, list)):
+            try:
+                low, high = (float(v) for v in tb)
+            except (TypeError, ValueError):
+                low = high = math.nan
+            if not (math.isfinite(low) and math.isfinite(high) and low < high):
+                raise ValueError(
+                    f"{type(self).__name__}(target_bound=...) must be a number "
+                    "B > 0 (targets in [−B, B]) or a pair (low, high) with "
+                    f"low < high, declared from the domain; got {tb!r}."
+                )
+            return (low + high) / 2, (high - low) / 2
+        return 0.0, float(tb)
+
+    def _check_privacy_params(self) -> float:
+        eps = super()._check_privacy_params()
+        self._target_map()
+        return eps
+
+    def _check_targets(self, y, n: int):
+        """``y`` checked from its shape (the mixin's), then read entry by entry
+        as a float (a non-number is NaN, then 0 after the target map's midpoint)."""
+        y = super()._check_targets(y, n)
+        return float_rows(np.asarray(y).reshape(-1, 1))[:, 0]
+
+    def _rows(self, X) -> np.ndarray:
+        """Rows mapped into the ball by the public map: :func:`~._base.map_features`
+        (bounds) then :func:`~._base.clip_rows` (norm, NaN rows, intercept)."""
+        bounds, norm, _ = self._ball(X.shape[1])
+        return clip_rows(map_features(X, bounds), norm, intercept=self.fit_intercept)
+
     def _fit_private(self, X, y, rng):
         eps = self._check_privacy_params()
-        Xc = clip_rows(X, float(self.data_norm), intercept=self.fit_intercept)
+        X = np.asarray(X, dtype=float)
+        if X.ndim != 2:
+            raise ValueError(f"X must be 2-D; got an array of shape {X.shape}.")
+        Xc = self._rows(X)
         n, d = Xc.shape
         y = np.asarray(y, dtype=float).reshape(-1)
         if y.shape[0] != n or n < 1:
             raise ValueError(f"X has {n} rows and y has {y.shape[0]}: need n ≥ 1.")
-        B = float(self.target_bound)
-        y = np.clip(np.where(np.isfinite(y), y, 0.0), -B, B)
-        row_norm = augmented_norm(float(self.data_norm), self.fit_intercept)
+        mid, half = self._target_map()
+        y = np.clip(np.where(np.isfinite(y), (y - mid) / half, 0.0), -1.0, 1.0)
+        B = 1.0  # the targets in the map's units
+        row_norm = self._ball(X.shape[1])[2]
         a = ridge_regularization(float(self.alpha), row_norm)
         A = Xc.T @ Xc / n + a * np.eye(d)
         rhs = Xc.T @ y / n
@@ -162,15 +212,18 @@ class DPLinearRegression(DPLearnerMixin, RegressorMixin, BaseEstimator):
                 "report it)."
             )
         sens = ridge_sensitivity(n, float(self.alpha), row_norm, B)
-        w = release_weights(w, sens, eps, rng)
+        w = half * release_weights(w, sens, eps, rng)  # in the targets' units
         if self.fit_intercept:
-            self.coef_, self.intercept_ = w[:-1], float(w[-1])
+            self.coef_, self.intercept_ = w[:-1], mid + float(w[-1])
         else:
-            self.coef_, self.intercept_ = w, 0.0
-        self.n_features_in_ = self.coef_.shape[0]
-        self.sensitivity_ = float(sens)
+            self.coef_, self.intercept_ = w, mid
+        self.n_features_in_ = X.shape[1]
+        self.sensitivity_ = float(half * sens)
         return self
 
     def predict(self, X):
-        """x·coef + intercept, row by row (a non-finite row is the zero row)."""
-        return clip_rows(X, np.inf, intercept=False) @ self.coef_ + self.intercept_
+        """x̃·coef_ + intercept_, x̃ the row mapped by ``fit``'s public map."""
+        Xc = self._predict_rows(X)
+        if self.fit_intercept:
+            Xc = Xc[:, :-1]
+        return Xc @ self.coef_ + self.intercept_

@@ -9,14 +9,16 @@ from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from .._compat import Interval, StrOptions
+from ..privacy._numbers import label_key
 from ..privacy._validation import EPSILON_CONSTRAINTS
 from ._base import (
     GRADIENT_TOL,
     DPLearnerMixin,
-    augmented_norm,
     clip_rows,
     conditioned,
     gradient_slack,
+    label_codes,
+    map_features,
     release_weights,
 )
 from ._objective import certified_newton, fit_objective, objective_plan
@@ -141,7 +143,8 @@ class DPLogisticRegression(DPLearnerMixin, ClassifierMixin, BaseEstimator):
 
     _parameter_constraints: dict = {
         "epsilon": EPSILON_CONSTRAINTS,
-        "data_norm": [Interval(numbers.Real, 0, None, closed="neither")],
+        "bounds": [None, tuple, list],
+        "data_norm": [None, Interval(numbers.Real, 0, None, closed="neither")],
         "C": [Interval(numbers.Real, 0, None, closed="neither")],
         "fit_intercept": ["boolean"],
         "classes": [tuple, list],
@@ -156,7 +159,8 @@ class DPLogisticRegression(DPLearnerMixin, ClassifierMixin, BaseEstimator):
     def __init__(
         self,
         epsilon=1.0,
-        data_norm=1.0,
+        bounds=None,
+        data_norm=None,
         C=1.0,
         fit_intercept=True,
         classes=(0, 1),
@@ -165,6 +169,7 @@ class DPLogisticRegression(DPLearnerMixin, ClassifierMixin, BaseEstimator):
         noise_random_state=None,
     ):
         self.epsilon = epsilon
+        self.bounds = bounds
         self.data_norm = data_norm
         self.C = C
         self.fit_intercept = fit_intercept
@@ -174,50 +179,124 @@ class DPLogisticRegression(DPLearnerMixin, ClassifierMixin, BaseEstimator):
         self.noise_random_state = noise_random_state
 
     def _check_privacy_params(self) -> float:
-        """The mixin's checks, and exactly two public ``classes``: run by the
-        private-model mode for every candidate before any row is read."""
+        """The mixin's checks, and two or more distinct public ``classes``: run
+        by the private-model mode for every candidate before any row is read."""
         eps = super()._check_privacy_params()
-        if len(self.classes) != 2:
+        classes = self.classes
+        try:
+            keys = {label_key(c) for c in classes}
+        except TypeError:  # an unhashable class
+            keys = ()
+        if len(classes) < 2 or len(keys) != len(classes):
             raise ValueError(
-                f"classes must hold exactly two public labels; got {self.classes!r}."
+                "classes must hold two or more distinct public labels, declared "
+                "by you (never read from the data), e.g. classes=(0, 1) or "
+                f"classes=('setosa', 'versicolor', 'virginica'); got {classes!r}."
             )
         return eps
 
-    def _fit_private(self, X, y, rng):
-        eps = self._check_privacy_params()
-        Xc = clip_rows(X, float(self.data_norm), intercept=self.fit_intercept)
+    def _check_targets(self, y, n: int):
+        """The labels' container against the declared classes, from types only.
+
+        A string-typed ``y`` (NumPy or pandas dtype) with classes that are all
+        numbers, or a numeric ``y`` with classes that are all non-numeric
+        strings, would match no label: refused with what to declare. A
+        float-typed ``y`` with whole-number classes is refused as a
+        (possibly) continuous target: whether its values are whole numbers
+        is a private fact, so the dtype decides (cast to int). An
+        object or list ``y`` is compared label by label (a label outside
+        ``classes`` is the negative class, or no class at all with 3+
+        classes): its entries' types are values, so they decide nothing.
+        """
+        owner = type(self).__name__
+        kind = getattr(getattr(y, "dtype", None), "kind", "O")
+        keys = [label_key(c) for c in self.classes]
+        textual = [isinstance(k, (str, bytes)) for k in keys]
+        if kind in "USa" and not any(textual):
+            raise TypeError(
+                f"{owner} got string labels (dtype {y.dtype}) but classes="
+                f"{self.classes!r}: no label would match. Declare the classes "
+                "(public, never read from the data), e.g. classes=('no', 'yes') "
+                "with the positive class last."
+            )
+        whole = [
+            isinstance(k, numbers.Integral) or (isinstance(k, float) and k.is_integer())
+            for k in keys
+        ]
+        if kind in "fc" and all(whole):
+            raise ValueError(
+                f"Unknown label type: {owner} got float labels (dtype "
+                f"{y.dtype}) and whole-number classes={self.classes!r}; a "
+                "continuous target is not a set of classes, and whether the "
+                "floats are whole numbers is not read from the private labels. "
+                "Cast y to the classes' type (e.g. y.astype(int)) or use "
+                "DPLinearRegression for a continuous target."
+            )
+        if kind in "biuf" and all(textual):
+            raise TypeError(
+                f"{owner} got numeric labels (dtype {y.dtype}) but classes="
+                f"{self.classes!r}: no label would match. Declare the classes as "
+                "the numbers in y, e.g. classes=(0, 1)."
+            )
+        return super()._check_targets(y, n)
+
+    def _rows(self, X) -> np.ndarray:
+        """Rows mapped into the ball by the public map: :func:`~._base.map_features`
+        (bounds) then :func:`~._base.clip_rows` (norm, NaN rows, intercept)."""
+        bounds, norm, _ = self._ball(X.shape[1])
+        return clip_rows(map_features(X, bounds), norm, intercept=self.fit_intercept)
+
+    def _binary_problems(self, y) -> list[np.ndarray]:
+        """s ∈ {−1, +1}^n for each binary problem: one for two classes
+        (``classes[1]`` positive), one per class otherwise (one-vs-rest);
+        each label is read on its own (:func:`~._base.label_codes`)."""
+        codes = label_codes(y, self.classes)
+        if len(self.classes) == 2:
+            return [np.where(codes == 1, 1.0, -1.0)]
+        return [np.where(codes == k, 1.0, -1.0) for k in range(len(self.classes))]
+
+    def _fit_binary(self, Xc, s, eps, row_norm, rng):
+        """(released weights, sensitivity, plan) of one binary problem at ε."""
         n = Xc.shape[0]
-        y = np.asarray(y)
-        if y.shape[0] != n or n < 1:
-            raise ValueError(f"X has {n} rows and y has {y.shape[0]}: need n ≥ 1.")
-        s = np.where(y == self.classes[1], 1.0, -1.0)
-        row_norm = augmented_norm(float(self.data_norm), self.fit_intercept)
         if self.mechanism == "objective":
             plan = objective_plan(n, float(self.C), row_norm, eps, dim=Xc.shape[1])
             w = fit_objective(Xc, s, plan, row_norm, rng, int(self.max_iter))
-            sens = plan.output_sensitivity / row_norm
-        else:
-            plan = None
-            lam = output_regularization(n, float(self.C), row_norm)
-            w = certified_newton(  # gradient bound: GRADIENT_TOL × a row's R
-                Xc,
-                s,
-                lam,
-                np.zeros(Xc.shape[1]),
-                int(self.max_iter),
-                GRADIENT_TOL * row_norm,
-                "output perturbation",
-            )
-            sens = logistic_sensitivity(n, float(self.C), row_norm)
-            w = release_weights(w, sens, eps, rng)
-        self.plan_ = plan
+            return w, plan.output_sensitivity / row_norm, plan
+        lam = output_regularization(n, float(self.C), row_norm)
+        w = certified_newton(  # gradient bound: GRADIENT_TOL × a row's R
+            Xc,
+            s,
+            lam,
+            np.zeros(Xc.shape[1]),
+            int(self.max_iter),
+            GRADIENT_TOL * row_norm,
+            "output perturbation",
+        )
+        sens = logistic_sensitivity(n, float(self.C), row_norm)
+        return release_weights(w, sens, eps, rng), sens, None
+
+    def _fit_private(self, X, y, rng):
+        eps = self._check_privacy_params()
+        X = np.asarray(X, dtype=float)
+        if X.ndim != 2:
+            raise ValueError(f"X must be 2-D; got an array of shape {X.shape}.")
+        n, d = X.shape
+        if n < 1 or len(y) != n:
+            raise ValueError(f"X has {n} rows and y has {len(y)}: need n ≥ 1.")
+        Xc = self._rows(X)
+        row_norm = self._ball(d)[2]
+        problems = self._binary_problems(y)
+        eps_each = eps / len(problems)  # composition over the C problems
+        fits = [self._fit_binary(Xc, s, eps_each, row_norm, rng) for s in problems]
+        W = np.array([w for w, _, _ in fits])
+        self.plan_ = fits[0][2]
         if self.fit_intercept:
-            self.coef_, self.intercept_ = w[None, :-1], w[-1:]
+            self.coef_, self.intercept_ = W[:, :-1], W[:, -1]
         else:
-            self.coef_, self.intercept_ = w[None, :], np.zeros(1)
+            self.coef_, self.intercept_ = W, np.zeros(len(fits))
         self.classes_ = np.asarray(self.classes)
-        self.n_features_in_ = self.coef_.shape[1]
-        self.sensitivity_ = float(sens)
+        self.n_features_in_ = d
+        self.sensitivity_ = float(fits[0][1])
         return self
 
     def _auto_default_rule(self) -> bool:
@@ -226,23 +305,33 @@ class DPLogisticRegression(DPLearnerMixin, ClassifierMixin, BaseEstimator):
         objective perturbation only, whose plateau that rule rests on."""
         return self.mechanism == "objective"
 
-    def _distribution_key(self, n: int, epsilon: float) -> tuple:
+    def _distribution_key(
+        self, n: int, epsilon: float, n_features: int | None = None
+    ) -> tuple:
         """A public key: equal keys ⇒ the same distribution of the fitted model.
 
         With objective perturbation every C on the plateau (Δ > 0) gives
         the objective with Λ̃ + Δ = max(c/(n(e^(ε_obj/4) − 1)), c/(κ_max − 1))
         and the same ε′, whatever C; with output perturbation every C where
         the conditioning floor binds gives the same Λ: those candidates
-        share one key. Depends on n, ε and the parameters only (no row is
-        read).
+        share one key. Depends on n, ε, d and the parameters only (no row is
+        read). With ``bounds`` the ball's radius depends on d: without
+        ``n_features`` (and scalar bounds) no two C share a key.
         """
         params = self.get_params()
         for name in ("C", "epsilon", "noise_random_state"):
             params.pop(name)
         rest = tuple(sorted((k, repr(v)) for k, v in params.items()))
-        row_norm = augmented_norm(float(self.data_norm), self.fit_intercept)
+        d = n_features
+        if self.bounds is not None and d is None:
+            sizes = {np.size(b) for b in self.bounds} - {1}
+            if not sizes:
+                return (*rest, ("C", float(self.C)))
+            d = sizes.pop()
+        row_norm = self._ball(int(d or 1))[2]
+        eps = float(epsilon) / (1 if len(self.classes) == 2 else len(self.classes))
         if self.mechanism == "objective":
-            plan = objective_plan(n, float(self.C), row_norm, epsilon)
+            plan = objective_plan(n, float(self.C), row_norm, eps)
             if plan.extra_regularization > 0:
                 return (*rest, ("C", "plateau"))
         elif output_regularization(n, float(self.C), row_norm) > 1.0 / (
@@ -252,13 +341,26 @@ class DPLogisticRegression(DPLearnerMixin, ClassifierMixin, BaseEstimator):
         return (*rest, ("C", float(self.C)))
 
     def decision_function(self, X):
-        """x·coef + intercept, row by row (a non-finite row is the zero row)."""
-        Xc = clip_rows(X, np.inf, intercept=False)
-        return Xc @ self.coef_[0] + self.intercept_[0]
+        """Rows mapped by ``fit``'s public map, times ``coef_``, plus ``intercept_``.
+
+        Shape (n,) for two classes (positive: ``classes[1]``), (n, C) for C ≥ 3.
+        """
+        Xc = self._predict_rows(X)
+        if self.fit_intercept:
+            Xc = Xc[:, :-1]
+        scores = Xc @ self.coef_.T + self.intercept_
+        return scores[:, 0] if scores.shape[1] == 1 else scores
 
     def predict_proba(self, X):
+        """σ(decision); one-vs-rest's C sigmoids normalised to sum to 1."""
         p = expit(self.decision_function(X))
-        return np.column_stack([1.0 - p, p])
+        if p.ndim == 1:
+            return np.column_stack([1.0 - p, p])
+        total = p.sum(axis=1, keepdims=True)
+        return p / np.where(total > 0, total, 1.0)
 
     def predict(self, X):
-        return self.classes_[(self.decision_function(X) > 0).astype(int)]
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            return self.classes_[(scores > 0).astype(int)]
+        return self.classes_[np.argmax(scores, axis=1)]

@@ -33,6 +33,7 @@ __all__ = [
     "sample_bernoulli_exp",
     "sample_geometric_exp",
     "sample_discrete_laplace",
+    "sample_gamma_on_lattice",
     "granularity_exponent",
     "laplace_on_grid",
     "sample_standard_normal",
@@ -155,18 +156,72 @@ def sample_discrete_laplace(scale: Fraction, rng: RandomSource) -> int:
     return _discrete_laplace(scale.numerator, scale.denominator, rng)
 
 
+def _geometric(t: int, s: int, rng: RandomSource) -> int:
+    """Y ≥ 0 with Pr[Y = y] = (1 − e^(−s/t)) e^(−y s/t): CKS20 Alg. 2, steps 1–3.
+
+    U uniform on {0, …, t−1} accepted with probability exp(−U/t), then
+    X = U + tV with V ~ Geometric(1 − e^{−1}) is Geometric(1 − e^{−1/t}),
+    and ⌊X/s⌋ is Geometric(1 − e^{−s/t}). Integers only.
+    """
+    while True:
+        u = rng.randrange(t)
+        if _bernoulli_exp_unit_ratio(u, t, rng):  # exp(−u/t), u/t < 1
+            return (u + t * sample_geometric_exp(rng)) // s
+
+
 def _discrete_laplace(t: int, s: int, rng: RandomSource) -> int:
     """:func:`sample_discrete_laplace` for scale = t/s in lowest terms, t, s > 0."""
     while True:
-        u = rng.randrange(t)
-        if not _bernoulli_exp_unit_ratio(u, t, rng):  # exp(−u/t), u/t < 1
-            continue
-        x = u + t * sample_geometric_exp(rng)
-        y = x // s
+        y = _geometric(t, s, rng)
         b = rng.randrange(2)
         if b == 1 and y == 0:
             continue
         return -y if b else y
+
+
+_FRACTION_BITS = 53
+"""Bits of each exponential's fraction in :func:`sample_gamma_on_lattice`."""
+
+
+def sample_gamma_on_lattice(d: int, scale: float, step: float, rng) -> float:
+    """Exact Gamma(d, scale) on a lattice of step·2^−54: a sum of d exponentials.
+
+    Each exponential E ~ Exp(scale) is drawn as E = step·(G + V), exactly:
+    by memorylessness G = ⌊E/step⌋ and the fraction V = E/step − G are
+    independent, G ~ Geometric(1 − e^(−step/scale)) (:func:`_geometric`,
+    integers only, with step/scale = s/t rational because both are floats)
+    and V has density ∝ e^(−V·step/scale) on [0, 1), drawn by rejection:
+    V = (2k + 1)/2^54 for k uniform on {0, …, 2^53 − 1}, accepted with
+    probability exp(−V·step/scale) by CKS20's exact Bernoulli(exp(−a/b)) on
+    integers. V is thus the midpoint of its 2^−53 cell, drawn with that
+    cell's exact probability up to a factor within e^(±2^−54·step/scale)
+    (the density's variation across a cell). The sum of d independent
+    exponentials is Gamma(d, scale).
+
+    The result is ``float(step·(ΣG + ΣV))``, the exact rational rounded once
+    (relative error ≤ 2^−53): every radius, the far tail included, lies on
+    a lattice far finer than ``step``, unlike −scale·log U of a 53-bit float
+    U, whose reachable values in the tail (U near 2^−53) are farther apart
+    than any public grid. ``step`` is a power of two, usually the release
+    grid 2^k ≤ scale/2^20 (:func:`granularity_exponent`).
+    """
+    d = int(d)
+    if d < 1:
+        raise ValueError("d must be >= 1.")
+    ratio = Fraction(scale) / Fraction(step)  # scale in steps: t/s, lowest terms
+    if ratio <= 0:
+        raise ValueError("scale and step must be > 0.")
+    t, s = ratio.numerator, ratio.denominator
+    one = 1 << _FRACTION_BITS
+    whole, frac = 0, 0  # Σ G and Σ (2k + 1), exactly
+    for _ in range(d):
+        whole += _geometric(t, s, rng)
+        while True:  # V ∝ e^(−V s/t) on [0, 1): accept w.p. exp(−(2k+1)s/(2^54 t))
+            odd = 2 * rng.randrange(one) + 1
+            if _bernoulli_exp_ratio(odd * s, 2 * one * t, rng):
+                frac += odd
+                break
+    return float(Fraction(step) * (whole + Fraction(frac, 2 * one)))
 
 
 def granularity_exponent(scale: float, *, bits: int = 20) -> int:

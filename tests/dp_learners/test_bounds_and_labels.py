@@ -1,0 +1,125 @@
+"""Public bounds map raw rows into the learners' ball; labels match public classes.
+
+Issue 37 item 1 and issue 36 (string labels): ``bounds=(lower, upper)``
+maps each row on its own, ``target_bound=(low, high)`` the targets; with
+neither bounds nor ``data_norm`` a ``UserWarning`` says so before any row
+is read; string labels work when ``classes`` declares them and are
+refused from the container's dtype (public) when it does not.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_breast_cancer, load_diabetes
+
+from sklearn_dpbo.dp_learners import DPLinearRegression, DPLogisticRegression
+from sklearn_dpbo.dp_learners._base import BOUNDS_NORM_SHARE
+
+
+def _quiet(est):
+    return est.set_params(noise_random_state=0)
+
+
+@pytest.fixture(scope="module")
+def cancer():
+    X, y = load_breast_cancer(return_X_y=True)
+    return X, y, (0.0, 1.25 * X.max(axis=0))
+
+
+def test_bounds_map_each_row_on_its_own():
+    est = DPLogisticRegression(bounds=([0, -2], [4, 2]))
+    X = np.array([[1.0, 0.0], [4.0, 2.0], [1e9, -1e9], [np.nan, 0.0]])
+    Z = est._rows(X)
+    # (x − mid)/half = ((1 − 2)/2, 0) = (−0.5, 0); the ball's norm is ρ√2
+    norm = BOUNDS_NORM_SHARE * np.sqrt(2)
+    assert Z[0].tolist() == [-0.5, 0.0, 1.0]
+    assert np.allclose(Z[1, :2], np.array([1.0, 1.0]) / np.sqrt(2) * norm)
+    assert np.allclose(Z[2, :2], np.array([1.0, -1.0]) / np.sqrt(2) * norm)
+    assert Z[3].tolist() == [0.0, 0.0, 1.0]  # a NaN row is the zero row
+    X2 = X.copy()
+    X2[2] = [np.inf, 3.0]  # replacing one row moves that row only
+    Z2 = est._rows(X2)
+    assert (Z2[[0, 1, 3]] == Z[[0, 1, 3]]).all()
+
+
+@pytest.mark.parametrize(
+    ("params", "match"),
+    [
+        (dict(bounds=(0, 1), data_norm=1.0), "not both"),
+        (dict(bounds=(1, 0)), "lower < upper"),
+        (dict(bounds=([0, 0, 0], 1)), r"shape \(2,\)"),
+        (dict(bounds=(0, np.inf)), "finite"),
+        (dict(bounds=(0, 1, 2)), "pair"),
+    ],
+)
+def test_bad_bounds_are_refused_before_any_row_is_read(params, match):
+    with pytest.raises(ValueError, match=match):
+        DPLogisticRegression(**params).fit(np.zeros((3, 2)), [0, 1, 0])
+
+
+def test_no_bounds_warns_before_any_row_is_read():
+    class Rows:
+        shape = (3, 2)
+
+        def __array__(self, *a, **k):
+            raise RuntimeError("rows read")
+
+    with pytest.warns(UserWarning, match="got no bounds"):
+        with pytest.raises(RuntimeError, match="rows read"):
+            DPLogisticRegression().fit(Rows(), [0, 1, 0])
+
+
+def test_raw_data_with_declared_bounds(cancer):
+    # ε huge: the model is the non-private one on the mapped rows.
+    X, y, bounds = cancer
+    est = _quiet(DPLogisticRegression(epsilon=1e6, bounds=bounds, C=100))
+    with pytest.warns(Warning):
+        assert est.fit(X, y).score(X, y) > 0.9
+
+
+def test_string_labels_with_declared_classes():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 2))
+    y = np.where(X[:, 0] > 0, "yes", "no")
+    est = _quiet(
+        DPLogisticRegression(epsilon=1e6, bounds=(-3, 3), classes=("no", "yes"))
+    )
+    with pytest.warns(Warning):
+        est.fit(X, y)
+    assert est.classes_.tolist() == ["no", "yes"]
+    assert est.score(X, y) > 0.95
+
+
+@pytest.mark.parametrize(
+    ("y", "classes"),
+    [(np.array(["no", "yes"] * 5), (0, 1)), (np.arange(10) % 2, ("no", "yes"))],
+)
+def test_label_types_against_classes_are_refused_from_the_dtype(y, classes):
+    with pytest.raises(TypeError, match="Declare the classes"):
+        DPLogisticRegression(classes=classes, data_norm=1.0).fit(np.zeros((10, 1)), y)
+
+
+def test_a_list_of_labels_is_read_label_by_label():
+    # one label of another type in a list changes no other label's reading
+    est = DPLogisticRegression(data_norm=1.0, classes=("a", "b"))
+    base = ["a", "b", "a", "b", "a", "b"]
+    odd = ["a", "b", "a", "b", "a", 7]
+    codes = [est._binary_problems(np.asarray(v, dtype=object))[0] for v in (base, odd)]
+    assert (codes[0][:5] == codes[1][:5]).all() and codes[1][5] == -1
+
+
+def test_target_range_pair(cancer):
+    X, y = load_diabetes(return_X_y=True)
+    est = _quiet(
+        DPLinearRegression(
+            epsilon=1e9, bounds=(-0.2, 0.2), target_bound=(0, 400), alpha=1e-3
+        )
+    )
+    with pytest.warns(Warning):
+        est.fit(X, y)
+    assert est.score(X, y) > 0.4
+    # the intercept is in y's units: near the targets' mean
+    assert 100 < est.intercept_ < 250
+    with pytest.raises(ValueError, match="low < high"):
+        DPLinearRegression(target_bound=(1, 0), data_norm=1.0).fit(X, y)
