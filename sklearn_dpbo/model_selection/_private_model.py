@@ -72,6 +72,7 @@ from __future__ import annotations
 import contextlib
 import io
 import math
+import warnings
 from dataclasses import replace
 from typing import Any
 
@@ -92,7 +93,12 @@ from ._diffprivlib import (
     is_diffprivlib,
     learner_assumption,
 )
-from ._entries import check_containers, check_label_classes, float_entries
+from ._entries import (
+    check_containers,
+    check_label_classes,
+    float_entries,
+    read_labels,
+)
 from ._progress import ProgressPrinter
 from ._public_steps import fit_public_steps, split_pipeline, transform_rows
 from ._releases import _grid_laplace
@@ -162,13 +168,14 @@ def check_dp_learner(estimator: Any, names) -> None:
             "method='private-model': the search draws the learner's noise from "
             "its own source (set noise_random_state on the search, for tests)."
         )
-    searched = sorted({"epsilon", "noise_random_state"} & set(names))
+    searched = sorted({"epsilon", "noise_random_state", "classes"} & set(names))
     if searched:
         raise ValueError(
             f"method='private-model' does not search {searched}: it sets the "
             "learner's epsilon itself (from the search's epsilon and the "
-            "strategy) and draws the learner's noise from its own source "
-            "(noise_random_state on the search, for tests only); do not search it."
+            "strategy), draws the learner's noise from its own source "
+            "(noise_random_state on the search, for tests only), and classes "
+            "are the public label set; do not search it."
         )
 
 
@@ -204,6 +211,31 @@ def check_candidate_params(estimator: Any, candidates) -> None:
             ) from None
         if not diffprivlib:
             check_label_classes(est, where)
+
+
+def _check_width(learner, candidates, n_features: int) -> None:
+    """Each candidate's bounds against d, and the no-bounds warning: public.
+
+    Before any row is read and before the charge: declared ``bounds`` whose
+    length is not the number of features d (public: the container's shape,
+    or the public steps' output) are refused; a learner given neither
+    ``bounds`` nor ``data_norm`` warns what clipping to the default norm
+    costs (the library never reads bounds from the data).
+    """
+    if not hasattr(learner, "_ball"):
+        return
+    for params in [{}, *candidates]:
+        est = clone(learner).set_params(**clone(params, safe=False))
+        try:
+            est._ball(n_features)
+        except (ValueError, TypeError) as exc:
+            raise type(exc)(
+                f"method='private-model': {exc} (checked before any row is read "
+                "and before any budget is spent)"
+            ) from None
+    message = learner._no_bounds_message()
+    if message is not None:
+        warnings.warn(message, UserWarning, stacklevel=4)
 
 
 def split_rows(n: int, fraction: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -654,6 +686,8 @@ def fit_private_model(search, plan, X, y, fit_params, other_scorers, extra):
     n_features = int(X.shape[1])  # a checked 2-D container: its public shape
     if steps:  # fitted on a public dummy row: the learner's width is public
         steps, _, n_features = fit_public_steps(steps, X)
+    _check_width(learner, candidates, n_features)
+    classes = None if is_diffprivlib(learner) else learner.get_params().get("classes")
     cfg = _plan_strategy(search, plan, learner, n, len(val), candidates, n_features)
     if cfg["strategy"] == "default" and not search.release_score:
         train, val = np.arange(n), None  # every row trains the one model
@@ -690,7 +724,7 @@ def fit_private_model(search, plan, X, y, fit_params, other_scorers, extra):
             # inferred from all rows) decides how a record is read.
             if steps:  # one row at a time: row i's output is row i's alone
                 Xp = transform_rows(steps, Xp, n_features)
-            Xp, yp = float_entries(Xp), float_entries(yp)
+            Xp, yp = float_entries(Xp), read_labels(yp, classes)
             X_tr, y_tr = _safe_split(est, Xp, yp, train)
             X_va, y_va = (
                 (None, None) if val is None else _safe_split(est, Xp, yp, val, train)

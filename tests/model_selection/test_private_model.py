@@ -363,7 +363,7 @@ def test_formerly_failing_solver_settings_fit_on_both_neighbours():
         {"C": [-1.0]},
         {"max_iter": [0]},
         {"data_norm": [-2.0, 1.0]},
-        {"classes": [(0,)]},  # one class: failed inside the sealed run before
+        {"bounds": [(0.0, 1.0, 2.0)]},  # not a (lower, upper) pair
     ],
 )
 @pytest.mark.parametrize("strategy", ["split", "random-stopping", "auto"])
@@ -376,6 +376,8 @@ def test_bad_candidate_is_refused_before_any_budget_is_spent(grid, strategy):
     with pytest.raises(ValueError, match="before any budget is spent"):
         search.fit(X, y)
     assert acct.spent == (0.0, 0.0)
+    with pytest.raises(ValueError, match="before any budget is spent"):
+        _search(estimator=DPLogisticRegression(classes=(0,))).fit(X, y)
     with pytest.raises(ValueError, match="the estimator is not a valid"):
         _search(estimator=DPLogisticRegression(C=-1.0)).fit(X, y)
 

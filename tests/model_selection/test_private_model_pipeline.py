@@ -59,7 +59,9 @@ def _encoder():
 
 
 PIPES = {
-    "normalizer": lambda: make_pipeline(Normalizer(), DPLogisticRegression()),
+    "normalizer": lambda: make_pipeline(
+        Normalizer(), DPLogisticRegression(data_norm=1.0)
+    ),
     "function": lambda: make_pipeline(
         FunctionTransformer(_centred), DPLogisticRegression(data_norm=2.0)
     ),
