@@ -226,6 +226,23 @@ def test_searched_noise_random_state_is_refused_before_the_charge():
     assert acc.spent[0] == 0.0
 
 
+def test_release_score_auto_spends_on_the_model_not_on_a_score():
+    # "auto" (the default) is False in this mode: the untuned model on every
+    # row at epsilon, the naive split selecting at epsilon; random stopping's
+    # score is part of its selection and released. True keeps the score.
+    X, y = _data()
+    default = PrivateModel(strategy="default")
+    s = _search(method=default, delta=0.0).fit(X, y)
+    assert not hasattr(s, "best_score_")
+    assert "on every row" in str(s.privacy_report_)
+    s = _search(method=PrivateModel(strategy="split"), delta=0.0).fit(X, y)
+    assert not hasattr(s, "best_score_") and "(epsilon=1)" in str(s.privacy_report_)
+    assert 0.0 <= _search(delta=1e-5).fit(X, y).best_score_ <= 1.0
+    s = _search(method=default, delta=0.0, release_score=True).fit(X, y)
+    assert 0.0 <= s.best_score_ <= 1.0
+    assert "on the training part" in str(s.privacy_report_)
+
+
 def test_verbose_says_the_rows_of_x_y_are_read(capsys):
     X, y = _data()
     _search(verbose=1, delta=1e-5).fit(X, y)

@@ -38,6 +38,7 @@ def _search(**kw):
         n_iter=3,
         random_state=0,
         noise_random_state=kw.pop("noise_random_state", 3),
+        release_score=kw.pop("release_score", True),
         **kw,
     )
 
