@@ -292,7 +292,8 @@ def default_suffices(learner, n_fit: int, epsilon: float, n_features) -> bool:
     logistic regression, where the extra regularisation puts large C on
     the plateau, the weakest regularisation allowed at ε; every tuning rule
     fits at a share of ε, whose plateau is more regularised and whose noise
-    is larger). Public: n_fit = n − m, the whole ε and d, the number of
+    is larger). Public: n_fit, the rows the untuned model is fitted on (n,
+    or n − m when its score is released), the whole ε and d, the number of
     columns of X (its container's shape, checked 2-D before this);
     no row is read.
     """
@@ -592,7 +593,9 @@ def _plan_strategy(search, plan, learner, n, m, candidates, n_features=None) -> 
     strategy, n_fit = mode.strategy, n - m
     if strategy == "auto":
         strategy = choose_strategy(n_fit, m, len(candidates), plan.epsilon, eta)
-        if default_suffices(learner, n_fit, plan.epsilon, n_features):
+        # the untuned model's own rows: every row when no score is released
+        n_default = n if not release_score(search) else n_fit
+        if default_suffices(learner, n_default, plan.epsilon, n_features):
             strategy = "default"
     kept = _prune_for(strategy, learner, candidates, n_fit, plan.epsilon, eta)
     if mode.strategy == "auto" and len(kept) < len(candidates):
