@@ -78,6 +78,7 @@ from typing import Any
 
 import numpy as np
 from sklearn.base import clone
+from sklearn.utils.validation import _get_feature_names
 
 from .._compat import _num_samples, _safe_split
 from ..privacy._accounting import PrivacyReport, Release
@@ -751,6 +752,9 @@ def fit_private_model(search, plan, X, y, fit_params, other_scorers, extra):
 
     release, c, model, score = run_sealed(run, _Ctx(), charged)
     check_charge([release], charged)
+    names = _get_feature_names(X)  # public: the container's column names
+    if names is not None and not steps and not is_diffprivlib(model):
+        model.feature_names_in_ = names  # as fit(X) on the DataFrame sets it
     if prefix:  # the released model is the pipeline, its steps public
         pipe = clone(search.estimator)
         pipe.steps = [*steps, (pipe.steps[-1][0], model)]

@@ -102,3 +102,14 @@ def test_neighbours_differ_in_the_releases_only(n_classes, change):
             for name in RELEASED:
                 vars(s).pop(name, None)
         assert pickle.dumps(a) == pickle.dumps(b)
+
+
+def test_a_dataframe_gives_the_released_model_its_column_names():
+    pd = pytest.importorskip("pandas")
+    X, y = _data()
+    df = pd.DataFrame(X, columns=["a", "b", "c", "d"])
+    model = _search().fit(df, y).best_estimator_
+    assert model.feature_names_in_.tolist() == ["a", "b", "c", "d"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no "fitted without feature names"
+        model.predict(df)
