@@ -123,8 +123,8 @@ MAX_SCORE_NOISE = 0.05
 DEFAULT_SUFFICES = 60.0
 """n_fit·ε/d at or above which ``"auto"`` runs the public default with a
 learner that opts in (:func:`default_suffices`; hypothesis H of
-``docs/private_model.md``, read off six tasks and checked on three fresh
-ones by a rule fixed before their run)."""
+``benchmarks/results/bench_private_model_notes.md``, read off six tasks
+and checked on three fresh ones by a rule fixed before their run)."""
 
 _PS = "Papernot & Steinke, ICLR 2022 (arXiv 2110.03620), Theorem 2"
 _LT = "Liu & Talwar, STOC 2019"
@@ -536,7 +536,8 @@ def resolve_distribution(mode, n_candidates: int, epsilon: float, delta: float):
     """The law of K: ``mode.distribution``, or for ``"auto"`` a public rule.
 
     ``"auto"``: the logarithmic law (η = 0, ε₀ = ε/2; chosen by a held-out
-    check, ``docs/private_model.md``) when a cap K_max keeps its added δ
+    check, ``benchmarks/results/bench_private_model_notes.md``) when a cap
+    K_max keeps its added δ
     within ``delta`` at E[K] = ``mean_runs`` (the number of candidates
     before pruning for ``"auto"``, an upper bound on the number kept, so the
     cap also fits after pruning), and the truncated negative binomial
