@@ -24,8 +24,11 @@ Strategies (:class:`~._modes.PrivateModel`):
   flip over their validation scores (ε₁) and Laplace on the selected
   score (ε₂ = ε − ε₁): a training row moves the L models (L·ε/L = ε), a
   validation row the selection and the score (ε₁ + ε₂ = ε); pure ε-DP.
-- ``"default"``: the estimator's own parameters, one fit at ε (and its
-  score at ε on the validation part); pure ε-DP.
+- ``"default"``: the estimator's own parameters, one fit at ε on every
+  row (on the training part, and its score at ε on the validation part,
+  with ``release_score=True``); pure ε-DP.
+
+``release_score="auto"`` (the default) is False here (:func:`release_score`).
 - ``"auto"``: :func:`choose_strategy`, from public sizes and ε.
 
 A ``Pipeline`` is accepted when every step before the DP learner learns
@@ -50,11 +53,13 @@ that the rows decide (one None turns a bool column into objects) decides
 nothing. Per record, for the learners of :mod:`sklearn_dpbo.dp_learners`:
 a row with a non-finite feature is the zero row, in its fit and in its
 score (its prediction is the intercept's); a label is compared with the
-public, numeric ``classes`` (:func:`~._entries.check_label_classes`): ``classes[1]``
-is the positive class, any other value (NaN included) a negative in the
-fit, and the score compares the float label with the predicted class (a
-label outside ``classes`` is never predicted: a miss for accuracy, the
-floor for log loss); a non-finite regression target is 0 in the fit and
+public ``classes`` on its own (numeric classes: as a float64,
+:func:`~._entries.check_label_classes`; classes with a string: by
+:func:`~._entries.read_labels`); with two classes ``classes[1]`` is the
+positive class, any other value (NaN included) a negative in the fit, and
+the score compares the label with the predicted class (a label outside
+``classes`` is never predicted: a miss for accuracy, the floor for log
+loss); a non-finite regression target is 0 in the fit and
 scores the score's lowest value. Numeric arrays and DataFrames
 give the values they gave before (bit for bit).
 
