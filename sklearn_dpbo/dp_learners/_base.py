@@ -183,8 +183,12 @@ def label_codes(y, classes) -> np.ndarray:
     """
     keys = [label_key(c) for c in classes]
     codes = np.full(len(y), -1)
+    numeric = getattr(getattr(y, "dtype", None), "kind", "O") in "biuf"
     for k, key in enumerate(keys):
-        codes[np.fromiter((_same(v, key) for v in y), bool, len(y))] = k
+        if numeric and isinstance(key, numbers.Number):  # the same, vectorised
+            codes[np.asarray(y) == key] = k
+        else:
+            codes[np.fromiter((_same(v, key) for v in y), bool, len(y))] = k
     return codes
 
 
@@ -302,6 +306,24 @@ def check_targets(y, n: int, owner: str):
     return y
 
 
+def check_weights(sample_weight, n: int, owner: str):
+    """Per-row weights in [0, 1], or None: the shape checked, each value on its own.
+
+    A number applies to every row. Each entry is read as a float on its own
+    (:func:`float_rows`) and clipped into [0, 1] (NaN and −inf are 0, +inf
+    is 1): a weight above 1 would multiply one row's influence, and the
+    sensitivity with it, so it counts as 1. Only the shape can be refused.
+    """
+    if sample_weight is None:
+        return None
+    if isinstance(sample_weight, numbers.Number):
+        w = np.full(n, sample_weight, dtype=object)
+    else:
+        w = check_targets(sample_weight, n, owner)
+    w = float_rows(np.asarray(w).reshape(-1, 1))[:, 0]
+    return np.clip(np.nan_to_num(w, nan=0.0, posinf=1.0, neginf=0.0), 0.0, 1.0)
+
+
 class DPLearnerMixin(CachedParamNamesMixin):
     """What the private-model mode reads and trusts in a learner of this package.
 
@@ -359,9 +381,12 @@ class DPLearnerMixin(CachedParamNamesMixin):
                 f"{owner} needs a public data_norm: a finite number > 0 given "
                 f"by you, never read from the data; got data_norm={norm!r}."
             )
-        if bounds is not None:
-            d = np.size(bounds[0]) if isinstance(bounds, (tuple, list)) else 1
-            check_bounds(bounds, max(d, np.size(bounds[1]), 1), owner)
+        if bounds is not None:  # d unknown here: an array's own length
+            try:
+                d = max([np.size(b) for b in bounds] + [1])
+            except (TypeError, ValueError):
+                d = 1  # check_bounds says what is wrong
+            check_bounds(bounds, d, owner)
         return eps
 
     def _no_bounds_message(self) -> str | None:
@@ -420,17 +445,15 @@ class DPLearnerMixin(CachedParamNamesMixin):
 
         Before any value is read: the parameters, the bounds (or the
         warning that there are none), X's and y's types and shapes.
-        ``sample_weight`` is refused: a weight multiplies one row's
-        influence and the sensitivity with it. Floating-point events (an
+        ``sample_weight``: each row's weight is clipped into [0, 1]
+        (:func:`check_weights`): a weighted row's loss then has the same
+        bounds as an unweighted one (gradient, curvature), which is all the
+        sensitivity and objective-perturbation proofs use, with the weight
+        part of the record. Floating-point events (an
         underflow in a far-out row's logistic term, say) depend on the
         rows, so none is reported: the private computation runs under
         ``np.errstate(all="ignore")``.
         """
-        if sample_weight is not None:
-            raise ValueError(
-                f"{type(self).__name__} does not take sample_weight: a weight "
-                "multiplies one row's influence and the sensitivity with it."
-            )
         self._validate_params()
         self._check_privacy_params()
         message = self._no_bounds_message()
@@ -440,8 +463,9 @@ class DPLearnerMixin(CachedParamNamesMixin):
         X = self._float_rows(X, reset=True)
         self._ball(X.shape[1])  # the bounds' shape against d, before any value
         y = self._check_targets(y, X.shape[0])
+        weights = check_weights(sample_weight, X.shape[0], type(self).__name__)
         with np.errstate(all="ignore"):
-            return self._fit_private(X, y, rng)
+            return self._fit_private(X, y, rng, sample_weight=weights)
 
     def _predict_rows(self, X) -> np.ndarray:
         """Rows to predict on: checked like ``fit``'s, mapped by the same public map."""

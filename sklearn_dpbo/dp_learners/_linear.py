@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import math
 import numbers
+import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 
 from .._compat import Interval
-from ..privacy._validation import EPSILON_CONSTRAINTS
+from ..privacy._validation import EPSILON_CONSTRAINTS, UselessReleaseWarning
 from ._base import (
     GRADIENT_TOL,
     SOLVER_MIN_ITER,
@@ -61,6 +62,17 @@ def ridge_gradient_bound(alpha: float, row_norm: float, target_bound: float) -> 
     return R * (R * B / math.sqrt(float(alpha)) + B)
 
 
+def _shape(X) -> tuple[int, int | None]:
+    """(rows, columns) of X from its container (``shape`` or ``len``), values unread."""
+    shape = getattr(X, "shape", None)
+    if shape is not None and len(shape) == 2:
+        return int(shape[0]), int(shape[1])
+    try:
+        return len(X), (len(X[0]) if len(X) else None)
+    except TypeError:
+        return 0, None
+
+
 def ridge_regularization(alpha: float, row_norm: float) -> float:
     """α raised to R²/(κ_max − 1): XᵀX/n + αI has condition number ≤ 10⁵.
 
@@ -73,26 +85,50 @@ def ridge_regularization(alpha: float, row_norm: float) -> float:
 class DPLinearRegression(DPLearnerMixin, RegressorMixin, BaseEstimator):
     """Ridge regression, ε-DP by output perturbation (CMS 2011, Algorithm 1).
 
-    ŵ = argmin (1/(2n)) Σ (y_i − w·x_i)² + (α/2)‖w‖² on rows clipped to
-    L2 norm ``data_norm`` and targets clipped into [−target_bound,
-    target_bound], released as ŵ + b with density ∝ exp(−ε‖b‖/Δ), Δ from
-    :func:`ridge_sensitivity`. ``alpha`` is per sample (the scaling of
-    scikit-learn's ``ElasticNet``, not of ``Ridge``, whose α is α·n here).
-    With ``fit_intercept`` a constant 1 is appended (regularised
-    intercept). Non-finite rows become zero rows, non-finite targets 0.
+    Rows are mapped into the learner's ball as in
+    :class:`DPLogisticRegression` (``bounds``: each feature clipped and
+    mapped onto [−1, 1], the row clipped to L2 norm √d/2; or ``data_norm``
+    for rows you have scaled; with neither, norm 1 and a warning); targets
+    are clipped to the public ``target_bound`` range and mapped onto
+    [−1, 1] (midpoint to 0). ŵ = argmin (1/(2n)) Σ (y_i − w·x_i)² +
+    (α/2)‖w‖² on those, released as ŵ + b with density ∝ exp(−ε‖b‖/Δ), Δ
+    from :func:`ridge_sensitivity` (B = 1 in the map's units). ``alpha`` is
+    per sample (the scaling of scikit-learn's ``ElasticNet``, not of
+    ``Ridge``, whose α is α·n here). With ``fit_intercept`` a constant 1 is
+    appended (regularised intercept). A row with a NaN is the zero row, a
+    non-finite target the range's midpoint.
 
-    Privacy: pure ε-DP with respect to replacing one row of ``X, y`` (n
-    public), the solver's tolerance included in Δ (the gradient is checked
-    after the solve; α below R²·10⁻⁵ acts as R²·10⁻⁵, which keeps the
-    system's condition number ≤ 10⁵). Noise from the OS CSPRNG.
+    Before any row is read, ``fit`` compares the expected squared error of
+    the noise alone with the variance the target range allows
+    (:meth:`_noise_error`, public arithmetic) and warns
+    (``UselessReleaseWarning``) when the noise is larger: then the
+    midpoint predicts better. Example: diabetes (features within ±0.2,
+    targets within (0, 350)), ε = 4, 70 % of the rows: ``alpha=0.5`` gives
+    a mean test R² of 0.18 ± 0.02 over 20 splits (non-private ``Ridge``:
+    0.41), and ``alpha=0.1`` warns (its test R² is far below 0).
+
+    ``sample_weight`` (each clipped into [0, 1]) weights the rows' squared
+    errors: the three steps of :func:`ridge_sensitivity` hold unchanged for
+    weights ≤ 1 (J(0) ≤ B²/2, a row's gradient ≤ R(R‖w‖ + B)).
+
+    Privacy: pure ε-DP with respect to replacing one row of ``X, y`` (and
+    its weight; n public), the solver's tolerance included in Δ (the gradient is checked
+    after the solve and the fit raises ``SolverError`` otherwise; α below
+    R²·10⁻⁵ acts as R²·10⁻⁵, which keeps the system's condition number ≤
+    10⁵). Noise from the OS CSPRNG (exact Gamma radius, float direction,
+    rounded to a public grid).
 
     Parameters
     ----------
     epsilon : float, default=1.0
-    data_norm : float, default=1.0
-        Public bound on a row's L2 norm (rows are scaled down to it).
-    target_bound : float, default=1.0
-        Public bound B on |y| (targets are clipped into [−B, B]).
+    bounds : (lower, upper) or None, default=None
+        Public bounds of the features (numbers or per-feature arrays),
+        declared from the domain, never computed from the private rows.
+    data_norm : float or None, default=None
+        For rows you have already scaled: public bound on a row's L2 norm.
+        Not with ``bounds``.
+    target_bound : float or (low, high), default=1.0
+        Public range of y: B means [−B, B]; targets are clipped into it.
     alpha : float, default=1.0
         Regularisation Λ (per sample). Δ grows like α^(−3/2) when α is small.
     fit_intercept : bool, default=True
@@ -102,8 +138,14 @@ class DPLinearRegression(DPLearnerMixin, RegressorMixin, BaseEstimator):
     Attributes
     ----------
     coef_ : ndarray of shape (n_features,)
+        Weights on the mapped rows, in y's units.
     intercept_ : float
+        In y's units (the range's midpoint included).
     sensitivity_ : float
+        Δ in y's units.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        When X has string column names.
     """
 
     _parameter_constraints: dict = {
@@ -167,6 +209,50 @@ class DPLinearRegression(DPLearnerMixin, RegressorMixin, BaseEstimator):
         self._target_map()
         return eps
 
+    def _noise_error(self, n: int, d: int) -> tuple[float, float]:
+        """(expected squared error from the noise alone, the variance bound), y² units.
+
+        Public arithmetic (n, d, ε, α, the bounds; no row is read). The
+        noise b has a uniform direction and ‖b‖ ~ Gamma(p, s), p = d (+1
+        with the intercept), s = Δ/ε in the map's units, so for a row x̃
+        E[(b·x̃)²] = E‖b‖²·‖x̃‖²/p = (p + 1)s²‖x̃‖²: at most (p + 1)s²R² for
+        a row on the ball's boundary (‖x̃‖ = R). Times half² in y's units.
+        Targets in [mid − half, mid + half] have variance ≤ half², the
+        error of predicting the midpoint.
+        """
+        _, _, R = self._ball(int(d))
+        p = int(d) + bool(self.fit_intercept)
+        s = ridge_sensitivity(int(n), float(self.alpha), R, 1.0) / float(self.epsilon)
+        _, half = self._target_map()
+        return half**2 * (p + 1) * s**2 * R**2, half**2
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit on private rows; ε-DP (class docstring).
+
+        Before any value is read, as the mixin's ``fit``, and: when the
+        noise alone is expected to cost more than the target bounds'
+        variance (:meth:`_noise_error`), an ``UselessReleaseWarning``.
+        """
+        self._validate_params()
+        self._check_privacy_params()
+        n, d = _shape(X)
+        if n and d is not None:
+            noise, variance = self._noise_error(n, d)
+            if noise > variance:
+                warnings.warn(
+                    f"{type(self).__name__}: with n={n} rows, d={d} features, "
+                    f"epsilon={self.epsilon:g} and alpha={self.alpha:g}, the "
+                    f"noise alone is expected to cost {noise:.4g} in squared "
+                    "error (for a row on the bounds' ball), above the largest "
+                    f"variance the target bounds allow ({variance:.4g}): the "
+                    "release is likely worse than predicting the targets' "
+                    "midpoint. Raise epsilon, n or alpha, or narrow the bounds "
+                    "(public arithmetic; no row was read).",
+                    UselessReleaseWarning,
+                    stacklevel=2,
+                )
+        return super().fit(X, y, sample_weight)
+
     def _check_targets(self, y, n: int):
         """``y`` checked from its shape (the mixin's), then read entry by entry
         as a float (a non-number is NaN, then 0 after the target map's midpoint)."""
@@ -179,7 +265,7 @@ class DPLinearRegression(DPLearnerMixin, RegressorMixin, BaseEstimator):
         bounds, norm, _ = self._ball(X.shape[1])
         return clip_rows(map_features(X, bounds), norm, intercept=self.fit_intercept)
 
-    def _fit_private(self, X, y, rng):
+    def _fit_private(self, X, y, rng, sample_weight=None):
         eps = self._check_privacy_params()
         X = np.asarray(X, dtype=float)
         if X.ndim != 2:
@@ -194,8 +280,9 @@ class DPLinearRegression(DPLearnerMixin, RegressorMixin, BaseEstimator):
         B = 1.0  # the targets in the map's units
         row_norm = self._ball(X.shape[1])[2]
         a = ridge_regularization(float(self.alpha), row_norm)
-        A = Xc.T @ Xc / n + a * np.eye(d)
-        rhs = Xc.T @ y / n
+        Xw = Xc if sample_weight is None else Xc * sample_weight[:, None]
+        A = Xw.T @ Xc / n + a * np.eye(d)  # weights in [0, 1]: the same bounds
+        rhs = Xw.T @ y / n
         w = np.linalg.solve(A, rhs)
         # computed ‖∇J‖ ≤ half the bound: its float error is far below the
         # other half, so the exact gradient is ≤ GRADIENT_TOL·G (the slack)
@@ -222,7 +309,7 @@ class DPLinearRegression(DPLearnerMixin, RegressorMixin, BaseEstimator):
         return self
 
     def predict(self, X):
-        """x̃·coef_ + intercept_, x̃ the row mapped by ``fit``'s public map."""
+        """x̃·``coef_`` + ``intercept_``, x̃ the row mapped by ``fit``'s public map."""
         Xc = self._predict_rows(X)
         if self.fit_intercept:
             Xc = Xc[:, :-1]

@@ -42,6 +42,11 @@ def output_regularization(n: int, C: float, row_norm: float) -> float:
     return conditioned(1.0 / (float(C) * int(n)), R * R / 4.0)
 
 
+def problem_epsilon(epsilon: float, n_problems: int) -> float:
+    """ε of each binary problem: ε/K by composition (class docstring)."""
+    return float(epsilon) / int(n_problems)
+
+
 def logistic_sensitivity(n: int, C: float, row_norm: float) -> float:
     """L2-sensitivity of the released weights (weight units), Δ = 2R/(nΛ) + slack.
 
@@ -59,14 +64,38 @@ def logistic_sensitivity(n: int, C: float, row_norm: float) -> float:
 
 
 class DPLogisticRegression(DPLearnerMixin, ClassifierMixin, BaseEstimator):
-    """Binary L2-regularised logistic regression, ε-DP (objective or output pert.).
+    """L2-regularised logistic regression, binary or one-vs-rest, ε-DP.
 
-    The model minimises (1/n) Σ log(1 + exp(−s_i w·x_i)) + (Λ/2)‖w‖², Λ =
-    1/(C n), on rows clipped to L2 norm ``data_norm`` (a row with a
-    non-finite value is the zero row); with ``fit_intercept`` a constant 1
-    is appended (the intercept is regularised like the weights, rows then
-    have norm ≤ R = √(data_norm² + 1)). s_i = +1 when y_i equals
-    ``classes[1]``, −1 otherwise.
+    Rows: with ``bounds=(lower, upper)`` (public, from the domain) each
+    feature is clipped to its bounds and mapped onto [−1, 1], then the row
+    is clipped to L2 norm ρ√d (ρ = ``_base.BOUNDS_NORM_SHARE`` = 1/2); with
+    ``data_norm`` (rows already scaled by you) the row is clipped to that
+    norm; with neither, to norm 1 (``fit`` warns). A row with a NaN is the
+    zero row. ``predict`` maps rows by the same public map.
+
+    Each binary problem minimises (1/n) Σ log(1 + exp(−s_i w·x_i)) +
+    (Λ/2)‖w‖², Λ = 1/(C n), on those rows; with ``fit_intercept`` a
+    constant 1 is appended (the intercept is regularised like the weights,
+    rows then have norm ≤ R = √(norm² + 1)). Two classes: one problem, s_i
+    = +1 when y_i is ``classes[1]``, −1 otherwise. K ≥ 3 classes:
+    one-vs-rest, K problems on the same rows, s_i = +1 when y_i is
+    ``classes[k]``; a label outside ``classes`` is −1 in every problem;
+    ``predict`` is the argmax of the K scores. ``sample_weight`` (each
+    clipped into [0, 1]) multiplies the rows' losses: a weighted loss ωℓ has
+    ``|ωℓ′| ≤ 1`` and ``0 ≤ ωℓ″ ≤ 1/4``, all both mechanisms' proofs use.
+
+    **Multiclass privacy (composition).** Each of the K problems is fitted
+    by the binary mechanism below at ε/K. Replacing one record (x, y) by
+    (x′, y′) replaces row i of every problem: (x, s_k(y)) by (x′, s_k(y′)),
+    a replace-one neighbour in each (the labels alone would change in at
+    most 2 problems, but the features change in all K, so no problem is
+    spared). Each problem's release is (ε/K)-DP given the public ones
+    before it (the noise of each is fresh), so by basic composition the K
+    together are ε-DP: the density ratio of the joint release is the
+    product of K ratios, each ≤ e^(ε/K). The constant K is tight for this
+    construction (a record far from the others shifts every problem's
+    minimiser; ``tests/dp_learners/test_audit_multiclass.py`` measures it
+    and catches the variant that gives each problem the full ε).
 
     ``mechanism="objective"`` (default): Chaudhuri, Monteleoni & Sarwate
     (JMLR 2011), Section 3.2, Algorithm 2 and Theorem 9, with c = 1/4, on
@@ -91,22 +120,27 @@ class DPLogisticRegression(DPLearnerMixin, ClassifierMixin, BaseEstimator):
     ``mechanism="output"``: Algorithm 1 (their Corollary 8), ŵ + b with
     density ∝ exp(−ε‖b‖/Δ), Δ = 2RC (:func:`logistic_sensitivity`).
 
-    Privacy: pure ε-DP per ``fit`` with respect to replacing any one row of
-    ``X, y`` (n public), provided the Newton solver reaches its gradient
-    tolerance (checked: the fit raises ``SolverError`` otherwise, which a
-    fuzz of 15,876 public settings and adversarial data sets never saw,
-    thanks to a public floor on the regularisation that keeps the
-    condition number ≤ 10⁵; ``_objective``'s docstring). The
-    noise comes from the OS CSPRNG; it is a floating-point draw rounded to
-    a public grid (see ``privacy._samplers.sample_standard_normal``).
+    Privacy: pure ε-DP per ``fit`` (all K problems) with respect to
+    replacing any one row of ``X, y`` (n public), provided the Newton
+    solver reaches its gradient tolerance (checked: the fit raises
+    ``SolverError`` otherwise, which a fuzz of 15,876 public settings and
+    adversarial data sets never saw, thanks to a public floor on the
+    regularisation that keeps the condition number ≤ 10⁵; ``_objective``'s
+    docstring). The noise comes from the OS CSPRNG: an exact Gamma radius
+    (``_base.sample_gamma_norm_noise``) times a floating-point direction,
+    rounded to a public grid (see ``privacy._samplers.sample_standard_normal``).
 
     Parameters
     ----------
     epsilon : float, default=1.0
-        Privacy cost of one ``fit``.
-    data_norm : float, default=1.0
-        Public bound on a row's L2 norm; larger rows are scaled down to it.
-        Never read from the data.
+        Privacy cost of one ``fit`` (ε/K per problem with K ≥ 3 classes).
+    bounds : (lower, upper) or None, default=None
+        Public bounds of the features (numbers, or arrays with one entry
+        per feature), declared from the domain, never computed from the
+        private rows. Rows are clipped and mapped into the learner's ball.
+    data_norm : float or None, default=None
+        For rows you have already scaled: public bound on a row's L2 norm,
+        larger rows are scaled down to it. Not with ``bounds``.
     C : float, default=1.0
         Inverse regularisation strength, as in scikit-learn (Λ = 1/(C n)).
         Output perturbation: the noise norm is ≈ 2RC·d/ε (small C, small
@@ -114,9 +148,13 @@ class DPLogisticRegression(DPLearnerMixin, ClassifierMixin, BaseEstimator):
         (e^(ε_obj/4) − 1)/(c R²) acts as that plateau value.
     fit_intercept : bool, default=True
         Append a constant feature (regularised intercept).
-    classes : tuple of two labels, default=(0, 1)
-        The public labels: ``classes[1]`` is the positive class, every
-        other label (including labels outside ``classes``) the negative one.
+    classes : tuple of labels, default=(0, 1)
+        The public labels (numbers or strings), never read from y. Two:
+        ``classes[1]`` is the positive class, every other label (including
+        labels outside ``classes``) the negative one. Three or more:
+        one-vs-rest. A string-typed y needs string classes (refused from
+        the dtype otherwise), and a float-typed y with whole-number
+        classes is refused as a continuous target (cast it to int).
     max_iter : int, default=100
         Newton iterations; values below 200 act as 200 (the privacy proof
         needs the certified tolerance, reached within 32 in the fuzz).
@@ -129,9 +167,14 @@ class DPLogisticRegression(DPLearnerMixin, ClassifierMixin, BaseEstimator):
 
     Attributes
     ----------
-    coef_ : ndarray of shape (1, n_features)
-    intercept_ : ndarray of shape (1,)
-    classes_ : ndarray of shape (2,)
+    coef_ : ndarray of shape (1, n_features) or (K, n_features)
+        Weights on the mapped rows (the ball's units, not the raw ones).
+    intercept_ : ndarray of shape (1,) or (K,)
+    classes_ : ndarray of shape (2,) or (K,)
+        ``classes`` as an array.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        When X has string column names.
     sensitivity_ : float
         Output perturbation: Δ of the released (coef, intercept) vector.
         Objective perturbation: S/R, the sensitivity (weight units) of the
@@ -255,12 +298,12 @@ class DPLogisticRegression(DPLearnerMixin, ClassifierMixin, BaseEstimator):
             return [np.where(codes == 1, 1.0, -1.0)]
         return [np.where(codes == k, 1.0, -1.0) for k in range(len(self.classes))]
 
-    def _fit_binary(self, Xc, s, eps, row_norm, rng):
+    def _fit_binary(self, Xc, s, eps, row_norm, rng, weights=None):
         """(released weights, sensitivity, plan) of one binary problem at ε."""
         n = Xc.shape[0]
         if self.mechanism == "objective":
             plan = objective_plan(n, float(self.C), row_norm, eps, dim=Xc.shape[1])
-            w = fit_objective(Xc, s, plan, row_norm, rng, int(self.max_iter))
+            w = fit_objective(Xc, s, plan, row_norm, rng, int(self.max_iter), weights)
             return w, plan.output_sensitivity / row_norm, plan
         lam = output_regularization(n, float(self.C), row_norm)
         w = certified_newton(  # gradient bound: GRADIENT_TOL × a row's R
@@ -271,11 +314,12 @@ class DPLogisticRegression(DPLearnerMixin, ClassifierMixin, BaseEstimator):
             int(self.max_iter),
             GRADIENT_TOL * row_norm,
             "output perturbation",
+            weights,
         )
         sens = logistic_sensitivity(n, float(self.C), row_norm)
         return release_weights(w, sens, eps, rng), sens, None
 
-    def _fit_private(self, X, y, rng):
+    def _fit_private(self, X, y, rng, sample_weight=None):
         eps = self._check_privacy_params()
         X = np.asarray(X, dtype=float)
         if X.ndim != 2:
@@ -286,8 +330,11 @@ class DPLogisticRegression(DPLearnerMixin, ClassifierMixin, BaseEstimator):
         Xc = self._rows(X)
         row_norm = self._ball(d)[2]
         problems = self._binary_problems(y)
-        eps_each = eps / len(problems)  # composition over the C problems
-        fits = [self._fit_binary(Xc, s, eps_each, row_norm, rng) for s in problems]
+        eps_each = problem_epsilon(eps, len(problems))
+        fits = [
+            self._fit_binary(Xc, s, eps_each, row_norm, rng, sample_weight)
+            for s in problems
+        ]
         W = np.array([w for w, _, _ in fits])
         self.plan_ = fits[0][2]
         if self.fit_intercept:
@@ -329,7 +376,8 @@ class DPLogisticRegression(DPLearnerMixin, ClassifierMixin, BaseEstimator):
                 return (*rest, ("C", float(self.C)))
             d = sizes.pop()
         row_norm = self._ball(int(d or 1))[2]
-        eps = float(epsilon) / (1 if len(self.classes) == 2 else len(self.classes))
+        k = 1 if len(self.classes) == 2 else len(self.classes)
+        eps = problem_epsilon(epsilon, k)
         if self.mechanism == "objective":
             plan = objective_plan(n, float(self.C), row_norm, eps)
             if plan.extra_regularization > 0:

@@ -219,7 +219,7 @@ def objective_plan(
     )
 
 
-def newton_logistic(X, s, lam, lin, max_iter, tol=None, stats=None):
+def newton_logistic(X, s, lam, lin, max_iter, tol=None, stats=None, weights=None):
     """argmin mean(log(1 + e^(−s v·x))) + (lam/2)‖v‖² + lin·v to ‖∇‖ ≤ tol.
 
     Damped Newton with backtracking, and full steps once the Newton
@@ -229,7 +229,8 @@ def newton_logistic(X, s, lam, lin, max_iter, tol=None, stats=None):
     logistic mechanisms use this solver. If ``max_iter`` is hit before
     ``tol`` (or the Hessian is singular in floating point): None. ``stats``, a
     dict, receives the number of gradient checks made ("iterations"; for
-    the solver fuzz of ``benchmarks/bench_solver_fuzz.py``).
+    the solver fuzz of ``benchmarks/bench_solver_fuzz.py``). ``weights``
+    (in [0, 1], one per row; None: all 1) multiply the rows' losses.
     """
     tol = GAMMA / 2 if tol is None else float(tol)
     n, d = X.shape
@@ -247,12 +248,14 @@ def newton_logistic(X, s, lam, lin, max_iter, tol=None, stats=None):
 
     def objective(u):  # (J̃(u), the negated margins −s·(X u)), the latter reused
         mz = A @ u
-        return (
-            float(np.logaddexp(0.0, mz).sum() / n + 0.5 * lam * u @ u + lin @ u),
-            mz,
-        )
+        loss = np.logaddexp(0.0, mz)
+        if weights is not None:
+            loss = weights * loss
+        return (float(loss.sum() / n + 0.5 * lam * u @ u + lin @ u), mz)
 
     def gradient(u, p):  # ∇J̃(u), p = σ(−s·(X u)) the per-row weights
+        if weights is not None:
+            p = weights * p
         return (AT @ p) / n + lam * u + lin
 
     value, mz = objective(v)
@@ -263,7 +266,8 @@ def newton_logistic(X, s, lam, lin, max_iter, tol=None, stats=None):
         grad = gradient(v, p)
         if math.sqrt(float(grad @ grad)) <= tol:
             return v
-        H = (XT * (p * (1.0 - p))) @ X / n + ridge
+        curv = p * (1.0 - p) if weights is None else weights * p * (1.0 - p)
+        H = (XT * curv) @ X / n + ridge
         try:
             step = np.linalg.solve(H, grad)
         except np.linalg.LinAlgError:  # H singular in floating point
@@ -287,7 +291,9 @@ def newton_logistic(X, s, lam, lin, max_iter, tol=None, stats=None):
     return v if math.sqrt(float(grad @ grad)) <= tol else None
 
 
-def certified_newton(X, s, lam, lin, max_iter: int, gradient_bound: float, what: str):
+def certified_newton(
+    X, s, lam, lin, max_iter: int, gradient_bound: float, what: str, weights=None
+):
     """:func:`newton_logistic` to a computed ‖∇‖ ≤ ``gradient_bound``/2, certified.
 
     Stops at half the bound (the computed norm's float error is far below
@@ -298,7 +304,7 @@ def certified_newton(X, s, lam, lin, max_iter: int, gradient_bound: float, what:
     """
     tol = gradient_bound / 2
     iters = solver_iterations(max_iter)
-    v = newton_logistic(X, s, lam, lin, iters, tol=tol)
+    v = newton_logistic(X, s, lam, lin, iters, tol=tol, weights=weights)
     if v is None:
         raise SolverError(
             f"{what}: Newton did not reach the gradient tolerance {tol:g} in "
@@ -308,10 +314,14 @@ def certified_newton(X, s, lam, lin, max_iter: int, gradient_bound: float, what:
     return v
 
 
-def fit_objective(X, s, plan: ObjectivePlan, row_norm: float, rng, max_iter: int):
+def fit_objective(
+    X, s, plan: ObjectivePlan, row_norm: float, rng, max_iter: int, weights=None
+):
     """The released weights in the user's units, w = (v̂ + z)/R.
 
-    ``X``: clipped rows (intercept column appended), ``s`` ∈ {−1, +1}.
+    ``X``: clipped rows (intercept column appended), ``s`` ∈ {−1, +1};
+    ``weights`` in [0, 1] (None: all 1): a weighted row's loss ωℓ still has
+    |ωℓ′| ≤ 1 and 0 ≤ ωℓ″ ≤ c, all the proof uses (module docstring).
     """
     n, d = X.shape
     R = float(row_norm)
@@ -324,6 +334,7 @@ def fit_objective(X, s, plan: ObjectivePlan, row_norm: float, rng, max_iter: int
         max_iter,
         plan.gradient_bound,
         "objective perturbation",
+        weights,
     )
     v = release_weights(v, plan.output_sensitivity, plan.epsilon_output, rng)
     return v / R
