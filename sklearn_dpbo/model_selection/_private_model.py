@@ -708,6 +708,10 @@ def fit_private_model(search, plan, X, y, fit_params, other_scorers, extra):
     if steps:  # fitted on a public dummy row: the learner's width is public
         steps, _, n_features = fit_public_steps(steps, X)
     _check_width(learner, candidates, n_features)
+    try:  # public: the container's column names, read before the charge
+        names = _get_feature_names(X)
+    except TypeError:  # mixed name types: scikit-learn keeps none either
+        names = None
     classes = None if is_diffprivlib(learner) else learner.get_params().get("classes")
     cfg = _plan_strategy(search, plan, learner, n, len(val), candidates, n_features)
     if cfg["strategy"] == "default" and not cfg["release_score"]:
@@ -758,7 +762,6 @@ def fit_private_model(search, plan, X, y, fit_params, other_scorers, extra):
 
     release, c, model, score = run_sealed(run, _Ctx(), charged)
     check_charge([release], charged)
-    names = _get_feature_names(X)  # public: the container's column names
     if names is not None and not steps and not is_diffprivlib(model):
         model.feature_names_in_ = names  # as fit(X) on the DataFrame sets it
     if prefix:  # the released model is the pipeline, its steps public

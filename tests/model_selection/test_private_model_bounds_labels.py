@@ -113,3 +113,11 @@ def test_a_dataframe_gives_the_released_model_its_column_names():
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no "fitted without feature names"
         model.predict(df)
+
+
+def test_mixed_column_name_types_do_not_fail_after_the_charge():
+    pd = pytest.importorskip("pandas")
+    X, y = _data()
+    df = pd.DataFrame(X, columns=["a", 1, "c", "d"])
+    model = _search().fit(df, y).best_estimator_
+    assert not hasattr(model, "feature_names_in_")
