@@ -708,6 +708,7 @@ def fit_private_model(search, plan, X, y, fit_params, other_scorers, extra):
     if steps:  # fitted on a public dummy row: the learner's width is public
         steps, _, n_features = fit_public_steps(steps, X)
     _check_width(learner, candidates, n_features)
+    pipe = clone(search.estimator) if prefix else None  # before the charge
     try:  # public: the container's column names, read before the charge
         names = _get_feature_names(X)
     except TypeError:  # mixed name types: scikit-learn keeps none either
@@ -765,7 +766,6 @@ def fit_private_model(search, plan, X, y, fit_params, other_scorers, extra):
     if names is not None and not steps and not is_diffprivlib(model):
         model.feature_names_in_ = names  # as fit(X) on the DataFrame sets it
     if prefix:  # the released model is the pipeline, its steps public
-        pipe = clone(search.estimator)
         pipe.steps = [*steps, (pipe.steps[-1][0], model)]
         model = pipe
     _ingest(search, plan, cfg, release, c, model, score, learner, prefix)
