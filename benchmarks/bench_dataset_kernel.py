@@ -26,8 +26,8 @@ Usage (from the repository root)::
     python benchmarks/bench_dataset_kernel.py --quick   # smaller, for CI
 
 Writes ``benchmarks/results/bench_dataset_kernel.json`` and, when
-matplotlib is importable, ``bench_dataset_kernel.png`` (``_quick`` suffix
-with ``--quick``).
+matplotlib is importable, ``bench_dataset_kernel.png`` (to a temporary
+folder with ``--quick``).
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ import time
 
 import _checkout  # noqa: F401  (the checkout's sklearn_dpbo, not an installed copy)
 import numpy as np
+from _results import results_dir
 from sklearn.datasets import load_digits, make_classification
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
@@ -46,7 +47,6 @@ from sklearn.svm import SVC
 
 from sklearn_dpbo.model_selection import estimate_dataset_kernel
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 SPACE = {"svc__C": (1e-2, 1e3, "log-uniform"), "svc__gamma": (1e-5, 1.0, "log-uniform")}
 
 
@@ -122,7 +122,7 @@ def main():
     result["seconds"] = time.perf_counter() - start
     print(f"\n{result['seconds']:.1f}s")
     suffix = "_quick" if args.quick else ""
-    out = os.path.join(HERE, "results", f"bench_dataset_kernel{suffix}.json")
+    out = os.path.join(results_dir(args.quick), f"bench_dataset_kernel{suffix}.json")
     os.makedirs(os.path.dirname(out), exist_ok=True)
     with open(out, "w") as fh:
         json.dump(result, fh, indent=1)

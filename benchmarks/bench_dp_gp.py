@@ -53,7 +53,7 @@ Usage (from the repository root)::
     python benchmarks/bench_dp_gp.py --quick   # synthetic (n = 150), 2 seeds, offline
 
 Writes ``benchmarks/results/bench_dp_gp.json`` and ``bench_dp_gp.png``
-(``_quick`` with ``--quick``). The noise comes from the OS CSPRNG.
+(to a temporary folder with ``--quick``). The noise comes from the OS CSPRNG.
 """
 
 from __future__ import annotations
@@ -80,6 +80,7 @@ from threadpoolctl import threadpool_limits
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
+from _results import results_dir  # noqa: E402
 
 from sklearn_dpbo import DPGaussianProcessRegressor  # noqa: E402
 from sklearn_dpbo.bo._gp_posterior import ExactPosterior  # noqa: E402
@@ -528,7 +529,7 @@ def main():
     quick = args.quick
     seeds = 2 if quick else args.seeds
     name = "bench_dp_gp_quick" if quick else "bench_dp_gp"
-    out = args.out or os.path.join(HERE, "results", f"{name}.json")
+    out = args.out or os.path.join(results_dir(quick), f"{name}.json")
     result = {
         "meta": {
             "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),

@@ -38,6 +38,7 @@ from pathlib import Path
 
 import _checkout  # noqa: F401  (the checkout's sklearn_dpbo)
 import numpy as np
+from _results import results_dir
 from sklearn.datasets import make_classification
 from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.linear_model import LogisticRegression
@@ -48,8 +49,6 @@ from threadpoolctl import threadpool_limits
 from sklearn_dpbo import make_dp_scorer
 from sklearn_dpbo.privacy._records import RecordSchema
 from sklearn_dpbo.privacy._rowwise import is_rowwise
-
-RESULTS = Path(__file__).resolve().parent / "results"
 
 
 def pipelines() -> dict:
@@ -154,7 +153,7 @@ def main():
         "machine": platform.platform(),
         "rows": rows,
     }
-    path = Path(args.out) if args.out else RESULTS / "bench_isolation.json"
+    path = Path(args.out or results_dir(args.quick) / "bench_isolation.json")
     path.write_text(json.dumps(out, indent=2))
     print(f"wrote {path}")
 

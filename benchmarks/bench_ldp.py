@@ -58,7 +58,7 @@ Usage (repository root)::
         # summary, tables and plots again from a run's per-seed values
 
 Writes ``benchmarks/results/bench_ldp.json`` (``bench_ldp_select.json``
-with ``--select``; ``_quick`` suffix with ``--quick``) and PNG plots
+with ``--select``; to a temporary folder with ``--quick``) and PNG plots
 (``bench_ldp_regret.png``, ``bench_ldp_widths.png``, ``bench_ldp_heavy.png``,
 ``bench_ldp_time.png``). Timings on a shared machine are noisy.
 """
@@ -76,6 +76,7 @@ from datetime import datetime, timezone
 
 import _checkout  # noqa: F401  (the checkout's sklearn_dpbo, not an installed copy)
 import numpy as np
+from _results import results_dir
 from joblib import Parallel, delayed
 from sklearn.gaussian_process.kernels import RBF, Matern
 from threadpoolctl import threadpool_limits
@@ -809,15 +810,15 @@ def main(argv=None):
     if args.betas:
         return betas(args.horizon or 2000)
     if args.goals:
-        path = args.out or os.path.join(HERE, "results", "bench_ldp_goals.json")
+        path = args.out or os.path.join(results_dir(q), "bench_ldp_goals.json")
         return goals_check(args.horizon or 10_000, args.jobs, path)
     if args.truncated:
         return truncated(args.horizon or 10_000, args.jobs)
     if args.select_truncation:
-        path = args.out or os.path.join(HERE, "results", "bench_ldp_truncation.json")
+        path = args.out or os.path.join(results_dir(q), "bench_ldp_truncation.json")
         return select_truncation(args.horizon or 10_000, args.jobs, path)
     if args.select:
-        path = args.out or os.path.join(HERE, "results", "bench_ldp_select.json")
+        path = args.out or os.path.join(results_dir(q), "bench_ldp_select.json")
         return select(args.horizon or 10_000, args.jobs, path)
     T = args.horizon or (200 if q else 10_000)
     seeds = list(range(args.trials or (2 if q else 10)))
@@ -826,7 +827,7 @@ def main(argv=None):
     noises = ["student-t"] if q else ["student-t", "pareto"]
     n_window = 3 if q else 5
     suffix = "_quick" if q else ""
-    out_path = args.out or os.path.join(HERE, "results", f"bench_ldp{suffix}.json")
+    out_path = args.out or os.path.join(results_dir(q), f"bench_ldp{suffix}.json")
     t_start = time.time()
 
     envs = [f"private|{k}|eps={e}" for k in kernels for e in eps_list]

@@ -41,8 +41,8 @@ Usage (from the repository root)::
     python benchmarks/bench_lipschitz.py           # 20 seeds
     python benchmarks/bench_lipschitz.py --quick   # 3 seeds, 2 epsilons
 
-Writes ``benchmarks/results/bench_lipschitz.json`` (``_quick.json`` with
-``--quick``). ``random_state`` is fixed: benchmarking only.
+Writes ``benchmarks/results/bench_lipschitz.json`` (to a temporary folder
+with ``--quick``). ``random_state`` is fixed: benchmarking only.
 """
 
 from __future__ import annotations
@@ -56,6 +56,7 @@ import time
 
 import _checkout  # noqa: F401  (the checkout's sklearn_dpbo, not an installed copy)
 import numpy as np
+from _results import results_dir
 from sklearn.datasets import load_breast_cancer
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import train_test_split
@@ -70,7 +71,6 @@ from sklearn_dpbo.privacy._builtin_scores import get_dp_scorer
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _patching import replaced  # noqa: E402  (benchmarks/_patching.py)
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 EPSILONS = [0.5, 1.0, 2.0, 5.0, 10.0]
 RANGES = [(1e-4, 1.0), (1e-2, 1.0)]
 PATH_SIZE = 64
@@ -244,7 +244,7 @@ def main():
     print(table(result))
     print(f"\n{result['seconds']:.1f}s")
     name = "bench_lipschitz_quick.json" if args.quick else "bench_lipschitz.json"
-    path = args.out or os.path.join(HERE, "results", name)
+    path = args.out or os.path.join(results_dir(args.quick), name)
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w") as fh:
         json.dump(result, fh, indent=1)

@@ -77,8 +77,8 @@ Usage::
     python benchmarks/bench_overhead.py --no-grid --no-memory \
         --out benchmarks/results/bench_overhead_tools.json
 
-Writes ``benchmarks/results/bench_overhead.json`` (``--quick``:
-``bench_overhead_quick.json``) and prints markdown tables.
+Writes ``benchmarks/results/bench_overhead.json`` (to a temporary folder
+with ``--quick``) and prints markdown tables.
 """
 
 from __future__ import annotations
@@ -100,6 +100,7 @@ from pathlib import Path
 
 import _checkout  # noqa: F401  (the checkout's sklearn_dpbo, not an installed copy)
 import numpy as np
+from _results import results_dir
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from sklearn_dpbo.privacy import DPScorer
@@ -109,7 +110,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _patching import evaluation, replaced  # noqa: E402  (benchmarks/_patching.py)
 
 HERE = Path(__file__).resolve().parent
-RESULTS = HERE / "results"
 
 FULL_SIZES = [100, 1024, 10_000, 100_000]
 FULL_ITERS = [30, 100, 300]
@@ -727,7 +727,7 @@ def main(argv=None):
     sizes = QUICK_SIZES if args.quick else FULL_SIZES
     iters = QUICK_ITERS if args.quick else FULL_ITERS
     repeats = args.repeats or (1 if args.quick else 5)
-    out_path = args.out or RESULTS / (
+    out_path = args.out or results_dir(args.quick) / (
         "bench_overhead_quick.json" if args.quick else "bench_overhead.json"
     )
 

@@ -43,7 +43,6 @@ import argparse
 import json
 import os
 import sys
-import tempfile
 import time
 import warnings
 from collections import Counter
@@ -51,6 +50,7 @@ from collections import Counter
 import _checkout  # noqa: F401  (this checkout's sklearn_dpbo, before any import)
 import bench_overhead
 import numpy as np
+from _results import results_dir
 from joblib import Parallel, delayed
 from sklearn.datasets import (
     load_breast_cancer,
@@ -369,14 +369,13 @@ def main():
             2,
             np.logspace(-4, 1, 4),
         )
-        out = args.out or os.path.join(tempfile.mkdtemp(), "bench_private_model.json")
     else:
         tasks, epsilons = args.tasks, args.epsilons
         seeds, grid = args.seeds, np.logspace(-4, 1, 12)
-        out = args.out or os.path.join(HERE, "results", "bench_private_model.json")
     # ε = 1 first, and the files are rewritten after each ε: a run cut
     # short still has the headline cells (``meta.epsilons`` lists the done).
     order = sorted(epsilons, key=lambda e: (e != 1.0, e))
+    out = args.out or os.path.join(results_dir(args.quick), "bench_private_model.json")
     os.makedirs(os.path.dirname(out), exist_ok=True)
     start, results, done = time.time(), {}, []
     for eps in order:

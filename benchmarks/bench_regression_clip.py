@@ -47,6 +47,7 @@ from pathlib import Path
 
 import _checkout  # noqa: F401  (the checkout's sklearn_dpbo)
 import numpy as np
+from _results import results_dir
 from scipy.stats import randint
 from sklearn.datasets import load_diabetes, make_friedman1
 from sklearn.model_selection import RandomizedSearchCV, train_test_split
@@ -55,7 +56,6 @@ from sklearn.tree import DecisionTreeRegressor
 from sklearn_dpbo import DPBayesSearchCV, make_dp_scorer
 from sklearn_dpbo.privacy._builtin_scores import public_error_clip
 
-RESULTS = Path(__file__).resolve().parent / "results"
 N_TRAIN, M_VAL, N_ITER, EPSILON = 600, 200, 10, 1.0
 SPACE = {"max_depth": (1, 12), "min_samples_leaf": (1, 60, "log-uniform")}
 # RandomizedSearchCV's min_samples_leaf: integers spaced log-uniformly in [1, 60].
@@ -276,7 +276,7 @@ def main(argv=None):
     }
     name = "bench_regression_clip" + ("_quick" if args.quick else "")
     name += "_quantiles" if quantiles else ""
-    path = Path(args.out) if args.out else RESULTS / f"{name}.json"
+    path = Path(args.out or results_dir(args.quick) / f"{name}.json")
     path.write_text(json.dumps(out, indent=2))
     print(f"wrote {path}")
 

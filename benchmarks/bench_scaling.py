@@ -77,7 +77,7 @@ Usage::
         --variant public_budget=0.7 --variant public_budget=1
 
 Writes ``benchmarks/results/bench_scaling.json`` and ``bench_scaling.png``
-(``--quick``: ``bench_scaling_quick.*``; ``--out PATH``: PATH and PATH with
+(to a temporary folder with ``--quick``; ``--out PATH``: PATH and PATH with
 ``.png``) and prints markdown tables. The plot needs matplotlib (skipped
 with a note otherwise).
 """
@@ -107,11 +107,11 @@ for _var in THREAD_VARS:
     os.environ.setdefault(_var, "1")
 
 HERE = Path(__file__).resolve().parent
-RESULTS = HERE / "results"
 sys.path.insert(0, str(HERE))
 
 import _checkout  # noqa: E402, F401  (the checkout's sklearn_dpbo)
 import numpy as np  # noqa: E402
+from _results import results_dir  # noqa: E402
 
 import sklearn_dpbo  # noqa: E402
 
@@ -912,7 +912,7 @@ def main(argv=None):
     q = args.quick
     repeats = args.repeats or (1 if q else 3)
     repeats_large = args.repeats_large or (1 if q else 2)
-    out_path = args.out or RESULTS / (
+    out_path = args.out or results_dir(q) / (
         "bench_scaling_quick.json" if q else "bench_scaling.json"
     )
     result = {"benchmark": "bench_scaling", "quick": q, "meta": meta(args, argv)}

@@ -25,6 +25,7 @@ from pathlib import Path
 from unittest import mock
 
 import numpy as np
+from _results import results_dir
 
 import sklearn_dpbo.dp_learners._objective as ob
 from sklearn_dpbo.dp_learners import DPLinearRegression, DPLogisticRegression
@@ -36,7 +37,6 @@ from sklearn_dpbo.dp_learners._base import (
     solver_iterations,
 )
 
-OUT = Path(__file__).parent / "results" / "bench_solver_fuzz.json"
 GRID = dict(
     n=[1, 2, 3, 5, 20, 200, 3000],
     d=[1, 3, 30],
@@ -126,7 +126,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--kappa", type=float, nargs="+", default=[1e5, 1e6, 1e7, 1e8])
-    ap.add_argument("--out", type=Path, default=OUT)
+    ap.add_argument("--out", type=Path, default=None)
     args = ap.parse_args(argv)
     grid = QUICK if args.quick else GRID
     rows, t0 = [], time.perf_counter()
@@ -153,8 +153,9 @@ def main(argv=None):
         output_and_ridge=output,
         seconds=time.perf_counter() - t0,
     )
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(out, indent=1))
+    path = args.out or results_dir(args.quick) / "bench_solver_fuzz.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(out, indent=1))
     return out
 
 

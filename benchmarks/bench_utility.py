@@ -186,6 +186,7 @@ import _checkout  # noqa: F401  (the checkout's sklearn_dpbo, not an installed c
 import bench_overhead
 import numpy as np
 import sklearn
+from _results import results_dir
 from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.datasets import (
@@ -224,9 +225,6 @@ from sklearn_dpbo.privacy._validation import public_rng
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _patching import replaced  # noqa: E402  (benchmarks/_patching.py)
-
-RESULTS = Path(__file__).resolve().parent / "results"
-
 
 # make_classification's arguments of the generated tasks (n_samples: the
 # sum of the task's sizes); each task's loader below documents it.
@@ -2087,7 +2085,7 @@ def main(argv=None) -> int:
         floor = shortlist_floor(tables, runs, seeds, args.sizes)
         meta["shortlist_floor"] = floor
         text = defaults_tables(rows, tables, floor, (epsilons, args.sizes, args.splits))
-        out = args.out or RESULTS / "bench_defaults.json"
+        out = args.out or results_dir(args.quick) / "bench_defaults.json"
     else:
         rows = summarise_utility(tables, runs, seeds, configs, references)
         text = utility_table(rows, tables, len(seeds))
@@ -2108,7 +2106,7 @@ def main(argv=None) -> int:
             }
             text += "\n" + earlier_table(summary, args.compare_json)
         stem = "bench_utility_quick" if args.quick else "bench_utility"
-        out = args.out or RESULTS / f"{stem}.json"
+        out = args.out or results_dir(args.quick) / f"{stem}.json"
         png = out.with_suffix(".png")
         if plot_utility({"meta": meta, "rows": rows}, png):
             print(f"wrote {png}")

@@ -59,6 +59,7 @@ from sklearn.svm import SVC
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
+from _results import results_dir  # noqa: E402
 
 from sklearn_dpbo import DPBayesSearchCV  # noqa: E402
 from sklearn_dpbo.model_selection import WholeData  # noqa: E402
@@ -375,7 +376,7 @@ def main():
     args = parser.parse_args()
     if args.cache:
         os.makedirs(args.cache, exist_ok=True)
-    out = args.out or os.path.join(HERE, "results", "bench_whole_data.json")
+    out = args.out or os.path.join(results_dir(args.quick), "bench_whole_data.json")
     all_tasks = tasks(args.quick)
     if args.tasks:
         all_tasks = {k: v for k, v in all_tasks.items() if k in args.tasks.split(",")}

@@ -3,7 +3,7 @@
 Build locally (warnings are errors, as in CI)::
 
     pip install ".[docs]"
-    sphinx-build -W --keep-going -b html docs docs/_build/html
+    python -m sphinx -W --keep-going -b html docs docs/_build/html
 """
 
 from __future__ import annotations

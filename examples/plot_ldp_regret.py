@@ -6,7 +6,7 @@ Time-average regret R_t/t of the local-DP Bayesian optimisers (Zhou & Tan,
 AAAI 2021) at their default (practical) widths and at the theorems' widths,
 of plain GP-UCB on the same privatised reports, and of uniform exploration,
 on the squared-exponential environment, 10 seeds (mean ± standard error).
-Read from ``benchmarks/results/bench_ldp.json``, written on 2026-11-24 by::
+Read from ``benchmarks/results/bench_ldp.json``, written by::
 
     python benchmarks/bench_ldp.py --jobs 2
 

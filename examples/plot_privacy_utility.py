@@ -5,7 +5,7 @@ Privacy–utility curves of the central-DP searches
 Validation regret (accuracy points below the best of the 1024 candidates) of
 the released ``best_params_`` against the total ε (symmetric-log axis), for
 the private searches and the non-private ones, on three data sets. The numbers come from
-``benchmarks/results/bench_utility.json``, written on 2026-11-22 by::
+``benchmarks/results/bench_utility.json``, written by::
 
     python benchmarks/bench_utility.py
 

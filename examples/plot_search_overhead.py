@@ -5,8 +5,7 @@ Search overhead against the size of the candidate set
 Milliseconds of overhead per iteration (everything except the estimator's
 own fit and predict) of ``DPBayesSearchCV`` on a near-free estimator,
 against the number of candidates (the size of Λ), for three numbers of iterations T.
-Read from ``benchmarks/results/bench_overhead.json``, written on 2026-11-22
-by::
+Read from ``benchmarks/results/bench_overhead.json``, written by::
 
     python benchmarks/bench_overhead.py
 

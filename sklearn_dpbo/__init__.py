@@ -9,13 +9,11 @@ Three systems, each in its subpackage, on two shared layers:
 - shared: :mod:`sklearn_dpbo.privacy` (mechanisms, accounting, private
   scores) and :mod:`sklearn_dpbo.bo` (candidate sets, GPs, acquisition).
 
-The top level keeps the names most users need.
+The top level re-exports the names most users need; every other name is
+imported from its subpackage only.
 
 >>> from sklearn_dpbo import DPBayesSearchCV  # doctest: +SKIP
 """
-
-import importlib
-import warnings
 
 from .gaussian_process import DPGaussianProcessRegressor
 from .model_selection import DPBayesSearchCV, PrivateComputationError
@@ -40,63 +38,3 @@ __all__ = [
     "make_dp_scorer",
     "__version__",
 ]
-
-# Names that moved to a subpackage: importable from the top level for one
-# release, with a FutureWarning naming the new path.
-_MOVED = {
-    **dict.fromkeys(
-        [
-            "ATAGPUCB",
-            "GPUCB",
-            "TGPUCB",
-            "MoMAGPUCB",
-            "LDPBayesianOptimizer",
-            "LDPOptimizeResult",
-            "ldp_maximize",
-            "LaplaceRandomizer",
-            "LDPReport",
-            "MechanismSpec",
-            "RandomizedResponse",
-        ],
-        "sklearn_dpbo.ldp",
-    ),
-    **dict.fromkeys(
-        ["PrivateGridSelection", "PublicDataSelection"],
-        "sklearn_dpbo.gaussian_process",
-    ),
-    **dict.fromkeys(
-        [
-            "DPGPUCB",
-            "FederatedLDP",
-            "Lipschitz",
-            "PrivateSelection",
-            "SearchMode",
-            "DatasetKernelEstimate",
-            "estimate_dataset_kernel",
-        ],
-        "sklearn_dpbo.model_selection",
-    ),
-    **dict.fromkeys(
-        ["PrivacyReport", "Release", "DPScorer", "RowIndependenceError"],
-        "sklearn_dpbo.privacy",
-    ),
-    "CandidateSet": "sklearn_dpbo.bo",
-}
-
-
-def __getattr__(name: str):
-    where = _MOVED.get(name)
-    if where is None:
-        raise AttributeError(f"module 'sklearn_dpbo' has no attribute {name!r}")
-    warnings.warn(
-        f"sklearn_dpbo.{name} moved to {where}.{name}; import it from there "
-        f"(from {where} import {name}). The old path will be removed in the "
-        "next release.",
-        FutureWarning,
-        stacklevel=2,
-    )
-    return getattr(importlib.import_module(where), name)
-
-
-def __dir__() -> list:
-    return sorted(set(__all__) | set(_MOVED))

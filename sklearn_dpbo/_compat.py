@@ -1,55 +1,26 @@
 """The only module that imports private scikit-learn names.
 
 scikit-learn keeps no compatibility promise for underscore names, so every one
-the library needs is imported here, once, with a fallback, and the rest of the
-package imports it from here (``tests/test_compat.py`` fails on any other
-private scikit-learn import). Supported: scikit-learn 1.6 to 1.9 (the range in
-``pyproject.toml``, smoke-tested by ``.ci/version_smoke.sh``).
+the library needs is imported here, once, with a fallback (``tests/test_compat.py``
+fails on any other private scikit-learn import). Supported: scikit-learn 1.6 to
+1.9 (``.ci/version_smoke.sh``).
 
-Shims, what each is for, and from which version:
-
-``Interval``, ``StrOptions``, ``HasMethods``, ``Hidden``,
-``validate_parameter_constraints``, ``InvalidParameterError``
-    The constraint types of ``_parameter_constraints``, the table that
-    ``BaseEstimator._validate_params`` checks and that ``check_estimator``
-    reads, and the error it raises (a subclass of ``ValueError`` and
-    ``TypeError``; ``Hidden`` keeps a deprecated spelling out of the
-    message). Private module ``sklearn.utils._param_validation``, unchanged
-    from 1.2 to 1.9; scikit-learn has no public equivalent. No fallback: a
-    scikit-learn without it is unsupported, and the error says so.
-``_VisualBlock``
-    The HTML-repr block returned by ``DPBayesSearchCV._sk_visual_block_``.
-    ``sklearn.utils._repr_html.estimator`` from 1.7,
-    ``sklearn.utils._estimator_html_repr`` in 1.6. If neither exists, calling
-    it raises, and scikit-learn's HTML repr catches that and draws the
-    estimator as a single block (its behaviour in 1.6 to 1.9).
-``_safe_indexing``
-    Row indexing of arrays, sparse matrices, data frames and lists.
-    ``sklearn.utils._safe_indexing``: documented but private, present from 0.22
-    to 1.9. Fallback: rows of arrays, sparse matrices, pandas objects and
-    sequences (the library only indexes rows).
-``_num_samples``
-    Number of rows of an array-like, with scikit-learn's own rules (data
-    frames, objects with ``shape`` or ``__len__``).
-    ``sklearn.utils.validation._num_samples``, present in every version.
-    Fallback: ``shape[0]`` or ``len``.
-``_safe_split``
-    Our own copy of ``sklearn.utils.metaestimators._safe_split`` (identical in
-    1.6 to 1.9), written on the public ``get_tags``: slices a precomputed kernel
-    on both axes when the estimator's ``input_tags.pairwise`` is set.
-``_routing_enabled``
-    Whether metadata routing is on, read from the public ``sklearn.get_config()``
-    (what the private ``sklearn.utils.metadata_routing._routing_enabled`` of
-    1.3 to 1.9 returns).
-``CachedParamNamesMixin``
-    Overrides the private classmethod ``BaseEstimator._get_param_names``
-    (1.0 to 1.9: the sorted constructor arguments, from ``inspect.signature``
-    on every ``get_params``/``clone``) with the same list computed once per
-    class. The search clones and validates its mode object on every fit and
-    random stopping clones the learner once per run, so the signature was a
-    large share of a small fit's time. A function of the class alone
-    (public); nothing about any call or any data is kept. If the method
-    disappears, ``super()`` raises and the mixin must go.
+- ``Interval``, ``StrOptions``, ``HasMethods``, ``Hidden``,
+  ``validate_parameter_constraints``, ``InvalidParameterError``: the
+  ``_parameter_constraints`` machinery (``sklearn.utils._param_validation``,
+  unchanged from 1.2 to 1.9; no public equivalent, no fallback).
+- ``_VisualBlock``: the HTML-repr block (``sklearn.utils._repr_html.estimator``
+  from 1.7, ``sklearn.utils._estimator_html_repr`` in 1.6); if neither exists,
+  calling it raises and scikit-learn draws the estimator as a single block.
+- ``_safe_indexing``, ``_num_samples``: row indexing and row counts with
+  scikit-learn's rules; fallbacks for rows of arrays, sparse matrices, pandas
+  objects and sequences.
+- ``_safe_split``: our copy of ``sklearn.utils.metaestimators._safe_split`` on
+  the public ``get_tags`` (a precomputed kernel is sliced on both axes).
+- ``_routing_enabled``: metadata routing on, from the public ``get_config()``.
+- ``CachedParamNamesMixin``: ``BaseEstimator._get_param_names`` (the sorted
+  constructor arguments, from ``inspect.signature``) computed once per class;
+  a function of the class alone.
 """
 
 from __future__ import annotations

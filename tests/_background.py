@@ -1,9 +1,8 @@
 """Subprocess-bound tests, started in the background at the start of the run.
 
-The benchmark smoke runs (``test_benchmarks_smoke.py``) and the Sphinx build
-(``test_docs.py``) are subprocesses that take most of their test's time, and
-pytest runs tests one at a time, mostly on one core. A test that needs such
-a subprocess marks it::
+The benchmark smoke runs (``test_benchmarks_smoke.py``) are subprocesses that
+take most of their test's time, and pytest runs tests one at a time, mostly
+on one core. A test that needs such a subprocess marks it::
 
     @pytest.mark.background("key", [sys.executable, "script.py", "{out}"])
 

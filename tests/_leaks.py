@@ -16,7 +16,7 @@ import struct
 
 import numpy as np
 
-__all__ = ["SECONDS_RE", "Secrets", "filters_version_now", "public_texts", "walk"]
+__all__ = ["SECONDS_RE", "Secrets", "public_texts", "walk"]
 
 _NUMBER_RE = re.compile(r"(?<![\w.])[-+]?\d*\.(\d+)(?:[eE][-+]?\d+)?")
 SECONDS_RE = re.compile(r"\d+\.\d+s\b")
@@ -172,16 +172,8 @@ def public_texts(search, out: str, err: str, recwarn, caplog) -> dict:
         "repr": (repr(search), 3),
         "str": (str(search), 3),
         "report": (str(search.privacy_report_), 3),
+        "report explain": (search.privacy_report_.explain(), 3),
         "report repr": (repr(search.privacy_report_), 3),
         "warnings": ("\n".join(str(w.message) for w in recwarn.list), 2),
         "logs": ("\n".join(r.getMessage() for r in caplog.records), 2),
     }
-
-
-def filters_version_now() -> int:
-    """The interpreter's warnings-filter version, read the library's way
-    (inside a ``quiet`` section, whose own bumps are a constant number)."""
-    from sklearn_dpbo.privacy._silence import filters_version, quiet
-
-    with quiet():
-        return filters_version()

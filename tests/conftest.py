@@ -25,7 +25,7 @@ from threadpoolctl import threadpool_limits  # noqa: E402
 from sklearn_dpbo.privacy import DPScorer
 
 # ---------------------------------------------------------------------------
-# Subprocess-bound tests (benchmark smoke runs, the Sphinx build) start in the
+# Subprocess-bound tests (the benchmark smoke runs) start in the
 # background when collection finishes (_background.py).
 # ---------------------------------------------------------------------------
 
@@ -106,7 +106,7 @@ def pytest_configure_node(node):
 
 def _start_rank(item) -> int:
     if item.get_closest_marker("background") is not None:
-        return 0  # a subprocess (benchmark smoke run, Sphinx build)
+        return 0  # a subprocess (benchmark smoke run)
     if item.get_closest_marker("slow") is not None:
         return 1  # a statistical audit
     return 2

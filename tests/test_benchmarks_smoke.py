@@ -1,10 +1,11 @@
 """CI smoke runs of the benchmark scripts (``--quick``), in subprocesses.
 
-CI runs only ``pip install ".[test]" && python -m pytest``: this is what
-keeps the benchmarks working. Outputs go to a temporary folder, never to
-``benchmarks/results/``. The subprocesses start in the background when
-collection finishes and run one at a time while the other tests run
-(``_background.py``); each test reads its own run's output.
+CI runs them with the test suite: this is what keeps the benchmarks working.
+Outputs go to a temporary folder, never to ``benchmarks/results/`` (the
+stored results the docs' tables are generated from). The subprocesses
+start in the background when collection finishes and run one at a time
+while the other tests run (``_background.py``); each test reads its own
+run's output.
 """
 
 from __future__ import annotations
@@ -18,6 +19,15 @@ import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+STORED = ROOT / "benchmarks" / "results"
+
+
+def _stored_files():
+    return {p.name: (p.stat().st_size, p.stat().st_mtime_ns) for p in STORED.iterdir()}
+
+
+# Taken at collection, before any smoke run starts (_background.py).
+STORED_AT_COLLECTION = _stored_files()
 
 
 def _quick(script, *extra):
@@ -249,3 +259,32 @@ def test_bench_whole_data_quick():
     assert "paired difference (method - reference)" in stdout
     if "matplotlib not installed" not in stdout:
         assert (out_dir / "bench_whole_data.png").exists()
+
+
+@pytest.mark.background(
+    "quick_default_out",
+    [sys.executable, str(ROOT / "benchmarks" / "bench_solver_fuzz.py"), "--quick"],
+    cwd=ROOT,
+    timeout=2000,
+)
+def test_quick_runs_leave_the_stored_results_unchanged():
+    """A ``--quick`` run without ``--out`` (as a user types it) writes to a
+    fresh temporary folder that it prints; no smoke run of this session added
+    or changed a file in ``benchmarks/results/``. Every script takes its
+    output folder from ``benchmarks/_results.py``."""
+    import shutil
+
+    proc, _ = _background.result("quick_default_out")
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    (line,) = [x for x in proc.stdout.splitlines() if x.startswith("--quick: ")]
+    folder = Path(line.split("writing to ")[1].split(" (")[0])
+    try:
+        assert (folder / "bench_solver_fuzz.json").is_file()
+        assert STORED not in folder.parents and folder != STORED
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    scripts = sorted((ROOT / "benchmarks").glob("bench_*.py"))
+    assert len(scripts) >= 10
+    for script in scripts:
+        assert "results_dir(" in script.read_text(encoding="utf-8"), script.name
+    assert _stored_files() == STORED_AT_COLLECTION

@@ -1,29 +1,35 @@
-"""The documentation builds and its code examples run.
+"""The documentation's code examples run, and the API reference is complete.
 
-Two things cannot rot silently:
-
-- the Sphinx site (user guide, method pages, API reference generated from
-  the numpydoc docstrings, examples gallery) builds with warnings as
-  errors, exactly as ``sphinx-build -W --keep-going -b html docs
-  docs/_build/html`` does locally (started in the background when
-  collection finishes, ``_background.py``);
-- every ```python block of README.md and of the user guide runs, in order,
+- every ```python block of README.md and of the docs pages runs, in order,
   in one namespace per page (a block preceded by ``<!-- no-run -->`` is
-  skipped: keep such marks rare, e.g. for snippets that need a cluster).
+  skipped: keep such marks rare, e.g. for snippets that need a cluster);
+- ``docs/api.rst`` lists every public name of every subpackage.
+
+The Sphinx site itself is built, warnings as errors, by its own CI step
+(``.ci/run``): ``pip install ".[docs]" && python -m sphinx -W --keep-going
+-b html docs docs/_build/html``.
 """
 
 from __future__ import annotations
 
-import os
+import importlib
 import re
-import sys
 from pathlib import Path
 
-import _background
 import pytest
+import sklearn
 
 ROOT = Path(__file__).resolve().parents[1]
-DOC_PAGES_WITH_RUNNABLE_CODE = ["README.md", "docs/user_guide.md"]
+# Pages whose examples are not yet complete programs (being rewritten by the
+# private-model and whole-data work): add them here when they are.
+NOT_YET_RUNNABLE = {"docs/private_model.md", "docs/whole_data.md"}
+DOC_PAGES_WITH_RUNNABLE_CODE = [
+    page
+    for page in ["README.md"]
+    + sorted(f"docs/{p.name}" for p in (ROOT / "docs").glob("*.md"))
+    if "```python" in (ROOT / page).read_text(encoding="utf-8")
+    and page not in NOT_YET_RUNNABLE
+]
 NO_RUN = "<!-- no-run -->"
 FENCE = re.compile(r"^(?P<indent>[ \t]*)```(?P<lang>[\w-]*)\s*$")
 
@@ -85,35 +91,54 @@ def test_code_blocks_run(page, tmp_path, monkeypatch):
     assert skipped <= 2, f"{page}: {skipped} blocks marked {NO_RUN}; keep them rare"
     monkeypatch.chdir(tmp_path)
     namespace = {"__name__": "__docs__"}
-    for line, code in runnable:
-        try:
-            exec(compile(code, f"{page}:{line}", "exec"), namespace)
-        except Exception as exc:  # pragma: no cover - the failure message
-            pytest.fail(f"{page}, block at line {line} fails: {exc!r}\n{code}")
+    # A page may call sklearn.set_config (e.g. metadata routing): restored after.
+    with sklearn.config_context():
+        for line, code in runnable:
+            try:
+                exec(compile(code, f"{page}:{line}", "exec"), namespace)
+            except Exception as exc:  # pragma: no cover - the failure message
+                pytest.fail(f"{page}, block at line {line} fails: {exc!r}\n{code}")
 
 
-@pytest.mark.slow
-@pytest.mark.background(
-    "sphinx",
-    [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-b", "html"]
-    + ["-d", "{out}/doctrees", str(ROOT / "docs"), "{out}/html"],
-    cwd=ROOT,
-    env=dict(os.environ, MPLBACKEND="Agg", PYTHONPATH=str(ROOT)),
-    timeout=2000,
-)
-def test_sphinx_build_without_warnings():
-    # Started in the background when collection finished (_background.py).
-    out, out_dir = _background.result("sphinx")
-    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-5000:]
-    html = out_dir / "html"
-    for page in ["index", "user_guide", "central_dp", "local_dp", "dp_gp", "api"]:
-        assert (html / f"{page}.html").is_file(), page
-    gallery = (html / "auto_examples" / "index.html").read_text(encoding="utf-8")
-    assert gallery.count("sphx-glr-thumbcontainer") >= 5
-    import importlib
-
-    for space in ("model_selection", "ldp", "gaussian_process", "privacy", "bo"):
+def test_api_reference_lists_every_public_name():
+    api = (ROOT / "docs" / "api.rst").read_text(encoding="utf-8")
+    for space in (
+        "model_selection",
+        "dp_learners",
+        "ldp",
+        "gaussian_process",
+        "privacy",
+        "bo",
+    ):
         module = importlib.import_module(f"sklearn_dpbo.{space}")
-        for name in module.__all__:
-            page = html / "generated" / f"sklearn_dpbo.{space}.{name}.html"
-            assert page.is_file(), page.name
+        section = api.split(f".. currentmodule:: sklearn_dpbo.{space}\n")[1]
+        section = section.split(".. currentmodule::")[0]
+        listed = set(re.findall(r"^   (\w+)$", section, flags=re.M))
+        missing = set(module.__all__) - listed
+        assert not missing, f"docs/api.rst, sklearn_dpbo.{space}: {sorted(missing)}"
+
+
+def test_benchmark_tables_match_the_stored_results():
+    """The tables of docs/benchmarks.md and README.md are written by
+    ``python benchmarks/report.py`` from ``benchmarks/results/*.json``."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import report
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    for page in report.PAGES:
+        text = page.read_text(encoding="utf-8")
+        names = set(report.MARK.findall(text))
+        assert names, f"{page.name} has no generated table"
+        assert report.render(text) == text, (
+            f"{page.name}: a table differs from the stored results; "
+            "run python benchmarks/report.py"
+        )
+
+
+def test_readme_shows_every_line_of_the_ci_script():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+    for line in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines():
+        assert line in readme, line

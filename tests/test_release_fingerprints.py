@@ -5,7 +5,7 @@ refactor, a faster scheduler) must reproduce every release bit for bit for
 the same seeds. Each configuration below is fitted with public seeds
 (``random_state``) and seeded noise (``noise_random_state``, a test-only
 setting); its fingerprint (released index and parameters, ``repr`` of the
-released floats, the privacy report's text) is compared with
+released floats, the privacy report's full text) is compared with
 ``tests/release_fingerprints.json``.
 
 A change that is meant to alter releases regenerates the file, and says so
@@ -31,6 +31,8 @@ from sklearn.preprocessing import FunctionTransformer, Normalizer, StandardScale
 from sklearn.svm import SVC
 
 import sklearn_dpbo as dpbo
+from sklearn_dpbo.ldp import ldp_maximize
+from sklearn_dpbo.model_selection import PrivateSelection
 
 STORE = Path(__file__).with_name("release_fingerprints.json")
 
@@ -59,7 +61,7 @@ def _search(estimator, space, data, **kw):
         # predates best_candidate_index_; best_index_ is now a cv_results_ row).
         "best_index_": int(search.best_candidate_index_),
         "best_params_": {k: repr(v) for k, v in search.best_params_.items()},
-        "report": str(search.privacy_report_),
+        "report": search.privacy_report_.explain(),
     }
     if hasattr(search, "best_score_"):
         out["best_score_"] = repr(float(search.best_score_))
@@ -156,7 +158,10 @@ def _dp_gp():
     )
     gp.fit(X, y)
     mean = gp.predict(X_test)
-    return {"mean": [repr(float(v)) for v in mean], "report": str(gp.privacy_report_)}
+    return {
+        "mean": [repr(float(v)) for v in mean],
+        "report": gp.privacy_report_.explain(),
+    }
 
 
 def _ldp():
@@ -166,7 +171,7 @@ def _ldp():
     def objective(p):
         return float(np.exp(-((p["x"] - centre) ** 2) / 0.02))
 
-    result = dpbo.ldp_maximize(
+    result = ldp_maximize(
         objective,
         {"x": (0.0, 1.0)},
         n_calls=200,
@@ -184,7 +189,7 @@ def _ldp():
 CONFIGS = {
     "svc-digits-default": lambda: _svc_digits(),
     "svc-digits-grid-shortlist": lambda: _svc_digits(
-        method=dpbo.PrivateSelection(shortlist="random", shortlist_size=8)
+        method=PrivateSelection(shortlist="random", shortlist_size=8)
     ),
     "svc-digits-n_jobs-2": lambda: _svc_digits(n_jobs=2),
     "lr-cancer-default": lambda: _lr_cancer(),

@@ -69,9 +69,7 @@ def gp_ucb_beta(t: int, n_candidates: int, delta: float) -> float:
 
     Algorithm 1's 2 log(|Λ| t² π² / (3δ)) is δ_S = δ/2 per validation set:
     the score release then fails with probability up to
-    2 · (δ/2) Σ_{t≤T} 6/(π² t²) + 2δ/3 ≈ 1.65δ at T = 30 (issue 9, F9).
-    The correction costs about 2 % on √β_t at |Λ| = 1024, T = 30,
-    δ = 5e-6.
+    2 · (δ/2) Σ_{t≤T} 6/(π² t²) + 2δ/3 ≈ 1.65δ at T = 30.
     """
     _check_beta_inputs(t, n_candidates, delta)
     return 2.0 * math.log(n_candidates * t * t * math.pi**2 / delta)

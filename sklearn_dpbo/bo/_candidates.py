@@ -45,12 +45,7 @@ _TUPLE_IS_A_RANGE = (
 
 
 class SearchSpaceTypeError(TypeError, ValueError):
-    """A search space of the wrong type.
-
-    A ``TypeError``, as scikit-learn raises for a bad ``param_grid``; also a
-    ``ValueError``, which this library raised before (old ``except``
-    clauses keep working).
-    """
+    """A search space of the wrong type (``TypeError`` as in scikit-learn)."""
 
 
 def _is_unfrozen_distribution(spec: Any) -> bool:
@@ -216,14 +211,9 @@ class _Dimension:
             return [float(np.clip((math.log(value) - lo) / (hi - lo), 0.0, 1.0))]
         return [float((value - self.low) / (self.high - self.low))]
 
-    # -- vectorised sampling and encoding ------------------------------------
-    # ``sample_block`` is ``from_unit`` applied to a column of Sobol
-    # coordinates, with bit-identical results: the same IEEE operations in
-    # the same order, and the transcendental functions of ranges evaluated
-    # by ``math`` (not NumPy's SIMD versions, which may differ in the last
-    # bit). Cases it cannot reproduce exactly (exotic number types, huge
-    # integers, non-finite discrete quantiles) return None and the caller
-    # falls back to ``from_unit``.
+    # -- vectorised: bit-identical to ``from_unit`` (same IEEE operations in
+    # the same order, ranges' transcendentals by ``math``); None where it
+    # cannot be (exotic numbers, huge integers): the caller falls back.
     def sample_block(self, u: np.ndarray):
         """Values, duplicate codes and encoding for a column of coordinates.
 

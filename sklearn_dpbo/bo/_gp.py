@@ -71,12 +71,11 @@ def internal_kernel(
     """(internal name, length-scale) of a supported scikit-learn kernel.
 
     ``Matern(nu=2.5, length_scale=ℓ)`` is ``("matern52", ℓ)`` and
-    ``RBF(length_scale=ℓ)`` is ``("squared-exponential", ℓ)``: the same
-    functions (scikit-learn's formulas, evaluated by :func:`kernel_matrix`
-    in its own order; they agree to rounding, ``tests/bo/test_gp.py``). The
-    hyper-parameters are used as fixed, public values: ``length_scale_bounds``
-    is ignored, nothing is fitted. Anything else raises scikit-learn's
-    ``InvalidParameterError`` naming ``param`` of ``caller``, with the reason.
+    ``RBF(length_scale=ℓ)`` is ``("squared-exponential", ℓ)`` (the same
+    functions, evaluated by :func:`kernel_matrix`), with fixed, public
+    hyper-parameters (``length_scale_bounds`` is ignored). Anything else
+    raises scikit-learn's ``InvalidParameterError`` naming ``param`` of
+    ``caller``, with the reason.
     """
     if isinstance(kernel, Matern):  # before RBF: Matern subclasses RBF
         name = "matern52" if kernel.nu == 2.5 else None
@@ -194,9 +193,8 @@ def kernel_matrix(
     if kernel not in KERNELS:
         raise ValueError(f"kernel must be one of {KERNELS}; got {kernel!r}.")
     r = cdist(np.atleast_2d(A), np.atleast_2d(B))
-    # The arithmetic below is done in place on fresh buffers, operation by
-    # operation in the order of the formulas (bit-identical to evaluating
-    # them naively, with fewer temporaries); exp is never computed in place.
+    # In place on fresh buffers, in the order of the formulas (bit-identical
+    # to evaluating them naively).
     if kernel == "squared-exponential":
         np.divide(r, length_scale, out=r)  # r / ℓ
         np.square(r, out=r)  # (r / ℓ)²

@@ -154,11 +154,6 @@ class CloakingCovariance:
     def rank(self) -> int:
         return int(self.basis.shape[1])
 
-    def noise_covariance(self) -> np.ndarray:
-        """U_r M̃ U_rᵀ (n_* × n_*), per unit of the multiplier s."""
-        B = self.basis @ self.factor
-        return B @ B.T
-
     def leverages(self) -> np.ndarray:
         """c_jᵀ M⁻¹ c_j for every training point j (each ≤ Δ₁²)."""
         V = solve_triangular(self.factor, self.reduced_map, lower=True)

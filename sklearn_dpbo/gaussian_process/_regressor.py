@@ -167,22 +167,12 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
     (X, query inputs, kernel, noise variance, bounds), or the privately
     selected hyper-parameters.
 
-    Private and public inputs. The only private input is ``y``. Of it,
-    ``fit`` checks the container only (its type, its shape, an array's
-    dtype) and then maps each output *on its own* into ``y_bounds``: a
-    number is clipped (±inf to the nearest bound), NaN becomes the
-    midpoint (lo + hi)/2, and a record that does not convert to a number
-    (``"abc"``, ``None``, a longer sequence) is treated as NaN. A list is
-    read record by record, never through ``np.asarray``'s dtype inference
-    over all records. So no output value can make ``fit`` raise, warn or
-    behave differently: one record moves at most its own clipped value, by
-    at most d. Everything else is public and validated as usual: ``X``
-    (finite numbers), ``query_points``, ``inducing_points``, ``kernel``,
-    ``alpha`` (a single number), the bounds and scaling, and the data of a
-    ``PublicDataSelection`` (whose contract ``fit`` checks on public
-    objects only, never against the private values: see that class).
-    ``fit`` takes no
-    ``sample_weight``.
+    The only private input is ``y``: ``fit`` checks its container only
+    (type, shape, an array's dtype) and maps each output *on its own* into
+    ``y_bounds`` (±inf clipped, NaN and non-numbers to the midpoint), so no
+    output value can make ``fit`` raise, warn or behave differently: one
+    record moves at most its own clipped value, by at most d. Everything
+    else is public and validated as usual. ``fit`` takes no ``sample_weight``.
 
     Methods (``method``):
 
@@ -202,15 +192,10 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
     instead (and the paper's max(P, N) bound for ``"standard"``); that
     multiplier is not (ε, δ)-DP for large ε and the fit then warns.
 
-    What is post-processing: ``predict`` returns the released value at a
-    query input (exact row match) and, elsewhere, the kernel interpolation
-    k(x, X_*) (K_** + τI)⁻¹ ỹ_* of the released vector; ``return_std`` /
-    ``return_cov`` are the released function's uncertainty: the GP
-    posterior covariance plus the release noise carried through the same
-    map (at a query input j, posterior variance + ``noise_std_[j]²``; both
-    public); ``sample_y`` draws from N(predict, that covariance) with
-    public randomness. None of them reads the private outputs again.
-    Each ``fit`` is a new release and spends its budget again.
+    ``predict`` (with ``return_std``/``return_cov``) and ``sample_y`` are
+    post-processing of the release (see :meth:`predict`): none of them
+    reads the private outputs again. Each ``fit`` is a new release and
+    spends its budget again.
 
     Parameters
     ----------
@@ -363,9 +348,7 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
         tags.non_deterministic = self.noise_random_state is None
         return tags
 
-    # ------------------------------------------------------------------
-    # Public settings (checked before any data is read)
-    # ------------------------------------------------------------------
+    # --- Public settings (checked before any data is read) ---
     def _check_settings(self) -> dict:
         self._validate_params()
         # By hand as well: set_config-proof, same range and message.
@@ -417,9 +400,7 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
             "candidates": candidates,
         }
 
-    # ------------------------------------------------------------------
-    # Public constructions
-    # ------------------------------------------------------------------
+    # --- Public constructions ---
     def _base_kernel(self):
         return RBF(1.0) if self.kernel is None else clone(self.kernel)
 
@@ -475,9 +456,7 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
         Z = self._inducing(params.get("inducing_points", self.inducing_points), X, seed)
         return kernel, alpha, Z
 
-    # ------------------------------------------------------------------
-    # fit
-    # ------------------------------------------------------------------
+    # --- fit ---
     def fit(self, X, y):
         """Release the DP posterior mean at the query inputs.
 
@@ -486,10 +465,7 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
         X : array-like of shape (n_samples, n_features)
             Public inputs.
         y : array-like of shape (n_samples,)
-            Private outputs. Only the container is validated (type, shape,
-            an array's dtype); each output is then mapped on its own into
-            ``y_bounds`` (NaN and non-numeric records to the midpoint, the
-            rest clipped), so no output value makes ``fit`` raise.
+            Private outputs, mapped one by one into ``y_bounds``.
 
         Returns
         -------
@@ -515,9 +491,8 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
                 PrivacyLeakWarning,
                 stacklevel=2,
             )
-        # X is public: validated as usual. Of the private y only the
-        # container is checked here (type, shape, dtype); its values are
-        # read once, record by record, after all the public work below.
+        # Of the private y only the container is checked here; its values
+        # are read once, record by record, after all the public work below.
         X = np.asarray(validate_data(self, X, dtype=float), dtype=float)
         y_records = _check_output_container(y, X.shape[0])
         del y
@@ -589,10 +564,7 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
                 account_for_noise=bool(sel.account_for_noise),
             )
 
-        # ---- private: the first read of the outputs ----
-        # Each record on its own: a non-numeric record is NaN, NaN is the
-        # midpoint of y_bounds, everything else is clipped into y_bounds
-        # (±inf to the nearest bound). Nothing here can raise or warn.
+        # ---- private: the first read of the outputs (cannot raise or warn) ----
         y_mapped = _map_outputs(_output_values(y_records), s["lo"], s["hi"])
         del y_records
         # Charged once, before anything derived from the outputs is computed.
@@ -603,10 +575,8 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
         rng = check_privacy_rng(self.noise_random_state)
         releases = []
         index = 0
-        # Everything computed from the outputs runs silent, under
-        # np.errstate(all="ignore") (quiet): with the user's
-        # np.seterr(all="raise") one output of 1e-308 made the scaling
-        # underflow and fit raise on one side of a neighbouring pair.
+        # Silent, np.errstate(all="ignore"): a user's np.seterr(all="raise")
+        # must not let one output's underflow raise.
         with quiet():
             y_n = (y_mapped - s["offset"]) / s["scale"]
             del y_mapped
@@ -684,9 +654,7 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
         }
         self._released_n = released_n
 
-    # ------------------------------------------------------------------
-    # Post-processing
-    # ------------------------------------------------------------------
+    # --- Post-processing ---
     def _query_index(self, X):
         return np.array([self._rows.get(row.tobytes(), -1) for row in X], dtype=int)
 

@@ -175,15 +175,11 @@ class PublicDataSelection:
 
     ``fit`` checks the contract on public objects only, before the private
     outputs are read: it refuses the very array passed as ``y`` (or a view
-    of it), by identity and memory layout, never by value; and it warns
-    (``UserWarning``) when the selection inputs are, row for row, among the
-    regressor's inputs (a copy, a reordering or a subset of ``X``, which is
-    public), since the outputs may then be the private ones. It never
-    compares the selection outputs with the private outputs: such a check
-    would make whether ``fit`` raises depend on the private data, itself a
-    leak outside the guarantee. A copy of the private outputs is therefore
-    not detected (nor a noisy or modified copy): the contract is the
-    user's.
+    of it), by identity and memory layout, and warns (``UserWarning``) when
+    the selection inputs are, row for row, among the regressor's public
+    ``X``. It never compares values with the private outputs (whether
+    ``fit`` raises would then depend on them), so a copy of the private
+    outputs is not detected: the contract is the user's.
 
     Parameters
     ----------
@@ -246,23 +242,16 @@ class PublicDataSelection:
         return gpr.kernel_.k1, float(gpr.kernel_.k2.noise_level)
 
 
-def _fold_terms(maps, folds, n, e, width):
-    """Per training point j: Σ_{f: j ∈ R_f} Σ_{i ∈ T_f} min(e², 2ed|C_ij|)."""
-    total = np.zeros(n)
-    for (train, _test), C in zip(folds, maps):
-        contrib = np.minimum(e * e, 2.0 * e * width * np.abs(C)).sum(axis=0)
-        total[train] += contrib
-    return total
-
-
 def cv_sensitivity(maps, folds, n: int, e: float, width: float) -> float:
     """Δ(h): the exact per-j bound above (K-fold partition, public inputs only).
 
     ``maps[f]`` is C^{(f)} (|T_f| × |R_f|), ``folds[f] = (R_f, T_f)``; ``e``
     and ``width`` (= d) in normalised output units.
     """
-    test_term = min(e * e, 2.0 * e * width)
-    return float(test_term + np.max(_fold_terms(maps, folds, n, e, width)))
+    total = np.zeros(n)  # per j: Σ_{f: j ∈ R_f} Σ_{i ∈ T_f} min(e², 2ed|C_ij|)
+    for (train, _test), C in zip(folds, maps):
+        total[train] += np.minimum(e * e, 2.0 * e * width * np.abs(C)).sum(axis=0)
+    return float(min(e * e, 2.0 * e * width) + np.max(total))
 
 
 def cv_sse(maps, folds, y: np.ndarray, e: float) -> float:
@@ -329,7 +318,10 @@ def plan_selection(
     """
     n = X.shape[0]
     if n < n_folds:
-        raise ValueError(f"PrivateGridSelection needs at least n_folds={n_folds} rows.")
+        raise ValueError(
+            f"PrivateGridSelection needs at least n_folds={n_folds} rows (one per "
+            f"fold); got n_samples={n}. Pass more rows or a smaller n_folds."
+        )
     perm = np.random.default_rng(seed).permutation(n)
     folds = []
     for f in range(n_folds):

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve
@@ -84,9 +84,7 @@ def _argmax(values: np.ndarray, rng: np.random.Generator) -> int:
     return int(top[rng.integers(top.size)])
 
 
-# ---------------------------------------------------------------------------
-# Exact GP posterior from per-candidate sufficient statistics (A1, GP-UCB)
-# ---------------------------------------------------------------------------
+# --- Exact GP posterior from per-candidate sufficient statistics (A1, GP-UCB) ---
 def aggregated_posterior(K, counts, sums, lam):
     """μ, σ² over all candidates and ln det(I_t + λ⁻¹K_t), from (c_j, Σ y).
 
@@ -247,10 +245,7 @@ class _ATALearner(_NystromLearner):
         )
         return b, a.scale * beta
 
-    def propose(self) -> int:
-        if self.t == 0:
-            return int(self.rng.integers(self.p.K.shape[0]))
-        return _argmax(self.mean + self.beta * self.std, self.rng)
+    propose = _AggregatedGP.propose
 
     def truncated_sums(self, S, W, b):
         """r̂ = Σ_τ u_{·,τ} ȳ_τ 1{|u_{·,τ} ȳ_τ| ≤ b}, grouped by candidate.
@@ -371,24 +366,9 @@ class _MoMALearner(_NystromLearner):
             self._current = None  # next epoch picks a new point
 
 
-# ---------------------------------------------------------------------------
-# Algorithm objects (public): parameters + constructors of learners
-# ---------------------------------------------------------------------------
-# The practical widths [E]: c × the theory width, one c per LDP algorithm,
-# chosen once from a public grid (1-2-5 steps, 0.001 to 5) on one benchmark
-# environment (SE kernel, Laplace reports at ε = 1, T = 10⁴, seeds 100–109:
-# ``python benchmarks/bench_ldp.py --select``) as the lowest mean R_T/T, and
-# then checked on seeds and environments they were not chosen on (Matérn,
-# ε = 0.5 and 2, non-private heavy tails; ``docs/local_dp.md``). The three
-# theory widths grow with the reports' noise (l or √v) and with T, so one
-# factor carries over across ε; GP-UCB's β_t has no noise term, so no
-# factor chosen at one ε carries over, and its practical width is its
-# printed one (c = 1). Public constants, fixed before any report; no
-# guarantee rests on them. TGP keeps the theory truncation level by default:
-# a lower one (κ = 1 with c = 0.05, chosen by the same rule on the same seeds,
-# ``--select-truncation``) was better there but, on seeds 0–9, worse in the
-# mean on SE at ε = 2 and on Matérn at every ε (``docs/local_dp.md``, "TGP's
-# truncation level").
+# The practical widths [E]: c × the theory width, public constants chosen
+# once (``python benchmarks/bench_ldp.py --select``); no guarantee rests on
+# them. GP-UCB's β_t has no noise term, so its practical width is c = 1.
 _PRACTICAL = {
     "ldp-tgp-ucb": 0.01,
     "ldp-ata-gp-ucb": 0.01,
@@ -418,8 +398,7 @@ def _is_real(x) -> bool:
 
 
 def _check_delta(delta, owner: str) -> float:
-    # δ here is the regret bound's failure probability, not a privacy δ:
-    # (0, 1), in the library's one message form.
+    # δ: the regret bound's failure probability, not a privacy δ.
     return check_probability(delta, "delta", owner)
 
 
@@ -514,16 +493,14 @@ class TGPUCB(_Algorithm):
         Confidence parameter (0.1 in the base paper's experiments [B]).
     width : {"practical", "theory"} or float, default="practical"
         The confidence width β_t. ``"theory"``: the constants above;
-        ``"practical"``: ``practical_width`` × the theory width, a factor
-        chosen once by measurement [E] (``docs/local_dp.md``); a number c:
-        c × the theory width. The width is post-processing of the ε-LDP
-        reports: privacy is the same whatever it is. Only ``"theory"``
-        comes with the regret analysis; the others void it.
+        ``"practical"``: ``practical_width`` × the theory width [E]; a
+        number c: c × the theory width. Post-processing of the ε-LDP
+        reports: privacy is the same whatever it is; only ``"theory"``
+        comes with the regret analysis.
     truncation : "theory" or float, default="theory"
         κ of the level b = (b − a)/2 + κ l: ``"theory"`` ln(2T/δ), or a
-        number κ > 0 (a lower level truncates more reports; measured in
-        ``docs/local_dp.md``, not a default). Post-processing too; the
-        regret analysis needs ``"theory"``.
+        number κ > 0 (a lower level truncates more reports). Post-processing
+        too; the regret analysis needs ``"theory"``.
     """
 
     name = "ldp-tgp-ucb"
@@ -564,9 +541,7 @@ class GPUCB(_Algorithm):
     variance λ; with Laplace reports (not sub-Gaussian, variance v ≫ λ) no
     regret bound covers it (spec §6 [S]): ``width="theory"`` means this
     printed β_t, kept as the reference point. ``width="practical"`` is the
-    same β_t (``practical_width`` = 1 [E]): it has no noise term, so no
-    factor chosen at one ε carries over to another (measured in
-    ``benchmarks/bench_ldp.py``).
+    same β_t (``practical_width`` = 1 [E]).
 
     Parameters
     ----------
@@ -612,12 +587,7 @@ class ATAGPUCB(_Algorithm):
         The dictionary rate (≈ 921 at T = 10⁴ with "practical", ≈ 8,950
         with "theory", where every point enters the dictionary).
     width : {"practical", "theory"} or float, default="practical"
-        The confidence width β_t. ``"theory"``: the constants above;
-        ``"practical"``: ``practical_width`` × the theory width, a factor
-        chosen once by measurement [E] (``docs/local_dp.md``); a number c:
-        c × the theory width. The width is post-processing of the ε-LDP
-        reports: privacy is the same whatever it is. Only ``"theory"``
-        comes with the regret analysis; the others void it.
+        As :class:`TGPUCB`.
     """
 
     name = "ldp-ata-gp-ucb"
@@ -671,12 +641,7 @@ class MoMAGPUCB(_Algorithm):
     nystrom_accuracy : float in (0, 1), default=0.1
     q : {"practical", "theory"} or float, default="practical"
     width : {"practical", "theory"} or float, default="practical"
-        The confidence width β_t. ``"theory"``: the constants above;
-        ``"practical"``: ``practical_width`` × the theory width, a factor
-        chosen once by measurement [E] (``docs/local_dp.md``); a number c:
-        c × the theory width. The width is post-processing of the ε-LDP
-        reports: privacy is the same whatever it is. Only ``"theory"``
-        comes with the regret analysis; the others void it.
+        As :class:`TGPUCB`.
     """
 
     name = "ldp-moma-gp-ucb"
@@ -719,15 +684,7 @@ class MoMAGPUCB(_Algorithm):
         return k
 
     def settings(self, horizon: int) -> _Settings:
-        delta = _check_delta(self.delta, type(self).__name__)
-        eps_n = _check_nystrom(self.nystrom_accuracy, self.q)
-        return _Settings(
-            delta=delta,
-            scale=self.width_scale(),
-            nystrom_accuracy=eps_n,
-            q=_nystrom_q(self.q, eps_n, delta, horizon),
-            k=self.groups(horizon),
-        )
+        return replace(ATAGPUCB.settings(self, horizon), k=self.groups(horizon))
 
     def _learner(self, problem, rng, settings) -> _MoMALearner:
         return _MoMALearner(problem, rng, settings)

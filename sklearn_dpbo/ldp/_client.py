@@ -7,14 +7,9 @@ own reward *before* anything leaves her hands; the learner
 :class:`LDPReport` it returns.
 
 - :class:`LaplaceRandomizer`: clip y into the public ``bounds`` = [a, b],
-  add Laplace noise of scale (b − a)/ε. ε-LDP: any two rewards an owner
-  could hold are at most b − a apart after clipping (spec §2, "Client-side
-  clipping [S]" and "Laplace mechanism [P]").
-- :class:`RandomizedResponse`: for a reward in [a, b], report one bit:
-  first Bernoulli((y − a)/(b − a)) (randomised rounding), then keep it
-  with probability e^ε/(1 + e^ε). ε-LDP (Warner 1965): Pr[bit = 1 | y]
-  lies in [1/(1 + e^ε), e^ε/(1 + e^ε)] for every y. The report is the
-  unbiased estimate a + (b − a)(bit − q)/(1 − 2q), q = 1/(1 + e^ε).
+  add Laplace noise of scale (b − a)/ε (spec §2).
+- :class:`RandomizedResponse`: one randomised-response bit of the clipped
+  reward (Warner 1965), reported as an unbiased estimate.
 
 Both are exact: the Laplace noise is the library's discrete Laplace on a
 public 2^k grid (:func:`~._samplers.laplace_on_grid`, calibrated to
@@ -143,10 +138,8 @@ def _clip(value, low: float, high: float) -> float:
     too large for a float is ±inf and clipped; anything that is no number
     (a non-numeric string, None, an object whose conversion raises) is NaN,
     and NaN (a failed evaluation) is the worst value ``low``, like
-    ``DPScorer`` does. Never raises: since 2026-11-25 (before, a reward of
-    the wrong type raised a ``TypeError`` naming its type, and ``10**400``
-    an ``OverflowError``, so whether a report was made depended on the
-    value).
+    ``DPScorer`` does. Never raises, so whether a report is made never
+    depends on the value.
     """
     if type(value) in _PLAIN:  # a plain number: nothing to print or warn
         value = number_or_nan(value, inf_on_overflow=True)
@@ -308,9 +301,7 @@ class RandomizedResponse(_Randomizer):
     [S]. Reports are bounded, |report − (a + b)/2| ≤ (b − a)/2 ·
     (e^ε + 1)/(e^ε − 1), hence sub-Gaussian, and their variance
     ((b − a)/2)² ((e^ε + 1)/(e^ε − 1))² at most is below the Laplace
-    randomiser's ((b − a)/2)² + 2((b − a)/ε)² at every ε (e.g. 1.17 vs
-    2.25 at ε = 1 for [a, b] = [0, 1]). Which gives lower BO regret is
-    measured in ``benchmarks/bench_ldp.py`` (``docs/local_dp.md``).
+    randomiser's ((b − a)/2)² + 2((b − a)/ε)² at every ε.
 
     Parameters
     ----------

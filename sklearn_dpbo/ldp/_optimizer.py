@@ -79,10 +79,8 @@ class LDPBayesianOptimizer:
         ``"gp-ucb"`` (:class:`GPUCB`, the baseline), or an instance of one
         of those classes carrying its own parameters (δ, ``width``,
         Nyström accuracy, ``q``, ``n_groups``). A name means the class's
-        defaults: the practical widths (``width="practical"``, a public
-        multiple of the theory width chosen on a benchmark); pass e.g.
-        ``TGPUCB(width="theory")`` for the theorems' constants. Each class
-        documents its constants with their provenance tags.
+        defaults (``width="practical"``); pass e.g.
+        ``TGPUCB(width="theory")`` for the theorems' constants.
     kernel : scikit-learn kernel or None, default=None
         ``RBF(length_scale=ℓ)`` or ``Matern(nu=2.5, length_scale=ℓ)`` (``from
         sklearn.gaussian_process.kernels import Matern, RBF``) on the
@@ -122,12 +120,7 @@ class LDPBayesianOptimizer:
 
     Notes
     -----
-    Widths (``docs/local_dp.md``): with the theorems' constants the three
-    LDP algorithms' widths are hundreds of times the reward range and they
-    explore the candidates uniformly for T ≤ 10⁴; the default practical
-    widths are a public multiple of them, chosen once on a benchmark
-    environment and checked on others (``benchmarks/bench_ldp.py``). Any
-    width is post-processing of the reports: privacy is the same; only
+    Any width is post-processing of the reports: privacy is the same; only
     ``width="theory"`` carries the regret analysis.
 
     The whole state is public (it only ever saw privatised values): it may
@@ -175,8 +168,6 @@ class LDPBayesianOptimizer:
         self.rkhs_norm = B
         self.noise_variance = lam
         self.random_state = random_state
-        # The algorithm's parameters, validated for this horizon before
-        # anything else is built (ValueError with the reason).
         delta = self.algorithm_.settings(int(n_calls)).delta
         X = self.candidates_.X
         K = kernel_matrix(X, X, name, length_scale)
@@ -369,7 +360,6 @@ def ldp_maximize(
     ...                    algorithm="gp-ucb", random_state=0)  # doctest: +SKIP
     """
     check_epsilon(epsilon, owner="ldp_maximize")
-    # Resolved here so that a former spelling warns once, naming ldp_maximize.
     kernel = as_sklearn_kernel(
         *resolve_kernel(
             kernel, length_scale, default=DEFAULT_KERNEL, spelled="ldp_maximize"

@@ -10,13 +10,9 @@ the scores come from: ``split{k}_public_cv_score``,
 ``rank_public_cv_score``. There is no ``*_test_score`` column: no
 validation score is ever published raw (``best_score_`` is the DP release).
 
-The timing columns (``mean_fit_time``, ``std_fit_time``,
-``mean_score_time``, ``std_score_time``) are scikit-learn's, of the same
-public folds: each fold's fit on the fold's training part and its scoring
-on the fold's held-out part, both inside the training set and timed
-before the validation set is read. No time measured after the first
-private read is ever published (``"federated-ldp"``, whose public fits
-interleave with the owners' reports, has these columns as NaN).
+The timing columns are scikit-learn's, of the same public folds, timed
+before the validation set is read; no time measured after the first
+private read is ever published.
 """
 
 from __future__ import annotations
@@ -90,12 +86,10 @@ def best_row(table, candidate: int) -> int:
     """The row of ``table`` (a ``cv_results_``) that holds ``candidate``.
 
     ``candidate`` indexes ``candidate_params_``; the first row whose
-    ``candidate_index`` equals it is returned, so that
-    ``table["params"][best_row(...)]`` is that candidate, as
+    ``candidate_index`` equals it is returned, as
     ``cv_results_["params"][best_index_] == best_params_`` in scikit-learn.
-    Every mode with a ``cv_results_`` releases one of its rows (the
-    shortlist is drawn from the public search's rows; the federated
-    learner recommends an evaluated candidate), so a miss is a bug.
+    Every mode with a ``cv_results_`` releases one of its rows, so a miss
+    is a bug.
     """
     rows = np.flatnonzero(np.asarray(table["candidate_index"]) == int(candidate))
     if rows.size == 0:

@@ -220,7 +220,6 @@ def estimate_dataset_kernel(
     if neighbours == "swap" and np.any(sizes >= n_pool):
         raise ValueError("neighbours='swap' needs validation_size < pool size.")
 
-    # Resolved here so that a former spelling warns once, naming this function.
     name, ls = resolve_kernel(
         kernel, length_scale, default=DEFAULT_KERNEL, spelled="estimate_dataset_kernel"
     )

@@ -103,16 +103,12 @@ def _is_pandas(A, name: str) -> bool:
 def check_containers(X, y) -> None:
     """Refuse, from the containers' types and shapes alone, what cannot be read.
 
-    Public (the user's choice of container, and its shape), before any row
-    is read and before any budget is charged; the values and dtypes are not
-    looked at (a dtype is inferred from the rows: one None makes a bool
-    column object). Accepted: X a NumPy array or pandas DataFrame with
-    ``ndim == 2``; y a NumPy array or pandas Series with ``ndim == 1``; of
-    any dtype: each entry is read on its own by :func:`float_entries`.
-    Refused: lists, tuples and other objects (the number of columns of a
-    list would come from its rows, and converting it is one conversion of
-    the batch), scipy sparse matrices, X with ``ndim != 2``, y with
-    ``ndim != 1``.
+    Public, before any row is read or budget charged; values and dtypes are
+    not looked at (a dtype is inferred from the rows). Accepted: X a NumPy
+    array or pandas DataFrame with ``ndim == 2``; y a NumPy array or pandas
+    Series with ``ndim == 1``; of any dtype. Refused: lists, tuples and
+    other objects (converting them is one conversion of the batch), scipy
+    sparse matrices, other shapes.
     """
     from scipy import sparse
 
@@ -161,9 +157,7 @@ def check_containers(X, y) -> None:
 def _array_entries(A) -> np.ndarray:
     A = np.asarray(A)
     if A.dtype.kind in "biuf":
-        # Vectorised, and the same value as float(v) for every entry (bool
-        # 0/1, integers and floats rounded to nearest, overflow to ±inf):
-        # only the speed depends on the dtype.
+        # Vectorised: the same value as float(v) for every entry.
         with np.errstate(all="ignore"):
             return np.asarray(A, dtype=np.float64)
     flat = np.asarray(A, dtype=object).reshape(-1)
@@ -182,17 +176,11 @@ def float_entries(A) -> np.ndarray:
     """A checked container (:func:`check_containers`) as float64, entry by entry.
 
     Each entry becomes a number on its own (:func:`~..privacy._numbers.number`),
-    or NaN when it is none: numbers as themselves (rounded to float64),
-    bools 0/1, strings parsed ("1.5", "True", "(0.5+0j)": what
-    ``np.array`` makes of numbers when one entry is a string), complex
-    numbers with no imaginary part as their real part; None, pd.NA, NaT,
-    other strings, other complex numbers, an int too large for a float and
-    any object whose ``__float__`` raises become NaN.
-    Nothing about the batch (its dtype, another entry) decides an entry's
-    value, and no entry can make the conversion raise. NumPy-numeric
-    columns are converted at once, to the same values. Runs inside the
-    private computation (under ``quiet``: a warning an entry raises, e.g.
-    a ``__float__`` returning a float subclass, is withheld).
+    or NaN when it is none (None, pd.NA, other strings, an int too large for
+    a float, an object whose ``__float__`` raises). Nothing about the batch
+    (its dtype, another entry) decides an entry's value, and no entry can
+    make the conversion raise. NumPy-numeric columns are converted at once,
+    to the same values. Runs under ``quiet`` inside the private computation.
     """
     if A is None:
         return None

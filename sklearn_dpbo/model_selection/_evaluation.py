@@ -222,11 +222,9 @@ def prepare_private_scoring(
     on the whole training set (:func:`_timed_fit_public`). Failed fits get
     one :class:`FitFailedWarning` and are dropped (if every fit failed,
     raises: nothing is charged and nothing released). Each fitted candidate
-    is scored on public training rows (:meth:`DPScorer.check_public_rows`:
-    the score must work there and be row independent), by the selection
-    scorer and by the scorers of the other released metrics. With
-    ``keep_fitted``, each is pickled with its fit time (see
-    :func:`score_public_candidates`).
+    is scored on public training rows (:meth:`DPScorer.check_public_rows`)
+    by the selection scorer and the other released metrics' scorers. With
+    ``keep_fitted``, each is pickled with its fit time.
 
     Returns ``(kept, models, snapshots, here)``: the kept candidate indices,
     their fitted models, the snapshots by candidate index, and whether to
@@ -285,20 +283,12 @@ def _score_here(
 ) -> bool:
     """Whether to score the validation set in the calling thread.
 
-    Sending each fitted candidate to a worker to score it costs a round
-    trip (and pickling the fitted model) that cheap predictions do not
-    repay. The public-rows checks have just scored ``rows`` training rows
-    (:func:`~._scorers.rows_scored_by_check`: ``3 k + min(8, k)``,
-    ``k = min(n_train, 32)``) with every candidate, in this thread:
-    ``check_seconds``. Scoring ``m``
-    validation rows is estimated at ``check_seconds * max(1, m / rows)``
-    (linear in rows, which over-estimates when the per-call cost
-    dominates). With ``isolated`` (a model off the row-wise list: every
-    record is scored alone) the estimate is per predict call instead: the
-    check made ``4 + min(8, k)`` calls, so ``check_seconds`` / calls · m.
-    Below :data:`SCORE_HERE_SECONDS`, or with one worker, the
-    scores are computed here. Public timing only, taken before the
-    validation set is read; the scores are the same either way.
+    Scoring ``m`` validation rows is estimated from ``check_seconds``, the
+    public-rows checks' time (:func:`~._scorers.rows_scored_by_check` rows,
+    or ``4 + min(8, k)`` predict calls when ``isolated``), linearly in m;
+    below :data:`SCORE_HERE_SECONDS`, or with one worker, the scores are
+    computed here. Public timing taken before the validation set is read;
+    the scores are the same either way.
     """
     if effective_n_jobs(n_jobs) == 1:
         return True
@@ -327,12 +317,9 @@ def score_public_candidates(
     Returns ``(kept, utilities, fitted)``: the indices whose fit succeeded
     (a public set), their private scores, and (``keep_fitted=True``) for
     each kept index a pickled snapshot of its fitted model with its fit
-    time, taken *before* the validation set is read. The search restores
-    the selected candidate's snapshot as ``best_estimator_`` instead of
-    fitting it again: the same fit of ``best_params_`` on the training set,
-    never touched by a validation row (scoring cannot change a snapshot,
-    even with an in-process backend). If every fit failed, raises before
-    the validation set is read: nothing is charged and nothing released.
+    time, taken *before* the validation set is read (restored as
+    ``best_estimator_``, never touched by a validation row). If every fit
+    failed, raises before the validation set is read.
     """
     search, plan, data = ctx.search, ctx.plan, ctx.data
     fitted = list(
@@ -365,16 +352,12 @@ def score_validation(ctx, models: list, here: bool) -> np.ndarray:
     """
     scorer = ctx.plan.scorer
     if here:
-        # One silent section (one registry snapshot) for the read, the
-        # mapping of the records and the loop.
         with quiet():
             records = ctx.data.records(scorer, ctx.search.estimator)
             values = [score_private(model, records, scorer) for model in models]
     else:
-        # A new parallel call, not ``ctx.parallel``: under
-        # ``joblib.parallel_config(backend=...)`` every Parallel shares the
-        # config's backend object, and the public search's stream (its own
-        # Parallel, :func:`~._scheduler.run_ordered`) has terminated it.
+        # A new Parallel, not ``ctx.parallel``: the public search's stream
+        # has terminated the shared backend of ``joblib.parallel_config``.
         records = ctx.data.records(scorer, ctx.search.estimator)  # the first read
         with quiet():  # each record that cannot travel to a worker fails alone
             records = records.picklable()

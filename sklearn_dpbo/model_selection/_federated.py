@@ -22,17 +22,13 @@ most b − a). Each owner is asked at most once per fit — ``n_iter`` larger
 than the number of owners is refused, so nothing composes within a fit:
 every owner's guarantee is ε. Owners never asked contribute nothing.
 
-Across fits (issue 19, N6) the estimator remembers, by owner id, every
-owner it has asked and the accountant that recorded each ask
-(:class:`OwnersAsked`; the ids are public in this mode). A later fit
-that would ask one of them again is refused before any owner is asked
-and before anything is spent, unless the search's ``accountant`` is the
-one that recorded every earlier ask of those owners: that fit is then
-charged its ε like any other, and an owner asked by k fits has lost the
-sum of their ε (basic composition), which that accountant's total spent
-bounds. ``clone`` makes a new estimator that remembers nothing: asking
-the same owners through it is the user's explicit choice, and costs
-them its ε again, recorded nowhere unless an accountant is shared.
+Across fits the estimator remembers, by (public) owner id, every owner
+it has asked and the accountant that recorded each ask
+(:class:`OwnersAsked`). A later fit that would ask one of them again is
+refused before anything is spent, unless the search's ``accountant``
+recorded every earlier ask of those owners (then an owner asked by k
+fits has lost the sum of their ε, bounded by that accountant's total).
+``clone`` makes a new estimator that remembers nothing.
 
 Everything the learner holds and the fit exposes (``cv_results_`` of the
 noisy reports, ``best_params_`` = the learner's posterior-mean incumbent,
@@ -55,12 +51,8 @@ from ._evaluation import fit_and_score_private
 __all__ = ["run_federated_ldp", "FEDERATED_ALGORITHM", "OwnersAsked", "owner_order"]
 
 FEDERATED_ALGORITHM = "gp-ucb"
-"""Learner of the mode, chosen by measurement (``benchmarks/bench_ldp.py``,
-``docs/local_dp.md``): with their theory widths the three LDP algorithms
-explore uniformly (R_T/T ≈ 0.61 at T = 10⁴ for every ε in {0.5, 1, 2}),
-plain GP-UCB on the reports reached 0.18 at ε = 1. Its choice of
-candidates carries no regret guarantee; privacy does not depend on it
-(post-processing of ε-LDP reports)."""
+"""Learner of the mode (``benchmarks/bench_ldp.py``): no regret guarantee;
+privacy does not depend on it (post-processing of ε-LDP reports)."""
 
 REFERENCE = (
     "Zhou & Tan, Local Differential Privacy for Bayesian Optimization, AAAI "
@@ -178,16 +170,11 @@ class OwnersAsked:
 
 
 def _owner_report(ctx, params, rows, randomizer) -> LDPReport:
-    """The owner's side: score on her records, clip, randomise.
-
-    The clipped score is a local of this frame only; what leaves is the
-    report.
-    """
+    """The owner's side: score on her records, clip, randomise; only the
+    report leaves. A failing record, or a failed fit, counts as the range's
+    low end."""
     search, plan, data = ctx.search, ctx.plan, ctx.data
-    # Her records, each mapped into the public schema on its own.
     own = data.records(plan.scorer, search.estimator).take(rows)
-    # The owner's score: the mean of her records' clipped per-record values
-    # (a failing record, or a failed fit, counts as the range's low end).
     score = fit_and_score_private(
         search.estimator,
         params,
@@ -231,9 +218,7 @@ def run_federated_ldp(ctx: SearchContext) -> tuple[list[Release], int, dict]:
         kernel=as_sklearn_kernel(*mode._gp_kernel()),
         random_state=plan.seed,
     )
-    # Announced before the first owner is asked: after it the printer
-    # prints nothing but "done" (a per-owner line's moment would time her
-    # scoring).
+    # Announced before the first owner is asked (nothing per owner is printed).
     ctx.progress(f"asking {T} of {len(owners)} owners, one report each")
     # Marked asked before the first one is (an interrupted fit counts).
     memory.record(asked, search.accountant)
@@ -271,9 +256,8 @@ def run_federated_ldp(ctx: SearchContext) -> tuple[list[Release], int, dict]:
         "owner": owners[:T].copy(),
         "noisy_test_score": np.asarray([v for _, v in opt.history_]),
     }
-    # scikit-learn's timing columns, NaN: every fit here runs after the
-    # first owner was asked, and no time measured after a private read
-    # leaves fit (a fit's duration would also time the owners' scoring).
+    # scikit-learn's timing columns, NaN: no time measured after a private
+    # read leaves fit.
     cv_results.update({name: np.full(T, np.nan) for name in TIME_COLUMNS})
     extra = {"cv_results_": cv_results, "ldp_optimizer_": opt}
     if search.release_score:

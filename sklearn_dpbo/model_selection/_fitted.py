@@ -9,8 +9,9 @@ where the mode has one, as in scikit-learn), ``best_params_``,
 ``lipschitz_constants_``, ...) from the :class:`~..privacy._accounting.Release`
 records and public values only, and :func:`refit` sets
 ``best_estimator_`` (the restored pre-read fit, or a refit on the training
-set) and ``refit_time_``. A failed or interrupted fit leaves none of them
-(:func:`clear_fitted`).
+set) and ``refit_time_``. A fit that fails or is interrupted before the
+releases leaves none of them (:func:`clear_fitted`); the releases, once
+set, stand whatever happens to the refit.
 
 Fitted attributes live in the search's instance dict. ``cv_results_`` is
 read through a property of the search, so that its absence can say why
@@ -21,9 +22,10 @@ instance dict directly.
 from __future__ import annotations
 
 import pickle
+import warnings
 
 from sklearn.base import clone
-from sklearn.exceptions import NotFittedError
+from sklearn.exceptions import FitFailedWarning, NotFittedError
 from sklearn.utils.validation import check_is_fitted
 
 from ..privacy._accounting import PrivacyReport, Release
@@ -98,20 +100,43 @@ def refit(search, X_train, y_train, fit_params: dict, selected_fit) -> None:
     ``best_params_`` is fitted on the training set; no number measured
     after the validation read leaves ``fit`` (issue 19), so its duration
     is not kept (``refit_time_`` is NaN).
+
+    Called after the releases are set (:func:`ingest`): they are paid for
+    and stand whatever happens here. A refit that fails leaves
+    ``best_estimator_`` unset, with a ``FitFailedWarning`` naming the
+    refit's error: the refit sees the public training rows and the
+    released ``best_params_`` only (in ``"whole-data"``, every row, a refit
+    already announced as outside the guarantee). An interruption
+    propagates, the releases set.
     """
     if not search.refit:
         return
-    if selected_fit is not None:
-        snapshot, search.refit_time_ = selected_fit
-        search.best_estimator_ = pickle.loads(snapshot)
+    try:
+        if selected_fit is not None:
+            snapshot, seconds = selected_fit
+            est = pickle.loads(snapshot)
+        else:
+            params = clone(search.best_params_, safe=False)
+            est = clone(search.estimator).set_params(**params)
+            if y_train is None:
+                est.fit(X_train, **fit_params)
+            else:
+                est.fit(X_train, y_train, **fit_params)
+            seconds = float("nan")
+    except Exception as exc:
+        warnings.warn(
+            f"The refit of best_estimator_ with best_params_ failed "
+            f"({type(exc).__name__}: {exc}). best_estimator_ is not set; the "
+            "releases stand (best_params_, best_score_, privacy_report_; "
+            "their budget is spent). Fix the cause and refit yourself: "
+            "clone(search.estimator).set_params(**search.best_params_)"
+            ".fit(X, y).",
+            FitFailedWarning,
+            stacklevel=3,
+        )
         return
-    est = clone(search.estimator).set_params(**clone(search.best_params_, safe=False))
-    if y_train is None:
-        est.fit(X_train, **fit_params)
-    else:
-        est.fit(X_train, y_train, **fit_params)
     search.best_estimator_ = est
-    search.refit_time_ = float("nan")
+    search.refit_time_ = seconds
 
 
 def no_cv_results_reason(search) -> str:
@@ -155,6 +180,15 @@ def check_refit(search, attr):
             f"`refit=False`. {attr} is available only after refitting on the "
             "best parameters (the released best_params_); refit an estimator "
             "yourself with best_params_ on the training set."
+        )
+    fitted = vars(search)
+    if "best_params_" in fitted and "best_estimator_" not in fitted:
+        raise AttributeError(
+            f"{attr} is not available: the refit of best_estimator_ failed or "
+            "was interrupted after the releases were drawn (see the "
+            "FitFailedWarning of fit). The releases stand; refit an estimator "
+            "yourself with best_params_: clone(search.estimator)"
+            ".set_params(**search.best_params_).fit(X, y)."
         )
 
 

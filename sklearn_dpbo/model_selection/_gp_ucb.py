@@ -12,7 +12,7 @@ Both rest on the paper's Assumption 1; every constant is computed before
 the first evaluation, from public quantities only. GP-UCB runs with
 β_t = 2 log(|Λ| t² π² / δ) (:func:`~._acquisition.gp_ucb_beta`), not
 Algorithm 1's 3δ: the score release needs GP-UCB's confidence bounds on
-V and on V′ at once, together with the c and q events (issue 9, F9).
+V and on V′ at once, together with the c and q events.
 Algorithm 2's score release rests on de Freitas et al.'s regret bound,
 which is proven for *their* optimiser (UCB with shrinking search
 regions); here the search is GP-UCB, and the report says so.
@@ -107,11 +107,9 @@ def run_gp_ucb(ctx: SearchContext) -> tuple[list[Release], int, dict]:
     score_b = score_noise_scale(search, plan, *score_budget) if score_budget else None
     assumption = _assumption(mode, offset, scale)
 
-    # The first candidate is chosen before any score is seen (μ_0 = 0,
-    # σ_0 = 1: the public tie-break decides), so it is public: fit it on the
-    # training set with the usual error_score semantics and check the score
-    # on public rows (it works, and is row independent) before any
-    # validation row is read.
+    # The first candidate is chosen before any score is seen (the public
+    # tie-break decides), so it is public: fitted and checked on public rows
+    # with the usual error_score semantics before any validation row is read.
     first = int(np.argmin(plan.tie_break))
     prefitted = {first: public_preflight(ctx, first)}
     # The last line before the read: the BO's steps are private (no line
@@ -119,11 +117,9 @@ def run_gp_ucb(ctx: SearchContext) -> tuple[list[Release], int, dict]:
     ctx.progress(f"Bayesian optimisation: {T} steps on the validation set")
 
     def evaluate(indices):
-        # Every later candidate was chosen from validation scores and is
-        # private: its fit and score are silent, a failed fit scores the
-        # range's low end on every record (fit_and_score_private), and
-        # nothing about a failure can raise, warn or print.
-        # Charged at the first read; every record mapped into the public schema.
+        # Later candidates are private: fit and score silent, a failure
+        # scores the range's low end on every record (fit_and_score_private).
+        # Charged at the first read.
         records = data.records(plan.scorer, search.estimator)
         jobs = []
         for j in indices:

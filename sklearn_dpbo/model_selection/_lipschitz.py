@@ -300,14 +300,11 @@ def _assumption(setup: LipschitzSetup, lam_min, lam_max, capped: bool) -> str:
         f"lambda_min={lam_min:.6g}, lambda_max={lam_max:.6g}"
     )
     if capped:
-        text += (
-            "; the sensitivity bound is capped at g* (the width of the score "
-            "range), which is the smaller here: this release then holds with no "
-            "assumption"
+        return (
+            "none: the sensitivity is capped at g* (the width of the score range), "
+            "smaller here than the bound that rests on " + text
         )
-    else:
-        text += "; and " + ROW_INDEPENDENCE
-    return text
+    return text + "; and " + ROW_INDEPENDENCE
 
 
 def run_lipschitz(ctx: SearchContext) -> tuple[list[Release], int, dict]:

@@ -122,9 +122,6 @@ def plan_for_metrics(plan, other_scorers: dict, budget_split, release_score):
     with E = ε / (b + k(1 − b)) (selection E·b, ``best_score_``
     E·(1 − b)) and each other metric gets E·(1 − b).
     """
-    # error_score governs public fits only (a candidate whose fit fails is
-    # never scored on the validation set), so it need not lie in any
-    # metric's range: np.nan is allowed, as with one metric.
     if not other_scorers or not release_score:
         return plan
     plan = replace(plan, other_scorers=tuple(other_scorers.values()))
@@ -147,9 +144,7 @@ def release_other_metrics(ctx, index: int, other_scorers: dict, snapshot=None) -
     per-record sensitivity, ε_k the same share as ``best_score_``. Pure
     ε-DP each; the accountant was charged for all of them in advance.
     The model scored is the selected candidate's pre-read fit
-    (``snapshot``, a fresh copy) when the mode kept one, else a fit on
-    the training set. Each metric's public-rows check already passed
-    before the validation read (``plan.other_scorers``).
+    (``snapshot``) when the mode kept one, else a fit on the training set.
     """
     search, data, plan = ctx.search, ctx.data, ctx.plan
     if not other_scorers or not search.release_score:

@@ -71,26 +71,17 @@ def public_noise_scales(search, plan, n_train: int, n_validation: int) -> dict:
     return noise
 
 
-# A release is announced as useless when its noise scale (the Laplace scale
-# b, whose expected |error| is b, or the selection's temperature 2Δ/ε) is
-# more than this fraction of the width of its score range.
-USELESS_FRACTION = 0.1
+USELESS_FRACTION = 0.1  # of the width of the score range
 
 
 def warn_useless_releases(search, plan, n_train: int, n_validation: int) -> None:
     """Emit :class:`UselessReleaseWarning` for each release too noisy to use.
 
-    A release is announced when its noise scale exceeds
-    :data:`USELESS_FRACTION` (10 %) of the width of its score range: a
-    Laplace release's expected absolute error is its scale b, and
-    permute-and-flip picks a candidate whose score is more than a few
-    temperatures 2Δ/ε below the best with small probability only. The
-    releases of the other metrics (several metrics) are checked with their
-    own range and share of ε. Public quantities only (settings, |Λ|, n,
-    m), before any validation row is read. The message names what would
-    help: ``"private-selection"`` for the releases of Kusner et al.'s
-    algorithms (both of ``"gp-ucb"``, the score of ``"lipschitz"``), a
-    larger validation set or ε otherwise.
+    A release is announced when its noise scale (a Laplace release's
+    expected absolute error, or the selection's temperature 2Δ/ε) exceeds
+    :data:`USELESS_FRACTION` of the width of its score range. Public
+    quantities only (settings, |Λ|, n, m), before any validation row is
+    read. The message names what would help.
     """
     low, high = plan.scorer.bounds
     width = float(high) - float(low)

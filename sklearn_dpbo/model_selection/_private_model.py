@@ -88,7 +88,7 @@ from sklearn.utils.validation import _get_feature_names
 from .._compat import _num_samples, _safe_split
 from ..privacy._accounting import PrivacyReport, Release
 from ..privacy._mechanisms import permute_and_flip
-from ..privacy._silence import FilterVersionPad, quiet
+from ..privacy._silence import quiet
 from ..privacy._validation import check_privacy_rng
 from . import _stopping as st
 from ._budget import check_charge
@@ -410,25 +410,17 @@ def _random_stopping(ctx, cfg):
     eta, gamma, cap, eps0 = cfg["eta"], cfg["gamma"], cfg["cap"], cfg["eps0"]
     k = st.sample_runs(eta, gamma, cap, ctx.rng)  # private: never released
     best = None
-    # K must not show in the warnings-filter version either (a learner whose
-    # fit enters catch_warnings, as diffprivlib's do, bumps it every run).
-    pad = FilterVersionPad()
-    try:
-        for _ in range(k):
-            # Drawn from the private noise source: with a public sequence of
-            # draws best_params_ could tell which run won (the runs would not
-            # be i.i.d.), and the theorem's (2 + eta) eps0 would not hold.
-            c = int(ctx.rng.randrange(len(cfg["candidates"])))
-            model, value = _fit_and_score(
-                ctx.learner, cfg["candidates"][c], eps0, *ctx.parts, ctx.scorer, ctx.rng
-            )
-            noisy = _noisy(value, eps0, ctx.m, ctx.scorer, ctx.rng)
-            if best is None or noisy[0] > best[2][0]:
-                best = (c, model, noisy)
-            pad.step()
-    finally:
-        pad.step()  # a run cut short by an exception counts too
-        pad.finish(cap)
+    for _ in range(k):
+        # Drawn from the private noise source: with a public sequence of
+        # draws best_params_ could tell which run won (the runs would not
+        # be i.i.d.), and the theorem's (2 + eta) eps0 would not hold.
+        c = int(ctx.rng.randrange(len(cfg["candidates"])))
+        model, value = _fit_and_score(
+            ctx.learner, cfg["candidates"][c], eps0, *ctx.parts, ctx.scorer, ctx.rng
+        )
+        noisy = _noisy(value, eps0, ctx.m, ctx.scorer, ctx.rng)
+        if best is None or noisy[0] > best[2][0]:
+            best = (c, model, noisy)
     c, model, (score, sens, scale) = best
     release = Release(
         quantity="best_params_",

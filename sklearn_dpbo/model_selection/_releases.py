@@ -82,9 +82,7 @@ __all__ = [
 KUSNER = "Kusner et al., Differentially Private Bayesian Optimization, ICML 2015"
 
 
-# ---------------------------------------------------------------------------
-# Constants of Algorithms 1 and 2 (public: no data enters any of them)
-# ---------------------------------------------------------------------------
+# --- Constants of Algorithms 1 and 2 (public: no data enters any of them) ---
 def dataset_kernel_c(
     dataset_kernel: float, n_candidates: int, delta: float, *, n_events: int = 3
 ) -> float:
@@ -189,9 +187,7 @@ def noise_free_score_scale(
     return omega / epsilon + c / epsilon
 
 
-# ---------------------------------------------------------------------------
-# Releases of Algorithms 1 and 2 (mode "gp-ucb")
-# ---------------------------------------------------------------------------
+# --- Releases of Algorithms 1 and 2 (mode "gp-ucb") ---
 def release_best_params_gp(
     posterior_mean: np.ndarray,
     *,
@@ -253,6 +249,23 @@ def _laplace_in_score_units(
     )
 
 
+def _score_release(laplace, *, mechanism, epsilon, delta, assumption, reference):
+    """The ``best_score_`` record of a (value, sensitivity, scale) Laplace draw."""
+    value, sensitivity, scale = laplace
+    return Release(
+        quantity="best_score_",
+        value=value,
+        mechanism=mechanism,
+        epsilon=epsilon,
+        delta=delta,
+        sensitivity=sensitivity,
+        noise_scale=scale,
+        guarantee="(epsilon, delta)-DP" if delta else "pure epsilon-DP",
+        assumption=assumption,
+        reference=reference,
+    )
+
+
 def release_best_score_gp(
     best_observed: float,
     *,
@@ -271,18 +284,13 @@ def release_best_score_gp(
     returned in score units, clipped into the scorer's range
     (post-processing). (ε, δ)-DP under Assumption 1 (Theorem 3, Cor. 2).
     """
-    value, sensitivity, scale = _laplace_in_score_units(
-        best_observed, noise_scale, epsilon, score_offset, score_scale, bounds, rng
-    )
-    return Release(
-        quantity="best_score_",
-        value=value,
+    return _score_release(
+        _laplace_in_score_units(
+            best_observed, noise_scale, epsilon, score_offset, score_scale, bounds, rng
+        ),
         mechanism="Laplace on the best observed validation score",
         epsilon=epsilon,
         delta=delta,
-        sensitivity=sensitivity,
-        noise_scale=scale,
-        guarantee="(epsilon, delta)-DP",
         assumption=assumption,
         reference=f"{KUSNER}, Algorithm 1 lines 13-15, Theorem 3, Corollary 2",
     )
@@ -307,26 +315,19 @@ def release_best_score_noise_free(
     and the de Freitas et al. (2012) regret bound with the user's A, τ
     (Theorem 5, Corollary 3).
     """
-    value, sensitivity, scale = _laplace_in_score_units(
-        observed, noise_scale, epsilon, score_offset, score_scale, bounds, rng
-    )
-    return Release(
-        quantity="best_score_",
-        value=value,
+    return _score_release(
+        _laplace_in_score_units(
+            observed, noise_scale, epsilon, score_offset, score_scale, bounds, rng
+        ),
         mechanism="Laplace on the noise-free validation score",
         epsilon=epsilon,
         delta=delta,
-        sensitivity=sensitivity,
-        noise_scale=scale,
-        guarantee="(epsilon, delta)-DP",
         assumption=assumption,
         reference=f"{KUSNER}, Algorithm 2, Theorem 5, Corollary 3",
     )
 
 
-# ---------------------------------------------------------------------------
-# Private selection on a public shortlist (mode "private-selection")
-# ---------------------------------------------------------------------------
+# --- Private selection on a public shortlist (mode "private-selection") ---
 _SELECTORS = {
     "permute-and-flip": (permute_and_flip, "McKenna & Sheldon, NeurIPS 2020"),
     "exponential": (exponential_mechanism, "McSherry & Talwar, FOCS 2007"),
@@ -391,26 +392,17 @@ def release_best_score_selection(
     candidate itself was chosen by an ε₁-DP release, so the pair is
     (ε₁ + ε₂)-DP by adaptive basic composition.
     """
-    value, eff_sensitivity, eff_scale = _grid_laplace(
-        score, sensitivity, epsilon, bounds, rng
-    )
-    return Release(
-        quantity="best_score_",
-        value=value,
+    return _score_release(
+        _grid_laplace(score, sensitivity, epsilon, bounds, rng),
         mechanism="Laplace on the selected candidate's validation score",
         epsilon=epsilon,
         delta=0.0,
-        sensitivity=eff_sensitivity,
-        noise_scale=eff_scale,
-        guarantee="pure epsilon-DP",
         assumption=ROW_INDEPENDENCE,
         reference="Dwork, McSherry, Nissim & Smith, TCC 2006 (Laplace mechanism)",
     )
 
 
-# ---------------------------------------------------------------------------
-# Algorithm 3: Lipschitz and convex (mode "lipschitz"), score units
-# ---------------------------------------------------------------------------
+# --- Algorithm 3: Lipschitz and convex (mode "lipschitz"), score units ---
 def _up(x: float) -> float:
     # One ulp up: never round a sensitivity down (zero stays zero).
     x = float(x)
@@ -529,20 +521,11 @@ def release_best_score_lipschitz(
     :func:`lipschitz_score_sensitivity`. Pure ε-DP under Assumption 2
     (Theorem 7, Corollary 4), or unconditionally when the cap g* is active.
     """
-    # Exact discrete Laplace on a public 2^k grid (see _samplers.py); the
-    # record carries the inflated calibration Δ + 2^k.
-    value, eff_sensitivity, scale = _grid_laplace(
-        best_observed, sensitivity, epsilon, bounds, rng
-    )
-    return Release(
-        quantity="best_score_",
-        value=value,
+    return _score_release(
+        _grid_laplace(best_observed, sensitivity, epsilon, bounds, rng),
         mechanism="Laplace on the best validation score of BO (Algorithm 3)",
         epsilon=epsilon,
         delta=0.0,
-        sensitivity=eff_sensitivity,
-        noise_scale=scale,
-        guarantee="pure epsilon-DP",
         assumption=assumption,
         reference=f"{KUSNER}, Algorithm 3, Theorem 7, Corollary 4",
     )

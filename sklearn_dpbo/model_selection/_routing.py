@@ -58,7 +58,7 @@ def _metadata_scorer(search):
 
 def metadata_routing(search) -> MetadataRouter:
     """The search's router: estimator ``fit``, scorer ``score``, ``cv.split``."""
-    router = MetadataRouter(owner=search)
+    router = MetadataRouter(owner=search).add_self_request(search)
     router.add(
         estimator=search.estimator,
         method_mapping=MethodMapping().add(caller="fit", callee="fit"),

@@ -18,6 +18,7 @@ from dataclasses import replace
 from joblib import Parallel
 from sklearn.base import BaseEstimator, MetaEstimatorMixin
 from sklearn.utils import get_tags
+from sklearn.utils.metadata_routing import UNUSED
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
@@ -38,6 +39,7 @@ from ._fitted import (
     search_estimator_has,
 )
 from ._gp_ucb import run_gp_ucb
+from ._inputs import check_inputs
 from ._lipschitz import run_lipschitz
 from ._metrics import (
     plan_for_metrics,
@@ -304,7 +306,8 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         ``estimator`` with ``best_params_`` fitted on the training set. In
         ``"private-selection"`` it is the fit of the selected candidate that
         was scored, pickled before the validation set was read and
-        restored (no second fit); the other modes refit.
+        restored (no second fit); the other modes refit. Unset if the refit
+        fails (a ``FitFailedWarning`` names the error; the releases stand).
     refit_time_ : float
         Seconds of that fit on the training set when it was measured before
         the validation set was read (``"private-selection"``'s restored
@@ -368,13 +371,14 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
     ``score(X, y)`` scores the user's own data with the selection metric,
     *not* clipped into the private scorer's bounds (it is not a release).
 
-    As a Pipeline step: do not put ``DPBayesSearchCV`` after preprocessing
-    steps. With ``X_val`` (``search__X_val``) the validation set reaches the
-    search untransformed while ``X`` is transformed; with ``cv`` the
-    Pipeline has fitted the preceding steps on the validation rows, outside
-    the guarantee. The search cannot see its caller, so only an ``X_val``
-    whose number of features differs from ``X`` is refused. Put the
-    preprocessing inside the searched estimator::
+    As a Pipeline step after preprocessing: ``Pipeline(..., transform_input=
+    ["X_val"])`` with metadata routing and ``set_fit_request(X_val=True,
+    y_val=True)`` sends ``X_val`` through the preceding steps. The plain
+    ``search__X_val`` reaches the search untransformed: refused when its
+    features or container differ from ``X``'s, else undetectable; with
+    ``cv`` the preceding steps are fitted on the validation rows. Or put the
+    preprocessing inside the searched estimator (see
+    ``docs/coming_from_gridsearchcv.md``)::
 
         DPBayesSearchCV(make_pipeline(StandardScaler(), SVC()),
                         {"svc__C": (1e-2, 1e2, "log-uniform")})
@@ -416,6 +420,9 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
     """
 
     _parameter_constraints: dict = PARAMETER_CONSTRAINTS
+    # groups is cv's splitter's; score knows sample_weight (refused if given)
+    __metadata_request__fit = {"groups": UNUSED}
+    __metadata_request__score = {"sample_weight": None}
 
     def __init__(
         self,
@@ -578,12 +585,12 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
     def get_metadata_routing(self):
         """Metadata routing of this object, as ``GridSearchCV``'s.
 
-        Fit metadata requested by ``estimator`` (``set_fit_request``) goes
-        to its ``fit`` (sample-aligned values restricted to the training
-        rows), splitter metadata to ``cv.split``. Scorer metadata is
-        refused in ``fit`` (a weighted private score would not keep the
-        per-record sensitivity: one record with a large weight could move
-        it arbitrarily) and in ``score`` (the metric is unweighted).
+        The search's own ``fit`` requests (``X_val``, ``y_val``,
+        ``val_groups``: ``search.set_fit_request``; Pipeline's
+        ``transform_input``). Metadata requested by ``estimator`` goes to
+        its ``fit`` (restricted to the training rows), splitter metadata to
+        ``cv.split``. Scorer metadata is refused in ``fit`` (a weighted
+        private score has no per-record bound) and in ``score``.
 
         Returns
         -------
@@ -630,7 +637,9 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
             split). Without ``X_val`` and with ``cv=None``: the whole data,
             every row private (the whole-data mode, ``docs/whole_data.md``).
         X_val, y_val : array-like, optional
-            The sensitive validation set.
+            The sensitive validation set. A column-vector ``y`` or ``y_val``
+            (n, 1) is made 1-D with a ``DataConversionWarning``; more columns
+            need a multi-output estimator. Shapes are checked before any read.
         groups : array-like of shape (n_samples,), optional
             Public group labels of the rows of ``X``, passed to ``cv``'s
             splitter only (e.g. ``GroupShuffleSplit(n_splits=1)``), never to
@@ -678,13 +687,8 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
                 PrivacyLeakWarning,
                 stacklevel=2,
             )
-        # 2. The data's public structure: split, shapes, sizes.
-        if y is None and get_tags(self.estimator).target_tags.required:
-            raise ValueError(
-                f"{type(self.estimator).__name__} requires y to be passed, but "
-                "the target y is None. Pass the training targets as y (and the "
-                "validation targets as y_val)."
-            )
+        # 2. The data's public structure (shapes, types), in every mode.
+        y, y_val = check_inputs(self.estimator, X, y, X_val, y_val)
         if whole_data_requested(self, plan, X_val, y_val, self.cv):
             args = (fit_params, groups, val_groups, other_scorers)
             return fit_whole_data(self, plan, cost, X, y, *args)
@@ -763,11 +767,9 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         selected_fit = extra.pop(FITTED_KEY, None)
         try:
             ingest(self, releases, index, plan, m, extra, other_scorers)
-            refit(self, X_tr, y_tr, fit_params, selected_fit)
         except BaseException:
-            # A failed or interrupted fit leaves no fitted attribute (the
-            # budget stays spent: the releases were drawn).
-            clear_fitted(self)
+            clear_fitted(self)  # the budget stays spent: the releases were drawn
             raise
+        refit(self, X_tr, y_tr, fit_params, selected_fit)  # the releases stand
         progress.done()
         return self

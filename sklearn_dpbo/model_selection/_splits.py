@@ -8,12 +8,9 @@ structure (shapes, precomputed kernels) before any row is read.
 
 The training set is public and unprotected: it trains ``best_estimator_``
 and every candidate. So which rows are training rows must not depend on
-any validation record. A splitter that reads the labels (stratified
-splits) or the features of the rows it splits fails this: swapping one
-validation label re-partitions the data (``StratifiedShuffleSplit(
-n_splits=1)``, 200 training rows: 3 to 108 training rows changed in the
-configurations measured, ``docs/configurations.md``) and can move the
-protected record itself into the training set.
+any validation record: a splitter that reads the labels (stratified
+splits) or the features of the rows it splits can move the protected
+record itself into the training set.
 
 So a splitter never sees the data: it is called with placeholders for
 ``X`` and ``y`` that have the right number of rows and refuse to give any
@@ -27,11 +24,6 @@ one split, and as many as its ``get_n_splits`` says. Stratified splitters
 are refused by name, with the reason, before any data is read (they need
 the labels). Index arrays ``[(train_idx, val_idx)]`` are the user's: they
 must be fixed without looking at the validation labels.
-
-A permutation test (split with y and with a permuted y, refuse if the
-split changes) was considered and rejected: it cannot prove independence
-(a splitter may read the features, or react to labels in a way one
-permutation does not reveal); the placeholder does.
 """
 
 from __future__ import annotations

@@ -617,12 +617,12 @@ def fit_whole_data(
     index = releases[0].value if tuning else default_row
     try:
         _ingest(search, releases, index, candidates, default_row, plan, k)
-        # best_estimator_ on every row: outside the guarantee (announced);
-        # refit_time_ is NaN (measured after the private read).
-        refit(search, X, y, fit_params, None)
     except BaseException:
         clear_fitted(search)
         raise
+    # best_estimator_ on every row: outside the guarantee (announced); the
+    # releases stand if it fails; refit_time_ is NaN (after the private read).
+    refit(search, X, y, fit_params, None)
     progress.done()
     return search
 

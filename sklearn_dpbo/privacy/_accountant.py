@@ -79,12 +79,8 @@ class BudgetAccountant:
     ``max(1e-12, 1e-14 · epsilon)`` is refused: such spends vanish in
     floating-point sums and have been used to bypass accountants.
 
-    :meth:`spend` checks and records under one lock, so threads racing to
-    spend (``parallel_backend("threading")``, Dask's threaded workers) can
-    never overspend. ``clone`` and ``copy.deepcopy`` return the same ledger;
-    ``copy.copy`` is refused; an unpickled copy (``pickle``, ``joblib``,
-    process-based workers) keeps the totals and the history for reporting
-    but refuses :meth:`check` and :meth:`spend` with a :class:`BudgetError`
+    An unpickled copy keeps the totals and the history for reporting but
+    refuses :meth:`check` and :meth:`spend` with a :class:`BudgetError`
     that explains how to account for parallel outer loops.
 
     Examples

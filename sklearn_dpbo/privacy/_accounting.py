@@ -10,6 +10,7 @@ per-release (ε, δ).
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -66,9 +67,12 @@ class Release:
 class PrivacyReport:
     """Per-release privacy guarantee of one fit, and the basic-composition total.
 
-    ``str(report)`` prints a table; :meth:`to_dict` gives the same as
-    plain data. Contains no released value and no validation-derived data
-    beyond the calibrations, which depend only on public parameters.
+    ``str(report)`` is one line per release (quantity, mechanism, guarantee,
+    ε, δ, noise scale, the assumption's first words) under the total;
+    :meth:`explain` adds the neighbouring relation, sensitivities, sources
+    and each assumption in full; :meth:`to_dict` gives it all as plain
+    data. Contains no released value and no validation-derived data beyond
+    the calibrations, which depend only on public parameters.
     """
 
     def __init__(
@@ -215,23 +219,49 @@ class PrivacyReport:
             pld = part if pld is None else pld.compose(part, tail_mass_truncation=0.0)
         return pld
 
-    def __str__(self) -> str:
-        lines = [
+    def _header(self) -> str:
+        return (
             f"Privacy report (method={self.method!r}): total epsilon="
-            f"{self.epsilon:.4g}, delta={self.delta:.3g} (basic composition)",
-            f"  neighbouring data sets: {self.neighbouring}",
-        ]
+            f"{self.epsilon:.4g}, delta={self.delta:.3g} (basic composition)"
+        )
+
+    def __str__(self) -> str:
+        """One line per release; :meth:`explain` gives the full text."""
+        lines = [self._header() + "; full text: privacy_report_.explain()"]
+        for r in self._releases:
+            lines.append(
+                f"- {r['quantity']}: {r['mechanism']}, {r['guarantee']}, "
+                f"epsilon={r['epsilon']:.4g}, delta={r['delta']:.3g}, noise "
+                f"scale={r['noise_scale']:.4g}; assumes {_head(r['assumption'])}"
+            )
+        for name, why in self.uncovered.items():
+            lines.append(f"- {name}: NOT covered by the guarantee ({_head(why)})")
+        return "\n".join(lines)
+
+    def explain(self) -> str:
+        """The full report: relation, calibrations, sources, assumptions.
+
+        Each distinct assumption is printed once, numbered; the releases
+        cite it by its number.
+
+        Returns
+        -------
+        text : str
+            Print it: ``print(search.privacy_report_.explain())``.
+        """
+        assumptions = list(dict.fromkeys(r["assumption"] for r in self._releases))
+        lines = [self._header(), f"neighbouring data sets: {self.neighbouring}"]
         for r in self._releases:
             lines.append(
                 f"- {r['quantity']}: {r['mechanism']}, {r['guarantee']} with "
                 f"epsilon={r['epsilon']:.4g}, delta={r['delta']:.3g}; "
                 f"sensitivity={r['sensitivity']:.4g}, noise scale="
-                f"{r['noise_scale']:.4g} (units of the released quantity)"
+                f"{r['noise_scale']:.4g} (units of the released quantity); "
+                f"assumes [{assumptions.index(r['assumption']) + 1}]; "
+                f"source: {r['reference']}"
             )
-            lines.append(f"    assumes: {r['assumption']}")
-            lines.append(f"    source: {r['reference']}")
-        for name, why in self.uncovered.items():
-            lines.append(f"- {name}: {why}")
+        lines += [f"assumption [{i}]: {a}" for i, a in enumerate(assumptions, 1)]
+        lines += [f"- {name}: {why}" for name, why in self.uncovered.items()]
         return "\n".join(lines)
 
     def __repr__(self) -> str:
@@ -240,6 +270,11 @@ class PrivacyReport:
             f"PrivacyReport(method={self.method!r}, epsilon={self.epsilon:.4g}, "
             f"delta={self.delta:.3g}, releases=[{parts}])"
         )
+
+
+def _head(text: str) -> str:
+    """The first words of ``text``: up to its first ":", ";" or " ("."""
+    return re.split(r":|;| \(", text, maxsplit=1)[0]
 
 
 def split_budget(

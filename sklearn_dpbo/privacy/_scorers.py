@@ -47,7 +47,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from .._compat import _num_samples, _safe_indexing
-from ._silence import FilterVersionPad, quiet
+from ._silence import quiet
 
 __all__ = [
     "BATCH_ROWS",
@@ -335,9 +335,8 @@ class DPScorer:
         ``private=False`` (public rows, e.g. the public folds): the batch is
         scored at once; if that raises, it is split in two and each half
         scored alone, recursively, down to single records, and a single
-        record that still fails gets ``low``. Runs under :func:`quiet`
-        without the warning-registry snapshot, which only private data
-        needs.
+        record that still fails gets ``low``. Its warnings are withheld
+        (:func:`quiet` with ``private=False``).
         """
         if private:
             from ._records import RecordSchema
@@ -345,12 +344,11 @@ class DPScorer:
             schema = RecordSchema.from_estimator(
                 estimator, y, classes=self.maps_labels(estimator)
             )
-            with quiet():  # a record's conversion must not warn
-                records = schema.map(X, y)
-            return self.private_values(estimator, records)
+            with quiet():  # a record's conversion must not warn either
+                return self.private_values(estimator, schema.map(X, y))
         m = _num_samples(X)
         out = np.empty(m)
-        with quiet(registries=False):
+        with quiet(private=False):
             self._fill(estimator, X, y, np.arange(m), out)
         return self._clip(out)
 
@@ -373,27 +371,18 @@ class DPScorer:
           ``predict`` call leaves in the model reaches another record.
 
         A record whose scoring raises or gives a non-finite value gets
-        ``low``. Runs under :func:`quiet`: no warning and no exception
-        leaves it, and the warnings-filter version is padded to a total set
-        by m (:class:`~._silence.FilterVersionPad`; units: each batch
-        attempt and each record scored alone), so whether a batch was
-        scored again record by record, or which records failed, does not
-        show there.
+        ``low``. Runs under :func:`quiet`: no warning, print, log record or
+        exception leaves it.
         """
         from ._rowwise import is_rowwise
 
         m = len(records)
         out = np.full(m, -np.inf)
         with quiet():
-            pad = FilterVersionPad()
-            try:
-                if is_rowwise(estimator):
-                    self._fill_batches(estimator, records, out, pad)
-                else:
-                    self._fill_alone(estimator, records, out, pad)
-            finally:
-                pad.step()
-                pad.finish(-(-m // BATCH_ROWS) + m)  # public: m only
+            if is_rowwise(estimator):
+                self._fill_batches(estimator, records, out)
+            else:
+                self._fill_alone(estimator, records, out)
         out[~records.ok] = -np.inf
         return self._clip(out)
 
@@ -401,7 +390,7 @@ class DPScorer:
         y = None if records.y is None else records.y[i : i + 1]
         return float(self._raw(estimator, _take(records.X, [i]), y)[0])
 
-    def _fill_batches(self, estimator, records, out: np.ndarray, pad) -> None:
+    def _fill_batches(self, estimator, records, out: np.ndarray) -> None:
         m = len(records)
         for start in range(0, m, BATCH_ROWS):
             idx = np.arange(start, min(start + BATCH_ROWS, m))
@@ -411,17 +400,14 @@ class DPScorer:
             try:
                 out[idx] = self._raw(estimator, X, y)
             except Exception:
-                pad.step()
                 for i in idx.tolist():
                     if records.ok[i]:
                         try:
                             out[i] = self._one(estimator, records, i)
                         except Exception:
                             out[i] = -np.inf
-                        pad.step()
-            pad.step()
 
-    def _fill_alone(self, estimator, records, out: np.ndarray, pad) -> None:
+    def _fill_alone(self, estimator, records, out: np.ndarray) -> None:
         copies = _Copies(estimator)
         for i in range(len(records)):
             if records.ok[i]:
@@ -429,7 +415,6 @@ class DPScorer:
                     out[i] = self._one(copies.fresh(), records, i)
                 except Exception:
                     out[i] = -np.inf
-            pad.step()
 
     def _fill(self, estimator, X, y, idx: np.ndarray, out: np.ndarray) -> None:
         # Iterative bisection (no recursion limit for large m).
@@ -494,7 +479,7 @@ class DPScorer:
         k = len(idx)
         order = np.arange(k)
         try:
-            with quiet(registries=False):  # public rows
+            with quiet(private=False):  # public rows
                 batch = values(order)
                 parts = [batch]
                 if k > 1:

@@ -69,15 +69,10 @@ PROBABILITY_CONSTRAINTS = [Interval(numbers.Real, 0, 1, closed="neither")]
 
 
 def _check_real(value, name: str, owner: str, constraints: list) -> float:
-    """``value`` as a float, or scikit-learn's ``InvalidParameterError``.
-
-    The message has scikit-learn's form, "The 'epsilon' parameter of
-    BudgetAccountant must be a float in the range [1e-12, inf). Got 0
-    instead.", for every refused value: NaN, infinities and values out of
-    range, and also bools, strings, complex numbers and None (a bool passes
-    scikit-learn's ``Interval``, so it is refused here explicitly). The
-    error is a ``ValueError`` and a ``TypeError``.
-    """
+    """``value`` as a float, or scikit-learn's ``InvalidParameterError``
+    ("The 'epsilon' parameter of BudgetAccountant must be a float in the range
+    [1e-12, inf). Got 0 instead."), also for bools (which pass ``Interval``),
+    strings, complex numbers and None."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise InvalidParameterError(
             f"The {name!r} parameter of {owner} must be {constraints[0]}. "
@@ -88,37 +83,22 @@ def _check_real(value, name: str, owner: str, constraints: list) -> float:
 
 
 def check_epsilon(epsilon, name: str = "epsilon", owner: str = "this call") -> float:
-    """Return ``epsilon`` as a float, or raise ``InvalidParameterError``.
-
-    Accepts finite reals with ``epsilon >= 1e-12`` (``EPSILON_CONSTRAINTS``,
-    the same range the estimators declare in ``_parameter_constraints``).
-    Rejects bools, NaN, infinities, complex numbers, strings, zero,
-    negatives and subnormals, with scikit-learn's message form: "The
-    'epsilon' parameter of <owner> must be a float in the range [1e-12,
-    inf). Got ... instead." Called by hand as well as declared, so that
-    ``sklearn.set_config(skip_parameter_validation=True)`` cannot switch it
-    off.
-    """
+    """Return ``epsilon`` as a float ≥ 1e-12 (``EPSILON_CONSTRAINTS``), or raise
+    ``InvalidParameterError`` (bools, NaN, infinities, zero, subnormals...)."""
     return _check_real(epsilon, name, owner, EPSILON_CONSTRAINTS)
 
 
 def check_delta(delta, name: str = "delta", owner: str = "this call") -> float:
     """Return ``delta`` as a float in [0, 1), or raise ``InvalidParameterError``.
 
-    Same form as :func:`check_epsilon` ("... must be a float in the range
-    [0, 1). Got ... instead."). δ = 0 is accepted here (pure ε-DP); a
-    mechanism that needs δ > 0 refuses it itself, with its reason
-    (:func:`require_positive_delta`).
+    δ = 0 is accepted here (pure ε-DP); a mechanism that needs δ > 0 refuses
+    it itself (:func:`require_positive_delta`).
     """
     return _check_real(delta, name, owner, DELTA_CONSTRAINTS)
 
 
 def require_positive_delta(delta: float, owner: str, why: str) -> None:
-    """Refuse δ = 0 for an (ε, δ) mechanism, saying why and what to pass.
-
-    The one message form of every such refusal: "<owner> needs delta > 0:
-    <why>. Got delta=0.0; pass e.g. delta=1e-5."
-    """
+    """Refuse δ = 0 for an (ε, δ) mechanism, saying why and what to pass."""
     if not delta > 0:
         raise ValueError(
             f"{owner} needs delta > 0: {why}. Got delta={delta!r}; pass e.g. "
@@ -154,13 +134,10 @@ def public_rng(random_state) -> np.random.Generator:
 def check_privacy_rng(noise_random_state=None):
     """The source of the privacy noise: an object with ``randrange``.
 
-    ``None`` (the default and the only setting for production use) is
-    :class:`secrets.SystemRandom`, the operating system's CSPRNG: nothing
-    about the noise can be predicted from any public value, and there is
-    no generator state to keep or leak. An int gives a
-    :class:`random.Random` seeded with it, for tests only (reproducible
-    noise, which whoever knows the seed can subtract). ``random_state``
-    never reaches this function: it seeds public randomness only.
+    ``None`` (the only setting for production use) is
+    :class:`secrets.SystemRandom`, the operating system's CSPRNG. An int
+    gives a :class:`random.Random` seeded with it, for tests only.
+    ``random_state`` never reaches this function.
     """
     import random
 

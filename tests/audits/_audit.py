@@ -401,11 +401,11 @@ def treat_as_rowwise(*classes: type) -> None:
 def assert_batches_equal_records_alone(scorer, estimator, records) -> None:
     """The batched values of a model registered by :func:`treat_as_rowwise`
     equal its values with every record scored alone, on a fresh copy."""
-    from sklearn_dpbo.privacy._silence import FilterVersionPad, quiet
+    from sklearn_dpbo.privacy._silence import quiet
 
     alone = np.full(len(records), -np.inf)
     with quiet():
-        scorer._fill_alone(estimator, records, alone, FilterVersionPad())
+        scorer._fill_alone(estimator, records, alone)
     np.testing.assert_array_equal(
         scorer.private_values(estimator, records), scorer._clip(alone)
     )

@@ -14,9 +14,8 @@ attacker can read:
 - ``repr``/``str`` of the search and of the report;
 - stdout/stderr at the file-descriptor level (``capfd``), warnings
   (``recwarn``) and log records (``caplog``);
-- the exception of the failing refit: message, ``repr``, ``args``, notes,
-  chained causes, the formatted traceback, and the local variables of
-  every library frame in its traceback; and the search left behind.
+- the warning of the failing refit (the releases stand, ``best_estimator_``
+  unset) and the search left behind.
 
 Private values, computed independently in the test:
 
@@ -44,6 +43,7 @@ import numpy as np
 import pytest
 from _audit import SECONDS_RE, Secrets, public_texts, walk
 from sklearn.base import clone
+from sklearn.exceptions import FitFailedWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import accuracy_score
 from sklearn.pipeline import Pipeline
@@ -396,18 +396,16 @@ def test_leak_audit_every_method(
         FAIL_REFIT[0] = True
         failing = make_search(method, shortlist)
         try:
-            with pytest.raises(RuntimeError, match="refit failed on purpose") as info:
+            with pytest.warns(FitFailedWarning, match="refit failed on purpose") as w:
                 failing.fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
         finally:
             FAIL_REFIT[0] = False
         out, err = capfd.readouterr()
-        exc = info.value
-        exc_texts = {
-            f"{name} refit exception {i}": (t, 3)
-            for i, t in enumerate(exception_texts(exc))
+        fail_texts = {
+            f"{name} refit warning {i}": (str(x.message), 3) for i, x in enumerate(w)
         }
-        exc_texts[f"{name} refit stdout"] = (out, 2)
-        exc_texts[f"{name} refit stderr"] = (err, 2)
+        fail_texts[f"{name} refit stdout"] = (out, 2)
+        fail_texts[f"{name} refit stderr"] = (err, 2)
         # The failing fit drew its own noise: refresh what is private.
         fail_state = state
         if grid_sampler and NOISE[1:]:
@@ -424,21 +422,11 @@ def test_leak_audit_every_method(
                 public=(0.0, 1.0, -1.0, float(np.sqrt(1.0 + 0.01))),
             )
             order = [int(j) for j in TRACES[-1].indices]
-        scan_texts(exc_texts, scores, fail_state)
-        frames = library_frame_locals(exc)
-        assert frames, "the refit failure did not pass through the library"
-        for frame_name, local_vars in frames.items():
-            # The user's own inputs are not releases; everything else is.
-            for user_input in ("X", "y", "X_val", "y_val", "X_tr", "y_tr", "X_va",
-                               "y_va", "fit_params"):  # fmt: skip
-                local_vars.pop(user_input, None)
-            scan_graph(
-                local_vars, f"{name} {frame_name}", scores, fail_state, order,
-                names=False,
-            )  # fmt: skip
-        # A failed fit leaves no fitted attribute behind.
-        assert not [a for a in vars(failing) if a.endswith("_")], name
-        scan_graph(failing, f"{name} failed search", scores, fail_state, order)
+        scan_texts(fail_texts, scores, fail_state)
+        # The releases are paid for and stand; best_estimator_ is not set.
+        assert "best_params_" in vars(failing), name
+        assert "best_estimator_" not in vars(failing), name
+        scan_fitted_search(failing, scores, fail_state, order, f"{name} failed")
 
     # No warning carried a private value (checked above), and none was a
     # privacy warning: this configuration is the production one.

@@ -3,8 +3,8 @@
 The same scanners as ``test_leak_audit.py``, for ``fit(X, y)`` with every
 row private: the fitted search, its pickle, its texts (verbose output,
 warnings, logs, repr, the report) and, for a refit that fails after the
-releases, the exception and the local variables of every library frame in
-its traceback. What is private here:
+releases, its warning and the search left behind (the releases stand).
+What is private here:
 
 - every part's score of every candidate (the k × |Λ| matrix), captured by
   wrapping ``_whole_data.part_score_matrix``, and its column means (the
@@ -27,14 +27,13 @@ import numpy as np
 import pytest
 from _audit import Secrets, public_texts
 from sklearn.datasets import make_classification
+from sklearn.exceptions import FitFailedWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from test_leak_audit import (
     NOISE,
     _record_noise,
-    exception_texts,
-    library_frame_locals,
     scan_fitted_search,
     scan_graph,
     scan_texts,
@@ -142,22 +141,15 @@ def test_leak_audit_whole_data(monkeypatch, capfd, caplog, recwarn, recorders):
     NOISE.clear()
     FAIL_REFIT[0] = True
     failing = make_search()
-    with pytest.raises(RuntimeError, match="refit failed on purpose") as info:
+    with pytest.warns(FitFailedWarning, match="refit failed on purpose") as w:
         failing.fit(X, y)
     FAIL_REFIT[0] = False
     out, err = capfd.readouterr()
     assert len(MATRICES) == 1 and len(NOISE) == 1  # the releases were drawn
     fail_secrets = _secrets(MATRICES[0], NOISE)
-    texts = {
-        f"exception {i}": (t, 3) for i, t in enumerate(exception_texts(info.value))
-    }
+    texts = {f"warning {i}": (str(x.message), 3) for i, x in enumerate(w)}
     texts["stdout"], texts["stderr"] = (out, 2), (err, 2)
     scan_texts(texts, fail_secrets, public)
-    frames = library_frame_locals(info.value)
-    assert frames, "the refit failure did not pass through the library"
-    for frame_name, local_vars in frames.items():
-        for user_input in ("X", "y", "fit_params", "Xp", "yp", "fp"):
-            local_vars.pop(user_input, None)
-        scan_graph(local_vars, frame_name, fail_secrets, public, [], names=False)
-    assert not [a for a in vars(failing) if a.endswith("_")]
-    scan_graph(failing, "failed search", fail_secrets, public, [])
+    # The releases are paid for and stand; best_estimator_ is not set.
+    assert "best_params_" in vars(failing) and "best_estimator_" not in vars(failing)
+    scan_fitted_search(failing, fail_secrets, public, [], "failed whole-data")

@@ -132,7 +132,7 @@ UPSTREAM = {
     "test_refit_callable_invalid_type": (R, "refit callables are refused"),
     "test_refit_callable_out_bound": (R, "refit callables are refused"),
     "test_refit_callable_multi_metric": (R, "refit callables are refused"),
-    "test_gridsearch_nd": (P, "constant per-record score"),
+    "test_gridsearch_nd": (P, "constant score; the mock declares multi-output"),
     "test_X_as_list": (P, "one split"),
     "test_y_as_list": (P, "one split"),
     "test_pandas_input": (P, "one split"),
@@ -742,10 +742,24 @@ def test_refit(Broken):
     clf.fit(X10, y10)
 
 
+class _MultiOutputChecking(CheckingClassifier):
+    """Declares multi-output support: a target of several columns per row
+    is refused, from its shape, for an estimator that does not."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.multi_output = True
+        return tags
+
+
 def test_gridsearch_nd():
     X_4d = np.arange(10 * 5 * 3 * 2).reshape(10, 5, 3, 2)
     y_3d = np.arange(10 * 7 * 11).reshape(10, 7, 11)
-    clf = CheckingClassifier(
+    with pytest.raises(ValueError, match=r"y has shape \(10, 7, 11\).*multi-output"):
+        search(CheckingClassifier(), {"foo_param": [1]}, cv=one_split(10)).fit(
+            X_4d, y_3d
+        )
+    clf = _MultiOutputChecking(
         check_X=lambda x: x.shape[1:] == (5, 3, 2),
         check_y=lambda x: x.shape[1:] == (7, 11),
         methods_to_check=["fit"],

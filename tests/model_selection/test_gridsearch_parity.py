@@ -327,6 +327,8 @@ def test_cross_validate_routes_sample_weight_to_the_estimator(routing):
             n_iter=2,
             random_state=0,
         )
+        if routing:  # as any scikit-learn estimator's score: say it is ignored
+            s.set_score_request(sample_weight=False)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             cross_validate(s, X, y, params={"sample_weight": w}, cv=2)

@@ -508,6 +508,9 @@ def test_end_to_end_breast_cancer(cancer, acquisition):
     assert params["assumption"].startswith("row independence")
     assert score["quantity"] == "best_score_" and score["epsilon"] == 1.0
     assert "Assumption 2" in score["assumption"] and "g*=1" in score["assumption"]
+    # Capped at g*: the release rests on nothing, and the short report says so.
+    assert score["assumption"].startswith("none: the sensitivity is capped at g*")
+    assert str(rep).splitlines()[2].endswith("; assumes none")
     c = search.lipschitz_constants_
     Cs = [p["logisticregression__C"] for p in search.candidate_params_]
     assert close(c["lambda_min"], 1 / (max(Cs) * 300))

@@ -397,23 +397,6 @@ def test_gp_ucb_keeps_no_evaluated_sequence(cancer_split, raw_scores):
 # ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("random_state", [0, None])
-@pytest.mark.parametrize("method", METHODS)
-def test_global_numpy_rng_untouched(cancer_split, method, random_state):
-    X_tr, y_tr, X_va, y_va = cancer_split
-    np.random.seed(12345)  # noqa: NPY002 (the legacy global RNG is the subject)
-    state = np.random.get_state()  # noqa: NPY002
-    py_state = random.getstate()
-    make_search(method, n_iter=4, random_state=random_state).fit(
-        X_tr, y_tr, X_val=X_va, y_val=y_va
-    )
-    after = np.random.get_state()  # noqa: NPY002
-    assert after[0] == state[0]
-    np.testing.assert_array_equal(after[1], state[1])
-    assert after[2:] == state[2:]
-    assert random.getstate() == py_state
-
-
 def test_random_state_none_gives_fresh_noise(cancer_split):
     """Unseeded fits differ even when the global NumPy RNG is reset each time.
 

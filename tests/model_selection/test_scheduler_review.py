@@ -279,54 +279,6 @@ def test_racing_is_a_plain_nested_parameter(cancer_split):
     np.testing.assert_array_equal(restored.predict(X_va), search.predict(X_va))
 
 
-# ---------------------------------------------------------------------------
-# Second review (scheduler change): process state after private scoring
-# ---------------------------------------------------------------------------
-
-
-class _WarnsOnALargeFirstFeature(_LR):
-    """Warns when it predicts a row whose first feature exceeds 100 (no
-    training row does): a warning raised by one V' record only, attributed
-    to this module."""
-
-    def predict(self, X):
-        if np.max(np.asarray(X)[:, 0]) > 100:
-            warnings.warn("a large first feature", UserWarning, stacklevel=1)
-        return super().predict(X)
-
-
-@pytest.mark.parametrize("n_jobs, here_seconds", [(1, 0.02), (2, math.inf)])
-def test_a_withheld_validation_warning_leaves_no_warning_registry_behind(
-    cancer_split, monkeypatch, n_jobs, here_seconds
-):
-    # quiet() withholds the warning, but CPython's warn_explicit creates (or
-    # clears and stamps with the filters' version) the __warningregistry__
-    # of the module the warning is attributed to *before* it reads the
-    # filters. Scored in this process (one worker; or, new with the
-    # scheduler change, in the calling thread while the public fits ran in
-    # loky workers), V' would leave another registry here than V.
-    import sklearn_dpbo.model_selection._evaluation as evaluation
-    from sklearn_dpbo.model_selection import PrivateSelection
-
-    monkeypatch.setattr(evaluation, "SCORE_HERE_SECONDS", here_seconds)
-    X_tr, y_tr, X_va, y_va = cancer_split
-    X_bad = X_va.copy()
-    X_bad[0, 0] = 1000.0
-    probe = {("public warning", UserWarning, 1): True}
-    after = []
-    for X_val in (X_va, X_bad):
-        monkeypatch.setitem(globals(), "__warningregistry__", dict(probe))
-        DPBayesSearchCV(
-            _WarnsOnALargeFirstFeature(max_iter=200),
-            {"C": [0.1, 1.0]},
-            method=PrivateSelection(shortlist="grid"),
-            n_jobs=n_jobs,
-            refit=False,
-        ).fit(X_tr, y_tr, X_val=X_val, y_val=y_va)
-        after.append(dict(globals().get("__warningregistry__", {"absent": True})))
-    assert after[0] == after[1] == probe
-
-
 def test_a_stream_whose_first_tasks_are_refused_leaves_no_live_feed():
     # parallel(feed) itself raises (the backend refuses the first task, or
     # an interruption while the first tasks are dispatched): the registry

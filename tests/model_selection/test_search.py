@@ -13,7 +13,7 @@ import pytest
 from _modekw import with_mode
 from conftest import NOISE_SEED_WARNING, RowSpyClassifier, make_spy_scorer
 from sklearn.base import clone
-from sklearn.datasets import make_classification
+from sklearn.datasets import load_breast_cancer, make_classification
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import accuracy_score
 from sklearn.model_selection import (
@@ -24,6 +24,7 @@ from sklearn.model_selection import (
     ShuffleSplit,
     StratifiedKFold,
     StratifiedShuffleSplit,
+    train_test_split,
 )
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import StandardScaler
@@ -285,6 +286,47 @@ def test_privacy_report_budget_split(cancer_split, method, budget_split, release
     for q in quantities:
         assert q in text
     assert ("best_score_" in text) == release_score
+
+
+def test_quickstart_report_is_one_line_per_release_and_explain_has_the_rest():
+    """README's Quickstart: ``print(search.privacy_report_)`` is short (a
+    header with the total, then one line per release); ``explain()`` holds
+    the neighbouring relation, the sensitivities, the sources, and the
+    assumption shared by both releases, once."""
+    X, y = load_breast_cancer(return_X_y=True)
+    X_tr, X_va, y_tr, y_va = train_test_split(X, y, test_size=0.3, random_state=0)
+    search = DPBayesSearchCV(
+        make_pipeline(StandardScaler(), LogisticRegression()),
+        {"logisticregression__C": (1e-3, 1e2, "log-uniform")},
+        epsilon=1.0,
+        delta=1e-5,
+        n_iter=10,
+        random_state=0,
+        noise_random_state=0,
+    ).fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
+    report = search.privacy_report_
+    text = str(report)
+    lines = text.splitlines()
+    assert len(lines) <= 12 and len(text) <= 900, text
+    assert lines[0].startswith(
+        "Privacy report (method='private-selection'): total epsilon=1, delta=0"
+    )
+    assert lines[0].endswith("; full text: privacy_report_.explain()")
+    assert len(lines) == 1 + len(report.releases)
+    for line, r in zip(lines[1:], report.releases):
+        assert line == (
+            f"- {r['quantity']}: {r['mechanism']}, pure epsilon-DP, "
+            f"epsilon=0.5, delta=0, noise scale={r['noise_scale']:.4g}; "
+            "assumes row independence, by construction"
+        )
+    assert ROW_INDEPENDENCE not in text and report.neighbouring not in text
+
+    full = report.explain()
+    assert full.count(ROW_INDEPENDENCE) == 1  # shared by both releases
+    assert f"neighbouring data sets: {report.neighbouring}" in full
+    for r in report.releases:
+        assert f"sensitivity={r['sensitivity']:.4g}" in full
+        assert f"assumes [1]; source: {r['reference']}" in full
 
 
 # ---------------------------------------------------------------------------

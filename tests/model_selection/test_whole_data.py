@@ -97,7 +97,11 @@ def test_gridsearchcv_call_runs_the_whole_data_mode(data):
     assert report.method == "whole-data"
     assert report.neighbouring == wd.WHOLE_DATA_RELATION
     assert "best_estimator_" in report.uncovered
-    assert "NOT covered" in str(report)
+    assert (
+        "- best_estimator_: NOT covered by the guarantee (refit on every row of X, y)"
+        in str(report)
+    )
+    assert wd._NOT_COVERED in report.explain()
     assert report.to_dict()["not_covered"]["best_estimator_"].startswith("refit")
     assert search.cv_results_["params"][search.best_index_] == search.best_params_
     assert search.n_parts_ == 3  # 600 // 200
@@ -298,6 +302,7 @@ def test_prints_warnings_and_failures_of_private_fits_are_withheld(data, capfd):
         pickle.dumps(search)
         + repr(search).encode()
         + str(search.privacy_report_).encode()
+        + search.privacy_report_.explain().encode()
     )
     assert b"secret" not in blob
 

@@ -35,7 +35,7 @@ from sklearn_dpbo.privacy._mechanisms import permute_and_flip_probabilities
 from sklearn_dpbo.privacy._records import RecordSchema
 from sklearn_dpbo.privacy._rowwise import is_rowwise
 from sklearn_dpbo.privacy._scorers import DPScorer
-from sklearn_dpbo.privacy._silence import FilterVersionPad, quiet
+from sklearn_dpbo.privacy._silence import quiet
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), os.pardir, "audits"))
 from _audit import epsilon_lower_bound  # noqa: E402
@@ -327,7 +327,7 @@ def test_batches_of_a_rowwise_model_equal_records_alone():
     records = schema.map(X_val, y_val)
     alone = np.empty(len(records))
     with quiet():
-        scorer._fill_alone(model, records, alone, FilterVersionPad())
+        scorer._fill_alone(model, records, alone)
     np.testing.assert_allclose(batched, scorer._clip(alone), rtol=0, atol=1e-12)
 
 
@@ -423,25 +423,95 @@ def test_record_blocks_in_workers_give_the_in_thread_values(monkeypatch):
 
 
 # ---------------------------------------------------------------------------
-# What a private section leaves behind (second review of 2026-11-25)
+# What a private section leaves behind: nothing that changes what the user's
+# own code shows later
 # ---------------------------------------------------------------------------
-def test_private_section_puts_back_the_global_random_states():
-    """A user estimator with random_state=None draws from NumPy's global
-    generator a data-dependent number of times: the draws must not show."""
-    import random
+def _warn_x(text):
+    warnings.warn(text, UserWarning, stacklevel=1)
 
-    np.random.seed(5)  # noqa: NPY002
-    random.seed(5)
-    before = (np.random.get_state()[1].copy(), random.getstate())  # noqa: NPY002
-    with quiet():
-        np.random.rand(3)  # noqa: NPY002
-        random.random()
-    after = (np.random.get_state()[1], random.getstate())  # noqa: NPY002
-    np.testing.assert_array_equal(before[0], after[0])
-    assert before[1] == after[1]
-    with quiet(registries=False):  # public sections: the user's draws stay
-        np.random.rand(1)  # noqa: NPY002
-    assert not np.array_equal(before[0], np.random.get_state()[1])  # noqa: NPY002
+
+class _WarnsX(LogisticRegression):
+    """Warns the text of its ``note`` parameter whenever it predicts."""
+
+    def __init__(self, C=1.0, note="x"):
+        super().__init__(C=C)
+        self.note = note
+
+    def predict(self, X):
+        _warn_x(self.note)
+        return super().predict(X)
+
+
+@pytest.mark.parametrize("action", ["default", "once", "module"])
+def test_a_later_user_warning_is_shown_after_private_work(action):
+    """A warning withheld in private work (same text, category and line)
+    must not make a later warning of the user's code count as already shown
+    under the user's "default", "once" or "module" filter, and the filters
+    must be the user's again."""
+    text = f"sklearn_dpbo test {action}"
+    X, y, X_val, y_val = _data(m=20)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter(action)
+        before = list(warnings.filters)
+        with quiet():
+            _warn_x(text)
+        search = DPBayesSearchCV(
+            _WarnsX(note=text), {"C": [0.1, 1.0]}, refit=False, random_state=0
+        ).fit(X, y, X_val=X_val, y_val=y_val)
+        assert list(warnings.filters) == before
+        public = [str(w.message) for w in caught]  # the public fits' warnings
+        _warn_x(text)
+    assert search.best_params_["C"] in (0.1, 1.0)
+    assert len(caught) == len(public) + 1
+    assert str(caught[-1].message) == text
+
+
+@pytest.mark.filterwarnings("ignore::sklearn_dpbo.UselessReleaseWarning")
+def test_what_a_callback_prints_warns_or_logs_in_private_fits_is_withheld(
+    capsys, caplog
+):
+    """scikit-learn >= 1.9's ``clone`` copies an estimator's callbacks by
+    reference: a callback on the searched estimator runs inside the
+    whole-data mode's fits on private parts and is handed their rows. What
+    it prints, warns or logs there is withheld like the estimator's own."""
+    callback = pytest.importorskip("sklearn.callback")
+    import logging
+
+    class Talks:
+        calls = 0
+
+        def setup(self, estimator, context):
+            pass
+
+        def teardown(self, estimator, context):
+            pass
+
+        def on_fit_task_begin(self, estimator, context, *, X=None, y=None, **kw):
+            if X is not None:
+                Talks.calls += 1
+                secret = f"CALLBACK-SAW {float(np.asarray(X)[0, 0])!r}"
+                print(secret)
+                print(secret, file=sys.stderr)
+                warnings.warn(secret, UserWarning, stacklevel=1)
+                logging.getLogger("sklearn_dpbo_test_cb").warning(secret)
+
+        def on_fit_task_end(self, estimator, context, **kw):
+            return False
+
+    assert isinstance(Talks(), callback.FitCallback)
+    estimator = LogisticRegression().set_callbacks(Talks())
+    X = np.random.default_rng(0).normal(size=(2000, 3))
+    y = (X[:, 0] > 0).astype(int)
+    with caplog.at_level(logging.DEBUG), warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        search = DPBayesSearchCV(
+            estimator, {"C": [0.1, 1.0]}, refit=False, random_state=0
+        ).fit(X, y)
+    assert search.privacy_report_.neighbouring.startswith("replace any one row")
+    assert Talks.calls > 0  # it ran on private rows
+    shown = [str(m.message) for m in w] + [r.getMessage() for r in caplog.records]
+    out, err = capsys.readouterr()
+    assert "CALLBACK-SAW" not in out + err + "\n".join(shown)
 
 
 def test_private_section_withholds_log_records(caplog):
@@ -454,29 +524,6 @@ def test_private_section_withholds_log_records(caplog):
         logger.warning("public")
     assert [r.getMessage() for r in caplog.records] == ["public"]
     assert logging.root.manager.disable == logging.NOTSET
-
-
-def test_private_section_puts_back_a_registry_an_error_filter_touched():
-    """A nested catch_warnings with an "error" filter (scikit-learn's own)
-    makes warn() create the module's registry and raise; nothing is
-    recorded, and the registry must still be put back."""
-    import types
-
-    module = types.ModuleType("_dpbo_registry_probe")
-    exec(
-        "import warnings\ndef f():\n    warnings.warn('x', UserWarning)\n",
-        module.__dict__,
-    )
-    sys.modules[module.__name__] = module
-    try:
-        with quiet():
-            with warnings.catch_warnings():
-                warnings.simplefilter("error")
-                with pytest.raises(UserWarning):
-                    module.f()
-        assert "__warningregistry__" not in module.__dict__
-    finally:
-        del sys.modules[module.__name__]
 
 
 # ---------------------------------------------------------------------------
@@ -576,6 +623,14 @@ def test_prints_and_high_level_logs_of_a_private_section_are_withheld(capsys, ca
         print("secret 2", file=sys.stderr)
         logging.getLogger("sklearn_dpbo_test_private").log(60, "secret 3")
     assert capsys.readouterr() == ("", "")
+    assert caplog.records == []
+    # A private section nested in a public one withholds its own output.
+    with caplog.at_level(logging.DEBUG), quiet(private=False):
+        print("public")
+        with quiet():
+            print("secret 4")
+            logging.getLogger("sklearn_dpbo_test_private").warning("secret 5")
+    assert capsys.readouterr() == ("public\n", "")
     assert caplog.records == []
 
 

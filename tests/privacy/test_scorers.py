@@ -495,7 +495,7 @@ def test_auto_clip_releases_the_clipped_score_within_its_stated_noise():
         ratios.append(clipped / -np.mean(err**2))
     assert np.median(errors) < 2.0 and max(errors) < 12.0, errors
     assert min(ratios) > 0.9
-    report = str(search.privacy_report_)
+    report = search.privacy_report_.explain()
     assert f"error_clip={c:.6g}" in report and "public training targets" in report
     # The clip reads the training targets only.
     search.fit(X_tr, y_tr, X_val=X_va, y_val=10 * y_va)
@@ -570,7 +570,10 @@ def test_gp_units_are_checked_with_the_derived_bounds():
             warnings.simplefilter("ignore", UserWarning)  # useless-release notes
             return search.fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
 
-    assert "(score - " + f"{-(c**2) / 2:g})/{c**2 / 4:g}" in str(fit().privacy_report_)
+    assert (
+        "(score - " + f"{-(c**2) / 2:g})/{c**2 / 4:g}"
+        in fit().privacy_report_.explain()
+    )
     spent = acc.spent
     # A given offset that fits a clip of 1 but not the derived one.
     with pytest.raises(ValueError, match="GP units"):

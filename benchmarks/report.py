@@ -1,0 +1,392 @@
+"""Write the docs' benchmark tables from the stored results.
+
+Usage::
+
+    python benchmarks/report.py           # rewrite the tables in the docs
+    python benchmarks/report.py --check   # exit 1 if a table is out of date
+
+Every table of ``docs/benchmarks.md`` and the results table of ``README.md``
+sits between ``<!-- report:NAME -->`` and ``<!-- /report:NAME -->`` and is
+generated here from ``benchmarks/results/*.json`` (written by a full run of
+the script named under each table); nothing between the marks is edited by
+hand. Accuracies and regrets are in accuracy points (percent), as mean ± one
+standard error over the seeds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "benchmarks" / "results"
+PAGES = [ROOT / "README.md", ROOT / "docs" / "benchmarks.md"]
+
+
+def load(name: str) -> dict:
+    return json.loads((RESULTS / name).read_text(encoding="utf-8"))
+
+
+def pm(mean: float, se: float, scale: float = 100.0, digits: int = 2) -> str:
+    if not se or se != se:  # one run, or no spread: no error bar
+        return f"{mean * scale:.{digits}f}"
+    return f"{mean * scale:.{digits}f} ± {se * scale:.{digits}f}"
+
+
+def table(header: list[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def command(meta: dict, script: str) -> str:
+    if meta.get("command"):
+        return meta["command"]
+    argv = [a for a in meta.get("argv", []) if not a.startswith("/")]
+    argv = [a for a in argv if a != "--cache-dir"]
+    return " ".join([f"python benchmarks/{script}.py", *argv])
+
+
+def source(meta: dict, script: str, json_name: str, date: str | None = None) -> str:
+    date = date or meta.get("date_utc") or meta.get("date") or ""
+    when = f", {date}" if date else ""
+    return f"`{command(meta, script)}` (`benchmarks/results/{json_name}`{when})"
+
+
+def eps_label(e: float) -> str:
+    return f"ε = {e:g}"
+
+
+# --------------------------------------------------------------------------
+# One function per table: (stored JSON) -> markdown.
+
+
+def utility() -> str:
+    """Validation regret of the central-DP searches (bench_utility.py)."""
+    res = load("bench_utility.json")
+    rows, meta = res["rows"], res["meta"]
+    epsilons = sorted({r["epsilon"] for r in rows if r["epsilon"] is not None})
+    private = list(dict.fromkeys(r["method"] for r in rows if r["private"]))
+    public = list(dict.fromkeys(r["method"] for r in rows if not r["private"]))
+    where = source(meta, "bench_utility", "bench_utility.json")
+    out = [
+        f"Validation regret (accuracy points below the best candidate's "
+        f"validation accuracy), {len(meta['seeds'])} seeds, "
+        f"{meta['n_iter']} iterations; {where}."
+    ]
+    for dataset, info in meta["datasets"].items():
+        cell = {
+            (r["method"], r["epsilon"]): pm(r["regret"]["mean"], r["regret"]["se"])
+            for r in rows
+            if r["dataset"] == dataset
+        }
+        body = [[m] + [cell.get((m, e), "") for e in epsilons] for m in private]
+        out.append(
+            f"\n**{dataset}** (validation set of {info['m_validation']} rows, "
+            f"best candidate {info['oracle_val_accuracy'] * 100:.2f} %):\n"
+        )
+        out.append(table(["method"] + [eps_label(e) for e in epsilons], body))
+        refs = ", ".join(f"{m} {cell[(m, None)]}" for m in public)
+        out.append(f"\nNon-private, same candidates and seeds: {refs}.")
+    return "\n".join(out)
+
+
+def whole_data() -> str:
+    """Test accuracy of the whole-data mode (bench_whole_data.py)."""
+    res = load("bench_whole_data.json")
+    tasks = list(dict.fromkeys(r["task"] for r in res["table"]))
+    methods = list(dict.fromkeys(r["method"] for r in res["table"]))
+    cell = {(r["task"], r["method"]): r for r in res["table"]}
+    body = []
+    for m in methods:
+        row = [m]
+        for t in tasks:
+            r = cell.get((t, m))
+            row.append(pm(r["mean"], r["se"]) if r else "")
+        body.append(row)
+    meta = res["meta"]
+    head = (
+        f"Test accuracy (R² × 100 for `diabetes_ridge`), {meta['seeds']} seeds "
+        f"(fewer on the large task: the n column of the JSON); "
+        f"{source(meta, 'bench_whole_data', 'bench_whole_data.json')}.\n\n"
+    )
+    return head + table(["method"] + tasks, body)
+
+
+def private_model() -> str:
+    """DP models selected by random stopping (bench_private_model.py)."""
+    res = load("bench_private_model.json")
+    meta, summary, versus = res["meta"], res["summary"], res["auto_vs_best"]
+    body = []
+    for task in meta["tasks"]:
+        for eps in sorted(meta["epsilons"]):
+            key = f"{task}|{float(eps)}"
+            if key not in versus:
+                continue
+
+            def acc(rule, key=key):
+                s = summary[f"{key}|{rule}"]
+                return pm(s["mean"], s["se"])
+
+            best = versus[key]["best"]
+            body.append(
+                [
+                    task,
+                    f"{eps:g}",
+                    acc("auto"),
+                    f"{best}: {acc(best)}",
+                    acc("non-private selection"),
+                    acc("non-DP LR"),
+                ]
+            )
+    where = source(meta, "bench_private_model", "bench_private_model.json")
+    head = (
+        f"Test accuracy of the selected DP logistic regression, "
+        f"{meta['seeds']} splits; {where}.\n\n"
+    )
+    header = ["task", "ε", "auto (default)", "best fixed rule"]
+    header += ["non-private selection of the DP models", "non-DP model"]
+    return head + table(header, body)
+
+
+def ldp() -> str:
+    """Time-average regret of the LDP optimisers (bench_ldp.py --goals)."""
+    res = load("bench_ldp_goals.json")
+    meta, goals = res["meta"], res["goals"]
+    epsilons = sorted({g["epsilon"] for g in goals})
+    algos = list(dict.fromkeys(g["algorithm"] for g in goals))
+    cell = {(g["algorithm"], g["epsilon"]): g for g in goals}
+
+    def f(v):
+        return f"{v[0]:.3f} ± {v[1]:.3f}"
+
+    body = [[a] + [f(cell[(a, e)]["default"]) for e in epsilons] for a in algos]
+    first = algos[0]
+    body.append(
+        ["GP-UCB on the same reports"]
+        + [f(cell[(first, e)]["gp_ucb"]) for e in epsilons]
+    )
+    body.append(
+        ["uniform exploration"] + [f(cell[(first, e)]["uniform"]) for e in epsilons]
+    )
+    where = source(meta, "bench_ldp", "bench_ldp_goals.json")
+    head = (
+        f"Time-average regret R_T/T, T = {meta['horizon']}, "
+        f"{len(meta['seeds'])} seeds; {where}.\n\n"
+    )
+    return head + table(["algorithm"] + [eps_label(e) for e in epsilons], body)
+
+
+def dp_gp() -> str:
+    """RMSE of the DP GP release on the !Kung heights (bench_dp_gp.py)."""
+    res = load("bench_dp_gp.json")
+    meta = res["meta"]
+    data = "kung" if res.get("kung") else "synthetic"
+    rmse = res[data]["rmse"]
+    epsilons = sorted({r["epsilon"] for r in rmse if r["epsilon"] is not None})
+    keys = list(dict.fromkeys((r["method"], r["setting"]) for r in rmse))
+    cell = {(r["method"], r["setting"], r["epsilon"]): r for r in rmse}
+    body = []
+    for method, setting in keys:
+        row = [f"{method} ({setting})"]
+        for e in epsilons:
+            r = cell.get((method, setting, e)) or cell.get((method, setting, None))
+            row.append(pm(r["rmse_mean"], r["rmse_se"], 1.0, 1) if r else "")
+        body.append(row)
+    name = "!Kung heights (cm)" if data == "kung" else "synthetic data"
+    where = source(meta, "bench_dp_gp", "bench_dp_gp.json")
+    head = (
+        f"RMSE of the released regression curve on the {name}, "
+        f"δ = {meta['delta']}, {meta['seeds']} seeds; {where}.\n\n"
+    )
+    return head + table(["method"] + [eps_label(e) for e in epsilons], body)
+
+
+def scaling() -> str:
+    """Wall time against RandomizedSearchCV, parallel speed-up (bench_scaling.py)."""
+    res = load("bench_scaling.json")
+    meta = res["meta"]
+    out = [
+        f"Median wall time and its ratio to `RandomizedSearchCV`'s in the same run; "
+        f"{source(meta, 'bench_scaling', 'bench_scaling.json')}, "
+        f"{meta['cpu_count']} cores.\n"
+    ]
+    body = []
+    for section in ("readme_task", "large_task"):
+        task = res[section]
+        name = re.sub(r"^README task \((.*)\)$", r"\1", task["task"])
+        name = name if len(name) < 50 else name.split(",")[0]
+        label = f"{name}, {task['n_train']} training rows"
+        for name, per in task["searchers"].items():
+            body.append(
+                [label, name]
+                + [
+                    f"{per[k]['median_s']:.2f} s ({per[k]['ratio_to_randomized']:.2f}×)"
+                    for k in ("n_jobs=1", "n_jobs=2")
+                ]
+            )
+    out.append(table(["task", "searcher", "n_jobs=1", "n_jobs=2"], body))
+    sched = res["scheduling"]
+    ks = sorted({r["k"] for r in sched["rows"]})
+    speedup = {
+        (r["searcher"], r["backend"], r["k"]): r["speedup"] for r in sched["rows"]
+    }
+    pairs = list(dict.fromkeys((r["searcher"], r["backend"]) for r in sched["rows"]))
+    body = [
+        [f"{s} ({b})"] + [f"{speedup[(s, b, k)]:.2f}×" for k in ks if k > 1]
+        for s, b in pairs
+    ]
+    ms = sched["sleep_s"] * 1000
+    out.append(
+        f"\nSpeed-up with k workers, sleep-bound fits of {ms:g} ms, "
+        f"n_iter = {sched['n_iter']}:\n"
+    )
+    out.append(table(["searcher (backend)"] + [f"k = {k}" for k in ks if k > 1], body))
+    body = [
+        [
+            r["method"],
+            r["n_candidates"],
+            r["n_iter"],
+            f"{r['overhead_ms_per_iter']:.2f}",
+        ]
+        for r in res["overhead"]["rows"]
+    ]
+    out.append("\nSearch overhead per iteration (ms), trivial estimator:\n")
+    out.append(table(["mode", "candidates", "iterations", "ms / iteration"], body))
+    return "\n".join(out)
+
+
+def readme() -> str:
+    """The README's one table: a headline number per mode, at ε = 1."""
+    u = load("bench_utility.json")
+    regret = {
+        r["dataset"]: r["regret"]
+        for r in u["rows"]
+        if r["method"] == "private-selection" and r["epsilon"] == 1.0
+    }
+    wd = {(r["task"], r["method"]): r for r in load("bench_whole_data.json")["table"]}
+    big = "make_classification_10000"
+    w1, wr = wd[(big, "whole-data eps=1")], wd[(big, "RandomizedSearchCV")]
+    p = load("bench_private_model.json")["summary"]
+    g = {
+        (x["algorithm"], x["epsilon"]): x for x in load("bench_ldp_goals.json")["goals"]
+    }["ldp-ata-gp-ucb", 1.0]
+    k = load("bench_dp_gp.json")
+    kung = k["kung"]["rmse"] if k.get("kung") else k["synthetic"]["rmse"]
+    (cloak,) = [
+        r
+        for r in kung
+        if r["method"] == "cloaking"
+        and r["setting"] == "ell=25"
+        and r["epsilon"] == 1.0
+    ]
+    sc = load("bench_scaling.json")
+    s = sc["readme_task"]["searchers"]["DPBayesSearchCV"]
+    big_s = sc["large_task"]["searchers"]["DPBayesSearchCV"]
+    rows = [
+        [
+            "validation-only (default)",
+            "validation regret, accuracy points: "
+            + ", ".join(f"{d} {pm(v['mean'], v['se'])}" for d, v in regret.items()),
+            "`python benchmarks/bench_utility.py`",
+        ],
+        [
+            "whole-data",
+            f"test accuracy on a 10,000-row task: {pm(w1['mean'], w1['se'])} "
+            f"(non-private `RandomizedSearchCV`: {pm(wr['mean'], wr['se'])}); "
+            f"tuned in {w1['tuned_fraction']:.0%} of the runs, else the "
+            "estimator's defaults",
+            "`python benchmarks/bench_whole_data.py`",
+        ],
+        [
+            "private-model",
+            "test accuracy of the selected DP model: "
+            + ", ".join(
+                f"{t} {pm(p[f'{t}|1.0|auto']['mean'], p[f'{t}|1.0|auto']['se'])}"
+                for t in ("breast_cancer", "digits", "synthetic")
+            )
+            + " (the same DP models selected without privacy: "
+            + ", ".join(
+                f"{p[f'{t}|1.0|non-private selection']['mean'] * 100:.2f}"
+                for t in ("breast_cancer", "digits", "synthetic")
+            )
+            + ")",
+            "`python benchmarks/bench_private_model.py`",
+        ],
+        [
+            "local DP",
+            f"time-average regret of LDP-ATA-GP-UCB {g['default'][0]:.3f} ± "
+            f"{g['default'][1]:.3f} (uniform exploration {g['uniform'][0]:.3f})",
+            "`python benchmarks/bench_ldp.py --goals`",
+        ],
+        [
+            "DP Gaussian process",
+            "RMSE of the released curve (!Kung heights): "
+            f"{pm(cloak['rmse_mean'], cloak['rmse_se'], 1, 1)} cm",
+            "`python benchmarks/bench_dp_gp.py`",
+        ],
+        [
+            "speed",
+            "wall time ÷ `RandomizedSearchCV`'s at `n_jobs=1`: "
+            f"{s['n_jobs=1']['ratio_to_randomized']:.2f}× (digits, SVC), "
+            f"{big_s['n_jobs=1']['ratio_to_randomized']:.2f}× "
+            f"(HistGradientBoosting, {sc['large_task']['n_train']:,} rows)",
+            "`python benchmarks/bench_scaling.py`",
+        ],
+    ]
+    return table(["mode", "measured at ε = 1", "regenerate with"], rows)
+
+
+SECTIONS = {
+    "readme": readme,
+    "utility": utility,
+    "whole_data": whole_data,
+    "private_model": private_model,
+    "ldp": ldp,
+    "dp_gp": dp_gp,
+    "scaling": scaling,
+}
+MARK = re.compile(
+    r"(<!-- report:(?P<name>\w+) -->\n)(?P<body>.*?)(<!-- /report:(?P=name) -->)",
+    re.S,
+)
+
+
+def render(text: str) -> str:
+    """``text`` with every marked table regenerated."""
+
+    def one(match):
+        name = match.group("name")
+        if name not in SECTIONS:
+            raise KeyError(f"unknown report section {name!r}")
+        return match.group(1) + SECTIONS[name]() + "\n" + match.group(4)
+
+    return MARK.sub(one, text)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="only check")
+    args = parser.parse_args(argv)
+    stale = []
+    for page in PAGES:
+        text = page.read_text(encoding="utf-8")
+        new = render(text)
+        if new != text:
+            stale.append(page.relative_to(ROOT))
+            if not args.check:
+                page.write_text(new, encoding="utf-8")
+    if args.check and stale:
+        print("out of date (run python benchmarks/report.py):", *stale)
+        return 1
+    print(
+        ("rewrote " if stale else "up to date: ") + ", ".join(map(str, stale or PAGES))
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
