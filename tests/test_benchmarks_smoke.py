@@ -188,34 +188,40 @@ def test_bench_scaling_quick():
         assert (out_dir / "bench_scaling.png").exists()
 
 
-def test_bench_private_model_a_refused_rule_is_never_the_best():
-    """A fixed rule the library refuses at some ε (the logarithmic law where
-    no cap keeps δ) is recorded as NaN, shown as "refused" and left out of
-    the best fixed rule."""
+def _bench_private_model():
     sys.path.insert(0, str(ROOT / "benchmarks"))
     try:
         import bench_private_model as bpm
     finally:
         sys.path.remove(str(ROOT / "benchmarks"))
-    # NaN first: max() would keep it (nothing compares greater than NaN).
-    accs = {"public default": float("nan"), "naive split": 0.6}
-    accs |= {"RS negative-binomial": 0.8, "RS geometric": 0.5}
-    accs |= {"RS logarithmic": 0.7, "auto": 0.8}
+    return bpm
+
+
+def test_bench_private_model_goals_are_paired_differences():
+    bpm = _bench_private_model()
+    accs = {n: 0.7 for n in bpm.RULES} | {"auto": 0.75, "public default": 0.72}
     runs = [
-        {
-            n: {"acc": a + 0.01 * i, "strategy": "random-stopping", "law": 0.5}
-            for n, a in accs.items()
-        }
+        {n: {"acc": a + 0.01 * i, "strategy": "split"} for n, a in accs.items()}
+        | {n: {"acc": 0.8} for n in bpm.REFERENCES}
         for i in range(3)
     ]
-    for r in runs:
-        r |= {n: {"acc": 0.9} for n in bpm.REFERENCES}
-    results = {"t|8.0": runs}
-    text, rows = bpm.auto_versus_best(results, ["t"], [8.0])
-    assert rows["t|8.0"]["best"] == "RS negative-binomial"
-    assert rows["t|8.0"]["within"] and rows["t|8.0"]["same_as_rule"] == 3
-    table, summary = bpm.table(results, ["t"], [8.0])
-    assert "refused" in table and np.isnan(summary["t|8.0|public default"]["mean"])
+    _, rows = bpm.goals({"t|1.0": runs}, ["t"], [1.0])
+    auto = rows["t|1.0|auto"]
+    assert auto["minus_untuned"] == pytest.approx([0.03, 0.0], abs=1e-12)
+    assert auto["minus_non_private_choice"][0] == pytest.approx(0.75 + 0.01 - 0.8)
+    assert auto["within_1se_of_untuned"] and auto["strategies"] == {"split": 3}
+
+
+def test_bench_private_model_quick_never_writes_the_stored_results(monkeypatch, capsys):
+    bpm = _bench_private_model()
+    fake = {n: {"acc": 0.5, "strategy": "default"} for n in bpm.RULES}
+    fake |= {n: {"acc": 0.6} for n in bpm.REFERENCES}
+    monkeypatch.setattr(bpm, "run_seed", lambda *a: fake)
+    monkeypatch.setattr(bpm, "plot", lambda *a: None)
+    monkeypatch.setattr(sys, "argv", ["bench_private_model.py", "--quick"])
+    bpm.main()
+    written = Path(capsys.readouterr().out.strip().splitlines()[-1].split(": ")[1])
+    assert written.exists() and (ROOT / "benchmarks" / "results") not in written.parents
 
 
 @_quick("bench_private_model")
@@ -223,27 +229,20 @@ def test_bench_private_model_quick():
     result, stdout, _ = _run("bench_private_model")
     runs = result["runs"]["breast_cancer|1.0"]
     assert len(runs) == result["meta"]["seeds"] == 2
-    rules = {"non-private selection", "public default", "naive split", "auto"}
-    assert rules <= set(runs[0])
+    assert {*bpm_rules(), "non-private selection"} <= set(runs[0])
     assert all(0 <= r[k]["acc"] <= 1 for r in runs for k in r)
     assert "| breast_cancer | 1 |" in stdout
-    # auto against the best fixed rule, recomputed from the runs
-    versus = result["auto_vs_best"]["breast_cancer|1.0"]
-    fixed = ["public default", "naive split", "RS logarithmic"]
-    fixed += ["RS negative-binomial", "RS geometric"]
-    means = {k: np.mean([r[k]["acc"] for r in runs]) for k in fixed}
-    assert means[versus["best"]] == max(means.values())
-    auto = np.mean([r["auto"]["acc"] for r in runs])
-    assert versus["diff"] == pytest.approx(auto - means[versus["best"]])
-    assert sum(versus["auto_strategies"].values()) == 2
-    # Paired noise (the default): auto releases what the rule it ran does.
-    assert "paired" in result["meta"]["noise"] and versus["same_as_rule"] == 2
+    auto = result["goals"]["breast_cancer|1.0|auto, no score"]
+    diff = [
+        r["auto, no score"]["acc"] - r["public default, all rows"]["acc"] for r in runs
+    ]
+    assert auto["minus_untuned"][0] == pytest.approx(np.mean(diff))
+    assert sum(auto["strategies"].values()) == 2
     assert result["meta"]["git_commit"] and result["meta"]["date_utc_start"]
-    assert "auto − best (paired)" in stdout
-    pair = result["compare"]["by_task"]["breast_cancer"]
-    log = [r["RS logarithmic"]["acc"] for r in runs]
-    nb = [r["RS negative-binomial"]["acc"] for r in runs]
-    assert pair["diff"] == pytest.approx(np.mean(log) - np.mean(nb))
+
+
+def bpm_rules():
+    return ["public default", "public default, all rows", "auto", "auto, no score"]
 
 
 @_quick("bench_whole_data")

@@ -17,28 +17,33 @@ from typing import Any
 
 import numpy as np
 
-from ..privacy._numbers import number_or_nan
+from ..privacy._numbers import label_key, number_or_nan
 
-__all__ = ["check_containers", "check_label_classes", "float_entries"]
+__all__ = ["check_containers", "check_label_classes", "float_entries", "read_labels"]
 
 
 _EXACT_LABELS = 2.0**53
 """Numbers of magnitude below this compare equal as float64 iff they are equal."""
 
 
-def check_label_classes(estimator: Any, where: str = "the estimator") -> None:
-    """Refuse ``classes`` that a float64 label cannot be compared with exactly.
+def _textual(classes) -> bool:
+    """Whether some class is a label that is no number (``"yes"``): public."""
+    return any(isinstance(label_key(c), (str, bytes)) for c in classes)
 
-    Every label is read as a float64 on its own (:func:`float_entries`) and
-    compared with ``classes``: a class must therefore be a number that
-    float64 holds exactly, with |c| < 2**53 (then a label equals the class
-    after the conversion iff it did before, for every integer label and
-    every float64 label). A string class would match no label: every row
-    would silently be a negative. Public (the parameters only), before any
-    row is read.
+
+def check_label_classes(estimator: Any, where: str = "the estimator") -> None:
+    """Refuse numeric ``classes`` that a float64 label cannot be compared with exactly.
+
+    With numeric classes every label is read as a float64 on its own
+    (:func:`float_entries`) and compared with ``classes``: a class must
+    therefore be a number that float64 holds exactly, with |c| < 2**53
+    (then a label equals the class after the conversion iff it did before).
+    Classes that include a non-numeric label (``("no", "yes")``) are read by
+    :func:`read_labels` instead, label by label. Public (the parameters
+    only), before any row is read.
     """
     classes = estimator.get_params().get("classes", None)
-    if classes is None:
+    if classes is None or _textual(classes):
         return
 
     def exact(c) -> bool:
@@ -53,13 +58,40 @@ def check_label_classes(estimator: Any, where: str = "the estimator") -> None:
     if not all(exact(c) for c in classes):
         raise ValueError(
             f"method='private-model': {where} has classes={classes!r}, but "
-            "this mode reads every label as a float64 on its own (so that one "
-            "mistyped label cannot change how the others are read) and "
-            "compares it with classes: classes must hold numbers that float64 "
-            "holds exactly (|c| < 2**53), e.g. classes=(0, 1). Encode the "
-            "labels as numbers first, e.g. y = (np.asarray(y) == 'yes')"
-            ".astype(int) with classes=(0, 1)."
+            "this mode reads every numeric label as a float64 on its own (so "
+            "that one mistyped label cannot change how the others are read) "
+            "and compares it with classes: numeric classes must hold numbers "
+            "that float64 holds exactly (|c| < 2**53), e.g. classes=(0, 1), "
+            "or be declared as strings, e.g. classes=('no', 'yes')."
         )
+
+
+def read_labels(y, classes) -> np.ndarray:
+    """The labels as the learner and the scorer read them, label by label.
+
+    Inside the private computation. Numeric (or no) ``classes``:
+    :func:`float_entries`. Classes with a non-numeric label: each label is
+    matched with the classes on its own (:func:`~..privacy._numbers.label_key`:
+    ``"1"``, ``1`` and ``1.0`` match a class ``1``) and becomes that class,
+    or a public sentinel that is no class (never predicted: a miss, a
+    negative in the fit) when it matches none or its comparison fails.
+    """
+    if classes is None or not _textual(classes):
+        return float_entries(y)
+    outside = "<label outside classes>"
+    while outside in classes:
+        outside += "_"
+    keys = [label_key(c) for c in classes]
+    values = y.to_numpy(dtype=object) if _is_pandas(y, "Series") else y
+
+    def one(v):
+        try:
+            k = label_key(v)
+            return next((c for c, key in zip(classes, keys) if key == k), outside)
+        except Exception:  # noqa: BLE001 - this label's own failure: no class
+            return outside
+
+    return np.array([one(v) for v in np.asarray(values, dtype=object)], dtype=object)
 
 
 def _is_pandas(A, name: str) -> bool:

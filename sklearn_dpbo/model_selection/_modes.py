@@ -637,7 +637,8 @@ class PrivateModel(SearchMode):
         (2.5ε₀) or 1 (3ε₀). ``"auto"`` (since 2026-11-24; the default was
         ``"negative-binomial"``): ``"logarithmic"``, chosen by a check on
         three held-out tasks decided by a rule fixed before their run
-        (``docs/private_model.md``, "The law of K"), unless no cap on K
+        (``benchmarks/results/bench_private_model_notes.md``, "The law of
+        K"), unless no cap on K
         keeps its added δ within the search's ``delta`` (many candidates,
         small δ, large ε), then ``"negative-binomial"``: a public rule
         (``_private_model.resolve_distribution``) that accepts every search

@@ -24,9 +24,18 @@ Strategies (:class:`~._modes.PrivateModel`):
   flip over their validation scores (ε₁) and Laplace on the selected
   score (ε₂ = ε − ε₁): a training row moves the L models (L·ε/L = ε), a
   validation row the selection and the score (ε₁ + ε₂ = ε); pure ε-DP.
-- ``"default"``: the estimator's own parameters, one fit at ε (and its
-  score at ε on the validation part); pure ε-DP.
+- ``"default"``: the estimator's own parameters, one fit at ε on every
+  row (on the training part, and its score at ε on the validation part,
+  with ``release_score=True``); pure ε-DP.
+
+``release_score="auto"`` (the default) is False here (:func:`release_score`).
 - ``"auto"``: :func:`choose_strategy`, from public sizes and ε.
+
+A ``Pipeline`` is accepted when every step before the DP learner learns
+nothing from the rows (:mod:`._public_steps`: stateless or configured by
+public values, fitted on a public dummy row, applied to each private row on
+its own); only the learner's parameters are searched, and the released
+model is the pipeline.
 
 Before any row is read, candidates whose fit has the same distribution as
 an earlier candidate's (objective perturbation's plateau in C) are dropped
@@ -44,11 +53,13 @@ that the rows decide (one None turns a bool column into objects) decides
 nothing. Per record, for the learners of :mod:`sklearn_dpbo.dp_learners`:
 a row with a non-finite feature is the zero row, in its fit and in its
 score (its prediction is the intercept's); a label is compared with the
-public, numeric ``classes`` (:func:`~._entries.check_label_classes`): ``classes[1]``
-is the positive class, any other value (NaN included) a negative in the
-fit, and the score compares the float label with the predicted class (a
-label outside ``classes`` is never predicted: a miss for accuracy, the
-floor for log loss); a non-finite regression target is 0 in the fit and
+public ``classes`` on its own (numeric classes: as a float64,
+:func:`~._entries.check_label_classes`; classes with a string: by
+:func:`~._entries.read_labels`); with two classes ``classes[1]`` is the
+positive class, any other value (NaN included) a negative in the fit, and
+the score compares the label with the predicted class (a label outside
+``classes`` is never predicted: a miss for accuracy, the floor for log
+loss); a non-finite regression target is 0 in the fit and
 scores the score's lowest value. Numeric arrays and DataFrames
 give the values they gave before (bit for bit).
 
@@ -66,11 +77,13 @@ from __future__ import annotations
 import contextlib
 import io
 import math
+import warnings
 from dataclasses import replace
 from typing import Any
 
 import numpy as np
 from sklearn.base import clone
+from sklearn.utils.validation import _get_feature_names
 
 from .._compat import _num_samples, _safe_split
 from ..privacy._accounting import PrivacyReport, Release
@@ -86,8 +99,14 @@ from ._diffprivlib import (
     is_diffprivlib,
     learner_assumption,
 )
-from ._entries import check_containers, check_label_classes, float_entries
+from ._entries import (
+    check_containers,
+    check_label_classes,
+    float_entries,
+    read_labels,
+)
 from ._progress import ProgressPrinter
+from ._public_steps import fit_public_steps, split_pipeline, transform_rows
 from ._releases import _grid_laplace
 from ._sealed import run_sealed
 from ._whole_data import WHOLE_DATA_RELATION, default_params
@@ -109,8 +128,8 @@ MAX_SCORE_NOISE = 0.05
 DEFAULT_SUFFICES = 60.0
 """n_fit·ε/d at or above which ``"auto"`` runs the public default with a
 learner that opts in (:func:`default_suffices`; hypothesis H of
-``docs/private_model.md``, read off six tasks and checked on three fresh
-ones by a rule fixed before their run)."""
+``benchmarks/results/bench_private_model_notes.md``, read off six tasks
+and checked on three fresh ones by a rule fixed before their run)."""
 
 _PS = "Papernot & Steinke, ICLR 2022 (arXiv 2110.03620), Theorem 2"
 _LT = "Liu & Talwar, STOC 2019"
@@ -144,7 +163,9 @@ def check_dp_learner(estimator: Any, names) -> None:
             "cost the library can read and trust from its parameters; got "
             f"{type(estimator).__name__}. Use sklearn_dpbo.dp_learners."
             "DPLogisticRegression or DPLinearRegression (public data_norm and "
-            "bounds), or method='whole-data' to make only the "
+            "bounds), alone or as the last step of a Pipeline of public steps "
+            "(Normalizer, FunctionTransformer, OneHotEncoder with every "
+            "category given), or method='whole-data' to make only the "
             "hyper-parameters private for any estimator."
         )
     if estimator.get_params().get("noise_random_state") is not None:
@@ -153,10 +174,14 @@ def check_dp_learner(estimator: Any, names) -> None:
             "method='private-model': the search draws the learner's noise from "
             "its own source (set noise_random_state on the search, for tests)."
         )
-    if "epsilon" in set(names):
+    searched = sorted({"epsilon", "noise_random_state", "classes"} & set(names))
+    if searched:
         raise ValueError(
-            "method='private-model' sets the learner's epsilon itself (from "
-            "the search's epsilon and the strategy); do not search it."
+            f"method='private-model' does not search {searched}: it sets the "
+            "learner's epsilon itself (from the search's epsilon and the "
+            "strategy), draws the learner's noise from its own source "
+            "(noise_random_state on the search, for tests only), and classes "
+            "are the public label set; do not search it."
         )
 
 
@@ -192,6 +217,31 @@ def check_candidate_params(estimator: Any, candidates) -> None:
             ) from None
         if not diffprivlib:
             check_label_classes(est, where)
+
+
+def _check_width(learner, candidates, n_features: int) -> None:
+    """Each candidate's bounds against d, and the no-bounds warning: public.
+
+    Before any row is read and before the charge: declared ``bounds`` whose
+    length is not the number of features d (public: the container's shape,
+    or the public steps' output) are refused; a learner given neither
+    ``bounds`` nor ``data_norm`` warns what clipping to the default norm
+    costs (the library never reads bounds from the data).
+    """
+    if not hasattr(learner, "_ball"):
+        return
+    for params in [{}, *candidates]:
+        est = clone(learner).set_params(**clone(params, safe=False))
+        try:
+            est._ball(n_features)
+        except (ValueError, TypeError) as exc:
+            raise type(exc)(
+                f"method='private-model': {exc} (checked before any row is read "
+                "and before any budget is spent)"
+            ) from None
+    message = learner._no_bounds_message()
+    if message is not None:
+        warnings.warn(message, UserWarning, stacklevel=4)
 
 
 def split_rows(n: int, fraction: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -248,7 +298,8 @@ def default_suffices(learner, n_fit: int, epsilon: float, n_features) -> bool:
     logistic regression, where the extra regularisation puts large C on
     the plateau, the weakest regularisation allowed at ε; every tuning rule
     fits at a share of ε, whose plateau is more regularised and whose noise
-    is larger). Public: n_fit = n − m, the whole ε and d, the number of
+    is larger). Public: n_fit, the rows the untuned model is fitted on (n,
+    or n − m when its score is released), the whole ε and d, the number of
     columns of X (its container's shape, checked 2-D before this);
     no row is read.
     """
@@ -482,7 +533,8 @@ def resolve_distribution(mode, n_candidates: int, epsilon: float, delta: float):
     """The law of K: ``mode.distribution``, or for ``"auto"`` a public rule.
 
     ``"auto"``: the logarithmic law (η = 0, ε₀ = ε/2; chosen by a held-out
-    check, ``docs/private_model.md``) when a cap K_max keeps its added δ
+    check, ``benchmarks/results/bench_private_model_notes.md``) when a cap
+    K_max keeps its added δ
     within ``delta`` at E[K] = ``mean_runs`` (the number of candidates
     before pruning for ``"auto"``, an upper bound on the number kept, so the
     cap also fits after pruning), and the truncated negative binomial
@@ -533,25 +585,25 @@ def _capped_runs(mode, eta: float, n_candidates: int, epsilon: float, delta: flo
     return gamma, cap, added
 
 
-def _plan_strategy(search, plan, n, m, candidates, n_features=None) -> dict:
+def _plan_strategy(search, plan, learner, n, m, candidates, n_features=None) -> dict:
     """Everything public about the run: strategy, ε₀, γ, K_max, δ."""
     mode = plan.mode
     law, eta = resolve_distribution(mode, len(candidates), plan.epsilon, plan.delta)
     strategy, n_fit = mode.strategy, n - m
     if strategy == "auto":
         strategy = choose_strategy(n_fit, m, len(candidates), plan.epsilon, eta)
-        if default_suffices(search.estimator, n_fit, plan.epsilon, n_features):
+        # the untuned model's own rows: every row when no score is released
+        n_default = n if not release_score(search) else n_fit
+        if default_suffices(learner, n_default, plan.epsilon, n_features):
             strategy = "default"
-    kept = _prune_for(strategy, search.estimator, candidates, n_fit, plan.epsilon, eta)
+    kept = _prune_for(strategy, learner, candidates, n_fit, plan.epsilon, eta)
     if mode.strategy == "auto" and len(kept) < len(candidates):
         again = choose_strategy(n_fit, m, len(kept), plan.epsilon, eta)
         if again == "default" and len(kept) == 1:
             strategy = "kept"  # one distinct candidate: fit it at ε
         elif again != strategy:  # fewer candidates changed the rule: once more
             strategy = again
-            kept = _prune_for(
-                strategy, search.estimator, candidates, n_fit, plan.epsilon, eta
-            )
+            kept = _prune_for(strategy, learner, candidates, n_fit, plan.epsilon, eta)
     candidates = kept
     cfg = {
         "strategy": strategy,
@@ -559,13 +611,13 @@ def _plan_strategy(search, plan, n, m, candidates, n_features=None) -> dict:
         "delta": 0.0,
         "candidates": candidates,
         "budget_split": search.budget_split,
-        "release_score": search.release_score,
+        "release_score": release_score(search),
     }
     if strategy == "kept":
         cfg["strategy"] = "default"
     elif strategy == "default":
         names = sorted({k for p in candidates for k in p})
-        cfg["candidates"] = [default_params(search.estimator, names)]
+        cfg["candidates"] = [default_params(learner, names)]
     if strategy != "random-stopping":
         return cfg
     gamma, cap, delta = _capped_runs(
@@ -581,6 +633,17 @@ def _plan_strategy(search, plan, n, m, candidates, n_features=None) -> dict:
         eps0=plan.epsilon / st.cost_factor(eta),
     )
     return cfg
+
+
+def release_score(search) -> bool:
+    """Whether the score is a release of its own: ``release_score``, with
+    ``"auto"`` False in this mode (the default branch then fits on every
+    row at ε, the naive split selects at ε; measured in
+    ``benchmarks/results/bench_private_model_release_score.json``: as good
+    or better in every cell). Random stopping's noisy score is part of its
+    selection, paid for, and released unless ``release_score=False``."""
+    value = search.release_score
+    return False if isinstance(value, str) else bool(value)
 
 
 def _refuse_training_target_scores(scorer) -> None:
@@ -620,9 +683,13 @@ def fit_private_model(search, plan, X, y, fit_params, other_scorers, extra):
             "method='private-model' takes one scorer and no fit parameters."
         )
     _refuse_training_target_scores(plan.scorer)
-    candidates = _candidate_list(search, plan)
-    check_dp_learner(search.estimator, {k for p in candidates for k in p})
-    check_candidate_params(search.estimator, candidates)
+    searched = _candidate_list(search, plan)
+    steps, learner, prefix = split_pipeline(
+        search.estimator, {k for p in searched for k in p}
+    )
+    candidates = [{k[len(prefix) :]: v for k, v in p.items()} for p in searched]
+    check_dp_learner(learner, {k for p in candidates for k in p})
+    check_candidate_params(learner, candidates)
     check_containers(X, y)
     n = _num_samples(X)
     if y is None or _num_samples(y) != n or n < 2:
@@ -630,13 +697,22 @@ def fit_private_model(search, plan, X, y, fit_params, other_scorers, extra):
     mode = plan.mode
     train, val = split_rows(n, mode.validation_fraction, plan.seed)
     n_features = int(X.shape[1])  # a checked 2-D container: its public shape
-    cfg = _plan_strategy(search, plan, n, len(val), candidates, n_features)
-    if cfg["strategy"] == "default" and not search.release_score:
+    if steps:  # fitted on a public dummy row: the learner's width is public
+        steps, _, n_features = fit_public_steps(steps, X)
+    _check_width(learner, candidates, n_features)
+    pipe = clone(search.estimator) if prefix else None  # before the charge
+    try:  # public: the container's column names, read before the charge
+        names = _get_feature_names(X)
+    except TypeError:  # mixed name types: scikit-learn keeps none either
+        names = None
+    classes = None if is_diffprivlib(learner) else learner.get_params().get("classes")
+    cfg = _plan_strategy(search, plan, learner, n, len(val), candidates, n_features)
+    if cfg["strategy"] == "default" and not cfg["release_score"]:
         train, val = np.arange(n), None  # every row trains the one model
     cost = (cfg["epsilon"], cfg["delta"])
     if search.accountant is not None:
         search.accountant.check(*cost)
-    progress = ProgressPrinter(search.verbose, cost)
+    progress = ProgressPrinter(search.verbose, cost, "the rows of X, y")
     progress.plan(
         f"private-model: strategy={cfg['strategy']!r}, {len(candidates)} "
         f"candidates, {n} rows; budget epsilon={cost[0]:g}, delta={cost[1]:.3g}"
@@ -655,7 +731,7 @@ def fit_private_model(search, plan, X, y, fit_params, other_scorers, extra):
                 *cost, label=f"{type(search).__name__}(method='private-model')"
             )
         charged.append(cost)
-        est = search.estimator
+        est = learner
         sink = io.StringIO()
         with (
             quiet(),
@@ -664,7 +740,9 @@ def fit_private_model(search, plan, X, y, fit_params, other_scorers, extra):
         ):
             # Every entry on its own: nothing about the batch (a dtype
             # inferred from all rows) decides how a record is read.
-            Xp, yp = float_entries(Xp), float_entries(yp)
+            if steps:  # one row at a time: row i's output is row i's alone
+                Xp = transform_rows(steps, Xp, n_features)
+            Xp, yp = float_entries(Xp), read_labels(yp, classes)
             X_tr, y_tr = _safe_split(est, Xp, yp, train)
             X_va, y_va = (
                 (None, None) if val is None else _safe_split(est, Xp, yp, val, train)
@@ -677,17 +755,22 @@ def fit_private_model(search, plan, X, y, fit_params, other_scorers, extra):
 
     release, c, model, score = run_sealed(run, _Ctx(), charged)
     check_charge([release], charged)
-    _ingest(search, plan, cfg, release, c, model, score)
+    if names is not None and not steps and not is_diffprivlib(model):
+        model.feature_names_in_ = names  # as fit(X) on the DataFrame sets it
+    if prefix:  # the released model is the pipeline, its steps public
+        pipe.steps = [*steps, (pipe.steps[-1][0], model)]
+        model = pipe
+    _ingest(search, plan, cfg, release, c, model, score, learner, prefix)
     progress.done()
     return search
 
 
-def _ingest(search, plan, cfg, release, c, model, score) -> None:
-    cands = cfg["candidates"]
+def _ingest(search, plan, cfg, release, c, model, score, learner, prefix) -> None:
+    cands = [{prefix + k: v for k, v in p.items()} for p in cfg["candidates"]]
     public = replace(
         release,
         value=None,
-        assumption=learner_assumption(search.estimator, release.assumption),
+        assumption=learner_assumption(learner, release.assumption),
     )
     stopping = None
     if cfg["strategy"] == "random-stopping":
@@ -704,7 +787,9 @@ def _ingest(search, plan, cfg, release, c, model, score) -> None:
     search.best_index_ = int(c)
     search.best_params_ = dict(cands[c])
     search.best_estimator_ = model
-    if score is not None and search.release_score:
+    if score is not None and (
+        cfg["release_score"] or isinstance(search.release_score, str)
+    ):
         search.best_score_ = float(score)
     search.scorer_ = plan.scorer
     search.multimetric_ = False

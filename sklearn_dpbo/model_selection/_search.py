@@ -171,9 +171,13 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
     budget_split : float in (0, 1), default=0.5
         Fraction of (ε, δ) spent on ``best_params_``; the rest on
         ``best_score_``.
-    release_score : bool, default=True
+    release_score : bool or "auto", default="auto"
         Release ``best_score_``. ``False`` spends the whole budget on
-        ``best_params_`` and leaves ``best_score_`` unset.
+        ``best_params_`` and leaves ``best_score_`` unset. ``"auto"`` is
+        ``True``, except in ``method="private-model"``, where a score would
+        cost the released model accuracy: there the untuned model is fitted
+        on every row and the naive split spends ε on the selection only
+        (random stopping's score is paid for by the selection and released).
     n_iter : int, default=30
         Number of Bayesian-optimisation evaluations T (validation
         evaluations in ``"gp-ucb"``, public cross-validated evaluations in
@@ -429,7 +433,7 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         epsilon=1.0,
         delta=1e-5,
         budget_split=0.5,
-        release_score=True,
+        release_score="auto",
         n_iter=30,
         n_candidates=1024,
         scoring=None,

@@ -61,7 +61,7 @@ PARAMETER_CONSTRAINTS: dict = {
     "epsilon": EPSILON_CONSTRAINTS,
     "delta": DELTA_CONSTRAINTS,
     "budget_split": [Interval(numbers.Real, 0, 1, closed="neither")],
-    "release_score": ["boolean"],
+    "release_score": ["boolean", StrOptions({"auto"})],
     "n_iter": [Interval(numbers.Integral, 1, None, closed="left")],
     "n_candidates": [Interval(numbers.Integral, 1, None, closed="left")],
     # Any str or callable passes here so that get_dp_scorer can refuse the

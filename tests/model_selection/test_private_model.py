@@ -216,6 +216,41 @@ def test_refusals_before_any_row_is_read():
         _search(method=PrivateModel(strategy="random-stopping", max_runs=2)).fit(X, y)
 
 
+def test_searched_noise_random_state_is_refused_before_the_charge():
+    """It would be ignored (the search draws the noise) yet shown in best_params_."""
+    X, y = _data()
+    acc = BudgetAccountant(epsilon=1.0, delta=1e-5)
+    search = _search(grid={"C": [0.1, 1.0], "noise_random_state": [None, 1]})
+    with pytest.raises(ValueError, match=r"does not search \['noise_random_state'\]"):
+        search.set_params(accountant=acc).fit(X, y)
+    assert acc.spent[0] == 0.0
+
+
+def test_release_score_auto_spends_on_the_model_not_on_a_score():
+    # "auto" (the default) is False in this mode: the untuned model on every
+    # row at epsilon, the naive split selecting at epsilon; random stopping's
+    # score is part of its selection and released. True keeps the score.
+    X, y = _data()
+    default = PrivateModel(strategy="default")
+    s = _search(method=default, delta=0.0).fit(X, y)
+    assert not hasattr(s, "best_score_")
+    assert "on every row" in str(s.privacy_report_)
+    s = _search(method=PrivateModel(strategy="split"), delta=0.0).fit(X, y)
+    assert not hasattr(s, "best_score_") and "(epsilon=1)" in str(s.privacy_report_)
+    assert 0.0 <= _search(delta=1e-5).fit(X, y).best_score_ <= 1.0
+    s = _search(method=default, delta=0.0, release_score=True).fit(X, y)
+    assert 0.0 <= s.best_score_ <= 1.0
+    assert "on the training part" in str(s.privacy_report_)
+
+
+def test_verbose_says_the_rows_of_x_y_are_read(capsys):
+    X, y = _data()
+    _search(verbose=1, delta=1e-5).fit(X, y)
+    out = capsys.readouterr().out
+    assert "reading the rows of X, y" in out
+    assert "validation set" not in out
+
+
 def test_auto_rule_is_public_and_documented():
     assert choose_strategy(1000, 300, 1, 1.0, 0.5) == "default"
     assert choose_strategy(100, 30, 12, 0.5, 0.5) == "default"  # 1/(30·0.2) > 5%
@@ -345,7 +380,7 @@ def test_formerly_failing_solver_settings_fit_on_both_neighbours():
         {"C": [-1.0]},
         {"max_iter": [0]},
         {"data_norm": [-2.0, 1.0]},
-        {"classes": [(0,)]},  # one class: failed inside the sealed run before
+        {"bounds": [(0.0, 1.0, 2.0)]},  # not a (lower, upper) pair
     ],
 )
 @pytest.mark.parametrize("strategy", ["split", "random-stopping", "auto"])
@@ -358,5 +393,7 @@ def test_bad_candidate_is_refused_before_any_budget_is_spent(grid, strategy):
     with pytest.raises(ValueError, match="before any budget is spent"):
         search.fit(X, y)
     assert acct.spent == (0.0, 0.0)
+    with pytest.raises(ValueError, match="before any budget is spent"):
+        _search(estimator=DPLogisticRegression(classes=(0,))).fit(X, y)
     with pytest.raises(ValueError, match="the estimator is not a valid"):
         _search(estimator=DPLogisticRegression(C=-1.0)).fit(X, y)

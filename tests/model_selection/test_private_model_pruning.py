@@ -27,7 +27,7 @@ def _data(n=500, seed=0, d=2):
     return X, (X[:, 0] > 0).astype(int)
 
 
-def _search(strategy, grid=GRID, estimator=None, epsilon=1.0):
+def _search(strategy, grid=GRID, estimator=None, epsilon=1.0, release_score=True):
     return DPBayesSearchCV(
         estimator or DPLogisticRegression(data_norm=1.0),
         {"C": grid},
@@ -36,6 +36,7 @@ def _search(strategy, grid=GRID, estimator=None, epsilon=1.0):
         delta=1e-6,
         scoring="accuracy",
         n_iter=len(grid),
+        release_score=release_score,
         random_state=0,
     )
 
@@ -132,4 +133,10 @@ def test_auto_runs_the_default_when_n_fit_eps_over_d_is_large():
     s = _search("auto", grid=grid, epsilon=1.19).fit(X, y)
     assert s.strategy_ != "default"
     s = _search("auto", grid=grid, epsilon=1.2, estimator=out).fit(X, y)
+    assert s.strategy_ != "default"
+    # With no score released (release_score="auto") the untuned model is
+    # fitted on all n = 500 rows: 500·ε/7 ≥ 60 from ε = 0.84 on.
+    s = _search("auto", grid=grid, epsilon=0.84, release_score="auto").fit(X, y)
+    assert s.strategy_ == "default" and not hasattr(s, "best_score_")
+    s = _search("auto", grid=grid, epsilon=0.83, release_score="auto").fit(X, y)
     assert s.strategy_ != "default"

@@ -1,0 +1,307 @@
+"""Pipelines in the private-model mode: steps that learn nothing from the rows.
+
+Every row of ``X, y`` is private in this mode, so a preprocessing step may
+not be fitted on the rows (a scaler's mean, an encoder's categories, an
+imputer's median would each be a release of their own, and one row moves
+them for every other row). A ``Pipeline`` whose last step is a DP learner
+is accepted when each step before it is configured by public values only:
+
+- ``"passthrough"`` (or None);
+- ``Normalizer`` and ``FunctionTransformer`` (stateless);
+- ``OneHotEncoder(categories=[...], handle_unknown="ignore")`` with every
+  category given (``min_frequency`` and ``max_categories`` unset): an
+  unknown private value is the all-zero encoding, it never raises;
+- a ``ColumnTransformer`` of these, columns named or indexed (not
+  selected by a callable, which reads the data), ``remainder`` ``"drop"``,
+  ``"passthrough"`` or one of these.
+
+Checked from the estimator's parameters before any row is read
+(:func:`split_pipeline`); any other step is refused with the reason and
+the public alternative. The steps are then fitted on one public dummy row
+(:func:`fit_public_steps`: 0 in every column, an encoder's first category
+in the columns it encodes), so their fitted state is public, and applied
+by the library to the private rows **one row at a time**
+(:func:`transform_rows`): row i's output depends on row i alone, whatever
+a step computes over the batch it is given (steps that are row-wise by
+construction take the rows at once, with the same result). Each entry of
+a row is read on its own first (a number, a numeric string as its number, another string
+as itself, anything else NaN), and a row whose transform raises or has
+another width is a row of NaN, which the learners read as the zero row.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from typing import Any
+
+import numpy as np
+from sklearn.base import clone
+
+from ..privacy._numbers import number_or_nan
+
+__all__ = ["split_pipeline", "fit_public_steps", "transform_rows"]
+
+_STATELESS = ("Normalizer", "FunctionTransformer")
+_ACCEPTED = (
+    "Normalizer, FunctionTransformer, OneHotEncoder(categories=[...] with every "
+    "category given, handle_unknown='ignore'), a ColumnTransformer of these "
+    "(columns named or indexed), 'passthrough'"
+)
+
+
+def _refuse(name: str, step: Any, why: str) -> None:
+    raise TypeError(
+        f"method='private-model': the pipeline step {name!r} "
+        f"({type(step).__name__}) {why} Every row is private in this mode, so "
+        "a step may not learn from the rows (checked before any row is read "
+        "and before any budget is spent). Declare the scale from public "
+        "knowledge instead: the DP learner's bounds=(lower, upper) (each row "
+        "is mapped and clipped into its norm ball), or a FunctionTransformer "
+        "with public constants, e.g. FunctionTransformer(lambda X: (X - low) / "
+        f"(high - low)). Accepted steps: {_ACCEPTED}."
+    )
+
+
+def _is_sklearn(step: Any, name: str) -> bool:
+    cls = type(step)
+    return cls.__name__ == name and cls.__module__.startswith("sklearn.")
+
+
+def _check_step(name: str, step: Any) -> None:
+    if step is None or (isinstance(step, str) and step == "passthrough"):
+        return
+    if any(_is_sklearn(step, k) for k in _STATELESS):
+        return
+    if _is_sklearn(step, "OneHotEncoder"):
+        p = step.get_params()
+        if isinstance(p["categories"], str):
+            _refuse(
+                name,
+                step,
+                "has categories='auto': it would learn the categories from the "
+                "rows. Give every category, categories=[[...], ...], and "
+                "handle_unknown='ignore'.",
+            )
+        if p["handle_unknown"] != "ignore":
+            _refuse(
+                name,
+                step,
+                f"has handle_unknown={p['handle_unknown']!r}: a private value "
+                "outside the categories would raise (one record deciding "
+                "whether fit fails). Pass handle_unknown='ignore' (an unknown "
+                "value is encoded as all zeros).",
+            )
+        if p["min_frequency"] is not None or p["max_categories"] is not None:
+            _refuse(
+                name,
+                step,
+                "groups infrequent categories, counted on the rows. Leave "
+                "min_frequency and max_categories unset.",
+            )
+        for cats in p["categories"]:
+            for c in cats:
+                if isinstance(c, str) and not math.isnan(number_or_nan(c)):
+                    raise ValueError(
+                        f"method='private-model': the pipeline step {name!r} "
+                        f"has the string category {c!r}, which spells a number: "
+                        "this mode reads a numeric string as its number (so "
+                        "that a column's dtype, decided by all rows, cannot "
+                        "change how a record is read). Give the category as "
+                        f"a number, {number_or_nan(c)!r}."
+                    )
+        return
+    if _is_sklearn(step, "ColumnTransformer"):
+        for sub_name, sub, cols in step.transformers:
+            if callable(cols):
+                _refuse(
+                    name,
+                    step,
+                    f"selects the columns of {sub_name!r} with a callable, "
+                    "which reads the data (its dtypes).",
+                )
+            if not (isinstance(sub, str) and sub == "drop"):
+                _check_step(f"{name}: {sub_name}", sub)
+        rem = step.remainder
+        if not (isinstance(rem, str) and rem in ("drop", "passthrough")):
+            _check_step(f"{name}: remainder", rem)
+        return
+    fitted = "learns from the rows it is fitted on."
+    if type(step).__name__ in ("StandardScaler", "MinMaxScaler", "RobustScaler"):
+        fitted = "learns its centre and scale from the rows it is fitted on."
+    _refuse(name, step, fitted)
+
+
+def split_pipeline(estimator: Any, names) -> tuple[list, Any, str]:
+    """(public steps, DP learner, parameter prefix) of the search's estimator.
+
+    A non-Pipeline estimator is its own learner ([], estimator, ""). For a
+    ``Pipeline`` every step but the last is checked (module docstring), and
+    only the learner's parameters may be searched (``"<last step>__..."``):
+    a searched step parameter would be one more transform of the private
+    rows per candidate. Public (the parameters only).
+    """
+    if not _is_sklearn(estimator, "Pipeline"):
+        return [], estimator, ""
+    steps = list(estimator.steps)
+    for name, step in steps[:-1]:
+        _check_step(name, step)
+    last, learner = steps[-1]
+    prefix = f"{last}__"
+    other = sorted(k for k in names if not k.startswith(prefix))
+    if other:
+        raise ValueError(
+            f"method='private-model' searches the DP learner's parameters only "
+            f"(named {prefix}...); got {other}: a preprocessing parameter would "
+            "be one more transform of the private rows per candidate."
+        )
+    return steps[:-1], learner, prefix
+
+
+def _encoded_columns(step: Any, columns) -> dict:
+    """{column key: first category} of the columns an encoder in ``step`` encodes."""
+    out = {}
+    if _is_sklearn(step, "OneHotEncoder"):
+        for key, cats in zip(columns, step.categories):
+            out[key] = cats[0] if len(cats) else 0.0
+    elif _is_sklearn(step, "ColumnTransformer"):
+        for _, sub, cols in step.transformers:
+            if isinstance(cols, (str, int, np.integer)):
+                cols = [cols]
+            out.update(_encoded_columns(sub, list(cols)))
+    return out
+
+
+def fit_public_steps(steps: list, X) -> tuple[list, Any, int]:
+    """The steps fitted on one public dummy row; (fitted steps, dummy, width).
+
+    The dummy has X's columns (a DataFrame's names, or d positions: public,
+    the container's shape) and holds 0.0, or the first category in a column
+    an encoder of the first step encodes; every later step is fitted on the
+    previous step's output of it. ``width`` is the number of features the
+    learner receives. No row of X is read.
+    """
+    columns = list(X.columns) if _is_pandas_frame(X) else list(range(X.shape[1]))
+    first = steps[0][1] if steps else None
+    cats = _encoded_columns(first, columns)
+    values = [cats.get(c, cats.get(j, 0.0)) for j, c in enumerate(columns)]
+    dummy = _row_container(values, X)
+    fitted, Z = [], dummy
+    for name, step in steps:
+        if step is None or (isinstance(step, str) and step == "passthrough"):
+            fitted.append((name, step))
+            continue
+        step = clone(step).fit(Z)
+        Z = step.transform(Z)
+        fitted.append((name, step))
+    return fitted, dummy, int(_dense(Z).shape[1])
+
+
+def _is_pandas_frame(A) -> bool:
+    pd = sys.modules.get("pandas")
+    return pd is not None and isinstance(A, pd.DataFrame)
+
+
+def _entry(v) -> Any:
+    """One entry on its own: a number, a numeric string's number, a string, NaN."""
+    f = number_or_nan(v)
+    if not math.isnan(f) or not isinstance(v, str):
+        return f
+    return v
+
+
+def _row_container(values: list, X) -> Any:
+    """One row as X's kind of container, its types decided by its own entries."""
+    if _is_pandas_frame(X):
+        import pandas as pd
+
+        return pd.DataFrame([values], columns=X.columns)
+    dtype = object if any(isinstance(v, str) for v in values) else np.float64
+    return np.array([values], dtype=dtype)
+
+
+def _dense(Z) -> np.ndarray:
+    if hasattr(Z, "toarray"):
+        Z = Z.toarray()
+    return np.asarray(Z)
+
+
+def _row_wise(step: Any) -> bool:
+    """Whether ``step``'s transform maps each row on its own, by construction.
+
+    ``Normalizer``, a checked ``OneHotEncoder`` and a ``ColumnTransformer``
+    of these (and ``"passthrough"``/``"drop"``) compute nothing across rows;
+    a ``FunctionTransformer`` runs user code that may (a batch mean), so it
+    is not row-wise.
+    """
+    if step is None or (isinstance(step, str) and step in ("passthrough", "drop")):
+        return True
+    if _is_sklearn(step, "Normalizer") or _is_sklearn(step, "OneHotEncoder"):
+        return True
+    if _is_sklearn(step, "ColumnTransformer"):
+        # the declared steps (transformers_ holds a "passthrough" remainder
+        # as a FunctionTransformer)
+        subs = [t for _, t, _ in step.transformers]
+        return all(_row_wise(t) for t in [*subs, step.remainder])
+    return False
+
+
+def _apply(steps: list, Z) -> np.ndarray:
+    for _, step in steps:
+        if not (step is None or (isinstance(step, str) and step == "passthrough")):
+            Z = step.transform(Z)
+    return _dense(Z)
+
+
+def transform_rows(steps: list, X, width: int) -> np.ndarray:
+    """The fitted public steps applied to each private row on its own.
+
+    Runs inside the private computation. Row i of the result depends on
+    row i of X only: its entries are read one by one (:func:`_entry`), the
+    row goes through the steps alone, and a row whose transform raises or
+    gives another shape is NaN (the learners' zero row). When every step is
+    row-wise by construction (:func:`_row_wise`) the rows, every column of
+    object dtype (fixed, not inferred from the rows), go through at once
+    (the same values, faster); if that call raises, row by row. Returns an
+    (n, width) array of object or float entries, read by ``float_entries``.
+    """
+    n = X.shape[0]
+    out = np.full((n, width), np.nan, dtype=object)
+    if all(_row_wise(step) for _, step in steps):
+        batch = _entries_of(X)
+        try:
+            Z = _apply(steps, batch)
+            if Z.shape == (n, width):
+                return Z
+        except Exception:  # noqa: BLE001 - some row fails: row by row below
+            pass
+        rows = (_slice(batch, i) for i in range(n))
+    else:
+        it = X.itertuples(index=False) if _is_pandas_frame(X) else iter(X)
+        rows = (_row_container([_entry(v) for v in row], X) for row in it)
+    for i, row in enumerate(rows):
+        try:
+            Z = _apply(steps, row)
+            if Z.shape == (1, width):
+                out[i] = Z[0]
+        except Exception:  # noqa: BLE001 - this row's own failure: a NaN row
+            pass
+    return out
+
+
+def _entries_of(X) -> Any:
+    """X with every entry read on its own (:func:`_entry`), object dtype."""
+    if _is_pandas_frame(X):
+        import pandas as pd
+
+        cols = {
+            c: np.fromiter(map(_entry, X[c].to_numpy(dtype=object)), dtype=object)
+            for c in X.columns
+        }
+        return pd.DataFrame(cols, columns=X.columns, dtype=object)
+    flat = np.asarray(X, dtype=object).reshape(-1)
+    return np.fromiter(map(_entry, flat), dtype=object).reshape(X.shape)
+
+
+def _slice(batch, i: int) -> Any:
+    return batch.iloc[i : i + 1] if _is_pandas_frame(batch) else batch[i : i + 1]
