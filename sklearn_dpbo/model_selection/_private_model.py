@@ -28,8 +28,9 @@ Strategies (:class:`~._modes.PrivateModel`):
   row (on the training part, and its score at ε on the validation part,
   with ``release_score=True``); pure ε-DP.
 
-``release_score="auto"`` (the default) is False here (:func:`release_score`).
 - ``"auto"``: :func:`choose_strategy`, from public sizes and ε.
+
+``release_score="auto"`` (the default) is False here (:func:`release_score`).
 
 A ``Pipeline`` is accepted when every step before the DP learner learns
 nothing from the rows (:mod:`._public_steps`: stateless or configured by
@@ -60,16 +61,14 @@ positive class, any other value (NaN included) a negative in the fit, and
 the score compares the label with the predicted class (a label outside
 ``classes`` is never predicted: a miss for accuracy, the floor for log
 loss); a non-finite regression target is 0 in the fit and
-scores the score's lowest value. Numeric arrays and DataFrames
-give the values they gave before (bit for bit).
+scores the score's lowest value.
 
 A run that raises is not caught: after the first read the fit is sealed
 (``_sealed.run_sealed``); the learners of :mod:`sklearn_dpbo.dp_learners`
-do not raise on row values (non-finite rows are zero rows), and their
-solvers reach a certified gradient tolerance on every accepted setting as
-far as measured (a public conditioning floor on the regularisation; a fuzz
-of 15,876 settings: ``dp_learners._objective``). A ``SolverError``, were it
-ever raised, would be outside the guarantee, stated in ``privacy_report_``.
+do not raise on row values (non-finite rows are zero rows); their solvers
+check a gradient tolerance (``dp_learners._objective``), and a
+``SolverError``, were it raised, would be outside the guarantee, stated in
+``privacy_report_``.
 """
 
 from __future__ import annotations
@@ -127,17 +126,13 @@ MAX_SCORE_NOISE = 0.05
 
 DEFAULT_SUFFICES = 60.0
 """n_fit·ε/d at or above which ``"auto"`` runs the public default with a
-learner that opts in (:func:`default_suffices`; hypothesis H of
-``benchmarks/results/bench_private_model_notes.md``, read off six tasks
-and checked on three fresh ones by a rule fixed before their run)."""
+learner that opts in (:func:`default_suffices`)."""
 
 _PS = "Papernot & Steinke, ICLR 2022 (arXiv 2110.03620), Theorem 2"
 _LT = "Liu & Talwar, STOC 2019"
 
 
-# ---------------------------------------------------------------------------
 # Before any row is read
-# ---------------------------------------------------------------------------
 def check_dp_learner(estimator: Any, names) -> None:
     """Refuse an estimator whose per-fit privacy cost cannot be read and trusted.
 
@@ -349,9 +344,7 @@ def _prune_for(strategy, learner, candidates, n_fit, epsilon, eta):
     return list(candidates)  # pragma: no cover - size = L always stops
 
 
-# ---------------------------------------------------------------------------
 # One run (fit at ε_fit on the training part, clean validation score)
-# ---------------------------------------------------------------------------
 def _fit_and_score(learner, params, eps_fit, X_tr, y_tr, X_va, y_va, scorer, rng):
     """(model, clean validation score in [low, high]).
 
@@ -403,9 +396,7 @@ class PrivateModelReport(PrivacyReport):
         return out
 
 
-# ---------------------------------------------------------------------------
 # Strategies: each returns (release, candidate index, model, noisy score)
-# ---------------------------------------------------------------------------
 def _random_stopping(ctx, cfg):
     eta, gamma, cap, eps0 = cfg["eta"], cfg["gamma"], cfg["cap"], cfg["eps0"]
     k = st.sample_runs(eta, gamma, cap, ctx.rng)  # private: never released
@@ -519,9 +510,7 @@ _STRATEGIES = {
 }
 
 
-# ---------------------------------------------------------------------------
 # The fit path
-# ---------------------------------------------------------------------------
 def _candidate_list(search, plan) -> list[dict]:
     """The public candidates: ``n_iter`` of the public set in its public order."""
     cands = plan.candidates

@@ -173,11 +173,9 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         ``best_score_``.
     release_score : bool or "auto", default="auto"
         Release ``best_score_``. ``False`` spends the whole budget on
-        ``best_params_`` and leaves ``best_score_`` unset. ``"auto"`` is
-        ``True``, except in ``method="private-model"``, where a score would
-        cost the released model accuracy: there the untuned model is fitted
-        on every row and the naive split spends ε on the selection only
-        (random stopping's score is paid for by the selection and released).
+        ``best_params_`` and leaves ``best_score_`` unset. ``"auto"``:
+        ``True``, but ``False`` in ``method="private-model"`` (a score costs
+        the released model accuracy; random stopping's is free, released).
     n_iter : int, default=30
         Number of Bayesian-optimisation evaluations T (validation
         evaluations in ``"gp-ucb"``, public cross-validated evaluations in
@@ -300,14 +298,12 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
     best_candidate_index_ : int
         Index of ``best_params_`` in ``candidate_params_`` (every mode).
     best_score_ : float
-        Released validation score (DP), clipped into the scorer's range.
-        Set only when ``release_score=True``.
+        Released score (DP), in the scorer's range; set when a score is released.
     best_estimator_ : estimator
         ``estimator`` with ``best_params_`` fitted on the training set. In
-        ``"private-selection"`` it is the fit of the selected candidate that
-        was scored, pickled before the validation set was read and
-        restored (no second fit); the other modes refit. Unset if the refit
-        fails (a ``FitFailedWarning`` names the error; the releases stand).
+        ``"private-selection"`` the selected candidate's scored fit, pickled
+        before the validation set was read (no second fit); the other modes
+        refit. Unset if the refit fails (a ``FitFailedWarning``; the releases stand).
     refit_time_ : float
         Seconds of that fit on the training set when it was measured before
         the validation set was read (``"private-selection"``'s restored
