@@ -127,9 +127,13 @@ def test_solver_error_is_a_runtime_error():
 
 def _fuzz_module():
     import importlib.util
+    import sys
     from pathlib import Path
 
-    path = Path(__file__).parents[2] / "benchmarks" / "bench_solver_fuzz.py"
+    bench = Path(__file__).parents[2] / "benchmarks"
+    if str(bench) not in sys.path:  # the script imports its sibling _results
+        sys.path.append(str(bench))
+    path = bench / "bench_solver_fuzz.py"
     spec = importlib.util.spec_from_file_location("bench_solver_fuzz", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
