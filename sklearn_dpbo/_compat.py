@@ -77,6 +77,23 @@ except ImportError:  # pragma: no cover - depends on the installed version
 
 
 try:
+    from sklearn.utils.validation import _get_feature_names
+except ImportError:  # pragma: no cover - depends on the installed version
+
+    def _get_feature_names(X):
+        """A DataFrame's column names when all are strings, else None."""
+        columns = getattr(X, "columns", None)
+        if columns is None:
+            return None
+        names = np.asarray(columns, dtype=object)
+        if all(isinstance(c, str) for c in names):
+            return names
+        if any(isinstance(c, str) for c in names):
+            raise TypeError("Feature names are only supported if all are strings.")
+        return None
+
+
+try:
     from sklearn.utils.validation import _num_samples
 except ImportError:  # pragma: no cover - depends on the installed version
 

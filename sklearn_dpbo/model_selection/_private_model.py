@@ -82,9 +82,8 @@ from typing import Any
 
 import numpy as np
 from sklearn.base import clone
-from sklearn.utils.validation import _get_feature_names
 
-from .._compat import _num_samples, _safe_split
+from .._compat import _get_feature_names, _num_samples, _safe_split
 from ..privacy._accounting import PrivacyReport, Release
 from ..privacy._mechanisms import permute_and_flip
 from ..privacy._silence import quiet
