@@ -69,6 +69,18 @@ _MODES = {
 }
 
 
+def _delegate(name: str):
+    """``search.<name>(X)``: ``best_estimator_.<name>(X)``, if it has one."""
+
+    def method(self, X):
+        self._check_fitted_refit(name)
+        return getattr(self.best_estimator_, name)(X)
+
+    method.__name__, method.__doc__ = name, f"``best_estimator_.{name}(X)``."
+    method.__qualname__ = f"DPBayesSearchCV.{name}"
+    return available_if(search_estimator_has(name))(method)
+
+
 class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
     """Differentially private hyper-parameter search.
 
@@ -79,53 +91,16 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
     validation sets have the same public size m and differ by one swapped
     record. The training set is not protected.
 
-    Two release families, chosen by ``method`` (a string, or a mode object
+    The release family is chosen by ``method`` (a string, or a mode object
     carrying the mode's own parameters, e.g. ``method=PrivateSelection(
-    shortlist_size=5)``; see :mod:`sklearn_dpbo.model_selection._modes`):
-
-    ``"private-selection"`` (default, no modelling assumption)
-        Bayesian optimisation (GP-UCB) runs on *public* signal only,
-        ``public_cv``-fold cross-validation inside the training set, and
-        keeps a shortlist of the ``shortlist_size`` best candidates
-        (parameters of :class:`PrivateSelection`). Each is
-        fitted on the training set and scored once on the validation set.
-        ``best_params_`` is selected by permute-and-flip (or the
-        exponential mechanism) with the scorer's sensitivity (1/m for
-        accuracy), ``best_score_`` is that candidate's validation score
-        plus Laplace(Δ/ε₂). Pure ε-DP. ``shortlist="grid"`` shortlists the
-        whole candidate set (private grid search), ``shortlist="random"`` a
-        public random sample (private random search).
-
-    ``"gp-ucb"`` (Kusner et al., ICML 2015, Algorithms 1 and 2)
-        GP-UCB on the validation scores; ``best_params_`` by the exponential
-        mechanism on the posterior mean μ_T with Δ_μ = 2√β_{T+1} + c,
-        ``best_score_`` = max observed + Laplace(b). (ε, δ)-DP *under the
-        paper's Assumption 1* (the score functions of all validation sets
-        are jointly a GP with dataset correlation ``dataset_kernel``). With
-        ``noise=0`` and ``noise_free_constants=(A, tau)`` the score is
-        released by Algorithm 2. Measured: at total ε = 1 its selection is
-        barely better than uniform and its score noise exceeds the score
-        range (see docs/central_dp.md); it is offered for fidelity to the paper.
-        Parameters: :class:`DPGPUCB`.
-
-    ``"lipschitz"`` (Kusner et al. 2015, Algorithm 3, no GP assumption)
-        Searches one regularisation parameter of a binary L2-regularised
-        linear model: ``estimator`` must be a Pipeline ending in
-        ``Normalizer()`` then ``LogisticRegression``, ``LinearSVC(loss=
-        "hinge")`` or ``SGDClassifier(loss="log_loss" | "hinge")``, each
-        with ``fit_intercept=False``; ``search_spaces`` has the single entry
-        ``"<step>__C"`` (λ = 1/(C·n)) or ``"<step>__alpha"`` (λ = α);
-        ``scoring`` is ``"neg_sigmoid_loss"`` or ``"neg_ramp_loss"``
-        (accuracy is refused). Every violated condition of Assumption 2 is
-        refused before any data is read. The whole candidate path is scored
-        on the validation set; ``best_params_`` by ``selection`` over it
-        (sensitivity g*/m, no assumption); ``best_score_`` = best of T BO
-        steps (``acquisition``) + Laplace(min(g*, (λmax − λmin)L/(λmax
-        λmin) + min(g*, 2L/λmin)/m)/ε₂), pure ε-DP under Assumption 2. The
-        bound is capped at g* and, for usual λ ranges, the cap is active:
-        the score noise is then Laplace(g*/ε₂) on a score in [−g*, 0]
-        (see docs/central_dp.md). Public constants: ``lipschitz_constants_``.
-        Parameters: :class:`Lipschitz`.
+    shortlist_size=5)``), each documented with its guarantee:
+    :class:`PrivateSelection` (default: public Bayesian optimisation on the
+    training set, private selection of a shortlist; pure ε-DP, no
+    modelling assumption), :class:`DPGPUCB` (Kusner et al. 2015,
+    Algorithms 1 and 2; (ε, δ)-DP under the paper's Assumption 1),
+    :class:`Lipschitz` (Algorithm 3, one regularisation parameter of a
+    linear model), :class:`FederatedLDP`, :class:`WholeData` and
+    :class:`PrivateModel`.
 
     Parameters
     ----------
@@ -158,12 +133,7 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         ``get_params(deep=True)`` lists ``method__<name>``,
         ``set_params(method__noise=0.05)`` sets one (when ``method`` is an
         object), and they are validated in ``fit`` before any data is read.
-        The search never modifies the object. ``"federated-ldp"``:
-        validation records belong to owners with public ids (``fit(...,
-        val_groups=ids)``); each BO round one new owner reports her clipped
-        score through a client-side Laplace randomiser: ε-LDP per owner,
-        exposes ``cv_results_`` of the noisy reports (see
-        ``sklearn_dpbo/model_selection/_federated.py`` and ``docs/local_dp.md``).
+        The search never modifies the object.
     epsilon : float, default=1.0
         Total ε of one ``fit`` (all releases together, basic composition).
     delta : float, default=1e-5
@@ -463,9 +433,7 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         self.noise_random_state = noise_random_state
         self.accountant = accountant
 
-    # ------------------------------------------------------------------
-    # scikit-learn plumbing
-    # ------------------------------------------------------------------
+    # --- scikit-learn plumbing ---
     def set_params(self, **params):
         """Set parameters; ``method__<name>`` sets a mode object's parameter.
 
@@ -518,47 +486,13 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         check_is_fitted(self)
         check_refit(self, attr)
 
-    @available_if(search_estimator_has("predict"))
-    def predict(self, X):
-        """Predict with ``best_estimator_``."""
-        self._check_fitted_refit("predict")
-        return self.best_estimator_.predict(X)
-
-    @available_if(search_estimator_has("predict_proba"))
-    def predict_proba(self, X):
-        """Class probabilities from ``best_estimator_``."""
-        self._check_fitted_refit("predict_proba")
-        return self.best_estimator_.predict_proba(X)
-
-    @available_if(search_estimator_has("predict_log_proba"))
-    def predict_log_proba(self, X):
-        """Log class probabilities from ``best_estimator_``."""
-        self._check_fitted_refit("predict_log_proba")
-        return self.best_estimator_.predict_log_proba(X)
-
-    @available_if(search_estimator_has("decision_function"))
-    def decision_function(self, X):
-        """Decision function of ``best_estimator_``."""
-        self._check_fitted_refit("decision_function")
-        return self.best_estimator_.decision_function(X)
-
-    @available_if(search_estimator_has("transform"))
-    def transform(self, X):
-        """Transform with ``best_estimator_``."""
-        self._check_fitted_refit("transform")
-        return self.best_estimator_.transform(X)
-
-    @available_if(search_estimator_has("inverse_transform"))
-    def inverse_transform(self, X):
-        """Inverse transform with ``best_estimator_``."""
-        self._check_fitted_refit("inverse_transform")
-        return self.best_estimator_.inverse_transform(X)
-
-    @available_if(search_estimator_has("score_samples"))
-    def score_samples(self, X):
-        """``best_estimator_.score_samples``."""
-        self._check_fitted_refit("score_samples")
-        return self.best_estimator_.score_samples(X)
+    predict = _delegate("predict")
+    predict_proba = _delegate("predict_proba")
+    predict_log_proba = _delegate("predict_log_proba")
+    decision_function = _delegate("decision_function")
+    transform = _delegate("transform")
+    inverse_transform = _delegate("inverse_transform")
+    score_samples = _delegate("score_samples")
 
     @available_if(callbacks_refused)
     def set_callbacks(self, *callbacks):
@@ -610,9 +544,7 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         """Validate everything that does not need data; return the public plan."""
         return check_settings(self)
 
-    # ------------------------------------------------------------------
-    # fit
-    # ------------------------------------------------------------------
+    # --- fit ---
     def fit(
         self,
         X,

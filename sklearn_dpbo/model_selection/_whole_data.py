@@ -103,9 +103,7 @@ _NOT_COVERED = (
 )
 
 
-# ---------------------------------------------------------------------------
-# Public plan: parts, inner splits, candidates (no row is read)
-# ---------------------------------------------------------------------------
+# --- Public plan: parts, inner splits, candidates (no row is read) ---
 def n_parts_for(mode, n: int) -> int:
     """k: ``mode.n_parts``, or n // ``min_part_size`` in [1, MAX_PARTS] ("auto").
 
@@ -243,9 +241,7 @@ def _verbose_params(estimator: Any) -> list[str]:
     return out
 
 
-# ---------------------------------------------------------------------------
-# One part's job (runs in a worker): scores of every candidate on the part
-# ---------------------------------------------------------------------------
+# --- One part's job (runs in a worker): scores of every candidate on the part ---
 def _part_payload(estimator, X, y, fit_params, idx, n: int) -> bytes | None:
     """The part's rows, y and fit parameters, serialised here, or None.
 
@@ -361,9 +357,7 @@ def part_score_matrix(
         return np.vstack(par(jobs))
 
 
-# ---------------------------------------------------------------------------
-# The fit path
-# ---------------------------------------------------------------------------
+# --- The fit path ---
 def whole_data_requested(search, plan, X_val, y_val, cv) -> bool:
     """Whether this fit runs the whole-data mode.
 
