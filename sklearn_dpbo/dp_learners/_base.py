@@ -65,16 +65,12 @@ SOLVER_MAX_CONDITION = 1e5
 perturbation at a large ε) is raised to it, a public change of the
 objective decided from public values only (:func:`conditioned`). Beyond
 κ ≈ 10⁷ the computed gradient of a Newton iterate can stall above the
-tolerance in floating point (found by a fuzz of 15,876 public settings and
-adversarial data sets, ``benchmarks/bench_solver_fuzz.py``: 0 misses at
-κ_max = 10⁵ and 10⁶, 6 at 10⁷, 57 at 10⁸); 10⁵ keeps a margin of 100.
-In the rows' own units the floor is negligible: for rows of norm ≤ 1 it
-is μ ≥ 2.5·10⁻⁶."""
+tolerance in floating point (``benchmarks/bench_solver_fuzz.py``); 10⁵
+keeps a margin of 100."""
 
 SOLVER_MIN_ITER = 200
 """The solvers run at least this many iterations before they give up
-(``max_iter`` below it acts as it): the fuzz above needed at most 32
-(55 at κ_max = 10⁶)."""
+(``max_iter`` below it acts as it)."""
 
 
 def clip_rows(X, data_norm: float, *, intercept: bool) -> np.ndarray:
@@ -107,10 +103,7 @@ BOUNDS_NORM_SHARE = 0.5
 """ρ: with ``bounds``, rows mapped into [−1, 1]^d are clipped to L2 norm ρ·√d.
 
 The ball's radius trades the noise (∝ R) against the clipping of rows far
-from the bounds' midpoint. Measured on raw breast_cancer with declared
-bounds (0, 1.25 × each feature's maximum), ε = 1, 40 stratified 70/30
-splits, objective perturbation: test accuracy 0.731/0.791/0.792/0.769 at
-ρ = 0.35/0.5/0.7/1 (C = 1) and 0.788/0.813/0.792/0.769 (C = 0.1)."""
+from the bounds' midpoint."""
 
 
 def check_bounds(bounds, d: int, owner: str) -> tuple[np.ndarray, np.ndarray]:
