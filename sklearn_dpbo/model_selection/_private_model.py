@@ -521,16 +521,14 @@ def _candidate_list(search, plan) -> list[dict]:
 def resolve_distribution(mode, n_candidates: int, epsilon: float, delta: float):
     """The law of K: ``mode.distribution``, or for ``"auto"`` a public rule.
 
-    ``"auto"``: the logarithmic law (η = 0, ε₀ = ε/2; chosen by a held-out
-    check, ``benchmarks/results/bench_private_model_notes.md``) when a cap
-    K_max keeps its added δ
-    within ``delta`` at E[K] = ``mean_runs`` (the number of candidates
-    before pruning for ``"auto"``, an upper bound on the number kept, so the
-    cap also fits after pruning), and the truncated negative binomial
-    (η = 0.5) otherwise: its lighter tail fits caps the logarithmic law does
-    not (many candidates, a small δ or a large ε), so ``"auto"`` accepts
-    every search that the negative-binomial default accepted. Public: n of
-    candidates, ε, δ and the mode's parameters only. Returns (name, η).
+    ``"auto"``: the logarithmic law (η = 0, ε₀ = ε/2) when a cap K_max
+    keeps its added δ within ``delta`` at E[K] = ``mean_runs`` (the number
+    of candidates before pruning for ``"auto"``, an upper bound on the
+    number kept, so the cap also fits after pruning), and the truncated
+    negative binomial (η = 0.5) otherwise: its lighter tail fits caps the
+    logarithmic law does not (many candidates, a small δ or a large ε).
+    Public: n of candidates, ε, δ and the mode's parameters only. Returns
+    (name, η).
     """
     name = mode.distribution
     if name != "auto":
@@ -627,10 +625,9 @@ def _plan_strategy(search, plan, learner, n, m, candidates, n_features=None) -> 
 def release_score(search) -> bool:
     """Whether the score is a release of its own: ``release_score``, with
     ``"auto"`` False in this mode (the default branch then fits on every
-    row at ε, the naive split selects at ε; measured in
-    ``benchmarks/results/bench_private_model_release_score.json``: as good
-    or better in every cell). Random stopping's noisy score is part of its
-    selection, paid for, and released unless ``release_score=False``."""
+    row at ε, the naive split selects at ε). Random stopping's noisy score
+    is part of its selection, paid for, and released unless
+    ``release_score=False``."""
     value = search.release_score
     return False if isinstance(value, str) else bool(value)
 
