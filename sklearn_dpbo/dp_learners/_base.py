@@ -26,7 +26,7 @@ import warnings
 import numpy as np
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
-from .._compat import CachedParamNamesMixin
+from .._compat import CachedParamNamesMixin, Interval
 from ..privacy._numbers import label_key, number_or_nan
 from ..privacy._samplers import (
     as_random_source,
@@ -35,7 +35,12 @@ from ..privacy._samplers import (
     sample_gamma_on_lattice,
     sample_standard_normal,
 )
-from ..privacy._validation import PrivacyLeakWarning, check_epsilon, check_privacy_rng
+from ..privacy._validation import (
+    EPSILON_CONSTRAINTS,
+    PrivacyLeakWarning,
+    check_epsilon,
+    check_privacy_rng,
+)
 
 __all__ = [
     "BOUNDS_NORM_SHARE",
@@ -315,6 +320,16 @@ def check_weights(sample_weight, n: int, owner: str):
         w = check_targets(sample_weight, n, owner)
     w = float_rows(np.asarray(w).reshape(-1, 1))[:, 0]
     return np.clip(np.nan_to_num(w, nan=0.0, posinf=1.0, neginf=0.0), 0.0, 1.0)
+
+
+SHARED_CONSTRAINTS: dict = {
+    "epsilon": EPSILON_CONSTRAINTS,
+    "bounds": [None, tuple, list],
+    "data_norm": [None, Interval(numbers.Real, 0, None, closed="neither")],
+    "fit_intercept": ["boolean"],
+    "noise_random_state": [None, Interval(numbers.Integral, 0, None, closed="left")],
+}
+"""The ``_parameter_constraints`` every DP learner shares."""
 
 
 class DPLearnerMixin(CachedParamNamesMixin):

@@ -10,9 +10,10 @@ import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 
 from .._compat import Interval
-from ..privacy._validation import EPSILON_CONSTRAINTS, UselessReleaseWarning
+from ..privacy._validation import UselessReleaseWarning
 from ._base import (
     GRADIENT_TOL,
+    SHARED_CONSTRAINTS,
     SOLVER_MIN_ITER,
     DPLearnerMixin,
     SolverError,
@@ -149,20 +150,13 @@ class DPLinearRegression(DPLearnerMixin, RegressorMixin, BaseEstimator):
     """
 
     _parameter_constraints: dict = {
-        "epsilon": EPSILON_CONSTRAINTS,
-        "bounds": [None, tuple, list],
-        "data_norm": [None, Interval(numbers.Real, 0, None, closed="neither")],
+        **SHARED_CONSTRAINTS,
         "target_bound": [
             Interval(numbers.Real, 0, None, closed="neither"),
             tuple,
             list,
         ],
         "alpha": [Interval(numbers.Real, 0, None, closed="neither")],
-        "fit_intercept": ["boolean"],
-        "noise_random_state": [
-            None,
-            Interval(numbers.Integral, 0, None, closed="left"),
-        ],
     }
 
     def __init__(

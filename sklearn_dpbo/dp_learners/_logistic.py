@@ -10,9 +10,9 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 
 from .._compat import Interval, StrOptions
 from ..privacy._numbers import label_key
-from ..privacy._validation import EPSILON_CONSTRAINTS
 from ._base import (
     GRADIENT_TOL,
+    SHARED_CONSTRAINTS,
     DPLearnerMixin,
     clip_rows,
     conditioned,
@@ -180,18 +180,11 @@ class DPLogisticRegression(DPLearnerMixin, ClassifierMixin, BaseEstimator):
     """
 
     _parameter_constraints: dict = {
-        "epsilon": EPSILON_CONSTRAINTS,
-        "bounds": [None, tuple, list],
-        "data_norm": [None, Interval(numbers.Real, 0, None, closed="neither")],
+        **SHARED_CONSTRAINTS,
         "C": [Interval(numbers.Real, 0, None, closed="neither")],
-        "fit_intercept": ["boolean"],
         "classes": [tuple, list],
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
         "mechanism": [StrOptions({"objective", "output"})],
-        "noise_random_state": [
-            None,
-            Interval(numbers.Integral, 0, None, closed="left"),
-        ],
     }
 
     def __init__(
