@@ -42,26 +42,19 @@ Before any row is read, candidates whose fit has the same distribution as
 an earlier candidate's (objective perturbation's plateau in C) are dropped
 (:func:`prune_candidates`); ``candidate_params_`` lists the kept ones.
 
-Reading the rows (:func:`~._entries.float_entries`, inside the private computation):
-X may be a NumPy array or DataFrame (2-D) and y a NumPy array or Series
-(1-D), of any dtype; lists, tuples, sparse matrices and other shapes are
-refused from their type and shape (:func:`~._entries.check_containers`), before any
-row is read or any budget is charged. Every entry becomes a float64 on
-its own: ``float(v)``, or NaN where ``float`` refuses it (None, pd.NA, a
-non-numeric string, an object; bools are 0/1, "1.5" is 1.5, "True" is 1,
-a complex number with no imaginary part is its real part), so a dtype
-that the rows decide (one None turns a bool column into objects) decides
-nothing. Per record, for the learners of :mod:`sklearn_dpbo.dp_learners`:
-a row with a non-finite feature is the zero row, in its fit and in its
-score (its prediction is the intercept's); a label is compared with the
-public ``classes`` on its own (numeric classes: as a float64,
-:func:`~._entries.check_label_classes`; classes with a string: by
-:func:`~._entries.read_labels`); with two classes ``classes[1]`` is the
-positive class, any other value (NaN included) a negative in the fit, and
-the score compares the label with the predicted class (a label outside
-``classes`` is never predicted: a miss for accuracy, the floor for log
-loss); a non-finite regression target is 0 in the fit and
-scores the score's lowest value.
+Reading the rows (:mod:`._entries`): X a NumPy array or DataFrame (2-D)
+and y a NumPy array or Series (1-D), of any dtype; other containers are
+refused from their type and shape before any row is read or any budget is
+charged. Inside the private computation every entry becomes a float64 on
+its own (NaN where ``float`` refuses it), so no dtype the rows decide
+decides anything. Per record, for the learners of
+:mod:`sklearn_dpbo.dp_learners`: a row with a non-finite feature is the
+zero row, in its fit and in its score; a label is compared with the public
+``classes`` on its own (with two classes ``classes[1]`` is the positive
+class, any other value a negative in the fit; a label outside ``classes``
+is never predicted: a miss for accuracy, the floor for log loss); a
+non-finite regression target is 0 in the fit and scores the score's lowest
+value.
 
 A run that raises is not caught: after the first read the fit is sealed
 (``_sealed.run_sealed``); the learners of :mod:`sklearn_dpbo.dp_learners`

@@ -194,22 +194,16 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
     pre_dispatch : int or str, default="2*n_jobs"
         Passed to :class:`joblib.Parallel`.
     verbose : int, default=0
-        1: the plan (candidates, the (ε, δ) the fit spends: δ = 0 for the
-        pure ε-DP modes), the phases, the first read of the validation set
-        and the end; 2: also every step of the public search on the
-        training set (``"private-selection"`` with ``shortlist="bo"``);
-        3 and more: elapsed time and budget on every line printed before
-        the read. No score and no evaluated candidate is ever printed
-        (unlike ``GridSearchCV``'s ``verbose=3``). **Nothing measured after
-        the first read of the validation set is printed**: after the line
-        ``reading the validation set ...`` the only line is ``done``, with
-        no figure, when ``fit`` returns (no elapsed time, no count, no
-        per-step line: in ``"gp-ucb"`` the steps' durations, and even the
-        moments at which their lines appear, would spell out the privately
-        chosen candidates; a failing validation record costs extra
-        ``predict`` calls). Every figure printed is measured before the read
-        or is a public constant fixed before it (ε, δ, ``n_iter``, the
-        numbers of candidates and owners).
+        1: the plan (candidates, the (ε, δ) the fit spends), the phases,
+        the first read of the validation set and the end; 2: also every
+        step of the public search on the training set (``"private-selection"``
+        with ``shortlist="bo"``); 3 and more: elapsed time and budget on
+        every line printed before the read. No score and no evaluated
+        candidate is ever printed (unlike ``GridSearchCV``'s ``verbose=3``).
+        **Nothing measured after the first read of the validation set is
+        printed**: after the line ``reading the validation set ...`` the
+        only line is ``done``, with no figure (a step's duration, or the
+        moment its line appears, could spell out private choices).
     error_score : "raise" or float, default="raise"
         What happens when fitting a *public* candidate on the public training
         set fails (public information, so scikit-learn's semantics apply):
