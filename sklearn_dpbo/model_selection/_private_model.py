@@ -101,7 +101,7 @@ from ._progress import ProgressPrinter
 from ._public_steps import fit_public_steps, split_pipeline, transform_rows
 from ._releases import _grid_laplace
 from ._sealed import run_sealed
-from ._whole_data import WHOLE_DATA_RELATION, default_params
+from ._whole_data import WHOLE_DATA_RELATION, candidate_list, default_params
 
 __all__ = [
     "PrivateModelReport",
@@ -504,13 +504,6 @@ _STRATEGIES = {
 
 
 # The fit path
-def _candidate_list(search, plan) -> list[dict]:
-    """The public candidates: ``n_iter`` of the public set in its public order."""
-    cands = plan.candidates
-    order = np.argsort(plan.tie_break)[: min(int(search.n_iter), len(cands))]
-    return [dict(cands.params[j]) for j in order]
-
-
 def resolve_distribution(mode, n_candidates: int, epsilon: float, delta: float):
     """The law of K: ``mode.distribution``, or for ``"auto"`` a public rule.
 
@@ -662,7 +655,7 @@ def fit_private_model(search, plan, X, y, fit_params, other_scorers, extra):
             "method='private-model' takes one scorer and no fit parameters."
         )
     _refuse_training_target_scores(plan.scorer)
-    searched = _candidate_list(search, plan)
+    searched = candidate_list(search, plan)
     steps, learner, prefix = split_pipeline(
         search.estimator, {k for p in searched for k in p}
     )

@@ -198,6 +198,13 @@ def default_params(estimator: Any, names) -> dict:
     return {name: own[name] for name in names if name in own}
 
 
+def candidate_list(search, plan) -> list[dict]:
+    """The public candidates: ``n_iter`` of the public set in its public order."""
+    cands = plan.candidates
+    order = np.argsort(plan.tie_break)[: min(int(search.n_iter), len(cands))]
+    return [dict(cands.params[j]) for j in order]
+
+
 def _candidates(search, plan, mode) -> tuple[list[dict], int | None]:
     """The evaluated candidates and the row of the estimator's own values.
 
@@ -205,10 +212,8 @@ def _candidates(search, plan, mode) -> tuple[list[dict], int | None]:
     ``plan.tie_break``, then the estimator's values if ``include_default``
     and not already among them. Returns (params list, default row or None).
     """
-    cands = plan.candidates
-    order = np.argsort(plan.tie_break)[: min(int(search.n_iter), len(cands))]
-    params = [dict(cands.params[j]) for j in order]
-    names = sorted({name for p in cands.params for name in p})
+    params = candidate_list(search, plan)
+    names = sorted({name for p in plan.candidates.params for name in p})
     own = default_params(search.estimator, names)
     if not mode.include_default or len(own) != len(names):
         return params, None
