@@ -328,32 +328,16 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
     ``cv_results_`` holds the noisy reports (one row per owner asked; its
     timing columns are NaN: those fits run after the first owner is asked).
 
-    ``score(X, y)`` scores the user's own data with the selection metric,
-    *not* clipped into the private scorer's bounds (it is not a release).
-
-    As a Pipeline step after preprocessing: ``Pipeline(..., transform_input=
-    ["X_val"])`` with metadata routing and ``set_fit_request(X_val=True,
-    y_val=True)`` sends ``X_val`` through the preceding steps. The plain
-    ``search__X_val`` reaches the search untransformed: refused when its
-    features or container differ from ``X``'s, else undetectable; with
-    ``cv`` the preceding steps are fitted on the validation rows. Or put the
-    preprocessing inside the searched estimator (see
-    ``docs/coming_from_gridsearchcv.md``)::
-
-        DPBayesSearchCV(make_pipeline(StandardScaler(), SVC()),
-                        {"svc__C": (1e-2, 1e2, "log-uniform")})
-
-    ``GridSearchCV``'s and former parameters (``param_grid``, ``noise``,
-    ...) raise Python's ``TypeError`` in the constructor and, in
-    ``set_params``, a ``ValueError`` that says what to use instead
-    (``search_spaces``, ``method=DPGPUCB(noise=0.05)``, ...): the table is
-    in ``docs/coming_from_gridsearchcv.md`` and ``docs/modes.md``.
-
-    Metadata routing works as in ``GridSearchCV`` (``set_fit_request`` on
-    the estimator, splitter metadata to ``cv``), except that metadata
-    requested by the scorer is refused in ``fit``: a weighted private score
-    would not keep its per-record sensitivity. See
-    ``docs/coming_from_gridsearchcv.md`` for every difference.
+    As a Pipeline step after preprocessing, send ``X_val`` through the
+    preceding steps (``Pipeline(..., transform_input=["X_val"])`` with
+    metadata routing), or put the preprocessing inside the searched
+    estimator: ``DPBayesSearchCV(make_pipeline(StandardScaler(), SVC()),
+    {"svc__C": (1e-2, 1e2, "log-uniform")})``. ``GridSearchCV``'s and
+    former parameters (``param_grid``, ``noise``, ...) are refused with
+    what to use instead. Metadata routing works as in ``GridSearchCV``,
+    except that scorer metadata is refused in ``fit`` (a weighted private
+    score has no per-record bound). Every difference from ``GridSearchCV``:
+    ``docs/coming_from_gridsearchcv.md``.
 
     Examples
     --------
