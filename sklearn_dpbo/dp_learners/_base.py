@@ -26,7 +26,7 @@ import warnings
 import numpy as np
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
-from .._compat import CachedParamNamesMixin
+from .._compat import CachedParamNamesMixin, Interval
 from ..privacy._numbers import label_key, number_or_nan
 from ..privacy._samplers import (
     as_random_source,
@@ -35,7 +35,12 @@ from ..privacy._samplers import (
     sample_gamma_on_lattice,
     sample_standard_normal,
 )
-from ..privacy._validation import PrivacyLeakWarning, check_epsilon, check_privacy_rng
+from ..privacy._validation import (
+    EPSILON_CONSTRAINTS,
+    PrivacyLeakWarning,
+    check_epsilon,
+    check_privacy_rng,
+)
 
 __all__ = [
     "BOUNDS_NORM_SHARE",
@@ -65,16 +70,12 @@ SOLVER_MAX_CONDITION = 1e5
 perturbation at a large ε) is raised to it, a public change of the
 objective decided from public values only (:func:`conditioned`). Beyond
 κ ≈ 10⁷ the computed gradient of a Newton iterate can stall above the
-tolerance in floating point (found by a fuzz of 15,876 public settings and
-adversarial data sets, ``benchmarks/bench_solver_fuzz.py``: 0 misses at
-κ_max = 10⁵ and 10⁶, 6 at 10⁷, 57 at 10⁸); 10⁵ keeps a margin of 100.
-In the rows' own units the floor is negligible: for rows of norm ≤ 1 it
-is μ ≥ 2.5·10⁻⁶."""
+tolerance in floating point (``benchmarks/bench_solver_fuzz.py``); 10⁵
+keeps a margin of 100."""
 
 SOLVER_MIN_ITER = 200
 """The solvers run at least this many iterations before they give up
-(``max_iter`` below it acts as it): the fuzz above needed at most 32
-(55 at κ_max = 10⁶)."""
+(``max_iter`` below it acts as it)."""
 
 
 def clip_rows(X, data_norm: float, *, intercept: bool) -> np.ndarray:
@@ -107,10 +108,7 @@ BOUNDS_NORM_SHARE = 0.5
 """ρ: with ``bounds``, rows mapped into [−1, 1]^d are clipped to L2 norm ρ·√d.
 
 The ball's radius trades the noise (∝ R) against the clipping of rows far
-from the bounds' midpoint. Measured on raw breast_cancer with declared
-bounds (0, 1.25 × each feature's maximum), ε = 1, 40 stratified 70/30
-splits, objective perturbation: test accuracy 0.731/0.791/0.792/0.769 at
-ρ = 0.35/0.5/0.7/1 (C = 1) and 0.788/0.813/0.792/0.769 (C = 0.1)."""
+from the bounds' midpoint."""
 
 
 def check_bounds(bounds, d: int, owner: str) -> tuple[np.ndarray, np.ndarray]:
@@ -322,6 +320,16 @@ def check_weights(sample_weight, n: int, owner: str):
         w = check_targets(sample_weight, n, owner)
     w = float_rows(np.asarray(w).reshape(-1, 1))[:, 0]
     return np.clip(np.nan_to_num(w, nan=0.0, posinf=1.0, neginf=0.0), 0.0, 1.0)
+
+
+SHARED_CONSTRAINTS: dict = {
+    "epsilon": EPSILON_CONSTRAINTS,
+    "bounds": [None, tuple, list],
+    "data_norm": [None, Interval(numbers.Real, 0, None, closed="neither")],
+    "fit_intercept": ["boolean"],
+    "noise_random_state": [None, Interval(numbers.Integral, 0, None, closed="left")],
+}
+"""The ``_parameter_constraints`` every DP learner shares."""
 
 
 class DPLearnerMixin(CachedParamNamesMixin):

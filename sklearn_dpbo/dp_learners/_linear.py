@@ -10,9 +10,10 @@ import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 
 from .._compat import Interval
-from ..privacy._validation import EPSILON_CONSTRAINTS, UselessReleaseWarning
+from ..privacy._validation import UselessReleaseWarning
 from ._base import (
     GRADIENT_TOL,
+    SHARED_CONSTRAINTS,
     SOLVER_MIN_ITER,
     DPLearnerMixin,
     SolverError,
@@ -102,21 +103,18 @@ class DPLinearRegression(DPLearnerMixin, RegressorMixin, BaseEstimator):
     the noise alone with the variance the target range allows
     (:meth:`_noise_error`, public arithmetic) and warns
     (``UselessReleaseWarning``) when the noise is larger: then the
-    midpoint predicts better. Example: diabetes (features within ±0.2,
-    targets within (0, 350)), ε = 4, 70 % of the rows: ``alpha=0.5`` gives
-    a mean test R² of 0.18 ± 0.02 over 20 splits (non-private ``Ridge``:
-    0.41), and ``alpha=0.1`` warns (its test R² is far below 0).
+    midpoint predicts better.
 
     ``sample_weight`` (each clipped into [0, 1]) weights the rows' squared
     errors: the three steps of :func:`ridge_sensitivity` hold unchanged for
     weights ≤ 1 (J(0) ≤ B²/2, a row's gradient ≤ R(R‖w‖ + B)).
 
     Privacy: pure ε-DP with respect to replacing one row of ``X, y`` (and
-    its weight; n public), the solver's tolerance included in Δ (the gradient is checked
-    after the solve and the fit raises ``SolverError`` otherwise; α below
-    R²·10⁻⁵ acts as R²·10⁻⁵, which keeps the system's condition number ≤
-    10⁵). Noise from the OS CSPRNG (exact Gamma radius, float direction,
-    rounded to a public grid).
+    its weight; n public), the solver's tolerance included in Δ (the
+    gradient is checked after the solve and the fit raises ``SolverError``
+    otherwise; α below R²·10⁻⁵ acts as R²·10⁻⁵, which keeps the system's
+    condition number ≤ 10⁵). Noise from the OS CSPRNG (exact Gamma radius,
+    float direction, rounded to a public grid).
 
     Parameters
     ----------
@@ -149,20 +147,13 @@ class DPLinearRegression(DPLearnerMixin, RegressorMixin, BaseEstimator):
     """
 
     _parameter_constraints: dict = {
-        "epsilon": EPSILON_CONSTRAINTS,
-        "bounds": [None, tuple, list],
-        "data_norm": [None, Interval(numbers.Real, 0, None, closed="neither")],
+        **SHARED_CONSTRAINTS,
         "target_bound": [
             Interval(numbers.Real, 0, None, closed="neither"),
             tuple,
             list,
         ],
         "alpha": [Interval(numbers.Real, 0, None, closed="neither")],
-        "fit_intercept": ["boolean"],
-        "noise_random_state": [
-            None,
-            Interval(numbers.Integral, 0, None, closed="left"),
-        ],
     }
 
     def __init__(

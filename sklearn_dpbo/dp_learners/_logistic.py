@@ -10,9 +10,9 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 
 from .._compat import Interval, StrOptions
 from ..privacy._numbers import label_key
-from ..privacy._validation import EPSILON_CONSTRAINTS
 from ._base import (
     GRADIENT_TOL,
+    SHARED_CONSTRAINTS,
     DPLearnerMixin,
     clip_rows,
     conditioned,
@@ -112,10 +112,7 @@ class DPLogisticRegression(DPLearnerMixin, ClassifierMixin, BaseEstimator):
     ``_objective`` holds the derivation (κ_max = 10⁵, the solvers' public
     conditioning floor, ``_base.SOLVER_MAX_CONDITION``). Δ > 0 once C ≥
     (e^(ε_obj/4) − 1)/(c R²) (or the floor binds): every larger C then
-    gives the same model distribution. The Jacobian term log(1 + c/(n(Λ̃+Δ)))
-    is the rank-one (matrix determinant lemma) form of CMS's Theorem 9
-    bound, whose 2 log(1 + c/(n(Λ̃+Δ))) it tightens (``_objective``); Δ is
-    CMS's, so only the noise shrinks.
+    gives the same model distribution.
 
     ``mechanism="output"``: Algorithm 1 (their Corollary 8), ŵ + b with
     density ∝ exp(−ε‖b‖/Δ), Δ = 2RC (:func:`logistic_sensitivity`).
@@ -123,10 +120,8 @@ class DPLogisticRegression(DPLearnerMixin, ClassifierMixin, BaseEstimator):
     Privacy: pure ε-DP per ``fit`` (all K problems) with respect to
     replacing any one row of ``X, y`` (n public), provided the Newton
     solver reaches its gradient tolerance (checked: the fit raises
-    ``SolverError`` otherwise, which a fuzz of 15,876 public settings and
-    adversarial data sets never saw, thanks to a public floor on the
-    regularisation that keeps the condition number ≤ 10⁵; ``_objective``'s
-    docstring). The noise comes from the OS CSPRNG: an exact Gamma radius
+    ``SolverError`` otherwise; ``_objective``'s docstring). The noise comes
+    from the OS CSPRNG: an exact Gamma radius
     (``_base.sample_gamma_norm_noise``) times a floating-point direction,
     rounded to a public grid (see ``privacy._samplers.sample_standard_normal``).
 
@@ -157,7 +152,7 @@ class DPLogisticRegression(DPLearnerMixin, ClassifierMixin, BaseEstimator):
         classes is refused as a continuous target (cast it to int).
     max_iter : int, default=100
         Newton iterations; values below 200 act as 200 (the privacy proof
-        needs the certified tolerance, reached within 32 in the fuzz).
+        needs the certified tolerance).
     mechanism : {"objective", "output"}, default="objective"
         Objective perturbation (CMS Algorithm 2) or output perturbation
         (Algorithm 1).
@@ -185,18 +180,11 @@ class DPLogisticRegression(DPLearnerMixin, ClassifierMixin, BaseEstimator):
     """
 
     _parameter_constraints: dict = {
-        "epsilon": EPSILON_CONSTRAINTS,
-        "bounds": [None, tuple, list],
-        "data_norm": [None, Interval(numbers.Real, 0, None, closed="neither")],
+        **SHARED_CONSTRAINTS,
         "C": [Interval(numbers.Real, 0, None, closed="neither")],
-        "fit_intercept": ["boolean"],
         "classes": [tuple, list],
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
         "mechanism": [StrOptions({"objective", "output"})],
-        "noise_random_state": [
-            None,
-            Interval(numbers.Integral, 0, None, closed="left"),
-        ],
     }
 
     def __init__(

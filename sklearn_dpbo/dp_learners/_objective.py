@@ -52,14 +52,11 @@ once their ε′ ≤ 0, this learner as soon as it would fall below ε_obj/2), s
 the objective, the plateau and the pruning are the same as with CMS's
 accounting, and only ε′ grows: on the plateau from ε_obj/2 to ε_obj −
 log(e^(ε_obj/4)) = 3ε_obj/4, elsewhere by log(1 + c/(n(Λ̃ + Δ))): less
-noise for the same objective and the same ε. (The split between the
-Jacobian and the noise was not re-tuned: a smaller Δ would trade
-regularisation for noise, and which is better depends on the data.) So
-ε′ never falls below 3ε_obj/4 — no cliff where ε′ → 0⁺ — and every C above
+noise for the same objective and the same ε. So ε′ never falls below
+3ε_obj/4 — no cliff where ε′ → 0⁺ — and every C above
 the public plateau C ≥ (e^(ε_obj/4) − 1)/(c R²) gives the same objective
 (the private-model mode prunes such duplicates). ε′ is rounded down by
-1e-12 relative. (Until 2026-11-24 ε′ used CMS's squared factor, ε_obj −
-2 log(1 + c/(n(Λ̃ + Δ))) ≥ ε_obj/2: valid, looser.)
+1e-12 relative.
 
 **The solver's stopping point** (approximate minima perturbation, Iyengar
 et al., IEEE S&P 2019, in its pure-DP form). The theorem is about the exact
@@ -74,16 +71,11 @@ Releasing v̂ + z with z of density ∝ exp(−ε_out‖z‖/S), ε_out =
 ``OUTPUT_SHARE``·ε, gives density ratios ≤ e^(ε_obj)·e^(ε_out) = e^ε:
 **pure ε-DP per fit**.
 
-**The solver reaches γ/2** on every public setting the learner accepts,
-as far as measured: its objective's condition number is at most κ_max =
-10⁵ by the floor in Δ, it runs at least 200 Newton iterations, and a fuzz
-of 15,876 settings (n from 1 to 3,000, d + 1 from 2 to 31, C from 10⁻⁸ to
-10¹⁵, ε from 10⁻⁴ to 1,000, data_norm from 0.01 to 100, six adversarial
-data sets: random, separable, one label, 10⁶-scaled duplicates, zero rows,
-rank one; ``benchmarks/bench_solver_fuzz.py``) never missed at κ_max = 10⁵
-(at most 32 iterations) nor at 10⁶, and missed 6 times at 10⁷. If it did miss,
-the fit would raise ``SolverError``: an event outside the guarantee, stated
-in the private-model mode's ``privacy_report_``.
+**The solver reaches γ/2** on every public setting the learner accepts
+(condition number ≤ κ_max = 10⁵ by the floor in Δ, ≥ 200 Newton
+iterations; ``benchmarks/bench_solver_fuzz.py`` never misses). A miss
+would raise ``SolverError``: an event outside the guarantee, stated in the
+private-model mode's ``privacy_report_``.
 """
 
 from __future__ import annotations
@@ -228,20 +220,15 @@ def newton_logistic(X, s, lam, lin, max_iter, tol=None, stats=None, weights=None
     privacy. ``tol`` defaults to γ/2 (objective perturbation); both
     logistic mechanisms use this solver. If ``max_iter`` is hit before
     ``tol`` (or the Hessian is singular in floating point): None. ``stats``, a
-    dict, receives the number of gradient checks made ("iterations"; for
-    the solver fuzz of ``benchmarks/bench_solver_fuzz.py``). ``weights``
+    dict, receives the number of gradient checks made ("iterations"). ``weights``
     (in [0, 1], one per row; None: all 1) multiply the rows' losses.
     """
     tol = GAMMA / 2 if tol is None else float(tol)
     n, d = X.shape
     v = np.zeros(d)
     ridge = lam * np.eye(d)
-    # Small-array arithmetic written out, with the same floating-point
-    # results: np.mean and np.linalg.norm are a sum then one division and
-    # √(g·g); the labels s = ±1 are folded into the rows once (A = −s·X, an
-    # exact sign flip, so A u = −s·(X u) and Aᵀp = −Xᵀ(s·p) bit for bit).
-    # Their dispatch and the sign flips were most of a fit's time at small
-    # n and d.
+    # The labels s = ±1 folded into the rows once (A = −s·X, an exact sign
+    # flip, so A u = −s·(X u) and Aᵀp = −Xᵀ(s·p) bit for bit).
     XT = X.T
     A = -(s[:, None] * X)
     AT = A.T
@@ -299,8 +286,8 @@ def certified_newton(
     Stops at half the bound (the computed norm's float error is far below
     the other half, so the exact gradient is within ``gradient_bound``),
     runs at least :data:`~._base.SOLVER_MIN_ITER` iterations, and raises
-    :class:`~._base.SolverError` if the tolerance is not reached (never in
-    the fuzz of the module docstring; ``what`` names the mechanism).
+    :class:`~._base.SolverError` if the tolerance is not reached (``what``
+    names the mechanism).
     """
     tol = gradient_bound / 2
     iters = solver_iterations(max_iter)

@@ -47,7 +47,7 @@ is set (the user's values are put back on the fitted model): otherwise
 diffprivlib fits in worker processes whose warnings reach the terminal once
 per run (revealing the private number of runs), and ``verbose`` prints the
 solver's trace of the private objective (from Fortran on SciPy < 1.15,
-past any redirect). Found by an adversarial review on 2026-11-25.
+past any redirect).
 """
 
 from __future__ import annotations

@@ -98,7 +98,7 @@ def refit(search, X_train, y_train, fit_params: dict, selected_fit) -> None:
     candidate, fitted on the training set before the validation read
     (``"private-selection"``): restored, with its pre-read time. Otherwise
     ``best_params_`` is fitted on the training set; no number measured
-    after the validation read leaves ``fit`` (issue 19), so its duration
+    after the validation read leaves ``fit``, so its duration
     is not kept (``refit_time_`` is NaN).
 
     Called after the releases are set (:func:`ingest`): they are paid for

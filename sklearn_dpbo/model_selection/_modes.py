@@ -73,10 +73,7 @@ _SELECTION = [StrOptions({"permute-and-flip", "exponential"})]
 # Parameters that must be ints, where a bool would pass the Interval check.
 _INT_PARAMS = ("batch_size", "shortlist_size", "n_parts", "min_part_size")
 
-# Parameter documentation shared by several modes, written once. A line
-# ``{{name}}`` in a mode's docstring is replaced by _PARAM_DOCS[name]
-# (indented as the line); lines indented under it continue the entry with
-# what is particular to the mode.
+# A line ``{{name}}`` in a mode's docstring is replaced by _PARAM_DOCS[name].
 _PARAM_DOCS = {
     "kernel": """\
 kernel : scikit-learn kernel or None, default=None
@@ -218,9 +215,8 @@ class PrivateSelection(SearchMode):
         (private grid search).
     shortlist_size : int, default=3
         Candidates scored on the validation set (``"bo"`` and
-        ``"random"``). 3 was best at total ε ≤ 1 in the defaults study
-        (``benchmarks/bench_utility.py --defaults``, docs/central_dp.md): larger
-        shortlists contain better candidates but cost more selection noise.
+        ``"random"``): larger shortlists contain better candidates but cost
+        more selection noise.
     public_cv : "auto", int or splitter, default="auto"
         Cross-validation inside the training set that scores candidates
         publicly (``shortlist="bo"``). ``"auto"``: 2 folds when the
@@ -235,11 +231,7 @@ class PrivateSelection(SearchMode):
         every fold (none failed), minus ``racing`` × (high − low) / √(2 n₀)
         (the largest standard deviation of the difference of two fold-0
         scores on n₀ rows). Only candidates scored on every fold are shortlisted.
-        ``None`` scores every candidate on every fold. 0.5 was chosen by
-        measurement (``benchmarks/bench_utility.py --racing``, 60 seeds, 4
-        tasks, one held out): 24–36 % fewer public fits than ``None`` with
-        regret and test accuracy within two standard errors on every task
-        (docs/benchmarks.md, "Cheaper public signal").
+        ``None`` scores every candidate on every fold.
     batch_size : int or None, default=None
         Public fold evaluations in flight at once in the asynchronous public
         search (GP-BUCB: a new candidate is proposed as soon as a result is
@@ -275,13 +267,7 @@ class PrivateSelection(SearchMode):
         candidate, fold 1 for the best half of them); below, 3 public folds
         and ``None`` (every candidate that can still make the shortlist is
         raced on all folds). With an explicit ``public_cv``, ``"auto"`` is
-        ``None``. Measured on two tasks with 25,000 training rows and
-        ``n_iter=20`` (``benchmarks/bench_scaling.py --sections rule``,
-        paired seeds): the search costs 0.42× (HistGradientBoosting) and
-        0.34× (random forest) the CPU time of ``RandomizedSearchCV(cv=3)``
-        on the training and validation rows, against 0.71× and 0.60× with
-        3 folds and racing alone, at the same test accuracy within one
-        standard error (32 and 20 seeds).
+        ``None``.
     """
 
     method = "private-selection"
@@ -341,9 +327,8 @@ class DPGPUCB(SearchMode):
     (ε, δ)-DP *under the paper's Assumption 1* (the score functions of all
     validation sets are jointly a GP with dataset correlation
     ``dataset_kernel``). With ``noise=0`` and ``noise_free_constants=(A,
-    tau)`` the score is released by Algorithm 2. Measured: at total ε = 1
-    its selection is barely better than uniform and its score noise exceeds
-    the score range (docs/central_dp.md); it is offered for fidelity to the paper.
+    tau)`` the score is released by Algorithm 2. At total ε = 1 its
+    selection is barely better than uniform (docs/central_dp.md).
 
     Named ``DPGPUCB`` because :class:`~sklearn_dpbo.GPUCB` is the plain
     GP-UCB learner of the local-DP optimiser.
@@ -418,12 +403,19 @@ class Lipschitz(SearchMode):
     """``method="lipschitz"``: Kusner et al. (2015), Algorithm 3.
 
     Searches one regularisation parameter of a binary L2-regularised linear
-    model (see :class:`DPBayesSearchCV` for the conditions of Assumption 2,
-    all checked before any data is read). The whole candidate path is
-    scored on the validation set; ``best_params_`` by ``selection`` over it
-    (sensitivity g*/m, no assumption); ``best_score_`` = best of T BO steps
-    (``acquisition``) + Laplace(min(g*, (λmax − λmin)L/(λmax λmin) +
-    min(g*, 2L/λmin)/m)/ε₂), pure ε-DP under Assumption 2 (Section 4).
+    model. Assumption 2's conditions, each checked before any data is read:
+    ``estimator`` is a Pipeline ending in ``Normalizer()`` then
+    ``LogisticRegression``, ``LinearSVC(loss="hinge")`` or
+    ``SGDClassifier(loss="log_loss" | "hinge")``, with
+    ``fit_intercept=False``; ``search_spaces`` has the single entry
+    ``"<step>__C"`` (λ = 1/(C·n)) or ``"<step>__alpha"`` (λ = α);
+    ``scoring`` is ``"neg_sigmoid_loss"`` or ``"neg_ramp_loss"``. The whole
+    candidate path is scored on the validation set; ``best_params_`` by
+    ``selection`` over it (sensitivity g*/m, no assumption); ``best_score_``
+    = best of T BO steps (``acquisition``) + Laplace(min(g*, (λmax −
+    λmin)L/(λmax λmin) + min(g*, 2L/λmin)/m)/ε₂), pure ε-DP under
+    Assumption 2 (Section 4). For usual λ ranges the cap at g* is active
+    (docs/central_dp.md). Public constants: ``lipschitz_constants_``.
 
     Parameters
     ----------
@@ -526,8 +518,7 @@ class WholeData(SearchMode):
         Number k of disjoint parts. ``"auto"``: n // ``min_part_size``,
         at most 100 and at least 1 (public: n only).
     min_part_size : int, default=200
-        Rows per part that ``n_parts="auto"`` aims for. Measured in
-        ``benchmarks/bench_whole_data.py`` (docs/whole_data.md).
+        Rows per part that ``n_parts="auto"`` aims for.
     inner_split : float in (0, 1) or int >= 2, default=0.3
         How a candidate is scored inside a part: a float is the fraction of
         the part's rows held out for scoring (the rest fits the model, one
@@ -547,9 +538,7 @@ class WholeData(SearchMode):
         releases the estimator's own values as ``best_params_`` without
         reading any row (ε₁ is not spent) and gives the whole ε to
         ``best_score_``. Public: k, ε and the budget split only. ``None``
-        always tunes. 0.05 from ``benchmarks/bench_whole_data.py``
-        (docs/whole_data.md): at 0.057 (k = 35, ε₁ = 1) tuning lost 5.8 ±
-        3.6 accuracy points to the untuned values.
+        always tunes.
     max_worse_probability : float in (0, 1) or None, default=0.05
         Default anchoring (with ``include_default``): every other
         candidate's aggregated score is lowered by the public margin
@@ -634,15 +623,10 @@ class PrivateModel(SearchMode):
     distribution : {"auto", "logarithmic", "negative-binomial", "geometric"}, \
             default="auto"
         Law of K: truncated negative binomial with η = 0 (cost 2ε₀), 0.5
-        (2.5ε₀) or 1 (3ε₀). ``"auto"`` (since 2026-11-24; the default was
-        ``"negative-binomial"``): ``"logarithmic"``, chosen by a check on
-        three held-out tasks decided by a rule fixed before their run
-        (``benchmarks/results/bench_private_model_notes.md``, "The law of
-        K"), unless no cap on K
-        keeps its added δ within the search's ``delta`` (many candidates,
-        small δ, large ε), then ``"negative-binomial"``: a public rule
-        (``_private_model.resolve_distribution``) that accepts every search
-        the former default accepted. ``privacy_report_`` names the law.
+        (2.5ε₀) or 1 (3ε₀). ``"auto"``: ``"logarithmic"``, unless no cap on
+        K keeps its added δ within the search's ``delta``, then
+        ``"negative-binomial"`` (``_private_model.resolve_distribution``).
+        ``privacy_report_`` names the law.
     mean_runs : float >= 1 or "auto", default="auto"
         E[K]; ``"auto"`` is the number of candidates.
     max_runs : int or "auto", default="auto"

@@ -42,26 +42,19 @@ Before any row is read, candidates whose fit has the same distribution as
 an earlier candidate's (objective perturbation's plateau in C) are dropped
 (:func:`prune_candidates`); ``candidate_params_`` lists the kept ones.
 
-Reading the rows (:func:`~._entries.float_entries`, inside the private computation):
-X may be a NumPy array or DataFrame (2-D) and y a NumPy array or Series
-(1-D), of any dtype; lists, tuples, sparse matrices and other shapes are
-refused from their type and shape (:func:`~._entries.check_containers`), before any
-row is read or any budget is charged. Every entry becomes a float64 on
-its own: ``float(v)``, or NaN where ``float`` refuses it (None, pd.NA, a
-non-numeric string, an object; bools are 0/1, "1.5" is 1.5, "True" is 1,
-a complex number with no imaginary part is its real part), so a dtype
-that the rows decide (one None turns a bool column into objects) decides
-nothing. Per record, for the learners of :mod:`sklearn_dpbo.dp_learners`:
-a row with a non-finite feature is the zero row, in its fit and in its
-score (its prediction is the intercept's); a label is compared with the
-public ``classes`` on its own (numeric classes: as a float64,
-:func:`~._entries.check_label_classes`; classes with a string: by
-:func:`~._entries.read_labels`); with two classes ``classes[1]`` is the
-positive class, any other value (NaN included) a negative in the fit, and
-the score compares the label with the predicted class (a label outside
-``classes`` is never predicted: a miss for accuracy, the floor for log
-loss); a non-finite regression target is 0 in the fit and
-scores the score's lowest value.
+Reading the rows (:mod:`._entries`): X a NumPy array or DataFrame (2-D)
+and y a NumPy array or Series (1-D), of any dtype; other containers are
+refused from their type and shape before any row is read or any budget is
+charged. Inside the private computation every entry becomes a float64 on
+its own (NaN where ``float`` refuses it), so no dtype the rows decide
+decides anything. Per record, for the learners of
+:mod:`sklearn_dpbo.dp_learners`: a row with a non-finite feature is the
+zero row, in its fit and in its score; a label is compared with the public
+``classes`` on its own (with two classes ``classes[1]`` is the positive
+class, any other value a negative in the fit; a label outside ``classes``
+is never predicted: a miss for accuracy, the floor for log loss); a
+non-finite regression target is 0 in the fit and scores the score's lowest
+value.
 
 A run that raises is not caught: after the first read the fit is sealed
 (``_sealed.run_sealed``); the learners of :mod:`sklearn_dpbo.dp_learners`
@@ -107,7 +100,7 @@ from ._progress import ProgressPrinter
 from ._public_steps import fit_public_steps, split_pipeline, transform_rows
 from ._releases import _grid_laplace
 from ._sealed import run_sealed
-from ._whole_data import WHOLE_DATA_RELATION, default_params
+from ._whole_data import WHOLE_DATA_RELATION, candidate_list, default_params
 
 __all__ = [
     "PrivateModelReport",
@@ -510,26 +503,17 @@ _STRATEGIES = {
 
 
 # The fit path
-def _candidate_list(search, plan) -> list[dict]:
-    """The public candidates: ``n_iter`` of the public set in its public order."""
-    cands = plan.candidates
-    order = np.argsort(plan.tie_break)[: min(int(search.n_iter), len(cands))]
-    return [dict(cands.params[j]) for j in order]
-
-
 def resolve_distribution(mode, n_candidates: int, epsilon: float, delta: float):
     """The law of K: ``mode.distribution``, or for ``"auto"`` a public rule.
 
-    ``"auto"``: the logarithmic law (η = 0, ε₀ = ε/2; chosen by a held-out
-    check, ``benchmarks/results/bench_private_model_notes.md``) when a cap
-    K_max keeps its added δ
-    within ``delta`` at E[K] = ``mean_runs`` (the number of candidates
-    before pruning for ``"auto"``, an upper bound on the number kept, so the
-    cap also fits after pruning), and the truncated negative binomial
-    (η = 0.5) otherwise: its lighter tail fits caps the logarithmic law does
-    not (many candidates, a small δ or a large ε), so ``"auto"`` accepts
-    every search that the negative-binomial default accepted. Public: n of
-    candidates, ε, δ and the mode's parameters only. Returns (name, η).
+    ``"auto"``: the logarithmic law (η = 0, ε₀ = ε/2) when a cap K_max
+    keeps its added δ within ``delta`` at E[K] = ``mean_runs`` (the number
+    of candidates before pruning for ``"auto"``, an upper bound on the
+    number kept, so the cap also fits after pruning), and the truncated
+    negative binomial (η = 0.5) otherwise: its lighter tail fits caps the
+    logarithmic law does not (many candidates, a small δ or a large ε).
+    Public: n of candidates, ε, δ and the mode's parameters only. Returns
+    (name, η).
     """
     name = mode.distribution
     if name != "auto":
@@ -626,10 +610,9 @@ def _plan_strategy(search, plan, learner, n, m, candidates, n_features=None) -> 
 def release_score(search) -> bool:
     """Whether the score is a release of its own: ``release_score``, with
     ``"auto"`` False in this mode (the default branch then fits on every
-    row at ε, the naive split selects at ε; measured in
-    ``benchmarks/results/bench_private_model_release_score.json``: as good
-    or better in every cell). Random stopping's noisy score is part of its
-    selection, paid for, and released unless ``release_score=False``."""
+    row at ε, the naive split selects at ε). Random stopping's noisy score
+    is part of its selection, paid for, and released unless
+    ``release_score=False``."""
     value = search.release_score
     return False if isinstance(value, str) else bool(value)
 
@@ -671,7 +654,7 @@ def fit_private_model(search, plan, X, y, fit_params, other_scorers, extra):
             "method='private-model' takes one scorer and no fit parameters."
         )
     _refuse_training_target_scores(plan.scorer)
-    searched = _candidate_list(search, plan)
+    searched = candidate_list(search, plan)
     steps, learner, prefix = split_pipeline(
         search.estimator, {k for p in searched for k in p}
     )

@@ -7,13 +7,9 @@ a Bayesian optimisation given the finished and the pending ones). The
 workers never wait for a whole batch: while the oldest job runs, the
 others are already computing.
 
-Why submission order. Results arrive in an order that depends on timing.
-Handing them to the driver in submission order makes every decision a
-function of the results alone: for a fixed ``window`` the sequence of jobs
-is the same whatever the backend, the number of workers or the machine's
-load. Timing only changes *when* a job runs, never *which* jobs run. A
-slow oldest job can hold back the next decisions (the other results wait
-in a buffer); the window keeps the workers busy meanwhile.
+Results handed over in submission order make every decision a function
+of the results alone: for a fixed ``window`` the sequence of jobs is the
+same whatever the backend, the number of workers or the machine's load.
 
 How it runs on joblib. One :class:`joblib.Parallel` call with
 ``return_as="generator_unordered"`` is fed from a queue while it runs
@@ -116,12 +112,10 @@ def default_window(n_jobs: Any) -> int:
     Two per worker, so that a worker that finishes usually finds a job
     ready while results wait to be taken in order; never less than 4, so
     that ``n_jobs`` of 1 and 2 give the same sequence of jobs (hence the
-    same releases). Chosen by measurement: a wider window (3 × workers)
-    kept Dask workers a little busier, but every pending job is a proposal
-    made without its result, and on the utility benchmark (60 seeds,
-    ``benchmarks/bench_utility.py --batch-sizes``) a window of 4 had lower
-    regret than 6 on every task. Under ``joblib.parallel_config("dask")``
-    the workers are the cluster's threads.
+    same releases); every pending job is a proposal made without its
+    result, so a wider window costs regret. Under
+    ``joblib.parallel_config("dask")`` the workers are the cluster's
+    threads.
     """
     return max(4, 2 * effective_n_jobs(n_jobs))
 

@@ -69,6 +69,18 @@ _MODES = {
 }
 
 
+def _delegate(name: str):
+    """``search.<name>(X)``: ``best_estimator_.<name>(X)``, if it has one."""
+
+    def method(self, X):
+        self._check_fitted_refit(name)
+        return getattr(self.best_estimator_, name)(X)
+
+    method.__name__, method.__doc__ = name, f"``best_estimator_.{name}(X)``."
+    method.__qualname__ = f"DPBayesSearchCV.{name}"
+    return available_if(search_estimator_has(name))(method)
+
+
 class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
     """Differentially private hyper-parameter search.
 
@@ -79,53 +91,16 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
     validation sets have the same public size m and differ by one swapped
     record. The training set is not protected.
 
-    Two release families, chosen by ``method`` (a string, or a mode object
+    The release family is chosen by ``method`` (a string, or a mode object
     carrying the mode's own parameters, e.g. ``method=PrivateSelection(
-    shortlist_size=5)``; see :mod:`sklearn_dpbo.model_selection._modes`):
-
-    ``"private-selection"`` (default, no modelling assumption)
-        Bayesian optimisation (GP-UCB) runs on *public* signal only,
-        ``public_cv``-fold cross-validation inside the training set, and
-        keeps a shortlist of the ``shortlist_size`` best candidates
-        (parameters of :class:`PrivateSelection`). Each is
-        fitted on the training set and scored once on the validation set.
-        ``best_params_`` is selected by permute-and-flip (or the
-        exponential mechanism) with the scorer's sensitivity (1/m for
-        accuracy), ``best_score_`` is that candidate's validation score
-        plus Laplace(Δ/ε₂). Pure ε-DP. ``shortlist="grid"`` shortlists the
-        whole candidate set (private grid search), ``shortlist="random"`` a
-        public random sample (private random search).
-
-    ``"gp-ucb"`` (Kusner et al., ICML 2015, Algorithms 1 and 2)
-        GP-UCB on the validation scores; ``best_params_`` by the exponential
-        mechanism on the posterior mean μ_T with Δ_μ = 2√β_{T+1} + c,
-        ``best_score_`` = max observed + Laplace(b). (ε, δ)-DP *under the
-        paper's Assumption 1* (the score functions of all validation sets
-        are jointly a GP with dataset correlation ``dataset_kernel``). With
-        ``noise=0`` and ``noise_free_constants=(A, tau)`` the score is
-        released by Algorithm 2. Measured: at total ε = 1 its selection is
-        barely better than uniform and its score noise exceeds the score
-        range (see docs/central_dp.md); it is offered for fidelity to the paper.
-        Parameters: :class:`DPGPUCB`.
-
-    ``"lipschitz"`` (Kusner et al. 2015, Algorithm 3, no GP assumption)
-        Searches one regularisation parameter of a binary L2-regularised
-        linear model: ``estimator`` must be a Pipeline ending in
-        ``Normalizer()`` then ``LogisticRegression``, ``LinearSVC(loss=
-        "hinge")`` or ``SGDClassifier(loss="log_loss" | "hinge")``, each
-        with ``fit_intercept=False``; ``search_spaces`` has the single entry
-        ``"<step>__C"`` (λ = 1/(C·n)) or ``"<step>__alpha"`` (λ = α);
-        ``scoring`` is ``"neg_sigmoid_loss"`` or ``"neg_ramp_loss"``
-        (accuracy is refused). Every violated condition of Assumption 2 is
-        refused before any data is read. The whole candidate path is scored
-        on the validation set; ``best_params_`` by ``selection`` over it
-        (sensitivity g*/m, no assumption); ``best_score_`` = best of T BO
-        steps (``acquisition``) + Laplace(min(g*, (λmax − λmin)L/(λmax
-        λmin) + min(g*, 2L/λmin)/m)/ε₂), pure ε-DP under Assumption 2. The
-        bound is capped at g* and, for usual λ ranges, the cap is active:
-        the score noise is then Laplace(g*/ε₂) on a score in [−g*, 0]
-        (see docs/central_dp.md). Public constants: ``lipschitz_constants_``.
-        Parameters: :class:`Lipschitz`.
+    shortlist_size=5)``), each documented with its guarantee:
+    :class:`PrivateSelection` (default: public Bayesian optimisation on the
+    training set, private selection of a shortlist; pure ε-DP, no
+    modelling assumption), :class:`DPGPUCB` (Kusner et al. 2015,
+    Algorithms 1 and 2; (ε, δ)-DP under the paper's Assumption 1),
+    :class:`Lipschitz` (Algorithm 3, one regularisation parameter of a
+    linear model), :class:`FederatedLDP`, :class:`WholeData` and
+    :class:`PrivateModel`.
 
     Parameters
     ----------
@@ -158,12 +133,7 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         ``get_params(deep=True)`` lists ``method__<name>``,
         ``set_params(method__noise=0.05)`` sets one (when ``method`` is an
         object), and they are validated in ``fit`` before any data is read.
-        The search never modifies the object. ``"federated-ldp"``:
-        validation records belong to owners with public ids (``fit(...,
-        val_groups=ids)``); each BO round one new owner reports her clipped
-        score through a client-side Laplace randomiser: ε-LDP per owner,
-        exposes ``cv_results_`` of the noisy reports (see
-        ``sklearn_dpbo/model_selection/_federated.py`` and ``docs/local_dp.md``).
+        The search never modifies the object.
     epsilon : float, default=1.0
         Total ε of one ``fit`` (all releases together, basic composition).
     delta : float, default=1e-5
@@ -224,22 +194,16 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
     pre_dispatch : int or str, default="2*n_jobs"
         Passed to :class:`joblib.Parallel`.
     verbose : int, default=0
-        1: the plan (candidates, the (ε, δ) the fit spends: δ = 0 for the
-        pure ε-DP modes), the phases, the first read of the validation set
-        and the end; 2: also every step of the public search on the
-        training set (``"private-selection"`` with ``shortlist="bo"``);
-        3 and more: elapsed time and budget on every line printed before
-        the read. No score and no evaluated candidate is ever printed
-        (unlike ``GridSearchCV``'s ``verbose=3``). **Nothing measured after
-        the first read of the validation set is printed**: after the line
-        ``reading the validation set ...`` the only line is ``done``, with
-        no figure, when ``fit`` returns (no elapsed time, no count, no
-        per-step line: in ``"gp-ucb"`` the steps' durations, and even the
-        moments at which their lines appear, would spell out the privately
-        chosen candidates; a failing validation record costs extra
-        ``predict`` calls). Every figure printed is measured before the read
-        or is a public constant fixed before it (ε, δ, ``n_iter``, the
-        numbers of candidates and owners).
+        1: the plan (candidates, the (ε, δ) the fit spends), the phases,
+        the first read of the validation set and the end; 2: also every
+        step of the public search on the training set (``"private-selection"``
+        with ``shortlist="bo"``); 3 and more: elapsed time and budget on
+        every line printed before the read. No score and no evaluated
+        candidate is ever printed (unlike ``GridSearchCV``'s ``verbose=3``).
+        **Nothing measured after the first read of the validation set is
+        printed**: after the line ``reading the validation set ...`` the
+        only line is ``done``, with no figure (a step's duration, or the
+        moment its line appears, could spell out private choices).
     error_score : "raise" or float, default="raise"
         What happens when fitting a *public* candidate on the public training
         set fails (public information, so scikit-learn's semantics apply):
@@ -364,32 +328,16 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
     ``cv_results_`` holds the noisy reports (one row per owner asked; its
     timing columns are NaN: those fits run after the first owner is asked).
 
-    ``score(X, y)`` scores the user's own data with the selection metric,
-    *not* clipped into the private scorer's bounds (it is not a release).
-
-    As a Pipeline step after preprocessing: ``Pipeline(..., transform_input=
-    ["X_val"])`` with metadata routing and ``set_fit_request(X_val=True,
-    y_val=True)`` sends ``X_val`` through the preceding steps. The plain
-    ``search__X_val`` reaches the search untransformed: refused when its
-    features or container differ from ``X``'s, else undetectable; with
-    ``cv`` the preceding steps are fitted on the validation rows. Or put the
-    preprocessing inside the searched estimator (see
-    ``docs/coming_from_gridsearchcv.md``)::
-
-        DPBayesSearchCV(make_pipeline(StandardScaler(), SVC()),
-                        {"svc__C": (1e-2, 1e2, "log-uniform")})
-
-    ``GridSearchCV``'s and former parameters (``param_grid``, ``noise``,
-    ...) raise Python's ``TypeError`` in the constructor and, in
-    ``set_params``, a ``ValueError`` that says what to use instead
-    (``search_spaces``, ``method=DPGPUCB(noise=0.05)``, ...): the table is
-    in ``docs/coming_from_gridsearchcv.md`` and ``docs/modes.md``.
-
-    Metadata routing works as in ``GridSearchCV`` (``set_fit_request`` on
-    the estimator, splitter metadata to ``cv``), except that metadata
-    requested by the scorer is refused in ``fit``: a weighted private score
-    would not keep its per-record sensitivity. See
-    ``docs/coming_from_gridsearchcv.md`` for every difference.
+    As a Pipeline step after preprocessing, send ``X_val`` through the
+    preceding steps (``Pipeline(..., transform_input=["X_val"])`` with
+    metadata routing), or put the preprocessing inside the searched
+    estimator: ``DPBayesSearchCV(make_pipeline(StandardScaler(), SVC()),
+    {"svc__C": (1e-2, 1e2, "log-uniform")})``. ``GridSearchCV``'s and
+    former parameters (``param_grid``, ``noise``, ...) are refused with
+    what to use instead. Metadata routing works as in ``GridSearchCV``,
+    except that scorer metadata is refused in ``fit`` (a weighted private
+    score has no per-record bound). Every difference from ``GridSearchCV``:
+    ``docs/coming_from_gridsearchcv.md``.
 
     Examples
     --------
@@ -463,9 +411,7 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         self.noise_random_state = noise_random_state
         self.accountant = accountant
 
-    # ------------------------------------------------------------------
-    # scikit-learn plumbing
-    # ------------------------------------------------------------------
+    # --- scikit-learn plumbing ---
     def set_params(self, **params):
         """Set parameters; ``method__<name>`` sets a mode object's parameter.
 
@@ -518,47 +464,13 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         check_is_fitted(self)
         check_refit(self, attr)
 
-    @available_if(search_estimator_has("predict"))
-    def predict(self, X):
-        """Predict with ``best_estimator_``."""
-        self._check_fitted_refit("predict")
-        return self.best_estimator_.predict(X)
-
-    @available_if(search_estimator_has("predict_proba"))
-    def predict_proba(self, X):
-        """Class probabilities from ``best_estimator_``."""
-        self._check_fitted_refit("predict_proba")
-        return self.best_estimator_.predict_proba(X)
-
-    @available_if(search_estimator_has("predict_log_proba"))
-    def predict_log_proba(self, X):
-        """Log class probabilities from ``best_estimator_``."""
-        self._check_fitted_refit("predict_log_proba")
-        return self.best_estimator_.predict_log_proba(X)
-
-    @available_if(search_estimator_has("decision_function"))
-    def decision_function(self, X):
-        """Decision function of ``best_estimator_``."""
-        self._check_fitted_refit("decision_function")
-        return self.best_estimator_.decision_function(X)
-
-    @available_if(search_estimator_has("transform"))
-    def transform(self, X):
-        """Transform with ``best_estimator_``."""
-        self._check_fitted_refit("transform")
-        return self.best_estimator_.transform(X)
-
-    @available_if(search_estimator_has("inverse_transform"))
-    def inverse_transform(self, X):
-        """Inverse transform with ``best_estimator_``."""
-        self._check_fitted_refit("inverse_transform")
-        return self.best_estimator_.inverse_transform(X)
-
-    @available_if(search_estimator_has("score_samples"))
-    def score_samples(self, X):
-        """``best_estimator_.score_samples``."""
-        self._check_fitted_refit("score_samples")
-        return self.best_estimator_.score_samples(X)
+    predict = _delegate("predict")
+    predict_proba = _delegate("predict_proba")
+    predict_log_proba = _delegate("predict_log_proba")
+    decision_function = _delegate("decision_function")
+    transform = _delegate("transform")
+    inverse_transform = _delegate("inverse_transform")
+    score_samples = _delegate("score_samples")
 
     @available_if(callbacks_refused)
     def set_callbacks(self, *callbacks):
@@ -610,9 +522,7 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         """Validate everything that does not need data; return the public plan."""
         return check_settings(self)
 
-    # ------------------------------------------------------------------
-    # fit
-    # ------------------------------------------------------------------
+    # --- fit ---
     def fit(
         self,
         X,

@@ -103,9 +103,7 @@ _NOT_COVERED = (
 )
 
 
-# ---------------------------------------------------------------------------
-# Public plan: parts, inner splits, candidates (no row is read)
-# ---------------------------------------------------------------------------
+# --- Public plan: parts, inner splits, candidates (no row is read) ---
 def n_parts_for(mode, n: int) -> int:
     """k: ``mode.n_parts``, or n // ``min_part_size`` in [1, MAX_PARTS] ("auto").
 
@@ -200,6 +198,13 @@ def default_params(estimator: Any, names) -> dict:
     return {name: own[name] for name in names if name in own}
 
 
+def candidate_list(search, plan) -> list[dict]:
+    """The public candidates: ``n_iter`` of the public set in its public order."""
+    cands = plan.candidates
+    order = np.argsort(plan.tie_break)[: min(int(search.n_iter), len(cands))]
+    return [dict(cands.params[j]) for j in order]
+
+
 def _candidates(search, plan, mode) -> tuple[list[dict], int | None]:
     """The evaluated candidates and the row of the estimator's own values.
 
@@ -207,10 +212,8 @@ def _candidates(search, plan, mode) -> tuple[list[dict], int | None]:
     ``plan.tie_break``, then the estimator's values if ``include_default``
     and not already among them. Returns (params list, default row or None).
     """
-    cands = plan.candidates
-    order = np.argsort(plan.tie_break)[: min(int(search.n_iter), len(cands))]
-    params = [dict(cands.params[j]) for j in order]
-    names = sorted({name for p in cands.params for name in p})
+    params = candidate_list(search, plan)
+    names = sorted({name for p in plan.candidates.params for name in p})
     own = default_params(search.estimator, names)
     if not mode.include_default or len(own) != len(names):
         return params, None
@@ -243,9 +246,7 @@ def _verbose_params(estimator: Any) -> list[str]:
     return out
 
 
-# ---------------------------------------------------------------------------
-# One part's job (runs in a worker): scores of every candidate on the part
-# ---------------------------------------------------------------------------
+# --- One part's job (runs in a worker): scores of every candidate on the part ---
 def _part_payload(estimator, X, y, fit_params, idx, n: int) -> bytes | None:
     """The part's rows, y and fit parameters, serialised here, or None.
 
@@ -361,9 +362,7 @@ def part_score_matrix(
         return np.vstack(par(jobs))
 
 
-# ---------------------------------------------------------------------------
-# The fit path
-# ---------------------------------------------------------------------------
+# --- The fit path ---
 def whole_data_requested(search, plan, X_val, y_val, cv) -> bool:
     """Whether this fit runs the whole-data mode.
 

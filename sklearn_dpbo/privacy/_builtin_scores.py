@@ -32,9 +32,7 @@ AUTO_CLIP_QUANTILE = 0.95
 """Quantile q of ``error_clip="auto"`` (:func:`public_error_clip`)."""
 
 
-# ---------------------------------------------------------------------------
-# Per-record values of the built-in scores
-# ---------------------------------------------------------------------------
+# --- Per-record values of the built-in scores ---
 
 
 def _proba_of_true_class(y_true, proba, estimator) -> np.ndarray:
@@ -145,9 +143,7 @@ def _regression(kind: str, clip: float, huber_delta: float = 1.0, variance=None)
     return record
 
 
-# ---------------------------------------------------------------------------
-# Public constants from the public training targets (error_clip="auto")
-# ---------------------------------------------------------------------------
+# --- Public constants from the public training targets (error_clip="auto") ---
 
 
 def _training_targets(y_train) -> np.ndarray:
@@ -321,9 +317,7 @@ class _TrainingTargetScore(DPScorer):
     _raw = record_values = private_values = check_public_rows = metric = _unbound
 
 
-# ---------------------------------------------------------------------------
-# Built-in scores
-# ---------------------------------------------------------------------------
+# --- Built-in scores ---
 
 
 def _builtin(func, bounds, name, response_method="predict", lipschitz=None) -> DPScorer:

@@ -119,11 +119,6 @@ def _bernoulli_exp_ratio(a: int, b: int, rng: RandomSource) -> bool:
     return _bernoulli_exp_unit_ratio(a, b, rng)
 
 
-def _bernoulli_exp_unit(gamma: Fraction, rng: RandomSource) -> bool:
-    """Exact Bernoulli(exp(−γ)) for γ in [0, 1] (CKS20, Algorithm 1, γ ≤ 1)."""
-    return _bernoulli_exp_unit_ratio(gamma.numerator, gamma.denominator, rng)
-
-
 def sample_bernoulli_exp(gamma: Fraction, rng: RandomSource) -> bool:
     """Exact Bernoulli(exp(−γ)) for a rational γ ≥ 0 (CKS20, Algorithm 1)."""
     gamma = Fraction(gamma)

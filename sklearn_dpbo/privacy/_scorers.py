@@ -56,11 +56,8 @@ __all__ = [
 ]
 
 # Rows of the public sample that the row-independence check also scores one
-# at a time (each a separate predict call: the strongest test of a
-# batch-dependent step, and the check's main cost). 3 missed a transductive
-# standardiser for 7 public seeds in 100
-# (tests/model_selection/test_soundness.py); 8 missed none; all 32 cost
-# 4-5x the time of a private grid search's check.
+# at a time (the strongest test of a batch-dependent step; 3 missed a
+# transductive standardiser in tests/model_selection/test_soundness.py).
 SINGLE_ROWS = 8
 # Public rows the row-independence check samples (its default ``n_rows``).
 PUBLIC_ROWS = 32
@@ -121,13 +118,9 @@ def check_copyable(estimator: Any) -> None:
     """Raise (public, before the validation read) if the fitted model can be
     neither pickled nor deep-copied: records scored alone need fresh copies."""
     import copy
-    import pickle
 
-    try:
-        pickle.dumps(estimator, protocol=pickle.HIGHEST_PROTOCOL)
+    if _Copies(estimator).blob is not None:
         return
-    except Exception:
-        pass
     try:
         copy.deepcopy(estimator)
     except Exception as exc:
@@ -145,9 +138,7 @@ class RowIndependenceError(ValueError):
     """The model's outputs for a record depend on the other records scored."""
 
 
-# ---------------------------------------------------------------------------
-# Per-record values
-# ---------------------------------------------------------------------------
+# --- Per-record values ---
 
 
 def _take(a, idx):
@@ -167,9 +158,7 @@ def _response(estimator: Any, X, method: str):
     return np.asarray(getattr(estimator, method)(X))
 
 
-# ---------------------------------------------------------------------------
-# DPScorer
-# ---------------------------------------------------------------------------
+# --- DPScorer ---
 
 
 class DPScorer:
@@ -421,9 +410,8 @@ class DPScorer:
         stack = [idx]
         while stack:
             part = stack.pop()
-            sub_X = X if len(part) == _num_samples(X) else _take(X, part)
             whole = len(part) == _num_samples(X)
-            sub_y = y if whole else _take(y, part)
+            sub_X, sub_y = (X, y) if whole else (_take(X, part), _take(y, part))
             try:
                 out[part] = self._raw(estimator, sub_X, sub_y)
             except Exception:
@@ -458,10 +446,10 @@ class DPScorer:
         ``low``), or if a record's value changes with the batch it is scored
         in: the values of a batch must equal those of its two halves scored
         separately, of the reversed batch, and of ``SINGLE_ROWS`` (8) rows
-        each scored alone. Outputs that
-        depend on the other rows of the batch (a step that standardises by
-        the batch's own statistics, a transductive model) would let one
-        validation record move every other record's value.
+        each scored alone. Outputs that depend on the other rows of the
+        batch (a step that standardises by the batch's own statistics, a
+        transductive model) would let one validation record move every
+        other record's value.
 
         The comparison allows a relative 1e-9 of the bounds' width for
         floating-point differences between batch sizes (BLAS kernels).
