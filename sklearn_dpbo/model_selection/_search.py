@@ -48,14 +48,14 @@ from ._metrics import (
     search_scorers,
 )
 from ._noise_check import warn_useless_releases
-from ._private_model import fit_private_model
+from ._private_model._fit import fit_private_model
 from ._private_selection import FITTED_KEY, run_private_selection
 from ._progress import ProgressPrinter
 from ._routing import metadata_routing, route_fit_params, route_score_params
 from ._sealed import PrivateComputationError, run_sealed
 from ._search_params import PARAMETER_CONSTRAINTS, check_set_params, check_settings
 from ._splits import check_cpu_inputs, num_rows, split_data
-from ._whole_data import fit_whole_data, whole_data_requested
+from ._whole_data._fit import fit_whole_data, whole_data_requested
 
 __all__ = ["DPBayesSearchCV", "PrivateComputationError"]
 

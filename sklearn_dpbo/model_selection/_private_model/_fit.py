@@ -84,31 +84,31 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.utils.validation import _get_feature_names
 
-from .._compat import _num_samples, _safe_split
-from ..privacy._accounting import PrivacyReport, Release
-from ..privacy._mechanisms import permute_and_flip
-from ..privacy._silence import quiet
-from ..privacy._validation import check_privacy_rng
+from ..._compat import _num_samples, _safe_split
+from ...privacy._accounting import PrivacyReport, Release
+from ...privacy._mechanisms import permute_and_flip
+from ...privacy._silence import quiet
+from ...privacy._validation import check_privacy_rng
+from .._budget import check_charge
+from .._cv_results import _param_column
+from .._entries import (
+    check_containers,
+    check_label_classes,
+    float_entries,
+    read_labels,
+)
+from .._progress import ProgressPrinter
+from .._releases import _grid_laplace
+from .._sealed import run_sealed
+from .._whole_data._fit import WHOLE_DATA_RELATION, default_params
 from . import _stopping as st
-from ._budget import check_charge
-from ._cv_results import _param_column
 from ._diffprivlib import (
     check_diffprivlib_learner,
     fit_dp_learner,
     is_diffprivlib,
     learner_assumption,
 )
-from ._entries import (
-    check_containers,
-    check_label_classes,
-    float_entries,
-    read_labels,
-)
-from ._progress import ProgressPrinter
 from ._public_steps import fit_public_steps, split_pipeline, transform_rows
-from ._releases import _grid_laplace
-from ._sealed import run_sealed
-from ._whole_data import WHOLE_DATA_RELATION, default_params
 
 __all__ = [
     "PrivateModelReport",
