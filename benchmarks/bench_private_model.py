@@ -66,7 +66,7 @@ from sklearn.model_selection import train_test_split
 from sklearn_dpbo import DPBayesSearchCV
 from sklearn_dpbo.dp_learners import DPLogisticRegression
 from sklearn_dpbo.model_selection import PrivateModel
-from sklearn_dpbo.model_selection._private_model import split_rows
+from sklearn_dpbo.model_selection._private_model._fit import split_rows
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 # name → (PrivateModel keywords, release_score)

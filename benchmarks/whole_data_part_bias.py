@@ -27,7 +27,7 @@ sys.path[:0] = [HERE, os.path.dirname(HERE)]
 
 from bench_whole_data import N_ITER, tasks  # noqa: E402
 
-import sklearn_dpbo.model_selection._whole_data as wd  # noqa: E402
+import sklearn_dpbo.model_selection._whole_data._fit as wd  # noqa: E402
 from sklearn_dpbo import DPBayesSearchCV  # noqa: E402
 
 K = 70

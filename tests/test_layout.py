@@ -10,7 +10,8 @@ Layers, lowest first (``docs/reference.md`` draws the same picture):
 4. ``model_selection/`` (the search; its federated-ldp mode uses ``ldp``);
 5. the top level (``__init__``, ``demo``, ``plotting``).
 
-A module may import from its own folder and from lower layers only. Every
+A module may import from its own folder and from lower layers only, and
+``model_selection``'s modules import each other without a cycle. Every
 module stays at most 800 lines and the search class at most 700.
 """
 
@@ -115,6 +116,102 @@ def test_the_checker_sees_upward_and_sibling_imports(tmp_path):
     assert _layer("model_selection") > _layer("privacy")
     assert _layer("gaussian_process") == _layer("ldp")  # siblings: refused
     assert _layer("plotting") > _layer("ldp")
+
+
+def _package_graph(root: Path) -> dict[str, set[str]]:
+    """Which modules of the package ``root`` each of its modules imports.
+
+    Nodes are dotted names relative to ``root`` (a package by its own name,
+    ``""`` for ``root``); every ``from .x import`` counts, lazy ones
+    included, and ``from sklearn_dpbo.<root>.x import`` too.
+    """
+    names = {}
+    for path in sorted(root.rglob("*.py")):
+        parts = list(path.relative_to(root).with_suffix("").parts)
+        names[path] = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+    known = set(names.values())
+    absolute = f"sklearn_dpbo.{root.name}."
+    graph = {}
+    for path, name in names.items():
+        package = (
+            name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+        )
+        package = [p for p in package if p]
+        found = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            module, level = node.module or "", node.level
+            if not level and module.startswith(absolute):
+                module, level = module[len(absolute) :], len(package) + 1
+            if not level or level - 1 > len(package):
+                continue  # another package or a lower layer (checked above)
+            base = package[: len(package) - (level - 1)]
+            target = base + (module.split(".") if module else [])
+            for alias in node.names:
+                sub = ".".join([*target, alias.name])
+                found.add(sub if sub in known else ".".join(target))
+        graph[name] = found & known - {name}
+    return graph
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One import cycle of ``graph`` (its modules in order), or None."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    path: list[str] = []
+
+    def visit(v):
+        state[v] = 1
+        path.append(v)
+        for w in sorted(graph.get(v, ())):
+            if state.get(w) == 1:
+                return path[path.index(w) :] + [w]
+            if w not in state and (found := visit(w)):
+                return found
+        state[v] = 2
+        path.pop()
+        return None
+
+    for v in sorted(graph):
+        if v not in state and (found := visit(v)):
+            return found
+    return None
+
+
+def test_model_selection_imports_have_no_cycle():
+    """A module of model_selection never imports, even lazily, a module
+    that imports it back: the modes and settings stay layered."""
+    graph = _package_graph(PKG / "model_selection")
+    assert {"_search", "_context", "_whole_data._fit", "_private_model._fit"} <= set(
+        graph
+    )
+    assert "_whole_data._fit" in graph["_search"]
+    cycle = _cycle(graph)
+    assert cycle is None, "import cycle in model_selection: " + " -> ".join(cycle)
+
+
+def test_the_cycle_checker_sees_lazy_and_nested_cycles(tmp_path):
+    """Power check: a cycle closed by a lazy import, or through a subpackage."""
+    root = tmp_path / "model_selection"
+    (root / "_mode").mkdir(parents=True)
+    (root / "__init__.py").write_text("from ._a import A\n")
+    (root / "_a.py").write_text("from ._b import B\n")
+    (root / "_b.py").write_text("def f():\n    from ._a import A\n")
+    (root / "_mode" / "__init__.py").write_text("")
+    (root / "_mode" / "_fit.py").write_text(
+        "from .. import _c\nfrom ...privacy import x\n"
+    )
+    (root / "_c.py").write_text(
+        "from sklearn_dpbo.model_selection._mode._fit import f\n"
+    )
+    graph = _package_graph(root)
+    assert graph["_mode._fit"] == {"_c"} and graph["_c"] == {"_mode._fit"}
+    assert graph[""] == {"_a"}
+    assert _cycle(graph) == ["_a", "_b", "_a"]
+    (root / "_b.py").write_text("")
+    assert _cycle(_package_graph(root)) == ["_c", "_mode._fit", "_c"]
+    (root / "_c.py").write_text("")
+    assert _cycle(_package_graph(root)) is None
 
 
 @pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(PKG)))

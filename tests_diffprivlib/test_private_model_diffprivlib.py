@@ -23,7 +23,9 @@ from sklearn.model_selection import train_test_split
 
 from sklearn_dpbo import BudgetAccountant, DPBayesSearchCV, make_dp_scorer
 from sklearn_dpbo.model_selection import PrivateModel
-from sklearn_dpbo.model_selection._diffprivlib import DIFFPRIVLIB_ASSUMPTION
+from sklearn_dpbo.model_selection._private_model._diffprivlib import (
+    DIFFPRIVLIB_ASSUMPTION,
+)
 
 C_GRID = {"C": list(np.logspace(-2, 3, 12))}
 
@@ -255,7 +257,7 @@ def test_rows_reach_diffprivlib_bounded_finite_and_labels_public(monkeypatch):
     """What diffprivlib's own fit receives: clipped finite rows, public labels."""
     from sklearn.base import clone
 
-    from sklearn_dpbo.model_selection._diffprivlib import fit_dp_learner
+    from sklearn_dpbo.model_selection._private_model._diffprivlib import fit_dp_learner
 
     seen = {}
     for cls in (LinearRegression, LogisticRegression):
@@ -321,7 +323,7 @@ def test_the_number_of_runs_does_not_show_in_the_warnings_filter_version(
 ):
     """scikit-learn's validation enters catch_warnings in every diffprivlib
     fit: without the mode's padding the filter version grew by 21 a run."""
-    import sklearn_dpbo.model_selection._stopping as st
+    import sklearn_dpbo.model_selection._private_model._stopping as st
     from sklearn_dpbo.privacy._silence import filters_version, quiet
 
     def probe():

@@ -152,8 +152,6 @@ def with_training_targets(plan: SearchPlan, other_scorers: dict, y_train):
     if plan.other_scorers:
         changes["other_scorers"] = tuple(others.values())
     if scorer is not plan.scorer:
-        from ._search_params import _check_gp_units
-
         low, high = scorer.bounds
         offset = getattr(plan.mode, "score_offset", None)
         scale = getattr(plan.mode, "score_scale", None)
@@ -162,6 +160,46 @@ def with_training_targets(plan: SearchPlan, other_scorers: dict, y_train):
         if plan.mode.method == "gp-ucb":
             _check_gp_units(changes["offset"], changes["scale"], low, high, scale)
     return replace(plan, **changes), others
+
+
+def _check_gp_units(offset: float, scale: float, low, high, score_scale) -> None:
+    """Refuse GP units that inflate gp-ucb's privacy loss (before data).
+
+    The sensitivities of ``"gp-ucb"`` (Δ_μ, the score noise b) are fixed
+    in GP units z = (score − offset)/scale. A scale below the default
+    (high − low)/4 multiplies every score difference in GP units, hence
+    the privacy loss, by default/scale. The GP's prior mean is 0, so
+    candidates it has not evaluated sit at μ = 0 whatever the scores:
+    an offset far from the scores separates evaluated from unevaluated
+    candidates in μ_T by far more than Δ_μ, and the evaluated sequence
+    is private. Policy: the scorer's whole range must map into
+    [−2, 2], two prior standard deviations, as it does with the defaults
+    (midpoint and a quarter of the width).
+    """
+    width = float(high) - float(low)
+    default = width / 4
+    if scale < default * (1 - 1e-12):
+        raise ValueError(
+            f"score_scale={score_scale!r} is below the scorer-range "
+            f"default (high - low)/4 = {default:g}. In method='gp-ucb' the "
+            "sensitivities are fixed in GP units (score - score_offset)/"
+            "score_scale, so a smaller scale multiplies every score "
+            f"difference, and the privacy loss, by {default:g}/score_scale. "
+            f"Leave score_scale=None or pass a value >= {default:g}."
+        )
+    z_low, z_high = (low - offset) / scale, (high - offset) / scale
+    if max(-z_low, z_high) > 2 * (1 + 1e-12):
+        raise ValueError(
+            f"score_offset={offset:g} with score_scale={scale:g} maps the "
+            f"scorer's range [{low:g}, {high:g}] to [{z_low:.3g}, {z_high:.3g}] "
+            "in GP units; method='gp-ucb' needs it inside [-2, 2] (two "
+            "prior standard deviations, as the defaults give). The GP's "
+            "prior mean is 0, so an offset far from the scores separates "
+            "the candidates the private search evaluated from the others by "
+            "more than the sensitivity Delta_mu. Leave score_offset=None "
+            f"(the midpoint {(low + high) / 2:g}) or keep it within "
+            "2 * score_scale of both ends of the range."
+        )
 
 
 @dataclass

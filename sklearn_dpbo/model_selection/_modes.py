@@ -9,7 +9,7 @@ carries its hyper-parameters in ``GaussianProcessRegressor(kernel=...)``:
 - :class:`Lipschitz` (``method="lipschitz"``, Kusner et al. 2015,
   Algorithm 3);
 - :class:`FederatedLDP` (``method="federated-ldp"``, ``_federated.py``);
-- :class:`WholeData` (``method="whole-data"``, ``_whole_data.py``): every
+- :class:`WholeData` (``method="whole-data"``, ``_whole_data/``): every
   row of ``X, y`` private, by subsample-and-aggregate (no validation set).
 
 A string is a shorthand for the mode's defaults (``"gp-ucb"`` is
@@ -546,7 +546,7 @@ class WholeData(SearchMode):
         candidates, before the selection, so that the probability of
         releasing a candidate that scores no better than the estimator's
         own values at the part size is at most β, whatever the data
-        (``_whole_data.anchor_margin``). ``None``: no anchoring.
+        (``_whole_data._releases.anchor_margin``). ``None``: no anchoring.
     {{selection}}
     """
 
@@ -608,7 +608,7 @@ class PrivateModel(SearchMode):
     at ε₀ and scores it on the validation part with Laplace noise at ε₀:
     ε₀-DP by parallel composition. ``best_estimator_`` is the selected DP
     model itself (no refit), ``best_score_`` its already-paid noisy score
-    (``_private_model.py``, ``docs/private_model.md``).
+    (``_private_model/``, ``docs/private_model.md``).
 
     Parameters
     ----------
@@ -619,13 +619,13 @@ class PrivateModel(SearchMode):
         ε₀ = ε/(2 + η). ``"split"``: every candidate at ε/L, permute-and-
         flip over the scores; pure ε-DP. ``"default"``: the estimator's own
         parameters at ε. ``"auto"``: a public rule of n, m, L and ε
-        (``_private_model.choose_strategy``).
+        (``_private_model._fit.choose_strategy``).
     distribution : {"auto", "logarithmic", "negative-binomial", "geometric"}, \
             default="auto"
         Law of K: truncated negative binomial with η = 0 (cost 2ε₀), 0.5
         (2.5ε₀) or 1 (3ε₀). ``"auto"``: ``"logarithmic"``, unless no cap on
         K keeps its added δ within the search's ``delta``, then
-        ``"negative-binomial"`` (``_private_model.resolve_distribution``).
+        ``"negative-binomial"`` (``_private_model._fit.resolve_distribution``).
         ``privacy_report_`` names the law.
     mean_runs : float >= 1 or "auto", default="auto"
         E[K]; ``"auto"`` is the number of candidates.

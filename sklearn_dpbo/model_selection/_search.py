@@ -6,7 +6,7 @@ is in the modules it calls, as ``BaseSearchCV`` calls ``_run_search`` and
 ``_budget``, ``_routing``, ``_splits``, the modes, ``_fitted`` (releases
 -> fitted attributes, and the refit-dependent delegation) and ``_sealed``
 (every failure after the first private read). ``fit(X, y)`` without a
-validation set runs the whole-data mode (``_whole_data.fit_whole_data``:
+validation set runs the whole-data mode (``_whole_data._fit.fit_whole_data``:
 every row private).
 """
 
@@ -48,14 +48,14 @@ from ._metrics import (
     search_scorers,
 )
 from ._noise_check import warn_useless_releases
-from ._private_model import fit_private_model
+from ._private_model._fit import fit_private_model
 from ._private_selection import FITTED_KEY, run_private_selection
 from ._progress import ProgressPrinter
 from ._routing import metadata_routing, route_fit_params, route_score_params
 from ._sealed import PrivateComputationError, run_sealed
 from ._search_params import PARAMETER_CONSTRAINTS, check_set_params, check_settings
 from ._splits import check_cpu_inputs, num_rows, split_data
-from ._whole_data import fit_whole_data, whole_data_requested
+from ._whole_data._fit import fit_whole_data, whole_data_requested
 
 __all__ = ["DPBayesSearchCV", "PrivateComputationError"]
 

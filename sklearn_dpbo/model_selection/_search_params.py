@@ -37,7 +37,7 @@ from ..privacy._validation import (
     public_rng,
 )
 from ._budget import check_release_budgets
-from ._context import SearchPlan
+from ._context import SearchPlan, _check_gp_units
 from ._lipschitz import check_assumption_2
 from ._metrics import search_scorers
 from ._modes import MODES, SearchMode, moved_parameter_hint, resolve_mode
@@ -318,46 +318,6 @@ def _check_parameter_names(estimator, candidates) -> None:
                 "step__param inside a Pipeline; a step searched in the same "
                 "dict, as in {'clf': [SVC()], 'clf__C': [...]}, is set first)."
             ) from None
-
-
-def _check_gp_units(offset: float, scale: float, low, high, score_scale) -> None:
-    """Refuse GP units that inflate gp-ucb's privacy loss (before data).
-
-    The sensitivities of ``"gp-ucb"`` (Δ_μ, the score noise b) are fixed
-    in GP units z = (score − offset)/scale. A scale below the default
-    (high − low)/4 multiplies every score difference in GP units, hence
-    the privacy loss, by default/scale. The GP's prior mean is 0, so
-    candidates it has not evaluated sit at μ = 0 whatever the scores:
-    an offset far from the scores separates evaluated from unevaluated
-    candidates in μ_T by far more than Δ_μ, and the evaluated sequence
-    is private. Policy: the scorer's whole range must map into
-    [−2, 2], two prior standard deviations, as it does with the defaults
-    (midpoint and a quarter of the width).
-    """
-    width = float(high) - float(low)
-    default = width / 4
-    if scale < default * (1 - 1e-12):
-        raise ValueError(
-            f"score_scale={score_scale!r} is below the scorer-range "
-            f"default (high - low)/4 = {default:g}. In method='gp-ucb' the "
-            "sensitivities are fixed in GP units (score - score_offset)/"
-            "score_scale, so a smaller scale multiplies every score "
-            f"difference, and the privacy loss, by {default:g}/score_scale. "
-            f"Leave score_scale=None or pass a value >= {default:g}."
-        )
-    z_low, z_high = (low - offset) / scale, (high - offset) / scale
-    if max(-z_low, z_high) > 2 * (1 + 1e-12):
-        raise ValueError(
-            f"score_offset={offset:g} with score_scale={scale:g} maps the "
-            f"scorer's range [{low:g}, {high:g}] to [{z_low:.3g}, {z_high:.3g}] "
-            "in GP units; method='gp-ucb' needs it inside [-2, 2] (two "
-            "prior standard deviations, as the defaults give). The GP's "
-            "prior mean is 0, so an offset far from the scores separates "
-            "the candidates the private search evaluated from the others by "
-            "more than the sensitivity Delta_mu. Leave score_offset=None "
-            f"(the midpoint {(low + high) / 2:g}) or keep it within "
-            "2 * score_scale of both ends of the range."
-        )
 
 
 def _check_noise_free_constants(consts) -> None:

@@ -44,7 +44,7 @@ from _audit import ALPHA, clip_rows_once, epsilon_lower_bound, in_worker_process
 
 import sklearn_dpbo.dp_learners._base as _base
 import sklearn_dpbo.dp_learners._logistic as logistic
-import sklearn_dpbo.model_selection._private_model as pm
+import sklearn_dpbo.model_selection._private_model._fit as pm
 from sklearn_dpbo import DPBayesSearchCV
 from sklearn_dpbo.dp_learners import DPLogisticRegression
 from sklearn_dpbo.model_selection import PrivateModel

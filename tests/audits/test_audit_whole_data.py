@@ -32,7 +32,7 @@ import pytest
 from _audit import ALPHA, binned, epsilon_lower_bound, resolution
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-import sklearn_dpbo.model_selection._whole_data as wd
+import sklearn_dpbo.model_selection._whole_data._fit as wd
 from sklearn_dpbo import DPBayesSearchCV
 from sklearn_dpbo.model_selection import WholeData
 

@@ -28,7 +28,7 @@ import test_leak_audit as tla
 from _audit import Secrets, public_texts
 from sklearn.datasets import make_classification
 
-import sklearn_dpbo.model_selection._private_model as pm
+import sklearn_dpbo.model_selection._private_model._fit as pm
 from sklearn_dpbo import DPBayesSearchCV
 from sklearn_dpbo.dp_learners import DPLogisticRegression
 from sklearn_dpbo.model_selection import PrivateModel

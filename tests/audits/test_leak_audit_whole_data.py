@@ -39,8 +39,8 @@ from test_leak_audit import (
     scan_texts,
 )
 
-import sklearn_dpbo.model_selection._whole_data as wd
-import sklearn_dpbo.model_selection._whole_data_releases as wdr
+import sklearn_dpbo.model_selection._whole_data._fit as wd
+import sklearn_dpbo.model_selection._whole_data._releases as wdr
 from sklearn_dpbo import DPBayesSearchCV
 from sklearn_dpbo.model_selection import WholeData
 
@@ -65,7 +65,7 @@ def _in_part_fit() -> bool:
     frame = sys._getframe(1)
     while frame is not None:
         if frame.f_code.co_name == "_score_part" and frame.f_code.co_filename.endswith(
-            os.path.join("model_selection", "_whole_data.py")
+            os.path.join("model_selection", "_whole_data", "_fit.py")
         ):
             return True
         frame = frame.f_back

@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 from sklearn.linear_model import LogisticRegression
 
-import sklearn_dpbo.model_selection._private_model as pm
-import sklearn_dpbo.model_selection._stopping as st
+import sklearn_dpbo.model_selection._private_model._fit as pm
+import sklearn_dpbo.model_selection._private_model._stopping as st
 from sklearn_dpbo import BudgetAccountant, DPBayesSearchCV, PrivacyLeakWarning
 from sklearn_dpbo.dp_learners import DPLogisticRegression
 from sklearn_dpbo.model_selection import PrivateModel
-from sklearn_dpbo.model_selection._private_model import choose_strategy
+from sklearn_dpbo.model_selection._private_model._fit import choose_strategy
 
 GRID = {"C": [0.01, 0.1, 1.0]}
 

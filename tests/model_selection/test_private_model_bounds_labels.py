@@ -18,7 +18,7 @@ import pytest
 from sklearn_dpbo import BudgetAccountant, DPBayesSearchCV
 from sklearn_dpbo.dp_learners import DPLogisticRegression
 from sklearn_dpbo.model_selection import PrivateModel
-from sklearn_dpbo.model_selection._private_model import split_rows
+from sklearn_dpbo.model_selection._private_model._fit import split_rows
 
 N = 240
 RELEASED = {"best_params_", "best_index_", "best_estimator_", "best_score_"}

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import sklearn_dpbo.model_selection._entries as entries
-import sklearn_dpbo.model_selection._private_model as pm
+import sklearn_dpbo.model_selection._private_model._fit as pm
 from sklearn_dpbo import BudgetAccountant, DPBayesSearchCV, make_dp_scorer
 from sklearn_dpbo.dp_learners import DPLinearRegression, DPLogisticRegression
 from sklearn_dpbo.model_selection import PrivateModel

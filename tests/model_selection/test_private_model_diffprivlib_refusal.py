@@ -17,7 +17,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn_dpbo import BudgetAccountant, DPBayesSearchCV
 from sklearn_dpbo.dp_learners import DPLinearRegression, DPLogisticRegression
 from sklearn_dpbo.model_selection import PrivateModel
-from sklearn_dpbo.model_selection._diffprivlib import (
+from sklearn_dpbo.model_selection._private_model._diffprivlib import (
     fit_dp_learner,
     is_diffprivlib,
     learner_assumption,

@@ -24,12 +24,12 @@ from sklearn.preprocessing import (
     StandardScaler,
 )
 
-import sklearn_dpbo.model_selection._public_steps as ps
+import sklearn_dpbo.model_selection._private_model._public_steps as ps
 from sklearn_dpbo import BudgetAccountant, DPBayesSearchCV
 from sklearn_dpbo.dp_learners import DPLogisticRegression
 from sklearn_dpbo.model_selection import PrivateModel
 from sklearn_dpbo.model_selection._entries import float_entries
-from sklearn_dpbo.model_selection._private_model import split_rows
+from sklearn_dpbo.model_selection._private_model._fit import split_rows
 
 pd = pytest.importorskip("pandas")
 

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-import sklearn_dpbo.model_selection._private_model as pm
+import sklearn_dpbo.model_selection._private_model._fit as pm
 from sklearn_dpbo import DPBayesSearchCV
 from sklearn_dpbo.dp_learners import DPLinearRegression, DPLogisticRegression
 from sklearn_dpbo.model_selection import PrivateModel

@@ -21,8 +21,8 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-import sklearn_dpbo.model_selection._whole_data as wd
-import sklearn_dpbo.model_selection._whole_data_releases as wdr
+import sklearn_dpbo.model_selection._whole_data._fit as wd
+import sklearn_dpbo.model_selection._whole_data._releases as wdr
 from sklearn_dpbo import BudgetAccountant, DPBayesSearchCV
 from sklearn_dpbo.model_selection import WholeData
 from sklearn_dpbo.privacy._builtin_scores import get_dp_scorer

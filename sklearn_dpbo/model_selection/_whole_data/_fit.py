@@ -58,20 +58,20 @@ from sklearn.base import clone
 from sklearn.pipeline import Pipeline
 from sklearn.utils.metadata_routing import process_routing
 
-from .._compat import _num_samples, _routing_enabled, _safe_split
-from ..privacy._accounting import PrivacyReport, split_budget
-from ..privacy._silence import quiet
-from ..privacy._validation import PrivacyLeakWarning, check_privacy_rng
-from ._budget import check_charge
-from ._cv_results import _param_column
-from ._evaluation import index_fit_params
-from ._fitted import clear_fitted, refit
-from ._noise_check import USELESS_FRACTION, UselessReleaseWarning
+from ..._compat import _num_samples, _routing_enabled, _safe_split
+from ...privacy._accounting import PrivacyReport, split_budget
+from ...privacy._silence import quiet
+from ...privacy._validation import PrivacyLeakWarning, check_privacy_rng
+from .._budget import check_charge
+from .._cv_results import _param_column
+from .._evaluation import index_fit_params
+from .._fitted import clear_fitted, refit
+from .._noise_check import USELESS_FRACTION, UselessReleaseWarning
+from .._progress import ProgressPrinter
+from .._sealed import run_sealed
 from ._part_types import part_target as _part_target
 from ._part_types import part_view as _part_view
-from ._progress import ProgressPrinter
-from ._sealed import run_sealed
-from ._whole_data_releases import anchor_margin, releases_from_scores
+from ._releases import anchor_margin, releases_from_scores
 
 __all__ = [
     "WHOLE_DATA_RELATION",
@@ -544,7 +544,7 @@ def fit_whole_data(
     other_scorers=None,
 ):
     """``DPBayesSearchCV.fit`` in the whole-data mode; returns the search."""
-    from ._modes import WholeData
+    from .._modes import WholeData
 
     if plan.mode.method != "whole-data":
         plan = replace(plan, mode=WholeData())

@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 from sklearn.base import clone
 
-from ..privacy._numbers import number_or_nan
+from ...privacy._numbers import number_or_nan
 
 __all__ = ["split_pipeline", "fit_public_steps", "transform_rows"]
 

@@ -26,7 +26,7 @@ import math
 import numpy as np
 from scipy.special import gammaln
 
-from ..privacy._samplers import _uniform_open, as_random_source
+from ...privacy._samplers import _uniform_open, as_random_source
 
 __all__ = [
     "DISTRIBUTIONS",

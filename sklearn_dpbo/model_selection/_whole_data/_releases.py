@@ -2,7 +2,7 @@
 
 The selection over the part-averaged scores (or the parts' votes), with the
 default anchor, and the Laplace release of the selected candidate's score;
-the proofs are in :mod:`._whole_data`'s docstring, step 3 and 4.
+the proofs are in :mod:`._fit`'s docstring, step 3 and 4.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..privacy._accounting import Release
-from ._releases import _grid_laplace, _release_selection
+from ...privacy._accounting import Release
+from .._releases import _grid_laplace, _release_selection
 
 __all__ = ["anchor_margin", "releases_from_scores"]
 

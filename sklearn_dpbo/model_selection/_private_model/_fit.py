@@ -8,7 +8,7 @@ its validation score (the scorer's clipped per-record mean) plus exact
 Laplace noise of scale Δ/ε₀, Δ = (high − low)/m: a replaced row is in one
 part only, so a run is ε₀-DP (parallel composition).
 
-Strategies (:class:`~._modes.PrivateModel`):
+Strategies (:class:`~.._modes.PrivateModel`):
 
 - ``"random-stopping"`` (Papernot & Steinke, ICLR 2022; Liu & Talwar,
   STOC 2019): K ~ D_{η,γ} (``_stopping.py``) from the noise source, K runs
@@ -76,31 +76,31 @@ from typing import Any
 import numpy as np
 from sklearn.base import clone
 
-from .._compat import _get_feature_names, _num_samples, _safe_split
-from ..privacy._accounting import PrivacyReport, Release
-from ..privacy._mechanisms import permute_and_flip
-from ..privacy._silence import quiet
-from ..privacy._validation import check_privacy_rng
+from ..._compat import _get_feature_names, _num_samples, _safe_split
+from ...privacy._accounting import PrivacyReport, Release
+from ...privacy._mechanisms import permute_and_flip
+from ...privacy._silence import quiet
+from ...privacy._validation import check_privacy_rng
+from .._budget import check_charge
+from .._cv_results import _param_column
+from .._entries import (
+    check_containers,
+    check_label_classes,
+    float_entries,
+    read_labels,
+)
+from .._progress import ProgressPrinter
+from .._releases import _grid_laplace
+from .._sealed import run_sealed
+from .._whole_data._fit import WHOLE_DATA_RELATION, candidate_list, default_params
 from . import _stopping as st
-from ._budget import check_charge
-from ._cv_results import _param_column
 from ._diffprivlib import (
     check_diffprivlib_learner,
     fit_dp_learner,
     is_diffprivlib,
     learner_assumption,
 )
-from ._entries import (
-    check_containers,
-    check_label_classes,
-    float_entries,
-    read_labels,
-)
-from ._progress import ProgressPrinter
 from ._public_steps import fit_public_steps, split_pipeline, transform_rows
-from ._releases import _grid_laplace
-from ._sealed import run_sealed
-from ._whole_data import WHOLE_DATA_RELATION, candidate_list, default_params
 
 __all__ = [
     "PrivateModelReport",
@@ -181,7 +181,7 @@ def check_candidate_params(estimator: Any, candidates) -> None:
     the grid (C = −1, ``max_iter=0``, ``data_norm=-2``) is refused with its
     reason instead of failing inside the sealed run after the budget is
     spent, or being pruned as a duplicate; and numeric ``classes``
-    (:func:`~._entries.check_label_classes`). A diffprivlib model's
+    (:func:`~.._entries.check_label_classes`). A diffprivlib model's
     privacy parameters are checked by
     :func:`~._diffprivlib.check_diffprivlib_learner`; its declared
     constraints here too (``C=-1`` in the grid would otherwise fail, or not,

@@ -1,7 +1,7 @@
 """How a whole-data part's rows reach the estimator: typed from the part alone.
 
 In the whole-data mode one row may change its own part's scores only
-(``_whole_data``). The caller's containers are typed by the whole batch,
+(``_fit``). The caller's containers are typed by the whole batch,
 though: pandas stores an integer column as float64 for every row when one
 row is missing, as complex128 when one row is complex, as object when one
 row is a string; ``np.array(rows)`` makes every entry a string when one is;
@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..privacy._numbers import number
+from ...privacy._numbers import number
 
 __all__ = ["part_target", "part_view"]
 
