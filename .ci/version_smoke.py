@@ -159,6 +159,11 @@ def main() -> int:
     tests_copy.mkdir()
     shutil.copytree(ROOT / "tests", tests_copy / "tests")
     shutil.copytree(ROOT / "tests_diffprivlib", tests_copy / "tests_diffprivlib")
+    shutil.copytree(  # the pages a test runs
+        ROOT / "docs",
+        tests_copy / "docs",
+        ignore=shutil.ignore_patterns("_build", "generated", "auto_examples"),
+    )
     shutil.copy(ROOT / "setup.cfg", tests_copy / "setup.cfg")
     os.environ.pop("PYTHONPATH", None)  # import the installed package only
     seconds = {}

@@ -318,28 +318,6 @@ def test_runs_leave_no_output_whatever_n_jobs_or_verbose(setting, capfd):
     assert (model.n_jobs, model.verbose) == (kw.get("n_jobs"), kw.get("verbose", 0))
 
 
-def test_the_number_of_runs_does_not_show_in_the_warnings_filter_version(
-    monkeypatch,
-):
-    """scikit-learn's validation enters catch_warnings in every diffprivlib
-    fit: without the mode's padding the filter version grew by 21 a run."""
-    import sklearn_dpbo.model_selection._private_model._stopping as st
-    from sklearn_dpbo.privacy._silence import filters_version, quiet
-
-    def probe():
-        with quiet():
-            return filters_version()
-
-    X_tr, _, y_tr, _ = _cancer()
-    increase = {}
-    for k in (1, 3, 8):
-        monkeypatch.setattr(st, "sample_runs", lambda *a, k=k: k)
-        before = probe()
-        _search(_logreg(), n_iter=4).fit(X_tr, y_tr)
-        increase[k] = probe() - before
-    assert increase[1] == increase[3] == increase[8], increase
-
-
 def test_a_bad_candidate_is_refused_before_any_budget_is_spent():
     """C = −1 in the grid failed inside the sealed run, or not, depending on
     whether random stopping drew it."""
