@@ -66,8 +66,6 @@ check a gradient tolerance (``dp_learners._objective``), and a
 
 from __future__ import annotations
 
-import contextlib
-import io
 import math
 import warnings
 from dataclasses import replace
@@ -703,12 +701,7 @@ def fit_private_model(search, plan, X, y, fit_params, other_scorers, extra):
             )
         charged.append(cost)
         est = learner
-        sink = io.StringIO()
-        with (
-            quiet(),
-            contextlib.redirect_stdout(sink),
-            contextlib.redirect_stderr(sink),
-        ):
+        with quiet():
             # Every entry on its own: nothing about the batch (a dtype
             # inferred from all rows) decides how a record is read.
             if steps:  # one row at a time: row i's output is row i's alone

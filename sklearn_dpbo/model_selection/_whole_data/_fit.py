@@ -43,9 +43,7 @@ the guarantee, and the fit says so (warning, ``privacy_report_``).
 
 from __future__ import annotations
 
-import contextlib
 import inspect
-import io
 import math
 import pickle
 import warnings
@@ -262,8 +260,7 @@ def _part_payload(estimator, X, y, fit_params, idx, n: int) -> bytes | None:
         import cloudpickle as pickler
     except ImportError:  # pragma: no cover - then the standard pickle
         pickler = pickle
-    sink = io.StringIO()
-    with quiet(), contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+    with quiet():
         try:
             X_j, y_j = _safe_split(estimator, X, y, idx)
             return pickler.dumps((X_j, y_j, index_fit_params(fit_params, idx, n)))
@@ -279,21 +276,16 @@ def _score_part(estimator, candidates, payload, splits, scorer):
     ``payload``: :func:`_part_payload`'s bytes (None: the part's rows could
     not be serialised; every candidate scores ``low``). Everything that
     depends on the part's rows stays here: warnings, log records and prints
-    are withheld (``quiet`` and redirected streams, in the process that
-    runs the job), and a failure of any kind scores ``low``. The part's
-    rows and models are :func:`_fill_part`'s locals, freed when it returns,
-    inside the redirection: a ``__del__`` that prints is withheld too.
+    are withheld (``quiet``, in the process that runs the job), and a
+    failure of any kind scores ``low``. The part's rows and models are
+    :func:`_fill_part`'s locals, freed when it returns, inside ``quiet``: a
+    ``__del__`` that prints is withheld too.
     """
     low = scorer.bounds[0]
     out = np.full(len(candidates), low, dtype=float)
     if payload is None:
         return out
-    sink = io.StringIO()
-    with (
-        quiet(),
-        contextlib.redirect_stdout(sink),
-        contextlib.redirect_stderr(sink),
-    ):
+    with quiet():
         _fill_part(estimator, candidates, payload, splits, scorer, out)
     return out
 
