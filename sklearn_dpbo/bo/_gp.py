@@ -21,8 +21,6 @@ depend on the validation set in ways the proofs do not cover.
 from __future__ import annotations
 
 import math
-import numbers
-import warnings
 
 import numpy as np
 from scipy.spatial.distance import cdist
@@ -37,12 +35,10 @@ __all__ = [
     "greedy_information_gain",
     "as_sklearn_kernel",
     "internal_kernel",
-    "kernel_spelling",
-    "resolve_kernel",
 ]
 
 # Internal names of the kernels computed by kernel_matrix. The public API
-# takes scikit-learn kernel objects (resolve_kernel maps them here exactly).
+# takes scikit-learn kernel objects (internal_kernel maps them here exactly).
 KERNELS = ("squared-exponential", "matern52")
 
 _SUPPORTED = (
@@ -56,13 +52,6 @@ def as_sklearn_kernel(name: str, length_scale: float) -> Kernel:
     if name == "matern52":
         return Matern(nu=2.5, length_scale=length_scale)
     return RBF(length_scale=length_scale)
-
-
-def kernel_spelling(name: str, length_scale) -> str:
-    """How the kernel ``name`` with ``length_scale`` is written as an object."""
-    if name == "matern52":
-        return f"Matern(nu=2.5, length_scale={length_scale!r})"
-    return f"RBF(length_scale={length_scale!r})"
 
 
 def internal_kernel(
@@ -82,6 +71,8 @@ def internal_kernel(
         reason = "the GP over the candidates computes Matern with nu=2.5 only"
     elif type(kernel) is RBF:
         name, reason = "squared-exponential", ""
+    elif not isinstance(kernel, Kernel):
+        name, reason = None, "pass a kernel object"
     else:
         name = None
         reason = (
@@ -104,77 +95,6 @@ def internal_kernel(
         f"The {param!r} parameter of {caller} must be {_SUPPORTED}. Got "
         f"{kernel!r} instead: {reason}."
     )
-
-
-def resolve_kernel(
-    kernel,
-    length_scale="deprecated",
-    *,
-    default: tuple[str, float],
-    spelled: str,
-    param: str = "kernel",
-    caller: str | None = None,
-    warn: bool = True,
-) -> tuple[str, float]:
-    """The internal (name, length-scale) of a public ``kernel=`` argument.
-
-    ``kernel`` is a scikit-learn kernel (:func:`internal_kernel`) or
-    ``None`` (``default``). The former spelling, a string of :data:`KERNELS`
-    with a separate ``length_scale``, works for one release: with ``warn``
-    it emits a ``FutureWarning`` naming the new spelling
-    (``spelled(kernel=Matern(nu=2.5, length_scale=0.2))``, ``spelled`` being
-    the class or function the user called), and gives the same numbers.
-    ``length_scale="deprecated"`` means not given. Errors name ``param`` of
-    ``caller`` (``caller`` defaults to ``spelled``).
-    """
-    caller = spelled if caller is None else caller
-    ls_given = not (isinstance(length_scale, str) and length_scale == "deprecated")
-    prefix = param[: -len("kernel")]
-    if ls_given:
-        real = isinstance(length_scale, numbers.Real) and not isinstance(
-            length_scale, (bool, np.bool_)
-        )
-        ls = float(length_scale) if real else math.nan
-        if not (math.isfinite(ls) and ls > 0):
-            raise InvalidParameterError(
-                f"The {prefix + 'length_scale'!r} parameter of {caller} must be a "
-                f"float in the range (0, inf). Got {length_scale!r} instead."
-            )
-    if kernel is None or isinstance(kernel, str):
-        if isinstance(kernel, str) and kernel not in KERNELS:
-            raise InvalidParameterError(
-                f"The {param!r} parameter of {caller} must be {_SUPPORTED}. Got "
-                f"{kernel!r} instead."
-            )
-        if kernel is None and not ls_given:
-            return default
-        name = default[0] if kernel is None else kernel
-        ls = length_scale if ls_given else default[1]
-        if warn:
-            given = [f"kernel={kernel!r}"] if kernel is not None else []
-            given += [f"length_scale={length_scale!r}"] if ls_given else []
-            old = ", ".join(given)
-            cls = "Matern" if name == "matern52" else "RBF"
-            warnings.warn(
-                f"{spelled}({old}) is deprecated: the kernel is a scikit-learn "
-                f"kernel object now, with its length-scale. Pass "
-                f"{spelled}(kernel={kernel_spelling(name, float(ls))}) (from "
-                f"sklearn.gaussian_process.kernels import {cls}); kernel "
-                "strings and length_scale will be refused in the next release.",
-                FutureWarning,
-                stacklevel=3,
-            )
-        return name, float(ls)
-    if ls_given:
-        family = "matern52" if isinstance(kernel, Matern) else "squared-exponential"
-        raise InvalidParameterError(
-            f"The {prefix + 'length_scale'!r} parameter of {caller} cannot be "
-            f"combined with a kernel object (kernel={kernel!r}): set the "
-            "length-scale in the kernel, e.g. kernel="
-            f"{kernel_spelling(family, float(length_scale))}, and leave length_scale "
-            "unset."
-        )
-    return internal_kernel(kernel, param, caller)
 
 
 # Variance added to the diagonal when the observation noise is zero

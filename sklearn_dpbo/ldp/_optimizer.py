@@ -19,7 +19,7 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 
 from ..bo._candidates import CandidateSet
-from ..bo._gp import as_sklearn_kernel, kernel_matrix, resolve_kernel
+from ..bo._gp import as_sklearn_kernel, internal_kernel, kernel_matrix
 from ..privacy._validation import check_epsilon, public_rng
 from ._algorithms import LDPProblem, resolve_algorithm
 from ._client import (
@@ -87,13 +87,7 @@ class LDPBayesianOptimizer:
         unit-cube encoding of the candidates, with one length-scale ℓ > 0.
         Fixed a priori (spec §6 [S]); never fitted to the reports
         (``length_scale_bounds`` is ignored). ``None`` is
-        ``RBF(length_scale=0.2)``. The former strings
-        ``"squared-exponential"`` and ``"matern52"`` (with ``length_scale``)
-        work for one release with a ``FutureWarning`` naming the new
-        spelling, and give the same reports.
-    length_scale : float, deprecated
-        The former spelling of the kernel's length-scale; set it in the
-        kernel instead (``kernel=RBF(length_scale=0.3)``).
+        ``RBF(length_scale=0.2)``.
     rkhs_norm : float or None, default=None
         B, the bound on ‖f − (a + b)/2‖ in the kernel's RKHS [P]. ``None``
         takes (b − a)/2, the bound on the centred reward, as the base
@@ -139,7 +133,6 @@ class LDPBayesianOptimizer:
         *,
         algorithm="ldp-moma-gp-ucb",
         kernel=None,
-        length_scale="deprecated",
         rkhs_norm: float | None = None,
         noise_variance: float = 1.0,
         n_candidates: int = 1024,
@@ -151,8 +144,10 @@ class LDPBayesianOptimizer:
             or n_calls < 1
         ):
             raise ValueError(f"n_calls must be a positive int; got {n_calls!r}.")
-        name, length_scale = resolve_kernel(
-            kernel, length_scale, default=DEFAULT_KERNEL, spelled=type(self).__name__
+        name, length_scale = (
+            DEFAULT_KERNEL
+            if kernel is None
+            else internal_kernel(kernel, caller=type(self).__name__)
         )
         lam = float(noise_variance)
         if not (math.isfinite(lam) and lam > 0):
@@ -315,7 +310,6 @@ def ldp_maximize(
     mechanism: str = "laplace",
     algorithm="ldp-moma-gp-ucb",
     kernel=None,
-    length_scale="deprecated",
     rkhs_norm: float | None = None,
     n_candidates: int = 1024,
     random_state=None,
@@ -342,7 +336,7 @@ def ldp_maximize(
     n_calls : int
     epsilon, bounds, mechanism
         The randomiser's settings.
-    algorithm, kernel, length_scale, rkhs_norm, n_candidates, random_state
+    algorithm, kernel, rkhs_norm, n_candidates, random_state
         See :class:`LDPBayesianOptimizer`.
     noise_random_state : None or int
         Tests only (the randomiser warns :class:`PrivacyLeakWarning`).
@@ -360,11 +354,8 @@ def ldp_maximize(
     ...                    algorithm="gp-ucb", random_state=0)  # doctest: +SKIP
     """
     check_epsilon(epsilon, owner="ldp_maximize")
-    kernel = as_sklearn_kernel(
-        *resolve_kernel(
-            kernel, length_scale, default=DEFAULT_KERNEL, spelled="ldp_maximize"
-        )
-    )
+    if kernel is not None:
+        internal_kernel(kernel, caller="ldp_maximize")  # refused before any report
     if mechanism == "laplace":
         cls = LaplaceRandomizer
     elif mechanism == "randomized-response":

@@ -39,7 +39,7 @@ from joblib import Parallel, delayed
 from sklearn.base import clone
 
 from .._compat import _num_samples
-from ..bo._gp import _JITTER, as_sklearn_kernel, kernel_matrix, resolve_kernel
+from ..bo._gp import _JITTER, as_sklearn_kernel, internal_kernel, kernel_matrix
 from ..privacy._validation import public_rng
 from ._context import with_training_targets
 
@@ -157,7 +157,6 @@ def estimate_dataset_kernel(
     neighbours: str = "add-remove",
     scoring=None,
     kernel=None,
-    length_scale="deprecated",
     noise: float = 0.01,
     score_offset=None,
     score_scale=None,
@@ -176,9 +175,6 @@ def estimate_dataset_kernel(
         As for :class:`DPGPUCB` (``kernel`` a scikit-learn kernel, ``None``
         for ``Matern(nu=2.5, length_scale=0.2)``); pass the values you will
         use there.
-    length_scale : float, deprecated
-        The former spelling of the kernel's length-scale (with a string
-        ``kernel``); works for one release with a ``FutureWarning``.
     X_train, y_train : array-like
         Training set every candidate model is fitted on (once).
     X_pool, y_pool : array-like
@@ -220,8 +216,10 @@ def estimate_dataset_kernel(
     if neighbours == "swap" and np.any(sizes >= n_pool):
         raise ValueError("neighbours='swap' needs validation_size < pool size.")
 
-    name, ls = resolve_kernel(
-        kernel, length_scale, default=DEFAULT_KERNEL, spelled="estimate_dataset_kernel"
+    name, ls = (
+        DEFAULT_KERNEL
+        if kernel is None
+        else internal_kernel(kernel, caller="estimate_dataset_kernel")
     )
     # The candidate set, score units and kernel settings of method="gp-ucb".
     plan = DPBayesSearchCV(

@@ -36,12 +36,11 @@ from sklearn.gaussian_process.kernels import Kernel
 
 from .._compat import (
     CachedParamNamesMixin,
-    Hidden,
     Interval,
     StrOptions,
     validate_parameter_constraints,
 )
-from ..bo._gp import KERNELS, kernel_spelling, resolve_kernel
+from ..bo._gp import internal_kernel
 
 __all__ = [
     "SearchMode",
@@ -56,14 +55,8 @@ __all__ = [
     "moved_parameter_hint",
 ]
 
-# A scikit-learn kernel (RBF or Matern(nu=2.5), see bo._gp.internal_kernel);
-# the former strings and ``length_scale`` are accepted, hidden from the
-# messages, for one release (a FutureWarning in fit, from _validate_in).
-_KERNEL = [None, Kernel, Hidden(StrOptions(set(KERNELS)))]
-_LENGTH_SCALE = [
-    Interval(numbers.Real, 0, None, closed="neither"),
-    Hidden(StrOptions({"deprecated"})),
-]
+# A scikit-learn kernel (RBF or Matern(nu=2.5), see bo._gp.internal_kernel).
+_KERNEL = [None, Kernel]
 # The kernel of every mode's GP when ``kernel=None``.
 DEFAULT_KERNEL = ("matern52", 0.2)
 _NOISE = [Interval(numbers.Real, 0, None, closed="left")]
@@ -82,15 +75,7 @@ kernel : scikit-learn kernel or None, default=None
     sklearn.gaussian_process.kernels import Matern, RBF``), with one
     length-scale ℓ > 0. Its hyper-parameters are fixed and public, never
     fitted (``length_scale_bounds`` is ignored). ``None`` is
-    ``Matern(nu=2.5, length_scale=0.2)``. The former strings
-    ``"matern52"`` and ``"squared-exponential"`` (with ``length_scale``)
-    work for one release with a ``FutureWarning`` naming the new spelling,
-    and give the same releases.""",
-    "length_scale": """\
-length_scale : float, deprecated
-    The former spelling of the kernel's length-scale; set it in the kernel
-    instead (``kernel=Matern(nu=2.5, length_scale=0.3)``). Works for one
-    release with a ``FutureWarning``.""",
+    ``Matern(nu=2.5, length_scale=0.2)``.""",
     "noise": """\
 noise : float, default=0.01
     Observation-noise variance σ² of the mode's GP, in GP units; fixed and
@@ -142,9 +127,7 @@ class SearchMode(CachedParamNamesMixin, BaseEstimator):
 
         Raises scikit-learn's ``InvalidParameterError`` ("The
         'method__noise' parameter of DPBayesSearchCV must be ..."), and a
-        ``ValueError`` for a bool where an int is expected. A kernel given
-        in the former spelling (a string, ``length_scale``) warns
-        ``FutureWarning`` here, once per fit, before any data is read.
+        ``ValueError`` for a bool where an int is expected.
         """
         params = self.get_params(deep=False)
         validate_parameter_constraints(
@@ -161,25 +144,19 @@ class SearchMode(CachedParamNamesMixin, BaseEstimator):
                     f"{type(self).__name__}({name}=3)."
                 )
         if "kernel" in params:
-            self._gp_kernel(warn=True, owner=owner, prefix=prefix)
+            self._gp_kernel(owner=owner, prefix=prefix)
 
     def _gp_kernel(
-        self, *, warn: bool = False, owner: str = "DPBayesSearchCV", prefix="method__"
+        self, *, owner: str = "DPBayesSearchCV", prefix="method__"
     ) -> tuple[str, float]:
         """(internal kernel name, length-scale) of the mode's GP.
 
         What ``bo._gp.kernel_matrix`` computes: ``("matern52", 0.2)`` for
         the default ``Matern(nu=2.5, length_scale=0.2)``.
         """
-        return resolve_kernel(
-            self.kernel,
-            self.length_scale,
-            default=DEFAULT_KERNEL,
-            spelled=type(self).__name__,
-            param=prefix + "kernel",
-            caller=owner,
-            warn=warn,
-        )
+        if self.kernel is None:
+            return DEFAULT_KERNEL
+        return internal_kernel(self.kernel, prefix + "kernel", owner)
 
 
 def _same(a, b) -> bool:
@@ -242,7 +219,6 @@ class PrivateSelection(SearchMode):
         of 1 and 2, larger with more workers so that none waits.
     {{kernel}}
         Here: the public GP of the shortlist's Bayesian optimisation.
-    {{length_scale}}
     {{noise}}
         0 is run as 1e-6 for numerical stability.
     public_budget : "auto", float or None, default="auto"
@@ -288,7 +264,6 @@ class PrivateSelection(SearchMode):
         ],
         "batch_size": _BATCH_SIZE,
         "kernel": _KERNEL,
-        "length_scale": _LENGTH_SCALE,
         "noise": _NOISE,
     }
 
@@ -301,7 +276,6 @@ class PrivateSelection(SearchMode):
         racing=0.5,
         batch_size=None,
         kernel=None,
-        length_scale="deprecated",
         noise=0.01,
         public_budget="auto",
     ):
@@ -313,7 +287,6 @@ class PrivateSelection(SearchMode):
         self.public_budget = public_budget
         self.batch_size = batch_size
         self.kernel = kernel
-        self.length_scale = length_scale
         self.noise = noise
 
 
@@ -337,7 +310,6 @@ class DPGPUCB(SearchMode):
     ----------
     {{kernel}}
         Here: k2 of Assumption 1.
-    {{length_scale}}
     {{noise}}
         0 selects Algorithm 2 (needs ``noise_free_constants`` to release
         the score).
@@ -365,7 +337,6 @@ class DPGPUCB(SearchMode):
     method = "gp-ucb"
     _parameter_constraints: dict = {
         "kernel": _KERNEL,
-        "length_scale": _LENGTH_SCALE,
         "noise": _NOISE,
         "dataset_kernel": [Interval(numbers.Real, 0, 1, closed="right")],
         "score_offset": [None, numbers.Real],
@@ -378,7 +349,6 @@ class DPGPUCB(SearchMode):
     def __init__(
         self,
         kernel=None,
-        length_scale="deprecated",
         noise=0.01,
         dataset_kernel=0.95,
         score_offset=None,
@@ -388,7 +358,6 @@ class DPGPUCB(SearchMode):
         batch_size=None,
     ):
         self.kernel = kernel
-        self.length_scale = length_scale
         self.noise = noise
         self.dataset_kernel = dataset_kernel
         self.score_offset = score_offset
@@ -426,7 +395,6 @@ class Lipschitz(SearchMode):
         improvement); Algorithm 3's guarantee holds for either.
     {{kernel}}
         Here: the GP of Algorithm 3's BO.
-    {{length_scale}}
     {{noise}}
         0 is run as 1e-6 for numerical stability.
     """
@@ -436,7 +404,6 @@ class Lipschitz(SearchMode):
         "selection": _SELECTION,
         "acquisition": [StrOptions({"ucb", "ei"})],
         "kernel": _KERNEL,
-        "length_scale": _LENGTH_SCALE,
         "noise": _NOISE,
     }
 
@@ -445,13 +412,11 @@ class Lipschitz(SearchMode):
         selection="permute-and-flip",
         acquisition="ucb",
         kernel=None,
-        length_scale="deprecated",
         noise=0.01,
     ):
         self.selection = selection
         self.acquisition = acquisition
         self.kernel = kernel
-        self.length_scale = length_scale
         self.noise = noise
 
 
@@ -471,18 +436,15 @@ class FederatedLDP(SearchMode):
     {{kernel}}
         Here: the GP of the learner (its noise variance is the local-DP
         algorithm's).
-    {{length_scale}}
     """
 
     method = "federated-ldp"
     _parameter_constraints: dict = {
         "kernel": _KERNEL,
-        "length_scale": _LENGTH_SCALE,
     }
 
-    def __init__(self, kernel=None, length_scale="deprecated"):
+    def __init__(self, kernel=None):
         self.kernel = kernel
-        self.length_scale = length_scale
 
 
 class WholeData(SearchMode):
@@ -688,7 +650,7 @@ def resolve_mode(method) -> SearchMode:
 
 
 def moved_parameter_hint(name: str, value, method=None) -> str | None:
-    """Where a former ``DPBayesSearchCV`` parameter now lives, or None.
+    """Advice for a mode's parameter given to ``DPBayesSearchCV``, or None.
 
     ``method`` (the ``method`` keyword given, if any) picks the mode to
     show first.
@@ -702,17 +664,10 @@ def moved_parameter_hint(name: str, value, method=None) -> str | None:
     elif isinstance(method, SearchMode) and type(method) in owners:
         owners.remove(type(method))
         owners.insert(0, type(method))
-    # The former kernel spelling is shown in the new one (a kernel object).
-    what, leaf, shown = "a parameter of the search mode", name, repr(value)
-    if name == "kernel" and isinstance(value, str) and value in KERNELS:
-        shown = kernel_spelling(value, DEFAULT_KERNEL[1])
-    elif name == "length_scale" and isinstance(value, numbers.Real):
-        what, leaf = "part of the search mode's kernel", "kernel"
-        shown = kernel_spelling(DEFAULT_KERNEL[0], value)
-    first = f"method={owners[0].__name__}({leaf}={shown})"
+    first = f"method={owners[0].__name__}({name}={value!r})"
     others = ", ".join(cls.__name__ for cls in owners[1:])
     return (
-        f"{name} is {what} now: pass {first}"
+        f"{name} is a parameter of the search mode: pass {first}"
         + (f" (also a parameter of {others})" if others else "")
-        + f"; set it later with set_params(method__{leaf}=...)."
+        + f"; set it later with set_params(method__{name}=...)."
     )

@@ -47,7 +47,6 @@ NON_DEFAULT = {
     "public_budget": 1.5,
     "batch_size": 3,
     "kernel": RBF(length_scale=0.5),
-    "length_scale": 0.5,  # deprecated (the kernel's), still a parameter
     "noise": 0.05,
     "dataset_kernel": 0.9,
     "score_offset": 0.4,
@@ -223,7 +222,7 @@ class _Untouchable:
     "mode, error, match",
     [
         (DPGPUCB(noise=-1.0), InvalidParameterError, "'method__noise' parameter"),
-        (DPGPUCB(length_scale=0.0), InvalidParameterError, "method__length_scale"),
+        (DPGPUCB(kernel=RBF(0.0)), InvalidParameterError, "method__kernel"),
         (DPGPUCB(dataset_kernel=1.5), InvalidParameterError, "method__dataset"),
         (DPGPUCB(kernel="rbf"), InvalidParameterError, "method__kernel"),
         (DPGPUCB(noise=0.0), ValueError, r"noise_free_constants=\(A, tau\)"),
@@ -236,7 +235,7 @@ class _Untouchable:
         (PrivateSelection(public_cv=1), InvalidParameterError, "method__public_cv"),
         (PrivateSelection(selection="max"), InvalidParameterError, "selection"),
         (Lipschitz(acquisition="pi"), InvalidParameterError, "method__acquisition"),
-        (FederatedLDP(length_scale=-1), InvalidParameterError, "method__length"),
+        (FederatedLDP(kernel=RBF(-1.0)), InvalidParameterError, "method__kernel"),
     ],
     ids=repr,
 )
@@ -307,21 +306,8 @@ def test_a_moved_keyword_says_where_it_moved(name):
         DPBayesSearchCV(LogisticRegression(), SPACE).set_params(**{name: value})
     msg = str(info.value)
     assert f"Invalid parameter {name!r}" in msg
-    shown = f"{name}={value!r}"
-    if name == "length_scale":  # shown in the new spelling: the kernel's
-        name, shown = "kernel", "kernel=Matern(nu=2.5, length_scale=0.5)"
-    assert f"method={owner.__name__}({shown})" in msg
+    assert f"method={owner.__name__}({name}={value!r})" in msg
     assert f"set_params(method__{name}=...)" in msg
-
-
-def test_a_moved_kernel_string_is_shown_as_a_kernel_object():
-    with pytest.raises(ValueError) as info:
-        DPBayesSearchCV(LogisticRegression(), SPACE).set_params(
-            kernel="squared-exponential"
-        )
-    assert "pass method=PrivateSelection(kernel=RBF(length_scale=0.2))" in str(
-        info.value
-    )
 
 
 def test_a_moved_keyword_names_the_mode_given_first():

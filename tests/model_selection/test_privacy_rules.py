@@ -34,6 +34,7 @@ from conftest import (
     make_spy_scorer,
 )
 from sklearn.base import clone
+from sklearn.gaussian_process.kernels import RBF
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import accuracy_score, f1_score, make_scorer
 from sklearn.model_selection import KFold
@@ -533,14 +534,8 @@ BAD_SETTINGS = [
         "val",
         "finite",
     ),
-    ("ls=0", "gp-ucb", dict(length_scale=0.0), "val", "method__length_scale"),
-    (
-        "ls=nan",
-        "gp-ucb",
-        dict(length_scale=float("nan")),
-        "val",
-        "method__length_scale",
-    ),
+    ("ls=0", "gp-ucb", dict(kernel=RBF(0.0)), "val", "method__kernel"),
+    ("ls=nan", "gp-ucb", dict(kernel=RBF(float("nan"))), "val", "method__kernel"),
     ("rs=-1", "private-selection", dict(random_state=-1), "val", "random_state"),
     ("rs=2**32", "gp-ucb", dict(random_state=2**32), "val", "random_state"),
     ("rs=abc", "private-selection", dict(random_state="abc"), "val", "random_state"),

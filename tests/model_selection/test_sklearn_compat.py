@@ -12,6 +12,7 @@ from _modekw import with_mode
 from conftest import NOISE_SEED_WARNING
 from sklearn.base import clone, is_classifier, is_regressor
 from sklearn.exceptions import NotFittedError
+from sklearn.gaussian_process.kernels import RBF
 from sklearn.linear_model import LogisticRegression, Ridge
 from sklearn.model_selection import ShuffleSplit, cross_val_score
 from sklearn.pipeline import make_pipeline
@@ -311,7 +312,7 @@ def test_privacy_parameters_checked_with_validation_switched_off(cancer_all):
         ("budget_split", 1.0),
         ("method", "lipschitz-typo"),
         ("random_state", "abc"),
-        ("method__length_scale", 0.0),
+        ("method__kernel", RBF(length_scale=0.0)),
     ],
 )
 def test_invalid_constructor_params_raise_invalid_parameter_error(

@@ -5,9 +5,8 @@ one range and one message form everywhere (issue 23, item 4).
   optimiser and ``ldp_maximize``, ``estimate_dataset_kernel``, the DP GP
   regressor) takes a scikit-learn kernel. The GP over the candidates
   computes ``Matern(nu=2.5)`` and ``RBF`` itself: the same functions as
-  scikit-learn's, checked here against scikit-learn's own evaluation. The
-  former spelling (a string and ``length_scale``) warns ``FutureWarning``
-  naming the new one and gives the same results.
+  scikit-learn's, checked here against scikit-learn's own evaluation; a
+  string is refused.
 - ε and δ: every class and function that takes one refuses the same values
   with scikit-learn's message, "The 'epsilon' parameter of <owner> must be
   a float in the range [1e-12, inf). Got ... instead."
@@ -17,7 +16,6 @@ from __future__ import annotations
 
 import math
 import re
-import warnings
 
 import numpy as np
 import pytest
@@ -134,18 +132,8 @@ def test_unsupported_kernel_objects_are_refused_with_the_reason(
         LDPBayesianOptimizer(SPACE, LaplaceRandomizer((0, 1), 1.0), 20, kernel=kernel)
 
 
-def test_a_kernel_object_with_a_length_scale_is_refused():
-    with pytest.raises(InvalidParameterError, match=r"kernel=RBF\(length_scale=0.3\)"):
-        LDPBayesianOptimizer(
-            SPACE, LaplaceRandomizer((0, 1), 1.0), 20, kernel=RBF(0.2), length_scale=0.3
-        )
-
-
 @pytest.mark.parametrize("cls", MODE_CLASSES)
-def test_the_default_kernel_is_matern52_without_warning(cls):
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", FutureWarning)
-        cls()._validate_in("DPBayesSearchCV")
+def test_the_default_kernel_is_matern52(cls):
     assert cls()._gp_kernel() == ("matern52", 0.2)
     assert cls(kernel=Matern(nu=2.5, length_scale=0.2))._gp_kernel() == (
         "matern52",
@@ -153,146 +141,38 @@ def test_the_default_kernel_is_matern52_without_warning(cls):
     )
 
 
-# Former spelling -> new spelling, and the kernel both mean.
-OLD_NEW = [
-    (dict(kernel="squared-exponential", length_scale=0.3), RBF(length_scale=0.3)),
-    (dict(kernel="matern52", length_scale=0.3), Matern(nu=2.5, length_scale=0.3)),
-    (dict(kernel="squared-exponential"), RBF(length_scale=0.2)),
-    (dict(length_scale=0.3), Matern(nu=2.5, length_scale=0.3)),
-]
+def test_ldp_default_kernel_is_rbf_02():
+    opt = LDPBayesianOptimizer(SPACE, LaplaceRandomizer((0, 1), 1.0), 20)
+    assert opt.kernel == RBF(length_scale=0.2)
 
 
-@pytest.mark.parametrize("old, new", OLD_NEW, ids=repr)
-@pytest.mark.parametrize("cls", MODE_CLASSES)
-def test_former_mode_kernel_spelling_warns_and_means_the_same(cls, old, new):
-    mode = cls(**old)
-    new_spelling = (
-        f"kernel=RBF(length_scale={new.length_scale})"
-        if type(new) is RBF
-        else f"kernel=Matern(nu=2.5, length_scale={new.length_scale})"
-    )
-    with pytest.warns(FutureWarning) as record:
-        mode._validate_in("DPBayesSearchCV")
-    assert len(record) == 1
-    assert f"Pass {cls.__name__}({new_spelling})" in str(record[0].message)
-    assert mode._gp_kernel() == cls(kernel=new)._gp_kernel()
-
-
-@pytest.mark.parametrize(
-    "method_old, method_new, kw",
-    [
-        (
-            PrivateSelection(kernel="squared-exponential", length_scale=0.3),
-            PrivateSelection(kernel=RBF(length_scale=0.3)),
-            {},
-        ),
-        (
-            DPGPUCB(length_scale=0.3),
-            DPGPUCB(kernel=Matern(nu=2.5, length_scale=0.3)),
-            {},
-        ),
-        (
-            DPGPUCB(kernel="matern52"),
-            DPGPUCB(kernel=Matern(nu=2.5, length_scale=0.2)),
-            dict(n_iter=2),
-        ),
-    ],
-    ids=["private-selection rbf", "gp-ucb length_scale", "gp-ucb matern52"],
-)
-def test_former_spelling_gives_the_same_releases(id_data, method_old, method_new, kw):
-    """Same seeds: the old and the new spelling release the same values."""
-    X, y, tr, va = id_data
-
-    def fit(method):
-        params = dict(scoring=make_spy_scorer(), n_iter=3, random_state=0)
-        params.update(kw)
-        search = DPBayesSearchCV(
-            RowSpyClassifier(), SPACE, method=method, noise_random_state=3, **params
+@pytest.mark.parametrize("kernel", ["matern52", "squared-exponential"])
+def test_a_kernel_string_is_refused_everywhere(kernel, cancer_split):
+    """One spelling: a kernel string gets scikit-learn's constraint error."""
+    for cls in MODE_CLASSES:
+        with pytest.raises(InvalidParameterError, match="'method__kernel' param"):
+            cls(kernel=kernel)._validate_in("DPBayesSearchCV")
+    client = LaplaceRandomizer((0, 1), 1.0)
+    with pytest.raises(InvalidParameterError, match="Got '.*' instead: pass a k"):
+        LDPBayesianOptimizer(SPACE, client, 20, kernel=kernel)
+    with pytest.raises(InvalidParameterError, match="of ldp_maximize must be RBF"):
+        ldp_maximize(_reward, {"x": [0.0, 1.0]}, 2, kernel=kernel)
+    X_tr, y_tr, X_va, y_va = cancer_split
+    with pytest.raises(InvalidParameterError, match="of estimate_dataset_kernel"):
+        estimate_dataset_kernel(
+            LogisticRegression(),
+            {"C": [1.0]},
+            X_tr,
+            y_tr,
+            X_va,
+            y_va,
+            validation_size=4,
+            kernel=kernel,
         )
-        return search.fit(X[tr], y[tr], X_val=X[va], y_val=y[va])
-
-    with pytest.warns(FutureWarning, match="is deprecated"):
-        old = fit(method_old)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", FutureWarning)
-        new = fit(method_new)
-    assert (old.best_index_, old.best_score_) == (new.best_index_, new.best_score_)
-    assert old.privacy_report_.to_dict() == new.privacy_report_.to_dict()
 
 
 def _reward(p):
     return float(np.exp(-((p["x"] - 0.3) ** 2) / 0.02))
-
-
-@pytest.mark.parametrize("old, new", OLD_NEW[:3], ids=repr)
-def test_former_ldp_kernel_spelling_warns_and_means_the_same(old, new):
-    def run(**kernel_kw):
-        return ldp_maximize(
-            _reward,
-            {"x": [i / 20 for i in range(21)]},
-            15,
-            algorithm="gp-ucb",
-            random_state=0,
-            noise_random_state=1,
-            **kernel_kw,
-        )
-
-    with pytest.warns(FutureWarning) as record:
-        a = run(**old)
-    messages = [str(w.message) for w in record if w.category is FutureWarning]
-    assert len(messages) == 1 and "Pass ldp_maximize(kernel=" in messages[0]
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", FutureWarning)
-        b = run(kernel=new)
-    assert a.x == b.x and a.x_iters == b.x_iters
-    np.testing.assert_array_equal(a.reports, b.reports)
-
-    client = LaplaceRandomizer((0, 1), 1.0)
-    with pytest.warns(FutureWarning, match=r"Pass LDPBayesianOptimizer\(kernel="):
-        opt_old = LDPBayesianOptimizer(SPACE, client, 20, random_state=0, **old)
-    opt_new = LDPBayesianOptimizer(SPACE, client, 20, random_state=0, kernel=new)
-    np.testing.assert_array_equal(opt_old.problem_.K, opt_new.problem_.K)
-    assert opt_old.kernel == opt_new.kernel == new
-
-
-def test_ldp_default_kernel_is_rbf_02():
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", FutureWarning)
-        opt = LDPBayesianOptimizer(SPACE, LaplaceRandomizer((0, 1), 1.0), 20)
-    assert opt.kernel == RBF(length_scale=0.2)
-
-
-@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
-def test_former_dataset_kernel_spelling_warns_and_means_the_same(cancer_split):
-    X_tr, y_tr, X_va, y_va = cancer_split
-
-    def run(**kernel_kw):
-        return estimate_dataset_kernel(
-            LogisticRegression(max_iter=200),
-            {"C": (1e-2, 1e2, "log-uniform")},
-            X_tr[:100],
-            y_tr[:100],
-            X_va,
-            y_va,
-            validation_size=40,
-            n_sets=4,
-            n_candidates=6,
-            random_state=0,
-            **kernel_kw,
-        )
-
-    with pytest.warns(FutureWarning) as record:
-        old = run(kernel="squared-exponential", length_scale=0.3)
-    messages = [str(w.message) for w in record if w.category is FutureWarning]
-    assert messages == [
-        "estimate_dataset_kernel(kernel='squared-exponential', length_scale=0.3) is "
-        "deprecated: the kernel is a scikit-learn kernel object now, with its "
-        "length-scale. Pass estimate_dataset_kernel(kernel=RBF(length_scale=0.3)) "
-        "(from sklearn.gaussian_process.kernels import RBF); kernel strings and "
-        "length_scale will be refused in the next release."
-    ]
-    new = run(kernel=RBF(length_scale=0.3))
-    np.testing.assert_array_equal(old.log_likelihood, new.log_likelihood)
 
 
 @pytest.mark.parametrize("cls", MODE_CLASSES)
@@ -302,7 +182,7 @@ def test_shared_parameter_docs_are_filled_in(cls):
 
     assert "{{" not in cls.__doc__
     lines = [line.strip() for line in cls.__doc__.splitlines()]
-    for name in ("kernel", "length_scale", "noise", "selection"):
+    for name in ("kernel", "noise", "selection"):
         first = _PARAM_DOCS[name].splitlines()[0]
         assert (first in lines) == (name in cls._parameter_constraints)
 
