@@ -53,7 +53,6 @@ class DOptimalDesign:
     weights: np.ndarray
     n_iter: int
     converged: bool
-    max_leverage_ratio: float  # max_j ω_j / r at the end (1 at the optimum)
     logdet_gap: float  # certified bound on log det M − log det M*
 
 
@@ -131,7 +130,6 @@ def d_optimal_design(
         weights=weights,
         n_iter=it,
         converged=ratio <= 1.0 + tol,
-        max_leverage_ratio=ratio,
         logdet_gap=float(r * math.log(max(ratio, 1.0))),
     )
 
@@ -153,11 +151,6 @@ class CloakingCovariance:
     @property
     def rank(self) -> int:
         return int(self.basis.shape[1])
-
-    def leverages(self) -> np.ndarray:
-        """c_jᵀ M⁻¹ c_j for every training point j (each ≤ Δ₁²)."""
-        V = solve_triangular(self.factor, self.reduced_map, lower=True)
-        return np.sum(V**2, axis=0)
 
 
 def cloak(

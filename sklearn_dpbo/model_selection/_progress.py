@@ -33,9 +33,6 @@ PREFIX = "[DPBayesSearchCV]"
 READ_TEXT = "reading {} (from here on: no line until done, no figure)"
 """Printed (level 1) at the first private read, naming what is read."""
 
-READ_LINE = READ_TEXT.format("the validation set")
-"""The read line of the modes with a validation set."""
-
 DONE_LINE = "done"
 """The one line printed after the read, when ``fit`` returns."""
 
@@ -71,11 +68,6 @@ class ProgressPrinter:
         # (those swap sys.stdout for a dropped buffer): the read line is
         # printed from inside one.
         self._out = sys.stdout
-
-    @property
-    def sealed(self) -> bool:
-        """Whether the validation set has been read (no figure from then on)."""
-        return self._sealed
 
     def plan(self, message: str) -> None:
         """The first line (level 1), before anything is measured: no suffix."""

@@ -32,7 +32,7 @@ __all__ = ["ROWWISE_CLASSES", "is_rowwise"]
 # Module -> class names whose prediction/transform is row-wise given the
 # fitted state (read from scikit-learn's source; see the module docstring
 # for the classes left out on purpose).
-_BY_MODULE = {
+ROWWISE_CLASSES = {
     "sklearn.calibration": ["CalibratedClassifierCV"],
     "sklearn.compose": ["ColumnTransformer", "TransformedTargetRegressor"],
     "sklearn.cross_decomposition": ["PLSRegression", "PLSCanonical", "CCA"],
@@ -198,7 +198,7 @@ def _load() -> frozenset:
     import importlib
 
     found = set()
-    for module, names in _BY_MODULE.items():
+    for module, names in ROWWISE_CLASSES.items():
         mod = importlib.import_module(module)
         for name in names:
             cls = getattr(mod, name, None)  # absent in older versions: skipped
@@ -216,9 +216,6 @@ def rowwise_classes() -> frozenset:
         _CACHE["classes"] = _load()
     return _CACHE["classes"]
 
-
-ROWWISE_CLASSES = _BY_MODULE
-"""Accepted scikit-learn classes by module (exact types only)."""
 
 _KERNELS_MODULE = "sklearn.gaussian_process.kernels"
 _PLAIN = (type(None), bool, int, float, complex, str, bytes, slice, np.generic)
