@@ -24,8 +24,8 @@ recomputed exactly from the Cholesky factor used to sample the noise.
 
 Rank reduction (§4.5) [D][S]: C is numerically low-rank for smooth
 kernels, so the problem is solved in the span of its leading left singular
-vectors U_r (singular values above ``rank_tol`` times the largest; a
-fixed, data-free threshold). The release ``U_r (U_rᵀ C y + s z̃)`` is
+vectors U_r (singular values above 1e-8 times the largest; a fixed,
+data-free threshold). The release ``U_r (U_rᵀ C y + s z̃)`` is
 post-processing of a DP release of ``U_rᵀ C y``.
 """
 
@@ -153,13 +153,7 @@ class CloakingCovariance:
         return int(self.basis.shape[1])
 
 
-def cloak(
-    C: np.ndarray,
-    *,
-    rank_tol: float = 1e-8,
-    tol: float = 1e-3,
-    max_iter: int = 20_000,
-) -> CloakingCovariance:
+def cloak(C: np.ndarray, *, tol: float = 1e-3) -> CloakingCovariance:
     """Rank-reduce C and solve the cloaking problem (spec §4.5, §4.6 steps 3–5)."""
     n_q = C.shape[0]
     if C.size == 0 or not np.any(C):
@@ -168,10 +162,10 @@ def cloak(
             np.zeros((n_q, 0)), np.zeros((0, C.shape[1])), np.zeros((0, 0)), 0.0, None
         )
     U, S, _ = np.linalg.svd(C, full_matrices=False)
-    r = int(np.sum(S > rank_tol * S[0]))
+    r = int(np.sum(S > 1e-8 * S[0]))
     Ur = U[:, :r]
     Ct = Ur.T @ C
-    design = d_optimal_design(Ct, tol=tol, max_iter=max_iter)
+    design = d_optimal_design(Ct, tol=tol)
     # M̃ = r W(u) (c̃ᵀM̃⁻¹c̃ ≈ 1 at the optimum), factored without forming it.
     L = _design_factor(Ct, r * design.weights)
     V = solve_triangular(L, Ct, lower=True)

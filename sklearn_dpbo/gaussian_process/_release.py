@@ -118,9 +118,7 @@ def plan_release(
     epsilon: float,
     delta: float,
     paper_faithful: bool = False,
-    rank_tol: float = 1e-8,
     solver_tol: float = 1e-3,
-    solver_max_iter: int = 20_000,
 ) -> ReleasePlan:
     """Build the release plan at query inputs ``Xq`` (public inputs only).
 
@@ -129,7 +127,7 @@ def plan_release(
     """
     C = posterior.mean_map(Xq)
     if method == "cloaking":
-        cov = cloak(C, rank_tol=rank_tol, tol=solver_tol, max_iter=solver_max_iter)
+        cov = cloak(C, tol=solver_tol)
         sens = width * cov.sensitivity_factor
         if sens > 0:
             s, calib, valid = _calibrate(sens, epsilon, delta, paper_faithful)
