@@ -4,9 +4,7 @@ Spec: ``LDP_BO.md`` (Zhou & Tan, "Local Differential Privacy for Bayesian
 Optimization", AAAI 2021). The learner proposes candidates from a finite
 public candidate set and receives only :class:`~._ldp_client.LDPReport`
 objects produced by a client-side randomiser; it cannot be told a bare
-number. Everything it holds is a function of public settings, its public
-random generator and ε-LDP reports, so it is public: inspect and pickle it
-freely.
+number.
 """
 
 from __future__ import annotations
@@ -114,9 +112,6 @@ class LDPBayesianOptimizer:
 
     Notes
     -----
-    Any width is post-processing of the reports: privacy is the same; only
-    ``width="theory"`` carries the regret analysis.
-
     The whole state is public (it only ever saw privatised values): it may
     be printed, inspected and pickled. The privacy of each report is the
     randomiser's; if one owner answers several queries her guarantee

@@ -71,13 +71,9 @@ class SearchData:
         self._schemas: dict = {}  # public schemas, by target kind
 
     def records(self, scorer: DPScorer, estimator: Any):
-        """The validation set mapped record by record into the public schema.
-
-        The schema (training classes or numeric targets, the training
-        frame's columns and dtypes, the training array's dtype) is read from
-        the public training set; every validation record is mapped into it
-        on its own (:class:`~._records.RecordSchema`). Reads the validation
-        set (the first read charges the accountant). Cached per target kind.
+        """The validation set mapped record by record into the training set's
+        schema (:class:`~._records.RecordSchema`). Reads the validation set
+        (the first read charges the accountant). Cached per target kind.
         """
         kind = bool(scorer.maps_labels(estimator))
         if kind not in self._records:

@@ -4,10 +4,9 @@
 ``{name: scoring}``; ``method="private-selection"`` only). With several,
 ``refit="<name>"`` names the metric the private selection maximises; every
 other metric of the selected candidate is released with its own Laplace
-noise into ``best_scores_``. With k metrics and b = ``budget_split``, every
-score release gets the same ε as ``best_score_``: the total ε is
-E·b + k·E·(1 − b), so the mode runs with E = ε / (b + k(1 − b)). All of it
-is planned, and charged, before any data is read (``_budget.py``).
+noise into ``best_scores_``, at the ε of ``best_score_``
+(:func:`plan_for_metrics`). All of it is planned, and charged, before any
+data is read (``_budget.py``).
 
 Also the public score of ``DPBayesSearchCV.score`` (the user's own data,
 not a release).

@@ -8,9 +8,9 @@ units, the candidate set and its names, the ``cv`` structure) and returns
 the :class:`~._context.SearchPlan`: public values only, fixed before any
 data is read.
 
-Former parameters (:data:`FOREIGN_PARAMETERS`, and the mode-specific ones
-that moved to the mode objects, :func:`~._modes.moved_parameter_hint`):
-the constructor refuses them with Python's own ``TypeError``
+Parameters of other search classes (:data:`FOREIGN_PARAMETERS`) and of
+the mode objects (:func:`~._modes.moved_parameter_hint`): the constructor
+refuses them with Python's own ``TypeError``
 (``unexpected keyword argument``), as any scikit-learn estimator does;
 ``set_params`` refuses them with a ``ValueError`` that says what to use
 instead (:func:`check_set_params`). The same table is in
@@ -122,8 +122,8 @@ Optuna's OptunaSearchCV type, and what to do instead."""
 def check_set_params(search, params: dict) -> None:
     """Refuse, with what to pass instead, what ``set_params`` cannot set.
 
-    A former parameter (:data:`FOREIGN_PARAMETERS`, or a mode-specific
-    name such as ``noise``) or ``method__<name>`` while ``method`` is a
+    A foreign parameter (:data:`FOREIGN_PARAMETERS`), a mode's parameter
+    (such as ``noise``) or ``method__<name>`` while ``method`` is a
     string (the mode's defaults, nothing to set) get a ``ValueError``.
     """
     owner = type(search).__name__

@@ -167,10 +167,10 @@ def _training_targets(y_train) -> np.ndarray:
     return y
 
 
-def public_error_clip(y_train, quantile: float = AUTO_CLIP_QUANTILE) -> float:
+def public_error_clip(y_train) -> float:
     """The per-record error clip derived from the public training targets.
 
-    c = the ``quantile`` (default 0.95; linear interpolation, NumPy's
+    c = the 0.95-quantile (``AUTO_CLIP_QUANTILE``; linear interpolation, NumPy's
     default) of the training records' distances |y_i − median(y_train)|,
     the errors of the best constant predictor in absolute error; with
     several outputs, a record's distance is the mean over its outputs (as
@@ -183,8 +183,6 @@ def public_error_clip(y_train, quantile: float = AUTO_CLIP_QUANTILE) -> float:
     ----------
     y_train : array-like of shape (n_samples,) or (n_samples, n_outputs)
         The public training targets.
-    quantile : float, default=0.95
-        The quantile q.
 
     Returns
     -------
@@ -203,7 +201,7 @@ def public_error_clip(y_train, quantile: float = AUTO_CLIP_QUANTILE) -> float:
     """
     y = _training_targets(y_train)
     distance = _residual(y, np.broadcast_to(np.median(y, axis=0), y.shape))
-    c = float(np.quantile(distance, quantile))
+    c = float(np.quantile(distance, AUTO_CLIP_QUANTILE))
     if not c > 0:
         c = float(np.max(distance))
     if not (math.isfinite(c) and c > 0):
@@ -581,7 +579,7 @@ def make_dp_scorer(
     """
     if "sensitivity" in params:
         raise TypeError(
-            "make_dp_scorer() no longer takes sensitivity=: the sensitivity "
+            "make_dp_scorer() takes no sensitivity=: the sensitivity "
             "follows from the public bounds, (high - low)/m for the mean of m "
             "per-record values clipped into [low, high] (see "
             "scorer.sensitivity_for(m)). Pass bounds=(low, high) with a "

@@ -11,15 +11,7 @@ clipped by the library into public ``bounds``. Swapping one record changes
 one term, so the swap-one sensitivity is (high − low)/m whatever r is
 (Dwork & Roth 2014, §3.3), provided a record's value depends only on that
 record and the (public) fitted model — *row independence*. It holds by
-construction, for every estimator (:meth:`DPScorer.private_values`):
-
-* each validation record is mapped into a schema read from the public
-  training data on its own (``_records.py``): no dtype inferred over the
-  batch, no category set, no string/number mixing decides how another
-  record is scored;
-* each record is scored alone, from a fresh copy of the fitted model,
-  unless every step of the model is a scikit-learn class known to predict
-  row by row (``_rowwise.py``), which is scored in batches of public sizes.
+construction, for every estimator: see :meth:`DPScorer.private_values`.
 
 The check on public training rows (:meth:`DPScorer.check_public_rows`) is a
 second line of defence that tells the user early that a step is
@@ -56,8 +48,7 @@ __all__ = [
 ]
 
 # Rows of the public sample that the row-independence check also scores one
-# at a time (the strongest test of a batch-dependent step; 3 missed a
-# transductive standardiser in tests/model_selection/test_soundness.py).
+# at a time (the strongest test of a batch-dependent step).
 SINGLE_ROWS = 8
 # Public rows the row-independence check samples (its default ``n_rows``).
 PUBLIC_ROWS = 32
@@ -347,9 +338,11 @@ class DPScorer:
         Record i's value is a function of record i and the fitted model
         only, for every model, by construction:
 
-        * each record was mapped into a public schema on its own
-          (:class:`~._records.Records`; one that did not map scores
-          ``low``);
+        * each record was mapped into a schema read from the public
+          training data on its own (:class:`~._records.Records`): no dtype
+          inferred over the batch, no category set, no string/number mixing
+          decides how another record is scored; one that did not map scores
+          ``low``;
         * if the model is on the row-wise list (:func:`~._rowwise.is_rowwise`:
           scikit-learn classes whose prediction is row-wise by their code,
           no user callable), records are scored in consecutive batches of

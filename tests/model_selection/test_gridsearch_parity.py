@@ -410,7 +410,7 @@ def test_several_metrics_refit_false_says_why():
 
 def test_make_dp_scorer_sensitivity_keyword_says_what_to_use():
     for score in ("accuracy", lambda y_true, out: np.ones(len(out))):
-        with pytest.raises(TypeError, match="no longer takes sensitivity=") as info:
+        with pytest.raises(TypeError, match="takes no sensitivity=") as info:
             make_dp_scorer(score, sensitivity=0.01)
         assert "bounds=(low, high)" in str(info.value)
         assert "sensitivity_for(m)" in str(info.value)
