@@ -447,8 +447,9 @@ def _named_scorer(name: str, params: dict) -> DPScorer:
     raise ValueError(_unknown_message(name))
 
 
-# Usable as a bare string (the regression scores with error_clip="auto").
-_STRING_READY = (
+# Every built-in score (each usable as a bare string: the regression scores
+# with error_clip="auto").
+BUILTIN_SCORES = (
     "accuracy",
     "neg_zero_one_loss",
     "neg_log_loss",
@@ -459,9 +460,6 @@ _STRING_READY = (
     *_REGRESSION,
     "r2",
 )
-# Every built-in score.
-BUILTIN_SCORES = _STRING_READY
-
 # Aggregate metrics one record can move by far more than 1/m.
 _NON_DECOMPOSABLE = {
     "f1": "accuracy",
@@ -509,7 +507,7 @@ def _unknown_message(name: str) -> str:
         )
     return (
         f"scoring={name!r} is not a private score. Use one of "
-        f"{list(_STRING_READY)} as a string, make_dp_scorer(name, ...) for "
+        f"{list(BUILTIN_SCORES)} as a string, make_dp_scorer(name, ...) for "
         "their public constants, or "
         "make_dp_scorer(per_record_function, bounds=(low, high))."
     )
@@ -640,7 +638,7 @@ def get_dp_scorer(scoring, estimator) -> DPScorer:
             "bounds=(low, high)) for this estimator."
         )
     if isinstance(scoring, str):
-        if scoring in _STRING_READY:
+        if scoring in BUILTIN_SCORES:
             return _named_scorer(scoring, {})
         raise ValueError(_unknown_message(scoring))
     if callable(scoring):
@@ -651,10 +649,10 @@ def get_dp_scorer(scoring, estimator) -> DPScorer:
             "A scikit-learn scorer returns one aggregate number, whose "
             "sensitivity to one validation record the library cannot bound. "
             "Give the per-record version: make_dp_scorer(per_record_function, "
-            "bounds=(low, high)), or one of " + str(list(_STRING_READY)) + "."
+            "bounds=(low, high)), or one of " + str(list(BUILTIN_SCORES)) + "."
         )
     raise TypeError(
         "scoring must be None, a string naming a private score "
-        f"({list(_STRING_READY)}) or a DPScorer; got an object of type "
+        f"({list(BUILTIN_SCORES)}) or a DPScorer; got an object of type "
         f"{type(scoring).__name__}."
     )
