@@ -5,7 +5,7 @@ the library needs is imported here, once, with a fallback (``tests/test_compat.p
 fails on any other private scikit-learn import). Supported: scikit-learn 1.6 to
 1.9 (``.ci/version_smoke.sh``).
 
-- ``Interval``, ``StrOptions``, ``HasMethods``, ``Hidden``,
+- ``Interval``, ``StrOptions``, ``HasMethods``,
   ``validate_parameter_constraints``, ``InvalidParameterError``: the
   ``_parameter_constraints`` machinery (``sklearn.utils._param_validation``,
   unchanged from 1.2 to 1.9; no public equivalent, no fallback).
@@ -34,7 +34,6 @@ from sklearn.utils import get_tags
 try:
     from sklearn.utils._param_validation import (
         HasMethods,
-        Hidden,
         Interval,
         InvalidParameterError,
         StrOptions,
@@ -163,7 +162,6 @@ class CachedParamNamesMixin:
 __all__ = [
     "CachedParamNamesMixin",
     "HasMethods",
-    "Hidden",
     "Interval",
     "InvalidParameterError",
     "StrOptions",
