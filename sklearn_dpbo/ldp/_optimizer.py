@@ -2,7 +2,7 @@
 
 Spec: ``LDP_BO.md`` (Zhou & Tan, "Local Differential Privacy for Bayesian
 Optimization", AAAI 2021). The learner proposes candidates from a finite
-public candidate set and receives only :class:`~._ldp_client.LDPReport`
+public candidate set and receives only :class:`~._client.LDPReport`
 objects produced by a client-side randomiser; it cannot be told a bare
 number.
 """

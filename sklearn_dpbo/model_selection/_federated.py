@@ -5,7 +5,7 @@ hyper-parameter search. The validation records belong to many owners
 whose ids are public (``fit(..., val_groups=owner_ids)``). Round t of the
 search:
 
-1. the learner (:class:`~._ldp_bo.LDPBayesianOptimizer`, algorithm
+1. the learner (:class:`~sklearn_dpbo.ldp.LDPBayesianOptimizer`, algorithm
    :data:`FEDERATED_ALGORITHM`) proposes a candidate from the reports so
    far (public);
 2. the candidate is fitted on the public training set;
@@ -14,7 +14,7 @@ search:
    (the mean of her records' values, each clipped into the scorer's
    bounds [a, b]; a failing record, or a failed fit, counts as a), and
    she reports it
-   through :class:`~._ldp_client.LaplaceRandomizer` with scale (b − a)/ε.
+   through :class:`~sklearn_dpbo.ldp.LaplaceRandomizer` with scale (b − a)/ε.
 
 Guarantee: ε-LDP per owner, user-level (all of an owner's records
 together form the unit; any change to them moves her clipped score by at
