@@ -77,7 +77,7 @@ def run(grid, kappa_max, seed=0):
                 b = sample_gamma_norm_noise(d + 1, plan.noise_scale, rng)
                 stats = {}
                 with np.errstate(all="ignore"):
-                    v = ob.newton_logistic(
+                    v = ob.newton(
                         Xc,
                         s,
                         mu,

@@ -170,11 +170,11 @@ def test_solver_reaches_the_tolerance_or_raises():
     X, y = _data()
     s = np.where(y == 1, 1.0, -1.0)
     Xa = np.hstack([X, np.ones((len(y), 1))]) / 2.0
-    v = ob.newton_logistic(Xa, s, 1e-3, np.full(4, 0.01), 100)
+    v = ob.newton(Xa, s, 1e-3, np.full(4, 0.01), 100)
     p = 1 / (1 + np.exp(s * (Xa @ v)))
     grad = -(Xa.T @ (s * p)) / len(y) + 1e-3 * v + 0.01
     assert np.linalg.norm(grad) <= ob.GAMMA / 2
-    assert ob.newton_logistic(Xa, s, 1e-3, np.full(4, 0.01), 1) is None
+    assert ob.newton(Xa, s, 1e-3, np.full(4, 0.01), 1) is None
     # The learner runs at least SOLVER_MIN_ITER = 200 iterations: max_iter=1
     # is the same fit as the default (it used to raise, depending on rows).
     for mech in ("objective", "output"):
