@@ -15,7 +15,11 @@ import warnings
 
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from sklearn_dpbo.dp_learners import DPLinearRegression, DPLogisticRegression
+from sklearn_dpbo.dp_learners import (
+    DPLinearRegression,
+    DPLinearSVC,
+    DPLogisticRegression,
+)
 
 _WEIGHTS = (
     "sample_weight is clipped into [0, 1]: a weight above 1 would multiply one "
@@ -48,6 +52,15 @@ EXPECTED = {
             "is not released"
         ),
     },
+    "DPLinearSVC": {
+        **_COMMON,
+        "check_classifiers_classes": _CLASSES,
+        "check_classifiers_train": _CLASSES,
+        "check_non_transformer_estimators_n_iter": (
+            "the number of Newton iterations depends on the private rows and "
+            "is not released"
+        ),
+    },
     "DPLinearRegression": {
         **_COMMON,
         "check_supervised_y_no_nan": _VALUES,
@@ -64,6 +77,7 @@ def _instances():
         warnings.simplefilter("ignore")
         return [
             DPLogisticRegression(noise_random_state=0),
+            DPLinearSVC(noise_random_state=0),
             DPLinearRegression(noise_random_state=0),
         ]
 
