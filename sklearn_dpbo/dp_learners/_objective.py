@@ -13,22 +13,21 @@ losses (:class:`Logistic`, :class:`Huber`):
   ℓ″ = 1/(2h) on (1 − h, 1 + h), 0 off [1 − h, 1 + h]: c = 1/(2h).
 
 **What the proof below needs of ℓ, and why Huber has it.** ℓ convex and
-continuously differentiable with |ℓ′| ≤ 1, and ℓ′ Lipschitz with
-0 ≤ ℓ″ ≤ c wherever ℓ″ exists. Theorem 9 asks for ℓ″ everywhere; the
-Huber loss has none at z = 1 ± h (ℓ″ jumps between 0 and 1/(2h)), so
-CMS's Jacobian is undefined there (CMS say so in Section 3.4.2 and show
-that Algorithm 2 with c = 1/(2h) is still private). The argument used
-here: the map v ↦ b(v) below is Lipschitz (ℓ′ is) and strongly monotone
-(‖b(v) − b(u)‖ ≥ n(Λ̃ + Δ)‖v − u‖, as ∇ of an n(Λ̃ + Δ)-strongly convex
-function), so it is a bi-Lipschitz bijection of R^d; it is differentiable
-off N = ∪_i {v : s_i v·x̃_i = 1 ± h}, a finite union of hyperplanes (a
-row x̃_i = 0 has the constant margin 0 and no kink), so N is Lebesgue-null
-for the rows of D and of D′ together. By the area formula the density of
-v* is p_b(b(v))·|det ∇b(v)| for v off N, and P[v* ∈ N] = P[b ∈ b(N)] = 0
-(a Lipschitz image of a null set is null): the ratio bound below, proved
-at every v off N where ℓ″_i ∈ {0, c} for every row, bounds
-P[v*(D) ∈ S]/P[v*(D′) ∈ S] for every event S. Nothing else in the proof
-uses ℓ″.
+continuously differentiable with |ℓ′| ≤ 1, and ℓ′ Lipschitz with 0 ≤ ℓ″ ≤ c
+wherever ℓ″ exists. Theorem 9 asks for ℓ″ everywhere; the Huber loss has
+none at z = 1 ± h (ℓ″ jumps between 0 and 1/(2h)), so the Jacobian of that
+proof is undefined there (CMS treat this case in Section 3.4.2, with c =
+1/(2h); the argument given here is self-contained): the map v ↦ b(v) below
+is Lipschitz (ℓ′ is) and strongly monotone (‖b(v) − b(u)‖ ≥ n(Λ̃ + Δ)‖v −
+u‖, as ∇ of an n(Λ̃ + Δ)-strongly convex function), so it is a bi-Lipschitz
+bijection of R^d; it is differentiable off N = ∪_i {v : s_i v·x̃_i = 1 ± h}
+over the rows x̃_i ≠ 0 (a zero row adds nothing to b), a finite union of
+hyperplanes, so N is Lebesgue-null for the rows of D and of D′ together. By
+the area formula the density of v* is p_b(b(v))·|det ∇b(v)| for v off N,
+and P[v* ∈ N] = P[b ∈ b(N)] = 0 (a Lipschitz image of a null set is null):
+the ratio bound below, proved at every v off N where ℓ″_i ∈ {0, c} for
+every row, bounds P[v*(D) ∈ S]/P[v*(D′) ∈ S] for every event S. Nothing
+else in the proof uses ℓ″.
 
 **Rows of norm R.** Rows are clipped to ``data_norm`` and the intercept's
 constant 1 is appended, so ‖x_i‖ ≤ R = √(data_norm² + 1) (R = data_norm
@@ -51,13 +50,13 @@ needs a 1-strongly convex regulariser of the whole v).
 
 **The privacy loss** (CMS's proof of Theorem 9, with its Jacobian step
 tightened). Write the objective times n: v* solves b = −Σ ℓ′(s_i v·x̃_i)
-s_i x̃_i − n(Λ̃ + Δ)v, a bijection between b and v*, so the density of v* is
-p_b(b(v*))·|det ∇b(v*)|, ∇b(v) = −(A + ℓ″_z x̃_z x̃_zᵀ) where A = Σ_{i≠z}
-ℓ″_i x̃_i x̃_iᵀ + n(Λ̃ + Δ)I is the same for neighbours D, D′ that differ in
-row z. By the matrix determinant lemma det(A + ℓ″ x̃x̃ᵀ) = det(A)(1 +
-ℓ″ x̃ᵀA⁻¹x̃), and 0 ≤ ℓ″ x̃ᵀA⁻¹x̃ ≤ c/(n(Λ̃ + Δ)) (ℓ″ ≤ c, ‖x̃‖ ≤ 1, A ⪰
-n(Λ̃ + Δ)I), so the Jacobian ratio is (1 + a)/(1 + a′) with a, a′ in
-[0, c/(n(Λ̃ + Δ))]: at most 1 + c/(n(Λ̃ + Δ)) either way. CMS bound it
+s_i x̃_i − n(Λ̃ + Δ)v, a bijection between b and v*, so the density of v*
+is p_b(b(v*))·|det ∇b(v*)|, ∇b(v) = −(A + ℓ″_z x̃_z x̃_zᵀ) where A =
+Σ_{i≠z} ℓ″_i x̃_i x̃_iᵀ + n(Λ̃ + Δ)I is the same for neighbours D, D′ that
+differ in row z. By the matrix determinant lemma det(A + ℓ″ x̃x̃ᵀ) =
+det(A)(1 + ℓ″ x̃ᵀA⁻¹x̃), and 0 ≤ ℓ″ x̃ᵀA⁻¹x̃ ≤ c/(n(Λ̃ + Δ)) (ℓ″ ≤ c, ‖x̃‖
+≤ 1, A ⪰ n(Λ̃ + Δ)I), so the Jacobian ratio is (1 + a)/(1 + a′) with a, a′
+in [0, c/(n(Λ̃ + Δ))]: at most 1 + c/(n(Λ̃ + Δ)) either way. CMS bound it
 through the eigenvalues of the rank-2 difference of the two Hessians, which
 gives (1 + c/(n(Λ̃ + Δ)))² (their ε′ = ε − log(1 + 2c/(nΛ) + c²/(nΛ)²));
 the rank-one form used here is tighter by that square and rests on the same
@@ -67,21 +66,21 @@ models tighten the same step, but this library has not checked their
 constants against it); ``tests/dp_learners/test_objective.py`` checks the
 bound on random neighbours and that it is attained, and the audit
 ``test_audit_objective.py`` runs on a pair where the Jacobian factor is the
-largest part of the loss. The noise part is ε′‖b − b′‖/2 with
-‖b − b′‖ = ‖ℓ′_z x̃_z − ℓ′_z′ x̃_z′‖ ≤ 2: in all, the density ratio of v* is
-at most e^(ε′ + log(1 + c/(n(Λ̃ + Δ)))) = e^(ε_obj), for **any** Δ ≥ 0
-fixed in advance. Δ is CMS's Algorithm 2's (Δ = 0 while their squared
-factor leaves ε_obj/2 or more, i.e. while c/(nΛ̃) ≤ e^(ε_obj/4) − 1,
-otherwise the Δ with c/(n(Λ̃ + Δ)) = e^(ε_obj/4) − 1; they raise Δ only
-once their ε′ ≤ 0, this learner as soon as it would fall below ε_obj/2), so
-the objective, the plateau and the pruning are the same as with CMS's
-accounting, and only ε′ grows: on the plateau from ε_obj/2 to ε_obj −
-log(e^(ε_obj/4)) = 3ε_obj/4, elsewhere by log(1 + c/(n(Λ̃ + Δ))): less
-noise for the same objective and the same ε. So ε′ never falls below
-3ε_obj/4 — no cliff where ε′ → 0⁺ — and every C above
-the public plateau C ≥ (e^(ε_obj/4) − 1)/(c R²) gives the same objective
-(the private-model mode prunes such duplicates). ε′ is rounded down by
-1e-12 relative.
+largest part of the loss (``test_svm.py``: the same with the Huber loss, c
+= 1/(2h), and an audit whose power check catches the logistic c). The noise
+part is ε′‖b − b′‖/2 with ‖b − b′‖ = ‖ℓ′_z x̃_z − ℓ′_z′ x̃_z′‖ ≤ 2: in all,
+the density ratio of v* is at most e^(ε′ + log(1 + c/(n(Λ̃ + Δ)))) =
+e^(ε_obj), for **any** Δ ≥ 0 fixed in advance. Δ is CMS's Algorithm 2's (Δ
+= 0 while their squared factor leaves ε_obj/2 or more, i.e. while c/(nΛ̃) ≤
+e^(ε_obj/4) − 1, otherwise the Δ with c/(n(Λ̃ + Δ)) = e^(ε_obj/4) − 1; they
+raise Δ only once their ε′ ≤ 0, this learner as soon as it would fall below
+ε_obj/2), so the objective, the plateau and the pruning are the same as
+with CMS's accounting, and only ε′ grows: on the plateau from ε_obj/2 to
+ε_obj − log(e^(ε_obj/4)) = 3ε_obj/4, elsewhere by log(1 + c/(n(Λ̃ + Δ))):
+less noise for the same objective and the same ε. So ε′ never falls below
+3ε_obj/4 — no cliff where ε′ → 0⁺ — and every C above the public plateau C
+≥ (e^(ε_obj/4) − 1)/(c R²) gives the same objective (the private-model mode
+prunes such duplicates). ε′ is rounded down by 1e-12 relative.
 
 **The solver's stopping point** (approximate minima perturbation, Iyengar
 et al., IEEE S&P 2019, in its pure-DP form). The theorem is about the exact
@@ -97,10 +96,10 @@ Releasing v̂ + z with z of density ∝ exp(−ε_out‖z‖/S), ε_out =
 **pure ε-DP per fit**.
 
 **The solver reaches γ/2** on every public setting the learner accepts
-(condition number ≤ κ_max = 10⁵ by the floor in Δ, ≥ 200 Newton
-iterations; ``benchmarks/bench_solver_fuzz.py`` never misses, with the
-logistic loss or, ``--huber 0.5``, the Huber hinge: 15,876 fits each). A miss
-would raise ``SolverError``: an event outside the guarantee, stated in the
+(condition number ≤ κ_max = 10⁵ by the floor in Δ, ≥ 200 Newton iterations;
+``benchmarks/bench_solver_fuzz.py`` never misses, with the logistic loss
+or, ``--huber 0.5``, the Huber hinge: 15,876 fits each). A miss would raise
+``SolverError``: an event outside the guarantee, stated in the
 private-model mode's ``privacy_report_``.
 """
 
