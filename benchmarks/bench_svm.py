@@ -6,7 +6,10 @@ stratified 70/30 splits with seeds 0..19, test accuracy. Each DP learner
 at its defaults (C = 1; h = 0.5 for the SVM) at ε = 1 and 4; beside them
 scikit-learn's LinearSVC (non-private) on the same public map of the
 features into [−1, 1] and in a ``StandardScaler`` pipeline (what a user
-without privacy would pick).
+without privacy would pick). And each DP learner tuned and released by
+``DPBayesSearchCV(method="private-model")`` (strategy ``"auto"``, the
+defaults otherwise) over C ∈ logspace(−4, 1, 12) at ε = 1, the grid of
+``bench_private_model.py``.
 
     PYTHONPATH=. python benchmarks/bench_svm.py           # 20 splits
     PYTHONPATH=. python benchmarks/bench_svm.py --quick   # 3 splits, not stored
@@ -30,13 +33,14 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer, StandardScaler
 from sklearn.svm import LinearSVC
 
+from sklearn_dpbo import DPBayesSearchCV
 from sklearn_dpbo.dp_learners import DPLinearSVC, DPLogisticRegression
 from sklearn_dpbo.dp_learners._base import map_features
 
 EPSILONS = (1.0, 4.0)
 
 
-def models(bounds):
+def models(bounds, seed):
     lower, upper = bounds
     mapped = FunctionTransformer(
         lambda X: map_features(X, (lower, upper)), validate=False
@@ -46,6 +50,17 @@ def models(bounds):
         out[f"DPLinearSVC eps={eps:g}"] = DPLinearSVC(epsilon=eps, bounds=bounds)
         out[f"DPLogisticRegression eps={eps:g}"] = DPLogisticRegression(
             epsilon=eps, bounds=bounds
+        )
+    grid = {"C": list(np.logspace(-4, 1, 12))}
+    for cls in (DPLinearSVC, DPLogisticRegression):
+        out[f"{cls.__name__} private-model auto eps=1"] = DPBayesSearchCV(
+            cls(bounds=bounds),
+            grid,
+            method="private-model",
+            epsilon=1.0,
+            scoring="accuracy",
+            n_iter=12,
+            random_state=seed,
         )
     out["LinearSVC on the bounds' map"] = make_pipeline(mapped, LinearSVC())
     out["LinearSVC + StandardScaler"] = make_pipeline(StandardScaler(), LinearSVC())
@@ -66,7 +81,7 @@ def main(argv=None):
         Xtr, Xte, ytr, yte = train_test_split(
             X, y, test_size=0.3, stratify=y, random_state=seed
         )
-        for name, est in models(bounds).items():
+        for name, est in models(bounds, seed).items():
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 est.fit(Xtr, ytr)
@@ -79,18 +94,19 @@ def main(argv=None):
         rows[name] = dict(mean=a.mean(), se=a.std(ddof=1) / np.sqrt(a.size), all=a)
         print(f"| {name} | {a.mean():.3f} ± {rows[name]['se']:.3f} |")
     ratios = {}
-    for eps in EPSILONS:
-        svm = np.asarray(acc[f"DPLinearSVC eps={eps:g}"])
-        lr = np.asarray(acc[f"DPLogisticRegression eps={eps:g}"])
+    for eps in [*EPSILONS, "private-model auto eps=1"]:
+        tag = f"eps={eps:g}" if isinstance(eps, float) else eps
+        svm = np.asarray(acc[f"DPLinearSVC {tag}"])
+        lr = np.asarray(acc[f"DPLogisticRegression {tag}"])
         diff = svm - lr  # paired: the same split
-        ratios[f"eps={eps:g}"] = dict(
+        ratios[tag] = dict(
             svm_minus_logistic=diff.mean(),
             se=diff.std(ddof=1) / np.sqrt(diff.size),
             svm_over_linearsvc=svm.mean() / np.mean(acc["LinearSVC + StandardScaler"]),
         )
-        r = ratios[f"eps={eps:g}"]
+        r = ratios[tag]
         print(
-            f"eps={eps:g}: SVM − logistic {r['svm_minus_logistic']:+.3f} ± "
+            f"{tag}: SVM − logistic {r['svm_minus_logistic']:+.3f} ± "
             f"{r['se']:.3f} (paired); SVM / LinearSVC+scaler "
             f"{r['svm_over_linearsvc']:.3f}"
         )
