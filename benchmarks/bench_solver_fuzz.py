@@ -11,6 +11,8 @@ the iterations needed.
 
     PYTHONPATH=. python benchmarks/bench_solver_fuzz.py          # κ_max 1e5 … 1e8
     PYTHONPATH=. python benchmarks/bench_solver_fuzz.py --quick  # a corner
+    PYTHONPATH=. python benchmarks/bench_solver_fuzz.py --huber 0.5 --kappa 1e5
+        # DPLinearSVC's Huber hinge (h = 0.5) instead of the logistic loss
 
 Writes ``benchmarks/results/bench_solver_fuzz.json``.
 """
@@ -20,6 +22,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import sys
 import time
 from pathlib import Path
 from unittest import mock
@@ -63,13 +66,14 @@ def datasets(n, d, rng):
     yield "rank one", np.outer(rng.normal(size=n), rng.normal(size=d)), y
 
 
-def run(grid, kappa_max, seed=0):
+def run(grid, kappa_max, seed=0, loss=ob.LOGISTIC):
     rng = np.random.default_rng(seed)
+    c = loss.curvature_bound
     iters, misses = [], []
     with mock.patch.object(ob, "SOLVER_MAX_CONDITION", kappa_max):
         for n, d, C, eps, dn in itertools.product(*grid.values()):
             R = augmented_norm(dn, True)
-            plan = ob.objective_plan(n, C, R, eps, dim=d + 1)
+            plan = ob.objective_plan(n, C, R, eps, dim=d + 1, curvature=c)
             mu = plan.strong_convexity
             for name, X, y in datasets(n, d, rng):
                 Xc = clip_rows(X, dn, intercept=True) / R
@@ -77,7 +81,7 @@ def run(grid, kappa_max, seed=0):
                 b = sample_gamma_norm_noise(d + 1, plan.noise_scale, rng)
                 stats = {}
                 with np.errstate(all="ignore"):
-                    v = ob.newton_logistic(
+                    v = ob.newton(
                         Xc,
                         s,
                         mu,
@@ -85,9 +89,10 @@ def run(grid, kappa_max, seed=0):
                         solver_iterations(1),
                         tol=plan.gradient_bound / 2,
                         stats=stats,
+                        loss=loss,
                     )
                 if v is None:
-                    kappa = (0.25 + mu) / mu
+                    kappa = (c + mu) / mu
                     misses.append(dict(zip(MISS_KEYS, (n, d, C, eps, dn, name, kappa))))
                 else:
                     iters.append(stats["iterations"])
@@ -127,18 +132,34 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--kappa", type=float, nargs="+", default=[1e5, 1e6, 1e7, 1e8])
     ap.add_argument("--out", type=Path, default=None)
+    ap.add_argument("--huber", type=float, default=None, help="smoothing h")
     args = ap.parse_args(argv)
     grid = QUICK if args.quick else GRID
+    loss = ob.LOGISTIC if args.huber is None else ob.Huber(args.huber)
     rows, t0 = [], time.perf_counter()
     print("| κ_max | fits | misses | max iterations | 99th pct |")
     print("|---:|---:|---:|---:|---:|")
     for k in args.kappa:
-        r = run(grid, k)
+        r = run(grid, k, loss=loss)
         rows.append(r)
         print(
             f"| {k:.0e} | {r['fits']} | {r['misses']} | {r['max_iterations']} "
             f"| {r['p99_iterations']:.0f} |"
         )
+    if args.huber is not None:  # objective perturbation only
+        path = args.out or results_dir(args.quick) / "bench_solver_fuzz_huber.json"
+        out = dict(
+            command="python benchmarks/bench_solver_fuzz.py "
+            + " ".join(sys.argv[1:] if argv is None else argv),
+            date=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+            grid=grid,
+            huber_h=args.huber,
+            results=rows,
+            seconds=time.perf_counter() - t0,
+        )
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(out, indent=1))
+        return out
     output = run_output(grid)
     print(
         f"output perturbation and ridge (κ_max 1e5): {output['fits']} fits, "

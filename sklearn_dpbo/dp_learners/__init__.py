@@ -4,6 +4,8 @@ Output perturbation (Chaudhuri, Monteleoni & Sarwate, JMLR 2011,
 Algorithm 1) of L2-regularised ERM on rows clipped to public bounds:
 
 - :class:`DPLogisticRegression`: binary logistic regression;
+- :class:`DPLinearSVC`: linear SVM, objective perturbation of the Huber
+  hinge (CMS 2011, Section 3.4.2);
 - :class:`DPLinearRegression`: ridge regression with clipped targets.
 
 They exist so that ``DPBayesSearchCV(method="private-model")`` can be
@@ -17,10 +19,12 @@ Imports only the shared :mod:`sklearn_dpbo.privacy` layer.
 from ._base import DPLearnerMixin
 from ._linear import DPLinearRegression, ridge_sensitivity
 from ._logistic import DPLogisticRegression, logistic_sensitivity
+from ._svm import DPLinearSVC
 
 __all__ = [
     "DPLearnerMixin",
     "DPLinearRegression",
+    "DPLinearSVC",
     "DPLogisticRegression",
     "logistic_sensitivity",
     "ridge_sensitivity",

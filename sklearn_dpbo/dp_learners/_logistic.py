@@ -21,7 +21,7 @@ from ._base import (
     map_features,
     release_weights,
 )
-from ._objective import certified_newton, fit_objective, objective_plan
+from ._objective import LOGISTIC, certified_newton, fit_objective, objective_plan
 
 __all__ = ["DPLogisticRegression", "logistic_sensitivity", "output_regularization"]
 
@@ -286,12 +286,26 @@ class DPLogisticRegression(DPLearnerMixin, ClassifierMixin, BaseEstimator):
             return [np.where(codes == 1, 1.0, -1.0)]
         return [np.where(codes == k, 1.0, -1.0) for k in range(len(self.classes))]
 
+    def _loss(self):
+        """The margin loss objective perturbation minimises (``_objective``)."""
+        return LOGISTIC
+
     def _fit_binary(self, Xc, s, eps, row_norm, rng, weights=None):
         """(released weights, sensitivity, plan) of one binary problem at ε."""
         n = Xc.shape[0]
         if self.mechanism == "objective":
-            plan = objective_plan(n, float(self.C), row_norm, eps, dim=Xc.shape[1])
-            w = fit_objective(Xc, s, plan, row_norm, rng, int(self.max_iter), weights)
+            loss = self._loss()
+            plan = objective_plan(
+                n,
+                float(self.C),
+                row_norm,
+                eps,
+                dim=Xc.shape[1],
+                curvature=loss.curvature_bound,
+            )
+            w = fit_objective(
+                Xc, s, plan, row_norm, rng, int(self.max_iter), weights, loss
+            )
             return w, plan.output_sensitivity / row_norm, plan
         lam = output_regularization(n, float(self.C), row_norm)
         w = certified_newton(  # gradient bound: GRADIENT_TOL × a row's R
@@ -367,7 +381,8 @@ class DPLogisticRegression(DPLearnerMixin, ClassifierMixin, BaseEstimator):
         k = 1 if len(self.classes) == 2 else len(self.classes)
         eps = problem_epsilon(epsilon, k)
         if self.mechanism == "objective":
-            plan = objective_plan(n, float(self.C), row_norm, eps)
+            c = self._loss().curvature_bound
+            plan = objective_plan(n, float(self.C), row_norm, eps, curvature=c)
             if plan.extra_regularization > 0:
                 return (*rest, ("C", "plateau"))
         elif output_regularization(n, float(self.C), row_norm) > 1.0 / (

@@ -15,7 +15,11 @@ import warnings
 
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from sklearn_dpbo.dp_learners import DPLinearRegression, DPLogisticRegression
+from sklearn_dpbo.dp_learners import (
+    DPLinearRegression,
+    DPLinearSVC,
+    DPLogisticRegression,
+)
 
 _WEIGHTS = (
     "sample_weight is clipped into [0, 1]: a weight above 1 would multiply one "
@@ -54,6 +58,8 @@ EXPECTED = {
     },
 }
 
+EXPECTED["DPLinearSVC"] = EXPECTED["DPLogisticRegression"]  # the same code paths
+
 
 def _expected(estimator):
     return EXPECTED[type(estimator).__name__]
@@ -64,6 +70,7 @@ def _instances():
         warnings.simplefilter("ignore")
         return [
             DPLogisticRegression(noise_random_state=0),
+            DPLinearSVC(noise_random_state=0),
             DPLinearRegression(noise_random_state=0),
         ]
 
