@@ -17,8 +17,10 @@ Imports only the shared :mod:`sklearn_dpbo.privacy` layer.
 from ._base import DPLearnerMixin
 from ._linear import DPLinearRegression, ridge_sensitivity
 from ._logistic import DPLogisticRegression, logistic_sensitivity
+from ._naive_bayes import DPGaussianNB
 
 __all__ = [
+    "DPGaussianNB",
     "DPLearnerMixin",
     "DPLinearRegression",
     "DPLogisticRegression",
