@@ -348,8 +348,9 @@ class DPGaussianNB(DPLearnerMixin, ClassifierMixin, BaseEstimator):
 
     def _joint_log_likelihood(self, X) -> np.ndarray:
         """log prior_k + Σ_j log N(x_j; θ_kj, var_kj), rows mapped as in ``fit``."""
+        U = self._predict_rows(X)  # NotFittedError, then the width, first
         lower, upper = self._ball(self.n_features_in_)
-        Xc = (lower + upper) / 2 + (upper - lower) / 2 * self._predict_rows(X)
+        Xc = (lower + upper) / 2 + (upper - lower) / 2 * U
         diff = Xc[:, None, :] - self.theta_[None, :, :]
         ll = -0.5 * (np.log(2 * np.pi * self.var_)[None] + diff**2 / self.var_[None])
         return np.log(self.class_prior_) + ll.sum(axis=2)
@@ -362,4 +363,5 @@ class DPGaussianNB(DPLearnerMixin, ClassifierMixin, BaseEstimator):
         return np.exp(self.predict_log_proba(X))
 
     def predict(self, X):
-        return self.classes_[np.argmax(self._joint_log_likelihood(X), axis=1)]
+        jll = self._joint_log_likelihood(X)
+        return self.classes_[np.argmax(jll, axis=1)]
