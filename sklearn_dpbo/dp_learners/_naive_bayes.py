@@ -82,7 +82,7 @@ def _shares(shares) -> tuple[float, float, float]:
         raise ValueError(
             "DPGaussianNB(epsilon_shares=...) must be three positive numbers "
             "(the weights of the counts, the sums and the sums of squares in "
-            f"epsilon), e.g. (0.1, 0.6, 0.3); got {shares!r}."
+            f"epsilon), e.g. (0.05, 0.75, 0.2); got {shares!r}."
         )
     total = sum(parts)
     return parts[0] / total, parts[1] / total, parts[2] / total
@@ -116,7 +116,12 @@ class DPGaussianNB(DPLearnerMixin, ClassifierMixin, BaseEstimator):
         S_kj = Σ_{y_i = k} w_i u_ij                Δ_S = 2d,  ε_S = s_S ε
         Q_kj = Σ_{y_i = k} w_i (u_ij² − 1/2)       Δ_Q = d,   ε_Q = s_Q ε
 
-    with (s_c, s_S, s_Q) = ``epsilon_shares`` normalised to sum 1.
+    with (s_c, s_S, s_Q) = ``epsilon_shares`` normalised to sum 1. With
+    ``shared_variance=True`` (the default) the squares are pooled over the
+    classes instead, one entry per feature (a diagonal covariance shared by
+    the classes, as in linear discriminant analysis): Q_j = Σ_{y_i ∈
+    classes} w_i (u_ij² − 1/2), Δ_Q = d, with K times fewer noisy entries,
+    each divided by all the rows instead of one class's.
 
     **Sensitivity (replace-one, n public).** Each record adds a term t(x) to
     the sums of its own class, and no term to another class; the terms are
@@ -128,20 +133,28 @@ class DPGaussianNB(DPLearnerMixin, ClassifierMixin, BaseEstimator):
     the K entries of one feature: 2 for the counts, 2 for the sums, 1 for
     the squares (centring the squares at 1/2 halves their sensitivity), and
     over the d features Δ_S = 2d, Δ_Q = d; at most 2 entries per feature
-    change (``n_changed`` = 2, 2d, 2d). Each block is then ε_B-DP
+    change (``n_changed`` = 2, 2d, 2d). Pooled squares: the record's term
+    (in [−1/2, 1/2], or none outside ``classes``) is replaced in the one
+    entry of each feature, |q − q′| ≤ 1: Δ_Q = d, ``n_changed`` = d.
+    Each block is then ε_B-DP
     (:func:`release_sums`, which covers the rounding of the sums and the
     grid), and the three together ε-DP by basic composition (the noise of
     each is fresh). The constants are tight: moving a record at u = +1
     (every feature) from one class to one at u = −1 in another moves each
     block by its whole Δ (``tests/dp_learners/test_naive_bayes.py`` audits
-    it, and catches the variant with half the sensitivities).
+    it, and catches the variant with half the sensitivities); with pooled
+    squares that record's squares do not move (u² = 1 on both sides), and
+    no record can move all three blocks by their whole Δ at once: the
+    constant is then conservative.
 
     **The model (post-processing, never fails).** With public floors:
     ĉ_k = max(c_k, 1); prior ĉ_k/Σĉ; mean μ_kj = clip(S_kj/ĉ_k, −1, 1);
     second moment M_kj = clip(Q_kj/ĉ_k + 1/2, 0, 1); variance
     clip(M_kj − μ_kj², 0, 1) + ``var_smoothing`` (in units of h_j², the
-    largest variance the bounds allow). ``theta_`` and ``var_`` are these in
-    the features' own units (m_j + h_j μ, h_j² var).
+    largest variance the bounds allow). Pooled: M_j = clip(Q_j/Σĉ + 1/2,
+    0, 1) and the within-class variance clip(M_j − Σ_k ĉ_k μ_kj²/Σĉ, 0, 1)
+    + ``var_smoothing`` for every class. ``theta_`` and ``var_`` are these
+    in the features' own units (m_j + h_j μ, h_j² var).
 
     Privacy: pure ε-DP per ``fit`` with respect to replacing any one row
     of ``X, y`` (n public). The noise comes from the OS CSPRNG
@@ -163,9 +176,13 @@ class DPGaussianNB(DPLearnerMixin, ClassifierMixin, BaseEstimator):
         bounds allow ((upper − lower)²/4): a public floor that keeps the
         noisy variances away from 0 (scikit-learn's ``var_smoothing`` is
         relative to the data's largest variance, a private value).
-    epsilon_shares : tuple of three floats, default=(0.1, 0.6, 0.3)
+    epsilon_shares : tuple of three floats, default=(0.05, 0.75, 0.2)
         Weights of the counts, the sums and the sums of squares in ε
         (normalised to sum 1).
+    shared_variance : bool, default=True
+        Pool the squares over the classes (one variance per feature, shared
+        by the classes): K times fewer noisy entries, each over n rows; False
+        gives every class its own variances, as scikit-learn's GaussianNB.
     noise_random_state : int or None, default=None
         None: the OS CSPRNG (production). An int makes the noise
         reproducible and is for tests only (``PrivacyLeakWarning``).
@@ -184,8 +201,8 @@ class DPGaussianNB(DPLearnerMixin, ClassifierMixin, BaseEstimator):
         Per-class variances, in the features' units (smoothing included).
     sums_ : ndarray of shape (K, n_features)
         The released S_kj (mapped units).
-    squares_ : ndarray of shape (K, n_features)
-        The released Q_kj (mapped units, centred at 1/2).
+    squares_ : ndarray of shape (K, n_features) or (1, n_features)
+        The released Q_kj, or Q_j when pooled (mapped units, centred at 1/2).
     noise_scales_ : tuple of three floats
         The Laplace scales of the counts, the sums and the squares.
     n_features_in_ : int
@@ -199,6 +216,7 @@ class DPGaussianNB(DPLearnerMixin, ClassifierMixin, BaseEstimator):
         "classes": [tuple, list],
         "var_smoothing": [Interval(numbers.Real, 0, None, closed="neither")],
         "epsilon_shares": [tuple, list],
+        "shared_variance": ["boolean"],
         "noise_random_state": [
             None,
             Interval(numbers.Integral, 0, None, closed="left"),
@@ -211,7 +229,8 @@ class DPGaussianNB(DPLearnerMixin, ClassifierMixin, BaseEstimator):
         bounds=None,
         classes=(0, 1),
         var_smoothing=0.05,
-        epsilon_shares=(0.1, 0.6, 0.3),
+        epsilon_shares=(0.05, 0.75, 0.2),
+        shared_variance=True,
         noise_random_state=None,
     ):
         self.epsilon = epsilon
@@ -219,6 +238,7 @@ class DPGaussianNB(DPLearnerMixin, ClassifierMixin, BaseEstimator):
         self.classes = classes
         self.var_smoothing = var_smoothing
         self.epsilon_shares = epsilon_shares
+        self.shared_variance = shared_variance
         self.noise_random_state = noise_random_state
 
     def _check_privacy_params(self) -> float:
@@ -319,14 +339,18 @@ class DPGaussianNB(DPLearnerMixin, ClassifierMixin, BaseEstimator):
             s_s * eps,
             rng,
         )
-        Q, scale_q = release_sums(
-            [_fsums(squares, codes, k) for k in range(K)],
-            float(d),
-            2 * d,
-            n,
-            s_q * eps,
-            rng,
-        )
+        if self.shared_variance:  # one entry per feature: rows in classes
+            pooled = [_fsums(squares, np.where(codes >= 0, 0, -1), 0)]
+            Q, scale_q = release_sums(pooled, float(d), d, n, s_q * eps, rng)
+        else:
+            Q, scale_q = release_sums(
+                [_fsums(squares, codes, k) for k in range(K)],
+                float(d),
+                2 * d,
+                n,
+                s_q * eps,
+                rng,
+            )
         self._set_model(c, S, Q, d)
         self.noise_scales_ = (scale_c, scale_s, scale_q)
         self.classes_ = np.asarray(self.classes)
@@ -337,14 +361,19 @@ class DPGaussianNB(DPLearnerMixin, ClassifierMixin, BaseEstimator):
         """The model from the released statistics: public floors, never fails."""
         count = np.maximum(c, 1.0)
         mean = np.clip(S / count[:, None], -1.0, 1.0)
-        second = np.clip(Q / count[:, None] + 0.5, 0.0, 1.0)
-        var = np.clip(second - mean**2, 0.0, 1.0) + float(self.var_smoothing)
+        if self.shared_variance:
+            second = np.clip(Q / count.sum() + 0.5, 0.0, 1.0)
+            between = (count[:, None] * mean**2).sum(axis=0) / count.sum()
+            var = np.broadcast_to(np.clip(second - between, 0.0, 1.0), mean.shape)
+        else:
+            second = np.clip(Q / count[:, None] + 0.5, 0.0, 1.0)
+            var = np.clip(second - mean**2, 0.0, 1.0)
         lower, upper = self._ball(d)
         mid, half = (lower + upper) / 2, (upper - lower) / 2
         self.class_count_, self.sums_, self.squares_ = c, S, Q
         self.class_prior_ = count / count.sum()
         self.theta_ = mid + half * mean
-        self.var_ = half**2 * var
+        self.var_ = half**2 * (var + float(self.var_smoothing))
 
     def _joint_log_likelihood(self, X) -> np.ndarray:
         """log prior_k + Σ_j log N(x_j; θ_kj, var_kj), rows mapped as in ``fit``."""
