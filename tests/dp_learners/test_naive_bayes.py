@@ -347,6 +347,12 @@ def test_private_model_search_end_to_end():
     assert isinstance(model, DPGaussianNB) and model.epsilon == pytest.approx(8 / 3)
     assert set(model.predict(X)) <= {"setosa", "versicolor", "virginica"}
     assert search.privacy_report_.to_dict()["epsilon"] == pytest.approx(8.0)
+    # "auto" fits the untuned model at the whole ε when n·ε/d ≥ 60 (here
+    # 150·2/4): tuning costs more than it gives this learner
+    auto = DPBayesSearchCV(
+        learner, space, method=PrivateModel(), epsilon=2.0, delta=1e-6
+    ).fit(X, y)
+    assert auto.strategy_ == "default" and auto.best_estimator_.epsilon == 2.0
     # a bad candidate is refused before any row is read
     with pytest.raises(ValueError, match="var_smoothing"):
         DPBayesSearchCV(
