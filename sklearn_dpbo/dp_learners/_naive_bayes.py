@@ -22,11 +22,6 @@ from ._base import DPLearnerMixin, check_bounds, check_targets, label_codes
 
 __all__ = ["DPGaussianNB", "release_sums"]
 
-_REFERENCE = (
-    "Vaidya, Shafiq, Basu & Hong, Differentially Private Naive Bayes "
-    "Classification, IEEE/WIC/ACM WI-IAT 2013"
-)
-
 NO_BOUNDS_MESSAGE = (
     "DPGaussianNB got no bounds: every feature is clipped to [-1, 1] and the "
     "bounds are never read from the data. Raw features outside that range "
@@ -35,7 +30,9 @@ NO_BOUNDS_MESSAGE = (
 )
 
 
-def release_sums(values, sensitivity: float, n_changed: int, n: int, epsilon, rng):
+def release_sums(
+    values, sensitivity: float, n_changed: int, n: int, epsilon: float, rng
+) -> tuple[np.ndarray, float]:
     """ε-DP release of a vector of sums with L1 sensitivity Δ, on a public grid.
 
     ``values`` are correctly rounded sums (``math.fsum``) of n per-record
@@ -53,9 +50,9 @@ def release_sums(values, sensitivity: float, n_changed: int, n: int, epsilon, rn
     at most g/2: the released integers of neighbours differ by at most
     (|Δ_i| + n·2^−52 + g)/g in each changed entry and not at all in the
     others, by at most (Δ + n_changed·(g + n·2^−52))/g in L1, which the
-    discrete Laplace scale turns into a density ratio ≤ e^ε. Returns the
-    released floats (integers times g, exact) and the noise scale in value
-    units.
+    discrete Laplace scale turns into a density ratio ≤ e^ε (the float
+    result, (integer + draw)·g, is post-processing of their sum). Returns
+    the released values and the noise scale in value units.
     """
     step = 2.0 ** granularity_exponent(sensitivity / epsilon)
     slack = int(n_changed) * (Fraction(step) + Fraction(int(n), 2**52))
@@ -136,16 +133,16 @@ class DPGaussianNB(DPLearnerMixin, ClassifierMixin, BaseEstimator):
     change (``n_changed`` = 2, 2d, 2d). Pooled squares: the record's term
     (in [−1/2, 1/2], or none outside ``classes``) is replaced in the one
     entry of each feature, |q − q′| ≤ 1: Δ_Q = d, ``n_changed`` = d.
-    Each block is then ε_B-DP
-    (:func:`release_sums`, which covers the rounding of the sums and the
-    grid), and the three together ε-DP by basic composition (the noise of
-    each is fresh). The constants are tight: moving a record at u = +1
-    (every feature) from one class to one at u = −1 in another moves each
-    block by its whole Δ (``tests/dp_learners/test_naive_bayes.py`` audits
-    it, and catches the variant with half the sensitivities); with pooled
-    squares that record's squares do not move (u² = 1 on both sides), and
-    no record can move all three blocks by their whole Δ at once: the
-    constant is then conservative.
+    Each block is then ε_B-DP (:func:`release_sums`, which covers the
+    rounding of the sums and the grid), and the three together ε-DP by
+    basic composition (the noise of each is fresh). With per-class squares
+    the constants are tight: moving a record at u = +1 (every feature) from
+    one class to one at u = −1 in another moves each block by its whole Δ
+    (``tests/dp_learners/test_naive_bayes.py`` audits that pair in both
+    modes, and catches the variant with half the sensitivities). Pooled,
+    that record's squares do not move (u² = 1 on both sides), and no record
+    moves all three blocks by their whole Δ at once: ε is then an upper
+    bound (on that pair the loss is (s_c + s_S) ε).
 
     **The model (post-processing, never fails).** With public floors:
     ĉ_k = max(c_k, 1); prior ĉ_k/Σĉ; mean μ_kj = clip(S_kj/ĉ_k, −1, 1);
