@@ -216,6 +216,26 @@ def test_one_replaced_record(kind, shared):
         assert np.count_nonzero(A != B) <= changed
 
 
+@pytest.mark.parametrize("new_weight", [50.0, np.nan, -3.0])
+def test_one_replaced_weighted_record(new_weight):
+    # The weight is part of the record: row 5, its label and its weight
+    # replaced (50 counts as 1, NaN and −3 as 0); the releases move by at
+    # most the sensitivities, with the same draws on both sides.
+    w = np.linspace(0.1, 1.0, len(Y_V))
+    w2, X2, y2 = w.copy(), X_V.copy(), Y_V.copy()
+    w2[5], X2[5], y2[5] = new_weight, [9.0, 0.5, 7.0], (Y_V[5] + 1) % 3
+    kw = dict(bounds=(0.0, 10.0), classes=(0, 1, 2), noise_random_state=3)
+    a = DPGaussianNB(**kw).fit(X_V, Y_V, sample_weight=w)
+    b = DPGaussianNB(**kw).fit(X2, y2, sample_weight=w2)
+    d = X_V.shape[1]
+    for sens, A, B in zip(
+        (2.0, 2.0 * d, 1.0 * d),
+        [a.class_count_, a.sums_, a.squares_],
+        [b.class_count_, b.sums_, b.squares_],
+    ):
+        assert 0 < np.abs(A - B).sum() <= sens * (1 + 1e-4)
+
+
 # The statistical audit (module docstring)
 EPSILON = 1.0
 N_FITS, N_DRAWS = 60, 400_000
