@@ -1,27 +1,31 @@
 """Small, audited ε-DP learners: candidates for the private-model mode.
 
-Output perturbation (Chaudhuri, Monteleoni & Sarwate, JMLR 2011,
-Algorithm 1) of L2-regularised ERM on rows clipped to public bounds:
+Each fit is pure ε-DP with respect to replacing one row of ``X, y``, on
+rows clipped to public bounds:
 
-- :class:`DPLogisticRegression`: binary logistic regression;
+- :class:`DPLogisticRegression`: logistic regression, objective or output
+  perturbation (Chaudhuri, Monteleoni & Sarwate, JMLR 2011), one-vs-rest
+  for three or more classes;
 - :class:`DPLinearSVC`: linear SVM, objective perturbation of the Huber
   hinge (CMS 2011, Section 3.4.2);
-- :class:`DPLinearRegression`: ridge regression with clipped targets.
+- :class:`DPLinearRegression`: ridge regression with clipped targets;
+- :class:`DPGaussianNB`: Gaussian naive Bayes from noisy counts, sums and
+  sums of squares (Vaidya et al. 2013).
 
 They exist so that ``DPBayesSearchCV(method="private-model")`` can be
-used and tested on every supported scikit-learn (diffprivlib does not
-import under scikit-learn 1.9); they are deliberately minimal, not a
-general DP machine-learning library. Each fit is pure ε-DP with respect to
-replacing one row of ``X, y``; ``tests/dp_learners`` audits them.
-Imports only the shared :mod:`sklearn_dpbo.privacy` layer.
+used on every supported scikit-learn (diffprivlib does not import under
+scikit-learn 1.9); ``tests/dp_learners`` audits them. Imports only the
+shared :mod:`sklearn_dpbo.privacy` layer.
 """
 
 from ._base import DPLearnerMixin
 from ._linear import DPLinearRegression, ridge_sensitivity
 from ._logistic import DPLogisticRegression, logistic_sensitivity
+from ._naive_bayes import DPGaussianNB
 from ._svm import DPLinearSVC
 
 __all__ = [
+    "DPGaussianNB",
     "DPLearnerMixin",
     "DPLinearRegression",
     "DPLinearSVC",

@@ -16,6 +16,7 @@ import warnings
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sklearn_dpbo.dp_learners import (
+    DPGaussianNB,
     DPLinearRegression,
     DPLinearSVC,
     DPLogisticRegression,
@@ -56,6 +57,11 @@ EXPECTED = {
         **_COMMON,
         "check_supervised_y_no_nan": _VALUES,
     },
+    "DPGaussianNB": {
+        **_COMMON,
+        "check_classifiers_classes": _CLASSES,
+        "check_classifiers_train": _CLASSES,
+    },
 }
 
 EXPECTED["DPLinearSVC"] = EXPECTED["DPLogisticRegression"]  # the same code paths
@@ -72,6 +78,7 @@ def _instances():
             DPLogisticRegression(noise_random_state=0),
             DPLinearSVC(noise_random_state=0),
             DPLinearRegression(noise_random_state=0),
+            DPGaussianNB(noise_random_state=0),
         ]
 
 
