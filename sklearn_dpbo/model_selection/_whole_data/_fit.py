@@ -341,27 +341,28 @@ def _fit_score(estimator, params, fold, scorer, shared, prep) -> float:
     scorer's own isolation of failing records, as without sharing).
     """
     X_tr, y_tr, X_te, y_te, fp = fold
-    est = clone(estimator).set_params(**clone(params, safe=False))
+    params = clone(params, safe=False)
     if prep is None:
+        est = clone(estimator).set_params(**params)
         if y_tr is None:
             est.fit(X_tr, **fp)
         else:
             est.fit(X_tr, y_tr, **fp)
         return scorer.record_values(est, X_te, y_te, private=False)
     prefix, Xt_tr, Xt_te = prep
-    est.steps[:shared] = prefix.steps
-    rest = est[shared:]
+    rest = clone(estimator[shared:]).set_params(**params)
     if y_tr is None:
         rest.fit(Xt_tr)
     else:
         rest.fit(Xt_tr, y_tr)
-    est.steps[shared:] = rest.steps
     if Xt_te is not None:
         try:
             return scorer._clip(scorer._raw(rest, Xt_te, y_te))
         except Exception:
             pass
-    return scorer.record_values(est, X_te, y_te, private=False)
+    full = clone(estimator)
+    full.steps = prefix.steps + rest.steps
+    return scorer.record_values(full, X_te, y_te, private=False)
 
 
 def _fill_part(estimator, candidates, payload, splits, scorer, out) -> None:
