@@ -14,7 +14,9 @@ JMLR 2011, Section 6):
    (or over an inner cross-validation), ``low`` when the fit or the
    scoring fails. It is a function of the rows of part j only, whatever
    the estimator does with them (batch statistics, dtype inference and
-   failures stay inside the part).
+   failures stay inside the part). A ``Pipeline``'s leading steps that no
+   candidate sets are fitted once per fold and shared by the candidates
+   (:func:`_shared_steps`: the same scores for deterministic steps).
 3. One row lives in exactly one part, so S(λ) = (1/k) Σ_j s_j(λ) moves by
    at most Δ = (high − low)/k for every λ at once: permute-and-flip over S
    with Δ for ``best_params_`` (ε₁), S(λ̃) + Lap(Δ/ε₂) for ``best_score_``
