@@ -852,3 +852,53 @@ def test_best_score_names_the_training_size_it_holds_for(data):
     assert "models fit on about 140 rows" in str(s.privacy_report_)
     s.set_params(method=WholeData(inner_split=4)).fit(X, y)
     assert s.best_score_train_size_ == 150  # 4 folds of 200 rows
+
+
+# ---------------------------------------------------------------------------
+# Cost: a Pipeline's shared leading steps are fitted once per fold
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("odd", ["none", "missing value", "unseen category"])
+def test_shared_pipeline_steps_score_as_the_whole_pipeline(monkeypatch, odd):
+    """Part scores with the shared steps fitted once equal the whole pipeline's.
+
+    The held-out rows include, per case, a missing value (the transform
+    passes it, the model's predict fails: the records are isolated through
+    the whole pipeline) or a category unseen in training (the transform
+    fails).
+    """
+    pd = pytest.importorskip("pandas")
+    from sklearn.compose import ColumnTransformer
+    from sklearn.pipeline import Pipeline
+    from sklearn.preprocessing import OneHotEncoder
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(
+        {
+            "a": rng.normal(size=60),
+            "b": rng.normal(size=60),
+            "c": np.array(rng.choice(["u", "v", "w"], 60), dtype=object),
+        }
+    )
+    y = (X["a"] + rng.normal(size=60) > 0).astype(int).to_numpy()
+    if odd == "missing value":
+        X.loc[[45, 50], "a"] = np.nan
+    elif odd == "unseen category":
+        X.loc[[45, 50], "c"] = "z"
+    pre = ColumnTransformer(
+        [("num", StandardScaler(), ["a", "b"]), ("cat", OneHotEncoder(), ["c"])]
+    )
+    pipe = Pipeline([("pre", pre), ("lr", LogisticRegression())])
+    cands = [{"lr__C": c} for c in (0.001, 1.0, 100.0)]
+    assert wd._shared_steps(pipe, cands, {}) == 1
+    assert wd._shared_steps(pipe, cands + [{"pre__num__with_mean": False}], {}) == 0
+    assert wd._shared_steps(pipe, cands, {"lr__sample_weight": np.ones(60)}) == 0
+    splits = [(np.arange(40), np.arange(40, 60))]
+    scorer = get_dp_scorer("accuracy", pipe)
+    payload = wd._part_payload(pipe, X, y, {}, np.arange(60), 60)
+    shared = wd._score_part(pipe, cands, payload, splits, scorer)
+    monkeypatch.setattr(wd, "_shared_steps", lambda *args: 0)
+    whole = wd._score_part(pipe, cands, payload, splits, scorer)
+    np.testing.assert_array_equal(shared, whole)
+    assert len(np.unique(whole)) > 1  # informative: the candidates differ
+    if odd != "none":  # the two odd records score low, the others do not
+        assert np.all(whole <= 18 / 20) and np.all(whole > 0)

@@ -14,7 +14,9 @@ JMLR 2011, Section 6):
    (or over an inner cross-validation), ``low`` when the fit or the
    scoring fails. It is a function of the rows of part j only, whatever
    the estimator does with them (batch statistics, dtype inference and
-   failures stay inside the part).
+   failures stay inside the part). A ``Pipeline``'s leading steps that no
+   candidate sets are fitted once per fold and shared by the candidates
+   (:func:`_shared_steps`: the same scores for deterministic steps).
 3. One row lives in exactly one part, so S(λ) = (1/k) Σ_j s_j(λ) moves by
    at most Δ = (high − low)/k for every λ at once: permute-and-flip over S
    with Δ for ``best_params_`` (ε₁), S(λ̃) + Lap(Δ/ε₂) for ``best_score_``
@@ -290,36 +292,107 @@ def _score_part(estimator, candidates, payload, splits, scorer):
     return out
 
 
+def _shared_steps(estimator, candidates, fit_params) -> int:
+    """Leading steps of a ``Pipeline`` that no candidate sets (0: none).
+
+    They are the same for every candidate, so a part fits them once per
+    fold and every candidate fits and scores the remaining steps on their
+    output (:func:`_fill_part`): the values of a fit without randomness
+    are those of the whole pipeline fitted per candidate. Exact
+    ``Pipeline`` only (a subclass may fit otherwise), no fit parameters.
+    """
+    if type(estimator) is not Pipeline or fit_params:
+        return 0
+    names = [name for name, _ in estimator.steps]
+    first = len(names) - 1
+    for params in candidates:
+        for key in params:
+            step = key.split("__", 1)[0]
+            if step not in names:  # a parameter of the Pipeline itself
+                return 0
+            first = min(first, names.index(step))
+    return first
+
+
+def _fit_shared(estimator, shared, X_tr, y_tr, X_te):
+    """(fitted leading steps, their output on X_tr, on X_te or None), or None.
+
+    None when their fit fails (every candidate then fits the whole
+    pipeline, as without sharing); the ``X_te`` output None when their
+    transform fails (every candidate is then scored through the whole
+    pipeline).
+    """
+    try:
+        prefix = clone(estimator)[:shared]
+        Xt_tr = prefix.fit_transform(X_tr, y_tr)
+    except Exception:
+        return None
+    try:
+        Xt_te = prefix.transform(X_te)
+    except Exception:
+        Xt_te = None
+    return prefix, Xt_tr, Xt_te
+
+
+def _fit_score(estimator, params, fold, scorer, shared, prep) -> float:
+    """Mean clipped value of candidate ``params`` on one fold (raises on failure).
+
+    With ``prep`` (:func:`_fit_shared`), the candidate's pipeline takes
+    the fitted leading steps and fits the rest on their output; a batch
+    that fails to score on it is scored through the whole pipeline (the
+    scorer's own isolation of failing records, as without sharing).
+    """
+    X_tr, y_tr, X_te, y_te, fp = fold
+    params = clone(params, safe=False)
+    if prep is None:
+        est = clone(estimator).set_params(**params)
+        if y_tr is None:
+            est.fit(X_tr, **fp)
+        else:
+            est.fit(X_tr, y_tr, **fp)
+        return scorer.record_values(est, X_te, y_te, private=False)
+    prefix, Xt_tr, Xt_te = prep
+    rest = clone(estimator[shared:]).set_params(**params)
+    if y_tr is None:
+        rest.fit(Xt_tr)
+    else:
+        rest.fit(Xt_tr, y_tr)
+    if Xt_te is not None:
+        try:
+            return scorer._clip(scorer._raw(rest, Xt_te, y_te))
+        except Exception:
+            pass
+    full = clone(estimator)
+    full.steps = prefix.steps + rest.steps
+    return scorer.record_values(full, X_te, y_te, private=False)
+
+
 def _fill_part(estimator, candidates, payload, splits, scorer, out) -> None:
     """``out[c]`` = s_j(λ_c) for the part in ``payload`` (``low`` on failure)."""
     low, high = scorer.bounds
     try:
         X, y, fit_params = pickle.loads(payload)
-        folds = []
+        shared = _shared_steps(estimator, candidates, fit_params)
+        folds, preps = [], []
         for tr, te in splits:
             X_tr, y_tr = _safe_split(estimator, X, y, tr)
             X_te, y_te = _safe_split(estimator, X, y, te, tr)
-            folds.append(
-                (
-                    _part_view(X_tr),
-                    _part_target(y_tr),
-                    _part_view(X_te),
-                    _part_target(y_te),
-                    index_fit_params(fit_params, tr, _num_samples(X)),
-                )
+            fold = (
+                _part_view(X_tr),
+                _part_target(y_tr),
+                _part_view(X_te),
+                _part_target(y_te),
+                index_fit_params(fit_params, tr, _num_samples(X)),
             )
+            folds.append(fold)
+            preps.append(_fit_shared(estimator, shared, *fold[:3]) if shared else None)
     except Exception:
         return
     for c, params in enumerate(candidates):
         values = []
-        for X_tr, y_tr, X_te, y_te, fp in folds:
+        for fold, prep in zip(folds, preps):
             try:
-                est = clone(estimator).set_params(**clone(params, safe=False))
-                if y_tr is None:
-                    est.fit(X_tr, **fp)
-                else:
-                    est.fit(X_tr, y_tr, **fp)
-                v = scorer.record_values(est, X_te, y_te, private=False)
+                v = _fit_score(estimator, params, fold, scorer, shared, prep)
                 value = float(np.mean(v)) if len(v) else low
             except Exception:
                 value = low
