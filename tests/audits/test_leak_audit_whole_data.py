@@ -110,6 +110,17 @@ def _secrets(matrix, noise_pairs):
     return Secrets(np.concatenate([np.ravel(v) for v in values]))
 
 
+def _parameter_numbers(search) -> set:
+    """The search's numeric parameters as a message writes them (public)."""
+    params = search.get_params(deep=True)
+    params.update(search.method.__dict__)
+    return {
+        format(v, "g")
+        for v in params.values()
+        if isinstance(v, (int, float)) and not isinstance(v, bool)
+    }
+
+
 def test_leak_audit_whole_data(monkeypatch, capfd, caplog, recwarn, recorders):
     X, y = make_classification(K * PART, 8, n_informative=4, flip_y=0.2, random_state=3)
     caplog.set_level(logging.DEBUG)
@@ -135,7 +146,9 @@ def test_leak_audit_whole_data(monkeypatch, capfd, caplog, recwarn, recorders):
         scan_graph({"m": matrix}, "matrix", secrets, public, [])
 
     scan_fitted_search(search, secrets, public, [], "whole-data")
-    scan_texts(public_texts(search, out, err, recwarn, caplog), secrets, public)
+    allowed = _parameter_numbers(search)
+    texts = public_texts(search, out, err, recwarn, caplog)
+    scan_texts(texts, secrets, public, allowed)
 
     # A refit that fails after the releases were drawn.
     MATRICES.clear()
@@ -150,7 +163,7 @@ def test_leak_audit_whole_data(monkeypatch, capfd, caplog, recwarn, recorders):
     fail_secrets = _secrets(MATRICES[0], NOISE)
     texts = {f"warning {i}": (str(x.message), 3) for i, x in enumerate(w)}
     texts["stdout"], texts["stderr"] = (out, 2), (err, 2)
-    scan_texts(texts, fail_secrets, public)
+    scan_texts(texts, fail_secrets, public, allowed)
     # The releases are paid for and stand; best_estimator_ is not set.
     assert "best_params_" in vars(failing) and "best_estimator_" not in vars(failing)
     scan_fitted_search(failing, fail_secrets, public, [], "failed whole-data")
