@@ -15,7 +15,11 @@ import warnings
 
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from sklearn_dpbo.dp_learners import DPLinearRegression, DPLogisticRegression
+from sklearn_dpbo.dp_learners import (
+    DPGradientDescentLogisticRegression,
+    DPLinearRegression,
+    DPLogisticRegression,
+)
 
 _WEIGHTS = (
     "sample_weight is clipped into [0, 1]: a weight above 1 would multiply one "
@@ -48,6 +52,11 @@ EXPECTED = {
             "is not released"
         ),
     },
+    "DPGradientDescentLogisticRegression": {
+        **_COMMON,
+        "check_classifiers_classes": _CLASSES,
+        "check_classifiers_train": _CLASSES,
+    },
     "DPLinearRegression": {
         **_COMMON,
         "check_supervised_y_no_nan": _VALUES,
@@ -65,6 +74,7 @@ def _instances():
         return [
             DPLogisticRegression(noise_random_state=0),
             DPLinearRegression(noise_random_state=0),
+            DPGradientDescentLogisticRegression(noise_random_state=0),
         ]
 
 

@@ -153,6 +153,12 @@ def check_dp_learner(estimator: Any, names) -> None:
             "category given), or method='whole-data' to make only the "
             "hyper-parameters private for any estimator."
         )
+    if getattr(type(estimator), "_privacy_notion", None) == "zcdp":
+        raise TypeError(
+            f"method='private-model' accounts pure epsilon-DP learners; "
+            f"{type(estimator).__name__} is (epsilon, delta)-DP (Gaussian noise, "
+            "zCDP). Fit it alone, or tune DPLogisticRegression here."
+        )
     if estimator.get_params().get("noise_random_state") is not None:
         raise ValueError(
             "the learner's noise_random_state must be None in "
