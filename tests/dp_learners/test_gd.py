@@ -89,26 +89,6 @@ def test_delta_zero_is_refused_before_any_row():
         _learner(delta=0.0).fit(np.zeros((2, 1)), [0, 1])
 
 
-def test_private_model_mode_refuses_it_before_any_budget():
-    from sklearn_dpbo import BudgetAccountant, DPBayesSearchCV
-    from sklearn_dpbo.model_selection import PrivateModel
-
-    acc = BudgetAccountant(epsilon=2.0, delta=1e-5)
-    search = DPBayesSearchCV(
-        DPGradientDescentLogisticRegression(data_norm=1.0),
-        {"C": [0.1, 1.0]},
-        method=PrivateModel(strategy="random-stopping"),
-        epsilon=1.0,
-        delta=1e-5,
-        scoring="accuracy",
-        n_iter=2,
-        accountant=acc,
-    )
-    with pytest.raises(TypeError, match="zCDP"):
-        search.fit(np.zeros((20, 1)), np.arange(20) % 2)
-    assert acc.history == ()
-
-
 def _first_gradient(data, weights=None, **kw):
     """G₁ (the clean gradient sum of the first step), captured."""
     seen = []
