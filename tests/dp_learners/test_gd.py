@@ -27,7 +27,6 @@ divided among the steps) is caught.
 from __future__ import annotations
 
 import math
-import random
 import sys
 import warnings
 from pathlib import Path
@@ -90,7 +89,8 @@ def test_delta_zero_is_refused_before_any_row():
 
 
 def _first_gradient(data, weights=None, **kw):
-    """G₁ (the clean gradient sum of the first step), captured."""
+    """(G₁, the clean gradient sum of the first step; warnings and fitted
+    attributes' shapes) of a seeded ``fit``."""
     seen = []
     real = gd.gaussian_on_grid
 
@@ -100,12 +100,13 @@ def _first_gradient(data, weights=None, **kw):
 
     gd.gaussian_on_grid = capture
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            _learner(**kw)._fit_private(*data, random.Random(0), sample_weight=weights)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            est = _learner(noise_random_state=3, **kw).fit(*data, sample_weight=weights)
     finally:
         gd.gaussian_on_grid = real
-    return seen[0]
+    state = {k: np.shape(v) for k, v in vars(est).items() if k.endswith("_")}
+    return seen[0], (sorted(str(w.message) for w in caught), state)
 
 
 @pytest.mark.parametrize(
@@ -113,20 +114,25 @@ def _first_gradient(data, weights=None, **kw):
     [
         ([np.nan, 1.0, 0.0], 1, 1.0),  # NaN row: the zero row
         ([1e300, -1e300, 5.0], 0, 1.0),  # far outside the bounds
+        (["abc", 0.2, 0.3], 1, 1.0),  # a non-number entry
         ([0.9, 0.1, 0.5], "x", 1.0),  # a label outside classes
-        ([1.0, 1.0, 1.0], 1, 1.0),
+        ([1.0, 1.0, 1.0], 1, 50.0),  # a weight above 1 (counts as 1)
+        ([1.0, 1.0, 1.0], 1, np.nan),  # a NaN weight (counts as 0)
     ],
 )
-def test_replaced_row_moves_the_gradient_by_at_most_delta(row, label, weight):
+def test_replaced_record_moves_the_gradient_by_at_most_delta(row, label, weight):
+    """Through ``fit`` (the public checks, then the row map): the same
+    warnings, errors and attribute shapes on V and V′, and G₁ moves ≤ 2R."""
     rng = np.random.default_rng(0)
-    X = rng.uniform(0, 1, (30, 3))
+    X = rng.uniform(0, 1, (30, 3)).astype(object)
     y = np.array((rng.uniform(size=30) > 0.5).astype(int), dtype=object)
-    X2, y2 = X.copy(), y.copy()
-    X2[0], y2[0] = row, label
+    w = rng.uniform(0.2, 1.0, 30)
+    X2, y2, w2 = X.copy(), y.copy(), w.copy()
+    X2[0], y2[0], w2[0] = row, label, weight
     kw = dict(bounds=(0.0, 1.0), fit_intercept=True, data_norm=None)
-    w = np.ones(30)
-    g = _first_gradient((X, y), w, **kw)
-    g2 = _first_gradient((X2, y2), w, **kw)
+    g, out = _first_gradient((X, y), w, **kw)
+    g2, out2 = _first_gradient((X2, y2), w2, **kw)
+    assert out == out2
     R = math.sqrt((0.5 * math.sqrt(3)) ** 2 + 1)
     assert np.linalg.norm(g - g2) <= 2 * R
     assert np.linalg.norm(g - g2) > 0
