@@ -1,7 +1,7 @@
-"""Small, audited ε-DP learners: candidates for the private-model mode.
+"""Small, audited DP learners: candidates for the private-model mode.
 
-Each fit is pure ε-DP with respect to replacing one row of ``X, y``, on
-rows clipped to public bounds:
+Each fit is differentially private with respect to replacing one row of
+``X, y`` (pure ε unless stated), on rows clipped to public bounds:
 
 - :class:`DPLogisticRegression`: logistic regression, objective or output
   perturbation (Chaudhuri, Monteleoni & Sarwate, JMLR 2011), one-vs-rest
@@ -10,7 +10,10 @@ rows clipped to public bounds:
   hinge (CMS 2011, Section 3.4.2);
 - :class:`DPLinearRegression`: ridge regression with clipped targets;
 - :class:`DPGaussianNB`: Gaussian naive Bayes from noisy counts, sums and
-  sums of squares (Vaidya et al. 2013).
+  sums of squares (Vaidya et al. 2013);
+- :class:`DPGradientDescentLogisticRegression`: logistic regression by
+  noisy gradient descent with exact discrete Gaussian noise, (ε, δ)-DP and
+  ρ-zCDP (not pure ε).
 
 They exist so that ``DPBayesSearchCV(method="private-model")`` can be
 used on every supported scikit-learn (diffprivlib does not import under
@@ -19,6 +22,7 @@ shared :mod:`sklearn_dpbo.privacy` layer.
 """
 
 from ._base import DPLearnerMixin
+from ._gd import DPGradientDescentLogisticRegression
 from ._linear import DPLinearRegression, ridge_sensitivity
 from ._logistic import DPLogisticRegression, logistic_sensitivity
 from ._naive_bayes import DPGaussianNB
@@ -26,6 +30,7 @@ from ._svm import DPLinearSVC
 
 __all__ = [
     "DPGaussianNB",
+    "DPGradientDescentLogisticRegression",
     "DPLearnerMixin",
     "DPLinearRegression",
     "DPLinearSVC",

@@ -17,6 +17,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sklearn_dpbo.dp_learners import (
     DPGaussianNB,
+    DPGradientDescentLogisticRegression,
     DPLinearRegression,
     DPLinearSVC,
     DPLogisticRegression,
@@ -53,6 +54,11 @@ EXPECTED = {
             "is not released"
         ),
     },
+    "DPGradientDescentLogisticRegression": {
+        **_COMMON,
+        "check_classifiers_classes": _CLASSES,
+        "check_classifiers_train": _CLASSES,
+    },
     "DPLinearRegression": {
         **_COMMON,
         "check_supervised_y_no_nan": _VALUES,
@@ -79,6 +85,7 @@ def _instances():
             DPLinearSVC(noise_random_state=0),
             DPLinearRegression(noise_random_state=0),
             DPGaussianNB(noise_random_state=0),
+            DPGradientDescentLogisticRegression(noise_random_state=0),
         ]
 
 

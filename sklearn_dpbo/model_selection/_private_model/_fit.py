@@ -92,6 +92,7 @@ from .._releases import _grid_laplace
 from .._sealed import run_sealed
 from .._whole_data._fit import WHOLE_DATA_RELATION, candidate_list, default_params
 from . import _stopping as st
+from . import _zcdp as zc
 from ._diffprivlib import (
     check_diffprivlib_learner,
     fit_dp_learner,
@@ -120,6 +121,7 @@ learner that opts in (:func:`default_suffices`)."""
 
 _PS = "Papernot & Steinke, ICLR 2022 (arXiv 2110.03620), Theorem 2"
 _LT = "Liu & Talwar, STOC 2019"
+_PURE = "the learner's fit is epsilon-DP (its documented proof)"
 
 
 # Before any row is read
@@ -146,10 +148,9 @@ def check_dp_learner(estimator: Any, names) -> None:
             "method='private-model' releases the tuned model itself, so the "
             "estimator must be a differentially private learner whose per-fit "
             "cost the library can read and trust from its parameters; got "
-            f"{type(estimator).__name__}. Use a learner of "
-            "sklearn_dpbo.dp_learners (DPLogisticRegression, DPLinearSVC, "
-            "DPGaussianNB, DPLinearRegression; public bounds), alone or as "
-            "the last step of a Pipeline of public steps "
+            f"{type(estimator).__name__}. Use a learner of sklearn_dpbo."
+            "dp_learners (e.g. DPLogisticRegression; public bounds), alone or "
+            "as the last step of a Pipeline of public steps "
             "(Normalizer, FunctionTransformer, OneHotEncoder with every "
             "category given), or method='whole-data' to make only the "
             "hyper-parameters private for any estimator."
@@ -160,11 +161,12 @@ def check_dp_learner(estimator: Any, names) -> None:
             "method='private-model': the search draws the learner's noise from "
             "its own source (set noise_random_state on the search, for tests)."
         )
-    searched = sorted({"epsilon", "noise_random_state", "classes"} & set(names))
+    searched = {"epsilon", "delta", "noise_random_state", "classes"} & set(names)
+    searched = sorted(searched)
     if searched:
         raise ValueError(
             f"method='private-model' does not search {searched}: it sets the "
-            "learner's epsilon itself (from the search's epsilon and the "
+            "learner's epsilon (and delta) itself (from the search's epsilon and the "
             "strategy), draws the learner's noise from its own source "
             "(noise_random_state on the search, for tests only), and classes "
             "are the public label set; do not search it."
@@ -339,11 +341,14 @@ def _prune_for(strategy, learner, candidates, n_fit, epsilon, eta):
 def _fit_and_score(learner, params, eps_fit, X_tr, y_tr, X_va, y_va, scorer, rng):
     """(model, clean validation score in [low, high]).
 
+    ``eps_fit``: the learner's ε, or its privacy parameters (a dict: ``_zcdp``).
+
     Runs inside :func:`fit_private_model`'s ``quiet`` section (warnings and
     prints of the whole private computation are withheld there).
     """
     low, high = scorer.bounds
-    est = clone(learner).set_params(**clone(params, safe=False), epsilon=eps_fit)
+    privacy = eps_fit if isinstance(eps_fit, dict) else {"epsilon": eps_fit}
+    est = clone(learner).set_params(**clone(params, safe=False), **privacy)
     est = fit_dp_learner(est, X_tr, y_tr, rng)
     if X_va is None:
         return est, low
@@ -362,8 +367,9 @@ class PrivateModelReport(PrivacyReport):
     Random stopping: ``RepeatAndSelectDpEvent(RandomizedResponseDpEvent(
     2/(1 + e^ε₀), 2), mean=E[K], shape=η)``; binary randomized response with
     ratio e^ε₀ dominates every ε₀-DP run (use ``RdpAccountant(
-    neighboring_relation=REPLACE_ONE)``). The cap's δ is not in the event
-    (add it). Other strategies: one pure-ε event.
+    neighboring_relation=REPLACE_ONE)``); with a zCDP learner the run is
+    ``ZCDpEvent(ρ₀)``. The cap's δ is not in the event (add it). Other
+    strategies: one pure-ε event.
     """
 
     def __init__(self, releases, method, *, stopping=None, **kwargs):
@@ -375,8 +381,11 @@ class PrivateModelReport(PrivacyReport):
             return super().to_dp_event()
         from dp_accounting import dp_event
 
-        eps0 = self.stopping["epsilon_run"]
-        run = dp_event.RandomizedResponseDpEvent(2.0 / (1.0 + math.exp(eps0)), 2)
+        if "rho_run" in self.stopping:  # a zCDP learner's run
+            run = dp_event.ZCDpEvent(self.stopping["rho_run"])
+        else:
+            eps0 = self.stopping["epsilon_run"]
+            run = dp_event.RandomizedResponseDpEvent(2.0 / (1.0 + math.exp(eps0)), 2)
         return dp_event.RepeatAndSelectDpEvent(
             run, self.stopping["mean_runs"], self.stopping["shape"]
         )
@@ -390,6 +399,7 @@ class PrivateModelReport(PrivacyReport):
 # Strategies: each returns (release, candidate index, model, noisy score)
 def _random_stopping(ctx, cfg):
     eta, gamma, cap, eps0 = cfg["eta"], cfg["gamma"], cfg["cap"], cfg["eps0"]
+    fit, eps_s = cfg.get("fit", eps0), cfg.get("eps_score", eps0)  # zCDP: _zcdp
     k = st.sample_runs(eta, gamma, cap, ctx.rng)  # private: never released
     best = None
     for _ in range(k):
@@ -398,9 +408,9 @@ def _random_stopping(ctx, cfg):
         # be i.i.d.), and the theorem's (2 + eta) eps0 would not hold.
         c = int(ctx.rng.randrange(len(cfg["candidates"])))
         model, value = _fit_and_score(
-            ctx.learner, cfg["candidates"][c], eps0, *ctx.parts, ctx.scorer, ctx.rng
+            ctx.learner, cfg["candidates"][c], fit, *ctx.parts, ctx.scorer, ctx.rng
         )
-        noisy = _noisy(value, eps0, ctx.m, ctx.scorer, ctx.rng)
+        noisy = _noisy(value, eps_s, ctx.m, ctx.scorer, ctx.rng)
         if best is None or noisy[0] > best[2][0]:
             best = (c, model, noisy)
     c, model, (score, sens, scale) = best
@@ -410,19 +420,21 @@ def _random_stopping(ctx, cfg):
         mechanism=(
             f"random stopping: best noisy score of K runs, K ~ {cfg['name']} "
             f"(eta={eta:g}, E[K]={cfg['mean']:.4g}) capped at K_max={cap}; "
-            f"a run: the learner at epsilon0={eps0:.4g} on the training part "
-            "+ Laplace on its validation score at epsilon0. Releases "
+            f"a run: {cfg.get('run', f'the learner at epsilon0={eps0:.4g}')} on "
+            f"the training part + Laplace on its validation score at epsilon="
+            f"{eps_s:.4g}. Releases "
             "best_params_, best_estimator_ (the run's model) and best_score_"
         ),
         epsilon=cfg["epsilon"],
         delta=cfg["delta"],
         sensitivity=sens,
         noise_scale=scale,
-        guarantee=(
+        guarantee=cfg.get("guarantee")
+        or (
             f"(epsilon, delta)-DP: {st.cost_factor(eta):g}*epsilon0 pure before "
             f"the cap, delta = (1 + e^eps) P[K > K_max] + sampler slack"
         ),
-        assumption="the learner's fit is epsilon0-DP (its documented proof)",
+        assumption=cfg.get("assumption", _PURE.replace("epsilon", "epsilon0")),
         reference=f"{_PS}; {_LT}",
     )
     return release, c, model, score
@@ -466,12 +478,14 @@ def _split(ctx, cfg):
 
 def _default(ctx, cfg):
     eps = cfg["epsilon"]
+    texts = {"fit": eps, "eps_score": eps, "guarantee": "pure epsilon-DP"}
+    texts.update(cfg.get("zcdp", {"assumption": _PURE}))  # zCDP: _zcdp.py
     model, value = _fit_and_score(
-        ctx.learner, cfg["candidates"][0], eps, *ctx.parts, ctx.scorer, ctx.rng
+        ctx.learner, cfg["candidates"][0], texts["fit"], *ctx.parts, ctx.scorer, ctx.rng
     )
     score = None
     if ctx.parts[2] is not None:
-        score = _noisy(value, eps, ctx.m, ctx.scorer, ctx.rng)[0]
+        score = _noisy(value, texts["eps_score"], ctx.m, ctx.scorer, ctx.rng)[0]
     release = Release(
         quantity="best_params_",
         value=(0, model, score),
@@ -484,11 +498,11 @@ def _default(ctx, cfg):
             )
         ),
         epsilon=eps,
-        delta=0.0,
+        delta=cfg["delta"],
         sensitivity=0.0 if score is None else ctx.scorer.sensitivity_for(ctx.m),
         noise_scale=0.0,
-        guarantee="pure epsilon-DP",
-        assumption="the learner's fit is epsilon-DP (its documented proof)",
+        guarantee=texts["guarantee"],
+        assumption=texts["assumption"],
         reference="parallel composition",
     )
     return release, 0, model, score
@@ -559,6 +573,18 @@ def _capped_runs(mode, eta: float, n_candidates: int, epsilon: float, delta: flo
 def _plan_strategy(search, plan, learner, n, m, candidates, n_features=None) -> dict:
     """Everything public about the run: strategy, ε₀, γ, K_max, δ."""
     mode = plan.mode
+    if zc.is_zcdp(learner):  # Gaussian noise: random stopping in Renyi DP
+
+        def law(delta):  # the law of K, its cap and E[K] at that delta
+            name, eta = resolve_distribution(mode, len(candidates), plan.epsilon, delta)
+            gamma, cap, added = _capped_runs(
+                mode, eta, len(candidates), plan.epsilon, delta
+            )
+            return name, eta, gamma, cap, added, st.mean_of(eta, gamma)
+
+        cfg = {"epsilon": plan.epsilon, "release_score": release_score(search)}
+        cfg["budget_split"] = search.budget_split
+        return zc.plan(learner, mode, candidates, plan.epsilon, plan.delta, law, cfg)
     law, eta = resolve_distribution(mode, len(candidates), plan.epsilon, plan.delta)
     strategy, n_fit = mode.strategy, n - m
     if strategy == "auto":
@@ -601,6 +627,7 @@ def _plan_strategy(search, plan, learner, n, m, candidates, n_features=None) -> 
         mean=st.mean_of(eta, gamma),
         cap=cap,
         delta=delta,
+        added=delta,
         eps0=plan.epsilon / st.cost_factor(eta),
     )
     return cfg
@@ -745,8 +772,10 @@ def _ingest(search, plan, cfg, release, c, model, score, learner, prefix) -> Non
             "shape": cfg["eta"],
             "gamma": cfg["gamma"],
             "max_runs": cfg["cap"],
-            "added_delta": cfg["delta"],
+            "added_delta": cfg["added"],
         }
+        if "rho_run" in cfg:  # a zCDP learner: its runs are rho-zCDP
+            stopping["rho_run"] = cfg["rho_run"]
     search.strategy_ = cfg["strategy"]
     search.candidate_params_ = [dict(p) for p in cands]
     search.best_index_ = int(c)
