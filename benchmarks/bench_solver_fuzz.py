@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 from unittest import mock
 
+import _checkout  # noqa: F401  (this checkout's sklearn_dpbo, before any import)
 import numpy as np
 from _results import results_dir
 

@@ -25,6 +25,7 @@ import time
 import warnings
 from pathlib import Path
 
+import _checkout  # noqa: F401  (this checkout's sklearn_dpbo, before any import)
 import numpy as np
 from _results import results_dir
 from sklearn.datasets import load_breast_cancer

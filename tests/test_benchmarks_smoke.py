@@ -262,6 +262,39 @@ def test_bench_whole_data_quick():
         assert (out_dir / "bench_whole_data.png").exists()
 
 
+@_quick("bench_svm")
+def test_bench_svm_quick():
+    result, stdout, _ = _run("bench_svm")
+    assert result["splits"] == 3
+    for name in ("DPLinearSVC eps=1", "DPLogisticRegression eps=1"):
+        assert 0 <= result["results"][name]["mean"] <= 1
+    assert "SVM − logistic" in stdout
+
+
+@_quick("bench_naive_bayes")
+def test_bench_naive_bayes_quick():
+    result, _, _ = _run("bench_naive_bayes")
+    models = {r["model"] for r in result["summary"]}
+    assert "sklearn GaussianNB" in models and len(models) >= 2
+    assert all(0 <= r["mean"] <= 1 for r in result["summary"])
+
+
+@_quick("bench_gd")
+def test_bench_gd_quick():
+    result, _, _ = _run("bench_gd")
+    acc = result["accuracy"]
+    assert acc["DPGradientDescent (T=20, default)"]["splits"] == 3
+    assert all(0 <= v["mean"] <= 1 for v in acc.values())
+    assert result["budgets"]
+
+
+@_quick("bench_whole_data_cost")
+def test_bench_whole_data_cost_quick():
+    result, _, _ = _run("bench_whole_data_cost")
+    for task in result["tasks"]:
+        assert task["whole_data_cpu_s"] > 0 and task["reference_cpu_s"] > 0
+
+
 @pytest.mark.background(
     "quick_default_out",
     [sys.executable, str(ROOT / "benchmarks" / "bench_solver_fuzz.py"), "--quick"],
