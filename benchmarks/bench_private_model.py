@@ -587,7 +587,8 @@ def _write(out, args, tasks, epsilons, seeds, grid, start, results):
                     + " ".join(sys.argv[1:]),
                     "grid": list(map(float, grid)),
                     "noise": "paired: every rule of a split has the same "
-                    "noise_random_state (common random numbers)",
+                    "noise_random_state (common random numbers); the OpenDP "
+                    "rows share the split only (OpenDP's own noise source)",
                     "date_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime()),
                     "date_utc_start": time.strftime(
                         "%Y-%m-%d %H:%M:%S", time.gmtime(start)
