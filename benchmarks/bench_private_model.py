@@ -31,7 +31,36 @@ seed (paired). Rows:
   ``public default, all rows`` (C=1 at ε on every row, no score),
   ``naive split``, ``random stopping`` (logarithmic law), and the
   automatic rule with ``release_score=True`` (``auto``) and ``False``
-  (``auto, no score``).
+  (``auto, no score``);
+- ``OpenDP thresholded (Liu–Talwar)`` (only where ``opendp`` is installed:
+  ``pip install "opendp>=0.16,<0.17"``, the ``benchmarks`` extra; without
+  it the row is skipped and the run says so): OpenDP's own
+  ``opendp.combinators.make_select_private_candidate(measurement,
+  stop_probability, threshold)`` (Liu & Talwar, STOC 2019, Algorithm 1;
+  OpenDP's privacy map: 2ε₀ for an ε₀-DP measurement) around the same
+  learner. The measurement is a ``make_user_measurement`` (OpenDP requires
+  the features ``"contrib"`` and ``"honest-but-curious"``, enabled by
+  this benchmark): it draws C uniformly from the candidates random
+  stopping keeps (the same public pruning at ε₀), fits
+  ``DPLogisticRegression(C=C, epsilon=ε₀)`` on the mode's training part and
+  returns (validation accuracy + OpenDP's Laplace of scale 1/(m ε₀), the
+  model) on the mode's validation part of m rows — a run is ε₀-DP by
+  parallel composition, as in random stopping. ε₀ = ε/2 (checked against
+  the combinator's map). Public settings, fixed before its run: mean
+  number of runs L (the number of kept candidates, random stopping's
+  E[K]); threshold (1 + 1/k)/2 = 0.75 for k = 2 classes, midway between
+  chance and a perfect score (fixed before its first run). The row
+  ``OpenDP thresholded, τ = chance`` (threshold 1/k: release the first
+  model that scores above a guess) was added after that row's first
+  three splits per task released nothing on digits and synthetic, to show
+  the threshold's trade-off: a high bar releases nothing where the
+  learner cannot reach it, a low bar releases one random candidate. When
+  no run passes the threshold OpenDP releases nothing; a user then has no
+  model and guesses: counted at a uniform guess's expected accuracy 1/k.
+  OpenDP 0.16 draws 1/(1 − exp(1/ln(1 − p))) runs on average for
+  ``stop_probability=p`` where its docs say 1/p; :func:`_stop_probability`
+  measures which law the installed OpenDP follows (on a stub, no data)
+  and solves p for E = L.
 
 The goals table compares each automatic rule with the untuned model
 released the same way and with the non-private choice, paired per split.
@@ -40,12 +69,15 @@ released the same way and with the non-private choice, paired per split.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
+import math
 import os
 import sys
 import time
 import warnings
 from collections import Counter
+from importlib.metadata import version
 
 import _checkout  # noqa: F401  (this checkout's sklearn_dpbo, before any import)
 import bench_overhead
@@ -66,7 +98,15 @@ from sklearn.model_selection import train_test_split
 from sklearn_dpbo import DPBayesSearchCV
 from sklearn_dpbo.dp_learners import DPLogisticRegression
 from sklearn_dpbo.model_selection import PrivateModel
-from sklearn_dpbo.model_selection._private_model._fit import split_rows
+from sklearn_dpbo.model_selection._private_model._fit import (
+    prune_candidates,
+    split_rows,
+)
+
+try:
+    import opendp.prelude as dp
+except ImportError:  # optional: the OpenDP row is skipped
+    dp = None
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 # name → (PrivateModel keywords, release_score)
@@ -103,6 +143,14 @@ RAW = {
 }
 EPSILONS = [0.5, 1.0, 2.0, 4.0]
 REFERENCES = ["non-DP LR", "non-private selection", "oracle"]
+OPENDP = {
+    "OpenDP thresholded (Liu–Talwar)": lambda k: (1.0 + 1.0 / k) / 2.0,
+    "OpenDP thresholded, τ = chance": lambda k: 1.0 / k,
+}
+"""OpenDP rows → their threshold from the number of classes k (public)."""
+SKIPPED = "opendp is not installed: the OpenDP row is skipped (pip install opendp)"
+COMPARED = ["auto", "auto, no score", "RS logarithmic"]
+"""The rules paired with the OpenDP row (rule − OpenDP, per split)."""
 
 
 def load(name):
@@ -240,19 +288,101 @@ def run_seed(task, eps, seed, grid):
                 "n_candidates": len(search.candidate_params_),
                 "seconds": time.perf_counter() - t,
             }
-        out.update(
-            _references(
-                X_tr,
-                y_tr,
-                X_te,
-                y_te,
-                eps,
-                grid,
-                params,
-                search._check_settings().seed,
+        split_seed = search._check_settings().seed
+        out.update(_references(X_tr, y_tr, X_te, y_te, eps, grid, params, split_seed))
+        for name, threshold in OPENDP.items() if dp is not None else ():
+            out[name] = _opendp_thresholded(
+                X_tr, y_tr, X_te, y_te, eps, grid, params, split_seed, threshold
             )
-        )
     return out
+
+
+@functools.cache
+def _documented_law() -> bool:
+    """Whether the installed OpenDP draws E = 1/p runs (:func:`_stop_probability`)."""
+    calls = [0]
+
+    def stub(_):
+        calls[0] += 1
+        return (0.0, None)
+
+    space = dp.user_domain("stub", lambda _: True), dp.change_one_distance()
+    meas = dp.m.make_user_measurement(
+        *space, dp.max_divergence(), stub, lambda d: d, TO="(f64, ExtrinsicObject)"
+    )
+    select = dp.c.make_select_private_candidate(meas, 0.9, threshold=1.0)
+    for _ in range(400):
+        select(0)
+    return calls[0] / 400 < 2.0
+
+
+def _stop_probability(mean: float) -> float:
+    """OpenDP's ``stop_probability`` whose mean number of runs is ``mean``.
+
+    Documented: runs ~ Geometric(p), E = 1/p. OpenDP 0.16 draws 1 +
+    Geometric with continuation probability exp(1/ln(1 − p)) instead (its
+    sampler gets the reciprocal of the scale), E = 1/(1 − exp(1/ln(1 − p)));
+    its privacy map (2ε₀) holds for either law. Which law the installed
+    OpenDP follows is measured on a stub measurement that never passes
+    (no data; public), at p = 0.9: documented E = 1.11, 0.16's E = 2.84.
+    """
+    if _documented_law():
+        return 1.0 / mean
+    return -math.expm1(1.0 / math.log1p(-1.0 / mean))
+
+
+def _opendp_thresholded(X_tr, y_tr, X_te, y_te, eps, grid, params, seed, threshold):
+    """OpenDP's thresholded private selection around the same DP learner.
+
+    Settings (module docstring): ε₀ = ε/2, ``threshold(k)``, mean runs L.
+    A run uses the mode's split of the training rows (``seed``).
+    """
+    dp.enable_features("contrib", "honest-but-curious")
+    tr, va = split_rows(len(y_tr), 0.3, seed)
+    eps0 = eps / 2.0
+    k = len(params.get("classes", (0, 1)))
+    learner = DPLogisticRegression(**params)
+    kept = prune_candidates(learner, [{"C": float(C)} for C in grid], len(tr), eps0)
+    noise = dp.m.make_laplace(
+        dp.atom_domain(T=float, nan=False),
+        dp.absolute_distance(T=float),
+        scale=1.0 / (len(va) * eps0),
+    )
+    draws, runs = np.random.default_rng(), [0]
+
+    def run(data):
+        X, y = data
+        runs[0] += 1
+        C = kept[int(draws.integers(len(kept)))]["C"]
+        model = DPLogisticRegression(C=C, epsilon=eps0, **params)
+        model.fit(X[tr], y[tr])
+        return (noise(float(model.score(X[va], y[va]))), model)
+
+    space = dp.user_domain("training rows", lambda _: True), dp.change_one_distance()
+    meas = dp.m.make_user_measurement(
+        *space,
+        dp.max_divergence(),
+        run,
+        lambda d: eps0 * d,
+        TO="(f64, ExtrinsicObject)",
+    )
+    select = dp.c.make_select_private_candidate(
+        meas, _stop_probability(len(kept)), threshold=threshold(k)
+    )
+    assert math.isclose(select.map(1), eps), "the combinator's map is not 2 eps0"
+    t = time.perf_counter()
+    released = select((X_tr, y_tr))
+    if released is None:  # nothing passed: no model, a uniform guess
+        return {"acc": 1.0 / k, "released": False, "runs": runs[0]}
+    model = released[1]
+    return {
+        "acc": float(model.score(X_te, y_te)),
+        "C": float(model.C),
+        "released": True,
+        "runs": runs[0],
+        "n_candidates": len(kept),
+        "seconds": time.perf_counter() - t,
+    }
 
 
 def _mean_se(a) -> tuple[float, float]:
@@ -262,8 +392,14 @@ def _mean_se(a) -> tuple[float, float]:
     return float(a.mean()), float(se)
 
 
+def _names(results) -> list[str]:
+    """The rows of the run: the OpenDP row only where it ran."""
+    ran = [n for n in OPENDP if any(n in r for v in results.values() for r in v)]
+    return [*REFERENCES, *RULES, *ran]
+
+
 def table(results, tasks, epsilons):
-    names = [*REFERENCES, *RULES]
+    names = _names(results)
     lines = [
         "| task | eps | " + " | ".join(names) + " |",
         "|---|---|" + "---|" * len(names),
@@ -319,6 +455,49 @@ def goals(results, tasks, epsilons):
     return "\n".join(lines), rows
 
 
+def opendp_goals(results, tasks, epsilons):
+    """Each rule of ``COMPARED`` − each OpenDP row, paired per split.
+
+    Mean ± s.e. over the splits; also how often OpenDP released a model
+    and its mean number of runs. Empty where no OpenDP row ran.
+    """
+    rows_run = [n for n in _names(results) if n in OPENDP]
+    if not rows_run:
+        return "", {}
+    lines = [
+        "| task | ε | OpenDP row | accuracy | released | runs | "
+        + " | ".join(f"{n} − it" for n in COMPARED)
+        + " |",
+        "|---|---|---|---|---|---|" + "---|" * len(COMPARED),
+    ]
+    rows = {}
+    for task in tasks:
+        for eps in epsilons:
+            runs = results[f"{task}|{eps}"]
+            for name in rows_run:
+                odp = np.array([r[name]["acc"] for r in runs])
+                diffs = {
+                    n: _mean_se(np.array([r[n]["acc"] for r in runs]) - odp)
+                    for n in COMPARED
+                }
+                released = float(np.mean([r[name]["released"] for r in runs]))
+                n_runs = float(np.mean([r[name]["runs"] for r in runs]))
+                rows[f"{task}|{eps}|{name}"] = {
+                    "accuracy": list(_mean_se(odp)),
+                    "released": released,
+                    "mean_runs": n_runs,
+                    "minus_opendp": {n: list(d) for n, d in diffs.items()},
+                }
+                lines.append(
+                    f"| {task} | {eps:g} | {name} | "
+                    + "{:.3f} ± {:.3f}".format(*_mean_se(odp))
+                    + f" | {released:.0%} | {n_runs:.1f} | "
+                    + " | ".join(f"{d:+.3f} ± {e:.3f}" for d, e in diffs.values())
+                    + " |"
+                )
+    return "\n".join(lines), rows
+
+
 def plot(summary, tasks, epsilons, path):
     import matplotlib
 
@@ -328,7 +507,7 @@ def plot(summary, tasks, epsilons, path):
     fig, axes = plt.subplots(1, len(tasks), figsize=(4.5 * len(tasks), 3.6))
     axes = np.atleast_1d(axes)
     for ax, task in zip(axes, tasks):
-        for name in [*REFERENCES, *RULES]:
+        for name in dict.fromkeys(k.split("|")[2] for k in summary):
             m = [summary[f"{task}|{e}|{name}"]["mean"] for e in epsilons]
             s = [summary[f"{task}|{e}|{name}"]["se"] for e in epsilons]
             ax.errorbar(epsilons, m, yerr=s, label=name, marker="o", capsize=2)
@@ -394,7 +573,8 @@ def main():
 def _write(out, args, tasks, epsilons, seeds, grid, start, results):
     text, summary = table(results, tasks, epsilons)
     goal_text, goal = goals(results, tasks, epsilons)
-    print(text, "", goal_text, sep="\n", flush=True)
+    odp_text, odp = opendp_goals(results, tasks, epsilons)
+    print(text, "", goal_text, "", odp_text or SKIPPED, sep="\n", flush=True)
     with open(out, "w") as fh:
         json.dump(
             {
@@ -407,16 +587,19 @@ def _write(out, args, tasks, epsilons, seeds, grid, start, results):
                     + " ".join(sys.argv[1:]),
                     "grid": list(map(float, grid)),
                     "noise": "paired: every rule of a split has the same "
-                    "noise_random_state (common random numbers)",
+                    "noise_random_state (common random numbers); the OpenDP "
+                    "rows share the split only (OpenDP's own noise source)",
                     "date_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime()),
                     "date_utc_start": time.strftime(
                         "%Y-%m-%d %H:%M:%S", time.gmtime(start)
                     ),
                     "git_commit": bench_overhead.environment()["git_commit"],
+                    "opendp": None if dp is None else version("opendp"),
                     "wall_seconds": time.time() - start,
                 },
                 "summary": summary,
                 "goals": goal,
+                "opendp": odp or SKIPPED,
                 "runs": results,
             },
             fh,
