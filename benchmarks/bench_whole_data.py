@@ -139,7 +139,7 @@ def tasks(quick: bool) -> dict:
         },
         "accuracy",
     )
-    # Fixed 2026-11-28 13:45 UTC before its first run (issue 38's goal: a
+    # Fixed 2026-11-28 before its first run (issue 38's goal: a
     # positive share of RandomizedSearchCV's gain where the noise floor says
     # a gap of its size is resolvable): tree_noisy_20000's generator at ten
     # times the rows (k = 700 parts of 200 rows), another random_state.
