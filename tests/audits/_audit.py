@@ -55,6 +55,7 @@ __all__ = [
     "binned",
     "clip_rows_once",
     "predict_rows_once",
+    "solve_once",
     "cp_lower",
     "cp_upper",
     "draw_outcomes",
@@ -408,6 +409,51 @@ def predict_rows_once(*classes):
         for cls in classes:
             real = cls._predict_rows
             stack.enter_context(mock.patch.object(cls, "_predict_rows", patched(real)))
+        yield
+
+
+def _array_key(a) -> tuple | None:
+    if a is None:
+        return None
+    a = np.asarray(a)
+    return (a.shape, a.dtype.str, a.tobytes())
+
+
+@contextlib.contextmanager
+def solve_once(module):
+    """``module.certified_newton`` (a DP learner's solver), memoised on its arguments.
+
+    With output perturbation the minimiser w* is a deterministic function of
+    the clipped rows, the labels and public constants; an audit that fits a
+    learner N times on the same rows solved the same problem N times (half
+    of a draw). The memo keys on every argument's value (arrays by bytes,
+    shape and dtype) and returns the real solver's array, read-only; the
+    noise is drawn after it, fresh on every fit. With objective
+    perturbation the linear term is random, so every call runs the real
+    solver. Speed only (``test_audit_dp_learners.test_memos_change_no_fit``).
+    """
+    real = module.certified_newton
+    memo: dict = {}
+
+    def certified_newton(X, s, lam, lin, max_iter, gradient_bound, what, weights=None):
+        key = (
+            _array_key(X),
+            _array_key(s),
+            float(lam),
+            _array_key(lin),
+            int(max_iter),
+            float(gradient_bound),
+            what,
+            _array_key(weights),
+        )
+        out = memo.get(key)
+        if out is None:
+            out = real(X, s, lam, lin, max_iter, gradient_bound, what, weights)
+            out.setflags(write=False)
+            memo[key] = out
+        return out
+
+    with mock.patch.object(module, "certified_newton", certified_newton):
         yield
 
 
