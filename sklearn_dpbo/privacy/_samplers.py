@@ -6,8 +6,8 @@ IBM/differential-privacy-library #19, #94). Here every release is an exact
 multiple of a public granularity 2^k, the noise is an exact discrete
 Laplace on ℤ drawn with integer and :class:`fractions.Fraction`
 arithmetic only, and the randomness comes from the operating system's
-CSPRNG (:class:`secrets.SystemRandom`) unless a test passes its own
-``random.Random``.
+CSPRNG (:func:`secure_source`: ``os.urandom`` read in blocks) unless a test
+passes its own ``random.Random``.
 
 Reference design: Canonne, Kamath & Steinke, "The Discrete Gaussian for
 Differential Privacy", NeurIPS 2020 (CKS20), Algorithms 1 and 2, and
@@ -20,7 +20,9 @@ of scope (see ``docs/threat_model.md``).
 from __future__ import annotations
 
 import math
-import secrets
+import os
+import random
+import threading
 from fractions import Fraction
 from typing import Protocol
 
@@ -45,9 +47,108 @@ class RandomSource(Protocol):
     def randrange(self, n: int) -> int: ...  # pragma: no cover
 
 
+_BLOCK = 1 << 16
+"""Bytes read from ``os.urandom`` at once by :class:`BufferedSystemRandom`."""
+_urandom = os.urandom
+
+
+class _Block:
+    """A block of OS random bytes and the next unread byte: each byte is
+    handed out once."""
+
+    __slots__ = ("data", "pos")
+
+    def __init__(self) -> None:
+        self.data, self.pos = b"", 0
+
+
+_THREAD = threading.local()  # each thread reads its own block
+
+
+def _new_block() -> _Block:
+    _THREAD.block = block = _Block()
+    return block
+
+
+if hasattr(os, "register_at_fork"):  # a forked child never reuses the parent's bytes
+    os.register_at_fork(after_in_child=_new_block)
+
+
+def _take(n: int) -> bytes:
+    """The next n unread bytes of this thread's block (a new block when it runs out)."""
+    try:
+        block = _THREAD.block
+    except AttributeError:  # this thread's first draw
+        block = _new_block()
+    pos, end = block.pos, block.pos + n
+    if end > len(block.data):
+        if n > _BLOCK:
+            return _urandom(n)
+        block.data, pos, end = _urandom(_BLOCK), 0, n
+    block.pos = end
+    return block.data[pos:end]
+
+
+class BufferedSystemRandom(random.SystemRandom):
+    """:class:`secrets.SystemRandom` reading ``os.urandom`` in 64 KiB blocks.
+
+    The same CSPRNG: the bytes are the OS's, consumed in order, each byte
+    served once (each thread reads its own block, and a forked child drops
+    the parent's unread bytes); only the system calls are fewer (one per
+    64 KiB instead of one per call). ``getrandbits(k)`` is
+    ``SystemRandom``'s formula on those bytes. ``randrange(n)`` is exactly
+    uniform on {0, …, n − 1} by rejection: r = the top k = (n − 1).bit_length()
+    bits of ⌈k/8⌉ fresh bytes, uniform on [0, 2^k), kept when r < n
+    (acceptance > ½; ``SystemRandom`` takes k = n.bit_length(), which
+    rejects half the draws when n is a power of two, and reads 0 bits for
+    n = 1 here).
+    """
+
+    def random(self) -> float:
+        return (int.from_bytes(_take(7), "big") >> 3) * 2.0**-53
+
+    def getrandbits(self, k: int) -> int:
+        if k < 0:
+            raise ValueError("number of bits must be non-negative")
+        numbytes = (k + 7) // 8
+        return int.from_bytes(_take(numbytes), "big") >> (numbytes * 8 - k)
+
+    def randbytes(self, n: int) -> bytes:
+        return _take(n) if n >= 0 else _urandom(n)  # os.urandom raises
+
+    def randrange(self, start, stop=None, step=1):
+        if stop is not None or step != 1 or type(start) is not int or start <= 0:
+            return super().randrange(start, stop, step)
+        # _take inlined: most of an exact sample's time is these calls.
+        k = (start - 1).bit_length()
+        numbytes = (k + 7) >> 3
+        shift = (numbytes << 3) - k
+        try:
+            block = _THREAD.block
+        except AttributeError:  # this thread's first draw
+            block = _new_block()
+        while True:
+            pos = block.pos
+            end = pos + numbytes
+            if end > len(block.data):
+                if numbytes > _BLOCK:
+                    r = int.from_bytes(_urandom(numbytes), "big") >> shift
+                    if r < start:
+                        return r
+                    continue
+                block.data, pos, end = _urandom(_BLOCK), 0, numbytes
+            block.pos = end
+            if numbytes == 1:
+                r = block.data[pos] >> shift
+            else:
+                r = int.from_bytes(block.data[pos:end], "big") >> shift
+            if r < start:
+                return r
+
+
 def secure_source() -> RandomSource:
-    """The OS CSPRNG as an object with ``randrange`` (``secrets.SystemRandom``)."""
-    return secrets.SystemRandom()
+    """The OS CSPRNG as an object with ``randrange`` (:class:`BufferedSystemRandom`)."""
+    return BufferedSystemRandom()
 
 
 class _NumpySource:

@@ -26,7 +26,8 @@ intercept).
   when they drew V twice. Every run re-clipped the same training and
   validation rows; the draws memoise the learner's ``clip_rows`` on its
   arguments' values (``_audit.clip_rows_once``: a pure function of them, so
-  every model, score and release is the same).
+  every model, score and release is the same), and the learner's checked and
+  mapped validation rows (``_audit.predict_rows_once``, the same argument).
 - Power: the same mechanism with K fixed at 5 (best of 5 runs, no random
   stopping) leaks ≈ 5ε₀ = 2.5 through "every run scored ≤ 0" (P ≈ 0.5⁵ on
   V′, (0.5e^−0.5)⁵ on V); it must be caught (ε̂ > ε). Its outcomes are the
@@ -40,7 +41,13 @@ from functools import partial
 
 import numpy as np
 import pytest
-from _audit import ALPHA, clip_rows_once, epsilon_lower_bound, in_worker_processes
+from _audit import (
+    ALPHA,
+    clip_rows_once,
+    epsilon_lower_bound,
+    in_worker_processes,
+    predict_rows_once,
+)
 
 import sklearn_dpbo.dp_learners._base as _base
 import sklearn_dpbo.dp_learners._logistic as logistic
@@ -131,7 +138,8 @@ def _draw(role, n, fixed_runs=None, coarse=False):
         pm._fit_and_score = _oracle(1.0 if role == "V" else 0.0)
     out = np.empty(n, dtype=int)
     try:
-        with warnings.catch_warnings(), clip_rows_once(logistic):
+        rows_once = predict_rows_once(DPLogisticRegression)
+        with warnings.catch_warnings(), clip_rows_once(logistic), rows_once:
             warnings.simplefilter("ignore")
             for i in range(n):
                 ctx.rng = secure_source()
@@ -186,9 +194,9 @@ def test_power_best_of_fixed_k_is_caught():
 
 
 @pytest.mark.parametrize("role", ["V", "train"])
-def test_memoised_clipping_changes_no_value(role):
-    """``_audit.clip_rows_once`` is speed only: the same seeded runs give the same
-    models and scores with it and without it."""
+def test_memoised_rows_change_no_value(role):
+    """``_audit.clip_rows_once`` and ``predict_rows_once`` are speed only: the
+    same seeded runs give the same models and scores with them and without."""
     import random
 
     ctx, cfg = _capture(role)
@@ -204,8 +212,10 @@ def test_memoised_clipping_changes_no_value(role):
         return out
 
     plain = runs()
-    with clip_rows_once(logistic):
+    real_rows = DPLogisticRegression._predict_rows
+    with clip_rows_once(logistic), predict_rows_once(DPLogisticRegression):
         memoised, again = runs(), runs()
     assert memoised == again == plain
     assert len({str(run) for run in plain}) == len(plain)  # fresh noise per run
-    assert logistic.clip_rows is _base.clip_rows  # the real one is back
+    assert logistic.clip_rows is _base.clip_rows  # the real ones are back
+    assert DPLogisticRegression._predict_rows is real_rows

@@ -277,7 +277,7 @@ def test_audit_per_record_scoring_end_to_end(config):
             "sensitivity": sensitivity,
             "selection": "permute-and-flip",
         }
-        assert source == "SystemRandom"  # the OS CSPRNG
+        assert source == "BufferedSystemRandom"  # the OS CSPRNG (secure_source)
         np.testing.assert_array_equal(index, [c[3] for c in recorded])
         calls.append(call)
     res_fits = audit(fits[0][0], fits[1][0])

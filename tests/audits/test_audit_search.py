@@ -220,7 +220,7 @@ def layer_one(fits, n: int):
     index, score, search, calls = fits
     selection = same_calls(calls[RELEASES[0]], n)
     scoring = same_calls(calls[RELEASES[1]], n, positional=False)
-    assert selection[2] == scoring[2] == "SystemRandom"  # the OS CSPRNG
+    assert selection[2] == scoring[2] == "BufferedSystemRandom"  # secure_source()
     u = np.asarray(selection[0][0])
     positions = np.array([c[3] for c in calls[RELEASES[0]]])
     np.testing.assert_array_equal(search.shortlist_, np.arange(K))

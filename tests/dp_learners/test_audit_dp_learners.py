@@ -34,11 +34,15 @@ from _audit import (  # noqa: E402
     clip_rows_once,
     epsilon_lower_bound,
     in_worker_processes,
+    solve_once,
 )
 
 import sklearn_dpbo.dp_learners._linear as lin  # noqa: E402
 import sklearn_dpbo.dp_learners._logistic as logi  # noqa: E402
+import sklearn_dpbo.dp_learners._objective as ob  # noqa: E402
 from sklearn_dpbo.dp_learners import DPLinearRegression, DPLogisticRegression  # noqa: E402
+from sklearn_dpbo.privacy._samplers import secure_source  # noqa: E402
+from sklearn_dpbo.privacy._validation import check_privacy_rng  # noqa: E402
 
 N = 20_000
 EPSILON = 1.0
@@ -77,6 +81,24 @@ def _exact(kind, data):
     return float(np.ravel(est.fit(*data).coef_)[0])
 
 
+def _checked(kind, data):
+    """(X, y) after ``fit``'s public checks of types and shapes, made once.
+
+    The draws then run what ``fit`` runs after those checks (the private
+    fit, under ``np.errstate(all="ignore")``) with the production noise
+    source: the same mechanism, without re-checking the same public
+    containers N times (``test_checked_fit_is_fit``).
+    """
+    est = _learner(kind)
+    X = est._float_rows(data[0], reset=True)
+    return X, est._check_targets(data[1], X.shape[0])
+
+
+def _release(kind, X, y, rng) -> float:
+    with np.errstate(all="ignore"):
+        return float(np.ravel(_learner(kind)._fit_private(X, y, rng).coef_)[0])
+
+
 def _draw(kind, data, n, sensitivity=None):
     """n released weights; ``sensitivity`` replaces the learner's Δ (broken).
 
@@ -92,12 +114,14 @@ def _draw(kind, data, n, sensitivity=None):
     if sensitivity is not None:
         setattr(module, name, lambda *a: sensitivity)
     out = np.empty(n)
+    X, y = _checked(kind, data)
     try:
-        # The same rows on every fit: clipped once (speed only, _audit.py).
-        with warnings.catch_warnings(), clip_rows_once(logi, lin):
+        # The same rows on every fit: clipped once, and the logistic
+        # minimiser solved once (speed only, _audit.py).
+        with warnings.catch_warnings(), clip_rows_once(logi, lin), solve_once(logi):
             warnings.simplefilter("ignore")
             for i in range(n):
-                out[i] = np.ravel(_learner(kind).fit(*data).coef_)[0]
+                out[i] = _release(kind, X, y, secure_source())
     finally:
         setattr(module, name, real)
     return out
@@ -151,8 +175,9 @@ def test_power_half_the_shift_is_caught(case):
 
 
 @pytest.mark.parametrize("kind", ["logistic", "linear"])
-def test_clip_rows_once_changes_no_fit(kind):
-    """The draws' memoised clipping is speed only: seeded fits are the same."""
+def test_memos_change_no_fit(kind):
+    """The draws' memoised clipping and solver are speed only: seeded fits
+    are the same."""
     import random
 
     V, _ = _pair(kind)
@@ -165,7 +190,22 @@ def test_clip_rows_once_changes_no_fit(kind):
         ]
 
     plain = fits()
-    with clip_rows_once(logi, lin):
+    with clip_rows_once(logi, lin), solve_once(logi):
         memoised = fits()
     assert memoised == plain
+    assert logi.certified_newton is ob.certified_newton  # the real one is back
     assert len({str(f) for f in plain}) == 4  # fresh noise on every fit
+
+
+@pytest.mark.parametrize("kind", ["logistic", "linear"])
+def test_checked_fit_is_fit(kind):
+    """The draws' fit after checks made once is ``fit``: with the same seeded
+    noise source, the same released weight."""
+    for data in _pair(kind):
+        X, y = _checked(kind, data)
+        for seed in (1, 2):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # noise_random_state warns
+                est = _learner(kind).set_params(noise_random_state=seed)
+                full = float(np.ravel(est.fit(*data).coef_)[0])
+            assert _release(kind, X, y, check_privacy_rng(seed)) == full

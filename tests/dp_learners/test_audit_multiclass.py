@@ -26,7 +26,13 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "audits"))
-from _audit import ALPHA, epsilon_lower_bound, in_worker_processes  # noqa: E402
+from _audit import (  # noqa: E402
+    ALPHA,
+    clip_rows_once,
+    epsilon_lower_bound,
+    in_worker_processes,
+    solve_once,
+)
 
 import sklearn_dpbo.dp_learners._logistic as logi  # noqa: E402
 from sklearn_dpbo.dp_learners import DPLogisticRegression  # noqa: E402
@@ -79,8 +85,11 @@ def _draw(data, n, broken=False):
     out = np.empty((n, K))
     try:
         X, y = data
-        for i in range(n):  # the fit without fit()'s public checks (speed)
-            out[i] = _learner()._fit_private(X, y, secure_source()).coef_[:, 0]
+        # The fit without fit()'s public checks; the same rows clipped once
+        # and the same K problems solved once (speed only, _audit.py).
+        with clip_rows_once(logi), solve_once(logi):
+            for i in range(n):
+                out[i] = _learner()._fit_private(X, y, secure_source()).coef_[:, 0]
     finally:
         logi.problem_epsilon = real
     return out
@@ -127,3 +136,19 @@ def test_power_full_epsilon_per_problem_is_caught():
     result = _epsilon_hat(broken=True)
     assert result.epsilon_hat > EPSILON, str(result)
     print("broken", result)
+
+
+def test_memos_change_no_fit():
+    """The draws' memoised clipping and solver are speed only: seeded fits
+    are the same with them and without."""
+    import random
+
+    def fits(data):
+        rng = random.Random(5)
+        return [_learner()._fit_private(*data, rng).coef_.tolist() for _ in range(3)]
+
+    for data in (V, V2):
+        plain = fits(data)
+        with clip_rows_once(logi), solve_once(logi):
+            memoised = fits(data)
+        assert memoised == plain and len({str(f) for f in plain}) == 3
