@@ -135,7 +135,8 @@ def check_privacy_rng(noise_random_state=None):
     """The source of the privacy noise: an object with ``randrange``.
 
     ``None`` (the only setting for production use) is
-    :class:`secrets.SystemRandom`, the operating system's CSPRNG. An int
+    :func:`~._samplers.secure_source`, the operating system's CSPRNG
+    (``os.urandom`` read in blocks). An int
     gives a :class:`random.Random` seeded with it, for tests only.
     ``random_state`` never reaches this function.
     """
