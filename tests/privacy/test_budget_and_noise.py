@@ -607,29 +607,3 @@ def test_no_float_log_of_a_uniform_in_the_samplers():
         src = re.sub(r"#.*", "", src)  # comments may name exp(−γ)
         banned = re.compile(r"\b(log|log1p|exp|random|laplace|exponential)\(")
         assert not banned.search(src), (fn.__name__, banned.search(src))
-
-
-def test_no_process_wide_cache_counts_private_calls():
-    """No function of the package keeps a process-wide cache.
-
-    A ``functools.lru_cache`` on ``laplace_on_grid``'s constants (added for
-    speed, then removed) counted its calls in ``cache_info()``: after a
-    private-model fit with random stopping, hits + misses was K, the number
-    of runs, which is private and never released. Any such counter (or cache
-    filled from a private code path) is process-global state changed by the
-    private computation.
-    """
-    import importlib
-    import pkgutil
-
-    import sklearn_dpbo
-
-    cached = []
-    for info in pkgutil.walk_packages(sklearn_dpbo.__path__, "sklearn_dpbo."):
-        if info.name.endswith("demo"):
-            continue
-        module = importlib.import_module(info.name)
-        for name, obj in vars(module).items():
-            if callable(obj) and hasattr(obj, "cache_info"):
-                cached.append(f"{info.name}.{name}")
-    assert not cached, cached
