@@ -252,10 +252,10 @@ def test_verbose_says_the_rows_of_x_y_are_read(capsys):
 
 
 def test_auto_rule_is_public_and_documented():
-    assert choose_strategy(1000, 300, 1, 1.0, 0.5) == "default"
-    assert choose_strategy(100, 30, 12, 0.5, 0.5) == "default"  # 1/(30·0.2) > 5%
-    assert choose_strategy(1000, 300, 3, 1.0, 0.5) == "split"
-    assert choose_strategy(1000, 300, 12, 1.0, 0.5) == "random-stopping"
+    assert choose_strategy(300, 1, 1.0, 0.5) == "default"
+    assert choose_strategy(30, 12, 0.5, 0.5) == "default"  # 1/(30·0.2) > 5%
+    assert choose_strategy(300, 3, 1.0, 0.5) == "split"
+    assert choose_strategy(300, 12, 1.0, 0.5) == "random-stopping"
     assert math.isclose(st.cost_factor(0.5), 2.5)
 
 
@@ -397,3 +397,16 @@ def test_bad_candidate_is_refused_before_any_budget_is_spent(grid, strategy):
         _search(estimator=DPLogisticRegression(classes=(0,))).fit(X, y)
     with pytest.raises(ValueError, match="the estimator is not a valid"):
         _search(estimator=DPLogisticRegression(C=-1.0)).fit(X, y)
+
+
+def test_both_all_rows_modes_share_the_tuning_rule():
+    """One public rule: tune only when the comparison's noise is at most the limit."""
+    from sklearn_dpbo.model_selection import WholeData
+    from sklearn_dpbo.model_selection._whole_data._fit import can_tell_apart, tunes
+
+    assert can_tell_apart(0.05, 0.05) and not can_tell_apart(0.0501, 0.05)
+    assert can_tell_apart(10.0, None)
+    # whole-data: 2/(k eps1) = 2/(40 * 1) = 0.05; private-model: 1/(m eps0)
+    assert tunes(WholeData(), 40, 1.0) and not tunes(WholeData(), 39, 1.0)
+    assert choose_strategy(40, 12, 1.0, 0.0) == "random-stopping"  # 1/(40*0.5)
+    assert choose_strategy(39, 12, 1.0, 0.0) == "default"

@@ -90,7 +90,12 @@ from .._entries import (
 from .._progress import ProgressPrinter
 from .._releases import _grid_laplace
 from .._sealed import run_sealed
-from .._whole_data._fit import WHOLE_DATA_RELATION, candidate_list, default_params
+from .._whole_data._fit import (
+    WHOLE_DATA_RELATION,
+    can_tell_apart,
+    candidate_list,
+    default_params,
+)
 from . import _stopping as st
 from . import _zcdp as zc
 from ._diffprivlib import (
@@ -242,10 +247,8 @@ def split_rows(n: int, fraction: float, seed: int) -> tuple[np.ndarray, np.ndarr
     return np.sort(perm[m:]), np.sort(perm[:m])
 
 
-def choose_strategy(
-    n_train: int, m: int, n_candidates: int, epsilon: float, eta: float
-) -> str:
-    """The public rule of ``strategy="auto"`` (n, m, L, ε; no row is read).
+def choose_strategy(m: int, n_candidates: int, epsilon: float, eta: float) -> str:
+    """The public rule of ``strategy="auto"`` (m, L, ε; no row is read).
 
     1. One candidate: ``"default"`` (nothing to tune).
     2. If one random-stopping run's score noise, 1/(m ε₀) of the score range
@@ -262,16 +265,13 @@ def choose_strategy(
     path, which knows d).
 
     Before and after this rule the candidates are pruned
-    (:func:`prune_candidates`, public): with objective perturbation every C
-    on the plateau gives the same model, so L counts distinct candidates
-    only. ``n_train`` is kept for a rule that also looks at the model's
-    noise.
+    (:func:`prune_candidates`, public): L counts distinct candidates only.
+    Rule 2 is whole-data's too (:func:`.._whole_data._fit.can_tell_apart`).
     """
-    del n_train
     if n_candidates <= 1:
         return "default"
     eps0 = epsilon / st.cost_factor(eta)
-    if 1.0 / (m * eps0) > MAX_SCORE_NOISE:
+    if not can_tell_apart(1.0 / (m * eps0), MAX_SCORE_NOISE):
         return "default"
     if n_candidates <= st.cost_factor(eta) + 1:
         return "split"
@@ -588,14 +588,14 @@ def _plan_strategy(search, plan, learner, n, m, candidates, n_features=None) -> 
     law, eta = resolve_distribution(mode, len(candidates), plan.epsilon, plan.delta)
     strategy, n_fit = mode.strategy, n - m
     if strategy == "auto":
-        strategy = choose_strategy(n_fit, m, len(candidates), plan.epsilon, eta)
+        strategy = choose_strategy(m, len(candidates), plan.epsilon, eta)
         # the untuned model's own rows: every row when no score is released
         n_default = n if not release_score(search) else n_fit
         if default_suffices(learner, n_default, plan.epsilon, n_features):
             strategy = "default"
     kept = _prune_for(strategy, learner, candidates, n_fit, plan.epsilon, eta)
     if mode.strategy == "auto" and len(kept) < len(candidates):
-        again = choose_strategy(n_fit, m, len(kept), plan.epsilon, eta)
+        again = choose_strategy(m, len(kept), plan.epsilon, eta)
         if again == "default" and len(kept) == 1:
             strategy = "kept"  # one distinct candidate: fit it at ε
         elif again != strategy:  # fewer candidates changed the rule: once more

@@ -81,6 +81,7 @@ __all__ = [
     "partition",
     "inner_splits",
     "selection_temperature",
+    "can_tell_apart",
     "tunes",
     "whole_data_requested",
     "fit_whole_data",
@@ -183,13 +184,25 @@ def noise_floor(k: int, eps_params: float, n_candidates: int) -> float:
     return 2.0 * math.log(max(n_candidates, 2)) / (k * eps_params)
 
 
+def can_tell_apart(noise: float, limit: float | None) -> bool:
+    """The public rule of both all-rows-private modes: tune only when ``noise``,
+    the noise scale of one private comparison in units of the score range, is
+    at most ``limit`` (``None``: always); else release the untuned model.
+
+    Whole-data: the selection's temperature 2/(k ε₁) against
+    ``max_selection_noise`` (:func:`tunes`); private-model: one run's score
+    noise 1/(m ε₀) against ``MAX_SCORE_NOISE`` (``choose_strategy``).
+    """
+    return limit is None or noise <= limit
+
+
 def tunes(mode, k: int, eps_params: float) -> bool:
     """Whether the mode selects (else it releases the estimator's values).
 
     Public: k, ε₁ and ``max_selection_noise`` only.
     """
-    limit = mode.max_selection_noise
-    return limit is None or selection_temperature(k, eps_params) <= limit
+    noise = selection_temperature(k, eps_params)
+    return can_tell_apart(noise, mode.max_selection_noise)
 
 
 def default_params(estimator: Any, names) -> dict:
