@@ -78,6 +78,21 @@ SOLVER_MIN_ITER = 200
 (``max_iter`` below it acts as it)."""
 
 
+def private_matrix(X, y) -> tuple[np.ndarray, int, int]:
+    """(X as floats, n, d) for ``_fit_private``: X 2-D, y as long, n ≥ 1.
+
+    From the shapes only (``fit`` has checked them already; the
+    private-model mode calls ``_fit_private`` directly).
+    """
+    X = np.asarray(X, dtype=float)
+    if X.ndim != 2:
+        raise ValueError(f"X must be 2-D; got an array of shape {X.shape}.")
+    n, d = X.shape
+    if n < 1 or len(y) != n:
+        raise ValueError(f"X has {n} rows and y has {len(y)}: need n ≥ 1.")
+    return X, n, d
+
+
 def clip_rows(X, data_norm: float, *, intercept: bool) -> np.ndarray:
     """Rows of X as floats, non-finite rows zeroed, L2 norms clipped to ``data_norm``.
 

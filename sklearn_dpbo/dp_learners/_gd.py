@@ -20,7 +20,7 @@ from ..privacy._discrete_gaussian import gaussian_on_grid, grid_step
 from ..privacy._rdp import largest_parameter, zcdp_epsilon
 from ..privacy._samplers import as_random_source
 from ..privacy._validation import check_delta, require_positive_delta
-from ._base import SHARED_CONSTRAINTS
+from ._base import SHARED_CONSTRAINTS, private_matrix
 from ._logistic import DPLogisticRegression
 
 __all__ = ["DPGradientDescentLogisticRegression", "gd_noise", "rho_for"]
@@ -236,12 +236,7 @@ class DPGradientDescentLogisticRegression(DPLogisticRegression):
     def _fit_private(self, X, y, rng, sample_weight=None):
         rho = self._zcdp_rho()
         rng = as_random_source(rng)
-        X = np.asarray(X, dtype=float)
-        if X.ndim != 2:
-            raise ValueError(f"X must be 2-D; got an array of shape {X.shape}.")
-        n, d = X.shape
-        if n < 1 or len(y) != n:
-            raise ValueError(f"X has {n} rows and y has {len(y)}: need n ≥ 1.")
+        X, n, d = private_matrix(X, y)
         Xc = self._rows(X)
         row_norm = self._ball(d)[2]
         problems = self._binary_problems(y)

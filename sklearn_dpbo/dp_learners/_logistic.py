@@ -19,6 +19,7 @@ from ._base import (
     gradient_slack,
     label_codes,
     map_features,
+    private_matrix,
     release_weights,
 )
 from ._objective import LOGISTIC, certified_newton, fit_objective, objective_plan
@@ -323,12 +324,7 @@ class DPLogisticRegression(DPLearnerMixin, ClassifierMixin, BaseEstimator):
 
     def _fit_private(self, X, y, rng, sample_weight=None):
         eps = self._check_privacy_params()
-        X = np.asarray(X, dtype=float)
-        if X.ndim != 2:
-            raise ValueError(f"X must be 2-D; got an array of shape {X.shape}.")
-        n, d = X.shape
-        if n < 1 or len(y) != n:
-            raise ValueError(f"X has {n} rows and y has {len(y)}: need n ≥ 1.")
+        X, n, d = private_matrix(X, y)
         Xc = self._rows(X)
         row_norm = self._ball(d)[2]
         problems = self._binary_problems(y)

@@ -18,7 +18,13 @@ from ..privacy._samplers import (
     sample_discrete_laplace,
 )
 from ..privacy._validation import EPSILON_CONSTRAINTS, check_epsilon
-from ._base import DPLearnerMixin, check_bounds, check_targets, label_codes
+from ._base import (
+    DPLearnerMixin,
+    check_bounds,
+    check_targets,
+    label_codes,
+    private_matrix,
+)
 
 __all__ = ["DPGaussianNB", "release_sums"]
 
@@ -313,12 +319,7 @@ class DPGaussianNB(DPLearnerMixin, ClassifierMixin, BaseEstimator):
 
     def _fit_private(self, X, y, rng, sample_weight=None):
         eps = self._check_privacy_params()
-        X = np.asarray(X, dtype=float)
-        if X.ndim != 2:
-            raise ValueError(f"X must be 2-D; got an array of shape {X.shape}.")
-        n, d = X.shape
-        if n < 1 or len(y) != n:
-            raise ValueError(f"X has {n} rows and y has {len(y)}: need n ≥ 1.")
+        X, n, d = private_matrix(X, y)
         U = self._rows(X)
         w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, float)
         codes = label_codes(y, self.classes)
