@@ -95,7 +95,13 @@ def utility() -> str:
     return "\n".join(out)
 
 
-WHOLE_DATA = ("small", "tree_noisy_20000", "logreg_20000", "knn_noisy_20000")
+WHOLE_DATA = (
+    "small",
+    "tree_noisy_20000",
+    "logreg_20000",
+    "knn_noisy_20000",
+    "tree_noisy_200000",
+)
 
 
 def whole_data() -> str:
