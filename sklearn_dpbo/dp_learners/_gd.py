@@ -68,7 +68,7 @@ class DPGradientDescentLogisticRegression(DPLogisticRegression):
     its full-batch form; Song, Chaudhuri & Sarwate 2013). With J(w) =
     (1/n) Σ ω_i log(1 + exp(−s_i w·x_i)) + (Λ/2)‖w‖², Λ = 1/(C n) (scikit-
     learn's C Σ loss + ½‖w‖² divided by C n), w₀ = 0 and for t = 1, …, T
-    (T = ``max_iter``, public):
+    (T = ``max_iter``, public)::
 
         G_t = Σ_i ω_i ∇ℓ_i(w_{t−1}) released as h·(round(G_t/h) + Z_t),
               Z_t ~ N_ℤ(0, (σ/h)²)^d (exact discrete Gaussian on the grid hℤ)
