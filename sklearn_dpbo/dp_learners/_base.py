@@ -319,6 +319,49 @@ def check_targets(y, n: int, owner: str):
     return y
 
 
+def check_label_types(y, classes, owner: str) -> None:
+    """Refuse a label container that cannot match the declared ``classes``.
+
+    From the container's dtype only, never its values. A string-typed ``y``
+    (NumPy or pandas dtype) with classes that are all numbers, or a numeric
+    ``y`` with classes that are all non-numeric strings, would match no
+    label. A float-typed ``y`` with whole-number classes is refused as a
+    (possibly) continuous target: whether its values are whole numbers is a
+    private fact, so the dtype decides (cast to int). An object or list
+    ``y`` is compared label by label: its entries' types are values, so
+    they decide nothing.
+    """
+    kind = getattr(getattr(y, "dtype", None), "kind", "O")
+    keys = [label_key(c) for c in classes]
+    textual = [isinstance(k, (str, bytes)) for k in keys]
+    if kind in "USa" and not any(textual):
+        raise TypeError(
+            f"{owner} got string labels (dtype {y.dtype}) but classes="
+            f"{classes!r}: no label would match. Declare the classes "
+            "(public, never read from the data) with the labels' type, e.g. "
+            "classes=('no', 'yes')."
+        )
+    whole = [
+        isinstance(k, numbers.Integral) or (isinstance(k, float) and k.is_integer())
+        for k in keys
+    ]
+    if kind in "fc" and all(whole):
+        raise ValueError(
+            f"Unknown label type: {owner} got float labels (dtype "
+            f"{y.dtype}) and whole-number classes={classes!r}; a "
+            "continuous target is not a set of classes, and whether the "
+            "floats are whole numbers is not read from the private labels. "
+            "Cast y to the classes' type (e.g. y.astype(int)) or use "
+            "DPLinearRegression for a continuous target."
+        )
+    if kind in "biuf" and all(textual):
+        raise TypeError(
+            f"{owner} got numeric labels (dtype {y.dtype}) but classes="
+            f"{classes!r}: no label would match. Declare the classes as "
+            "the numbers in y, e.g. classes=(0, 1)."
+        )
+
+
 def check_weights(sample_weight, n: int, owner: str):
     """Per-row weights in [0, 1], or None: the shape checked, each value on its own.
 

@@ -14,6 +14,7 @@ from ._base import (
     GRADIENT_TOL,
     SHARED_CONSTRAINTS,
     DPLearnerMixin,
+    check_label_types,
     clip_rows,
     conditioned,
     gradient_slack,
@@ -228,48 +229,9 @@ class DPLogisticRegression(DPLearnerMixin, ClassifierMixin, BaseEstimator):
         return eps
 
     def _check_targets(self, y, n: int):
-        """The labels' container against the declared classes, from types only.
-
-        A string-typed ``y`` (NumPy or pandas dtype) with classes that are all
-        numbers, or a numeric ``y`` with classes that are all non-numeric
-        strings, would match no label: refused with what to declare. A
-        float-typed ``y`` with whole-number classes is refused as a
-        (possibly) continuous target: whether its values are whole numbers
-        is a private fact, so the dtype decides (cast to int). An
-        object or list ``y`` is compared label by label (a label outside
-        ``classes`` is the negative class, or no class at all with 3+
-        classes): its entries' types are values, so they decide nothing.
-        """
-        owner = type(self).__name__
-        kind = getattr(getattr(y, "dtype", None), "kind", "O")
-        keys = [label_key(c) for c in self.classes]
-        textual = [isinstance(k, (str, bytes)) for k in keys]
-        if kind in "USa" and not any(textual):
-            raise TypeError(
-                f"{owner} got string labels (dtype {y.dtype}) but classes="
-                f"{self.classes!r}: no label would match. Declare the classes "
-                "(public, never read from the data), e.g. classes=('no', 'yes') "
-                "with the positive class last."
-            )
-        whole = [
-            isinstance(k, numbers.Integral) or (isinstance(k, float) and k.is_integer())
-            for k in keys
-        ]
-        if kind in "fc" and all(whole):
-            raise ValueError(
-                f"Unknown label type: {owner} got float labels (dtype "
-                f"{y.dtype}) and whole-number classes={self.classes!r}; a "
-                "continuous target is not a set of classes, and whether the "
-                "floats are whole numbers is not read from the private labels. "
-                "Cast y to the classes' type (e.g. y.astype(int)) or use "
-                "DPLinearRegression for a continuous target."
-            )
-        if kind in "biuf" and all(textual):
-            raise TypeError(
-                f"{owner} got numeric labels (dtype {y.dtype}) but classes="
-                f"{self.classes!r}: no label would match. Declare the classes as "
-                "the numbers in y, e.g. classes=(0, 1)."
-            )
+        """The labels' container against the declared classes, from types
+        only (:func:`~._base.check_label_types`), then its shape."""
+        check_label_types(y, self.classes, type(self).__name__)
         return super()._check_targets(y, n)
 
     def _rows(self, X) -> np.ndarray:

@@ -21,6 +21,7 @@ from ..privacy._validation import EPSILON_CONSTRAINTS, check_epsilon
 from ._base import (
     DPLearnerMixin,
     check_bounds,
+    check_label_types,
     check_targets,
     label_codes,
     private_matrix,
@@ -280,34 +281,9 @@ class DPGaussianNB(DPLearnerMixin, ClassifierMixin, BaseEstimator):
         return check_bounds(self.bounds, d, "DPGaussianNB")
 
     def _check_targets(self, y, n: int):
-        """The labels' container against the declared classes, from types only.
-
-        A string-typed ``y`` with numeric classes (or the reverse) would
-        match no label, and a float-typed ``y`` with whole-number classes
-        may be a continuous target (whether its values are whole is a
-        private fact, so the dtype decides): refused, with what to declare.
-        """
-        kind = getattr(getattr(y, "dtype", None), "kind", "O")
-        keys = [label_key(c) for c in self.classes]
-        textual = [isinstance(k, (str, bytes)) for k in keys]
-        whole = [
-            isinstance(k, numbers.Integral) or (isinstance(k, float) and k.is_integer())
-            for k in keys
-        ]
-        if (kind in "USa" and not any(textual)) or (kind in "biuf" and all(textual)):
-            raise TypeError(
-                f"DPGaussianNB got labels of dtype {y.dtype} but classes="
-                f"{self.classes!r}: no label would match. Declare the classes "
-                "(public, never read from the data) with the labels' type."
-            )
-        if kind in "fc" and all(whole):
-            raise ValueError(
-                f"Unknown label type: DPGaussianNB got float labels (dtype "
-                f"{y.dtype}) and whole-number classes={self.classes!r}; a "
-                "continuous target is not a set of classes, and whether the "
-                "floats are whole numbers is not read from the private labels. "
-                "Cast y to the classes' type (e.g. y.astype(int))."
-            )
+        """The labels' container against the declared classes, from types
+        only (:func:`~._base.check_label_types`), then its shape."""
+        check_label_types(y, self.classes, "DPGaussianNB")
         return check_targets(y, n, "DPGaussianNB")
 
     def _rows(self, X) -> np.ndarray:
