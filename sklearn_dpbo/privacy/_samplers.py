@@ -119,29 +119,11 @@ class BufferedSystemRandom(random.SystemRandom):
     def randrange(self, start, stop=None, step=1):
         if stop is not None or step != 1 or type(start) is not int or start <= 0:
             return super().randrange(start, stop, step)
-        # _take inlined: most of an exact sample's time is these calls.
         k = (start - 1).bit_length()
         numbytes = (k + 7) >> 3
         shift = (numbytes << 3) - k
-        try:
-            block = _THREAD.block
-        except AttributeError:  # this thread's first draw
-            block = _new_block()
         while True:
-            pos = block.pos
-            end = pos + numbytes
-            if end > len(block.data):
-                if numbytes > _BLOCK:
-                    r = int.from_bytes(_urandom(numbytes), "big") >> shift
-                    if r < start:
-                        return r
-                    continue
-                block.data, pos, end = _urandom(_BLOCK), 0, numbytes
-            block.pos = end
-            if numbytes == 1:
-                r = block.data[pos] >> shift
-            else:
-                r = int.from_bytes(block.data[pos:end], "big") >> shift
+            r = int.from_bytes(_take(numbytes), "big") >> shift
             if r < start:
                 return r
 
