@@ -1,0 +1,372 @@
+"""Statistical audit of the private-model search with the Gaussian-noise learner.
+
+TESTING.md P3/P4 for ``DPBayesSearchCV(DPGradientDescentLogisticRegression,
+method=PrivateModel(strategy="random-stopping"), epsilon=1, delta=1e-5)``:
+K ~ the logarithmic law (E[K] = 2, the two candidates; capped at K_max =
+37), each run a ρ₀-zCDP fit (ρ₀ = 0.0159) and its score + Laplace at
+ε_s = √(2ρ₀) = 0.178, accounted in Rényi DP (``_private_model/_zcdp.py``,
+``privacy/_rdp.py``). n = 241 rows: 240 training rows and m = 1 validation
+row, all (x = 1, y = 1); d = 1, no intercept, one gradient step (T = 1),
+C ∈ {0.1, 1}. The real ``fit`` runs once per side to capture the
+strategy's inputs (the plan and the parts); the whole random-stopping
+mechanism (K, the i.i.d. candidates, the learner's fits with production
+discrete-Gaussian noise, the scores, their Laplace noise, the selection)
+is then drawn N times per side from the OS CSPRNG. Outcome (18): released
+candidate × released score (≤ 0, in (0, 1), ≥ 1) × released model's
+weight w (below, within, above w₀ ± one noise s.d., w₀ and s public
+functions of the candidate: :func:`_model_edges`).
+
+- Validation row: y = 1 in V, y = 0 in V′. Every model predicts class 1
+  at x = 1 (w ≈ 2 ± 0.2), so every run's clean score moves by the whole
+  range (Δ = 1/m = 1): the worst case of the score.
+- Training row: one y = 1 becomes y = 0 at a row of the largest norm
+  (x = 1 = ``data_norm``): its gradient term moves by ‖x‖(σ(z) + σ(−z)) =
+  1 whatever w, the largest move a label can make (the declared Δ = 2R is
+  the triangle inequality's; a row's x and label together move it by at
+  most R here). The worst case of the model.
+- The test: :func:`_audit.delta_audit` (δ-aware: with probability ≥ 1 − α
+  no union S of outcomes has P[S] > e^ε P′[S] + δ unnoticed), at the
+  search's (ε, δ) = (1, 1e-5), α = 1e-6. The V draws serve both
+  neighbours (as in ``test_audit_private_model``; false alarms add up to
+  2α). Memoised pure functions (``_audit.clip_rows_once``,
+  ``predict_rows_once``) make a draw cheaper; every model, score and
+  release is the one the real functions give.
+
+What this pair can show. The accounting is loose here (it is an upper
+bound: Papernot & Steinke's theorem, then the RDP → (ε, δ) conversion):
+the exact law of the released score class on the validation pair (the
+logarithmic pgf of the capped K and the Laplace CDF) has a privacy loss
+of only 0.22 at δ = 1e-5 (hockey-stick divergence 0 at ε = 1). So no
+sound audit of this pair can catch an accounting error smaller than about
+that factor 4.5: giving every run the whole search's ρ (0.0306, ε_s =
+0.247) raises it to 0.31 only, and best-of-K at a fixed K = 5 to 0.89 —
+both still (1, 1e-5)-DP on this pair, not violations. Such errors are
+caught by the accounting tests (``tests/privacy/test_rdp.py`` against
+``dp_accounting``, ``test_private_model_zcdp.py``); this audit checks that
+the composed search (the plan, the learner's noise, the score's noise, K,
+the selection, the model it releases) leaks no more than its (ε, δ) on the
+worst pairs.
+
+- Power: the same search with the runs' score noise scale ÷ 10 (ε_s × 10:
+  Google's ``*WithInsufficientNoise`` ratio, TESTING.md P4.2) leaks
+  through "every run scored ≤ 0": P = 0.0495 on V, 0.352 on V′ (loss
+  1.96 > ε = 1). The runs are an oracle returning the clean score every
+  model has here (1 on V, 0 on V′; the models do not enter this event),
+  so a draw costs K Laplace draws. At N_POWER = 2,500 per side the check
+  rejects with probability ≥ 1 − 1e-6 (computed exactly from the two
+  binomials: :func:`test_power_of_the_check_is_computed`).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from functools import partial
+
+import numpy as np
+import pytest
+from _audit import (
+    ALPHA,
+    clip_rows_once,
+    cp_lower,
+    cp_upper,
+    delta_audit,
+    epsilon_lower_bound,
+    in_worker_processes,
+    predict_rows_once,
+)
+from scipy import stats
+
+import sklearn_dpbo.dp_learners._logistic as logistic
+import sklearn_dpbo.model_selection._private_model._fit as pm
+from sklearn_dpbo import DPBayesSearchCV
+from sklearn_dpbo.dp_learners import DPGradientDescentLogisticRegression
+from sklearn_dpbo.dp_learners._gd import gd_noise
+from sklearn_dpbo.model_selection import PrivateModel
+from sklearn_dpbo.model_selection._private_model import _stopping as st
+from sklearn_dpbo.privacy._samplers import secure_source
+
+N = 2_500
+N_POWER = 2_500
+EPSILON, DELTA = 1.0, 1e-5
+N_ROWS = 241
+FRACTION = 0.004  # m = 1 validation row
+BROKEN_FACTOR = 10.0  # the power check's ε_s multiplier (noise scale ÷ 10)
+
+
+def _search():
+    return DPBayesSearchCV(
+        DPGradientDescentLogisticRegression(
+            data_norm=1.0, fit_intercept=False, max_iter=1
+        ),
+        {"C": [0.1, 1.0]},
+        method=PrivateModel(strategy="random-stopping", validation_fraction=FRACTION),
+        epsilon=EPSILON,
+        delta=DELTA,
+        scoring="accuracy",
+        n_iter=2,
+        random_state=3,
+    )
+
+
+def _data(role):
+    X = np.ones((N_ROWS, 1))
+    y = np.ones(N_ROWS, dtype=int)
+    train, val = pm.split_rows(N_ROWS, FRACTION, _search()._check_settings().seed)
+    assert len(val) == 1
+    if role == "val":
+        y[val[0]] = 0
+    elif role == "train":
+        y[train[0]] = 0
+    return X, y
+
+
+def _capture(role):
+    seen = {}
+    real = pm._STRATEGIES["random-stopping"]
+
+    def spy(ctx, cfg):
+        seen["ctx"], seen["cfg"] = ctx, cfg
+        return real(ctx, cfg)
+
+    pm._STRATEGIES["random-stopping"] = spy
+    try:
+        _search().fit(*_data(role))
+    finally:
+        pm._STRATEGIES["random-stopping"] = real
+    return seen["ctx"], seen["cfg"]
+
+
+def _model_edges(cfg) -> dict:
+    """Per candidate C, (w₀ − s, w₀ + s): public functions of C, n, ρ₀.
+
+    With w₀ = 0 and every training row (x = 1, y = 1), one step gives
+    w = η(1/2 − Z/n_fit), Z ~ N(0, σ²) on a fine grid: w₀ = η/2, s = ησ/n_fit,
+    η = 1/(R²/4 + 1/(C n_fit)), R = 1, σ from ``gd_noise`` at ρ₀ (the
+    learner's formulas, ``dp_learners._gd``).
+    """
+    n_fit = N_ROWS - 1
+    sigma = gd_noise(2.0, cfg["rho_run"], 1, 1)[0]
+    edges = {}
+    for params in cfg["candidates"]:
+        eta = 1.0 / (0.25 + 1.0 / (params["C"] * n_fit))
+        w0, s = eta / 2, eta * sigma / n_fit
+        edges[params["C"]] = (w0 - s, w0 + s)
+    return edges
+
+
+def _outcome(release, cfg, edges) -> int:
+    c, model, score = release.value
+    s = 0 if score <= 0 else (2 if score >= 1 else 1)
+    lo, hi = edges[cfg["candidates"][c]["C"]]
+    w = float(model.coef_[0, 0])
+    b = 0 if w < lo else (2 if w > hi else 1)
+    return c * 9 + s * 3 + b
+
+
+class _Model:
+    """The power check's stand-in for a fitted learner (only scores matter)."""
+
+    coef_ = np.zeros((1, 1))
+
+
+def _oracle(clean: float):
+    def fit_and_score(learner, params, eps_fit, X_tr, y_tr, X_va, y_va, scorer, rng):
+        return _Model(), clean
+
+    return fit_and_score
+
+
+def _draw(role, n, broken=False):
+    """Outcome counts of n draws of the random-stopping mechanism on ``role``.
+
+    ``broken``: the power check's variant (module docstring): the runs'
+    score noise at ε_s × 10, runs by the oracle, the 3 score classes only.
+    """
+    ctx, cfg = _capture(role)
+    edges = _model_edges(cfg)
+    saved = pm._fit_and_score
+    if broken:
+        cfg = dict(cfg, eps_score=cfg["eps_score"] * BROKEN_FACTOR)
+        pm._fit_and_score = _oracle(1.0 if role == "V" else 0.0)
+    out = np.empty(n, dtype=int)
+    try:
+        rows_once = predict_rows_once(DPGradientDescentLogisticRegression)
+        with warnings.catch_warnings(), clip_rows_once(logistic), rows_once:
+            warnings.simplefilter("ignore")
+            for i in range(n):
+                ctx.rng = secure_source()
+                o = _outcome(pm._random_stopping(ctx, cfg)[0], cfg, edges)
+                out[i] = (o % 9) // 3 if broken else o
+    finally:  # the draws may run in the test's own process (pytest-xdist)
+        pm._fit_and_score = saved
+    return np.bincount(out, minlength=3 if broken else 18)
+
+
+def _counts(role, n, broken=False):
+    """n draws on ``role`` in two worker processes (or here, under xdist)."""
+    halves = in_worker_processes(
+        (partial(_draw, role, broken=broken), n // 2),
+        (partial(_draw, role, broken=broken), n - n // 2),
+    )
+    return np.sum(halves, axis=0)
+
+
+def test_plan_of_the_audit():
+    """The search plans what the module docstring audits."""
+    ctx, cfg = _capture("V")
+    assert cfg["strategy"] == "random-stopping" and cfg["name"] == "logarithmic"
+    assert cfg["mean"] == pytest.approx(2.0) and cfg["cap"] == 37
+    assert cfg["rho_run"] == pytest.approx(0.01586, rel=1e-3)
+    assert cfg["eps_score"] == pytest.approx(math.sqrt(2 * cfg["rho_run"]))
+    assert ctx.m == 1 and len(ctx.parts[0]) == N_ROWS - 1
+
+
+@pytest.fixture(scope="module")
+def counts_on_v():
+    """N draws on V, shared by the two neighbour audits."""
+    return _counts("V", N)
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("audit_private_model_zcdp")
+@pytest.mark.parametrize("role", ["val", "train"])
+def test_audit_private_model_zcdp(role, counts_on_v):
+    a, b = counts_on_v, _counts(role, N)
+    assert a.sum() == b.sum() == N
+    result = delta_audit(a, b, EPSILON, DELTA, ALPHA)
+    print(role, result)
+    assert result.epsilon_hat <= EPSILON, str(result)
+    assert result.delta_hat <= DELTA, str(result)
+
+
+@pytest.mark.slow
+def test_power_score_noise_divided_by_ten_is_caught():
+    a, b = in_worker_processes(
+        (partial(_draw, "V", N_POWER, True),),
+        (partial(_draw, "val", N_POWER, True),),
+    )
+    result = delta_audit(a, b, EPSILON, DELTA, ALPHA)
+    print("score noise / 10", result)
+    assert result.epsilon_hat > EPSILON, str(result)
+    assert result.delta_hat > DELTA, str(result)
+
+
+# ---------------------------------------------------------------------------
+# The power, computed (no draws)
+# ---------------------------------------------------------------------------
+def _all_low(clean: float, eps_s: float, cfg) -> float:
+    """P[every run's noisy score ≤ 0] = E[F(0)^K], F the Laplace CDF at 0
+    (continuous: the grid step is ≤ 2⁻²⁰ of the scale), K the capped law."""
+    f = 0.5 * math.exp(-clean * eps_s)  # P[clean + Lap(1/ε_s) ≤ 0], clean ≥ 0
+    k = np.arange(1, cfg["cap"] + 1)
+    pmf = np.exp(st.log_pmf(k, cfg["eta"], cfg["gamma"]))
+    pmf[-1] += 1.0 - pmf.sum()  # min(K, K_max)
+    return float(np.sum(pmf * f**k))
+
+
+def _power(n: int, p: float, q: float, n_outcomes: int) -> float:
+    """P[the audit rejects through the event alone], n draws per side.
+
+    The event has probability p on V and q > e^ε p on V′; the audit
+    rejects at least when (CP_lo(X′) − δ)/CP_hi(X) > e^ε at the level
+    α/(4K) (:func:`_audit.delta_audit`), X ~ Bin(n, p), X′ ~ Bin(n, q)
+    independent. Exact: summed over X′.
+    """
+    level = ALPHA / (4 * n_outcomes)
+    x = np.arange(n + 1)
+    hi = cp_upper(x, n, level)  # increasing in x
+    need = (cp_lower(x, n, level) - DELTA) / math.exp(EPSILON)  # for X′ = x
+    x_max = np.searchsorted(hi, need, side="left") - 1  # largest X with hi < need
+    caught = np.where(x_max >= 0, stats.binom.cdf(x_max, n, p), 0.0)
+    return float(np.sum(stats.binom.pmf(x, n, q) * caught))
+
+
+def test_power_of_the_check_is_computed():
+    _, cfg = _capture("V")
+    eps_s = cfg["eps_score"] * BROKEN_FACTOR
+    p, q = _all_low(1.0, eps_s, cfg), _all_low(0.0, eps_s, cfg)
+    assert (p, q) == pytest.approx((0.0495, 0.3523), abs=5e-4)
+    assert 1.0 - _power(N_POWER, p, q, 3) < 1e-6
+    # the correct search: the same event's loss is far below epsilon
+    ok = math.log(
+        _all_low(0.0, cfg["eps_score"], cfg) / _all_low(1.0, cfg["eps_score"], cfg)
+    )
+    assert ok < 0.25 * EPSILON
+
+
+# ---------------------------------------------------------------------------
+# delta_audit (the δ-aware bound, _audit.py): known answers (TESTING.md H5)
+# ---------------------------------------------------------------------------
+def _brute_force(c, cp, epsilon, delta, alpha=ALPHA):
+    """ε̂ and δ̂ by enumerating every union S of outcomes (the docstring)."""
+    k = len(c)
+    level = alpha / (4 * k)
+    bounds = [
+        (cp_lower(c, sum(c), level), cp_upper(cp, sum(cp), level)),
+        (cp_lower(cp, sum(cp), level), cp_upper(c, sum(c), level)),
+    ]
+    eps_hat, delta_hat = -math.inf, 0.0
+    for lo, hi in bounds:
+        for mask in range(1, 2**k):
+            s = [o for o in range(k) if mask >> o & 1]
+            low, high = float(np.sum(lo[s])), float(np.sum(hi[s]))
+            delta_hat = max(delta_hat, low - math.exp(epsilon) * high)
+            if low > delta:
+                eps_hat = max(eps_hat, math.log((low - delta) / high))
+    return eps_hat, delta_hat
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_delta_audit_is_the_maximum_over_every_event(seed):
+    rng = np.random.default_rng(seed)
+    p = rng.dirichlet(np.ones(5))
+    q = 0.5 * p + 0.5 * rng.dirichlet(np.ones(5))
+    c, cp = rng.multinomial(3000, p), rng.multinomial(3000, q)
+    for delta in (0.0, 1e-3, 0.05):
+        got = delta_audit(c, cp, 0.3, delta)
+        want = _brute_force(c, cp, 0.3, delta)
+        assert got.epsilon_hat == pytest.approx(want[0], rel=1e-12, abs=1e-15)
+        assert got.delta_hat == pytest.approx(max(want[1], 0.0), rel=1e-12, abs=1e-15)
+        # equivalent tests: δ̂(ε) > δ exactly when ε̂(δ) > ε
+        for eps in (0.0, 0.2, 0.5):
+            at = delta_audit(c, cp, eps, delta)
+            assert (at.delta_hat > delta) == (got.epsilon_hat > eps)
+
+
+def test_delta_audit_at_delta_zero_is_epsilon_lower_bound():
+    c, cp = [600, 300, 100], [300, 400, 300]
+    assert delta_audit(c, cp, 1.0, 0.0).epsilon_hat == pytest.approx(
+        epsilon_lower_bound(c, cp).epsilon_hat, rel=1e-12
+    )
+
+
+def test_delta_audit_closed_form():
+    # all of V on outcome 0, all of V' on outcome 1: lo = (α/8)^(1/n) on
+    # V (Beta(α; n, 1)), hi' = 1 − (α/8)^(1/n) on V' (k = 0)
+    n, delta = 1000, 0.01
+    lo = (ALPHA / 8) ** (1 / n)
+    res = delta_audit([n, 0], [0, n], 1.0, delta)
+    assert res.epsilon_hat == pytest.approx(math.log((lo - delta) / (1 - lo)))
+    assert res.delta_hat == pytest.approx(lo - math.e * (1 - lo))
+    assert res.event == (0,) and res.direction == "V/V'"
+    with pytest.raises(ValueError):
+        delta_audit([1, 2], [1, 2, 3], 1.0, delta)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_delta_audit_on_a_tight_pair_and_a_leaky_one(seed):
+    # exactly (ε, δ)-tight: P[0] = e^ε P'[0] + δ; the bound stays below ε
+    # at that δ, and a pair with 5 times that δ is caught
+    eps, delta, n = 1.0, 0.02, 20_000
+    q = np.array([0.05, 0.45, 0.5])
+    p = np.array([math.e * 0.05 + delta, 0.0, 0.0])
+    p[1:] = (1 - p[0]) * q[1:] / q[1:].sum()
+    rng = np.random.default_rng(seed)
+    c, cp = rng.multinomial(n, p), rng.multinomial(n, q)
+    assert delta_audit(c, cp, eps, delta).epsilon_hat <= eps
+    leaky = p.copy()
+    leaky[0] += 4 * delta
+    leaky[1:] = (1 - leaky[0]) * q[1:] / q[1:].sum()
+    res = delta_audit(rng.multinomial(n, leaky), cp, eps, delta)
+    assert res.epsilon_hat > eps and res.delta_hat > delta
