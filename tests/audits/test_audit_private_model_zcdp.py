@@ -11,13 +11,14 @@ C ∈ {0.1, 1}. The real ``fit`` runs once per side to capture the
 strategy's inputs (the plan and the parts); the whole random-stopping
 mechanism (K, the i.i.d. candidates, the learner's fits with production
 discrete-Gaussian noise, the scores, their Laplace noise, the selection)
-is then drawn N times per side from the OS CSPRNG. Outcome (18): released
+is then drawn N times per side from the OS CSPRNG. Outcome (24): released
 candidate × released score (≤ 0, in (0, 1), ≥ 1) × released model's
-weight w (below, within, above w₀ ± one noise s.d., w₀ and s public
-functions of the candidate: :func:`_model_edges`).
+weight w in 4 bins (edges w₀ − s, the midpoint between the noise-free
+models of V and V′, w₀ + s; w₀ and the noise s.d. s are public functions
+of the candidate: :func:`_model_edges`).
 
 - Validation row: y = 1 in V, y = 0 in V′. Every model predicts class 1
-  at x = 1 (w ≈ 2 ± 0.2), so every run's clean score moves by the whole
+  at x = 1 (w ≈ 1.7–2.0, s.d. 0.16–0.18), so every run's clean score moves by the whole
   range (Δ = 1/m = 1): the worst case of the score.
 - Training row: one y = 1 becomes y = 0 at a row of the largest norm
   (x = 1 = ``data_norm``): its gradient term moves by ‖x‖(σ(z) + σ(−z)) =
@@ -47,8 +48,9 @@ the composed search (the plan, the learner's noise, the score's noise, K,
 the selection, the model it releases) leaks no more than its (ε, δ) on the
 worst pairs.
 
-- Power: the same search with the runs' score noise scale ÷ 10 (ε_s × 10:
-  Google's ``*WithInsufficientNoise`` ratio, TESTING.md P4.2) leaks
+- Power, score: the same search with the runs' score noise scale ÷ 10
+  (ε_s × 10: Google's ``*WithInsufficientNoise`` ratio, TESTING.md P4.2)
+  leaks
   through "every run scored ≤ 0": P = 0.0495 on V, 0.352 on V′ (loss
   1.96 > ε = 1). The runs are an oracle returning the clean score every
   model has here (1 on V, 0 on V′; the models do not enter this event),
@@ -56,11 +58,18 @@ worst pairs.
   rejects with probability ≥ 1 − 1e-6 (1 − 9.0e-7, computed exactly from
   the two binomials: :func:`test_power_of_the_check_is_computed`; 1 −
   1.4e-5 at 2,000, 0.76 at 1,000).
-- Resolution of the audit itself at N = 2,000 (``_audit.resolution``, 18
+- Power, model: the same search with the learner's Gaussian noise σ ÷ 100
+  (the production sampler at σ/100), on the training pair: the flipped
+  row moves w by 1/σ = 0.089 noise s.d.s, 8.9 at σ/100, so w lands above
+  the midpoint edge with probability 1 − 4.2e-6 on V and 4.2e-6 on V′.
+  The 4 model bins only; N_MODEL = 100 per side rejects with probability
+  ≥ 1 − 1e-6 (computed). σ ÷ 10 (0.89 s.d.s: P = 0.67 vs 0.33 on the
+  midpoint's sides, loss 0.7) is not a violation these bins can show.
+- Resolution of the audit itself at N = 2,000 (``_audit.resolution``, 24
   outcomes): an outcome of probability 0.3 with a loss of exactly ε is
-  reported 0.53 below it (1.4 at probability 0.05). The draws cost ~0.7 ms
-  each (K ≈ 2 real fits and scores), the power check's ~0.3 ms: about 6 s
-  of CPU in all.
+  reported 0.54 below it (1.4 at probability 0.05). A draw costs
+  ~0.7 ms (K ≈ 2 real fits and scores), a score power draw ~0.3 ms: about
+  6–8 s of CPU for the file (6,000 + 4,400 + 200 draws).
 """
 
 from __future__ import annotations
@@ -84,6 +93,7 @@ from _audit import (
 from scipy import stats
 
 import sklearn_dpbo.dp_learners._base as _base
+import sklearn_dpbo.dp_learners._gd as gd
 import sklearn_dpbo.dp_learners._logistic as logistic
 import sklearn_dpbo.model_selection._private_model._fit as pm
 from sklearn_dpbo import DPBayesSearchCV
@@ -98,7 +108,9 @@ N_POWER = 2_200
 EPSILON, DELTA = 1.0, 1e-5
 N_ROWS = 241
 FRACTION = 0.004  # m = 1 validation row
-BROKEN_FACTOR = 10.0  # the power check's ε_s multiplier (noise scale ÷ 10)
+SCORE_FACTOR = 10.0  # power check: the runs' score noise scale ÷ 10
+N_MODEL = 100
+MODEL_FACTOR = 100.0  # power check: the learner's noise σ ÷ 100
 
 
 def _search():
@@ -145,12 +157,15 @@ def _capture(role):
 
 
 def _model_edges(cfg) -> dict:
-    """Per candidate C, (w₀ − s, w₀ + s): public functions of C, n, ρ₀.
+    """Per candidate C, the model bins' edges: public functions of C, n, ρ₀.
 
     With w₀ = 0 and every training row (x = 1, y = 1), one step gives
-    w = η(1/2 − Z/n_fit), Z ~ N(0, σ²) on a fine grid: w₀ = η/2, s = ησ/n_fit,
-    η = 1/(R²/4 + 1/(C n_fit)), R = 1, σ from ``gd_noise`` at ρ₀ (the
-    learner's formulas, ``dp_learners._gd``).
+    w = η(1/2 − Z/n_fit), Z ~ N(0, σ²) on a fine grid (η = 1/(R²/4 + 1/(C
+    n_fit)), R = 1, σ from ``gd_noise`` at ρ₀: the learner's formulas,
+    ``dp_learners._gd``); on V′ (training row flipped) w is η/n_fit lower.
+    Edges: w₀ − s, the midpoint w₀ − η/(2 n_fit) of the two noise-free
+    models, w₀ + s (s = ησ/n_fit, w₀ = η/2): a learner without enough
+    noise puts V and V′ on the two sides of the midpoint.
     """
     n_fit = N_ROWS - 1
     sigma = gd_noise(2.0, cfg["rho_run"], 1, 1)[0]
@@ -158,17 +173,16 @@ def _model_edges(cfg) -> dict:
     for params in cfg["candidates"]:
         eta = 1.0 / (0.25 + 1.0 / (params["C"] * n_fit))
         w0, s = eta / 2, eta * sigma / n_fit
-        edges[params["C"]] = (w0 - s, w0 + s)
+        edges[params["C"]] = np.array([w0 - s, w0 - eta / (2 * n_fit), w0 + s])
     return edges
 
 
 def _outcome(release, cfg, edges) -> int:
     c, model, score = release.value
     s = 0 if score <= 0 else (2 if score >= 1 else 1)
-    lo, hi = edges[cfg["candidates"][c]["C"]]
     w = float(model.coef_[0, 0])
-    b = 0 if w < lo else (2 if w > hi else 1)
-    return c * 9 + s * 3 + b
+    b = int(np.searchsorted(edges[cfg["candidates"][c]["C"]], w, side="left"))
+    return c * 12 + s * 4 + b
 
 
 class _Model:
@@ -184,19 +198,31 @@ def _oracle(clean: float):
     return fit_and_score
 
 
-def _draw(role, n, broken=False):
+def _draw(role, n, broken=None):
     """Outcome counts of n draws of the random-stopping mechanism on ``role``.
 
-    ``broken``: the power check's variant (module docstring): the runs'
-    score noise at ε_s × 10, runs by the oracle, the 3 score classes only.
+    ``broken``: a power check's variant (module docstring). ``"score"``:
+    the runs' score noise at ε_s × 10, runs by the oracle, the 3 score
+    classes only. ``"model"``: the learner's Gaussian noise σ ÷ 100 (the
+    production sampler at σ/100), the 4 model bins only.
     """
     ctx, cfg = _capture(role)
     edges = _model_edges(cfg)
-    saved = pm._fit_and_score
-    if broken:
-        cfg = dict(cfg, eps_score=cfg["eps_score"] * BROKEN_FACTOR)
+    saved = pm._fit_and_score, gd.gaussian_on_grid
+    if broken == "score":
+        cfg = dict(cfg, eps_score=cfg["eps_score"] * SCORE_FACTOR)
         pm._fit_and_score = _oracle(1.0 if role == "V" else 0.0)
+    elif broken == "model":
+        real = gd.gaussian_on_grid
+        gd.gaussian_on_grid = lambda v, sigma, step, rng: real(
+            v, sigma / MODEL_FACTOR, step, rng
+        )
     out = np.empty(n, dtype=int)
+    coarse = {
+        None: lambda o: o,
+        "score": lambda o: o % 12 // 4,
+        "model": lambda o: o % 4,
+    }
     try:
         rows_once = predict_rows_once(DPGradientDescentLogisticRegression)
         with warnings.catch_warnings(), clip_rows_once(logistic), rows_once:
@@ -204,17 +230,16 @@ def _draw(role, n, broken=False):
             for i in range(n):
                 ctx.rng = secure_source()
                 o = _outcome(pm._random_stopping(ctx, cfg)[0], cfg, edges)
-                out[i] = (o % 9) // 3 if broken else o
+                out[i] = coarse[broken](o)
     finally:  # the draws may run in the test's own process (pytest-xdist)
-        pm._fit_and_score = saved
-    return np.bincount(out, minlength=3 if broken else 18)
+        pm._fit_and_score, gd.gaussian_on_grid = saved
+    return np.bincount(out, minlength={None: 24, "score": 3, "model": 4}[broken])
 
 
-def _counts(role, n, broken=False):
+def _counts(role, n):
     """n draws on ``role`` in two worker processes (or here, under xdist)."""
     halves = in_worker_processes(
-        (partial(_draw, role, broken=broken), n // 2),
-        (partial(_draw, role, broken=broken), n - n // 2),
+        (partial(_draw, role), n // 2), (partial(_draw, role), n - n // 2)
     )
     return np.sum(halves, axis=0)
 
@@ -242,7 +267,7 @@ def test_audit_private_model_zcdp(role, counts_on_v):
     a, b = counts_on_v, _counts(role, N)
     assert a.sum() == b.sum() == N
     for counts in (a, b):  # both candidates and every score class occur
-        by_class = counts.reshape(2, 3, 3)
+        by_class = counts.reshape(2, 3, 4)
         assert (by_class.sum(axis=(1, 2)) > 0).all()
         assert (by_class.sum(axis=(0, 2)) > 0).all()
     result = delta_audit(a, b, EPSILON, DELTA, ALPHA)
@@ -252,13 +277,15 @@ def test_audit_private_model_zcdp(role, counts_on_v):
 
 
 @pytest.mark.slow
-def test_power_score_noise_divided_by_ten_is_caught():
+@pytest.mark.parametrize(
+    "broken, role, n", [("score", "val", N_POWER), ("model", "train", N_MODEL)]
+)
+def test_power_broken_variant_is_caught(broken, role, n):
     a, b = in_worker_processes(
-        (partial(_draw, "V", N_POWER, True),),
-        (partial(_draw, "val", N_POWER, True),),
+        (partial(_draw, "V", n, broken),), (partial(_draw, role, n, broken),)
     )
     result = delta_audit(a, b, EPSILON, DELTA, ALPHA)
-    print("score noise / 10", result)
+    print(broken, result)
     assert result.epsilon_hat > EPSILON, str(result)
     assert result.delta_hat > DELTA, str(result)
 
@@ -326,15 +353,22 @@ def _power(n: int, p: float, q: float, n_outcomes: int) -> float:
 
 def test_power_of_the_check_is_computed():
     _, cfg = _capture("V")
-    eps_s = cfg["eps_score"] * BROKEN_FACTOR
+    # the score check: "every run scored <= 0", ε_s × 10
+    eps_s = cfg["eps_score"] * SCORE_FACTOR
     p, q = _all_low(1.0, eps_s, cfg), _all_low(0.0, eps_s, cfg)
     assert (p, q) == pytest.approx((0.0495, 0.3523), abs=5e-4)
     assert 1.0 - _power(N_POWER, p, q, 3) < 1e-6
-    # the correct search: the same event's loss is far below epsilon
-    ok = math.log(
-        _all_low(0.0, cfg["eps_score"], cfg) / _all_low(1.0, cfg["eps_score"], cfg)
-    )
-    assert ok < 0.25 * EPSILON
+    # the model check: w above the midpoint of the two noise-free models,
+    # σ ÷ 100; Gaussian (the grid step is ≤ 2⁻²⁰ σ): on V w − w₀ ~ N(0, s²)
+    # and the midpoint is η/(2 n_fit) = s/(2σ) below w₀ (w₀ + s is 100
+    # s.d. above): P = Φ(1/(2σ_b)) on V, Φ(−1/(2σ_b)) on V′
+    sigma_b = gd_noise(2.0, cfg["rho_run"], 1, 1)[0] / MODEL_FACTOR
+    tail = float(stats.norm.sf(1 / (2 * sigma_b)))
+    assert tail < 1e-5
+    assert 1.0 - _power(N_MODEL, tail, 1 - tail, 4) < 1e-6
+    # the correct search: the score event's loss is far below epsilon
+    low = [_all_low(v, cfg["eps_score"], cfg) for v in (0.0, 1.0)]
+    assert math.log(low[0] / low[1]) < 0.25 * EPSILON
 
 
 # ---------------------------------------------------------------------------
