@@ -33,20 +33,25 @@ of the candidate: :func:`_model_edges`).
   ``predict_rows_once``) make a draw cheaper; every model, score and
   release is the one the real functions give.
 
-What this pair can show. The accounting is loose here (it is an upper
-bound: Papernot & Steinke's theorem, then the RDP → (ε, δ) conversion):
-the exact law of the released score class on the validation pair (the
-logarithmic pgf of the capped K and the Laplace CDF) has a privacy loss
-of only 0.22 at δ = 1e-5 (hockey-stick divergence 0 at ε = 1). So no
-sound audit of this pair can catch an accounting error smaller than about
-that factor 4.5: giving every run the whole search's ρ (0.0306, ε_s =
-0.247) raises it to 0.31 only, and best-of-K at a fixed K = 5 to 0.89 —
-both still (1, 1e-5)-DP on this pair, not violations. Such errors are
-caught by the accounting tests (``tests/privacy/test_rdp.py`` against
-``dp_accounting``, ``test_private_model_zcdp.py``); this audit checks that
-the composed search (the plan, the learner's noise, the score's noise, K,
-the selection, the model it releases) leaks no more than its (ε, δ) on the
-worst pairs.
+What these pairs can show. The accounting is loose here (an upper bound:
+Papernot & Steinke's theorem, then the RDP → (ε, δ) conversion). On the
+validation pair the models do not depend on the changed row and every
+run's score is pure ε_s-DP, so the release is pure 2ε_s = 0.36-DP
+(random stopping with η = 0 and pure runs); the exact law of the released
+score in 6 classes (the capped logarithmic pgf and the Laplace CDF) has
+loss 0.22 at δ = 1e-5. So no sound audit of these pairs can catch an
+accounting error below a factor of about 3: giving every run the whole
+search's ρ (0.0306, ε_s = 0.247) stays pure 0.49-DP on the validation
+pair (exact: 0.31), and on the training pair the released model is one
+run's, a Gaussian shift of 1/σ = 0.12 s.d. ((0.43, 1e-5)-DP); best-of-K
+at a fixed K = 5 is pure 0.89-DP. None is a violation of (1, 1e-5) here.
+Such errors are caught by the accounting tests
+(``tests/privacy/test_rdp.py`` against ``dp_accounting``,
+``test_private_model_zcdp.py``); this audit checks that the composed
+search (the plan, the learner's noise, the score's noise, K, the
+selection, the model it releases) leaks no more than its (ε, δ) on the
+worst pairs, and its power checks that it would see gross leaks of
+either channel.
 
 - Power, score: the same search with the runs' score noise scale ÷ 10
   (ε_s × 10: Google's ``*WithInsufficientNoise`` ratio, TESTING.md P4.2)
