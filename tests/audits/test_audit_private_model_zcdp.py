@@ -5,82 +5,81 @@ method=PrivateModel(strategy="random-stopping"), epsilon=1, delta=1e-5)``:
 K ~ the logarithmic law (E[K] = 2, the two candidates; capped at K_max =
 37), each run a ρ₀-zCDP fit (ρ₀ = 0.0159) and its score + Laplace at
 ε_s = √(2ρ₀) = 0.178, accounted in Rényi DP (``_private_model/_zcdp.py``,
-``privacy/_rdp.py``). n = 241 rows: 240 training rows and m = 1 validation
-row, all (x = 1, y = 1); d = 1, no intercept, one gradient step (T = 1),
-C ∈ {0.1, 1}. The real ``fit`` runs once per side to capture the
-strategy's inputs (the plan and the parts); the whole random-stopping
-mechanism (K, the i.i.d. candidates, the learner's fits with production
-discrete-Gaussian noise, the scores, their Laplace noise, the selection)
-is then drawn N times per side from the OS CSPRNG. Outcome (24): released
-candidate × released score (≤ 0, in (0, 1), ≥ 1) × released model's
-weight w in 4 bins (edges w₀ − s, the midpoint between the noise-free
-models of V and V′, w₀ + s; w₀ and the noise s.d. s are public functions
-of the candidate: :func:`_model_edges`).
+``privacy/_rdp.py``). n = 241 rows: 240 training rows and m = 1
+validation row, all (x = 1, y = 1); d = 1, no intercept, one gradient
+step (T = 1), C ∈ {0.1, 1}. The real ``fit`` runs once per side to
+capture the strategy's inputs (the plan and the parts); the whole
+random-stopping mechanism (K, the i.i.d. candidates, the learner's fits
+with production discrete-Gaussian noise, the scores, their Laplace noise,
+the selection) is then drawn N times per side from the OS CSPRNG.
+Outcome (24): released candidate × released score (≤ 0, in (0, 1), ≥ 1)
+× released weight w in 4 bins (edges w₀ − s, the midpoint between the
+noise-free models of V and V′, w₀ + s; w₀ and the noise s.d. s are
+public functions of the candidate: :func:`_model_edges`).
 
 - Validation row: y = 1 in V, y = 0 in V′. Every model predicts class 1
-  at x = 1 (w ≈ 1.7–2.0, s.d. 0.16–0.18), so every run's clean score moves by the whole
-  range (Δ = 1/m = 1): the worst case of the score.
+  at x = 1 (w ≈ 1.7–2.0, s.d. 0.16–0.18), so every run's clean score
+  moves by the whole range (Δ = 1/m = 1): the worst case of the score.
 - Training row: one y = 1 becomes y = 0 at a row of the largest norm
   (x = 1 = ``data_norm``): its gradient term moves by ‖x‖(σ(z) + σ(−z)) =
-  1 whatever w, the largest move a label can make (the declared Δ = 2R is
-  the triangle inequality's; a row's x and label together move it by at
-  most R here). The worst case of the model.
+  1 whatever w, the largest move any change of one row makes here (d = 1,
+  no intercept; the declared Δ = 2R is the triangle inequality's). The
+  worst case of the model.
 - The test: :func:`_audit.delta_audit` (δ-aware: with probability ≥ 1 − α
-  no union S of outcomes has P[S] > e^ε P′[S] + δ unnoticed), at the
+  no union S of outcomes has P[S] > e^ε P′[S] + δ unnoticed) at the
   search's (ε, δ) = (1, 1e-5), α = 1e-6, on three families of events
   (:data:`FAMILIES`, α/3 each): the 24 outcomes, the 3 score classes, the
-  4 model bins. The families matter: with the score noise ÷ 10 in the
-  library (``_zcdp.plan``), the 24-outcome family alone gave ε̂ = 0.52 at
-  N = 2,000 (the leak spread over 8 outcomes, their bounds summed), the
-  score family catches it. The V draws serve both
-  neighbours (as in ``test_audit_private_model``; false alarms add up to
-  2α). Memoised pure functions (``_audit.clip_rows_once``,
-  ``predict_rows_once``) make a draw cheaper; every model, score and
-  release is the one the real functions give.
+  4 model bins. A leak of one score class spread over its 8 outcomes is
+  seen whole by the score family (the 24-outcome family sums 8 bounds:
+  with the library's score noise ÷ 10 it gave ε̂ = 0.52 at N = 2,000,
+  the score family 1.36). The V draws serve both neighbours (as in
+  ``test_audit_private_model``; false alarms add up to 2α). Memoised pure
+  functions (``_audit.clip_rows_once``, ``predict_rows_once``) make a
+  draw cheaper; every model, score and release is the one the real
+  functions give.
 
-What these pairs can show. The accounting is loose here (an upper bound:
-Papernot & Steinke's theorem, then the RDP → (ε, δ) conversion). On the
+What these pairs can show. The accounting is an upper bound, loose here
+(Papernot & Steinke's theorem, then the RDP → (ε, δ) conversion). On the
 validation pair the models do not depend on the changed row and every
 run's score is pure ε_s-DP, so the release is pure 2ε_s = 0.36-DP
-(random stopping with η = 0 and pure runs); the exact law of the released
-score in 6 classes (the capped logarithmic pgf and the Laplace CDF) has
-loss 0.22 at δ = 1e-5. So no sound audit of these pairs can catch an
-accounting error below a factor of about 3: giving every run the whole
-search's ρ (0.0306, ε_s = 0.247) stays pure 0.49-DP on the validation
-pair (exact: 0.31), and on the training pair the released model is one
+(random stopping, η = 0, pure runs); the exact law of the released score
+in 6 classes (the capped logarithmic pgf and the Laplace CDF) has loss
+0.22 at δ = 1e-5. So no sound audit of these pairs can catch an
+accounting error below a factor of about 3: every run at the whole
+search's ρ (0.0306, ε_s = 0.247) is pure 0.49-DP on the validation pair
+(exact: 0.31), and on the training pair, where the released model is one
 run's, a Gaussian shift of 1/σ = 0.12 s.d. ((0.43, 1e-5)-DP); best-of-K
-at a fixed K = 5 is pure 0.89-DP. None is a violation of (1, 1e-5) here.
+at a fixed K = 5 is pure 0.89-DP. None violates (1, 1e-5) here
+(:func:`test_whole_search_rho_per_run_is_no_violation_on_these_pairs`).
 Such errors are caught by the accounting tests
 (``tests/privacy/test_rdp.py`` against ``dp_accounting``,
-``test_private_model_zcdp.py``); this audit checks that the composed
+``test_private_model_zcdp.py``). This audit checks that the composed
 search (the plan, the learner's noise, the score's noise, K, the
 selection, the model it releases) leaks no more than its (ε, δ) on the
-worst pairs, and its power checks that it would see gross leaks of
-either channel.
+worst pairs; its power checks, that it sees gross leaks of either channel.
 
 - Power, score: the same search with the runs' score noise scale ÷ 10
   (ε_s × 10: Google's ``*WithInsufficientNoise`` ratio, TESTING.md P4.2)
-  leaks
-  through "every run scored ≤ 0": P = 0.0495 on V, 0.352 on V′ (loss
-  1.96 > ε = 1). The runs are an oracle returning the clean score every
-  model has here (1 on V, 0 on V′; the models do not enter this event),
-  so a draw costs K Laplace draws. At N_POWER = 2,400 per side the
-  check (the same :func:`_audit`) rejects with probability ≥ 1 − 1e-6
-  (1 − 2.3e-7, computed exactly from the two binomials through the score
-  family: :func:`test_power_of_the_check_is_computed`); at the audit's N
-  = 2,000 with real runs it is 1 − 4.8e-5.
+  leaks through "every run scored ≤ 0": P = 0.0495 on V, 0.352 on V′
+  (loss 1.96 > ε = 1). The runs are an oracle returning the clean score
+  every model has here (1 on V, 0 on V′; the models do not enter this
+  event), so a draw costs K Laplace draws. At N_POWER = 2,400 per side
+  the same :func:`_audit` rejects with probability 1 − 2.3e-7 (computed
+  exactly from the two binomials through the score family:
+  :func:`test_power_of_the_check_is_computed`); at the audit's N = 2,000
+  (real runs, the same leak) 1 − 4.8e-5.
 - Power, model: the same search with the learner's Gaussian noise σ ÷ 100
   (the production sampler at σ/100), on the training pair: the flipped
-  row moves w by 1/σ = 0.089 noise s.d.s, 8.9 at σ/100, so w lands above
-  the midpoint edge with probability 1 − 4.2e-6 on V and 4.2e-6 on V′.
+  row moves w by 1/σ = 0.089 noise s.d., 8.9 at σ/100, so w lands above
+  the midpoint edge with probability 1 − 4.2e-6 on V and 4.2e-6 on V′;
   N_MODEL = 100 per side rejects through the model family with
-  probability ≥ 1 − 1e-6 (computed). σ ÷ 10 (0.89 s.d.s: P = 0.67 vs 0.33 on the
-  midpoint's sides, loss 0.7) is not a violation these bins can show.
-- Resolution of the audit itself at N = 2,000 (``_audit.resolution``, 24
+  probability ≥ 1 − 1e-6 (computed). σ ÷ 10 (0.89 s.d.: P = 0.67 vs 0.33
+  on the midpoint's sides, loss 0.7) is no violation these bins can show.
+- Resolution of the audit at N = 2,000 (``_audit.resolution``, 24
   outcomes): an outcome of probability 0.3 with a loss of exactly ε is
-  reported 0.54 below it (1.4 at probability 0.05). A draw costs
-  ~0.7 ms (K ≈ 2 real fits and scores), a score power draw ~0.3 ms: about
-  6–9 s of CPU for the file (6,000 + 4,800 + 200 draws).
+  reported 0.54 below it (1.4 at probability 0.05). Cost: a real draw
+  ~0.7–1.3 ms (K ≈ 2 fits and scores), a score power draw ~0.15 ms; the
+  file's tests take about 8 s of CPU (6,000 + 4,800 + 200 draws).
 """
 
 from __future__ import annotations
