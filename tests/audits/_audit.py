@@ -58,6 +58,8 @@ __all__ = [
     "solve_once",
     "cp_lower",
     "cp_upper",
+    "DeltaAuditResult",
+    "delta_audit",
     "draw_outcomes",
     "epsilon_lower_bound",
     "in_worker_processes",
@@ -145,6 +147,100 @@ def epsilon_lower_bound(counts, counts_prime, alpha: float = ALPHA) -> AuditResu
     if forward[i] >= backward[j]:
         return AuditResult(float(forward[i]), i, "V/V'", n, n_prime, k)
     return AuditResult(float(backward[j]), j, "V'/V", n, n_prime, k)
+
+
+@dataclasses.dataclass(frozen=True)
+class DeltaAuditResult:
+    """ε̂ at δ, δ̂ at ε, and the event that attains ε̂ (:func:`delta_audit`)."""
+
+    epsilon_hat: float  # ε̂(δ): no (ε, δ)-DP for any ε < ε̂, at 1 − α
+    delta_hat: float  # δ̂(ε): no (ε, δ)-DP for any δ < δ̂, at 1 − α
+    event: tuple  # outcomes of the event attaining ε̂ (() if none)
+    direction: str  # "V/V'" (P[S] large) or "V'/V"
+    epsilon: float
+    delta: float
+    n: int
+    n_prime: int
+    n_outcomes: int
+
+    def __str__(self) -> str:
+        return (
+            f"eps_hat={self.epsilon_hat:.4f} at delta={self.delta:g}, "
+            f"delta_hat={self.delta_hat:.4g} at eps={self.epsilon:g} (event "
+            f"{list(self.event)}, {self.direction}, N={self.n}/{self.n_prime}, "
+            f"K={self.n_outcomes})"
+        )
+
+
+def delta_audit(
+    counts, counts_prime, epsilon: float, delta: float, alpha: float = ALPHA
+) -> DeltaAuditResult:
+    """Lower bounds on the (ε, δ) of a mechanism, from outcome counts on V and V'.
+
+    (ε, δ)-DP requires P[M(V) ∈ S] ≤ e^ε P[M(V') ∈ S] + δ for every event
+    S (and with V, V' swapped). The outcomes o = 0..K−1 get the same 4K
+    one-sided Clopper–Pearson bounds as :func:`epsilon_lower_bound`, each at
+    α/(4K): lo_o ≤ P[o] ≤ hi_o and lo'_o ≤ P'[o] ≤ hi'_o, all at once with
+    probability ≥ 1 − α (Bonferroni). On that event, for *every* union S of
+    outcomes, even one chosen after seeing the counts,
+    Σ_S lo_o ≤ P[S] and Σ_S hi'_o ≥ P'[S]; so, with probability ≥ 1 − α,
+
+        δ̂(ε) = max_S (Σ_S lo_o − e^ε Σ_S hi'_o) = Σ_o max(0, lo_o − e^ε hi'_o)
+        ε̂(δ) = max_S log((Σ_S lo_o − δ) / Σ_S hi'_o)     (−∞ if no S has Σ_S lo_o > δ)
+
+    (maximum over both directions) satisfy δ̂(ε) ≤ δ_true(ε) and ε̂(δ) ≤
+    ε_true(δ): an audit with δ̂(ε) > δ, equivalently ε̂(δ) > ε, has shown at
+    confidence 1 − α that the mechanism is not (ε, δ)-DP on this pair. The
+    maximum over S in ε̂ is attained on a prefix of the outcomes sorted by
+    lo_o/hi'_o (at the threshold ε the best S is {o : lo_o > e^ε hi'_o}),
+    so it is computed over the K prefixes. With δ = 0, ε̂ equals
+    :func:`epsilon_lower_bound`'s (a union's ratio never exceeds its best
+    outcome's). Summing per-outcome bounds is conservative for large S:
+    keep K small.
+    """
+    c = np.asarray(counts, dtype=float)
+    cp = np.asarray(counts_prime, dtype=float)
+    if c.shape != cp.shape or c.ndim != 1:
+        raise ValueError("counts and counts_prime must be 1-D of the same length")
+    if not (0 <= delta < 1 and epsilon >= 0):
+        raise ValueError(
+            f"need epsilon >= 0 and 0 <= delta < 1; got {epsilon}, {delta}"
+        )
+    n, n_prime = int(c.sum()), int(cp.sum())
+    k = c.size
+    level = alpha / (4 * k)
+    lo, hi = cp_lower(c, n, level), cp_upper(c, n, level)
+    lo_p, hi_p = cp_lower(cp, n_prime, level), cp_upper(cp, n_prime, level)
+    best = (-math.inf, (), "V/V'")
+    delta_hat = 0.0
+    for low, high, direction in ((lo, hi_p, "V/V'"), (lo_p, hi, "V'/V")):
+        delta_hat = max(
+            delta_hat, float(np.sum(np.maximum(low - math.exp(epsilon) * high, 0.0)))
+        )
+        with np.errstate(divide="ignore"):
+            order = np.argsort(-(np.log(low) - np.log(high)), kind="stable")
+        excess = np.cumsum(low[order]) - delta
+        mass = np.cumsum(high[order])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            eps = np.where(excess > 0, np.log(excess) - np.log(mass), -math.inf)
+        j = int(np.argmax(eps))
+        if eps[j] > best[0]:
+            best = (
+                float(eps[j]),
+                tuple(sorted(int(o) for o in order[: j + 1])),
+                direction,
+            )
+    return DeltaAuditResult(
+        best[0],
+        delta_hat,
+        best[1],
+        best[2],
+        float(epsilon),
+        float(delta),
+        n,
+        n_prime,
+        k,
+    )
 
 
 def resolution(
