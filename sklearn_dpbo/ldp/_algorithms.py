@@ -3,16 +3,13 @@
 Spec: ``LDP_BO.md`` §4 (Zhou & Tan, AAAI 2021; Chowdhury & Gopalan,
 NeurIPS 2019; Shao et al., NeurIPS 2018). Tags of every constant:
 [P] the paper's readable part, [B] the base paper (verified), [M] MENU
-(recalled, not re-verified), [R] reconstructed, [S] our safe choice.
+(recalled, not re-verified), [R] reconstructed, [S] our safe choice,
+[E] an empirical public constant (no guarantee rests on it).
 
-Everything here runs on *privatised* rewards only: it is post-processing
-of ε-LDP reports and its whole state is public.
-
-An algorithm object (:class:`TGPUCB`, :class:`ATAGPUCB`,
-:class:`MoMAGPUCB`, :class:`GPUCB`) carries its own parameters; its
-``start(problem, rng)`` returns a learner with ``propose() -> index``,
-``update(index, centred_report)``, and the current ``mean``/``std`` over
-the candidates.
+Everything here is post-processing of ε-LDP reports; its state is public.
+An algorithm object's ``start(problem, rng)`` returns a learner with
+``propose() -> index``, ``update(index, centred_report)`` and the current
+``mean``/``std`` over the candidates.
 
 Finite candidate sets make every posterior a function of per-candidate
 sufficient statistics: with c_j reports at candidate j, the t-point GP
@@ -32,7 +29,7 @@ import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 
 from ..privacy._validation import check_probability
-from ._nystrom import (  # nystrom_embedding is public here too (__all__)
+from ._nystrom import (
     _dtc_variance,
     _nystrom_b_term,
     _nystrom_q,
@@ -219,8 +216,8 @@ class _ATALearner(_NystromLearner):
     def __init__(self, problem, rng, settings):
         super().__init__(problem, rng, settings)
         n = problem.K.shape[0]
-        # Per candidate: |ȳ| sorted ascending and the prefix sums of ȳ in
-        # that order, so Σ ȳ·1{|ȳ| ≤ thr} is one searchsorted.
+        # Per candidate: reports sorted by |ȳ| and their prefix sums, so
+        # Σ ȳ·1{|ȳ| ≤ thr} is one searchsorted.
         self._abs = [np.empty(0) for _ in range(n)]
         self._cum = [np.zeros(1) for _ in range(n)]
         self._vals = [np.empty(0) for _ in range(n)]
@@ -366,17 +363,6 @@ class _MoMALearner(_NystromLearner):
             self._current = None  # next epoch picks a new point
 
 
-# The practical widths [E]: c × the theory width, public constants chosen
-# once (``python benchmarks/bench_ldp.py --select``); no guarantee rests on
-# them. GP-UCB's β_t has no noise term, so its practical width is c = 1.
-_PRACTICAL = {
-    "ldp-tgp-ucb": 0.01,
-    "ldp-ata-gp-ucb": 0.01,
-    "ldp-moma-gp-ucb": 0.002,
-    "gp-ucb": 1.0,
-}
-
-
 def _practical_groups(horizon: int, delta: float) -> int:
     """k = min(⌈ln(e^{1/8} T/δ)⌉, T): MENU's k without its factor 24 [E]."""
     return max(1, min(math.ceil(math.log(math.exp(0.125) * horizon / delta)), horizon))
@@ -398,7 +384,7 @@ def _is_real(x) -> bool:
 
 
 def _check_delta(delta, owner: str) -> float:
-    # δ: the regret bound's failure probability, not a privacy δ.
+    """δ: the regret bound's failure probability, not a privacy δ."""
     return check_probability(delta, "delta", owner)
 
 
@@ -504,7 +490,7 @@ class TGPUCB(_Algorithm):
     """
 
     name = "ldp-tgp-ucb"
-    practical_width = _PRACTICAL["ldp-tgp-ucb"]
+    practical_width = 0.01
 
     def __init__(self, delta: float = 0.1, width="practical", truncation="theory"):
         self.delta = delta
@@ -553,7 +539,7 @@ class GPUCB(_Algorithm):
     """
 
     name = "gp-ucb"
-    practical_width = _PRACTICAL["gp-ucb"]
+    practical_width = 1.0  # β_t has no noise term
 
     def __init__(self, delta: float = 0.1, width="practical"):
         self.delta = delta
@@ -591,7 +577,7 @@ class ATAGPUCB(_Algorithm):
     """
 
     name = "ldp-ata-gp-ucb"
-    practical_width = _PRACTICAL["ldp-ata-gp-ucb"]
+    practical_width = 0.01
 
     def __init__(
         self, delta=0.1, nystrom_accuracy=0.1, q="practical", width="practical"
@@ -645,7 +631,7 @@ class MoMAGPUCB(_Algorithm):
     """
 
     name = "ldp-moma-gp-ucb"
-    practical_width = _PRACTICAL["ldp-moma-gp-ucb"]
+    practical_width = 0.002
 
     def __init__(
         self,
