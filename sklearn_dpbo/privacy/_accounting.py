@@ -58,7 +58,6 @@ class Release:
 
     def describe(self) -> dict:
         """The release's public description, without its value."""
-        # Shallow on purpose: every field but ``value`` is a str or a float.
         return {
             f.name: getattr(self, f.name) for f in fields(self) if f.name != "value"
         }
@@ -87,8 +86,7 @@ class PrivacyReport:
     ):
         self._releases = tuple(r.describe() for r in releases)
         self.method = method
-        #: The neighbouring relation the guarantee is stated for (the
-        #: privacy unit of the mode).
+        #: The neighbouring relation the guarantee is stated for.
         self.neighbouring = neighbouring
         #: Published attributes the guarantee does NOT cover, with why.
         self.uncovered = dict(uncovered or {})
@@ -124,10 +122,9 @@ class PrivacyReport:
         accountants (``pip install "sklearn-dpbo[accounting]"``). Per release:
 
         - pure-ε Laplace releases: ``LaplaceDpEvent(noise_scale /
-          sensitivity)``, both the inflated 2^k-grid calibration (the exact
-          mechanism is a discrete Laplace with ~2^20 grid steps per unit of
-          sensitivity, whose privacy-loss distribution matches the
-          continuous one to O(2^-20));
+          sensitivity)`` (the discrete Laplace with ~2^20 grid steps per unit
+          of sensitivity matches the continuous one's privacy loss to
+          O(2^-20));
         - other pure-ε releases (selection): ``DiscreteLaplaceDpEvent(ε,
           1)``, whose privacy loss is exactly ±ε with probabilities
           e^ε/(1+e^ε), 1/(1+e^ε): the worst case of every ε-DP mechanism;
