@@ -81,7 +81,6 @@ def _argmax(values: np.ndarray, rng: np.random.Generator) -> int:
     return int(top[rng.integers(top.size)])
 
 
-# --- Exact GP posterior from per-candidate sufficient statistics (A1, GP-UCB) ---
 def aggregated_posterior(K, counts, sums, lam):
     """μ, σ² over all candidates and ln det(I_t + λ⁻¹K_t), from (c_j, Σ y).
 
@@ -106,9 +105,8 @@ def aggregated_posterior(K, counts, sums, lam):
 class _AggregatedGP:
     """Shared state of A1 and GP-UCB: counts and sums per candidate."""
 
-    def __init__(self, problem: LDPProblem, rng):
-        self.p = problem
-        self.rng = rng
+    def __init__(self, problem: LDPProblem, rng, settings):
+        self.p, self.rng, self.s = problem, rng, settings
         n = problem.K.shape[0]
         self.counts = np.zeros(n, dtype=np.int64)
         self.sums = np.zeros(n)
@@ -141,10 +139,6 @@ class _AggregatedGP:
 
 
 class _TGPLearner(_AggregatedGP):
-    def __init__(self, problem, rng, settings):
-        self.s = settings
-        super().__init__(problem, rng)
-
     def level(self, t: int) -> float:
         """b_t: the fixed LDP level [R], or v^{1/(1+α)} t^{1/(2(1+α))} [B]."""
         p = self.p
@@ -168,10 +162,6 @@ class _TGPLearner(_AggregatedGP):
 
 
 class _GPUCBLearner(_AggregatedGP):
-    def __init__(self, problem, rng, settings):
-        self.s = settings
-        super().__init__(problem, rng)
-
     def _beta(self) -> float:
         from ..bo._acquisition import ucb_beta
 
@@ -490,6 +480,7 @@ class TGPUCB(_Algorithm):
     """
 
     name = "ldp-tgp-ucb"
+    _learner = _TGPLearner
     practical_width = 0.01
 
     def __init__(self, delta: float = 0.1, width="practical", truncation="theory"):
@@ -511,9 +502,6 @@ class TGPUCB(_Algorithm):
     def settings(self, horizon: int) -> _Settings:
         self.truncation_tail()  # validates ``truncation``
         return super().settings(horizon)
-
-    def _learner(self, problem, rng, settings) -> _TGPLearner:
-        return _TGPLearner(problem, rng, settings)
 
 
 class GPUCB(_Algorithm):
@@ -539,14 +527,12 @@ class GPUCB(_Algorithm):
     """
 
     name = "gp-ucb"
+    _learner = _GPUCBLearner
     practical_width = 1.0  # β_t has no noise term
 
     def __init__(self, delta: float = 0.1, width="practical"):
         self.delta = delta
         self.width = width
-
-    def _learner(self, problem, rng, settings) -> _GPUCBLearner:
-        return _GPUCBLearner(problem, rng, settings)
 
 
 class ATAGPUCB(_Algorithm):
@@ -577,6 +563,7 @@ class ATAGPUCB(_Algorithm):
     """
 
     name = "ldp-ata-gp-ucb"
+    _learner = _ATALearner
     practical_width = 0.01
 
     def __init__(
@@ -596,9 +583,6 @@ class ATAGPUCB(_Algorithm):
             nystrom_accuracy=eps_n,
             q=_nystrom_q(self.q, eps_n, delta, horizon),
         )
-
-    def _learner(self, problem, rng, settings) -> _ATALearner:
-        return _ATALearner(problem, rng, settings)
 
 
 class MoMAGPUCB(_Algorithm):
@@ -631,6 +615,7 @@ class MoMAGPUCB(_Algorithm):
     """
 
     name = "ldp-moma-gp-ucb"
+    _learner = _MoMALearner
     practical_width = 0.002
 
     def __init__(
@@ -671,9 +656,6 @@ class MoMAGPUCB(_Algorithm):
 
     def settings(self, horizon: int) -> _Settings:
         return replace(ATAGPUCB.settings(self, horizon), k=self.groups(horizon))
-
-    def _learner(self, problem, rng, settings) -> _MoMALearner:
-        return _MoMALearner(problem, rng, settings)
 
 
 ALGORITHMS = {
