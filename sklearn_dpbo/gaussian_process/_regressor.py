@@ -333,7 +333,6 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
         tags.non_deterministic = self.noise_random_state is None
         return tags
 
-    # --- Public settings (checked before any data is read) ---
     def _check_settings(self) -> dict:
         self._validate_params()
         # By hand as well: set_config(skip_parameter_validation) proof.
@@ -385,10 +384,6 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
             "candidates": candidates,
         }
 
-    # --- Public constructions ---
-    def _base_kernel(self):
-        return RBF(1.0) if self.kernel is None else clone(self.kernel)
-
     def _inducing(self, spec, X, seed):
         if spec is None:
             return None
@@ -429,7 +424,7 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
 
     def _config(self, params: dict, X, seed):
         """(kernel, alpha, Z) of one configuration."""
-        kernel = self._base_kernel()
+        kernel = RBF(1.0) if self.kernel is None else clone(self.kernel)
         kparams = {
             k[len("kernel__") :]: v
             for k, v in params.items()
@@ -441,7 +436,6 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
         Z = self._inducing(params.get("inducing_points", self.inducing_points), X, seed)
         return kernel, alpha, Z
 
-    # --- fit ---
     def fit(self, X, y):
         """Release the DP posterior mean at the query inputs.
 
@@ -635,7 +629,6 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
         }
         self._released_n = released_n
 
-    # --- Post-processing ---
     def _query_index(self, X):
         return np.array([self._rows.get(row.tobytes(), -1) for row in X], dtype=int)
 
