@@ -66,12 +66,10 @@ class Release:
 class PrivacyReport:
     """Per-release privacy guarantee of one fit, and the basic-composition total.
 
-    ``str(report)`` is one line per release (quantity, mechanism, guarantee,
-    ε, δ, noise scale, the assumption's first words) under the total;
-    :meth:`explain` adds the neighbouring relation, sensitivities, sources
-    and each assumption in full; :meth:`to_dict` gives it all as plain
-    data. Contains no released value and no validation-derived data beyond
-    the calibrations, which depend only on public parameters.
+    ``str(report)`` is one line per release under the total; :meth:`explain`
+    adds the neighbouring relation, sensitivities, sources and assumptions in
+    full; :meth:`to_dict` gives it all as plain data. Contains no released
+    value.
     """
 
     def __init__(
@@ -167,9 +165,8 @@ class PrivacyReport:
     def to_pld(self, value_discretization_interval: float = 1e-4):
         """The fit's guarantee as a ``dp_accounting`` privacy-loss distribution.
 
-        Works for every method, ``"gp-ucb"``'s (ε, δ) releases included
-        (``dp_accounting`` has no generic (ε, δ) ``DpEvent``, but it has
-        the PLD of one). Per release, with pessimistic discretisation:
+        Works for every method, ``"gp-ucb"``'s (ε, δ) releases included. Per
+        release, with pessimistic discretisation:
 
         - (ε, δ) releases: ``from_privacy_parameters(ε, δ)``, the privacy
           loss of the worst (ε, δ)-DP mechanism (the guarantee of Kusner et
@@ -182,15 +179,12 @@ class PrivacyReport:
         - other pure-ε releases (selection): ``from_privacy_parameters(ε,
           0)``, the worst ε-DP mechanism.
 
-        The PLDs are composed (``PrivacyLossDistribution.compose``) with
-        ``tail_mass_truncation=0`` (the default 1e-15 moves truncated mass
-        to an infinite loss, which makes every pure fit's ε at δ = 0
-        infinite). So ``report.to_pld().get_epsilon_for_delta(d)`` is the ε
-        of the whole fit at δ = d, and at ``d = report.delta`` it is never
-        larger than basic composition: at most ``report.epsilon`` plus
-        ``value_discretization_interval`` per release (the pessimistic
-        rounding of the losses up to the grid), δ = 0 included. Compose the
-        result with the PLDs of other releases of the same validation set.
+        Composed with ``tail_mass_truncation=0`` (the default 1e-15 would
+        make every pure fit's ε at δ = 0 infinite), so
+        ``report.to_pld().get_epsilon_for_delta(report.delta)`` is at most
+        ``report.epsilon`` plus ``value_discretization_interval`` per release
+        (the pessimistic rounding of the losses). Compose the result with the
+        PLDs of other releases of the same validation set.
         """
         try:
             from dp_accounting.pld import common, privacy_loss_distribution
