@@ -114,10 +114,6 @@ class RowIndependenceError(ValueError):
     """The model's outputs for a record depend on the other records scored."""
 
 
-def _response(estimator: Any, X, method: str):
-    return np.asarray(getattr(estimator, method)(X))
-
-
 class DPScorer:
     """A private score: the mean of per-record values clipped into ``bounds``.
 
@@ -232,7 +228,7 @@ class DPScorer:
 
     def _raw(self, estimator: Any, X, y) -> np.ndarray:
         """Unclipped per-record values of one batch (raises on failure)."""
-        out = _response(estimator, X, self.response_method)
+        out = np.asarray(getattr(estimator, self.response_method)(X))
         if self._with_estimator:
             values = self.record_score(y, out, estimator)
         else:
