@@ -3,24 +3,11 @@
 scikit-learn keeps no compatibility promise for underscore names, so every one
 the library needs is imported here, once, with a fallback (``tests/test_compat.py``
 fails on any other private scikit-learn import). Supported: scikit-learn 1.6 to
-1.9 (``.ci/version_smoke.sh``).
+1.9 (``.ci/version_smoke.py``).
 
-- ``Interval``, ``StrOptions``, ``HasMethods``,
-  ``validate_parameter_constraints``, ``InvalidParameterError``: the
-  ``_parameter_constraints`` machinery (``sklearn.utils._param_validation``,
-  unchanged from 1.2 to 1.9; no public equivalent, no fallback).
-- ``_VisualBlock``: the HTML-repr block (``sklearn.utils._repr_html.estimator``
-  from 1.7, ``sklearn.utils._estimator_html_repr`` in 1.6); if neither exists,
-  calling it raises and scikit-learn draws the estimator as a single block.
-- ``_safe_indexing``, ``_num_samples``: row indexing and row counts with
-  scikit-learn's rules; fallbacks for rows of arrays, sparse matrices, pandas
-  objects and sequences.
-- ``_safe_split``: our copy of ``sklearn.utils.metaestimators._safe_split`` on
-  the public ``get_tags`` (a precomputed kernel is sliced on both axes).
-- ``_routing_enabled``: metadata routing on, from the public ``get_config()``.
-- ``CachedParamNamesMixin``: ``BaseEstimator._get_param_names`` (the sorted
-  constructor arguments, from ``inspect.signature``) computed once per class;
-  a function of the class alone.
+The ``_parameter_constraints`` machinery (``sklearn.utils._param_validation``)
+has no public equivalent and no fallback; ``_VisualBlock`` moved in 1.7
+(without it scikit-learn draws the estimator as a single block).
 """
 
 from __future__ import annotations

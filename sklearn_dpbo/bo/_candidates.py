@@ -101,7 +101,6 @@ class _Dimension:
                 "or a frozen scipy.stats distribution."
             )
 
-    # -- construction -------------------------------------------------------
     def _init_range(self, spec: tuple) -> None:
         name = self.name
         if len(spec) not in (2, 3):
@@ -166,21 +165,19 @@ class _Dimension:
                     self.categories.append(v)
             self.width = len(self.categories) if len(self.categories) > 1 else 0
 
-    # -- sampling -----------------------------------------------------------
     def from_unit(self, u: float) -> Any:
         """Map a Sobol coordinate u in [0, 1) to a value of this dimension."""
         if self.kind == "list":
             return self.values[min(int(u * len(self.values)), len(self.values) - 1)]
         if self.kind == "distribution":
-            value = self.dist.ppf(min(max(u, 1e-12), 1 - 1e-12))
-            value = float(value)
+            value = float(self.dist.ppf(min(max(u, 1e-12), 1 - 1e-12)))
             if _is_discrete(self.dist):
                 return int(round(value))
             return value
         if self.prior == "log-uniform":
-            lo, hi = math.log(self.low), math.log(self.high)
+            top = self.high + 1 if self.integer else self.high
+            lo, hi = math.log(self.low), math.log(top)
             if self.integer:
-                lo, hi = math.log(self.low), math.log(self.high + 1)
                 return int(min(math.floor(math.exp(lo + u * (hi - lo))), self.high))
             return float(math.exp(lo + u * (hi - lo)))
         if self.integer:
@@ -188,7 +185,6 @@ class _Dimension:
             return int(self.low + min(int(u * n), n - 1))
         return float(self.low + u * (self.high - self.low))
 
-    # -- encoding -----------------------------------------------------------
     @property
     def n_columns(self) -> int:
         if self.kind == "list":
@@ -320,23 +316,6 @@ def _key(params: Mapping[str, Any]) -> tuple:
     return tuple(sorted((k, repr(v)) for k, v in params.items()))
 
 
-def _first_occurrences(codes: np.ndarray) -> np.ndarray:
-    """Sorted indices of the first occurrence of every distinct row."""
-    codes = np.asarray(codes, dtype=np.int64)
-    # Fold the columns into one compact int64 key, column by column (each
-    # step re-compacts to ids < n_rows, so nothing overflows).
-    key = np.unique(codes[:, 0], return_inverse=True)[1].reshape(-1)
-    for j in range(1, codes.shape[1]):
-        ids = np.unique(codes[:, j], return_inverse=True)[1].reshape(-1)
-        key = key * (int(ids.max()) + 1) + ids
-        key = np.unique(key, return_inverse=True)[1].reshape(-1)
-    # A stable sort makes the returned index the first occurrence.
-    order = np.argsort(key, kind="stable")
-    first = np.ones(len(key), dtype=bool)
-    first[1:] = key[order[1:]] != key[order[:-1]]
-    return np.sort(order[first])
-
-
 def _make_dicts(names: list[str], columns: list[list]) -> list[dict]:
     """``[dict(zip(names, row)) for row in zip(*columns)]``, faster."""
     if len(names) == 1:
@@ -415,18 +394,13 @@ class CandidateSet:
             self.spaces_dims.append(dims)
         self._build()
 
-    # ----------------------------------------------------------------------
     def _build(self) -> None:
         blocks = [self._space_block(s, dims) for s, dims in enumerate(self.spaces_dims)]
         if len(blocks) == 1 and blocks[0][2] is not None:
             # One Sobol dict: drop repeated settings (first occurrence kept)
             # by their per-column repr codes, without a key per candidate.
-            points, _, codes = blocks[0]
-            rows = _first_occurrences(codes)
-            if len(rows) == len(points):
-                kept = [(0, i) for i in range(len(points))]
-            else:
-                kept = [(0, i) for i in rows.tolist()]
+            first = np.unique(blocks[0][2], axis=0, return_index=True)[1]
+            kept = [(0, i) for i in np.sort(first).tolist()]
         else:
             kept = []
             seen: set = set()

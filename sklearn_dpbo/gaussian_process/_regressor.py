@@ -13,6 +13,7 @@ import warnings
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.linalg import cho_solve
 from sklearn.base import BaseEstimator, RegressorMixin, clone
 from sklearn.exceptions import ConvergenceWarning, DataConversionWarning
 from sklearn.gaussian_process.kernels import RBF, Kernel
@@ -56,14 +57,10 @@ _REFERENCE = {
 
 
 def _output_value(v) -> float:
-    """One private output as a float, decided by that record alone.
+    """One private output as a float, decided by that record alone; never raises.
 
-    Numbers, numeric strings and one-element sequences convert as
-    ``float`` does; a complex number with zero imaginary part is its real
-    part; an integer too large for a float is ±inf. Anything else (a
-    non-numeric string, ``None``, ``pd.NA``, a longer sequence, a complex
-    number, an object whose conversion fails) is NaN: the record's own
-    failure, mapped like a NaN output by the caller. Never raises.
+    Numbers, numeric strings and one-element sequences convert as ``float``
+    does (a too-large integer is ±inf); anything else is NaN.
     """
     try:
         if isinstance(v, np.ndarray):
@@ -76,7 +73,6 @@ def _output_value(v) -> float:
             v = v[0]
         if isinstance(v, (np.ndarray, list, tuple)):
             return math.nan
-        # Strings ("True", "(0.5+0j)"), complex, bools; too large: ±inf.
         return number_or_nan(v, inf_on_overflow=True)
     except BaseException as exc:  # noqa: BLE001 - a record that does not convert
         if isinstance(exc, KeyboardInterrupt):  # the user's, not the record's
@@ -85,11 +81,10 @@ def _output_value(v) -> float:
 
 
 def _check_output_container(y, n: int):
-    """Public checks of the private ``y``: its type, shape and dtype only.
+    """Checks of the private ``y``'s type, shape and dtype only; its records.
 
-    Returns a 1-D array (an ndarray's own dtype, never inferred from the
-    values) or a list of the records. No value is read: whether this raises
-    is the same for every ``y`` of the same container, shape and dtype.
+    No value is read: whether this raises is the same for every ``y`` of the
+    same container, shape and dtype.
     """
     if y is None:
         raise ValueError(
@@ -134,13 +129,10 @@ def _check_output_container(y, n: int):
 
 
 def _output_values(records) -> np.ndarray:
-    """The private outputs as float64, one record at a time (may hold NaN, ±inf).
+    """The private outputs as float64 (may hold NaN, ±inf), silently.
 
-    A numeric ndarray is cast element-wise; any other container is
-    converted record by record by :func:`_output_value`, so no record's
-    type or value decides how another is read. Runs under
-    :func:`~._scorers.quiet`: a cast or a user's ``__float__`` that warns
-    on one record shows nothing.
+    Record by record (:func:`_output_value`) unless numeric: no record's type
+    or value decides how another is read.
     """
     with quiet():
         if isinstance(records, np.ndarray) and records.dtype.kind in "biuf":
@@ -167,12 +159,10 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
     (X, query inputs, kernel, noise variance, bounds), or the privately
     selected hyper-parameters.
 
-    The only private input is ``y``: ``fit`` checks its container only
-    (type, shape, an array's dtype) and maps each output *on its own* into
-    ``y_bounds`` (±inf clipped, NaN and non-numbers to the midpoint), so no
-    output value can make ``fit`` raise, warn or behave differently: one
-    record moves at most its own clipped value, by at most d. Everything
-    else is public and validated as usual. ``fit`` takes no ``sample_weight``.
+    ``fit`` checks only the container of ``y`` (type, shape, dtype) and maps
+    each output *on its own* into ``y_bounds`` (±inf clipped, NaN and
+    non-numbers to the midpoint), so no output value can make ``fit`` raise,
+    warn or behave differently. ``fit`` takes no ``sample_weight``.
 
     Methods (``method``):
 
@@ -192,10 +182,8 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
     instead (and the paper's max(P, N) bound for ``"standard"``); that
     multiplier is not (ε, δ)-DP for large ε and the fit then warns.
 
-    ``predict`` (with ``return_std``/``return_cov``) and ``sample_y`` are
-    post-processing of the release (see :meth:`predict`): none of them
-    reads the private outputs again. Each ``fit`` is a new release and
-    spends its budget again.
+    ``predict`` and ``sample_y`` are post-processing of the release. Each
+    ``fit`` is a new release and spends its budget again.
 
     Parameters
     ----------
@@ -216,9 +204,8 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
     epsilon : float in [1e-12, inf), default=1.0
         Total ε of one fit (selection plus release).
     delta : float in (0, 1), default=1e-5
-        δ of the release (the selection spends none). The range declared
-        is the library's [0, 1); 0 is refused in ``fit`` with the reason
-        (the Gaussian mechanism needs δ > 0).
+        δ of the release (the selection spends none); the Gaussian
+        mechanism needs δ > 0.
     query_points : array-like of shape (n_query, n_features) or None
         Public inputs at which the mean is released. ``None`` uses the
         distinct training inputs (at most 5000).
@@ -286,8 +273,6 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
         "y_offset": [None, numbers.Real],
         "y_scale": [None, Interval(numbers.Real, 0, None, closed="neither")],
         "method": [StrOptions({"cloaking", "standard"})],
-        # The library's one range for ε and δ (privacy/_validation.py);
-        # δ = 0 is refused in fit with the reason (the Gaussian mechanism).
         "epsilon": EPSILON_CONSTRAINTS,
         "delta": DELTA_CONSTRAINTS,
         "query_points": [None, "array-like"],
@@ -348,10 +333,9 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
         tags.non_deterministic = self.noise_random_state is None
         return tags
 
-    # --- Public settings (checked before any data is read) ---
     def _check_settings(self) -> dict:
         self._validate_params()
-        # By hand as well: set_config-proof, same range and message.
+        # By hand as well: set_config(skip_parameter_validation) proof.
         owner = type(self).__name__
         epsilon = check_epsilon(self.epsilon, owner=owner)
         delta = check_delta(self.delta, owner=owner)
@@ -400,10 +384,6 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
             "candidates": candidates,
         }
 
-    # --- Public constructions ---
-    def _base_kernel(self):
-        return RBF(1.0) if self.kernel is None else clone(self.kernel)
-
     def _inducing(self, spec, X, seed):
         if spec is None:
             return None
@@ -444,7 +424,7 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
 
     def _config(self, params: dict, X, seed):
         """(kernel, alpha, Z) of one configuration."""
-        kernel = self._base_kernel()
+        kernel = RBF(1.0) if self.kernel is None else clone(self.kernel)
         kparams = {
             k[len("kernel__") :]: v
             for k, v in params.items()
@@ -456,7 +436,6 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
         Z = self._inducing(params.get("inducing_points", self.inducing_points), X, seed)
         return kernel, alpha, Z
 
-    # --- fit ---
     def fit(self, X, y):
         """Release the DP posterior mean at the query inputs.
 
@@ -500,7 +479,6 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
         Xq = self._query(X)
 
         # ---- public: hyper-parameters, plans, sensitivities ----
-        sel = self.hyperparameter_selection
         if s["candidates"] is not None:
             configs = [self._config(p, X, seed) for p in s["candidates"]]
         else:
@@ -575,8 +553,8 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
         rng = check_privacy_rng(self.noise_random_state)
         releases = []
         index = 0
-        # Silent, np.errstate(all="ignore"): a user's np.seterr(all="raise")
-        # must not let one output's underflow raise.
+        # quiet() sets np.errstate(all="ignore"): one output's underflow
+        # must not raise under a user's np.seterr(all="raise").
         with quiet():
             y_n = (y_mapped - s["offset"]) / s["scale"]
             del y_mapped
@@ -640,12 +618,9 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
             self.method,
             neighbouring="same X (public); replace any one output y_i",
         )
-        # Post-processing state (release + public inputs only).
         self._post = posterior
         self._scale, self._offset = scale, offset
         Lq, _ = robust_cholesky(kernel(Xq))
-        from scipy.linalg import cho_solve
-
         self._interp = cho_solve((Lq, True), released_n, check_finite=False)
         self._Lq = Lq
         self._noise_cov_n = plan.noise_covariance()
@@ -654,7 +629,6 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
         }
         self._released_n = released_n
 
-    # --- Post-processing ---
     def _query_index(self, X):
         return np.array([self._rows.get(row.tobytes(), -1) for row in X], dtype=int)
 
@@ -668,13 +642,7 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
         return out
 
     def _release_weights(self, X):
-        """A (n × n_query) with released function at X = A ỹ_* (normalised units).
-
-        Row i is e_j when X[i] is query input j, else
-        (K_** + τI)⁻¹ k(X_*, x_i): the same map ``predict`` applies.
-        """
-        from scipy.linalg import cho_solve
-
+        """A(X) of :meth:`predict`: the released function at X is A ỹ_*."""
         idx = self._query_index(X)
         A = np.zeros((X.shape[0], self.query_points_.shape[0]))
         hit = idx >= 0
@@ -725,10 +693,8 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
     def sample_y(self, X, n_samples=1, random_state=0):
         """Draws from N(predict(X), cov), ``cov`` of ``predict(return_cov=True)``.
 
-        The covariance is the released function's (posterior plus release
-        noise); the randomness is public (``random_state``).
-
-        Returns an array of shape (n_query, n_samples).
+        The randomness is public (``random_state``). Returns an array of
+        shape (n_query, n_samples).
         """
         mean, cov = self.predict(X, return_cov=True)
         L, _ = robust_cholesky(cov)

@@ -65,11 +65,9 @@ class ReleasePlan:
     def release(self, y: np.ndarray, rng) -> np.ndarray:
         """The DP vector at the query inputs, for clipped normalised ``y``.
 
-        ``rng`` is the noise source: ``None`` (production) is the OS CSPRNG
-        (``secrets.SystemRandom``); a ``random.Random`` is for tests only.
-        The output is rounded to a public grid 2^k ≤ s/2^20 in the
-        coordinates where the noise is isotropic (post-processing, see
-        :func:`~._samplers.sample_standard_normal` for why).
+        ``rng`` ``None`` is the OS CSPRNG. The output is rounded to a public
+        grid 2^k ≤ s/2^20 where the noise is isotropic (see
+        ``privacy._samplers.round_to_grid``).
         """
         y = np.asarray(y, dtype=float)
         rng = as_random_source(rng)

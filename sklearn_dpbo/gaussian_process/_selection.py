@@ -170,16 +170,13 @@ class PublicDataSelection:
     Contract: the data given here must be public and independent of the
     private outputs passed to ``fit`` (never the private data, a copy, a
     part or a transformation of it). The fitted kernel and noise variance
-    are stored without noise (``kernel_``, ``alpha_``); the release's
-    guarantee assumes this contract, and ``privacy_report_`` says so.
+    are stored without noise (``kernel_``, ``alpha_``).
 
-    ``fit`` checks the contract on public objects only, before the private
-    outputs are read: it refuses the very array passed as ``y`` (or a view
-    of it), by identity and memory layout, and warns (``UserWarning``) when
-    the selection inputs are, row for row, among the regressor's public
-    ``X``. It never compares values with the private outputs (whether
-    ``fit`` raises would then depend on them), so a copy of the private
-    outputs is not detected: the contract is the user's.
+    ``fit`` refuses the very array passed as ``y`` (or a view of it, by
+    identity and memory layout) and warns when the selection inputs are, row
+    for row, among the regressor's public ``X``. It never compares values
+    with the private outputs, so a copy of them is not detected: the
+    contract is the user's.
 
     Parameters
     ----------
@@ -222,9 +219,8 @@ class PublicDataSelection:
     def fit(self, kernel, alpha, y_norm_fn, random_state, *, inputs=None):
         """(fitted kernel, fitted noise variance) on the public data.
 
-        ``inputs``: the regressor's public X. A ``UserWarning`` names the
-        contract when the selection inputs are, row for row, among them
-        (public values only, before any private output is read).
+        Warns when the selection inputs are, row for row, among ``inputs``
+        (the regressor's public X).
         """
         from sklearn.gaussian_process import GaussianProcessRegressor
         from sklearn.gaussian_process.kernels import WhiteKernel
@@ -342,16 +338,11 @@ def plan_selection(
     return SelectionPlan(maps_all, folds, residual_bound, float(max(sens)), penalties)
 
 
-# The contract of PublicDataSelection, checked by the regressor's fit.
 _TOO_HARD = getattr(np, "exceptions", np).TooHardError  # numpy < 1.25: np.*
 
 
 def _same_buffer(a, b) -> bool:
-    """Whether ``a`` is ``b`` or shares its memory (values never compared).
-
-    Only arrays are inspected: a list is never converted here (``np.asarray``
-    of a list infers one dtype and shape from all its records).
-    """
+    """Whether ``a`` is ``b`` or an array sharing its memory (values never read)."""
     if a is b:
         return True
     if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
@@ -363,11 +354,7 @@ def _same_buffer(a, b) -> bool:
 
 
 def _inputs_are_private_inputs(Xs: np.ndarray, X: np.ndarray) -> bool:
-    """Whether every selection input row is a distinct row of the public ``X``.
-
-    Public inputs only (the regressor's ``X`` is public): a copy, a list, a
-    reordering, a slice or a subset of ``X``. The outputs are never compared.
-    """
+    """Whether every selection input row is a distinct row of the public ``X``."""
     if Xs.ndim != 2 or Xs.shape[1] != X.shape[1] or Xs.shape[0] > X.shape[0]:
         return False
     keys = [r.tobytes() for r in np.ascontiguousarray(X + 0.0, dtype=np.float64)]

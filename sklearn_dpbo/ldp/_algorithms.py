@@ -3,16 +3,13 @@
 Spec: ``LDP_BO.md`` §4 (Zhou & Tan, AAAI 2021; Chowdhury & Gopalan,
 NeurIPS 2019; Shao et al., NeurIPS 2018). Tags of every constant:
 [P] the paper's readable part, [B] the base paper (verified), [M] MENU
-(recalled, not re-verified), [R] reconstructed, [S] our safe choice.
+(recalled, not re-verified), [R] reconstructed, [S] our safe choice,
+[E] an empirical public constant (no guarantee rests on it).
 
-Everything here runs on *privatised* rewards only: it is post-processing
-of ε-LDP reports and its whole state is public.
-
-An algorithm object (:class:`TGPUCB`, :class:`ATAGPUCB`,
-:class:`MoMAGPUCB`, :class:`GPUCB`) carries its own parameters; its
-``start(problem, rng)`` returns a learner with ``propose() -> index``,
-``update(index, centred_report)``, and the current ``mean``/``std`` over
-the candidates.
+Everything here is post-processing of ε-LDP reports; its state is public.
+An algorithm object's ``start(problem, rng)`` returns a learner with
+``propose() -> index``, ``update(index, centred_report)`` and the current
+``mean``/``std`` over the candidates.
 
 Finite candidate sets make every posterior a function of per-candidate
 sufficient statistics: with c_j reports at candidate j, the t-point GP
@@ -32,7 +29,7 @@ import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 
 from ..privacy._validation import check_probability
-from ._nystrom import (  # nystrom_embedding is public here too (__all__)
+from ._nystrom import (
     _dtc_variance,
     _nystrom_b_term,
     _nystrom_q,
@@ -84,7 +81,6 @@ def _argmax(values: np.ndarray, rng: np.random.Generator) -> int:
     return int(top[rng.integers(top.size)])
 
 
-# --- Exact GP posterior from per-candidate sufficient statistics (A1, GP-UCB) ---
 def aggregated_posterior(K, counts, sums, lam):
     """μ, σ² over all candidates and ln det(I_t + λ⁻¹K_t), from (c_j, Σ y).
 
@@ -109,9 +105,8 @@ def aggregated_posterior(K, counts, sums, lam):
 class _AggregatedGP:
     """Shared state of A1 and GP-UCB: counts and sums per candidate."""
 
-    def __init__(self, problem: LDPProblem, rng):
-        self.p = problem
-        self.rng = rng
+    def __init__(self, problem: LDPProblem, rng, settings):
+        self.p, self.rng, self.s = problem, rng, settings
         n = problem.K.shape[0]
         self.counts = np.zeros(n, dtype=np.int64)
         self.sums = np.zeros(n)
@@ -144,10 +139,6 @@ class _AggregatedGP:
 
 
 class _TGPLearner(_AggregatedGP):
-    def __init__(self, problem, rng, settings):
-        self.s = settings
-        super().__init__(problem, rng)
-
     def level(self, t: int) -> float:
         """b_t: the fixed LDP level [R], or v^{1/(1+α)} t^{1/(2(1+α))} [B]."""
         p = self.p
@@ -171,10 +162,6 @@ class _TGPLearner(_AggregatedGP):
 
 
 class _GPUCBLearner(_AggregatedGP):
-    def __init__(self, problem, rng, settings):
-        self.s = settings
-        super().__init__(problem, rng)
-
     def _beta(self) -> float:
         from ..bo._acquisition import ucb_beta
 
@@ -219,8 +206,8 @@ class _ATALearner(_NystromLearner):
     def __init__(self, problem, rng, settings):
         super().__init__(problem, rng, settings)
         n = problem.K.shape[0]
-        # Per candidate: |ȳ| sorted ascending and the prefix sums of ȳ in
-        # that order, so Σ ȳ·1{|ȳ| ≤ thr} is one searchsorted.
+        # Per candidate: reports sorted by |ȳ| and their prefix sums, so
+        # Σ ȳ·1{|ȳ| ≤ thr} is one searchsorted.
         self._abs = [np.empty(0) for _ in range(n)]
         self._cum = [np.zeros(1) for _ in range(n)]
         self._vals = [np.empty(0) for _ in range(n)]
@@ -366,17 +353,6 @@ class _MoMALearner(_NystromLearner):
             self._current = None  # next epoch picks a new point
 
 
-# The practical widths [E]: c × the theory width, public constants chosen
-# once (``python benchmarks/bench_ldp.py --select``); no guarantee rests on
-# them. GP-UCB's β_t has no noise term, so its practical width is c = 1.
-_PRACTICAL = {
-    "ldp-tgp-ucb": 0.01,
-    "ldp-ata-gp-ucb": 0.01,
-    "ldp-moma-gp-ucb": 0.002,
-    "gp-ucb": 1.0,
-}
-
-
 def _practical_groups(horizon: int, delta: float) -> int:
     """k = min(⌈ln(e^{1/8} T/δ)⌉, T): MENU's k without its factor 24 [E]."""
     return max(1, min(math.ceil(math.log(math.exp(0.125) * horizon / delta)), horizon))
@@ -398,7 +374,7 @@ def _is_real(x) -> bool:
 
 
 def _check_delta(delta, owner: str) -> float:
-    # δ: the regret bound's failure probability, not a privacy δ.
+    """δ: the regret bound's failure probability, not a privacy δ."""
     return check_probability(delta, "delta", owner)
 
 
@@ -504,7 +480,8 @@ class TGPUCB(_Algorithm):
     """
 
     name = "ldp-tgp-ucb"
-    practical_width = _PRACTICAL["ldp-tgp-ucb"]
+    _learner = _TGPLearner
+    practical_width = 0.01
 
     def __init__(self, delta: float = 0.1, width="practical", truncation="theory"):
         self.delta = delta
@@ -525,9 +502,6 @@ class TGPUCB(_Algorithm):
     def settings(self, horizon: int) -> _Settings:
         self.truncation_tail()  # validates ``truncation``
         return super().settings(horizon)
-
-    def _learner(self, problem, rng, settings) -> _TGPLearner:
-        return _TGPLearner(problem, rng, settings)
 
 
 class GPUCB(_Algorithm):
@@ -553,14 +527,12 @@ class GPUCB(_Algorithm):
     """
 
     name = "gp-ucb"
-    practical_width = _PRACTICAL["gp-ucb"]
+    _learner = _GPUCBLearner
+    practical_width = 1.0  # β_t has no noise term
 
     def __init__(self, delta: float = 0.1, width="practical"):
         self.delta = delta
         self.width = width
-
-    def _learner(self, problem, rng, settings) -> _GPUCBLearner:
-        return _GPUCBLearner(problem, rng, settings)
 
 
 class ATAGPUCB(_Algorithm):
@@ -591,7 +563,8 @@ class ATAGPUCB(_Algorithm):
     """
 
     name = "ldp-ata-gp-ucb"
-    practical_width = _PRACTICAL["ldp-ata-gp-ucb"]
+    _learner = _ATALearner
+    practical_width = 0.01
 
     def __init__(
         self, delta=0.1, nystrom_accuracy=0.1, q="practical", width="practical"
@@ -610,9 +583,6 @@ class ATAGPUCB(_Algorithm):
             nystrom_accuracy=eps_n,
             q=_nystrom_q(self.q, eps_n, delta, horizon),
         )
-
-    def _learner(self, problem, rng, settings) -> _ATALearner:
-        return _ATALearner(problem, rng, settings)
 
 
 class MoMAGPUCB(_Algorithm):
@@ -645,7 +615,8 @@ class MoMAGPUCB(_Algorithm):
     """
 
     name = "ldp-moma-gp-ucb"
-    practical_width = _PRACTICAL["ldp-moma-gp-ucb"]
+    _learner = _MoMALearner
+    practical_width = 0.002
 
     def __init__(
         self,
@@ -685,9 +656,6 @@ class MoMAGPUCB(_Algorithm):
 
     def settings(self, horizon: int) -> _Settings:
         return replace(ATAGPUCB.settings(self, horizon), k=self.groups(horizon))
-
-    def _learner(self, problem, rng, settings) -> _MoMALearner:
-        return _MoMALearner(problem, rng, settings)
 
 
 ALGORITHMS = {

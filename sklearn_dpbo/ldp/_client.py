@@ -11,15 +11,10 @@ own reward *before* anything leaves her hands; the learner
 - :class:`RandomizedResponse`: one randomised-response bit of the clipped
   reward (Warner 1965), reported as an unbiased estimate.
 
-Both are exact: the Laplace noise is the library's discrete Laplace on a
-public 2^k grid (:func:`~._samplers.laplace_on_grid`, calibrated to
-sensitivity b − a + 2^k), the coins are exact rational Bernoulli and
-Bernoulli(exp(−ε)) draws (:mod:`._samplers`); no floating-point sampler.
-The noise comes from the operating system's CSPRNG
-(:class:`secrets.SystemRandom`) unless a test passes
-``noise_random_state`` (then :class:`PrivacyLeakWarning`). A randomiser's
-noise source is the client's secret and never reaches the learner: the
-learner reads only :meth:`public_spec`.
+Both are exact samplers (discrete Laplace on a public 2^k grid, calibrated
+to sensitivity b − a + 2^k; exact rational Bernoulli coins) drawing from the
+OS CSPRNG unless a test passes ``noise_random_state``. The noise source is
+the client's secret: the learner reads only :meth:`public_spec`.
 """
 
 from __future__ import annotations
@@ -33,7 +28,12 @@ from typing import Any, Callable
 import numpy as np
 
 from ..privacy._numbers import number_or_nan
-from ..privacy._samplers import laplace_on_grid, sample_bernoulli, sample_bernoulli_exp
+from ..privacy._samplers import (
+    granularity_exponent,
+    laplace_on_grid,
+    sample_bernoulli,
+    sample_bernoulli_exp,
+)
 from ..privacy._silence import quiet
 from ..privacy._validation import PrivacyLeakWarning, check_epsilon, check_privacy_rng
 
@@ -133,15 +133,10 @@ def _check_bounds(bounds) -> tuple[float, float]:
 def _clip(value, low: float, high: float) -> float:
     """The reward as a number in [low, high], decided by the reward alone.
 
-    Read by :func:`~..privacy._numbers.number` inside a silent section (a
-    reward's ``__float__`` that prints or warns shows nothing): an integer
-    too large for a float is ±inf and clipped; anything that is no number
-    (a non-numeric string, None, an object whose conversion raises) is NaN,
-    and NaN (a failed evaluation) is the worst value ``low``, like
-    ``DPScorer`` does. Never raises, so whether a report is made never
-    depends on the value.
+    Read silently; ±inf is clipped, anything that is no number (or NaN) is
+    the worst value ``low``, like ``DPScorer``. Never raises.
     """
-    if type(value) in _PLAIN:  # a plain number: nothing to print or warn
+    if type(value) in _PLAIN:  # nothing to print or warn
         value = number_or_nan(value, inf_on_overflow=True)
     else:
         with quiet():
@@ -175,7 +170,6 @@ class _Randomizer:
                 stacklevel=2,
             )
         self.noise_random_state = noise_random_state
-        # The client's secret: SystemRandom (stateless) or a test seed.
         self._source = check_privacy_rng(noise_random_state)
         self._spec = self.public_spec()
 
@@ -198,9 +192,8 @@ class _Randomizer:
     ) -> LDPReport:
         """Evaluate ``objective(*args, **kwargs)`` and return only its report.
 
-        The raw value exists only inside this call (the client's side of the
-        boundary); an exception of the objective propagates unchanged, since
-        the objective and its data belong to the caller.
+        An exception of the objective propagates unchanged (the objective and
+        its data belong to the caller).
         """
         return self.privatize(objective(*args, **kwargs))
 
@@ -208,8 +201,7 @@ class _Randomizer:
         return f"{type(self).__name__}(bounds={self.bounds}, epsilon={self.epsilon!r})"
 
     def __getstate__(self):
-        # Pickling keeps the public parameters and the seed (tests), never a
-        # generator state: a restored randomiser starts a fresh source.
+        # A restored randomiser starts a fresh noise source.
         state = dict(self.__dict__)
         state.pop("_source", None)
         return state
@@ -266,9 +258,6 @@ class LaplaceRandomizer(_Randomizer):
     def public_spec(self) -> MechanismSpec:
         low, high = self.bounds
         width = high - low
-        # Same scale as laplace_on_grid computes (public, data-free).
-        from ..privacy._samplers import granularity_exponent
-
         k = granularity_exponent(width / self.epsilon)
         scale = float((Fraction(width) + Fraction(2) ** k) / Fraction(self.epsilon))
         half = 0.5 * width

@@ -30,8 +30,7 @@ from ._client import (
 
 __all__ = ["LDPBayesianOptimizer", "LDPOptimizeResult", "ldp_maximize"]
 
-# The learner's kernel when ``kernel=None``: RBF(length_scale=0.2), the
-# squared-exponential kernel of the base paper's experiments.
+# kernel=None: RBF(length_scale=0.2), as in the base paper's experiments.
 DEFAULT_KERNEL = ("squared-exponential", 0.2)
 
 
@@ -180,7 +179,6 @@ class LDPBayesianOptimizer:
         self.history_: list[tuple[int, float]] = []
         self._pending: int | None = None
 
-    # ------------------------------------------------------------------
     @property
     def n_told_(self) -> int:
         return len(self.history_)
@@ -205,9 +203,8 @@ class LDPBayesianOptimizer:
         """Record the privatised ``report`` of the candidate ``x`` just asked.
 
         ``x`` is the dict returned by :meth:`ask` or the index from
-        :meth:`ask_index`. ``report`` must be an :class:`LDPReport` from a
-        randomiser with this learner's public description: a bare number is
-        refused (it could be a raw reward).
+        :meth:`ask_index`; ``report`` an :class:`LDPReport` from a randomiser
+        with this learner's public description (a bare number is refused).
         """
         if self._pending is None:
             raise RuntimeError("tell() without a pending ask(); call ask() first.")
@@ -240,7 +237,6 @@ class LDPBayesianOptimizer:
         self.history_.append((j, value))
         self._pending = None
 
-    # ------------------------------------------------------------------
     def posterior(self) -> tuple[np.ndarray, np.ndarray]:
         """(mean, std) of the learner's surrogate over the candidates, reward units."""
         return self.learner_.mean + self.spec_.midpoint, self.learner_.std.copy()

@@ -104,7 +104,6 @@ class BudgetAccountant:
         self.__lock = threading.Lock()
         self.__is_copy = False
 
-    # Read-only views ----------------------------------------------------
     @property
     def epsilon(self) -> float:
         """Total ε."""
@@ -133,7 +132,6 @@ class BudgetAccountant:
         """Every spend, in order (a copy)."""
         return tuple(self.__history)
 
-    # Ledger -------------------------------------------------------------
     def _min_epsilon(self) -> float:
         return max(1e-12, 1e-14 * float(self.__epsilon))
 
@@ -147,8 +145,7 @@ class BudgetAccountant:
         with self.__lock:
             self.__check(epsilon, delta, "BudgetAccountant.check")
 
-    def __check(self, epsilon, delta, caller: str) -> None:
-        # Called with the lock held.
+    def __check(self, epsilon, delta, caller: str) -> None:  # lock held
         if self.__is_copy:
             raise BudgetError(_COPY_REFUSAL)
         eps = check_epsilon(epsilon, owner=caller)
@@ -195,8 +192,7 @@ class BudgetAccountant:
         return state
 
     def __setstate__(self, state):
-        # Whatever the pickle says, the copy cannot spend: its spends would
-        # never reach the original ledger.
+        # A copy's spends would never reach the original ledger.
         self.__dict__.update(state)
         self.__lock = threading.Lock()
         self.__is_copy = True

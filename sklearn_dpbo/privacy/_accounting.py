@@ -58,7 +58,6 @@ class Release:
 
     def describe(self) -> dict:
         """The release's public description, without its value."""
-        # Shallow on purpose: every field but ``value`` is a str or a float.
         return {
             f.name: getattr(self, f.name) for f in fields(self) if f.name != "value"
         }
@@ -67,12 +66,10 @@ class Release:
 class PrivacyReport:
     """Per-release privacy guarantee of one fit, and the basic-composition total.
 
-    ``str(report)`` is one line per release (quantity, mechanism, guarantee,
-    ε, δ, noise scale, the assumption's first words) under the total;
-    :meth:`explain` adds the neighbouring relation, sensitivities, sources
-    and each assumption in full; :meth:`to_dict` gives it all as plain
-    data. Contains no released value and no validation-derived data beyond
-    the calibrations, which depend only on public parameters.
+    ``str(report)`` is one line per release under the total; :meth:`explain`
+    adds the neighbouring relation, sensitivities, sources and assumptions in
+    full; :meth:`to_dict` gives it all as plain data. Contains no released
+    value.
     """
 
     def __init__(
@@ -87,8 +84,7 @@ class PrivacyReport:
     ):
         self._releases = tuple(r.describe() for r in releases)
         self.method = method
-        #: The neighbouring relation the guarantee is stated for (the
-        #: privacy unit of the mode).
+        #: The neighbouring relation the guarantee is stated for.
         self.neighbouring = neighbouring
         #: Published attributes the guarantee does NOT cover, with why.
         self.uncovered = dict(uncovered or {})
@@ -124,10 +120,9 @@ class PrivacyReport:
         accountants (``pip install "sklearn-dpbo[accounting]"``). Per release:
 
         - pure-ε Laplace releases: ``LaplaceDpEvent(noise_scale /
-          sensitivity)``, both the inflated 2^k-grid calibration (the exact
-          mechanism is a discrete Laplace with ~2^20 grid steps per unit of
-          sensitivity, whose privacy-loss distribution matches the
-          continuous one to O(2^-20));
+          sensitivity)`` (the discrete Laplace with ~2^20 grid steps per unit
+          of sensitivity matches the continuous one's privacy loss to
+          O(2^-20));
         - other pure-ε releases (selection): ``DiscreteLaplaceDpEvent(ε,
           1)``, whose privacy loss is exactly ±ε with probabilities
           e^ε/(1+e^ε), 1/(1+e^ε): the worst case of every ε-DP mechanism;
@@ -170,9 +165,8 @@ class PrivacyReport:
     def to_pld(self, value_discretization_interval: float = 1e-4):
         """The fit's guarantee as a ``dp_accounting`` privacy-loss distribution.
 
-        Works for every method, ``"gp-ucb"``'s (ε, δ) releases included
-        (``dp_accounting`` has no generic (ε, δ) ``DpEvent``, but it has
-        the PLD of one). Per release, with pessimistic discretisation:
+        Works for every method, ``"gp-ucb"``'s (ε, δ) releases included. Per
+        release, with pessimistic discretisation:
 
         - (ε, δ) releases: ``from_privacy_parameters(ε, δ)``, the privacy
           loss of the worst (ε, δ)-DP mechanism (the guarantee of Kusner et
@@ -185,15 +179,12 @@ class PrivacyReport:
         - other pure-ε releases (selection): ``from_privacy_parameters(ε,
           0)``, the worst ε-DP mechanism.
 
-        The PLDs are composed (``PrivacyLossDistribution.compose``) with
-        ``tail_mass_truncation=0`` (the default 1e-15 moves truncated mass
-        to an infinite loss, which makes every pure fit's ε at δ = 0
-        infinite). So ``report.to_pld().get_epsilon_for_delta(d)`` is the ε
-        of the whole fit at δ = d, and at ``d = report.delta`` it is never
-        larger than basic composition: at most ``report.epsilon`` plus
-        ``value_discretization_interval`` per release (the pessimistic
-        rounding of the losses up to the grid), δ = 0 included. Compose the
-        result with the PLDs of other releases of the same validation set.
+        Composed with ``tail_mass_truncation=0`` (the default 1e-15 would
+        make every pure fit's ε at δ = 0 infinite), so
+        ``report.to_pld().get_epsilon_for_delta(report.delta)`` is at most
+        ``report.epsilon`` plus ``value_discretization_interval`` per release
+        (the pessimistic rounding of the losses). Compose the result with the
+        PLDs of other releases of the same validation set.
         """
         try:
             from dp_accounting.pld import common, privacy_loss_distribution

@@ -32,9 +32,6 @@ AUTO_CLIP_QUANTILE = 0.95
 """Quantile q of ``error_clip="auto"`` (:func:`public_error_clip`)."""
 
 
-# --- Per-record values of the built-in scores ---
-
-
 def _proba_of_true_class(y_true, proba, estimator) -> np.ndarray:
     """p(y_i) per record; 0 for a label the model does not know."""
     classes = np.asarray(estimator.classes_)
@@ -143,9 +140,6 @@ def _regression(kind: str, clip: float, huber_delta: float = 1.0, variance=None)
     return record
 
 
-# --- Public constants from the public training targets (error_clip="auto") ---
-
-
 def _training_targets(y_train) -> np.ndarray:
     if y_train is None:
         raise ValueError(
@@ -170,14 +164,12 @@ def _training_targets(y_train) -> np.ndarray:
 def public_error_clip(y_train) -> float:
     """The per-record error clip derived from the public training targets.
 
-    c = the 0.95-quantile (``AUTO_CLIP_QUANTILE``; linear interpolation, NumPy's
-    default) of the training records' distances |y_i − median(y_train)|,
-    the errors of the best constant predictor in absolute error; with
-    several outputs, a record's distance is the mean over its outputs (as
-    a record's error is). If that quantile is 0 (most targets equal the
-    median), the largest distance. Scale-free: c scales with the targets.
-    The training targets are public in this library (only the validation
-    set is protected), and c is computed before the validation set is read.
+    c = the 0.95-quantile (``AUTO_CLIP_QUANTILE``; NumPy's linear
+    interpolation) of the training records' distances |y_i − median(y_train)|,
+    the errors of the best constant predictor in absolute error (with several
+    outputs, the mean over a record's outputs); the largest distance if that
+    quantile is 0. The training targets are public; c is computed before the
+    validation set is read.
 
     Parameters
     ----------
@@ -232,13 +224,10 @@ def _is_auto(value) -> bool:
 class _TrainingTargetScore(DPScorer):
     """A built-in regression score whose clip comes from the training targets.
 
-    ``error_clip="auto"`` (and ``"r2"``'s ``target_variance="auto"``): the
-    constants are computed by :meth:`for_training_targets`, which the
-    search calls with its public training targets before the validation
-    set is read. Until then the score's ``bounds`` are those of a clip of
-    1 (and a variance of 1): every public check made from them (a release's
-    noise relative to the score's range) does not depend on the clip, and
-    the score refuses to score anything.
+    The search calls :meth:`for_training_targets` before the validation set
+    is read. Until then ``bounds`` are those of a clip (and variance) of 1,
+    enough for the public checks, which do not depend on the clip; the
+    score refuses to score anything.
     """
 
     needs_training_targets = True
@@ -276,8 +265,7 @@ class _TrainingTargetScore(DPScorer):
         """The score with its ``"auto"`` constants computed from ``y_train``.
 
         ``error_clip``: :func:`public_error_clip`; ``target_variance``: the
-        variance of ``y_train`` (the mean over outputs). The returned
-        score's ``public_note`` says which values were derived and how.
+        variance of ``y_train`` (the mean over outputs).
         """
         y = _training_targets(y_train)
         clip = variance = None
@@ -313,9 +301,6 @@ class _TrainingTargetScore(DPScorer):
         )
 
     _raw = record_values = private_values = check_public_rows = metric = _unbound
-
-
-# --- Built-in scores ---
 
 
 def _builtin(func, bounds, name, response_method="predict", lipschitz=None) -> DPScorer:
@@ -414,41 +399,28 @@ def _named_scorer(name: str, params: dict) -> DPScorer:
             "error_clip", params["error_clip"], "largest |y - y_pred| counted"
         )
         kind = _REGRESSION.get(name, "r2")
-        if kind == "mae":
-            return _builtin(
-                _regression("mae", clip), (-clip, 0.0), f"{name}(error_clip={clip:g})"
-            )
-        if kind == "mse":
-            return _builtin(
-                _regression("mse", clip),
-                (-(clip**2), 0.0),
-                f"{name}(error_clip={clip:g})",
-            )
+        label = f"{name}(error_clip={clip:g}"
+        d = var = None
         if kind == "huber":
             d = _positive(
                 "huber_delta", params.get("huber_delta", 1.0), "Huber threshold"
             )
-            top = 0.5 * clip**2 if clip <= d else d * (clip - 0.5 * d)
-            return _builtin(
-                _regression("huber", clip, huber_delta=d),
-                (-top, 0.0),
-                f"{name}(error_clip={clip:g}, huber_delta={d:g})",
+            label += f", huber_delta={d:g}"
+        if kind == "r2":
+            var = _positive(
+                "target_variance",
+                params["target_variance"],
+                "public variance of the target",
             )
-        var = _positive(
-            "target_variance",
-            params["target_variance"],
-            "public variance of the target",
-        )
-        return _builtin(
-            _regression("r2", clip, variance=var),
-            (1.0 - clip**2 / var, 1.0),
-            f"r2(error_clip={clip:g}, target_variance={var:g})",
-        )
+            label += f", target_variance={var:g}"
+        record = _regression(kind, clip, huber_delta=d, variance=var)
+        # Each record value falls as the clipped error grows: its range is
+        # [value at error c, value at error 0] (+ 0.0 turns -0.0 into 0.0).
+        low, high = (float(record([e], [0.0])[0]) + 0.0 for e in (clip, 0.0))
+        return _builtin(record, (low, high), label + ")")
     raise ValueError(_unknown_message(name))
 
 
-# Every built-in score (each usable as a bare string: the regression scores
-# with error_clip="auto").
 BUILTIN_SCORES = (
     "accuracy",
     "neg_zero_one_loss",
@@ -495,7 +467,6 @@ def _unknown_message(name: str) -> str:
     for suffix in ("_macro", "_micro", "_weighted", "_samples", "_ovr", "_ovo"):
         if base.endswith(suffix):
             base = base[: -len(suffix)]
-    base = base.replace("_ovr_weighted", "").replace("_ovo_weighted", "")
     if base in _NON_DECOMPOSABLE:
         return (
             f"scoring={name!r} is refused: it is not a mean of bounded "
@@ -548,14 +519,10 @@ def make_dp_scorer(
         - ``neg_hinge_loss``: ``clip`` (default 2): −min(max(0, 1 − y f), clip);
         - ``neg_mean_absolute_error`` / ``neg_mean_squared_error`` /
           ``neg_huber_loss`` (``huber_delta``, default 1): ``error_clip``
-          (default ``"auto"``), the error min(|y − ŷ|, error_clip) of each
-          record. ``"auto"``: c is derived from the public training targets
-          when the search fits, before the validation set is read: the
-          0.95-quantile of the distances |y_i − median(y_train)| (the
-          errors of the best constant prediction; the largest distance if
-          that quantile is 0), stated in ``privacy_report_``. It scales
-          with the target. A number sets c from public knowledge of the
-          target;
+          c, the error min(|y − ŷ|, c) of each record: a number from public
+          knowledge of the target, or ``"auto"`` (default), derived from the
+          public training targets when the search fits
+          (:func:`public_error_clip`) and stated in ``privacy_report_``;
         - ``r2``: ``error_clip`` and ``target_variance`` (both default
           ``"auto"``: the clip above and the variance of the public
           training targets): record value 1 − min(|y − ŷ|, c)²/v, so the

@@ -1,10 +1,10 @@
 """Differential-privacy primitives: selection and additive noise.
 
-Every sampler draws from the operating system's CSPRNG unless a test
-passes its own source (``rng``), is exact (rational arithmetic, CKS20
-Bernoulli(exp(−γ)) coins, discrete Laplace on a public 2^k grid: no
-floating-point sampler anywhere), validates its privacy parameters itself
-(these checks cannot be switched off by scikit-learn's configuration),
+Every sampler draws from the operating system's CSPRNG when ``rng=None``
+(a ``random.Random`` or NumPy ``Generator`` is for tests only), is exact
+(rational arithmetic, CKS20 Bernoulli(exp(−γ)) coins, discrete Laplace on a
+public 2^k grid: no floating-point sampler), validates its privacy
+parameters itself (scikit-learn's configuration cannot switch that off),
 never raises with data in the message and never returns NaN.
 
 - :func:`exponential_mechanism` (McSherry & Talwar 2007): ε-DP selection,
@@ -79,12 +79,7 @@ def exponential_mechanism_log_probabilities(
 
 
 def _exact_gammas(u: np.ndarray, epsilon: float, sensitivity: float):
-    """γ_i = ε (u* − u_i) / (2Δ) as an exact ratio of integers (a_i, b_i).
-
-    Integer arithmetic on the floats' exact values (``as_integer_ratio``):
-    no overflow, no rounding, no NaN (u* − u_i ≥ 0 always), whatever the
-    utilities' range.
-    """
+    """γ_i = ε (u* − u_i) / (2Δ) as an exact ratio of integers (a_i, b_i), lazily."""
     en, ed = Fraction(epsilon).as_integer_ratio()
     sn, sd = Fraction(sensitivity).as_integer_ratio()
     fn, fd = en * sd, 2 * ed * sn  # ε / (2Δ)
@@ -110,12 +105,8 @@ def exponential_mechanism(
     Rejection sampling in log space: propose i uniformly, accept with an
     exact Bernoulli(exp(−γ_i)), γ_i = ε (u* − u_i)/(2Δ) ≥ 0 a rational
     (CKS20 Algorithm 1). The accepted index has probability exactly
-    ∝ exp(−γ_i); no probability is exponentiated, so nothing underflows
-    and there is no NaN and no data-dependent exception. ``rng=None``
-    (production) draws from the OS CSPRNG; a ``random.Random`` or NumPy
-    ``Generator`` makes the draw reproducible (tests only). The expected
-    number of proposals is K / Σ exp(−γ_i) ≤ K; the run time is
-    data-dependent (timing is out of scope, ``docs/threat_model.md``).
+    ∝ exp(−γ_i); no probability is exponentiated, so nothing underflows.
+    The expected number of proposals is K / Σ exp(−γ_i) ≤ K.
 
     Notes
     -----
@@ -143,9 +134,7 @@ def permute_and_flip(utilities, epsilon: float, sensitivity: float, rng=None) ->
     r for which a coin with Pr[heads] = exp(−γ_r), γ_r = ε (u* − u_r)/(2Δ),
     lands heads (u* = max u, so the best candidate always stops the walk).
     The order is a lazily drawn Fisher–Yates permutation and each coin an
-    exact Bernoulli(exp(−γ)) on rationals (CKS20 Algorithm 1): log space,
-    no float probability, no NaN, no data-dependent exception. ``rng=None``
-    (production) draws from the OS CSPRNG.
+    exact Bernoulli(exp(−γ)) on rationals (CKS20 Algorithm 1).
 
     Notes
     -----
@@ -204,9 +193,7 @@ def laplace_mechanism(value: float, scale: float, rng=None) -> float:
     Exact discrete Laplace on multiples of 2^k (k from ``scale`` only) via
     :func:`~._samplers.laplace_on_grid`, calibrated to sensitivity
     ``scale`` at ε = 1: the effective scale is ``scale + 2^k`` (a relative
-    increase ≤ 2^-20). There is no floating-point sampler: the release is
-    immune to Mironov's low-order-bit attack. ``rng=None`` (production)
-    draws from the OS CSPRNG.
+    increase ≤ 2^-20); no floating-point sampler (Mironov 2012).
 
     Notes
     -----

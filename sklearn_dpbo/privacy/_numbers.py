@@ -56,11 +56,8 @@ def number(v) -> float:
 def number_or_nan(v, *, inf_on_overflow: bool = False) -> float:
     """:func:`number`, or NaN when ``v`` is no number; never raises.
 
-    Whatever the entry's conversion raises (its own ``__float__``,
-    ``__hash__``...) makes it NaN, its own failure; only a
-    ``KeyboardInterrupt`` propagates, taken as the user's interruption. An
-    integer too large for a float is NaN, or ±inf with ``inf_on_overflow``
-    (its sign read from ``v > 0``; NaN if that comparison fails).
+    Only ``KeyboardInterrupt`` propagates. An integer too large for a float
+    is NaN, or ±inf with ``inf_on_overflow`` (NaN if ``v > 0`` fails).
     """
     try:
         return number(v)
@@ -82,16 +79,12 @@ def number_or_nan(v, *, inf_on_overflow: bool = False) -> float:
 def label_key(v):
     """The key a label (or a category) is matched by, from ``v`` alone.
 
-    Labels are matched to the training classes by value, and what the
-    batch made of a label is undone first: a string spelling an integer is
-    that integer, exactly (``"9007199254740993"`` is 2**53 + 1, not a
-    rounded float), one spelling another number is that number ("True" is
-    1), a NumPy scalar is its Python value, a complex number with no
-    imaginary part is its real part; anything else is itself. Classes get
-    the same keys, so ``1``, ``1.0``, ``True``, ``"1"`` and ``np.int64(1)``
-    all match a class ``1`` or ``"1"``, whichever type the training labels
-    have (``np.array`` with one string label makes every label a string;
-    the classes of a training set typed the other way must still match).
+    What the batch made of a label is undone: a string spelling an integer
+    is that integer, exactly (above 2**53 too), one spelling another number
+    is that number ("True" is 1), a NumPy scalar is its Python value, a
+    complex number with no imaginary part is its real part; anything else
+    is itself. So ``1``, ``1.0``, ``True``, ``"1"`` and ``np.int64(1)`` all
+    match a class ``1`` or ``"1"``.
     """
     if isinstance(v, np.generic):
         v = v.item()

@@ -5,37 +5,24 @@ A private score is a mean of per-record values, with sensitivity
 (``_scorers.py``). Two things about a batch as a whole could break that,
 and both are removed here, by construction:
 
-* **Coercion of the batch.** ``np.asarray`` of a Python list infers one
-  dtype for all records: one label typed ``"1"`` instead of ``1`` turns
-  every label into a string, and every record then scores 0. Pandas
-  infers a column's dtype (and a categorical's category set) from the
-  whole column. So nothing here converts the validation batch as a
-  whole: the **schema** (the classes a label may take, whether targets
-  are numbers, the training frame's columns and dtypes, the training
-  array's dtype and row shape) is read from the public training data
-  before the validation set is read (:meth:`RecordSchema.from_training`),
-  and each validation record is mapped into it alone
-  (:meth:`RecordSchema.map`). A record that does not map (a label that is
-  not one of the training classes, a target or a row that does not
-  convert) is that record's failure: it scores the worst value ``low``,
-  exactly like a record whose prediction fails.
-* **Batch-dependent prediction.** Handled by the scorer
-  (:meth:`~._scorers.DPScorer.private_values`): records are scored one at
-  a time from a fresh copy of the model, unless the model is on the
-  row-wise list (``_rowwise.py``).
+* **Coercion of the batch.** ``np.asarray`` of a list infers one dtype
+  for all records (one label typed ``"1"`` makes every label a string);
+  pandas infers a column's dtype and category set from the whole column.
+  So the **schema** (classes, numeric targets, the training frame's
+  columns and dtypes, the training array's dtype and row shape) is read
+  from the public training data (:meth:`RecordSchema.from_training`) and
+  each validation record is mapped into it alone (:meth:`RecordSchema.map`).
+  A record that does not map scores the worst value ``low``, like a record
+  whose prediction fails.
+* **Batch-dependent prediction.** Handled by
+  :meth:`~._scorers.DPScorer.private_values`.
 
-Labels are matched to the training classes by value, through
-:func:`~._numbers.label_key` on both sides: ``1``, ``1.0``, ``True``,
-``np.int64(1)`` and ``"1"`` all match a class ``1`` or ``"1"`` (a string
-spelling an integer is that integer exactly, above 2**53 too; ``"a"``
-matches only ``"a"``): ``np.array(labels)`` with one string label makes
-every label a string, and each record must still be read as itself,
-whichever type the training labels have. Likewise a numeric
-training set's rows are read entry by entry from any array or frame whose
-dtype is not numeric (strings that spell numbers, complex values with no
-imaginary part). A record whose conversion raises anything (its
-``__hash__``, ``__eq__`` or ``__float__`` included; only a
-``KeyboardInterrupt`` is taken as the user's) is that record's failure.
+Labels match the training classes by value through
+:func:`~._numbers.label_key` on both sides (``1``, ``1.0``, ``True``,
+``np.int64(1)`` and ``"1"`` all match a class ``1`` or ``"1"``); rows of a
+numeric training set are read entry by entry from a non-numeric container.
+A record whose conversion raises anything but ``KeyboardInterrupt`` (its
+``__hash__``, ``__eq__`` or ``__float__`` included) is that record's failure.
 """
 
 from __future__ import annotations
@@ -56,13 +43,7 @@ def _is_frame(X) -> bool:
 
 
 def _elements(a) -> list:
-    """The records of ``a`` as a Python list, one object per record.
-
-    No dtype is inferred over the batch: a list stays its elements, an
-    array or pandas object gives its per-record values (an object array
-    of a container that only converts as a whole, e.g. through
-    ``__array__``, keeps the dtype its owner gave it).
-    """
+    """The records of ``a`` as a Python list; no dtype inferred over the batch."""
     if isinstance(a, list):
         return a
     if isinstance(a, tuple):
@@ -88,8 +69,7 @@ def _lookup(classes: np.ndarray) -> dict:
 
 
 def _failed(exc: BaseException) -> None:
-    """A record's conversion raised: its own failure, unless it is the user's
-    interruption (``KeyboardInterrupt``), which propagates."""
+    """A record's conversion raised: its failure, unless ``KeyboardInterrupt``."""
     if isinstance(exc, KeyboardInterrupt):
         raise exc
 
@@ -121,12 +101,7 @@ class RecordSchema:
 
     @classmethod
     def from_training(cls, X_train, y_train, *, classes: bool) -> RecordSchema:
-        """The schema of the public training set.
-
-        ``classes=True`` for targets that are labels (classification
-        scores), else targets are numbers. Public data only, before any
-        validation row is read.
-        """
+        """The schema of the public training set (``classes``: labels, not numbers)."""
         n_outputs, labels = 0, None
         if y_train is not None:
             y = np.asarray(y_train)
@@ -161,8 +136,7 @@ class RecordSchema:
 
     @classmethod
     def from_estimator(cls, estimator, y, *, classes: bool) -> RecordSchema:
-        """The schema read from a fitted model (``classes_``), for callers
-        that score without a training set at hand."""
+        """The schema read from a fitted model's ``classes_``."""
         labels = None
         n_outputs = 0 if y is None else (1 if np.ndim(y) <= 1 else np.shape(y)[1])
         if classes and y is not None and hasattr(estimator, "classes_"):
@@ -174,9 +148,7 @@ class RecordSchema:
         return cls(classes=labels, n_outputs=n_outputs)
 
     def check_columns(self, X_val) -> None:
-        """Refuse validation inputs whose structure differs from the training
-        set's (column names; public structure, like the shape), before the
-        validation rows are read."""
+        """Refuse validation frames whose columns differ from the training set's."""
         if self.frame is None or not _is_frame(X_val):
             return
         if list(X_val.columns) != list(self.frame[0]):
@@ -186,7 +158,6 @@ class RecordSchema:
                 "and dtypes. Give X_val the same columns in the same order."
             )
 
-    # -- mapping -------------------------------------------------------------
     def map(self, X, y) -> Records:
         """Map every validation record into this schema, one record at a time."""
         m = _num_samples(X)
@@ -245,9 +216,7 @@ class RecordSchema:
                 return X  # numbers for a numeric training set: as given
             if not numeric and X.dtype.kind not in "US":
                 return X
-            # Strings or complex values for a numeric training set, or
-            # strings for an object one: a dtype one entry may have given
-            # the whole batch; read entry by entry.
+            # A dtype one entry may have given the batch: read entry by entry.
         elif not isinstance(X, (list, tuple, np.ndarray)) and not (
             numeric and _is_frame(X)
         ):
@@ -277,8 +246,7 @@ class RecordSchema:
 
 
 def _row(row, dtype) -> np.ndarray:
-    """One record's row as numbers, entry by entry (:func:`~._numbers.number` each; an
-    integer training dtype reads a string spelling an integer exactly)."""
+    """One record's row as numbers, entry by entry (integers exactly)."""
     a = np.asarray(row)
     if a.dtype.kind in "biuf":
         return np.asarray(a, dtype=dtype)
@@ -308,11 +276,8 @@ def _parts(v, n: int):
 def _cast_frame(X, columns: list, dtypes: list):
     """Each column cast element by element to the training frame's dtype.
 
-    A categorical column gets the training set's categories (a value
-    outside them becomes missing); a numeric column is converted value by
-    value (a value that does not convert becomes missing); other columns
-    are kept as objects. Nothing of a column's batch-inferred dtype (its
-    category set, its int/float/object choice) survives.
+    Categories are the training set's; a value that does not convert is
+    missing; other columns stay objects.
     """
     import pandas as pd
 
@@ -334,9 +299,7 @@ def _cast_frame(X, columns: list, dtypes: list):
 
 
 def _canonical(v):
-    """One object entry, typed from itself: :func:`~._numbers.label_key`,
-    and a float holding a whole number as that integer (pandas stores an
-    object column's 1 as 1.0 when another row is 2.5)."""
+    """One object entry typed from itself; a whole float as an int (pandas 1.0)."""
     try:
         key = label_key(v)
         if isinstance(key, float) and key.is_integer() and abs(key) <= 2.0**53:
@@ -348,8 +311,7 @@ def _canonical(v):
 
 
 def _category(v, table: dict, cats: np.ndarray):
-    """The training category a value matches (the category itself, so the
-    column's cast does not depend on the other values' types), else None."""
+    """The training category a value matches, else None."""
     try:
         k = table.get(label_key(v))
         return None if k is None else cats[k]
@@ -360,8 +322,7 @@ def _category(v, table: dict, cats: np.ndarray):
 
 def _picklable(value) -> bool:
     """Whether one record's value can travel to a worker process."""
-    import pickle  # stricter than cloudpickle (a lambda fails): what any
-    # backend can send, whichever pickler it uses
+    import pickle  # stricter than cloudpickle: what any backend can send
 
     try:
         pickle.dumps(value)
@@ -387,15 +348,10 @@ class Records:
         return len(self.ok)
 
     def picklable(self) -> Records:
-        """These records, each one that cannot be serialised failed alone.
+        """These records, each one that cannot be pickled replaced and failed alone.
 
-        Records sent to worker processes are pickled in blocks: one record
-        holding an object no pickler can serialise (a lock, a lambda, a
-        structure nested too deep) would make the whole block, and the fit,
-        fail. Each record of an object array or of a frame's object columns
-        is tried on its own; one that fails is replaced by a missing value
-        and marked failed (it scores ``low``). Numeric records pass as they
-        are.
+        Records go to worker processes in pickled blocks: one unpicklable
+        record must not fail its block.
         """
         X = self.X
         if _is_frame(X):
@@ -425,12 +381,15 @@ class Records:
         idx = np.asarray(idx, dtype=np.intp)
         return Records(
             X=_take(self.X, idx),
-            y=None if self.y is None else self.y[idx],
+            y=_take(self.y, idx),
             ok=self.ok[idx],
         )
 
 
 def _take(a, idx):
+    """Rows ``idx`` of ``a`` (``None`` stays ``None``); ndarrays indexed directly."""
+    if a is None:
+        return None
     if type(a) is np.ndarray:
         return a[np.asarray(idx, dtype=np.intp)]
     return _safe_indexing(a, idx)

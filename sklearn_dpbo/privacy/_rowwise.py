@@ -1,16 +1,11 @@
 """Which fitted models predict row by row by construction.
 
 A validation record's value must depend only on that record and the model
-fitted on public data (``_records.py``). For most models that is true of
-batch prediction too, but it is a property of the model's *code*, which
-the library cannot check by running it. :func:`is_rowwise` therefore
-accepts only models built entirely from scikit-learn classes on an explicit
-list (:data:`ROWWISE_CLASSES`), whose ``predict``/``transform`` is known to
-compute each output row from its input row and the fitted state alone,
-with every parameter a plain value, another accepted model or kernel, or a
-function defined in scikit-learn itself. Anything else — a user class, a
-subclass, ``FunctionTransformer``, a callable column selector, a user
-metric or kernel function — is scored one record at a time instead
+fitted on public data; for batch prediction that is a property of the
+model's *code*, which the library cannot check by running it. So
+:func:`is_rowwise` accepts only models built from scikit-learn classes on
+an explicit list (:data:`ROWWISE_CLASSES`, read from scikit-learn's
+source); anything else is scored one record at a time
 (:meth:`~._scorers.DPScorer.private_values`).
 
 Classes left off the list on purpose: ``FunctionTransformer`` (user code),
@@ -29,9 +24,6 @@ import numpy as np
 
 __all__ = ["ROWWISE_CLASSES", "is_rowwise"]
 
-# Module -> class names whose prediction/transform is row-wise given the
-# fitted state (read from scikit-learn's source; see the module docstring
-# for the classes left out on purpose).
 ROWWISE_CLASSES = {
     "sklearn.calibration": ["CalibratedClassifierCV"],
     "sklearn.compose": ["ColumnTransformer", "TransformedTargetRegressor"],
@@ -277,10 +269,8 @@ def is_rowwise(estimator: Any) -> bool:
     estimators, …), is on :data:`ROWWISE_CLASSES`, and every parameter is
     a plain value (number, string, ``None``, a non-object array, a
     ``RandomState``), a scikit-learn kernel, or a function defined in
-    scikit-learn, NumPy or SciPy (not a lambda). Such a model's outputs
-    for a batch are its outputs for each row, so the library may score a
-    validation batch at once. A ``False`` costs speed only: the records are
-    then scored one at a time, each from a fresh copy of the model.
+    scikit-learn, NumPy or SciPy (not a lambda). A ``False`` costs speed
+    only (records are then scored one at a time).
     """
     if type(estimator) not in rowwise_classes():
         return False

@@ -402,17 +402,10 @@ def sample_standard_normal(n: int, rng: RandomSource) -> np.ndarray:
     8.7 standard deviations, a truncation of probability < 2⁻⁵³ that changes
     δ by less than that.
 
-    Floating-point caveat (honest): unlike the library's Laplace noise,
-    this is a *floating-point* Gaussian. Its values lie on a non-uniform
-    float grid, and precision-based attacks on float samplers (Mironov 2012;
-    Jin et al., "Are we there yet? Timing and floating-point attacks on
-    differential privacy systems", S&P 2022) can in principle distinguish
-    μ + s·z from μ' + s·z through the low-order bits. The GP release rounds
-    its output to a public grid far coarser than the float spacing (see
-    :func:`round_to_grid`), a mitigation in the spirit of Mironov's snapping,
-    not a proof. An exact multivariate discrete Gaussian with a correlated
-    covariance would need a different (ε, δ) analysis (CKS20 §4) and is not
-    implemented.
+    Unlike the library's Laplace noise this is a *floating-point* Gaussian
+    (low-order-bit attacks: Mironov 2012; Jin et al., S&P 2022); the GP
+    release mitigates by :func:`round_to_grid`, not a proof (see the
+    floating-point caveat in ``docs/dp_gp.md``).
     """
     n = int(n)
     if n < 0:

@@ -10,21 +10,13 @@ the mean over the m validation records of a **per-record** value r,
 clipped by the library into public ``bounds``. Swapping one record changes
 one term, so the swap-one sensitivity is (high − low)/m whatever r is
 (Dwork & Roth 2014, §3.3), provided a record's value depends only on that
-record and the (public) fitted model — *row independence*. It holds by
-construction, for every estimator: see :meth:`DPScorer.private_values`.
-
-The check on public training rows (:meth:`DPScorer.check_public_rows`) is a
-second line of defence that tells the user early that a step is
-batch-dependent; the guarantee does not rest on it.
+record and the (public) fitted model — *row independence*, which holds by
+construction (:meth:`DPScorer.private_values`); the check on public
+training rows (:meth:`DPScorer.check_public_rows`) only reports a
+batch-dependent step early.
 
 A record that does not map, or makes the model or r fail (an exception, a
-non-finite value), gets the worst value ``low``: one record can change at
-most its own term even when it breaks something. Nothing about a failure
-leaves the scorer: no exception, no warning (see :func:`quiet`).
-
-Aggregate metrics that are not a mean of bounded per-record terms (F1,
-ROC AUC, balanced accuracy, precision, recall, plain R², …) are refused:
-one record can move them by far more than 1/m.
+non-finite value), gets the worst value ``low``, silently.
 
 Neighbouring relation: validation sets of the same public size m that
 differ by swapping one record.
@@ -38,7 +30,8 @@ from typing import Any, Callable, Optional
 import numpy as np
 from sklearn.utils import check_random_state
 
-from .._compat import _num_samples, _safe_indexing
+from .._compat import _num_samples
+from ._records import _take
 from ._silence import quiet
 
 __all__ = [
@@ -55,9 +48,7 @@ PUBLIC_ROWS = 32
 
 
 def rows_scored_by_check(n_train: int, n_rows: int = PUBLIC_ROWS) -> int:
-    """Rows :meth:`DPScorer.check_public_rows` scores in all: the sample of
-    k = min(n_train, n_rows) rows as a batch, in halves and reversed, and
-    min(SINGLE_ROWS, k) of them alone."""
+    """Rows :meth:`DPScorer.check_public_rows` scores in all."""
     k = min(int(n_train), int(n_rows))
     return 3 * k + min(SINGLE_ROWS, k)
 
@@ -79,13 +70,7 @@ ROW_INDEPENDENCE = (
 
 
 class _Copies:
-    """Fresh copies of a fitted model, one per record scored alone.
-
-    From a pickle taken once (``pickle.loads`` per copy), or by
-    ``copy.deepcopy`` for a model that does not pickle (a lambda in a
-    ``FunctionTransformer``). State outside the model object (globals, a
-    closure's captured variables) is the user's code's and is not copied.
-    """
+    """Fresh copies of a fitted model: from one pickle, else ``copy.deepcopy``."""
 
     def __init__(self, estimator: Any):
         import pickle
@@ -129,29 +114,6 @@ class RowIndependenceError(ValueError):
     """The model's outputs for a record depend on the other records scored."""
 
 
-# --- Per-record values ---
-
-
-def _take(a, idx):
-    """Rows ``idx`` of ``a`` (``None`` stays ``None``: unsupervised scores).
-
-    NumPy arrays are indexed directly (``_safe_indexing``'s container
-    checks cost more than the scoring of a small model).
-    """
-    if a is None:
-        return None
-    if type(a) is np.ndarray:
-        return a[np.asarray(idx, dtype=np.intp)]
-    return _safe_indexing(a, idx)
-
-
-def _response(estimator: Any, X, method: str):
-    return np.asarray(getattr(estimator, method)(X))
-
-
-# --- DPScorer ---
-
-
 class DPScorer:
     """A private score: the mean of per-record values clipped into ``bounds``.
 
@@ -186,10 +148,8 @@ class DPScorer:
         (proved in the functions' docstrings). ``None`` for every user
         score: ``method="lipschitz"`` accepts only the built-in ones.
     public_note : str or None
-        How public constants of the score were derived from the public
-        training targets (a regression score's ``error_clip="auto"``, see
-        :func:`make_dp_scorer`); the search states it in
-        ``privacy_report_``. ``None`` when every constant was given.
+        How constants were derived from the public training targets
+        (``error_clip="auto"``), stated in ``privacy_report_``.
 
     Examples
     --------
@@ -232,25 +192,16 @@ class DPScorer:
         self.lipschitz: Optional[float] = None
         self.public_note: Optional[str] = None
         self._with_estimator = False  # built-ins also receive the estimator
-        # What a validation target is mapped into (``_records.py``):
-        # "classes" (the training labels), "numeric" (a float per output),
-        # or "auto" (classes for a classifier, else numeric).
+        # Validation targets map to "classes", "numeric" or "auto" (by estimator).
         self.target = "auto"
 
-    #: Whether public constants still have to come from the training targets
-    #: (``error_clip="auto"``): such a score scores nothing until
-    #: :meth:`for_training_targets` gave them.
+    #: True until :meth:`for_training_targets` fixed ``error_clip="auto"``.
     needs_training_targets = False
 
     def for_training_targets(self, y_train) -> DPScorer:
         """This score with the public constants the training targets fix.
 
-        The search calls it with its public training targets before the
-        validation set is read. A score whose constants are all given
-        returns itself; a built-in regression score with
-        ``error_clip="auto"`` returns a new score whose clip (and, for
-        ``"r2"``, variance) is computed from ``y_train`` (see
-        :func:`make_dp_scorer`).
+        Itself when every constant is given (see :func:`make_dp_scorer`).
         """
         return self
 
@@ -262,7 +213,6 @@ class DPScorer:
             return bool(is_classifier(estimator))
         return self.target == "classes"
 
-    # -- sensitivity ------------------------------------------------------
     def sensitivity_for(self, n_validation: int) -> float:
         """Swap-one sensitivity Δ = (high − low)/m of the mean of m records.
 
@@ -276,10 +226,9 @@ class DPScorer:
         delta += 2.0 * math.ulp(max(abs(low), abs(high)))
         return math.nextafter(delta, math.inf)
 
-    # -- per-record values -------------------------------------------------
     def _raw(self, estimator: Any, X, y) -> np.ndarray:
         """Unclipped per-record values of one batch (raises on failure)."""
-        out = _response(estimator, X, self.response_method)
+        out = np.asarray(getattr(estimator, self.response_method)(X))
         if self._with_estimator:
             values = self.record_score(y, out, estimator)
         else:
@@ -304,19 +253,12 @@ class DPScorer:
     ) -> np.ndarray:
         """Clipped per-record values of ``estimator`` on ``(X, y)``.
 
-        ``private=True`` (the default): the records are mapped one by one
-        into a schema read from the fitted model
-        (:meth:`~._records.RecordSchema.from_estimator`: its ``classes_``)
-        and scored by :meth:`private_values`. The search maps its
-        validation set into the *training set's* schema instead
-        (:meth:`~._context.SearchData.records`), which also fixes the
-        columns and dtypes of DataFrame inputs.
-
-        ``private=False`` (public rows, e.g. the public folds): the batch is
-        scored at once; if that raises, it is split in two and each half
-        scored alone, recursively, down to single records, and a single
-        record that still fails gets ``low``. Its warnings are withheld
-        (:func:`quiet` with ``private=False``).
+        ``private=True``: the records are mapped one by one into a schema
+        read from the fitted model's ``classes_`` and scored by
+        :meth:`private_values` (the search maps into the training set's
+        schema instead). ``private=False`` (public rows): the batch is
+        scored at once, bisected on failure down to single records; a record
+        that still fails gets ``low``.
         """
         if private:
             from ._records import RecordSchema
@@ -399,7 +341,6 @@ class DPScorer:
                     out[i] = -np.inf
 
     def _fill(self, estimator, X, y, idx: np.ndarray, out: np.ndarray) -> None:
-        # Iterative bisection (no recursion limit for large m).
         stack = [idx]
         while stack:
             part = stack.pop()
@@ -427,25 +368,15 @@ class DPScorer:
         """
         return float(np.mean(self._raw(estimator, X, y)))
 
-    # -- public pre-flight ---------------------------------------------------
     def check_public_rows(
         self, estimator: Any, X, y, *, n_rows: int = PUBLIC_ROWS, random_state=0
     ) -> None:
         """Check, on public rows, that the score works and is row independent.
 
-        Run on the fitted candidate with rows of the (public) training set
-        before any validation row is read. Raises if scoring fails there
-        (the validation set would fail the same way, silently scored
-        ``low``), or if a record's value changes with the batch it is scored
-        in: the values of a batch must equal those of its two halves scored
-        separately, of the reversed batch, and of ``SINGLE_ROWS`` (8) rows
-        each scored alone. Outputs that depend on the other rows of the
-        batch (a step that standardises by the batch's own statistics, a
-        transductive model) would let one validation record move every
-        other record's value.
-
-        The comparison allows a relative 1e-9 of the bounds' width for
-        floating-point differences between batch sizes (BLAS kernels).
+        Before any validation row is read, on training rows: raises if
+        scoring fails, or if the values of a batch differ from those of its
+        two halves, of the reversed batch, or of ``SINGLE_ROWS`` rows scored
+        alone (beyond 1e-9 of the bounds' width, for BLAS differences).
         """
         n = _num_samples(X)
         rng = check_random_state(random_state)
@@ -454,7 +385,6 @@ class DPScorer:
         y_b = _take(y, idx)
 
         def values(rows) -> np.ndarray:
-            """Clipped values of the sampled rows ``rows``, scored as one batch."""
             return self._clip(self._raw(estimator, _take(X_b, rows), _take(y_b, rows)))
 
         k = len(idx)

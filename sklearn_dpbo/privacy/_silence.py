@@ -1,10 +1,5 @@
 """Silence for private code paths: no warning, print or log record raised
-while private work runs reaches the user, and no floating-point error
-raises.
-
-Used by every private computation of the library (the scorer's per-record
-values, the DP GP's output mapping, the search's validation read, the
-whole-data parts, the private-model runs).
+while private work runs reaches the user, and no floating-point error raises.
 """
 
 from __future__ import annotations
@@ -29,34 +24,20 @@ _EVERY_LEVEL = 2**62  # logging.disable(level) withholds records of level ≤ it
 def quiet(private: bool = True):
     """Withhold what private work warns, prints and logs.
 
-    Warnings raised in the section are recorded into a list that is dropped
-    at its end (``catch_warnings(record=True)`` with the ``"always"``
-    filter: none is shown, none is turned into an error; a nested
-    ``catch_warnings`` of the user's code records into the same list). On
-    exit the user's filters are put back as they were, so a later warning of
-    the user is shown exactly as without the section.
+    Warnings are recorded into a list dropped at the end
+    (``catch_warnings(record=True)``, filter ``"always"``: none is shown or
+    turned into an error); the user's filters are put back on exit.
+    ``catch_warnings`` is process-global and not thread-safe, so a section
+    holds one process-wide lock (private scoring is serialised under
+    threading backends; another thread's output during a section is
+    withheld, never revealed).
 
-    ``warnings.catch_warnings`` changes process-global state and is not
-    thread-safe: two threads entering and leaving it interleaved can leave a
-    silencing filter installed, or restore the user's filters while the
-    other thread still scores validation records. Every section therefore
-    holds one process-wide lock while its filter is installed; under the
-    threading backend (and Dask's threaded workers) private scoring is
-    serialised; process backends are unaffected. A thread that is not the
-    library's and warns, prints or logs during a section loses that output
-    (withheld, never revealed).
-
-    With ``private=True`` (the default) ``sys.stdout``/``sys.stderr`` are
-    swapped for a dropped buffer and logging is disabled at every level for
-    the section's duration (output that C code writes to the file
-    descriptors directly is not caught). ``private=False`` is for sections
-    that score public rows only: their warnings are withheld, their prints
-    and log records are the user's.
-
-    The section also runs under ``np.errstate(all="ignore")``: a user's
-    ``np.seterr(all="raise")`` cannot turn one record's overflow into an
-    exception. A section nested in one of the same thread shares the outer
-    one's warning filter and withholds its own prints and logs if private.
+    ``private=True``: ``sys.stdout``/``sys.stderr`` go to a dropped buffer
+    and logging is disabled at every level (output C code writes to the file
+    descriptors is not caught). ``private=False`` (public rows): warnings are
+    withheld, prints and logs are the user's. Both run under
+    ``np.errstate(all="ignore")``. A nested section shares the outer one's
+    filter.
     """
     if getattr(_IN_QUIET, "depth", 0):  # the outer section's filter covers it
         _IN_QUIET.depth += 1

@@ -57,9 +57,6 @@ class UselessReleaseWarning(UserWarning):
 # Spends below this are refused: they vanish in floating-point sums.
 MIN_EPSILON = 1e-12
 
-# The one range of each privacy parameter, in every class and function that
-# takes one (``_parameter_constraints`` of the estimators and the checks
-# below): the same values are refused everywhere, with the same message.
 EPSILON_CONSTRAINTS = [Interval(numbers.Real, MIN_EPSILON, None, closed="left")]
 """ε: a finite float ≥ 1e-12 (the message says "in the range [1e-12, inf)")."""
 DELTA_CONSTRAINTS = [Interval(numbers.Real, 0, 1, closed="left")]
@@ -69,10 +66,7 @@ PROBABILITY_CONSTRAINTS = [Interval(numbers.Real, 0, 1, closed="neither")]
 
 
 def _check_real(value, name: str, owner: str, constraints: list) -> float:
-    """``value`` as a float, or scikit-learn's ``InvalidParameterError``
-    ("The 'epsilon' parameter of BudgetAccountant must be a float in the range
-    [1e-12, inf). Got 0 instead."), also for bools (which pass ``Interval``),
-    strings, complex numbers and None."""
+    """``value`` as a float, or scikit-learn's ``InvalidParameterError`` (bools too)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise InvalidParameterError(
             f"The {name!r} parameter of {owner} must be {constraints[0]}. "
@@ -111,16 +105,6 @@ def check_probability(value, name: str, owner: str) -> float:
     return _check_real(value, name, owner, PROBABILITY_CONSTRAINTS)
 
 
-def _seed_from(random_state, stream: int) -> np.random.SeedSequence:
-    if isinstance(random_state, np.random.RandomState):
-        entropy = int(random_state.randint(0, 2**31 - 1))
-    elif isinstance(random_state, np.random.Generator):
-        entropy = int(random_state.integers(0, 2**63 - 1))
-    else:
-        entropy = int(random_state)
-    return np.random.SeedSequence([entropy, stream])
-
-
 def public_rng(random_state) -> np.random.Generator:
     """Generator for *public* randomness (candidate set, tie-breaks, folds).
 
@@ -128,17 +112,20 @@ def public_rng(random_state) -> np.random.Generator:
     """
     if random_state is None:
         return np.random.default_rng(secrets.randbits(128))
-    return np.random.default_rng(_seed_from(random_state, 0))
+    if isinstance(random_state, np.random.RandomState):
+        entropy = int(random_state.randint(0, 2**31 - 1))
+    elif isinstance(random_state, np.random.Generator):
+        entropy = int(random_state.integers(0, 2**63 - 1))
+    else:
+        entropy = int(random_state)
+    return np.random.default_rng(np.random.SeedSequence([entropy, 0]))
 
 
 def check_privacy_rng(noise_random_state=None):
     """The source of the privacy noise: an object with ``randrange``.
 
-    ``None`` (the only setting for production use) is
-    :func:`~._samplers.secure_source`, the operating system's CSPRNG
-    (``os.urandom`` read in blocks). An int
-    gives a :class:`random.Random` seeded with it, for tests only.
-    ``random_state`` never reaches this function.
+    ``None`` (production): the OS CSPRNG (:func:`~._samplers.secure_source`);
+    an int: a seeded :class:`random.Random`, for tests only.
     """
     import random
 
