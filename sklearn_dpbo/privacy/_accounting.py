@@ -120,9 +120,10 @@ class PrivacyReport:
         accountants (``pip install "sklearn-dpbo[accounting]"``). Per release:
 
         - pure-ε Laplace releases: ``LaplaceDpEvent(noise_scale /
-          sensitivity)`` (the discrete Laplace with ~2^20 grid steps per unit
-          of sensitivity matches the continuous one's privacy loss to
-          O(2^-20));
+          sensitivity)``, both of the inflated 2^k-grid calibration
+          (Δ + 2^k and (Δ + 2^k)/ε; the discrete Laplace with ~2^20 grid
+          steps per unit of sensitivity matches the continuous one's privacy
+          loss to O(2^-20));
         - other pure-ε releases (selection): ``DiscreteLaplaceDpEvent(ε,
           1)``, whose privacy loss is exactly ±ε with probabilities
           e^ε/(1+e^ε), 1/(1+e^ε): the worst case of every ε-DP mechanism;

@@ -416,7 +416,10 @@ def _named_scorer(name: str, params: dict) -> DPScorer:
         record = _regression(kind, clip, huber_delta=d, variance=var)
         # Each record value falls as the clipped error grows: its range is
         # [value at error c, value at error 0] (+ 0.0 turns -0.0 into 0.0).
-        low, high = (float(record([e], [0.0])[0]) + 0.0 for e in (clip, 0.0))
+        # Huber's np.where evaluates both branches: the unused one may
+        # overflow, silently (an overflowing bound is -inf, refused below).
+        with np.errstate(all="ignore"):
+            low, high = (float(record([e], [0.0])[0]) + 0.0 for e in (clip, 0.0))
         return _builtin(record, (low, high), label + ")")
     raise ValueError(_unknown_message(name))
 

@@ -125,6 +125,21 @@ def test_regression_values_equal_sklearn_when_nothing_is_clipped():
     assert mse.bounds == (-100.0, 0.0) and r2.bounds == (1 - 100 / var, 1.0)
 
 
+@pytest.mark.parametrize(
+    "clip, delta, low",
+    [(1.0, 1e300, -0.5), (1e200, 1.0, -(1e200 - 0.5)), (1e200, 1e-300, -1e-100)],
+)
+def test_huber_bounds_are_silent_when_one_branch_overflows(clip, delta, low):
+    # Huber's bounds come from its record function at errors c and 0, which
+    # evaluates both branches of np.where: the unused one may overflow. That
+    # must not warn, nor raise under a user's np.seterr(all="raise"); the
+    # bound is the one of the branch that applies (0.5 c² or d (c − d/2)).
+    with warnings.catch_warnings(), np.errstate(all="raise"):
+        warnings.simplefilter("error")
+        s = make_dp_scorer("neg_huber_loss", error_clip=clip, huber_delta=delta)
+    assert s.bounds == (low, 0.0)
+
+
 def test_log_loss_floor_and_unknown_label_get_the_worst_value():
     s = make_dp_scorer("neg_log_loss", floor=0.01)
     X = np.array([[1, 1.0], [0, 0.0]])
