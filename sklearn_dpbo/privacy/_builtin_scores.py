@@ -413,13 +413,17 @@ def _named_scorer(name: str, params: dict) -> DPScorer:
                 "public variance of the target",
             )
             label += f", target_variance={var:g}"
+        # The range of a record's value at clipped errors e ≤ c, written out.
+        high = 0.0
+        if kind == "mae":
+            low = -clip  # −e
+        elif kind == "mse":
+            low = -(clip * clip)  # −e²
+        elif kind == "huber":  # −e²/2 for e ≤ δ, else −δ(e − δ/2)
+            low = -(0.5 * clip * clip if clip <= d else d * (clip - 0.5 * d))
+        else:  # 1 − e²/variance
+            low, high = 1.0 - clip * clip / var, 1.0
         record = _regression(kind, clip, huber_delta=d, variance=var)
-        # Each record value falls as the clipped error grows: its range is
-        # [value at error c, value at error 0] (+ 0.0 turns -0.0 into 0.0).
-        # Huber's np.where evaluates both branches: the unused one may
-        # overflow, silently (an overflowing bound is -inf, refused below).
-        with np.errstate(all="ignore"):
-            low, high = (float(record([e], [0.0])[0]) + 0.0 for e in (clip, 0.0))
         return _builtin(record, (low, high), label + ")")
     raise ValueError(_unknown_message(name))
 
