@@ -18,13 +18,6 @@ import math
 from ..privacy._accounting import Release, split_budget
 from ..privacy._validation import MIN_EPSILON, check_epsilon
 
-__all__ = [
-    "PURE_EPSILON_MODES",
-    "check_charge",
-    "check_release_budgets",
-    "planned_cost",
-]
-
 PURE_EPSILON_MODES = {"private-selection", "lipschitz", "federated-ldp", "whole-data"}
 """Modes whose every release is pure ε-DP: a fit spends δ = 0.
 

@@ -17,8 +17,6 @@ import numpy as np
 from ..bo._candidates import CandidateSet
 from ..privacy._scorers import DPScorer
 
-__all__ = ["SearchPlan", "SearchData", "SearchContext", "with_training_targets"]
-
 
 @dataclass(frozen=True)
 class SearchPlan:

@@ -23,8 +23,6 @@ from typing import Sequence
 import numpy as np
 from scipy.stats import rankdata
 
-__all__ = ["TIME_COLUMNS", "PublicCVResults", "best_row", "public_cv_results"]
-
 TIME_COLUMNS = ("mean_fit_time", "std_fit_time", "mean_score_time", "std_score_time")
 
 

@@ -43,12 +43,6 @@ from ..bo._gp import _JITTER, as_sklearn_kernel, internal_kernel, kernel_matrix
 from ..privacy._validation import public_rng
 from ._context import with_training_targets
 
-__all__ = [
-    "DatasetKernelEstimate",
-    "estimate_dataset_kernel",
-    "multitask_log_likelihood",
-]
-
 DEFAULT_K1_GRID = np.round(np.arange(1, 20) * 0.05, 2)  # 0.05 ... 0.95
 
 

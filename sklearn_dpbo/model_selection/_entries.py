@@ -19,9 +19,6 @@ import numpy as np
 
 from ..privacy._numbers import label_key, number_or_nan
 
-__all__ = ["check_containers", "check_label_classes", "float_entries", "read_labels"]
-
-
 _EXACT_LABELS = 2.0**53
 """Numbers of magnitude below this compare equal as float64 iff they are equal."""
 

@@ -40,17 +40,6 @@ from ..privacy._rowwise import is_rowwise
 from ..privacy._scorers import PUBLIC_ROWS, SINGLE_ROWS, rows_scored_by_check
 from ..privacy._silence import quiet
 
-__all__ = [
-    "fit_on_training",
-    "fit_public",
-    "fit_and_score_private",
-    "index_fit_params",
-    "prepare_private_scoring",
-    "score_validation",
-    "score_private",
-    "warn_fit_failures",
-]
-
 
 def index_fit_params(fit_params: dict, indices, n_samples: int) -> dict:
     """Restrict sample-aligned fit parameters (e.g. ``sample_weight``) to rows."""

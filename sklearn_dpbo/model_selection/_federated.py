@@ -48,8 +48,6 @@ from ._context import SearchContext
 from ._cv_results import TIME_COLUMNS
 from ._evaluation import fit_and_score_private
 
-__all__ = ["run_federated_ldp", "FEDERATED_ALGORITHM", "OwnersAsked", "owner_order"]
-
 FEDERATED_ALGORITHM = "gp-ucb"
 """Learner of the mode (``benchmarks/bench_ldp.py``): no regret guarantee;
 privacy does not depend on it (post-processing of ε-LDP reports)."""

@@ -32,17 +32,6 @@ from ..privacy._accounting import PrivacyReport, Release
 from ._cv_results import best_row
 from ._metrics import best_scores
 
-__all__ = [
-    "callbacks_refused",
-    "check_refit",
-    "clear_fitted",
-    "fitted_estimator_property",
-    "ingest",
-    "no_cv_results_reason",
-    "refit",
-    "search_estimator_has",
-]
-
 
 def clear_fitted(search) -> None:
     """Remove every fitted attribute (public names ending in ``_``)."""

@@ -39,8 +39,6 @@ from ._releases import (
     release_best_score_noise_free,
 )
 
-__all__ = ["run_gp_ucb", "score_noise_scale"]
-
 
 def _assumption(mode, offset: float, scale: float) -> str:
     kernel, length_scale = mode._gp_kernel()  # internal name, ℓ

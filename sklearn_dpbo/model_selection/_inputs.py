@@ -35,8 +35,6 @@ from sklearn.utils import get_tags
 from .._compat import _num_samples
 from ._entries import _is_pandas
 
-__all__ = ["check_inputs"]
-
 
 def _shape(A):
     """``A.shape`` as a tuple of ints, or None (a list, an unknown size)."""

@@ -81,13 +81,6 @@ from ._releases import (
     release_best_score_lipschitz,
 )
 
-__all__ = [
-    "LipschitzSetup",
-    "check_assumption_2",
-    "regularisation_to_lambda",
-    "run_lipschitz",
-]
-
 # δ of the exploration weight β_t when the acquisition is UCB: a tuning
 # constant of the search here (Algorithm 3's guarantee holds for any
 # acquisition function), not a privacy parameter.

@@ -26,17 +26,6 @@ from ._evaluation import fit_on_training, score_private
 from ._private_selection import FITTED_KEY
 from ._releases import release_best_score_selection
 
-__all__ = [
-    "best_scores",
-    "search_scorers",
-    "plan_for_metrics",
-    "public_score",
-    "release_other_metrics",
-    "run_with_other_metrics",
-    "scorers_by_name",
-    "with_public_notes",
-]
-
 
 def scorers_by_name(
     scoring, refit, estimator, method: str

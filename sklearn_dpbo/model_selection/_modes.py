@@ -42,19 +42,6 @@ from .._compat import (
 )
 from ..bo._gp import internal_kernel
 
-__all__ = [
-    "SearchMode",
-    "PrivateSelection",
-    "DPGPUCB",
-    "Lipschitz",
-    "FederatedLDP",
-    "WholeData",
-    "PrivateModel",
-    "MODES",
-    "resolve_mode",
-    "moved_parameter_hint",
-]
-
 # A scikit-learn kernel (RBF or Matern(nu=2.5), see bo._gp.internal_kernel).
 _KERNEL = [None, Kernel]
 # The kernel of every mode's GP when ``kernel=None``.

@@ -18,8 +18,6 @@ from ._gp_ucb import score_noise_scale
 from ._lipschitz import check_assumption_2, regularisation_to_lambda
 from ._releases import gp_ucb_params_sensitivity, lipschitz_score_sensitivity
 
-__all__ = ["public_noise_scales", "warn_useless_releases"]
-
 _PURE_EPSILON_MODES = {"private-selection", "lipschitz", "whole-data"}
 
 

@@ -43,8 +43,6 @@ from ._public_search import PublicSearch, resolve_public_signal
 from ._releases import release_best_params_selection, release_best_score_selection
 from ._scheduler import Job, default_window, run_ordered
 
-__all__ = ["run_private_selection", "public_search"]
-
 # Confidence parameter of the exploration weight β_t when BO runs on public
 # cross-validation scores: a tuning constant of GP-UCB here, not a privacy
 # parameter (no privacy budget is spent on public data).

@@ -26,8 +26,6 @@ from __future__ import annotations
 import sys
 import time
 
-__all__ = ["ProgressPrinter"]
-
 PREFIX = "[DPBayesSearchCV]"
 
 READ_TEXT = "reading {} (from here on: no line until done, no figure)"

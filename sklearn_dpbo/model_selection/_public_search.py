@@ -70,8 +70,6 @@ from ..bo._acquisition import argmax, upper_confidence_bound
 from ..bo._gp import IncrementalGP
 from ._scheduler import Job
 
-__all__ = ["LARGE_TRAIN_ROWS", "PublicSearch", "resolve_public_signal"]
-
 #: Public training rows from which ``public_cv="auto"`` and
 #: ``public_budget="auto"`` run 2 public folds with the row budget 0.75.
 LARGE_TRAIN_ROWS = 20_000

@@ -58,27 +58,6 @@ from ..privacy._mechanisms import exponential_mechanism, permute_and_flip
 from ..privacy._samplers import as_random_source, laplace_on_grid
 from ..privacy._scorers import ROW_INDEPENDENCE
 
-__all__ = [
-    "dataset_kernel_c",
-    "observation_noise_q",
-    "regret_constant_c1",
-    "gp_ucb_params_sensitivity",
-    "gp_ucb_score_scale",
-    "noise_free_omega",
-    "noise_free_score_scale",
-    "release_best_params_gp",
-    "release_best_score_gp",
-    "release_best_score_noise_free",
-    "release_best_params_selection",
-    "release_best_score_selection",
-    "lipschitz_validation_term",
-    "lipschitz_path_term",
-    "lipschitz_score_sensitivity",
-    "lipschitz_score_scale",
-    "release_best_params_path",
-    "release_best_score_lipschitz",
-]
-
 KUSNER = "Kusner et al., Differentially Private Bayesian Optimization, ICML 2015"
 
 

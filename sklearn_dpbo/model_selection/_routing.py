@@ -32,8 +32,6 @@ from sklearn.utils.metadata_routing import (
 from .._compat import _routing_enabled
 from ._metrics import search_scorers
 
-__all__ = ["metadata_routing", "route_fit_params", "route_score_params"]
-
 
 def _routing_object(scorer):
     """What carries the scorer's metadata requests, if anything does.

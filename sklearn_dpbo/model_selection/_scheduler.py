@@ -49,8 +49,6 @@ from typing import Any, Callable, Iterator, Optional, Protocol
 
 from joblib import Parallel, delayed, effective_n_jobs
 
-__all__ = ["Job", "Driver", "JobList", "run_ordered", "default_window"]
-
 # A worker process with nothing to do sleeps this long before asking again (s).
 IDLE_SECONDS = 0.002
 # A worker thread with nothing to do waits this long for a job (s); it is

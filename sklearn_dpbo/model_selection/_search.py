@@ -52,12 +52,10 @@ from ._private_model._fit import fit_private_model
 from ._private_selection import FITTED_KEY, run_private_selection
 from ._progress import ProgressPrinter
 from ._routing import metadata_routing, route_fit_params, route_score_params
-from ._sealed import PrivateComputationError, run_sealed
+from ._sealed import run_sealed
 from ._search_params import PARAMETER_CONSTRAINTS, check_set_params, check_settings
 from ._splits import check_cpu_inputs, num_rows, split_data
 from ._whole_data._fit import fit_whole_data, whole_data_requested
-
-__all__ = ["DPBayesSearchCV", "PrivateComputationError"]
 
 # One function per mode; each returns (releases, released index, extra public
 # attributes). Read them next to the paper: _gp_ucb.py, _private_selection.py.

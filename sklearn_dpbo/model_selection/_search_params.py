@@ -43,13 +43,6 @@ from ._metrics import search_scorers
 from ._modes import MODES, SearchMode, moved_parameter_hint, resolve_mode
 from ._splits import check_cv_structure
 
-__all__ = [
-    "FOREIGN_PARAMETERS",
-    "PARAMETER_CONSTRAINTS",
-    "check_set_params",
-    "check_settings",
-]
-
 PARAMETER_CONSTRAINTS: dict = {
     "estimator": [HasMethods(["fit"])],
     # Types are checked by CandidateSet (a TypeError naming the parameter,

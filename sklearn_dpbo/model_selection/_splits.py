@@ -37,15 +37,6 @@ from sklearn.utils.validation import indexable
 
 from .._compat import _num_samples, _safe_split
 
-__all__ = [
-    "check_cpu_inputs",
-    "check_cv_structure",
-    "check_public_splitter",
-    "num_rows",
-    "public_split",
-    "split_data",
-]
-
 _USE_INSTEAD = (
     "DPBayesSearchCV needs exactly one (train, validation) split fixed by "
     "public information: cv=[(train_idx, val_idx)] with index arrays fixed "
