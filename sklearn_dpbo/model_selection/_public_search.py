@@ -16,46 +16,15 @@ GP-BUCB, Desautels et al. 2014). Results are taken in submission order
 (:func:`~._scheduler.run_ordered`), so the sequence of evaluations depends
 on the window, never on timing.
 
-Racing (``racing=z``). A new candidate is first scored on fold 0 only.
-It is scored on the other folds only if it can still make the shortlist:
-unless fewer than ``shortlist_size`` candidates have all their folds (the
-*contenders*; one with a failed fold so far is not counted: it can never
-be shortlisted), its fold-0 score must be at least the
-``shortlist_size``-th best fold-0 score among the contenders minus
-
-    z · (high − low) / √(2 n₀),
-
-the largest possible standard deviation of the difference of two fold-0
-scores (n₀ public rows scored in fold 0, per-record values in
-[low, high]). A candidate whose fold 0 failed is not scored further.
-Only contenders (every fold scored) are shortlisted, best
-mean first. The GP observes a contender's mean over the folds and a
-raced-out candidate's fold-0 score. ``racing=None`` scores every fold of
-every candidate.
-
-Budget (``budget=b``). The public fold fits use at most
-b · n_iter · n_train training rows (``fold_rows[k]`` rows fit fold k),
-whatever the task: about b full fits per candidate. Every candidate is
-scored on fold 0 only while the GP runs (the GP observes fold-0 scores).
-When every fold-0 result is in, the remaining rows go to the most
-promising candidates: not failed, ranked by fold-0 score (ties: public
-order), and, with ``racing=z``, within the racing margin of the
-``shortlist_size``-th best fold-0 score; each gets every other fold, as
-many as the remaining rows pay for. Only they (the contenders) are
-shortlisted, best mean first. If the rows pay for no more than
-``shortlist_size`` candidates, more folds could not change which are
-shortlisted: none is run, and the shortlist is the ``shortlist_size``
-best fold-0 scores (a single public hold-out). Successive halving in one
-round (Jamieson & Talwalkar 2016), on public rows only, a function of the
-public fold-0 scores: deterministic given the window. ``budget=0`` is the
-single public hold-out at any ``n_iter``.
-
-The defaults ``public_cv="auto"``, ``public_budget="auto"``
-(:func:`resolve_public_signal`) run this budget, b = 0.75 on 2 public
-folds, when the public training set has at least :data:`LARGE_TRAIN_ROWS`
-rows, and 3 folds with the racing rule alone below: a function of the
-public training-set size only, fixed before any score is seen and before
-the validation set is read.
+Racing (``racing=z``, margin z · (high − low)/√(2 n₀), the largest
+standard deviation of the difference of two fold-0 scores on n₀ rows) and
+the row budget (``budget=b``: b · n_iter · n_train fold-fit rows, successive
+halving in one round, Jamieson & Talwalkar 2016) are described at
+:class:`~._modes.PrivateSelection`'s ``racing`` and ``public_budget``. Only
+contenders (every fold scored, none failed) are shortlisted, best mean
+first; the GP observes a contender's mean and a raced-out candidate's
+fold-0 score. All of it is a function of public scores: deterministic
+given the window.
 """
 
 from __future__ import annotations
@@ -76,14 +45,8 @@ LARGE_TRAIN_ROWS = 20_000
 
 
 def resolve_public_signal(public_cv, public_budget, n_train: int) -> tuple:
-    """``(public_cv, public_budget)`` the public search runs with.
-
-    With n_train ≥ :data:`LARGE_TRAIN_ROWS` public training rows,
-    ``public_cv="auto"`` is 2 and ``public_budget="auto"`` is 0.75 (when
-    ``public_cv`` is ``"auto"`` too; else ``None``); below, ``"auto"`` is 3
-    folds and ``None`` (the racing rule alone). Explicit values are returned
-    as they are. Uses the public training-set size only.
-    """
+    """``(public_cv, public_budget)`` the public search runs with: the
+    ``"auto"`` values resolved from the public training-set size."""
     large = int(n_train) >= LARGE_TRAIN_ROWS
     auto_cv = isinstance(public_cv, str) and public_cv == "auto"
     if isinstance(public_budget, str) and public_budget == "auto":
