@@ -1,13 +1,9 @@
 """DPBayesSearchCV: differentially private hyper-parameter search.
 
 The class keeps scikit-learn's plumbing and the order of ``fit``; the work
-is in the modules it calls, as ``BaseSearchCV`` calls ``_run_search`` and
-``_split``: ``_search_params`` (settings -> plan), ``_metrics``,
-``_budget``, ``_routing``, ``_splits``, the modes, ``_fitted`` (releases
--> fitted attributes, and the refit-dependent delegation) and ``_sealed``
-(every failure after the first private read). ``fit(X, y)`` without a
-validation set runs the whole-data mode (``_whole_data._fit.fit_whole_data``:
-every row private).
+is in the modules it calls (settings, metrics, budget, routing, splits, the
+modes, the fitted attributes, and ``_sealed`` for every failure after the
+first private read).
 """
 
 from __future__ import annotations
@@ -57,8 +53,7 @@ from ._search_params import PARAMETER_CONSTRAINTS, check_set_params, check_setti
 from ._splits import check_cpu_inputs, num_rows, split_data
 from ._whole_data._fit import fit_whole_data, whole_data_requested
 
-# One function per mode; each returns (releases, released index, extra public
-# attributes). Read them next to the paper: _gp_ucb.py, _private_selection.py.
+# Each returns (releases, released index, extra public attributes).
 _MODES = {
     "gp-ucb": run_gp_ucb,
     "private-selection": run_private_selection,
@@ -413,9 +408,8 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
     def set_params(self, **params):
         """Set parameters; ``method__<name>`` sets a mode object's parameter.
 
-        A former or mode-specific name (``param_grid=...``, ``noise=...``)
-        or ``method__<name>`` while ``method`` is a string get a ValueError
-        that says what to pass.
+        Another search's or a mode's parameter name gets a ValueError that
+        says what to pass.
         """
         check_set_params(self, params)
         return super().set_params(**params)
@@ -435,12 +429,7 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
 
     @property
     def cv_results_(self) -> dict:
-        """The public cross-validation inside the training set (see Attributes).
-
-        A fitted attribute in the instance dict, as the others; absent,
-        with the reason in the ``AttributeError``, before ``fit`` and in
-        the modes that have none.
-        """
+        """The public cross-validation inside the training set (see Attributes)."""
         if "cv_results_" not in vars(self):
             raise AttributeError(no_cv_results_reason(self))
         return vars(self)["cv_results_"]
