@@ -59,47 +59,17 @@ def resolve_public_signal(public_cv, public_budget, n_train: int) -> tuple:
 class PublicSearch:
     """Driver of :func:`~._scheduler.run_ordered` for the public BO.
 
-    Parameters
-    ----------
-    X : ndarray of shape (n_candidates, d)
-        Encoded candidate set.
-    n_iter : int
-        Candidates proposed (GP-UCB steps T).
-    beta : callable
-        ``beta(t)``, t = 1..T.
-    tie_break : ndarray
-        Public ranks breaking exact ties of the acquisition.
-    fold_job : callable
-        ``fold_job(j, k) -> Job``: candidate ``j`` on public fold ``k``;
-        its result is ``(score, why, fit_time, score_time)``: the raw
-        public score, for a failed fit (score ``error_score``) the public
-        reason, and the seconds of the fold's public fit and scoring.
-    n_folds : int
-        Public folds K.
-    fold0_size : int
-        Rows scored in fold 0 (n₀ of the racing margin).
-    bounds : tuple of float
-        (low, high) of the per-record values.
-    to_gp : callable
-        Raw public score → GP units (clipped, NaN → low).
-    racing : float or None
-        z of the racing margin, or None for no racing.
-    shortlist_size : int
-    kernel, length_scale, noise
-        The public GP.
-    budget : float or None, default=None
-        b of the row budget (see the module docstring), or None for the
-        racing rule alone.
-    fold_rows : sequence of int, optional
-        Training rows of each public fold's fit (with ``budget``).
-    n_train : int, optional
-        Rows of the public training set (with ``budget``).
-    on_candidate : callable, optional
-        ``on_candidate(n_done)`` after each candidate's first fold result.
-    finish : callable, optional
-        ``finish(shortlist) -> list of Job`` (tags ``("fit", j)``), called
-        once when every public result is in; their results are kept in
-        ``fitted[j]``.
+    ``X`` is the encoded candidate set, ``beta(t)`` the exploration weight,
+    ``tie_break`` public ranks breaking exact ties. ``fold_job(j, k)`` is
+    the Job of candidate j on public fold k; its result is ``(score, why,
+    fit_time, score_time)`` (``why``: the public reason of a failed fit).
+    ``fold0_size`` is n₀ of the racing margin, ``bounds`` the per-record
+    range, ``to_gp`` maps a raw public score to GP units. ``racing`` is z
+    (None: no racing), ``budget`` b of the row budget (with ``fold_rows``,
+    each fold's fit rows, and ``n_train``). ``on_candidate(n_done)`` is
+    called after each candidate's first fold; ``finish(shortlist)`` gives
+    the jobs (tags ``("fit", j)``) run once every public result is in,
+    kept in ``fitted[j]``.
     """
 
     def __init__(

@@ -82,18 +82,8 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
     ``best_score_`` with differential privacy under a total (ε, δ) budget
     for one ``fit``. The privacy unit is one validation record; neighbouring
     validation sets have the same public size m and differ by one swapped
-    record. The training set is not protected.
-
-    The release family is chosen by ``method`` (a string, or a mode object
-    carrying the mode's own parameters, e.g. ``method=PrivateSelection(
-    shortlist_size=5)``), each documented with its guarantee:
-    :class:`PrivateSelection` (default: public Bayesian optimisation on the
-    training set, private selection of a shortlist; pure ε-DP, no
-    modelling assumption), :class:`DPGPUCB` (Kusner et al. 2015,
-    Algorithms 1 and 2; (ε, δ)-DP under the paper's Assumption 1),
-    :class:`Lipschitz` (Algorithm 3, one regularisation parameter of a
-    linear model), :class:`FederatedLDP`, :class:`WholeData` and
-    :class:`PrivateModel`.
+    record. The training set is not protected. The release family, and
+    its guarantee, is the ``method``'s mode object.
 
     Parameters
     ----------
@@ -116,12 +106,12 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         The release family and its own parameters, as a mode object:
         :class:`PrivateSelection` (``"private-selection"``),
         :class:`DPGPUCB` (``"gp-ucb"``), :class:`Lipschitz`
-        (``"lipschitz"``), :class:`FederatedLDP` (``"federated-ldp"``) or
+        (``"lipschitz"``), :class:`FederatedLDP` (``"federated-ldp"``),
         :class:`WholeData` (``"whole-data"``: every row of ``X, y``
-        private, by subsample-and-aggregate; also what ``fit(X, y)`` runs
-        with the default ``method`` string, no ``X_val`` and ``cv=None``,
-        see ``docs/whole_data.md``). A string is the shorthand for the
-        mode's defaults. Its parameters are nested as in
+        private; also what ``fit(X, y)`` runs with the default ``method``
+        string, no ``X_val`` and ``cv=None``) or :class:`PrivateModel`
+        (``"private-model"``). A string is the shorthand for the mode's
+        defaults. Its parameters are nested as in
         ``GaussianProcessRegressor(kernel=...)``:
         ``get_params(deep=True)`` lists ``method__<name>``,
         ``set_params(method__noise=0.05)`` sets one (when ``method`` is an
