@@ -255,9 +255,6 @@ class DPGPUCB(SearchMode):
     tau)`` the score is released by Algorithm 2. At total ε = 1 its
     selection is barely better than uniform (docs/central_dp.md).
 
-    Named ``DPGPUCB`` because :class:`~sklearn_dpbo.GPUCB` is the plain
-    GP-UCB learner of the local-DP optimiser.
-
     Parameters
     ----------
     {{kernel}}
