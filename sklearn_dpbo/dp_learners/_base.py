@@ -66,12 +66,9 @@ scales (:func:`gradient_slack`)."""
 SOLVER_MAX_CONDITION = 1e5
 """κ_max: the largest condition number L/μ of an objective the solvers minimise.
 
-μ below L/(κ_max − 1) (a tiny regularisation: huge C, or objective
-perturbation at a large ε) is raised to it, a public change of the
-objective decided from public values only (:func:`conditioned`). Beyond
-κ ≈ 10⁷ the computed gradient of a Newton iterate can stall above the
-tolerance in floating point (``benchmarks/bench_solver_fuzz.py``); 10⁵
-keeps a margin of 100."""
+A smaller μ is raised to L/(κ_max − 1), from public values only
+(:func:`conditioned`); beyond κ ≈ 10⁷ a Newton iterate's computed gradient
+can stall above the tolerance (``benchmarks/bench_solver_fuzz.py``)."""
 
 SOLVER_MIN_ITER = 200
 """The solvers run at least this many iterations before they give up
@@ -79,11 +76,7 @@ SOLVER_MIN_ITER = 200
 
 
 def private_matrix(X, y) -> tuple[np.ndarray, int, int]:
-    """(X as floats, n, d) for ``_fit_private``: X 2-D, y as long, n ≥ 1.
-
-    From the shapes only (``fit`` has checked them already; the
-    private-model mode calls ``_fit_private`` directly).
-    """
+    """(X as floats, n, d) for ``_fit_private``: X 2-D, len(y) = n ≥ 1 (shapes only)."""
     X = np.asarray(X, dtype=float)
     if X.ndim != 2:
         raise ValueError(f"X must be 2-D; got an array of shape {X.shape}.")
@@ -157,8 +150,6 @@ def map_features(X, bounds) -> np.ndarray:
     x ↦ (clip(x, lower, upper) − (lower + upper)/2) / ((upper − lower)/2),
     per entry (NaN stays NaN, and its row becomes the zero row in
     :func:`clip_rows`; ±inf goes to ±1). ``bounds=None``: X unchanged.
-    Followed by :func:`clip_rows` in every learner (``_rows``): row i of
-    the result depends on row i of X and public values only.
     """
     X = np.asarray(X, dtype=float)
     if bounds is None:
@@ -168,13 +159,8 @@ def map_features(X, bounds) -> np.ndarray:
 
 
 def float_rows(X) -> np.ndarray:
-    """A validated 2-D array as float64, entry by entry when it is not numeric.
-
-    An object or string array is converted entry by entry
-    (:func:`~..privacy._numbers.number_or_nan`: a non-number is NaN, and
-    its row then the zero row), so that one entry cannot make the
-    conversion raise or change how another is read.
-    """
+    """A validated 2-D array as float64, entry by entry when it is not numeric
+    (a non-number is NaN: one entry cannot make the conversion raise)."""
     if X.dtype.kind in "biuf":
         return X.astype(float)
     return np.frompyfunc(number_or_nan, 1, 1)(X).astype(float)
@@ -320,17 +306,10 @@ def check_targets(y, n: int, owner: str):
 
 
 def check_label_types(y, classes, owner: str) -> None:
-    """Refuse a label container that cannot match the declared ``classes``.
-
-    From the container's dtype only, never its values. A string-typed ``y``
-    (NumPy or pandas dtype) with classes that are all numbers, or a numeric
-    ``y`` with classes that are all non-numeric strings, would match no
-    label. A float-typed ``y`` with whole-number classes is refused as a
-    (possibly) continuous target: whether its values are whole numbers is a
-    private fact, so the dtype decides (cast to int). An object or list
-    ``y`` is compared label by label: its entries' types are values, so
-    they decide nothing.
-    """
+    """Refuse, from the dtype only (never the values), a label container that
+    cannot match ``classes``: string vs numeric classes, and float labels with
+    whole-number classes (whether floats are whole is private). Object
+    arrays are compared label by label."""
     kind = getattr(getattr(y, "dtype", None), "kind", "O")
     keys = [label_key(c) for c in classes]
     textual = [isinstance(k, (str, bytes)) for k in keys]
@@ -425,10 +404,7 @@ class DPLearnerMixin(CachedParamNamesMixin):
         return tags
 
     def _check_privacy_params(self) -> float:
-        """ε, and ``bounds``/``data_norm`` as far as they can be checked without d.
-
-        Public: the parameters only.
-        """
+        """ε, and ``bounds``/``data_norm`` as far as they can be checked without d."""
         owner = type(self).__name__
         eps = check_epsilon(self.epsilon, owner=owner)
         norm, bounds = self.data_norm, self.bounds
@@ -474,13 +450,8 @@ class DPLearnerMixin(CachedParamNamesMixin):
         return bounds, norm, augmented_norm(norm, self.fit_intercept)
 
     def _float_rows(self, X, *, reset: bool) -> np.ndarray:
-        """X checked from its type and shape (never its values), as floats.
-
-        scikit-learn's ``validate_data`` without its finiteness check (a NaN
-        in a private row must not decide whether ``fit`` raises: that row
-        becomes the zero row) and without dtype conversion (done entry by
-        entry, :func:`float_rows`); sparse input is refused.
-        """
+        """X checked from its type and shape as floats: ``validate_data`` without
+        the finiteness check (a NaN row is the zero row, never an error)."""
         X = validate_data(
             self,
             X,
@@ -509,16 +480,10 @@ class DPLearnerMixin(CachedParamNamesMixin):
     def fit(self, X, y, sample_weight=None):
         """Fit on private rows; ε-DP (see the class docstring).
 
-        Before any value is read: the parameters, the bounds (or the
-        warning that there are none), X's and y's types and shapes.
         ``sample_weight``: each row's weight is clipped into [0, 1]
-        (:func:`check_weights`): a weighted row's loss then has the same
-        bounds as an unweighted one (gradient, curvature), which is all the
-        sensitivity and objective-perturbation proofs use, with the weight
-        part of the record. Floating-point events (an
-        underflow in a far-out row's logistic term, say) depend on the
-        rows, so none is reported: the private computation runs under
-        ``np.errstate(all="ignore")``.
+        (:func:`check_weights`), so a weighted row's loss has the bounds
+        (gradient, curvature) the sensitivity proofs use. Floating-point
+        events depend on the rows and are not reported.
         """
         self._validate_params()
         self._check_privacy_params()

@@ -53,12 +53,8 @@ def ridge_sensitivity(
 
 
 def ridge_gradient_bound(alpha: float, row_norm: float, target_bound: float) -> float:
-    """G = R(RB/√α + B): the bound on one row's loss gradient on ‖w‖ ≤ B/√α.
-
-    Step 2 of :func:`ridge_sensitivity`, with α the regularisation in use
-    (already raised by :func:`ridge_regularization`); the solver's gradient
-    tolerance is GRADIENT_TOL·G.
-    """
+    """G = R(RB/√α + B): one row's loss gradient bound on ‖w‖ ≤ B/√α (step 2
+    of :func:`ridge_sensitivity`, α as raised by :func:`ridge_regularization`)."""
     R, B = float(row_norm), float(target_bound)
     return R * (R * B / math.sqrt(float(alpha)) + B)
 
@@ -75,10 +71,7 @@ def _shape(X) -> tuple[int, int | None]:
 
 
 def ridge_regularization(alpha: float, row_norm: float) -> float:
-    """α raised to R²/(κ_max − 1): XᵀX/n + αI has condition number ≤ 10⁵.
-
-    Public values only; binds for α < R²·10⁻⁵.
-    """
+    """α raised to R²/(κ_max − 1): XᵀX/n + αI has condition number ≤ 10⁵."""
     R = float(row_norm)
     return conditioned(float(alpha), R * R)
 
@@ -177,8 +170,7 @@ class DPLinearRegression(DPLearnerMixin, RegressorMixin, BaseEstimator):
     def _target_map(self) -> tuple[float, float]:
         """(midpoint, half-width) of the public target range: y ↦ (y − mid)/half.
 
-        ``target_bound=B`` is [−B, B] (mid 0, half B); ``(low, high)`` is
-        mapped onto [−1, 1]. Public (the parameter only).
+        ``target_bound=B`` is [−B, B]; ``(low, high)`` is mapped onto [−1, 1].
         """
         tb = self.target_bound
         if isinstance(tb, (tuple, list)):
@@ -218,12 +210,8 @@ class DPLinearRegression(DPLearnerMixin, RegressorMixin, BaseEstimator):
         return half**2 * (p + 1) * s**2 * R**2, half**2
 
     def fit(self, X, y, sample_weight=None):
-        """Fit on private rows; ε-DP (class docstring).
-
-        Before any value is read, as the mixin's ``fit``, and: when the
-        noise alone is expected to cost more than the target bounds'
-        variance (:meth:`_noise_error`), an ``UselessReleaseWarning``.
-        """
+        """Fit on private rows; ε-DP (class docstring); warns before any read
+        when the noise alone costs more than the targets' variance."""
         self._validate_params()
         self._check_privacy_params()
         n, d = _shape(X)

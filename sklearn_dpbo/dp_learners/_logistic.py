@@ -122,10 +122,8 @@ class DPLogisticRegression(DPLearnerMixin, ClassifierMixin, BaseEstimator):
     Privacy: pure ε-DP per ``fit`` (all K problems) with respect to
     replacing any one row of ``X, y`` (n public), provided the Newton
     solver reaches its gradient tolerance (checked: the fit raises
-    ``SolverError`` otherwise; ``_objective``'s docstring). The noise comes
-    from the OS CSPRNG: an exact Gamma radius
-    (``_base.sample_gamma_norm_noise``) times a floating-point direction,
-    rounded to a public grid (see ``privacy._samplers.sample_standard_normal``).
+    ``SolverError`` otherwise). Noise from the OS CSPRNG (exact Gamma
+    radius, float direction, rounded to a public grid).
 
     Parameters
     ----------

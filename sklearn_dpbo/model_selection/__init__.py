@@ -17,7 +17,8 @@ from ._modes import (
     SearchMode,
     WholeData,
 )
-from ._search import DPBayesSearchCV, PrivateComputationError
+from ._sealed import PrivateComputationError
+from ._search import DPBayesSearchCV
 
 __all__ = [
     "DPBayesSearchCV",

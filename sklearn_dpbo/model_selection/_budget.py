@@ -1,14 +1,8 @@
 """The (ε, δ) of one fit: planned from public settings, checked after the run.
 
-Before any data is read the search fixes what every release costs: the
-total (ε, δ) is split by ``budget_split`` between ``best_params_`` and
-``best_score_`` (:func:`~..privacy._accounting.split_budget`, the split the
-modes use), each part must pass the mechanisms' floors, and the sum of the
-planned releases (one more score release per extra metric, see
-``_metrics.py``) is the cost checked against, then charged to, the
-accountant at the first validation read. After the run, the releases are
-checked against that charge: fail closed, nothing is released if they cost
-more.
+The cost is fixed before any data is read (the split the modes use,
+:func:`~..privacy._accounting.split_budget`) and charged at the first
+validation read; releases that cost more than the charge are not released.
 """
 
 from __future__ import annotations
@@ -17,13 +11,6 @@ import math
 
 from ..privacy._accounting import Release, split_budget
 from ..privacy._validation import MIN_EPSILON, check_epsilon
-
-__all__ = [
-    "PURE_EPSILON_MODES",
-    "check_charge",
-    "check_release_budgets",
-    "planned_cost",
-]
 
 PURE_EPSILON_MODES = {"private-selection", "lipschitz", "federated-ldp", "whole-data"}
 """Modes whose every release is pure ε-DP: a fit spends δ = 0.
@@ -34,13 +21,8 @@ Any other mode is charged its whole δ (conservative if it spends less)."""
 def check_release_budgets(
     epsilon: float, delta: float, budget_split: float, release_score: bool, method: str
 ) -> None:
-    """Every per-release (ε, δ) passes the mechanisms' floors, before data.
-
-    The releases' ε are ``budget_split`` · ε and the rest; each must be an
-    ε the mechanisms accept (:func:`check_epsilon`), and in ``"gp-ucb"``
-    each release's δ must be > 0 (β_t, c and q are logarithms of 1/δ).
-    Checked before any data is read and before anything is charged.
-    """
+    """Every per-release (ε, δ) passes the mechanisms' floors, before data
+    (in ``"gp-ucb"`` each δ > 0: β_t, c and q are logarithms of 1/δ)."""
     pure = method in PURE_EPSILON_MODES
     parts = split_budget(epsilon, 0.0 if pure else delta, budget_split, release_score)
     for quantity, part in zip(("best_params_", "best_score_"), parts):
@@ -72,12 +54,8 @@ def check_release_budgets(
 def planned_cost(
     plan, budget_split: float, release_score: bool, n_other_metrics: int = 0
 ) -> tuple[float, float]:
-    """(ε, δ) of the whole fit, from public settings only (basic composition).
-
-    The sum of the planned releases' costs, split exactly as the modes
-    split them (:func:`split_budget`), so it equals
-    ``privacy_report_.epsilon`` / ``.delta`` bit for bit.
-    """
+    """(ε, δ) of the whole fit, from public settings only (basic composition),
+    split as the modes split it: equal to ``privacy_report_``'s bit for bit."""
     delta = 0.0 if plan.mode.method in PURE_EPSILON_MODES else plan.delta
     parts = [
         p

@@ -1,11 +1,4 @@
-"""What a search mode receives: the public plan, the data, and callbacks.
-
-The plan holds only public values, fixed before any data is read; the
-data holds the training set (public) and the validation set (private).
-Modes (``_gp_ucb.py``, ``_private_selection.py``) take a
-:class:`SearchContext` and return their releases; they read their own
-parameters from ``ctx.mode`` (a :class:`~._modes.SearchMode`).
-"""
+"""What a search mode receives: the public plan, the data, and callbacks."""
 
 from __future__ import annotations
 
@@ -16,8 +9,6 @@ import numpy as np
 
 from ..bo._candidates import CandidateSet
 from ..privacy._scorers import DPScorer
-
-__all__ = ["SearchPlan", "SearchData", "SearchContext", "with_training_targets"]
 
 
 @dataclass(frozen=True)
@@ -33,21 +24,16 @@ class SearchPlan:
     seed: int  # public seed (candidate set, public folds)
     tie_break: np.ndarray  # public permutation ranks of the candidates
     mode: Any = None  # the resolved mode object (_modes.SearchMode), public
-    # Scorers of the other released metrics (several metrics): their
-    # public-rows check must pass, like the selection scorer's, before the
-    # validation set is read.
-    other_scorers: tuple = ()
+    other_scorers: tuple = ()  # scorers of the other released metrics
 
 
 class SearchData:
     """The training set (public) and the validation set (private).
 
-    ``on_private_read`` is called (once, successfully) the first time a mode
-    reads ``X_val`` or ``y_val``: the search charges its accountant there,
-    before any validation row reaches an estimator or a scorer (fail-closed:
-    whatever happens afterwards, interruption or failure included, the
-    budget stays spent). ``n_validation`` is the public size m and does not
-    count as a read.
+    ``on_private_read`` is called (once, successfully) at the first read of
+    ``X_val`` or ``y_val``: the search charges its accountant there, before
+    any validation row reaches an estimator or a scorer. ``n_validation``
+    (the public m) is not a read.
     """
 
     def __init__(
@@ -71,10 +57,7 @@ class SearchData:
         self._schemas: dict = {}  # public schemas, by target kind
 
     def records(self, scorer: DPScorer, estimator: Any):
-        """The validation set mapped record by record into the training set's
-        schema (:class:`~._records.RecordSchema`). Reads the validation set
-        (the first read charges the accountant). Cached per target kind.
-        """
+        """The validation set mapped into the training set's schema (a read)."""
         kind = bool(scorer.maps_labels(estimator))
         if kind not in self._records:
             from ..privacy._silence import quiet
@@ -96,14 +79,8 @@ class SearchData:
         return self._schemas[classes]
 
     def prepare(self, plan: SearchPlan, other_scorers: dict, estimator: Any):
-        """The plan and the other metrics' scorers for this data (public).
-
-        Before the private read: the scorers get the public constants the
-        training targets fix (:func:`with_training_targets`), then the
-        public schemas they need are read and the validation inputs'
-        structure is checked against the training set's (DataFrame columns:
-        public, like the shape). Raises before anything is charged.
-        """
+        """:func:`with_training_targets`, and the validation columns checked
+        against the training set's (public, before anything is charged)."""
         plan, other_scorers = with_training_targets(plan, other_scorers, self.y_train)
         for scorer in (plan.scorer, *other_scorers.values()):
             schema = self.schema(classes=bool(scorer.maps_labels(estimator)))
@@ -136,11 +113,8 @@ class SearchData:
 def with_training_targets(plan: SearchPlan, other_scorers: dict, y_train):
     """The plan and other scorers with the constants the training targets fix.
 
-    A regression score with ``error_clip="auto"`` gets its clip from the
-    public training targets (:meth:`DPScorer.for_training_targets`); the
-    plan's GP units, derived from the scorer's bounds unless the mode sets
-    them, follow its bounds (and are checked again for ``"gp-ucb"``).
-    Public: the training set only.
+    ``error_clip="auto"`` takes its clip from the public training targets
+    (:meth:`DPScorer.for_training_targets`); the GP units follow the bounds.
     """
     scorer = plan.scorer.for_training_targets(y_train)
     others = {k: s.for_training_targets(y_train) for k, s in other_scorers.items()}
@@ -148,30 +122,36 @@ def with_training_targets(plan: SearchPlan, other_scorers: dict, y_train):
     if plan.other_scorers:
         changes["other_scorers"] = tuple(others.values())
     if scorer is not plan.scorer:
-        low, high = scorer.bounds
-        offset = getattr(plan.mode, "score_offset", None)
-        scale = getattr(plan.mode, "score_scale", None)
-        changes["offset"] = (low + high) / 2 if offset is None else float(offset)
-        changes["scale"] = (high - low) / 4 if scale is None else float(scale)
+        offset, scale = gp_units(plan.mode, scorer.bounds)
+        changes.update(offset=offset, scale=scale)
         if plan.mode.method == "gp-ucb":
-            _check_gp_units(changes["offset"], changes["scale"], low, high, scale)
+            check_gp_units(offset, scale, scorer.bounds, plan.mode)
     return replace(plan, **changes), others
 
 
-def _check_gp_units(offset: float, scale: float, low, high, score_scale) -> None:
+def gp_units(mode, bounds) -> tuple[float, float]:
+    """(offset, scale) of z = (score − offset)/scale: the mode's, else the
+    midpoint and a quarter of the width of the scorer's range."""
+    low, high = bounds
+    offset = getattr(mode, "score_offset", None)
+    scale = getattr(mode, "score_scale", None)
+    return (
+        (low + high) / 2 if offset is None else float(offset),
+        (high - low) / 4 if scale is None else float(scale),
+    )
+
+
+def check_gp_units(offset: float, scale: float, bounds, mode) -> None:
     """Refuse GP units that inflate gp-ucb's privacy loss (before data).
 
-    The sensitivities of ``"gp-ucb"`` (Δ_μ, the score noise b) are fixed
-    in GP units z = (score − offset)/scale. A scale below the default
-    (high − low)/4 multiplies every score difference in GP units, hence
-    the privacy loss, by default/scale. The GP's prior mean is 0, so
-    candidates it has not evaluated sit at μ = 0 whatever the scores:
-    an offset far from the scores separates evaluated from unevaluated
-    candidates in μ_T by far more than Δ_μ, and the evaluated sequence
-    is private. Policy: the scorer's whole range must map into
-    [−2, 2], two prior standard deviations, as it does with the defaults
-    (midpoint and a quarter of the width).
+    Its sensitivities are fixed in GP units: a scale below the default
+    (high − low)/4 multiplies the privacy loss by default/scale. The GP's
+    prior mean is 0, so an offset far from the scores separates evaluated
+    from unevaluated candidates in μ_T by more than Δ_μ (and the evaluated
+    sequence is private). Policy: the scorer's range maps into [−2, 2].
     """
+    low, high = bounds
+    score_scale = mode.score_scale
     width = float(high) - float(low)
     default = width / 4
     if scale < default * (1 - 1e-12):

@@ -1,18 +1,9 @@
 """The public ``cv_results_`` of ``"private-selection"``: training set only.
 
-The public search of ``method="private-selection"`` (``shortlist="bo"``)
-scores candidates by cross-validation *inside the training set*, which is
-public. Those scores cost no privacy budget, so the search publishes them in
-scikit-learn's ``cv_results_`` layout (one row per evaluated candidate,
-masked ``param_*`` columns, ``params``), with column names that say where
-the scores come from: ``split{k}_public_cv_score``,
-``mean_public_cv_score``, ``std_public_cv_score``,
-``rank_public_cv_score``. There is no ``*_test_score`` column: no
-validation score is ever published raw (``best_score_`` is the DP release).
-
-The timing columns are scikit-learn's, of the same public folds, timed
-before the validation set is read; no time measured after the first
-private read is ever published.
+Cross-validation scores inside the (public) training set, in scikit-learn's
+layout with ``*_public_cv_score`` columns; there is no ``*_test_score``
+column (no validation score is ever published raw), and the timing columns
+are of the public folds, timed before the validation set is read.
 """
 
 from __future__ import annotations
@@ -23,17 +14,11 @@ from typing import Sequence
 import numpy as np
 from scipy.stats import rankdata
 
-__all__ = ["TIME_COLUMNS", "PublicCVResults", "best_row", "public_cv_results"]
-
 TIME_COLUMNS = ("mean_fit_time", "std_fit_time", "mean_score_time", "std_score_time")
 
 
 def _rank(mean: np.ndarray) -> np.ndarray:
-    """Rank 1 = best mean; NaN (a failed fit with ``error_score=np.nan``) last.
-
-    As scikit-learn's ``_format_results``: NaN means rank below every finite
-    mean (all NaN: all rank 1).
-    """
+    """Rank 1 = best mean; NaN last (all NaN: all 1), as scikit-learn's."""
     if np.isnan(mean).all():
         return np.ones(len(mean), dtype=np.int32)
     filled = np.where(np.isnan(mean), np.nanmin(mean) - 1, mean)
@@ -41,11 +26,8 @@ def _rank(mean: np.ndarray) -> np.ndarray:
 
 
 def _param_column(params: Sequence[dict], name: str) -> np.ma.MaskedArray:
-    """``param_<name>``: masked where a candidate lacks the parameter.
-
-    Numeric when every present value is a real number (not a bool), as
-    scikit-learn does since 1.5; object otherwise.
-    """
+    """``param_<name>``, masked where absent; numeric when every value is a
+    real number (not a bool), as scikit-learn's; object otherwise."""
     present = np.asarray([name in p for p in params], dtype=bool)
     values = [p[name] for p in params if name in p]
     if values and all(
@@ -83,14 +65,7 @@ class PublicCVResults(dict):
 
 
 def best_row(table, candidate: int) -> int:
-    """The row of ``table`` (a ``cv_results_``) that holds ``candidate``.
-
-    ``candidate`` indexes ``candidate_params_``; the first row whose
-    ``candidate_index`` equals it is returned, as
-    ``cv_results_["params"][best_index_] == best_params_`` in scikit-learn.
-    Every mode with a ``cv_results_`` releases one of its rows, so a miss
-    is a bug.
-    """
+    """The first row of ``table`` whose ``candidate_index`` is ``candidate``."""
     rows = np.flatnonzero(np.asarray(table["candidate_index"]) == int(candidate))
     if rows.size == 0:
         raise RuntimeError(

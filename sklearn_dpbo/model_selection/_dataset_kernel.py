@@ -18,14 +18,9 @@ on data of the same kind that may be used publicly:
    log-density of ([F_V]_i, [F_V']_i) under
    N(0, [[K2, k1 K2], [k1 K2, K2]] + σ² I) (DPBO.md §7).
 
-Steps 3 and 4 use exactly what ``method="gp-ucb"`` uses: the candidate set
-and its [0, 1]^d encoding, the score units (``score_offset``,
-``score_scale`` or their defaults from the scorer's declared range) and
-the kernel come from :class:`~._search.DPBayesSearchCV`'s own settings
-check, so the k1 found here can be passed as ``dataset_kernel``.
-
-The data passed here is treated as public: nothing is private about this
-function's output. Never run it on the sensitive validation set itself.
+The candidate set, score units and kernel come from the search's own
+settings check, so the k1 found here can be passed as ``dataset_kernel``.
+The data is treated as public: never pass the sensitive validation set.
 """
 
 from __future__ import annotations
@@ -42,12 +37,6 @@ from .._compat import _num_samples
 from ..bo._gp import _JITTER, as_sklearn_kernel, internal_kernel, kernel_matrix
 from ..privacy._validation import public_rng
 from ._context import with_training_targets
-
-__all__ = [
-    "DatasetKernelEstimate",
-    "estimate_dataset_kernel",
-    "multitask_log_likelihood",
-]
 
 DEFAULT_K1_GRID = np.round(np.arange(1, 20) * 0.05, 2)  # 0.05 ... 0.95
 
@@ -221,7 +210,6 @@ def estimate_dataset_kernel(
         if kernel is None
         else internal_kernel(kernel, caller="estimate_dataset_kernel")
     )
-    # The candidate set, score units and kernel settings of method="gp-ucb".
     plan = DPBayesSearchCV(
         estimator,
         search_spaces,
@@ -242,9 +230,7 @@ def estimate_dataset_kernel(
     models = Parallel(n_jobs=n_jobs)(
         delayed(_fit)(estimator, p, X_train, y_train) for p in candidates.params
     )
-    # Per-record values of every model on the whole pool, computed once: a
-    # validation set's score is then the mean over its rows (row independence,
-    # as for every private score of the library).
+    # A validation set's score is the mean of its rows' values (row independence).
     records = np.array(
         [scorer.record_values(mdl, X_pool, y_pool) for mdl in models], dtype=float
     )

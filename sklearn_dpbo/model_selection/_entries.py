@@ -19,9 +19,6 @@ import numpy as np
 
 from ..privacy._numbers import label_key, number_or_nan
 
-__all__ = ["check_containers", "check_label_classes", "float_entries", "read_labels"]
-
-
 _EXACT_LABELS = 2.0**53
 """Numbers of magnitude below this compare equal as float64 iff they are equal."""
 
@@ -34,13 +31,9 @@ def _textual(classes) -> bool:
 def check_label_classes(estimator: Any, where: str = "the estimator") -> None:
     """Refuse numeric ``classes`` that a float64 label cannot be compared with exactly.
 
-    With numeric classes every label is read as a float64 on its own
-    (:func:`float_entries`) and compared with ``classes``: a class must
-    therefore be a number that float64 holds exactly, with |c| < 2**53
-    (then a label equals the class after the conversion iff it did before).
-    Classes that include a non-numeric label (``("no", "yes")``) are read by
-    :func:`read_labels` instead, label by label. Public (the parameters
-    only), before any row is read.
+    Every numeric label is read as a float64 on its own; with |c| < 2**53
+    and c exact in float64, a label equals c after the conversion iff it did
+    before. Public (the parameters only).
     """
     classes = estimator.get_params().get("classes", None)
     if classes is None or _textual(classes):
@@ -69,12 +62,9 @@ def check_label_classes(estimator: Any, where: str = "the estimator") -> None:
 def read_labels(y, classes) -> np.ndarray:
     """The labels as the learner and the scorer read them, label by label.
 
-    Inside the private computation. Numeric (or no) ``classes``:
-    :func:`float_entries`. Classes with a non-numeric label: each label is
-    matched with the classes on its own (:func:`~..privacy._numbers.label_key`:
-    ``"1"``, ``1`` and ``1.0`` match a class ``1``) and becomes that class,
-    or a public sentinel that is no class (never predicted: a miss, a
-    negative in the fit) when it matches none or its comparison fails.
+    Numeric (or no) ``classes``: :func:`float_entries`. Else each label is
+    matched on its own (:func:`~..privacy._numbers.label_key`) and becomes
+    that class, or a public sentinel that is no class when none matches.
     """
     if classes is None or not _textual(classes):
         return float_entries(y)
@@ -103,12 +93,9 @@ def _is_pandas(A, name: str) -> bool:
 def check_containers(X, y) -> None:
     """Refuse, from the containers' types and shapes alone, what cannot be read.
 
-    Public, before any row is read or budget charged; values and dtypes are
-    not looked at (a dtype is inferred from the rows). Accepted: X a NumPy
-    array or pandas DataFrame with ``ndim == 2``; y a NumPy array or pandas
-    Series with ``ndim == 1``; of any dtype. Refused: lists, tuples and
-    other objects (converting them is one conversion of the batch), scipy
-    sparse matrices, other shapes.
+    Accepted: X a 2-D NumPy array or DataFrame, y a 1-D array or Series, of
+    any dtype (never looked at: it is inferred from the rows). Lists are
+    refused: converting one is one conversion of the whole batch.
     """
     from scipy import sparse
 
@@ -175,12 +162,10 @@ def _series_entries(col) -> np.ndarray:
 def float_entries(A) -> np.ndarray:
     """A checked container (:func:`check_containers`) as float64, entry by entry.
 
-    Each entry becomes a number on its own (:func:`~..privacy._numbers.number`),
-    or NaN when it is none (None, pd.NA, other strings, an int too large for
-    a float, an object whose ``__float__`` raises). Nothing about the batch
-    (its dtype, another entry) decides an entry's value, and no entry can
-    make the conversion raise. NumPy-numeric columns are converted at once,
-    to the same values. Runs under ``quiet`` inside the private computation.
+    Each entry becomes a number on its own, or NaN when it is none: nothing
+    about the batch decides an entry's value, and no entry can make the
+    conversion raise. NumPy-numeric columns are converted at once, to the
+    same values.
     """
     if A is None:
         return None

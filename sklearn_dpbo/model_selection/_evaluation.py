@@ -1,26 +1,15 @@
 """Fitting and scoring candidates, in parallel through joblib.
 
-The functions here run inside joblib workers (any backend: loky, threads,
-Dask through ``joblib.parallel_backend("dask")``). Three kinds of work,
-by what is private about it:
+Three kinds of work, by what is private about it:
 
-Public fits (:func:`fit_public`, :func:`_public_fold`)
-    A public candidate fitted on (part of) the public training set, and
-    in public cross-validation scored on a public fold. Failures follow
-    scikit-learn's ``error_score`` semantics: ``"raise"`` raises the
-    original exception, a number (or NaN) replaces the score and the search
-    emits a :class:`~sklearn.exceptions.FitFailedWarning` naming the
-    failures (all public).
-Private scores (:func:`score_private`)
-    A fitted public candidate scored on the validation set: the per-record
-    values of :meth:`DPScorer.record_values` (failing records isolated and
-    scored ``low``, warnings withheld); only their mean leaves the worker.
-    Nothing about the validation set can make it raise or warn.
-Private candidates (:func:`fit_and_score_private`)
-    ``"gp-ucb"``: a candidate chosen by looking at validation scores is
-    itself private, so its fit is silent too: a failing fit scores ``low``
-    on every record, with no exception and no warning (whether a fit fails
-    is a function of the private candidate).
+- public fits (:func:`fit_public`, :func:`_public_fold`) follow
+  scikit-learn's ``error_score`` semantics (all public);
+- private scores (:func:`score_private`): a public candidate's clipped
+  per-record values on the validation set (failing records isolated, warnings
+  withheld); only their mean leaves the worker, and nothing can raise;
+- private candidates (:func:`fit_and_score_private`, ``"gp-ucb"``): a
+  candidate chosen from validation scores is private, so a failing fit
+  scores ``low`` on every record, silently.
 """
 
 from __future__ import annotations
@@ -39,17 +28,6 @@ from .._compat import _num_samples, _safe_indexing
 from ..privacy._rowwise import is_rowwise
 from ..privacy._scorers import PUBLIC_ROWS, SINGLE_ROWS, rows_scored_by_check
 from ..privacy._silence import quiet
-
-__all__ = [
-    "fit_on_training",
-    "fit_public",
-    "fit_and_score_private",
-    "index_fit_params",
-    "prepare_private_scoring",
-    "score_validation",
-    "score_private",
-    "warn_fit_failures",
-]
 
 
 def index_fit_params(fit_params: dict, indices, n_samples: int) -> dict:
@@ -84,11 +62,8 @@ def _failure(exc: BaseException) -> str:
 def fit_public(
     estimator: Any, params: dict, X, y, fit_params: dict, *, error_score
 ) -> tuple[Optional[Any], Optional[str]]:
-    """Fit a public candidate on public rows: ``(fitted, None)`` or ``(None, why)``.
-
-    With ``error_score="raise"`` a failure raises the original exception
-    (public: the candidate and the rows are public).
-    """
+    """Fit a public candidate on public rows: ``(fitted, None)`` or ``(None, why)``;
+    with ``error_score="raise"`` a failure raises (public)."""
     try:
         return _fit(estimator, params, X, y, fit_params), None
     except Exception as exc:
@@ -98,12 +73,8 @@ def fit_public(
 
 
 def _public_fold(estimator, params, fold, scorer, error_score):
-    """One candidate on one public fold: ``(score, why, fit_time, score_time)``.
-
-    Both times are of public work (a fit and a scoring inside the training
-    set, before the validation set is read): they become the public
-    ``cv_results_``'s timing columns.
-    """
+    """One candidate on one public fold: ``(score, why, fit_time, score_time)``
+    (public work: the times become ``cv_results_``'s columns)."""
     X_fit, y_fit, X_score, y_score, fit_params = fold
     start = time.perf_counter()
     est, why = fit_public(
@@ -143,12 +114,7 @@ def warn_fit_failures(failures: list[str], n_fits: int, error_score) -> None:
 
 
 def score_private(fitted: Any, records, scorer) -> float:
-    """Mean of the clipped per-record values of a fitted public candidate.
-
-    ``records``: the validation set mapped into the public schema
-    (:meth:`~._context.SearchData.records`), scored by isolation
-    (:meth:`~._scorers.DPScorer.private_values`).
-    """
+    """Mean of the clipped per-record values (:meth:`DPScorer.private_values`)."""
     return float(np.mean(scorer.private_values(fitted, records)))
 
 
@@ -180,13 +146,8 @@ def fit_on_training(ctx, index: int, *, error_score):
 
 
 def public_preflight(ctx, index: int):
-    """Fit public candidate ``index`` on the training set and check its score.
-
-    Public work before the validation set is read: a failed fit raises
-    with ``error_score="raise"``; with a numeric ``error_score`` it warns
-    (:class:`FitFailedWarning`) and returns ``None``. A fitted model is
-    scored on public training rows (:meth:`DPScorer.check_public_rows`).
-    """
+    """Fit public candidate ``index`` on the training set and check its score
+    on public rows; a failed fit raises or warns and returns ``None``."""
     search, plan, data = ctx.search, ctx.plan, ctx.data
     est, why = fit_on_training(ctx, index, error_score=search.error_score)
     if est is None:
@@ -218,17 +179,10 @@ def prepare_private_scoring(
 ) -> tuple[list[int], list, dict]:
     """Public checks of fitted candidates, before the validation set is read.
 
-    ``fitted[i]`` is ``(fitted, why, seconds)`` of candidate ``indices[i]``
-    on the whole training set (:func:`_timed_fit_public`). Failed fits get
-    one :class:`FitFailedWarning` and are dropped (if every fit failed,
-    raises: nothing is charged and nothing released). Each fitted candidate
-    is scored on public training rows (:meth:`DPScorer.check_public_rows`)
-    by the selection scorer and the other released metrics' scorers. With
-    ``keep_fitted``, each is pickled with its fit time.
-
-    Returns ``(kept, models, snapshots, here)``: the kept candidate indices,
-    their fitted models, the snapshots by candidate index, and whether to
-    score the validation set in the calling thread (:func:`_score_here`).
+    ``fitted[i]`` is ``(fitted, why, seconds)`` of candidate ``indices[i]``.
+    Failed fits are dropped with one warning (all failed: raises); every
+    scorer checks the others on public rows; with ``keep_fitted`` each is
+    pickled. Returns ``(kept, models, snapshots, here)``.
     """
     search, plan, data = ctx.search, ctx.plan, ctx.data
     failures = [why for _, why, _ in fitted if why is not None]
@@ -243,7 +197,6 @@ def prepare_private_scoring(
         )
     check_seconds = 0.0  # the selection scorer's checks, all candidates
     for i in keep:
-        # The selection scorer and the other released metrics' scorers.
         for scorer in (plan.scorer, *plan.other_scorers):
             start = time.perf_counter()
             scorer.check_public_rows(
@@ -281,15 +234,9 @@ def _score_here(
     *,
     isolated: bool = False,
 ) -> bool:
-    """Whether to score the validation set in the calling thread.
-
-    Scoring ``m`` validation rows is estimated from ``check_seconds``, the
-    public-rows checks' time (:func:`~._scorers.rows_scored_by_check` rows,
-    or ``4 + min(8, k)`` predict calls when ``isolated``), linearly in m;
-    below :data:`SCORE_HERE_SECONDS`, or with one worker, the scores are
-    computed here. Public timing taken before the validation set is read;
-    the scores are the same either way.
-    """
+    """Whether to score the validation set in the calling thread: one worker,
+    or a cost extrapolated from the public checks' time below
+    :data:`SCORE_HERE_SECONDS` (same scores either way)."""
     if effective_n_jobs(n_jobs) == 1:
         return True
     if isolated:
@@ -303,23 +250,12 @@ def _score_here(
 def score_public_candidates(
     ctx, indices: Sequence[int], *, keep_fitted: bool = False
 ) -> tuple[np.ndarray, np.ndarray, dict]:
-    """Fit public candidates on the training set, then score them privately.
+    """Fit public candidates on the training set, check them publicly
+    (:func:`prepare_private_scoring`), then score them on the validation set.
 
-    1. Every candidate ``indices[i]`` is fitted on the whole training set
-       (public work: ``error_score`` semantics, one
-       :class:`FitFailedWarning` for the failures).
-    2. Before any validation row is read, each fitted candidate is scored
-       on public training rows (:func:`prepare_private_scoring`).
-    3. Only then is the validation set read (the accountant is charged
-       there) and each fitted candidate scored on it
-       (:func:`score_private`).
-
-    Returns ``(kept, utilities, fitted)``: the indices whose fit succeeded
-    (a public set), their private scores, and (``keep_fitted=True``) for
-    each kept index a pickled snapshot of its fitted model with its fit
-    time, taken *before* the validation set is read (restored as
-    ``best_estimator_``, never touched by a validation row). If every fit
-    failed, raises before the validation set is read.
+    Returns ``(kept, utilities, snapshots)``: the indices whose fit succeeded
+    (public), their private scores and, with ``keep_fitted``, pre-read
+    pickles of the fits by index.
     """
     search, plan, data = ctx.search, ctx.plan, ctx.data
     fitted = list(
@@ -342,14 +278,8 @@ def score_public_candidates(
 
 
 def score_validation(ctx, models: list, here: bool) -> np.ndarray:
-    """Validation scores of fitted candidates that passed the public checks.
-
-    Reads the validation set (the first private read: the accountant is
-    charged there) and scores each model (:func:`score_private`), in this
-    thread if ``here`` (see :func:`_score_here`), else in parallel (a new
-    :class:`joblib.Parallel` with the search's ``n_jobs`` and
-    ``pre_dispatch``). The same values either way.
-    """
+    """Validation scores of checked models (the first private read), in this
+    thread if ``here``, else in parallel; the same values either way."""
     scorer = ctx.plan.scorer
     if here:
         with quiet():
@@ -385,16 +315,12 @@ BLOCK_ROWS = 250
 
 
 def record_blocks(m: int, n_workers: int) -> list:
-    """Public blocks of record indices for scoring a model record by record.
-
-    At most ``4 · n_workers`` blocks of at least :data:`BLOCK_ROWS` records
-    (fewer for small m): a function of m and the number of workers only.
-    """
+    """Public blocks (m and the workers only) of at most ``4 · n_workers`` and
+    at least :data:`BLOCK_ROWS` records each, for record-by-record scoring."""
     n_blocks = max(1, min(4 * max(int(n_workers), 1), int(m) // BLOCK_ROWS))
     return [b for b in np.array_split(np.arange(int(m)), n_blocks) if len(b)]
 
 
 def _private_values(model, records, scorer) -> np.ndarray:
-    """Clipped per-record values of one block (leaves the worker only to be
-    averaged with the other blocks of the same model)."""
+    """Clipped per-record values of one block (averaged with the others)."""
     return scorer.private_values(model, records)

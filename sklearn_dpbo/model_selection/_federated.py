@@ -22,18 +22,11 @@ most b − a). Each owner is asked at most once per fit — ``n_iter`` larger
 than the number of owners is refused, so nothing composes within a fit:
 every owner's guarantee is ε. Owners never asked contribute nothing.
 
-Across fits the estimator remembers, by (public) owner id, every owner
-it has asked and the accountant that recorded each ask
-(:class:`OwnersAsked`). A later fit that would ask one of them again is
-refused before anything is spent, unless the search's ``accountant``
-recorded every earlier ask of those owners (then an owner asked by k
-fits has lost the sum of their ε, bounded by that accountant's total).
-``clone`` makes a new estimator that remembers nothing.
-
-Everything the learner holds and the fit exposes (``cv_results_`` of the
-noisy reports, ``best_params_`` = the learner's posterior-mean incumbent,
-``best_score_`` = its posterior mean there) is post-processing of the
-reports.
+Across fits (:class:`OwnersAsked`), asking an owner again is refused
+before anything is spent unless the search's ``accountant`` recorded every
+earlier ask of her (she then has lost the sum of the fits' ε). Everything
+the fit exposes (``cv_results_`` of the noisy reports, ``best_params_`` and
+``best_score_`` from the learner's posterior mean) is post-processing.
 """
 
 from __future__ import annotations
@@ -48,8 +41,6 @@ from ._context import SearchContext
 from ._cv_results import TIME_COLUMNS
 from ._evaluation import fit_and_score_private
 
-__all__ = ["run_federated_ldp", "FEDERATED_ALGORITHM", "OwnersAsked", "owner_order"]
-
 FEDERATED_ALGORITHM = "gp-ucb"
 """Learner of the mode (``benchmarks/bench_ldp.py``): no regret guarantee;
 privacy does not depend on it (post-processing of ε-LDP reports)."""
@@ -61,10 +52,7 @@ REFERENCE = (
 
 
 def owner_order(groups, seed: int) -> tuple[np.ndarray, list[np.ndarray]]:
-    """Owners in a public random order and the row indices of each.
-
-    Depends on the public owner ids and the public seed only.
-    """
+    """Owners in a public random order (ids and seed only) and their rows."""
     groups = np.asarray(groups)
     owners, inverse = np.unique(groups, return_inverse=True)
     perm = np.random.default_rng([int(seed), 11]).permutation(owners.size)
@@ -102,14 +90,8 @@ def _owner_key(owner):
 
 
 class OwnersAsked:
-    """The owners an estimator has asked, by id, with who recorded each ask.
-
-    Kept on the search as ``_federated_owners_asked`` (private, not a
-    fitted attribute: ``fit`` does not clear it; ``clone`` does not copy
-    it; pickling keeps it, so a pickled and restored search still
-    remembers). Owner ids are public in ``"federated-ldp"`` (they are
-    ``cv_results_["owner"]``), so keeping them reveals nothing.
-    """
+    """The owners an estimator has asked, by (public) id, with who recorded
+    each ask; kept across fits and pickling, not copied by ``clone``."""
 
     ATTRIBUTE = "_federated_owners_asked"
 
@@ -130,12 +112,8 @@ class OwnersAsked:
         return [o for o in owners if _owner_key(o) in self._asks]
 
     def check(self, owners, accountant, epsilon: float) -> int:
-        """Refuse asking an owner again unless ``accountant`` recorded her asks.
-
-        Returns the number of ``owners`` asked before (allowed: every
-        earlier ask of each was recorded by ``accountant``). Raises
-        ``ValueError`` before anything is read or spent otherwise.
-        """
+        """Refuse asking an owner again unless ``accountant`` recorded her
+        asks; return how many of ``owners`` were asked before."""
         again = self.asked_before(owners)
         unrecorded = [
             o
@@ -208,7 +186,6 @@ def run_federated_ldp(ctx: SearchContext) -> tuple[list[Release], int, dict]:
     owners, rows = owner_order(data.groups, plan.seed)
     asked = owners[:T].tolist()  # public: ids, public seed, n_iter
     memory = OwnersAsked.of(search)
-    # Before any owner is asked and before anything is spent (fail-closed).
     n_again = memory.check(asked, search.accountant, plan.epsilon)
     opt = LDPBayesianOptimizer(
         plan.candidates,
@@ -256,8 +233,7 @@ def run_federated_ldp(ctx: SearchContext) -> tuple[list[Release], int, dict]:
         "owner": owners[:T].copy(),
         "noisy_test_score": np.asarray([v for _, v in opt.history_]),
     }
-    # scikit-learn's timing columns, NaN: no time measured after a private
-    # read leaves fit.
+    # NaN: no time measured after a private read leaves fit.
     cv_results.update({name: np.full(T, np.nan) for name in TIME_COLUMNS})
     extra = {"cv_results_": cv_results, "ldp_optimizer_": opt}
     if search.release_score:

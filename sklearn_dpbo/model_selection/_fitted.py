@@ -1,22 +1,10 @@
 """The fitted attributes of the search: copied from the releases only.
 
-After a mode has run and its releases passed the charge check
-(``_budget.check_charge``), :func:`ingest` sets ``best_candidate_index_``
-(into ``candidate_params_``), ``best_index_`` (a row of ``cv_results_``
-where the mode has one, as in scikit-learn), ``best_params_``,
-``best_score_``, ``n_splits_``, ``multimetric_``, ``best_scores_``,
-``privacy_report_`` and the mode's public extras (``shortlist_``, ``cv_results_``,
-``lipschitz_constants_``, ...) from the :class:`~..privacy._accounting.Release`
-records and public values only, and :func:`refit` sets
-``best_estimator_`` (the restored pre-read fit, or a refit on the training
-set) and ``refit_time_``. A fit that fails or is interrupted before the
-releases leaves none of them (:func:`clear_fitted`); the releases, once
-set, stand whatever happens to the refit.
-
-Fitted attributes live in the search's instance dict. ``cv_results_`` is
-read through a property of the search, so that its absence can say why
-(:func:`no_cv_results_reason`): it is written into, and removed from, the
-instance dict directly.
+:func:`ingest` sets them from the :class:`~..privacy._accounting.Release`
+records and public values, :func:`refit` sets ``best_estimator_``; a fit
+that fails before the releases leaves none (:func:`clear_fitted`), and the
+releases stand whatever happens to the refit. ``cv_results_`` lives in the
+instance dict, read through a property that says why it is absent.
 """
 
 from __future__ import annotations
@@ -31,17 +19,6 @@ from sklearn.utils.validation import check_is_fitted
 from ..privacy._accounting import PrivacyReport, Release
 from ._cv_results import best_row
 from ._metrics import best_scores
-
-__all__ = [
-    "callbacks_refused",
-    "check_refit",
-    "clear_fitted",
-    "fitted_estimator_property",
-    "ingest",
-    "no_cv_results_reason",
-    "refit",
-    "search_estimator_has",
-]
 
 
 def clear_fitted(search) -> None:
@@ -69,17 +46,13 @@ def ingest(
             search.best_score_ = float(r.value)
     search.scorer_ = plan.scorer
     search.n_validation_ = int(m)
-    relation = None
+    relation = {}
     if plan.mode.method == "federated-ldp":
-        relation = (
+        relation["neighbouring"] = (
             "replace all the validation records of any one owner (val_groups); "
             "each owner's report is epsilon-LDP, the training set is public"
         )
-    search.privacy_report_ = (
-        PrivacyReport(releases, plan.mode.method)
-        if relation is None
-        else PrivacyReport(releases, plan.mode.method, neighbouring=relation)
-    )
+    search.privacy_report_ = PrivacyReport(releases, plan.mode.method, **relation)
     vars(search).update(extra)  # into the dict: cv_results_ is a read-only property
     # As in scikit-learn, best_index_ is a row of cv_results_ (the released
     # candidate is always one); without a cv_results_, of candidate_params_.
@@ -94,20 +67,11 @@ def ingest(
 def refit(search, X_train, y_train, fit_params: dict, selected_fit) -> None:
     """Set ``best_estimator_`` and ``refit_time_`` (``refit=True`` only).
 
-    ``selected_fit`` is the (pickled fit, seconds) of the selected
-    candidate, fitted on the training set before the validation read
-    (``"private-selection"``): restored, with its pre-read time. Otherwise
-    ``best_params_`` is fitted on the training set; no number measured
-    after the validation read leaves ``fit``, so its duration
-    is not kept (``refit_time_`` is NaN).
-
-    Called after the releases are set (:func:`ingest`): they are paid for
-    and stand whatever happens here. A refit that fails leaves
-    ``best_estimator_`` unset, with a ``FitFailedWarning`` naming the
-    refit's error: the refit sees the public training rows and the
-    released ``best_params_`` only (in ``"whole-data"``, every row, a refit
-    already announced as outside the guarantee). An interruption
-    propagates, the releases set.
+    ``selected_fit``: the (pickled fit, seconds) taken before the validation
+    read, restored; otherwise a refit on the training set, whose duration
+    (measured after the read) is not kept: NaN. A failed refit warns
+    (public: training rows and ``best_params_`` only) and leaves
+    ``best_estimator_`` unset; the releases stand.
     """
     if not search.refit:
         return
@@ -156,18 +120,11 @@ def no_cv_results_reason(search) -> str:
 
 
 def search_estimator_has(attr):
-    """``available_if`` check: refitted, and ``best_estimator_`` has ``attr``.
-
-    The reason it is unavailable (e.g. ``refit=False``) is the
-    ``AttributeError``'s ``__cause__``, as in scikit-learn.
-    """
+    """``available_if`` check: refitted, and ``best_estimator_`` has ``attr``."""
 
     def check(self):
         check_refit(self, attr)
-        if hasattr(self, "best_estimator_"):
-            getattr(self.best_estimator_, attr)
-            return True
-        getattr(self.estimator, attr)
+        getattr(getattr(self, "best_estimator_", self.estimator), attr)
         return True
 
     return check
@@ -193,13 +150,7 @@ def check_refit(search, attr):
 
 
 def callbacks_refused(search) -> bool:
-    """``available_if`` check of ``set_callbacks``: never available, and why.
-
-    Without ``set_callbacks`` (``hasattr`` is False), an outer
-    meta-estimator drops the callbacks it would propagate, with
-    scikit-learn's warning, as for any estimator without callback support;
-    a user calling it gets the reason as the ``AttributeError``'s cause.
-    """
+    """``available_if`` check of ``set_callbacks``: never available, and why."""
     raise AttributeError(
         f"{type(search).__name__} does not support scikit-learn callbacks: they "
         "are called at the start and end of every fit task, the private ones "
@@ -212,12 +163,7 @@ def callbacks_refused(search) -> bool:
 
 
 def fitted_estimator_property(name: str, doc: str) -> property:
-    """A property of the search reading ``best_estimator_.<name>``.
-
-    ``AttributeError`` before ``fit`` (so ``hasattr`` is False), as
-    scikit-learn's searches; with ``refit=False`` the estimator's own
-    ``AttributeError``.
-    """
+    """A property reading ``best_estimator_.<name>``; ``AttributeError`` unfitted."""
 
     def get(search):
         try:

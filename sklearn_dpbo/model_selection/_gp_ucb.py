@@ -39,11 +39,9 @@ from ._releases import (
     release_best_score_noise_free,
 )
 
-__all__ = ["run_gp_ucb", "score_noise_scale"]
-
 
 def _assumption(mode, offset: float, scale: float) -> str:
-    kernel, length_scale = mode._gp_kernel()  # internal name, ℓ
+    kernel, length_scale = mode._gp_kernel()
     return (
         "Assumption 1 of Kusner et al. (2015): the validation-score functions "
         "of all validation sets are jointly GP(0, k1 x k2) with dataset "
@@ -57,14 +55,11 @@ def _assumption(mode, offset: float, scale: float) -> str:
 
 
 def score_noise_scale(search, plan, eps_s: float, delta_s: float) -> float:
-    """Laplace scale b of the score release, GP units (public).
-
-    The mode's parameters are read from ``plan.mode`` (a :class:`DPGPUCB`).
-    """
+    """Laplace scale b of the score release, GP units (public)."""
     mode, candidates = plan.mode, plan.candidates
     n, T = len(candidates), int(search.n_iter)
     if mode.noise > 0:
-        kernel, length_scale = mode._gp_kernel()  # internal name, ℓ
+        kernel, length_scale = mode._gp_kernel()
         gamma = greedy_information_gain(
             candidates.X,
             T,
@@ -141,7 +136,7 @@ def run_gp_ucb(ctx: SearchContext) -> tuple[list[Release], int, dict]:
         return [(s - offset) / scale for s in ctx.parallel(jobs)]
 
     # Algorithm 1, lines 2-8.
-    kernel, length_scale = mode._gp_kernel()  # internal name, ℓ
+    kernel, length_scale = mode._gp_kernel()
     trace = bayesian_optimisation(
         evaluate,
         candidates.X,

@@ -1,27 +1,9 @@
 """The public structure of ``fit``'s inputs, checked before any budget is spent.
 
-Every mode of the search goes through :func:`check_inputs` first. It looks
-at the containers' types and shapes only, never at a value: a shape is
-public, while an exception raised because of a value (a NaN in a private
-row, a label of the wrong type) would let one record decide whether
-``fit`` raises. Values are handled record by record after the charge.
-
-- A column-vector target, ``y`` or ``y_val`` of shape (n, 1) (a NumPy
-  array, a one-column DataFrame), is turned into its one column with a
-  :class:`~sklearn.exceptions.DataConversionWarning`, as scikit-learn's
-  estimators do (``column_or_1d(y, warn=True)``). Without it every
-  validation label would be a one-element row that matches no class.
-- A target with two or more columns (or more dimensions) is refused unless
-  the estimator declares multi-output support (its
-  ``target_tags.multi_output``); then ``y_val`` must have the shape per
-  row of ``y``.
-- ``y`` must have as many rows as ``X`` and ``y_val`` as ``X_val``.
-- ``X_val`` must come in the same kind of container as ``X`` (both data
-  frames or neither): a DataFrame ``X_val`` next to an array ``X`` is what
-  the search receives as a Pipeline step whose ``X_val`` did not go
-  through the preceding steps (see ``docs/coming_from_gridsearchcv.md``).
-  A different number of features is refused by
-  :func:`~._splits.split_data`.
+:func:`check_inputs` looks at the containers' types and shapes only, never
+at a value: a shape is public, while an exception raised because of a value
+would let one record decide whether ``fit`` raises. A column-vector target
+is made 1-D with a ``DataConversionWarning``, as scikit-learn does.
 """
 
 from __future__ import annotations
@@ -34,8 +16,6 @@ from sklearn.utils import get_tags
 
 from .._compat import _num_samples
 from ._entries import _is_pandas
-
-__all__ = ["check_inputs"]
 
 
 def _shape(A):

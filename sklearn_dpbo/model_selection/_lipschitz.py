@@ -14,24 +14,14 @@ Then, for BO with *any* acquisition function over λ ∈ [λmin, λmax],
 is pure ε-DP (Theorem 7, Corollary 4; constants in ``_releases.py``, with
 the two conservative deviations documented there).
 
-What this module checks before any data is read (:func:`check_assumption_2`):
-
-- the estimator is a ``Pipeline`` whose last step is one of
-  ``LogisticRegression`` (L2 penalty), ``LinearSVC`` (``loss="hinge"``,
-  L2) or ``SGDClassifier`` (``loss="log_loss"`` or ``"hinge"``, L2), with
-  ``fit_intercept=False`` and no ``class_weight``, and whose step right
-  before it is ``Normalizer(norm="l2")`` (or ``"l1"``). Every row the model
-  sees, training *and validation*, is then in the unit ball (R = 1): the
-  Normalizer is a fixed public map applied inside ``decision_function``,
-  so a validation row of any norm is rescaled onto the sphere, never
-  inspected, clipped or rejected. Steps before it are fitted on the public
-  training set and are public maps too. To model an offset, append a
-  constant column *before* the Normalizer: it is then an ordinary feature;
-  sklearn's own intercept is unregularised and breaks strong convexity.
-- the score declares a Lipschitz constant (``neg_sigmoid_loss``:
-  L = R/4, g* = 1; ``neg_ramp_loss``: L = R, g* = 1); accuracy is refused.
-- ``search_spaces`` is one dict with one entry, the model's regularisation
-  parameter (``C`` or ``alpha``), with positive values.
+:func:`check_assumption_2` checks the conditions listed in
+:class:`~._modes.Lipschitz` before any data is read. The required
+``Normalizer`` before the model puts every row the model sees, training
+*and validation*, in the unit ball (R = 1): it is a fixed public map
+applied inside ``decision_function``, so a validation row is rescaled,
+never inspected, clipped or rejected. An offset goes in as a constant
+column before the Normalizer (sklearn's unregularised intercept breaks
+strong convexity).
 
 The estimator's parameter maps to λ of eq. (10) as follows (each checked
 against the documented objective and numerically against a direct
@@ -40,9 +30,8 @@ minimisation of eq. (10), ``tests/model_selection/test_lipschitz.py``):
 - ``LogisticRegression``/``LinearSVC`` minimise ½‖w‖² + C Σ ℓ_i; dividing
   by C·n gives eq. (10) with **λ = 1/(C·n)**.
 - ``SGDClassifier`` minimises (1/n) Σ ℓ_i + α·½‖w‖² (its ``R(w)`` is
-  ½‖w‖² for ``penalty="l2"``), i.e. eq. (10) with **λ = α** (not 2α: the
-  spec's 2α is refuted by the numerical check). SGD only approximates the
-  minimiser, as every solver does up to its tolerance; see docs/central_dp.md.
+  ½‖w‖² for ``penalty="l2"``), i.e. eq. (10) with **λ = α** (not the
+  spec's 2α). SGD only approximates the minimiser (docs/central_dp.md).
 
 At fit time, before the validation set is touched: binary training
 labels, no fit parameters (``sample_weight`` would change eq. (10)).
@@ -50,10 +39,9 @@ labels, no fit parameters (``sample_weight`` would change eq. (10)).
 ``best_params_`` is released by permute-and-flip (or the exponential
 mechanism, ``selection``) over the validation scores of the *whole* public
 candidate path, sensitivity g*/m, which needs no assumption. The whole path
-is therefore evaluated first, on public candidates only; the BO of
-Algorithm 3 then runs on those scores without fitting anything, so no
-candidate chosen from validation scores ever reaches a worker (nothing
-about the BO sequence can leak through errors, warnings or timing).
+is evaluated first; Algorithm 3's BO then runs on those scores without
+fitting anything, so no candidate chosen from validation scores reaches a
+worker, an error or a warning.
 """
 
 from __future__ import annotations
@@ -81,16 +69,7 @@ from ._releases import (
     release_best_score_lipschitz,
 )
 
-__all__ = [
-    "LipschitzSetup",
-    "check_assumption_2",
-    "regularisation_to_lambda",
-    "run_lipschitz",
-]
-
-# δ of the exploration weight β_t when the acquisition is UCB: a tuning
-# constant of the search here (Algorithm 3's guarantee holds for any
-# acquisition function), not a privacy parameter.
+# δ of UCB's β_t: a tuning constant (Algorithm 3 holds for any acquisition).
 BO_DELTA = 0.1
 
 # Feature-norm bound R guaranteed by the required Normalizer step.
@@ -186,19 +165,11 @@ def _check_model(model) -> str:
             "part of the training set, away from the minimiser of eq. (10))",
             "Use early_stopping=False.",
         )
-    return (
-        "logistic loss log(1 + exp(-y w.x))"
-        if loss == "log_loss"
-        else "hinge loss max(0, 1 - y w.x)"
-    )
+    return _MODELS[LogisticRegression if loss == "log_loss" else LinearSVC][1]
 
 
 def check_assumption_2(estimator, candidates, scorer) -> LipschitzSetup:
-    """Check everything of Assumption 2 that can be checked without data.
-
-    Raises ``ValueError`` naming the violated condition. ``candidates`` is
-    the public :class:`~._candidates.CandidateSet`.
-    """
+    """Check Assumption 2 without data; a ``ValueError`` names what is violated."""
     if scorer.lipschitz is None:
         _refuse(
             f"the validation score {scorer.name!r} is not declared Lipschitz in "
@@ -354,7 +325,7 @@ def run_lipschitz(ctx: SearchContext) -> tuple[list[Release], int, dict]:
             "path's validation scores"
         )
     kept, scores, _ = score_public_candidates(ctx, np.arange(len(candidates)))
-    # Candidates whose fit failed (public) get the range's low end.
+    # A failed (public) fit gets the range's low end.
     path = np.full(len(candidates), scorer.bounds[0], dtype=float)
     path[kept] = scores
 
@@ -369,7 +340,7 @@ def run_lipschitz(ctx: SearchContext) -> tuple[list[Release], int, dict]:
     ]
     if score_budget is not None:
         n = len(candidates)
-        kernel, length_scale = mode._gp_kernel()  # internal name, ℓ
+        kernel, length_scale = mode._gp_kernel()
         # Algorithm 3, line 1: BO for T steps on the validation scores (looked
         # up: the model and the data are fixed, so a refit would give the same).
         trace = bayesian_optimisation(

@@ -1,15 +1,5 @@
-"""The metrics of a search: which one selects, the others' budget and releases.
-
-``scoring`` is one metric or several (a list or tuple of names, or
-``{name: scoring}``; ``method="private-selection"`` only). With several,
-``refit="<name>"`` names the metric the private selection maximises; every
-other metric of the selected candidate is released with its own Laplace
-noise into ``best_scores_``, at the ε of ``best_score_``
-(:func:`plan_for_metrics`). All of it is planned, and charged, before any
-data is read (``_budget.py``).
-
-Also the public score of ``DPBayesSearchCV.score`` (the user's own data,
-not a release).
+"""The metrics of a search: which one selects, the others' budget and releases
+(the ``scoring`` parameter of ``DPBayesSearchCV``), and ``score``'s public score.
 """
 
 from __future__ import annotations
@@ -25,17 +15,6 @@ from ._budget import planned_cost
 from ._evaluation import fit_on_training, score_private
 from ._private_selection import FITTED_KEY
 from ._releases import release_best_score_selection
-
-__all__ = [
-    "best_scores",
-    "search_scorers",
-    "plan_for_metrics",
-    "public_score",
-    "release_other_metrics",
-    "run_with_other_metrics",
-    "scorers_by_name",
-    "with_public_notes",
-]
 
 
 def scorers_by_name(
@@ -109,7 +88,7 @@ def scorers_by_name(
 
 def search_scorers(search) -> tuple[DPScorer, dict[str, DPScorer]]:
     """:func:`scorers_by_name` of a search's ``scoring``, ``refit`` and mode."""
-    method = getattr(search.method, "method", search.method)  # "gp-ucb" for DPGPUCB()
+    method = getattr(search.method, "method", search.method)
     return scorers_by_name(search.scoring, search.refit, search.estimator, method)
 
 
@@ -138,18 +117,14 @@ def plan_for_metrics(plan, other_scorers: dict, budget_split, release_score):
 def release_other_metrics(ctx, index: int, other_scorers: dict, snapshot=None) -> list:
     """Laplace releases of the selected candidate's other metrics.
 
-    Each metric k: its validation score at the released candidate (a
-    post-processing of the ε₁-DP selection), plus Lap(Δ_k/ε_k), Δ_k its
-    per-record sensitivity, ε_k the same share as ``best_score_``. Pure
-    ε-DP each; the accountant was charged for all of them in advance.
-    The model scored is the selected candidate's pre-read fit
-    (``snapshot``) when the mode kept one, else a fit on the training set.
+    Metric k: its validation score at the released candidate plus
+    Lap(Δ_k/ε_k), ε_k the share of ``best_score_``; pure ε-DP each. The
+    model is the pre-read fit (``snapshot``) if kept, else a training fit.
     """
     search, data, plan = ctx.search, ctx.data, ctx.plan
     if not other_scorers or not search.release_score:
         return []
     _, (eps_score, _) = split_budget(plan.epsilon, 0.0, search.budget_split, True)
-    # The released candidate is public: its fit on the training set.
     if snapshot is not None:
         fitted = pickle.loads(snapshot[0])
     else:
@@ -202,12 +177,7 @@ def public_score(scorer, estimator, X, y, **params) -> float:
 
 
 def run_with_other_metrics(run, ctx, other_scorers: dict):
-    """The mode's releases, then those of the other metrics (if any).
-
-    A release whose score took public constants from the training targets
-    (``error_clip="auto"``) states them in its ``assumption``
-    (``privacy_report_``).
-    """
+    """The mode's releases, then the other metrics', with their public notes."""
     releases, index, extra = run(ctx)
     snapshot = extra.get(FITTED_KEY)  # the selected candidate's pre-read fit
     releases = releases + release_other_metrics(ctx, index, other_scorers, snapshot)

@@ -1,30 +1,13 @@
 """Mode objects: what ``DPBayesSearchCV(method=...)`` accepts.
 
 Each search mode carries its own parameters, as a scikit-learn kernel
-carries its hyper-parameters in ``GaussianProcessRegressor(kernel=...)``:
-
-- :class:`PrivateSelection` (``method="private-selection"``, the default);
-- :class:`DPGPUCB` (``method="gp-ucb"``, Kusner et al. 2015, Algorithms 1
-  and 2);
-- :class:`Lipschitz` (``method="lipschitz"``, Kusner et al. 2015,
-  Algorithm 3);
-- :class:`FederatedLDP` (``method="federated-ldp"``, ``_federated.py``);
-- :class:`WholeData` (``method="whole-data"``, ``_whole_data/``): every
-  row of ``X, y`` private, by subsample-and-aggregate (no validation set).
-
-A string is a shorthand for the mode's defaults (``"gp-ucb"`` is
-``DPGPUCB()``). Mode objects are parameter holders: ``get_params``,
-``set_params``, ``clone`` and a repr showing the non-default parameters
-(``BaseEstimator``'s), and ``_parameter_constraints`` that the search
-validates in ``fit`` before any data is read (errors name the nested
-parameter, e.g. ``method__noise``). The search never modifies them.
-Everything they hold is public: settings fixed before the private data is
-read.
-
-Every mode has a GP over the candidates whose ``kernel`` is a scikit-learn
-kernel object (``Matern(nu=2.5, length_scale=...)`` or ``RBF(...)``, mapped
-exactly onto ``bo._gp.kernel_matrix``); the parameters several modes share
-are documented once, in ``_PARAM_DOCS``.
+carries its hyper-parameters in ``GaussianProcessRegressor(kernel=...)``; a
+string is the shorthand for the mode's defaults (``"gp-ucb"`` is
+``DPGPUCB()``). Mode objects are public parameter holders (``get_params``,
+``set_params``, ``clone``, ``_parameter_constraints`` validated in ``fit``
+with nested names such as ``method__noise``); the search never modifies
+them. The parameters several modes share are documented once, in
+``_PARAM_DOCS``.
 """
 
 from __future__ import annotations
@@ -41,19 +24,6 @@ from .._compat import (
     validate_parameter_constraints,
 )
 from ..bo._gp import internal_kernel
-
-__all__ = [
-    "SearchMode",
-    "PrivateSelection",
-    "DPGPUCB",
-    "Lipschitz",
-    "FederatedLDP",
-    "WholeData",
-    "PrivateModel",
-    "MODES",
-    "resolve_mode",
-    "moved_parameter_hint",
-]
 
 # A scikit-learn kernel (RBF or Matern(nu=2.5), see bo._gp.internal_kernel).
 _KERNEL = [None, Kernel]
@@ -104,10 +74,8 @@ def _shared_docs(cls):
 class SearchMode(CachedParamNamesMixin, BaseEstimator):
     """Base class of the mode objects (a public parameter holder).
 
-    Subclasses set ``method``, the string shorthand, as a class attribute
-    and list their parameters in ``_parameter_constraints``. Every mode has
-    a Gaussian process over the candidates, set by ``kernel`` (a
-    scikit-learn kernel, see the subclasses).
+    Subclasses set ``method``, the string shorthand, and list their
+    parameters in ``_parameter_constraints``.
     """
 
     method: str = ""
@@ -123,12 +91,8 @@ class SearchMode(CachedParamNamesMixin, BaseEstimator):
     __hash__ = None  # mutable through set_params, as a kernel
 
     def _validate_in(self, owner: str, prefix: str = "method__") -> None:
-        """Validate the parameters, naming them ``<prefix><name>`` for ``owner``.
-
-        Raises scikit-learn's ``InvalidParameterError`` ("The
-        'method__noise' parameter of DPBayesSearchCV must be ..."), and a
-        ``ValueError`` for a bool where an int is expected.
-        """
+        """Validate the parameters, naming them ``<prefix><name>`` for ``owner``
+        (and refuse a bool where an int is expected)."""
         params = self.get_params(deep=False)
         validate_parameter_constraints(
             {prefix + k: v for k, v in self._parameter_constraints.items()},
@@ -149,11 +113,8 @@ class SearchMode(CachedParamNamesMixin, BaseEstimator):
     def _gp_kernel(
         self, *, owner: str = "DPBayesSearchCV", prefix="method__"
     ) -> tuple[str, float]:
-        """(internal kernel name, length-scale) of the mode's GP.
-
-        What ``bo._gp.kernel_matrix`` computes: ``("matern52", 0.2)`` for
-        the default ``Matern(nu=2.5, length_scale=0.2)``.
-        """
+        """(internal kernel name, length-scale) of the mode's GP for
+        ``bo._gp.kernel_matrix``: ``("matern52", 0.2)`` by default."""
         if self.kernel is None:
             return DEFAULT_KERNEL
         return internal_kernel(self.kernel, prefix + "kernel", owner)
@@ -222,28 +183,19 @@ class PrivateSelection(SearchMode):
     {{noise}}
         0 is run as 1e-6 for numerical stability.
     public_budget : "auto", float or None, default="auto"
-        A cap on the public signal's cost (``shortlist="bo"``): its fold fits
-        use at most ``public_budget`` × ``n_iter`` × (training rows) rows,
-        about ``public_budget`` full fits per candidate on any task. Every
-        candidate is scored on public fold 0 during the search; once every
-        fold-0 result is in, the other folds go to the best candidates by
-        fold-0 score (within the ``racing`` margin of the
-        ``shortlist_size``-th best, if ``racing`` is set), as many as the
-        remaining rows pay for but at least ``shortlist_size``, and the
-        shortlist is taken from them; if the rows pay for no more than
-        ``shortlist_size`` candidates, no other fold is run and fold 0
-        decides (0.7 with 3 folds and ``n_iter`` < 40: a single public
-        hold-out). Public and deterministic given ``batch_size``. ``None``:
-        no cap, the ``racing`` rule alone.
-
+        A cap on the public signal's cost (``shortlist="bo"``): the public
+        fold fits use at most ``public_budget`` × ``n_iter`` × (training
+        rows) rows, about ``public_budget`` full fits per candidate. Every
+        candidate is scored on public fold 0; then the other folds go to the
+        best by fold-0 score (within the ``racing`` margin, if set), as many
+        as the remaining rows pay for, and the shortlist is taken from them.
+        If they pay for no more than ``shortlist_size`` candidates, fold 0
+        alone decides (a single public hold-out). Deterministic given
+        ``batch_size``. ``None``: no cap, the ``racing`` rule alone.
         ``"auto"`` (with ``public_cv="auto"``) decides from the number of
-        training rows only, before any score is computed and before the
-        validation set is read: with at least 20,000 training rows, 2
-        public folds and ``public_budget=0.75`` (fold 0 for every
-        candidate, fold 1 for the best half of them); below, 3 public folds
-        and ``None`` (every candidate that can still make the shortlist is
-        raced on all folds). With an explicit ``public_cv``, ``"auto"`` is
-        ``None``.
+        training rows only: from 20,000 rows, 2 public folds and 0.75 (fold
+        1 for the best half of the candidates); below, 3 folds and ``None``.
+        With an explicit ``public_cv``, ``"auto"`` is ``None``.
     """
 
     method = "private-selection"
@@ -302,9 +254,6 @@ class DPGPUCB(SearchMode):
     ``dataset_kernel``). With ``noise=0`` and ``noise_free_constants=(A,
     tau)`` the score is released by Algorithm 2. At total ε = 1 its
     selection is barely better than uniform (docs/central_dp.md).
-
-    Named ``DPGPUCB`` because :class:`~sklearn_dpbo.GPUCB` is the plain
-    GP-UCB learner of the local-DP optimiser.
 
     Parameters
     ----------
@@ -447,6 +396,7 @@ class FederatedLDP(SearchMode):
         self.kernel = kernel
 
 
+@_shared_docs
 class WholeData(SearchMode):
     """``method="whole-data"``: every row of ``X, y`` private (no validation set).
 
@@ -557,9 +507,6 @@ class WholeData(SearchMode):
         self.selection = selection
 
 
-WholeData = _shared_docs(WholeData)
-
-
 class PrivateModel(SearchMode):
     """``method="private-model"``: tune a DP learner, release the tuned model.
 
@@ -640,21 +587,15 @@ MODES[PrivateModel.method] = PrivateModel
 
 
 def resolve_mode(method) -> SearchMode:
-    """A fresh mode object: the defaults for a string, a clone for an object.
-
-    The clone keeps the search from ever modifying the user's object.
-    """
+    """A fresh mode object: the defaults for a string, a clone for an object."""
     if isinstance(method, str):
         return MODES[method]()
     return clone(method)
 
 
 def moved_parameter_hint(name: str, value, method=None) -> str | None:
-    """Advice for a mode's parameter given to ``DPBayesSearchCV``, or None.
-
-    ``method`` (the ``method`` keyword given, if any) picks the mode to
-    show first.
-    """
+    """Advice for a mode's parameter given to ``DPBayesSearchCV``, or None;
+    ``method`` (if given) is the mode shown first."""
     owners = [cls for cls in MODES.values() if name in cls._parameter_constraints]
     if not owners:
         return None

@@ -1,11 +1,7 @@
 """Public noise scales of a planned fit, and the warning when they are useless.
 
-A release whose noise scale is more than a tenth of the width of the
-scorer's range carries little information about the data. Every scale
-here is computed from public quantities only (the settings, the candidate
-set, the training-set size n and the validation-set size m), before any
-validation row is read, with the same functions the modes use for their
-releases.
+Computed from the settings, the candidate set, n and m only, before any
+validation row is read, with the functions the modes release with.
 """
 
 from __future__ import annotations
@@ -14,13 +10,10 @@ import warnings
 
 from ..privacy._accounting import split_budget
 from ..privacy._validation import UselessReleaseWarning
+from ._budget import PURE_EPSILON_MODES
 from ._gp_ucb import score_noise_scale
 from ._lipschitz import check_assumption_2, regularisation_to_lambda
 from ._releases import gp_ucb_params_sensitivity, lipschitz_score_sensitivity
-
-__all__ = ["public_noise_scales", "warn_useless_releases"]
-
-_PURE_EPSILON_MODES = {"private-selection", "lipschitz", "whole-data"}
 
 
 def public_noise_scales(search, plan, n_train: int, n_validation: int) -> dict:
@@ -35,7 +28,7 @@ def public_noise_scales(search, plan, n_train: int, n_validation: int) -> dict:
     """
     low, high = plan.scorer.bounds
     width = float(high) - float(low)
-    pure = plan.mode.method in _PURE_EPSILON_MODES
+    pure = plan.mode.method in PURE_EPSILON_MODES
     params, score = split_budget(
         plan.epsilon,
         0.0 if pure else plan.delta,
@@ -75,14 +68,9 @@ USELESS_FRACTION = 0.1  # of the width of the score range
 
 
 def warn_useless_releases(search, plan, n_train: int, n_validation: int) -> None:
-    """Emit :class:`UselessReleaseWarning` for each release too noisy to use.
-
-    A release is announced when its noise scale (a Laplace release's
-    expected absolute error, or the selection's temperature 2Δ/ε) exceeds
-    :data:`USELESS_FRACTION` of the width of its score range. Public
-    quantities only (settings, |Λ|, n, m), before any validation row is
-    read. The message names what would help.
-    """
+    """Emit :class:`UselessReleaseWarning` for each release whose noise scale
+    (Laplace scale, or selection temperature 2Δ/ε) exceeds
+    :data:`USELESS_FRACTION` of its score range's width, with what would help."""
     low, high = plan.scorer.bounds
     width = float(high) - float(low)
     m = int(n_validation)

@@ -43,15 +43,10 @@ from ._public_search import PublicSearch, resolve_public_signal
 from ._releases import release_best_params_selection, release_best_score_selection
 from ._scheduler import Job, default_window, run_ordered
 
-__all__ = ["run_private_selection", "public_search"]
-
-# Confidence parameter of the exploration weight β_t when BO runs on public
-# cross-validation scores: a tuning constant of GP-UCB here, not a privacy
-# parameter (no privacy budget is spent on public data).
+# δ of β_t of the public GP-UCB: a tuning constant, not a privacy parameter.
 PUBLIC_BO_DELTA = 0.1
 
-# Key of ``extra`` under which the mode hands the search the pickled fit of
-# the selected candidate (never a fitted attribute).
+# Key of ``extra`` holding the selected candidate's pickled pre-read fit.
 FITTED_KEY = "_selected_fit"
 
 
@@ -79,13 +74,8 @@ def _public_folds(search, public_cv, X, y, seed: int, fit_params: dict) -> list[
 
 
 def public_search(ctx: SearchContext) -> PublicSearch:
-    """The driver of the public search (``shortlist="bo"``): training set only.
-
-    GP-UCB on public cross-validation inside the training set, asynchronous
-    with racing (:class:`~._public_search.PublicSearch`), then the
-    shortlisted candidates' fits on the whole training set, all as jobs of
-    one :func:`~._scheduler.run_ordered` stream.
-    """
+    """The :class:`~._public_search.PublicSearch` driver (training set only),
+    ending with the shortlisted candidates' fits on the whole training set."""
     search, mode, plan, data = ctx.search, ctx.mode, ctx.plan, ctx.data
     candidates = plan.candidates
     n = len(candidates)
@@ -132,7 +122,7 @@ def public_search(ctx: SearchContext) -> PublicSearch:
         return (clipped - plan.offset) / plan.scale
 
     n_iter = min(int(search.n_iter), n)
-    kernel, length_scale = mode._gp_kernel()  # internal name, ℓ
+    kernel, length_scale = mode._gp_kernel()
     fold0_size = _num_samples(folds[0][2])
     return PublicSearch(
         candidates.X,
@@ -160,14 +150,8 @@ def public_search(ctx: SearchContext) -> PublicSearch:
 
 
 def public_results(ctx: SearchContext, driver: PublicSearch) -> tuple:
-    """``(shortlist, cv_results_, fits)`` of a finished public search.
-
-    Warns about failed public fits (one :class:`FitFailedWarning`) and
-    raises if every evaluated candidate failed. ``cv_results_`` is the
-    public table (:func:`~._cv_results.public_cv_results`); ``fits[i]`` is
-    ``(fitted, why, seconds)`` of shortlisted candidate ``i`` on the whole
-    training set.
-    """
+    """``(shortlist, cv_results_, fits)`` of a finished public search; warns
+    about failed public fits and raises if every candidate failed."""
     search, plan = ctx.search, ctx.plan
     n_fits = int(driver.folds_run().sum())
     warn_fit_failures(driver.failures, n_fits, search.error_score)
@@ -194,20 +178,8 @@ def public_results(ctx: SearchContext, driver: PublicSearch) -> tuple:
 
 
 def _search_and_score(ctx: SearchContext) -> tuple[np.ndarray, np.ndarray, dict, dict]:
-    """Public search (one job stream), public checks, then private scores.
-
-    1. The public search (:func:`public_search`), ending with the
-       shortlisted candidates' fits on the training set: one
-       :func:`~._scheduler.run_ordered` stream, every scheduling decision
-       taken there, before the validation set is read.
-    2. In this thread: the public results and checks
-       (:func:`public_results`,
-       :func:`~._evaluation.prepare_private_scoring`), then the first read
-       of the validation set (charged).
-    3. The shortlisted candidates' validation scores, a fixed list whose
-       results only the releases use: here when the checks say that is
-       cheap, else in parallel.
-    """
+    """The public search as one job stream, its public checks, then the
+    shortlist's validation scores (the first private read)."""
     search, mode = ctx.search, ctx.mode
     driver = public_search(ctx)
     window = (
@@ -269,12 +241,9 @@ def run_private_selection(ctx: SearchContext) -> tuple[list[Release], int, dict]
         )
     extra = {"shortlist_": shortlist}
     if releases[0].value in fitted:
-        # The selected candidate's fit on the training set, pickled before
-        # the validation read: the search restores it instead of refitting.
         extra[FITTED_KEY] = fitted[releases[0].value]
     if table is not None:
-        # A shortlisted candidate whose fit on the whole training set failed
-        # (public) was not scored privately: not in shortlist_ either.
+        # A shortlisted candidate whose (public) training fit failed was dropped.
         kept = set(shortlist.tolist())
         table["shortlisted"] &= np.isin(table["candidate_index"], list(kept))
         extra["cv_results_"] = table  # public (training set only)

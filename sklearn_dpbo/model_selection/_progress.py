@@ -11,22 +11,15 @@ calls. The moment a line appears is a measurement too (a terminal or a
 log collector time-stamps it), so after the read the printer prints no
 line until the fit ends.
 
-This holds by construction, not by each call site's care:
-:meth:`ProgressPrinter.seal` is called by the private-read hook
-(:class:`~._context.SearchData` calls it before it hands out ``X_val`` or
-``y_val``), and a sealed printer ignores every message passed to it. The
-only line it prints afterwards is the fixed text ``"done"`` when ``fit``
-returns, whose moment is the end of ``fit``. Every figure printed is
-measured before the read or is a public constant fixed before it (ε, δ of
-the plan, ``n_iter``, numbers of candidates and owners).
+By construction: the private-read hook seals the printer before
+``X_val`` is handed out, and a sealed printer ignores every message; the
+only later line is the fixed ``"done"`` when ``fit`` returns.
 """
 
 from __future__ import annotations
 
 import sys
 import time
-
-__all__ = ["ProgressPrinter"]
 
 PREFIX = "[DPBayesSearchCV]"
 
@@ -83,11 +76,7 @@ class ProgressPrinter:
         self._line(message, level=2)
 
     def seal(self) -> None:
-        """The first private read: from now on no message is printed.
-
-        The elapsed time on the read line (level 3) is measured here, before
-        the validation set is handed out.
-        """
+        """The first private read (timed before it): no message from now on."""
         if self._sealed:
             return
         elapsed = time.perf_counter() - self._start

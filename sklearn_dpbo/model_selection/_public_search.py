@@ -16,46 +16,15 @@ GP-BUCB, Desautels et al. 2014). Results are taken in submission order
 (:func:`~._scheduler.run_ordered`), so the sequence of evaluations depends
 on the window, never on timing.
 
-Racing (``racing=z``). A new candidate is first scored on fold 0 only.
-It is scored on the other folds only if it can still make the shortlist:
-unless fewer than ``shortlist_size`` candidates have all their folds (the
-*contenders*; one with a failed fold so far is not counted: it can never
-be shortlisted), its fold-0 score must be at least the
-``shortlist_size``-th best fold-0 score among the contenders minus
-
-    z · (high − low) / √(2 n₀),
-
-the largest possible standard deviation of the difference of two fold-0
-scores (n₀ public rows scored in fold 0, per-record values in
-[low, high]). A candidate whose fold 0 failed is not scored further.
-Only contenders (every fold scored) are shortlisted, best
-mean first. The GP observes a contender's mean over the folds and a
-raced-out candidate's fold-0 score. ``racing=None`` scores every fold of
-every candidate.
-
-Budget (``budget=b``). The public fold fits use at most
-b · n_iter · n_train training rows (``fold_rows[k]`` rows fit fold k),
-whatever the task: about b full fits per candidate. Every candidate is
-scored on fold 0 only while the GP runs (the GP observes fold-0 scores).
-When every fold-0 result is in, the remaining rows go to the most
-promising candidates: not failed, ranked by fold-0 score (ties: public
-order), and, with ``racing=z``, within the racing margin of the
-``shortlist_size``-th best fold-0 score; each gets every other fold, as
-many as the remaining rows pay for. Only they (the contenders) are
-shortlisted, best mean first. If the rows pay for no more than
-``shortlist_size`` candidates, more folds could not change which are
-shortlisted: none is run, and the shortlist is the ``shortlist_size``
-best fold-0 scores (a single public hold-out). Successive halving in one
-round (Jamieson & Talwalkar 2016), on public rows only, a function of the
-public fold-0 scores: deterministic given the window. ``budget=0`` is the
-single public hold-out at any ``n_iter``.
-
-The defaults ``public_cv="auto"``, ``public_budget="auto"``
-(:func:`resolve_public_signal`) run this budget, b = 0.75 on 2 public
-folds, when the public training set has at least :data:`LARGE_TRAIN_ROWS`
-rows, and 3 folds with the racing rule alone below: a function of the
-public training-set size only, fixed before any score is seen and before
-the validation set is read.
+Racing (``racing=z``, margin z · (high − low)/√(2 n₀), the largest
+standard deviation of the difference of two fold-0 scores on n₀ rows) and
+the row budget (``budget=b``: b · n_iter · n_train fold-fit rows, successive
+halving in one round, Jamieson & Talwalkar 2016) are described at
+:class:`~._modes.PrivateSelection`'s ``racing`` and ``public_budget``. Only
+contenders (every fold scored, none failed) are shortlisted, best mean
+first; the GP observes a contender's mean and a raced-out candidate's
+fold-0 score. All of it is a function of public scores: deterministic
+given the window.
 """
 
 from __future__ import annotations
@@ -70,22 +39,14 @@ from ..bo._acquisition import argmax, upper_confidence_bound
 from ..bo._gp import IncrementalGP
 from ._scheduler import Job
 
-__all__ = ["LARGE_TRAIN_ROWS", "PublicSearch", "resolve_public_signal"]
-
 #: Public training rows from which ``public_cv="auto"`` and
 #: ``public_budget="auto"`` run 2 public folds with the row budget 0.75.
 LARGE_TRAIN_ROWS = 20_000
 
 
 def resolve_public_signal(public_cv, public_budget, n_train: int) -> tuple:
-    """``(public_cv, public_budget)`` the public search runs with.
-
-    With n_train ≥ :data:`LARGE_TRAIN_ROWS` public training rows,
-    ``public_cv="auto"`` is 2 and ``public_budget="auto"`` is 0.75 (when
-    ``public_cv`` is ``"auto"`` too; else ``None``); below, ``"auto"`` is 3
-    folds and ``None`` (the racing rule alone). Explicit values are returned
-    as they are. Uses the public training-set size only.
-    """
+    """``(public_cv, public_budget)`` the public search runs with: the
+    ``"auto"`` values resolved from the public training-set size."""
     large = int(n_train) >= LARGE_TRAIN_ROWS
     auto_cv = isinstance(public_cv, str) and public_cv == "auto"
     if isinstance(public_budget, str) and public_budget == "auto":
@@ -98,47 +59,17 @@ def resolve_public_signal(public_cv, public_budget, n_train: int) -> tuple:
 class PublicSearch:
     """Driver of :func:`~._scheduler.run_ordered` for the public BO.
 
-    Parameters
-    ----------
-    X : ndarray of shape (n_candidates, d)
-        Encoded candidate set.
-    n_iter : int
-        Candidates proposed (GP-UCB steps T).
-    beta : callable
-        ``beta(t)``, t = 1..T.
-    tie_break : ndarray
-        Public ranks breaking exact ties of the acquisition.
-    fold_job : callable
-        ``fold_job(j, k) -> Job``: candidate ``j`` on public fold ``k``;
-        its result is ``(score, why, fit_time, score_time)``: the raw
-        public score, for a failed fit (score ``error_score``) the public
-        reason, and the seconds of the fold's public fit and scoring.
-    n_folds : int
-        Public folds K.
-    fold0_size : int
-        Rows scored in fold 0 (n₀ of the racing margin).
-    bounds : tuple of float
-        (low, high) of the per-record values.
-    to_gp : callable
-        Raw public score → GP units (clipped, NaN → low).
-    racing : float or None
-        z of the racing margin, or None for no racing.
-    shortlist_size : int
-    kernel, length_scale, noise
-        The public GP.
-    budget : float or None, default=None
-        b of the row budget (see the module docstring), or None for the
-        racing rule alone.
-    fold_rows : sequence of int, optional
-        Training rows of each public fold's fit (with ``budget``).
-    n_train : int, optional
-        Rows of the public training set (with ``budget``).
-    on_candidate : callable, optional
-        ``on_candidate(n_done)`` after each candidate's first fold result.
-    finish : callable, optional
-        ``finish(shortlist) -> list of Job`` (tags ``("fit", j)``), called
-        once when every public result is in; their results are kept in
-        ``fitted[j]``.
+    ``X`` is the encoded candidate set, ``beta(t)`` the exploration weight,
+    ``tie_break`` public ranks breaking exact ties. ``fold_job(j, k)`` is
+    the Job of candidate j on public fold k; its result is ``(score, why,
+    fit_time, score_time)`` (``why``: the public reason of a failed fit).
+    ``fold0_size`` is n₀ of the racing margin, ``bounds`` the per-record
+    range, ``to_gp`` maps a raw public score to GP units. ``racing`` is z
+    (None: no racing), ``budget`` b of the row budget (with ``fold_rows``,
+    each fold's fit rows, and ``n_train``). ``on_candidate(n_done)`` is
+    called after each candidate's first fold; ``finish(shortlist)`` gives
+    the jobs (tags ``("fit", j)``) run once every public result is in,
+    kept in ``fitted[j]``.
     """
 
     def __init__(

@@ -58,27 +58,6 @@ from ..privacy._mechanisms import exponential_mechanism, permute_and_flip
 from ..privacy._samplers import as_random_source, laplace_on_grid
 from ..privacy._scorers import ROW_INDEPENDENCE
 
-__all__ = [
-    "dataset_kernel_c",
-    "observation_noise_q",
-    "regret_constant_c1",
-    "gp_ucb_params_sensitivity",
-    "gp_ucb_score_scale",
-    "noise_free_omega",
-    "noise_free_score_scale",
-    "release_best_params_gp",
-    "release_best_score_gp",
-    "release_best_score_noise_free",
-    "release_best_params_selection",
-    "release_best_score_selection",
-    "lipschitz_validation_term",
-    "lipschitz_path_term",
-    "lipschitz_score_sensitivity",
-    "lipschitz_score_scale",
-    "release_best_params_path",
-    "release_best_score_lipschitz",
-]
-
 KUSNER = "Kusner et al., Differentially Private Bayesian Optimization, ICML 2015"
 
 
@@ -221,11 +200,9 @@ def release_best_params_gp(
 def _grid_laplace(
     value: float, sensitivity: float, epsilon: float, bounds, rng
 ) -> tuple[float, float, float]:
-    """Exact Laplace release of a score-unit value on a public 2^k grid.
+    """Exact Laplace on a public 2^k grid, clipped into ``bounds``.
 
-    Returns (value clipped into ``bounds`` (post-processing), inflated
-    sensitivity Δ + 2^k, noise scale (Δ + 2^k)/ε); see
-    :func:`~._samplers.laplace_on_grid`.
+    Returns (value, Δ + 2^k, (Δ + 2^k)/ε); see :func:`~._samplers.laplace_on_grid`.
     """
     noisy, eff_scale, k = laplace_on_grid(
         float(value), sensitivity, epsilon, as_random_source(rng)
@@ -236,14 +213,7 @@ def _grid_laplace(
 def _laplace_in_score_units(
     z: float, noise_scale: float, epsilon: float, offset, scale, bounds, rng
 ) -> tuple[float, float, float]:
-    """Exact Laplace release of a GP-unit value, in score units, on a 2^k grid.
-
-    The value is mapped to score units first (v = offset + scale·z) and the
-    noise of scale b (GP units) is calibrated to the equivalent sensitivity
-    Δ = b·ε·scale (score units), so the release is an exact multiple of a
-    public 2^k before the clip into the scorer's range (post-processing).
-    Returns (value, inflated sensitivity Δ + 2^k, noise scale (Δ + 2^k)/ε).
-    """
+    """:func:`_grid_laplace` of v = offset + scale·z, Δ = b·ε·scale (b: GP units)."""
     return _grid_laplace(
         offset + scale * z, noise_scale * epsilon * scale, epsilon, bounds, rng
     )
@@ -461,21 +431,6 @@ def lipschitz_score_sensitivity(
     if g_star <= bound:
         return float(g_star), True
     return bound, False
-
-
-def lipschitz_score_scale(
-    epsilon: float,
-    n_validation: int,
-    lipschitz: float,
-    g_star: float,
-    lambda_min: float,
-    lambda_max: float,
-) -> float:
-    """b = Δ_L / ε, the Laplace scale of f̃_L (Algorithm 3), score units."""
-    sensitivity, _ = lipschitz_score_sensitivity(
-        n_validation, lipschitz, g_star, lambda_min, lambda_max
-    )
-    return sensitivity / epsilon
 
 
 def release_best_params_path(

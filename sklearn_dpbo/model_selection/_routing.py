@@ -1,21 +1,8 @@
 """Metadata routing of the search, as ``GridSearchCV``'s, scorer refused in ``fit``.
 
-Fit metadata requested by ``estimator`` (``set_fit_request``) goes to its
-``fit`` (the search restricts sample-aligned values to the training rows),
-splitter metadata to ``cv.split``. Metadata requested by the scorer is
-refused in ``fit``: the private score is an unweighted mean of per-record
-values, which is what bounds its sensitivity (one record with a large
-weight could move a weighted score arbitrarily). Without metadata routing
-every fit parameter goes to ``estimator.fit``, as in scikit-learn; a
-``sample_weight`` passed that way weights the estimator's fits only (on
-the rows each fit is trained on), never the private score, and ``fit``
-says so with a ``UserWarning`` (before any data is read) instead of
-leaving the unweighted score silent.
-
-``score(X, y, **params)`` takes no metadata, with or without routing: it
-scores with the search's metric, the unweighted per-record mean (a
-:class:`DPScorer` requests nothing), and refuses ``sample_weight`` and
-any other param with what to do instead.
+The private score is an unweighted mean of per-record values, which is
+what bounds its sensitivity: metadata for the scorer (``sample_weight``)
+is refused in ``fit`` and ``score``; it may still weight the estimator's fits.
 """
 
 from __future__ import annotations
@@ -32,17 +19,9 @@ from sklearn.utils.metadata_routing import (
 from .._compat import _routing_enabled
 from ._metrics import search_scorers
 
-__all__ = ["metadata_routing", "route_fit_params", "route_score_params"]
-
 
 def _routing_object(scorer):
-    """What carries the scorer's metadata requests, if anything does.
-
-    A :class:`DPScorer` requests no metadata itself; but its
-    ``record_score`` can be an object with metadata requests (a scikit-learn
-    scorer with ``set_score_request``), whose requests must be seen so that
-    :func:`route_fit_params` refuses them with the reason.
-    """
+    """What carries the scorer's metadata requests (its ``record_score``), if any."""
     inner = getattr(scorer, "record_score", scorer)
     return inner if hasattr(inner, "get_metadata_routing") else None
 
@@ -78,12 +57,7 @@ def metadata_routing(search) -> MetadataRouter:
 
 
 def route_fit_params(search, params: dict) -> tuple[dict, dict]:
-    """(estimator ``fit`` params, splitter params), as GridSearchCV routes.
-
-    Without metadata routing every fit parameter goes to ``estimator.fit``
-    (never to the scorer). With routing, requested metadata goes where it
-    is requested; metadata requested by the scorer is refused.
-    """
+    """(estimator ``fit`` params, splitter params), as GridSearchCV routes."""
     if not _routing_enabled():
         if "sample_weight" in params:
             warnings.warn(
@@ -122,11 +96,7 @@ def route_fit_params(search, params: dict) -> tuple[dict, dict]:
 
 
 def route_score_params(search, params: dict) -> dict:
-    """Refuse any param of ``search.score(X, y, **params)`` with the reason.
-
-    The same with and without metadata routing: the search's metric is the
-    unweighted mean of per-record values and its scorer requests nothing.
-    """
+    """Refuse any param of ``search.score(X, y, **params)`` with the reason."""
     if not params:
         return params
     raise ValueError(

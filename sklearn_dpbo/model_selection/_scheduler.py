@@ -27,14 +27,6 @@ without them (joblib's "multiprocessing") runs the jobs in rounds, one
 parallel call per round of submitted jobs: the same sequence of jobs, with
 a barrier per round. With one worker the jobs run in the calling thread,
 in order, with no idle task.
-
-``"private-selection"`` runs its public search (every scheduling
-decision: training set only, ending with the shortlisted candidates' fits
-on the training set) as one stream; then, in the calling thread, its
-public checks, the first read of the validation set and the shortlisted
-candidates' validation scores, whose results only the releases use. Modes
-whose decisions depend on validation scores (``"gp-ucb"``,
-``"lipschitz"``) keep their synchronous loops.
 """
 
 from __future__ import annotations
@@ -48,8 +40,6 @@ from collections import deque
 from typing import Any, Callable, Iterator, Optional, Protocol
 
 from joblib import Parallel, delayed, effective_n_jobs
-
-__all__ = ["Job", "Driver", "JobList", "run_ordered", "default_window"]
 
 # A worker process with nothing to do sleeps this long before asking again (s).
 IDLE_SECONDS = 0.002
@@ -79,9 +69,7 @@ class Driver(Protocol):
         """Take the result of ``job`` (called in submission order)."""
 
     # Optional: ``finished() -> bool``, True once the driver will submit no
-    # more jobs whatever the results (:func:`_finished`). The stream then
-    # stops handing out tasks as soon as the queued jobs are taken, so it
-    # ends with the last result instead of waiting for idle tasks.
+    # more jobs whatever the results: the stream then ends with the last one.
 
 
 def _finished(driver) -> bool:
@@ -107,16 +95,8 @@ class JobList:
 
 
 def default_window(n_jobs: Any) -> int:
-    """Jobs in flight by default: max(4, 2 × workers).
-
-    Two per worker, so that a worker that finishes usually finds a job
-    ready while results wait to be taken in order; never less than 4, so
-    that ``n_jobs`` of 1 and 2 give the same sequence of jobs (hence the
-    same releases); every pending job is a proposal made without its
-    result, so a wider window costs regret. Under
-    ``joblib.parallel_config("dask")`` the workers are the cluster's
-    threads.
-    """
+    """Jobs in flight by default: max(4, 2 × workers), so that ``n_jobs`` of 1
+    and 2 give the same jobs (and releases) and a free worker finds one."""
     return max(4, 2 * effective_n_jobs(n_jobs))
 
 
@@ -130,19 +110,12 @@ def _idle(seconds: float):
 
 
 class _Slot:
-    """A task that takes its job from the feed as late as possible.
+    """A task bound to the oldest queued job only when it runs in a thread or
+    is pickled for a process (joblib takes tasks ahead of the free workers).
 
-    joblib hands tasks to the backend ahead of the free workers and, when
-    it takes tasks from an iterator, takes up to one per worker at once, so
-    a job fixed when joblib asks for it could wait behind tasks handed out
-    before it existed. A slot is bound to a job only when it runs (threads:
-    joblib's "threading" backend, a Dask cluster with in-process workers)
-    or when it is pickled for a worker process (loky, Dask worker
-    processes), whichever comes first: the oldest job queued at that moment.
-    With no job queued, a slot that runs in a thread waits for one (woken by
-    :meth:`_Feed.put` or :meth:`_Feed.close`, at most ``wait`` seconds); one
-    that is pickled becomes a short idle task. Either way it returns
-    ``(seq, result)``, or ``(None, None)`` if it ran no job.
+    With no job queued, a thread slot waits for one (at most ``wait``
+    seconds) and a pickled slot is a short idle task. Returns ``(seq,
+    result)``, or ``(None, None)`` if it ran no job.
     """
 
     __name__ = "run_ordered_slot"  # joblib and Dask name tasks by it
@@ -193,13 +166,8 @@ def _unpickled_slot(token: str, idle_seconds: float):
 
 
 class _Feed:
-    """The task iterator of one running :class:`joblib.Parallel` call.
-
-    ``__next__`` is called by joblib (from its callback threads, under its
-    lock) and never blocks: a :class:`_Slot`, or, once :meth:`close` was
-    called and no job is queued, the end of the stream. Jobs are queued by
-    :meth:`put` and bound to slots by :meth:`take`, oldest first.
-    """
+    """The task iterator of one running :class:`joblib.Parallel` call; its
+    ``__next__`` (joblib's callback threads, under its lock) never blocks."""
 
     def __init__(self, idle_seconds: float, wait_seconds: float):
         self.idle_seconds = idle_seconds
@@ -258,13 +226,11 @@ def run_ordered(
     Parameters
     ----------
     driver : Driver
-        ``next_job()`` is asked for jobs while fewer than ``window`` are
-        submitted and not yet processed; ``process(job, result)`` receives
-        the results in submission order. The loop ends when every
-        submitted job is processed and ``next_job()`` returns None.
+        Asked for jobs while fewer than ``window`` are unprocessed; gets the
+        results in submission order. Done when every job is processed and
+        ``next_job()`` returns None.
     window : int
-        Jobs submitted and not yet processed, at most. The sequence of jobs
-        depends on ``window`` and on the results, never on timing.
+        Jobs submitted and not yet processed, at most.
     n_jobs : int or None
         Passed to :class:`joblib.Parallel` (the active backend is used).
     pre_dispatch : int or str, default="2*n_jobs"

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["PrivateComputationError", "run_sealed"]
-
 
 class PrivateComputationError(RuntimeError):
     """A failure after the private data was read; its details are withheld."""

@@ -1,13 +1,9 @@
 """DPBayesSearchCV: differentially private hyper-parameter search.
 
 The class keeps scikit-learn's plumbing and the order of ``fit``; the work
-is in the modules it calls, as ``BaseSearchCV`` calls ``_run_search`` and
-``_split``: ``_search_params`` (settings -> plan), ``_metrics``,
-``_budget``, ``_routing``, ``_splits``, the modes, ``_fitted`` (releases
--> fitted attributes, and the refit-dependent delegation) and ``_sealed``
-(every failure after the first private read). ``fit(X, y)`` without a
-validation set runs the whole-data mode (``_whole_data._fit.fit_whole_data``:
-every row private).
+is in the modules it calls (settings, metrics, budget, routing, splits, the
+modes, the fitted attributes, and ``_sealed`` for every failure after the
+first private read).
 """
 
 from __future__ import annotations
@@ -52,15 +48,12 @@ from ._private_model._fit import fit_private_model
 from ._private_selection import FITTED_KEY, run_private_selection
 from ._progress import ProgressPrinter
 from ._routing import metadata_routing, route_fit_params, route_score_params
-from ._sealed import PrivateComputationError, run_sealed
+from ._sealed import run_sealed
 from ._search_params import PARAMETER_CONSTRAINTS, check_set_params, check_settings
 from ._splits import check_cpu_inputs, num_rows, split_data
 from ._whole_data._fit import fit_whole_data, whole_data_requested
 
-__all__ = ["DPBayesSearchCV", "PrivateComputationError"]
-
-# One function per mode; each returns (releases, released index, extra public
-# attributes). Read them next to the paper: _gp_ucb.py, _private_selection.py.
+# Each returns (releases, released index, extra public attributes).
 _MODES = {
     "gp-ucb": run_gp_ucb,
     "private-selection": run_private_selection,
@@ -89,18 +82,8 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
     ``best_score_`` with differential privacy under a total (ε, δ) budget
     for one ``fit``. The privacy unit is one validation record; neighbouring
     validation sets have the same public size m and differ by one swapped
-    record. The training set is not protected.
-
-    The release family is chosen by ``method`` (a string, or a mode object
-    carrying the mode's own parameters, e.g. ``method=PrivateSelection(
-    shortlist_size=5)``), each documented with its guarantee:
-    :class:`PrivateSelection` (default: public Bayesian optimisation on the
-    training set, private selection of a shortlist; pure ε-DP, no
-    modelling assumption), :class:`DPGPUCB` (Kusner et al. 2015,
-    Algorithms 1 and 2; (ε, δ)-DP under the paper's Assumption 1),
-    :class:`Lipschitz` (Algorithm 3, one regularisation parameter of a
-    linear model), :class:`FederatedLDP`, :class:`WholeData` and
-    :class:`PrivateModel`.
+    record. The training set is not protected. The release family, and
+    its guarantee, is the ``method``'s mode object.
 
     Parameters
     ----------
@@ -123,12 +106,12 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         The release family and its own parameters, as a mode object:
         :class:`PrivateSelection` (``"private-selection"``),
         :class:`DPGPUCB` (``"gp-ucb"``), :class:`Lipschitz`
-        (``"lipschitz"``), :class:`FederatedLDP` (``"federated-ldp"``) or
+        (``"lipschitz"``), :class:`FederatedLDP` (``"federated-ldp"``),
         :class:`WholeData` (``"whole-data"``: every row of ``X, y``
-        private, by subsample-and-aggregate; also what ``fit(X, y)`` runs
-        with the default ``method`` string, no ``X_val`` and ``cv=None``,
-        see ``docs/whole_data.md``). A string is the shorthand for the
-        mode's defaults. Its parameters are nested as in
+        private; also what ``fit(X, y)`` runs with the default ``method``
+        string, no ``X_val`` and ``cv=None``) or :class:`PrivateModel`
+        (``"private-model"``). A string is the shorthand for the mode's
+        defaults. Its parameters are nested as in
         ``GaussianProcessRegressor(kernel=...)``:
         ``get_params(deep=True)`` lists ``method__<name>``,
         ``set_params(method__noise=0.05)`` sets one (when ``method`` is an
@@ -415,9 +398,8 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
     def set_params(self, **params):
         """Set parameters; ``method__<name>`` sets a mode object's parameter.
 
-        A former or mode-specific name (``param_grid=...``, ``noise=...``)
-        or ``method__<name>`` while ``method`` is a string get a ValueError
-        that says what to pass.
+        Another search's or a mode's parameter name gets a ValueError that
+        says what to pass.
         """
         check_set_params(self, params)
         return super().set_params(**params)
@@ -437,12 +419,7 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
 
     @property
     def cv_results_(self) -> dict:
-        """The public cross-validation inside the training set (see Attributes).
-
-        A fitted attribute in the instance dict, as the others; absent,
-        with the reason in the ``AttributeError``, before ``fit`` and in
-        the modes that have none.
-        """
+        """The public cross-validation inside the training set (see Attributes)."""
         if "cv_results_" not in vars(self):
             raise AttributeError(no_cv_results_reason(self))
         return vars(self)["cv_results_"]

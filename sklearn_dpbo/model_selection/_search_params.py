@@ -1,20 +1,9 @@
 """The search's settings: constraints, checks before any data, the public plan.
 
-:func:`check_settings` validates every parameter of ``DPBayesSearchCV``
-that needs no data (scikit-learn's ``_parameter_constraints``, then what
-they cannot express: the mode's own parameters, ε and δ re-checked by
-hand, the mode's conditions, the per-release budgets, the scorer, the GP
-units, the candidate set and its names, the ``cv`` structure) and returns
-the :class:`~._context.SearchPlan`: public values only, fixed before any
-data is read.
-
-Parameters of other search classes (:data:`FOREIGN_PARAMETERS`) and of
-the mode objects (:func:`~._modes.moved_parameter_hint`): the constructor
-refuses them with Python's own ``TypeError``
-(``unexpected keyword argument``), as any scikit-learn estimator does;
-``set_params`` refuses them with a ``ValueError`` that says what to use
-instead (:func:`check_set_params`). The same table is in
-``docs/coming_from_gridsearchcv.md``.
+:func:`check_settings` validates every parameter that needs no data and
+returns the :class:`~._context.SearchPlan` (public values only).
+``set_params`` refuses other searches' and the modes' parameters with what
+to pass instead (:func:`check_set_params`).
 """
 
 from __future__ import annotations
@@ -37,18 +26,11 @@ from ..privacy._validation import (
     public_rng,
 )
 from ._budget import check_release_budgets
-from ._context import SearchPlan, _check_gp_units
+from ._context import SearchPlan, check_gp_units, gp_units
 from ._lipschitz import check_assumption_2
 from ._metrics import search_scorers
 from ._modes import MODES, SearchMode, moved_parameter_hint, resolve_mode
 from ._splits import check_cv_structure
-
-__all__ = [
-    "FOREIGN_PARAMETERS",
-    "PARAMETER_CONSTRAINTS",
-    "check_set_params",
-    "check_settings",
-]
 
 PARAMETER_CONSTRAINTS: dict = {
     "estimator": [HasMethods(["fit"])],
@@ -120,12 +102,8 @@ Optuna's OptunaSearchCV type, and what to do instead."""
 
 
 def check_set_params(search, params: dict) -> None:
-    """Refuse, with what to pass instead, what ``set_params`` cannot set.
-
-    A foreign parameter (:data:`FOREIGN_PARAMETERS`), a mode's parameter
-    (such as ``noise``) or ``method__<name>`` while ``method`` is a
-    string (the mode's defaults, nothing to set) get a ``ValueError``.
-    """
+    """``ValueError`` with what to pass for a foreign or a mode's parameter,
+    or ``method__<name>`` while ``method`` is a string."""
     owner = type(search).__name__
     for name, value in params.items():
         hint = FOREIGN_PARAMETERS.get(name) or moved_parameter_hint(
@@ -162,9 +140,16 @@ def check_settings(search) -> SearchPlan:
             f"pass one of {sorted(MODES)} or an instance of "
             f"{', '.join(cls.__name__ for cls in MODES.values())}."
         )
-    # The mode's own parameters, named method__<name> in the messages.
     mode._validate_in(type(search).__name__)
-    _check_refit_param(search.refit)
+    if callable(search.refit):
+        raise ValueError(
+            "refit as a callable is not supported: in GridSearchCV it picks "
+            "best_index_ from cv_results_, i.e. from raw validation scores, "
+            "which are never published here; best_params_ is selected by a "
+            "differentially private mechanism instead. Pass refit=True (or "
+            "refit='<metric name>' with several metrics) and post-process "
+            "best_params_ if needed."
+        )
     for name in ("n_iter", "n_candidates"):
         if isinstance(getattr(search, name), (bool, np.bool_)):
             raise ValueError(
@@ -180,31 +165,26 @@ def check_settings(search) -> SearchPlan:
         epsilon, delta, search.budget_split, search.release_score, mode.method
     )
     scorer, _ = search_scorers(search)
-    low, high = scorer.bounds
-    score_offset = getattr(mode, "score_offset", None)
-    score_scale = getattr(mode, "score_scale", None)
-    offset = (low + high) / 2 if score_offset is None else score_offset
-    scale = (high - low) / 4 if score_scale is None else score_scale
-    if not math.isfinite(float(offset)):
+    offset, scale = gp_units(mode, scorer.bounds)
+    if not math.isfinite(offset):
         raise ValueError("score_offset must be finite.")
     if mode.method == "gp-ucb" and not scorer.needs_training_targets:
         # (else checked when the training targets give the bounds: _context)
-        _check_gp_units(float(offset), float(scale), low, high, score_scale)
+        check_gp_units(offset, scale, scorer.bounds, mode)
 
     seed = public_rng(search.random_state).integers(2**31 - 1)
     candidates = CandidateSet(search.search_spaces, search.n_candidates, int(seed))
     _check_parameter_names(search.estimator, candidates)
     _refuse_inner_accountants(search.estimator, candidates)
     if mode.method == "lipschitz":
-        # Assumption 2: estimator, Normalizer, score, search space.
         check_assumption_2(search.estimator, candidates, scorer)
     check_cv_structure(search.cv)
     return SearchPlan(
         epsilon=epsilon,
         delta=delta,
         scorer=scorer,
-        offset=float(offset),
-        scale=float(scale),
+        offset=offset,
+        scale=scale,
         candidates=candidates,
         seed=int(seed),
         tie_break=public_rng(search.random_state).permutation(len(candidates)),
@@ -240,28 +220,11 @@ def _check_gp_ucb(mode, delta: float, release_score: bool) -> None:
         _check_noise_free_constants(mode.noise_free_constants)
 
 
-def _check_refit_param(refit) -> None:
-    if callable(refit):
-        raise ValueError(
-            "refit as a callable is not supported: in GridSearchCV it picks "
-            "best_index_ from cv_results_, i.e. from raw validation scores, "
-            "which are never published here; best_params_ is selected by a "
-            "differentially private mechanism instead. Pass refit=True (or "
-            "refit='<metric name>' with several metrics) and post-process "
-            "best_params_ if needed."
-        )
-
-
 def _refuse_inner_accountants(estimator, candidates) -> None:
-    """Refuse a budget ledger inside the estimator or the search space.
+    """Refuse a :class:`BudgetAccountant` inside the estimator or the search space.
 
-    An inner estimator that charges a :class:`BudgetAccountant` when it
-    fits (a ``DPBayesSearchCV`` or ``DPGaussianProcessRegressor`` with
-    ``accountant=``) would record in that ledger which candidates were
-    fitted and which fits failed: private in every mode (the evaluated
-    sequence of ``gp-ucb``, a whole-data part that failed). The ledger is
-    reachable after ``fit`` (``search.estimator.accountant``) and is not a
-    release. Public: the parameters only, before any row is read.
+    Its ledger would record which candidates were fitted and which fits
+    failed (private), and it is reachable after ``fit``.
     """
     values = (
         list(estimator.get_params(deep=True).items())
@@ -290,12 +253,8 @@ def _refuse_inner_accountants(estimator, candidates) -> None:
 def _check_parameter_names(estimator, candidates) -> None:
     """Every candidate must be settable on the estimator, as in GridSearchCV.
 
-    ``clone(estimator).set_params(**candidate)`` is tried once per dict
-    and per distinct choice of estimator-valued parameters, so that in
-    ``{"clf": [LinearSVC(), SVC()], "clf__C": [...]}`` the names are
-    checked with each searched step substituted (``set_params`` sets
-    the step first). A name scikit-learn would refuse at fit time is
-    refused here, before any data is read.
+    Tried once per dict and per choice of estimator-valued parameters, so
+    that ``{"clf": [SVC()], "clf__C": [...]}`` is checked with the step set.
     """
     seen = set()
     for space, params in zip(candidates.space_of, candidates.params):

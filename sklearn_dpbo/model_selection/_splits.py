@@ -1,29 +1,14 @@
 """The validation split: ``X_val`` given, or one label-independent ``cv`` split.
 
-``fit`` gets its validation set either explicitly (``X_val``, ``y_val``)
-or from ``cv``: exactly one (train, validation) split, never k folds
-(each fold would be another release of validation data).
-:func:`split_data` returns the four parts and checks their public
-structure (shapes, precomputed kernels) before any row is read.
-
-The training set is public and unprotected: it trains ``best_estimator_``
-and every candidate. So which rows are training rows must not depend on
-any validation record: a splitter that reads the labels (stratified
-splits) or the features of the rows it splits can move the protected
-record itself into the training set.
-
-So a splitter never sees the data: it is called with placeholders for
-``X`` and ``y`` that have the right number of rows and refuse to give any
-value (reading one raises, and the split is refused with the reason), and
-with the public ``groups`` (:func:`public_split`). Whatever it yields is
-then a function of public information (the number of rows, the groups,
-its own parameters), whatever its class: ``ShuffleSplit(n_splits=1)``,
-``GroupShuffleSplit(n_splits=1)``, a one-fold ``PredefinedSplit``, or any
-custom splitter that yields one split from those. It must yield exactly
-one split, and as many as its ``get_n_splits`` says. Stratified splitters
-are refused by name, with the reason, before any data is read (they need
-the labels). Index arrays ``[(train_idx, val_idx)]`` are the user's: they
-must be fixed without looking at the validation labels.
+The training set is public: it trains every candidate and
+``best_estimator_``. So which rows are training rows must not depend on
+any validation record, and a splitter never sees the data: it gets
+placeholders for ``X`` and ``y`` with the right number of rows that refuse
+to give any value, and the public ``groups`` (:func:`public_split`). What
+it yields is then a function of public information whatever its class;
+reading a value refuses the split, and stratified splitters are refused
+by name before any data is read. Exactly one split, never k folds (a row
+validated in one fold is a public training row in another).
 """
 
 from __future__ import annotations
@@ -36,15 +21,6 @@ from sklearn.utils import get_tags
 from sklearn.utils.validation import indexable
 
 from .._compat import _num_samples, _safe_split
-
-__all__ = [
-    "check_cpu_inputs",
-    "check_cv_structure",
-    "check_public_splitter",
-    "num_rows",
-    "public_split",
-    "split_data",
-]
 
 _USE_INSTEAD = (
     "DPBayesSearchCV needs exactly one (train, validation) split fixed by "
@@ -79,12 +55,7 @@ def several_splits_message(what: str) -> str:
 
 
 def check_public_splitter(cv) -> None:
-    """Refuse a ``cv`` splitter known to read the labels (before data).
-
-    Any other splitter is accepted here: :func:`public_split` calls it on a
-    placeholder that gives no value, so what it yields is a function of
-    public information, or the split is refused there.
-    """
+    """Refuse a ``cv`` splitter known to read the labels (before data)."""
     if cv is None or not hasattr(cv, "split"):
         return  # iterables of fixed index arrays are counted in public_split
     stratified = [k.__name__ for k in type(cv).__mro__ if "Stratified" in k.__name__]
@@ -105,12 +76,8 @@ class _ValueRead(Exception):
 
 
 class _RowsOnly:
-    """``X`` (or ``y``) for a splitter: ``n`` rows (its shape) and no value.
-
-    ``len``, ``shape`` and indexability are all a splitter needs to split
-    by position; any read of a value (indexing, ``np.asarray``,
-    iteration) raises :class:`_ValueRead`.
-    """
+    """``X`` (or ``y``) for a splitter: ``len`` and ``shape``; any read of a
+    value (indexing, ``np.asarray``, iteration) raises :class:`_ValueRead`."""
 
     def __init__(self, n_rows: int, ndim: int = 2):
         self.shape = (int(n_rows), 1)[:ndim]
@@ -125,14 +92,8 @@ class _RowsOnly:
 
 
 def public_split(cv, n_rows: int, groups=None) -> list[tuple[np.ndarray, ...]]:
-    """The splits of ``cv`` over ``n_rows`` rows, computed without ``X`` or ``y``.
-
-    The splitter receives placeholders for ``X`` and ``y`` with ``n_rows``
-    rows whose values cannot be read (:class:`_RowsOnly`) and the public
-    ``groups``. A splitter that reads a value, or fails without the data,
-    is refused with the reason; so is one whose ``get_n_splits`` disagrees
-    with what it yields.
-    """
+    """The splits of ``cv`` over ``n_rows`` rows, computed without ``X`` or ``y``;
+    a splitter that reads a value, fails, or miscounts its splits is refused."""
     check_public_splitter(cv)
     if type(cv) is GroupShuffleSplit and groups is None:
         raise ValueError(
@@ -178,13 +139,8 @@ def public_split(cv, n_rows: int, groups=None) -> list[tuple[np.ndarray, ...]]:
 
 
 def check_cpu_inputs(**inputs) -> None:
-    """Refuse array-API inputs held on a non-CPU device (before any read).
-
-    Every validation record is mapped into the training set's schema and
-    scored on its own with NumPy on the CPU (row independence by
-    construction), so the inputs must be NumPy-convertible. The device of
-    an array is public (like its shape); its values are not read here.
-    """
+    """Refuse array-API inputs on a non-CPU device (public, like the shape):
+    every validation record is scored on its own with NumPy."""
     for name, value in inputs.items():
         device = getattr(value, "device", None)
         if device is None or not hasattr(value, "__array_namespace__"):
@@ -238,12 +194,8 @@ def check_cv_structure(cv) -> None:
 def split_data(estimator, cv, X, y, X_val, y_val, groups=None, split_params=None):
     """(X_train, y_train, X_val, y_val, train indices or None), shapes checked.
 
-    With ``X_val``/``y_val`` they are the validation set (``cv`` must be
-    None); otherwise ``cv`` gives exactly one split of ``X``, ``y``
-    (:func:`public_split`). With a precomputed kernel or distance matrix
-    (``pairwise`` tag of ``estimator``) and ``cv``, the training block is
-    X[train][:, train] and the validation block X[val][:, train]; with
-    ``X_val`` the user passes the validation-vs-training matrix themselves.
+    ``X_val`` given, or one :func:`public_split` of ``X``, ``y`` by ``cv``
+    (a precomputed kernel is sliced on both axes, as ``GridSearchCV``).
     """
     if X_val is not None or y_val is not None:
         if groups is not None:

@@ -27,7 +27,6 @@ from sklearn_dpbo.model_selection._lipschitz import (
 )
 from sklearn_dpbo.model_selection._releases import (
     lipschitz_path_term,
-    lipschitz_score_scale,
     lipschitz_score_sensitivity,
     lipschitz_validation_term,
     release_best_score_lipschitz,
@@ -78,7 +77,7 @@ def test_validation_term_by_hand():
         assert lipschitz_validation_term(m, L, g, lam) >= min(g / m, L / (m * lam))
 
 
-def test_score_sensitivity_cap_and_scale_by_hand():
+def test_score_sensitivity_cap_by_hand():
     # λ ∈ [1e-4, 1], sigmoid (L = 1/4): the paper's bound is ~2500 → capped at g*.
     sens, capped = lipschitz_score_sensitivity(200, 0.25, 1.0, 1e-4, 1.0)
     assert (sens, capped) == (1.0, True)
@@ -91,9 +90,6 @@ def test_score_sensitivity_cap_and_scale_by_hand():
     # One λ only: just the validation term.
     sens, capped = lipschitz_score_sensitivity(10_000, 0.25, 1.0, 2.0, 2.0)
     assert close(sens, 2.5e-5) and not capped
-    # b = Δ_L / ε.
-    assert close(lipschitz_score_scale(0.5, 200, 0.25, 1.0, 1.0, 2.0), 0.1275 / 0.5)
-    assert lipschitz_score_scale(2.0, 200, 0.25, 1.0, 1e-4, 1.0) == 0.5
     with pytest.raises(ValueError):
         lipschitz_score_sensitivity(200, 0.25, 1.0, 0.0, 1.0)
 

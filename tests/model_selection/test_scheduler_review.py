@@ -197,7 +197,7 @@ def test_a_validation_score_error_in_the_stream_is_sealed(
     import joblib
 
     import sklearn_dpbo.model_selection._evaluation as evaluation
-    from sklearn_dpbo.model_selection._search import PrivateComputationError
+    from sklearn_dpbo.model_selection._sealed import PrivateComputationError
 
     X_tr, y_tr, X_va, y_va = cancer_split
 
