@@ -19,14 +19,16 @@ intercept).
   whole range (Δ = 1/m = 1): the worst case of the score.
 - Training row: one (x = 0, y = 1) becomes (x = 0, y = 0).
 - Cost: the N draws on V are made once and serve both neighbours, in two
-  halves of N/2: each ``role`` audit draws one half, then its own N on V′,
-  then reads the other half, which the other audit drew (on the other
-  pytest-xdist worker, so the two audits run side by side), from a file in
-  the session's temporary directory, or draws it itself if it is not there
-  yet (``_half_on_v``). Each audit still compares N independent draws on V
-  with N independent draws on its own V′, at α; the two audits' false-alarm
-  probabilities add up to 2α whatever their dependence, as when they drew V
-  twice. Every run re-clipped the same training and
+  halves of N/2, so that the two ``role`` audits run side by side on two
+  pytest-xdist workers. Each audit claims its own half (an exclusive file
+  in the session's temporary directory) and draws it, then its own N on
+  V′; then it claims the other half and draws it, or, if the other audit
+  has claimed it, waits for it (``_claim_and_draw``). Whose draws an audit
+  uses is decided by when the halves were claimed, before they were
+  drawn, never by their values: each audit compares N independent draws
+  on V with N independent draws on its own V′, at α; the two audits'
+  false-alarm probabilities add up to 2α whatever their dependence, as
+  when they drew V twice. Every run re-clipped the same training and
   validation rows; the draws memoise the learner's ``clip_rows`` on its
   arguments' values (``_audit.clip_rows_once``: a pure function of them, so
   every model, score and release is the same), and the learner's checked and
@@ -41,6 +43,7 @@ intercept).
 from __future__ import annotations
 
 import os
+import time
 from functools import partial
 
 import numpy as np
@@ -170,19 +173,38 @@ def _counts(role, n):
     return np.sum(halves, axis=0)
 
 
-def _half_on_v(half: int, directory) -> np.ndarray:
-    """Counts of half ``half`` (0 or 1) of the N draws on V, shared by the two
-    neighbour audits through ``directory`` (module docstring): read if the
-    other audit has drawn it, else drawn here and written (atomically)."""
-    path = directory / f"audit_private_model_v{half}.npy"
-    if path.exists():
-        return np.load(path)
+def _v_path(directory, half: int):
+    return directory / f"audit_private_model_v{half}.npy"
+
+
+def _claim_and_draw(directory, half: int) -> np.ndarray | None:
+    """Half ``half`` (0 or 1) of the N draws on V if this audit claims it
+    (``O_EXCL``; written atomically once drawn), None if the other did."""
+    path = _v_path(directory, half)
+    try:
+        os.close(os.open(f"{path}.claim", os.O_CREAT | os.O_EXCL))
+    except FileExistsError:
+        return None
     counts = _counts("V", N // 2 if half == 0 else N - N // 2)
     tmp = directory / f"{path.name}.{os.getpid()}.tmp"
     with open(tmp, "wb") as f:
         np.save(f, counts)
     os.replace(tmp, path)
     return counts
+
+
+def _claimed(directory, half: int, counts: np.ndarray | None) -> np.ndarray:
+    """``counts``, or the other audit's half once written (it writes a half
+    right after drawing it, before it waits for anything: no deadlock)."""
+    path = _v_path(directory, half)
+    for _ in range(36_000):  # an hour: the owner failed, and the run with it
+        if counts is not None:
+            return counts
+        if path.exists():
+            counts = np.load(path)
+        else:
+            time.sleep(0.1)
+    raise TimeoutError(f"half {half} of the draws on V never came")
 
 
 @pytest.fixture(scope="module")
@@ -198,9 +220,10 @@ def shared_dir(tmp_path_factory):
     [pytest.param("val", 0, id="val"), pytest.param("train", 1, id="train")],
 )
 def test_audit_private_model(role, half, shared_dir):
-    own = _half_on_v(half, shared_dir)
+    own = _claim_and_draw(shared_dir, half)
     b = _counts(role, N)
-    a = own + _half_on_v(1 - half, shared_dir)
+    other = _claim_and_draw(shared_dir, 1 - half)
+    a = _claimed(shared_dir, half, own) + _claimed(shared_dir, 1 - half, other)
     assert a.sum() == b.sum() == N
     result = epsilon_lower_bound(a, b, ALPHA)
     print(role, result)
