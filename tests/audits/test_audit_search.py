@@ -42,10 +42,11 @@ draws that pair N = 10⁵ times per side from the same release functions with
 the arguments recorded in one more complete fit per side, checked to be the
 same expected values (``check_release_args``; the two layers are then
 independent tests, which pytest-xdist runs side by side) (~0.1 ms a draw
-instead of ~1 ms a fit), and the audit runs on them: at N = 10⁵ the resolution on best_index_ is 0.050 (K = 3,
-p = 0.516), so a wiring error that makes the selection lose more than
-~0.05 over ε₁ on this pair is detected (its exact loss is 0.937; a
-factor-2 sensitivity error would be 1.71). This is the power of 10⁵
+instead of ~1 ms a fit), and the audit runs on them: at N = 10⁵ the
+resolution on best_index_ is 0.050 (K = 3, p = 0.516), so a wiring error
+that makes the selection lose more than ~0.05 over ε₁ on this pair is
+detected (its exact loss is 0.937; a factor-2 sensitivity error would be
+1.71). This is the power of 10⁵
 complete fits (before issue 25 the audit ran 10⁵ complete fits per side,
 120 s idle and up to 590 s on a loaded machine, for the same N): every
 error that changes what the fit passes to the releases shows in layer 2's
