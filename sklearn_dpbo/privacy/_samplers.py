@@ -286,10 +286,16 @@ def sample_gamma_on_lattice(d: int, scale: float, step: float, rng) -> float:
     d = int(d)
     if d < 1:
         raise ValueError("d must be >= 1.")
-    ratio = Fraction(scale) / Fraction(step)  # scale in steps: t/s, lowest terms
-    if ratio <= 0:
+    # Integers only (Fraction's normalisation cost a third of a draw):
+    # scale/step = t/s in lowest terms, s > 0, as Fraction(scale) / Fraction(step).
+    (ap, aq), (bp, bq) = _ratio(scale), _ratio(step)
+    num, den = ap * bq, aq * bp
+    if den < 0:
+        num, den = -num, -den
+    if num <= 0 or den == 0:
         raise ValueError("scale and step must be > 0.")
-    t, s = ratio.numerator, ratio.denominator
+    g = math.gcd(num, den)
+    t, s = num // g, den // g
     one = 1 << _FRACTION_BITS
     whole, frac = 0, 0  # Σ G and Σ (2k + 1), exactly
     for _ in range(d):
@@ -299,7 +305,9 @@ def sample_gamma_on_lattice(d: int, scale: float, step: float, rng) -> float:
             if _bernoulli_exp_ratio(odd * s, 2 * one * t, rng):
                 frac += odd
                 break
-    return float(Fraction(step) * (whole + Fraction(frac, 2 * one)))
+    # float(Fraction(step) * (whole + Fraction(frac, 2 * one))): int / int is
+    # correctly rounded, as Fraction's float() is.
+    return (bp * (whole * 2 * one + frac)) / (bq * 2 * one)
 
 
 def granularity_exponent(scale: float, *, bits: int = 20) -> int:

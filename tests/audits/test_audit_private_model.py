@@ -18,9 +18,14 @@ intercept).
   model predicts class 1 at x = 0, so every run's clean score moves by the
   whole range (Δ = 1/m = 1): the worst case of the score.
 - Training row: one (x = 0, y = 1) becomes (x = 0, y = 0).
-- Cost: the N draws on V are made once and serve both neighbours (the
-  ``role`` audits share them through a module fixture, on one pytest-xdist
-  worker: ``xdist_group``). Each audit still compares N independent draws
+- Cost: the N draws on V are made once and serve both neighbours, in two
+  halves of N/2, so that the two ``role`` audits run side by side on two
+  pytest-xdist workers. Each audit claims its own half (an exclusive file
+  in the session's temporary directory) and draws it, then its own N on
+  V′; then it claims the other half and draws it, or, if the other audit
+  has claimed it, waits for it (``_claim_and_draw``). Whose draws an audit
+  uses is decided by when the halves were claimed, before they were
+  drawn, never by their values: each audit compares N independent draws
   on V with N independent draws on its own V′, at α; the two audits'
   false-alarm probabilities add up to 2α whatever their dependence, as
   when they drew V twice. Every run re-clipped the same training and
@@ -28,6 +33,7 @@ intercept).
   arguments' values (``_audit.clip_rows_once``: a pure function of them, so
   every model, score and release is the same), and the learner's checked and
   mapped validation rows (``_audit.predict_rows_once``, the same argument).
+  They run inside ``quiet()``, as the fit runs the strategy.
 - Power: the same mechanism with K fixed at 5 (best of 5 runs, no random
   stopping) leaks ≈ 5ε₀ = 2.5 through "every run scored ≤ 0" (P ≈ 0.5⁵ on
   V′, (0.5e^−0.5)⁵ on V); it must be caught (ε̂ > ε). Its outcomes are the
@@ -36,7 +42,8 @@ intercept).
 
 from __future__ import annotations
 
-import warnings
+import os
+import time
 from functools import partial
 
 import numpy as np
@@ -56,6 +63,7 @@ from sklearn_dpbo import DPBayesSearchCV
 from sklearn_dpbo.dp_learners import DPLogisticRegression
 from sklearn_dpbo.model_selection import PrivateModel
 from sklearn_dpbo.privacy._samplers import secure_source
+from sklearn_dpbo.privacy._silence import quiet
 
 N = 20_000
 N_POWER = 40_000  # 0.5⁵ vs 0.0026: ~1250 vs ~100 counts (0.0042 at ε₀ = 0.4)
@@ -139,8 +147,8 @@ def _draw(role, n, fixed_runs=None, coarse=False):
     out = np.empty(n, dtype=int)
     try:
         rows_once = predict_rows_once(DPLogisticRegression)
-        with warnings.catch_warnings(), clip_rows_once(logistic), rows_once:
-            warnings.simplefilter("ignore")
+        # quiet(): the section the fit runs the strategy in (fit_private_model)
+        with quiet(), clip_rows_once(logistic), rows_once:
             for i in range(n):
                 ctx.rng = secure_source()
                 o = _outcome(pm._random_stopping(ctx, cfg)[0])
@@ -165,17 +173,57 @@ def _counts(role, n):
     return np.sum(halves, axis=0)
 
 
+def _v_path(directory, half: int):
+    return directory / f"audit_private_model_v{half}.npy"
+
+
+def _claim_and_draw(directory, half: int) -> np.ndarray | None:
+    """Half ``half`` (0 or 1) of the N draws on V if this audit claims it
+    (``O_EXCL``; written atomically once drawn), None if the other did."""
+    path = _v_path(directory, half)
+    try:
+        os.close(os.open(f"{path}.claim", os.O_CREAT | os.O_EXCL))
+    except FileExistsError:
+        return None
+    counts = _counts("V", N // 2 if half == 0 else N - N // 2)
+    tmp = directory / f"{path.name}.{os.getpid()}.tmp"
+    with open(tmp, "wb") as f:
+        np.save(f, counts)
+    os.replace(tmp, path)
+    return counts
+
+
+def _claimed(directory, half: int, counts: np.ndarray | None) -> np.ndarray:
+    """``counts``, or the other audit's half once written (it writes a half
+    right after drawing it, before it waits for anything: no deadlock)."""
+    path = _v_path(directory, half)
+    for _ in range(36_000):  # an hour: the owner failed, and the run with it
+        if counts is not None:
+            return counts
+        if path.exists():
+            counts = np.load(path)
+        else:
+            time.sleep(0.1)
+    raise TimeoutError(f"half {half} of the draws on V never came")
+
+
 @pytest.fixture(scope="module")
-def counts_on_v():
-    """N draws on V, shared by the two neighbour audits (module docstring)."""
-    return _counts("V", N)
+def shared_dir(tmp_path_factory):
+    """The session's temporary directory, the same for every xdist worker."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
 
 
 @pytest.mark.slow
-@pytest.mark.xdist_group("audit_private_model")
-@pytest.mark.parametrize("role", ["val", "train"])
-def test_audit_private_model(role, counts_on_v):
-    a, b = counts_on_v, _counts(role, N)
+@pytest.mark.parametrize(
+    "role, half",
+    [pytest.param("val", 0, id="val"), pytest.param("train", 1, id="train")],
+)
+def test_audit_private_model(role, half, shared_dir):
+    own = _claim_and_draw(shared_dir, half)
+    b = _counts(role, N)
+    other = _claim_and_draw(shared_dir, 1 - half)
+    a = _claimed(shared_dir, half, own) + _claimed(shared_dir, 1 - half, other)
     assert a.sum() == b.sum() == N
     result = epsilon_lower_bound(a, b, ALPHA)
     print(role, result)

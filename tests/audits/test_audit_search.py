@@ -39,11 +39,14 @@ scorer's Δ, the OS CSPRNG) and release exactly what the calls returned: the
 fit's output is then
 (P, Lap(u[P])) with P the permute-and-flip draw on those arguments. Layer 2
 draws that pair N = 10⁵ times per side from the same release functions with
-the recorded arguments (~0.1 ms a draw instead of ~1 ms a fit), and the audit
-runs on them: at N = 10⁵ the resolution on best_index_ is 0.050 (K = 3,
-p = 0.516), so a wiring error that makes the selection lose more than
-~0.05 over ε₁ on this pair is detected (its exact loss is 0.937; a
-factor-2 sensitivity error would be 1.71). This is the power of 10⁵
+the arguments recorded in one more complete fit per side, checked to be the
+same expected values (``check_release_args``; the two layers are then
+independent tests, which pytest-xdist runs side by side) (~0.1 ms a draw
+instead of ~1 ms a fit), and the audit runs on them: at N = 10⁵ the
+resolution on best_index_ is 0.050 (K = 3, p = 0.516), so a wiring error
+that makes the selection lose more than ~0.05 over ε₁ on this pair is
+detected (its exact loss is 0.937; a factor-2 sensitivity error would be
+1.71). This is the power of 10⁵
 complete fits (before issue 25 the audit ran 10⁵ complete fits per side,
 120 s idle and up to 590 s on a loaded machine, for the same N): every
 error that changes what the fit passes to the releases shows in layer 2's
@@ -231,21 +234,47 @@ def layer_one(fits, n: int):
     return selection, scoring
 
 
-@pytest.fixture(scope="module")
-def end_to_end():
-    """Both layers on both sides, once for the module's tests.
+def check_release_args(selection, scoring, neighbour: bool) -> None:
+    """The release calls' arguments are the expected ones: the utilities u(V)
+    = (0.55, 0.5, 0.5) or u(V') = (0.5, 0.55, 0.55), permute-and-flip, ε₁ =
+    ε₂ = 1, the scorer's Δ ≥ 1/20 for both, the score bounds (0, 1), the OS
+    CSPRNG."""
+    want = [0.5, 0.55, 0.55] if neighbour else [0.55, 0.5, 0.5]
+    (utilities,), kw, source = selection
+    _, score_kw, score_source = scoring
+    np.testing.assert_allclose(utilities, want, rtol=0, atol=1e-12)
+    assert source == score_source == "BufferedSystemRandom"  # secure_source()
+    assert kw["selection"] == "permute-and-flip"
+    assert kw["epsilon"] == score_kw["epsilon"] == pytest.approx(1.0)
+    assert kw["sensitivity"] == score_kw["sensitivity"] >= DELTA_U
+    assert score_kw["bounds"] == (0.0, 1.0)
 
-    ``fits``: layer 1's (best_index_, best_score_, search, calls) on V and
-    V'; ``draws``: layer 2's (best_index_, best_score_) on V and V', drawn
-    with the arguments of each side's first fit (``test_layer_one`` checks
-    that every fit used those).
-    """
-    fits = in_worker_processes((run_fits, False, N_FITS), (run_fits, True, N_FITS))
-    args = [tuple(calls[name][0][:3] for name in RELEASES) for *_, calls in fits]
+
+@pytest.fixture(scope="module")
+def layer_one_fits():
+    """Layer 1's (best_index_, best_score_, search, calls) on V and V'."""
+    return in_worker_processes((run_fits, False, N_FITS), (run_fits, True, N_FITS))
+
+
+@pytest.fixture(scope="module")
+def layer_two_draws():
+    """Layer 2's (best_index_, best_score_) on V and V', drawn with the
+    release arguments of one complete fit per side (checked here to be the
+    expected ones, the same ``check_release_args`` that ``test_layer_one``
+    applies to the arguments every one of its fits passed), and that fit's
+    search. Independent of layer 1's fits, so that the two layers run side
+    by side on two pytest-xdist workers."""
+    args, searches = [], []
+    for neighbour in (False, True):
+        *_, search, calls = run_fits(neighbour, 1)
+        call_args = tuple(calls[name][0][:3] for name in RELEASES)
+        check_release_args(*call_args, neighbour)
+        args.append(call_args)
+        searches.append(search)
     draws = in_worker_processes(
         (draw_releases, *args[0], N_DRAWS), (draw_releases, *args[1], N_DRAWS)
     )
-    return fits, draws
+    return searches, draws
 
 
 SCORE_EDGES = (0.5, 0.55)  # public bins (−∞, 0.5], (0.5, 0.55], (0.55, ∞)
@@ -285,26 +314,20 @@ def test_oracle_fixture_flips_the_best_candidate():
 
 
 @pytest.mark.slow
-@pytest.mark.xdist_group("audit_search")  # one worker: end_to_end once
-def test_layer_one_fits_release_what_the_release_functions_drew(end_to_end):
+def test_layer_one_fits_release_what_the_release_functions_drew(layer_one_fits):
     """Layer 1 (10⁴ complete fits per side): what layer 2 rests on.
 
-    Every fit calls each release function once with the same arguments:
-    the utilities u(V) = (0.55, 0.5, 0.5) or u(V') = (0.5, 0.55, 0.55), ε₁ =
-    ε₂ = 1, the scorer's Δ ≥ 1/20, the score bounds (0, 1), permute-and-flip
-    and the OS CSPRNG; its best_index_ and best_score_ are the values those
-    calls returned; the noise is fresh in every fit.
+    Every fit calls each release function once with the same arguments, the
+    expected ones (``check_release_args``: the utilities u(V) or u(V'),
+    ε₁ = ε₂ = 1, the scorer's Δ ≥ 1/20, the score bounds (0, 1),
+    permute-and-flip and the OS CSPRNG); its best_index_ and best_score_
+    are the values those calls returned; the noise is fresh in every fit.
     """
-    fits, _ = end_to_end
-    want = {False: [0.55, 0.5, 0.5], True: [0.5, 0.55, 0.55]}
+    fits = layer_one_fits
     for neighbour, side in zip((False, True), fits):
-        (utilities,), kw, _ = layer_one(side, N_FITS)[0]
-        _, score_kw, _ = layer_one(side, N_FITS)[1]
-        np.testing.assert_allclose(utilities, want[neighbour], rtol=0, atol=1e-12)
-        assert kw["selection"] == "permute-and-flip"
-        assert kw["epsilon"] == score_kw["epsilon"] == pytest.approx(1.0)
-        assert kw["sensitivity"] == score_kw["sensitivity"] >= DELTA_U
-        assert score_kw["bounds"] == (0.0, 1.0)
+        selection, scoring = layer_one(side, N_FITS)
+        check_release_args(selection, scoring, neighbour)
+        kw = selection[1]
         index, score, search, _ = side
         # Fresh noise in every fit (not one seeded draw repeated).
         assert len(np.unique(score)) > N_FITS // 2
@@ -328,8 +351,7 @@ def test_layer_one_fits_release_what_the_release_functions_drew(end_to_end):
 
 
 @pytest.mark.slow
-@pytest.mark.xdist_group("audit_search")  # one worker: end_to_end once
-def test_audit_search_end_to_end(end_to_end):
+def test_audit_search_end_to_end(layer_two_draws):
     """best_index_ is ε₁-DP and (best_index_, best_score_) is (ε₁+ε₂)-DP.
 
     N = 10⁵ releases per side, drawn as the fits draw them (layer 2).
@@ -339,8 +361,7 @@ def test_audit_search_end_to_end(end_to_end):
     (9 outcomes) against ε₁ + ε₂ = 2 (basic composition; the score alone
     is post-processing of the pair).
     """
-    fits, ((idx_v, score_v), (idx_w, score_w)) = end_to_end
-    search = fits[0][2]
+    (search, _), ((idx_v, score_v), (idx_w, score_w)) = layer_two_draws
     report = search.privacy_report_.to_dict()
     releases = {r["quantity"]: r for r in report["releases"]}
     eps_params = releases["best_params_"]["epsilon"]
