@@ -3,7 +3,8 @@
 - every ```python block of README.md and of the docs pages runs, in order,
   in one namespace per page (a block preceded by ``<!-- no-run -->`` is
   skipped: keep such marks rare, e.g. for snippets that need a cluster);
-- ``docs/api.rst`` lists every public name of every subpackage.
+- ``docs/api.rst`` lists every public name of every subpackage;
+- every public docstring opens with a one-line summary (numpydoc SS06).
 
 The Sphinx site itself is built, warnings as errors, by its own CI step
 (``.ci/run``): ``pip install ".[docs]" && python -m sphinx -W --keep-going
@@ -13,6 +14,7 @@ The Sphinx site itself is built, warnings as errors, by its own CI step
 from __future__ import annotations
 
 import importlib
+import inspect
 import re
 from pathlib import Path
 
@@ -138,3 +140,25 @@ def test_readme_shows_every_line_of_the_ci_script():
     readme = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
     for line in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines():
         assert line in readme, line
+
+
+def test_public_docstrings_open_with_a_one_line_summary():
+    # numpydoc's SS06/GL02: the API pages and autosummary tables show line one.
+    bad = []
+    for space in ("model_selection", "dp_learners", "ldp", "gaussian_process"):
+        module = importlib.import_module(f"sklearn_dpbo.{space}")
+        for name in module.__all__:
+            obj = getattr(module, name)
+            members = [(name, obj)]
+            if inspect.isclass(obj):
+                members += [
+                    (f"{name}.{k}", v)
+                    for k, v in vars(obj).items()
+                    if not k.startswith("_")
+                    and (callable(v) or isinstance(v, property))
+                ]
+            for qualname, member in members:
+                doc = inspect.getdoc(member)
+                if doc and "\n" in doc.split("\n\n")[0].strip():
+                    bad.append(f"sklearn_dpbo.{space}.{qualname}")
+    assert not bad, f"summary on more than one line: {bad}"

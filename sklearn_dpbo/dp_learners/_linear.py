@@ -210,8 +210,12 @@ class DPLinearRegression(DPLearnerMixin, RegressorMixin, BaseEstimator):
         return half**2 * (p + 1) * s**2 * R**2, half**2
 
     def fit(self, X, y, sample_weight=None):
-        """Fit on private rows; ε-DP (class docstring); warns before any read
-        when the noise alone costs more than the targets' variance."""
+        """Fit on private rows; ε-DP (class docstring).
+
+        Before any row is read, an ``UselessReleaseWarning`` when the noise
+        alone is expected to cost more than the largest variance the public
+        target range allows (:meth:`_noise_error`).
+        """
         self._validate_params()
         self._check_privacy_params()
         n, d = _shape(X)

@@ -176,13 +176,14 @@ def _snapshot(est) -> Optional[bytes]:
 
 def prepare_private_scoring(
     ctx, indices: Sequence[int], fitted: list, *, keep_fitted: bool = False
-) -> tuple[list[int], list, dict]:
+) -> tuple[list[int], list, dict, bool]:
     """Public checks of fitted candidates, before the validation set is read.
 
     ``fitted[i]`` is ``(fitted, why, seconds)`` of candidate ``indices[i]``.
-    Failed fits are dropped with one warning (all failed: raises); every
-    scorer checks the others on public rows; with ``keep_fitted`` each is
-    pickled. Returns ``(kept, models, snapshots, here)``.
+    Failed fits are dropped with one warning (all failed: raises); each kept
+    fit is checked on public training rows by the selection scorer and the
+    other metrics' (:meth:`DPScorer.check_public_rows`); with ``keep_fitted``
+    each is pickled. Returns ``(kept, models, snapshots, here)``.
     """
     search, plan, data = ctx.search, ctx.plan, ctx.data
     failures = [why for _, why, _ in fitted if why is not None]

@@ -168,7 +168,9 @@ class PrivateSelection(SearchMode):
         ``shortlist_size``-th best fold-0 score of the candidates scored on
         every fold (none failed), minus ``racing`` × (high − low) / √(2 n₀)
         (the largest standard deviation of the difference of two fold-0
-        scores on n₀ rows). Only candidates scored on every fold are shortlisted.
+        scores on n₀ rows); any passes while fewer than ``shortlist_size``
+        such candidates exist, none whose fold 0 failed. Only candidates
+        scored on every fold are shortlisted.
         ``None`` scores every candidate on every fold.
     batch_size : int or None, default=None
         Public fold evaluations in flight at once in the asynchronous public
@@ -322,11 +324,12 @@ class Lipschitz(SearchMode):
 
     Searches one regularisation parameter of a binary L2-regularised linear
     model. Assumption 2's conditions, each checked before any data is read:
-    ``estimator`` is a Pipeline ending in ``Normalizer()`` then
-    ``LogisticRegression``, ``LinearSVC(loss="hinge")`` or
-    ``SGDClassifier(loss="log_loss" | "hinge")``, with
-    ``fit_intercept=False``; ``search_spaces`` has the single entry
-    ``"<step>__C"`` (λ = 1/(C·n)) or ``"<step>__alpha"`` (λ = α);
+    ``estimator`` is a Pipeline ending in ``Normalizer()`` (``norm="l2"``
+    or ``"l1"``) then ``LogisticRegression``, ``LinearSVC(loss="hinge")``
+    or ``SGDClassifier(loss="log_loss" | "hinge", early_stopping=False)``,
+    L2-penalised, with ``fit_intercept=False`` and ``class_weight=None``;
+    ``search_spaces`` has the single entry ``"<step>__C"`` (λ = 1/(C·n))
+    or ``"<step>__alpha"`` (λ = α), finite and > 0;
     ``scoring`` is ``"neg_sigmoid_loss"`` or ``"neg_ramp_loss"``. The whole
     candidate path is scored on the validation set; ``best_params_`` by
     ``selection`` over it (sensitivity g*/m, no assumption); ``best_score_``

@@ -51,7 +51,7 @@ PARAMETER_CONSTRAINTS: dict = {
     # tuples and dicts are several metrics (_metrics.scorers_by_name).
     "scoring": [None, str, callable, list, tuple, dict],
     # A str names the selection metric of a multi-metric search; a
-    # callable is refused with a reason (_check_refit_param).
+    # callable is refused with a reason (check_settings).
     "refit": ["boolean", str, callable],
     "cv": [None, "cv_object"],
     "n_jobs": [numbers.Integral, None],
