@@ -314,7 +314,8 @@ def _warm_loky(n_jobs):
 # ---------------------------------------------------------------------------
 # Sections 1 and 2: wall time against RandomizedSearchCV and Optuna
 # ---------------------------------------------------------------------------
-def readme_task():
+def readme_task(n_rows=None):
+    """The README task; ``n_rows``: its first rows only (``--quick``)."""
     from scipy.stats import loguniform
     from sklearn.datasets import load_digits
     from sklearn.pipeline import make_pipeline
@@ -329,9 +330,11 @@ def readme_task():
             "svc__gamma": FloatDistribution(1e-5, 1e0, log=True),
         }
 
-    X_tr, y_tr, X_va, y_va, X_te, y_te = _split(*load_digits(return_X_y=True))
+    X, y = load_digits(return_X_y=True)
+    X_tr, y_tr, X_va, y_va, X_te, y_te = _split(X[:n_rows], y[:n_rows])
     return {
-        "name": "README task (load_digits, StandardScaler + SVC)",
+        "name": "README task (load_digits, StandardScaler + SVC)"
+        + (f", first {n_rows} rows" if n_rows else ""),
         "estimator": lambda: make_pipeline(StandardScaler(), SVC()),
         "space": {
             "svc__C": (1e-2, 1e3, "log-uniform"),
@@ -346,7 +349,8 @@ def readme_task():
     }
 
 
-def large_task(n_samples):
+def large_task(n_samples, max_iter=100):
+    """``max_iter``: boosting iterations (``--quick``: 10; default 100)."""
     from scipy.stats import loguniform, randint
     from sklearn.datasets import make_classification
     from sklearn.ensemble import HistGradientBoostingClassifier
@@ -368,8 +372,11 @@ def large_task(n_samples):
         "name": (
             f"HistGradientBoostingClassifier, make_classification("
             f"n_samples={n_samples}, n_features=20, n_informative=10)"
+            + (f", max_iter={max_iter}" if max_iter != 100 else "")
         ),
-        "estimator": lambda: HistGradientBoostingClassifier(random_state=0),
+        "estimator": lambda: HistGradientBoostingClassifier(
+            max_iter=max_iter, random_state=0
+        ),
         "space": {
             "learning_rate": (0.01, 0.3, "log-uniform"),
             "max_leaf_nodes": (8, 128, "log-uniform"),
@@ -1230,12 +1237,15 @@ def main(argv=None):
     if "readme" in sections:
         print("1. README task")
         readme = compare_searchers(
-            readme_task(), n_iter=4 if q else 30, repeats=repeats, cold_run=not q
+            readme_task(400 if q else None),
+            n_iter=4 if q else 30,
+            repeats=repeats,
+            cold_run=not q,
         )
     if "large" in sections:
         print("2. Larger task")
         large = compare_searchers(
-            large_task(1_000 if q else 50_000),
+            large_task(*((1_000, 10) if q else (50_000,))),
             n_iter=4 if q else 20,
             repeats=repeats_large,
             cold_run=False,

@@ -9,7 +9,7 @@ validation set (25 %) and a test set (25 %), and on a harder
 m = 5000 validation and 1000 test rows).
 
 Candidate set: a fixed public grid of 32 log-spaced C x 32 log-spaced gamma
-values (1024 candidates; ``--quick``: 8 x 8), passed as ``search_spaces``
+values (1024 candidates; ``--quick``: 5 x 5), passed as ``search_spaces``
 lists, so ``candidate_params_`` is the same for every ``random_state``.
 
 Methods (one row each; the private ones for every total epsilon in
@@ -497,7 +497,7 @@ EXTERNAL_SEEDS = {SKOPT: 3, OPTUNA: 20}
 
 
 def _set_grid(k: int) -> None:
-    """Use a k x k grid (``--quick``: 8 x 8, so that the CI smoke run's
+    """Use a k x k grid (``--quick``: 5 x 5, so that the CI smoke run's
     precompute takes seconds). Called before any work is dispatched; the
     joblib workers receive the functions with these globals."""
     global C_VALUES, GAMMA_VALUES, SEARCH_SPACES
@@ -1738,6 +1738,7 @@ def _delta(block, key) -> str:
 # main
 # ---------------------------------------------------------------------------
 def main(argv=None) -> int:
+    global N_ITER
     parser = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0],
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -1746,7 +1747,8 @@ def main(argv=None) -> int:
     mode.add_argument(
         "--quick",
         action="store_true",
-        help="smoke run: breast_cancer, 2 seeds, epsilon=1",
+        help="smoke run: breast_cancer, a 5 x 5 grid, n_iter=10, 2 seeds, "
+        "epsilon=1, one process, one verified seed",
     )
     mode.add_argument(
         "--defaults",
@@ -1788,7 +1790,9 @@ def main(argv=None) -> int:
         default=list(DEFAULT_SPLITS),
         help="budget splits (--defaults)",
     )
-    parser.add_argument("--n-jobs", type=int, default=2)
+    parser.add_argument(
+        "--n-jobs", type=int, default=None, help="default 2 (--quick: 1)"
+    )
     parser.add_argument(
         "--datasets",
         nargs="+",
@@ -1885,8 +1889,9 @@ def main(argv=None) -> int:
     parser.add_argument(
         "--verify-seeds",
         type=int,
-        default=2,
-        help="seeds of the exactness check (real vs replayed runs; default 2)",
+        default=None,
+        help="seeds of the exactness check (real vs replayed runs; default 2, "
+        "--quick: 1)",
     )
     parser.add_argument("--out", type=Path, default=None, help="JSON output path")
     args = parser.parse_args(argv)
@@ -1900,9 +1905,14 @@ def main(argv=None) -> int:
         names = ["digits", "breast_cancer"]
     else:
         names = list(TUNED_DATASETS)
+    if args.n_jobs is None:
+        args.n_jobs = 1 if args.quick else 2
+    if args.verify_seeds is None:
+        args.verify_seeds = 1 if args.quick else 2
     if args.quick:
         n_seeds, epsilons = 2, (1.0,)
-        _set_grid(8)
+        _set_grid(5)
+        N_ITER = 10
     elif args.defaults:
         n_seeds, epsilons = 40, DEFAULT_EPSILONS
     else:

@@ -177,6 +177,16 @@ def cancer_split():
 
 
 @pytest.fixture(scope="session")
+def scaled_cancer_split(cancer_split):
+    """``cancer_split`` standardised with the training part's (public) means
+    and deviations: a LogisticRegression fit converges in tens of iterations
+    instead of running to ``max_iter`` on the raw features (~5x cheaper)."""
+    X_tr, y_tr, X_va, y_va = cancer_split
+    mean, std = X_tr.mean(axis=0), X_tr.std(axis=0)
+    return (X_tr - mean) / std, y_tr, (X_va - mean) / std, y_va
+
+
+@pytest.fixture(scope="session")
 def digits_split():
     X, y = load_digits(return_X_y=True)
     return _split(X, y, 400, 211, seed=0)

@@ -11,6 +11,7 @@ run's output.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -29,12 +30,22 @@ def _stored_files():
 # Taken at collection, before any smoke run starts (_background.py).
 STORED_AT_COLLECTION = _stored_files()
 
+# One BLAS/OpenMP thread per smoke run, as the tests have (conftest.py): on
+# the loaded 2-core machine bench_gd's non-private LogisticRegression fits
+# took 36 s of CPU with 2 OpenBLAS threads and 5.7 s with one.
+ONE_THREAD = {
+    **os.environ,
+    **dict.fromkeys(
+        ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"), "1"
+    ),
+}
+
 
 def _quick(script, *extra):
     """The smoke run of ``benchmarks/<script>.py``, started in the background."""
     argv = [sys.executable, str(ROOT / "benchmarks" / f"{script}.py"), "--quick"]
     argv += ["--out", f"{{out}}/{script}.json", *extra]
-    return pytest.mark.background(script, argv, cwd=ROOT, timeout=2000)
+    return pytest.mark.background(script, argv, cwd=ROOT, env=ONE_THREAD, timeout=2000)
 
 
 def _run(script):
@@ -299,6 +310,7 @@ def test_bench_whole_data_cost_quick():
     "quick_default_out",
     [sys.executable, str(ROOT / "benchmarks" / "bench_solver_fuzz.py"), "--quick"],
     cwd=ROOT,
+    env=ONE_THREAD,
     timeout=2000,
 )
 def test_quick_runs_leave_the_stored_results_unchanged():

@@ -4,7 +4,10 @@ The release of ``DPGaussianProcessRegressor.fit`` is ``plan.release(y)``
 (``sklearn_dpbo.gaussian_process._release``); :func:`test_fit_uses_the_audited_release`
 checks that fit returns exactly that vector for the same noise source, and
 the audits then draw N = 10⁵ releases per side with the production noise
-source (the OS CSPRNG) on a worst-case neighbouring pair: the training
+source (the OS CSPRNG), n at a time through :func:`_draw` (the arithmetic
+of ``release`` on n rows; :func:`test_vectorised_draws_are_the_release`
+checks it against successive ``release`` calls), on a worst-case
+neighbouring pair: the training
 output j* of largest leverage moves across the whole clip interval.
 
 Outcome. The vector release is mapped to the public statistic
@@ -35,14 +38,13 @@ halved, η doubles), and a standard release with half the noise.
 
 from __future__ import annotations
 
-import functools
 import math
 import random
 from dataclasses import replace
 
 import numpy as np
 import pytest
-from _audit import ALPHA, cp_lower, cp_upper, in_worker_processes
+from _audit import ALPHA, cp_lower, cp_upper
 from scipy.linalg import solve_triangular
 from sklearn.gaussian_process.kernels import RBF
 
@@ -52,6 +54,11 @@ from sklearn_dpbo.gaussian_process._release import plan_release
 from sklearn_dpbo.privacy._gaussian_mechanism import (
     analytic_gaussian_scale,
     gaussian_delta,
+)
+from sklearn_dpbo.privacy._samplers import (
+    _uniform_open,
+    as_random_source,
+    round_to_grid,
 )
 
 # One BLAS thread: multi-threaded BLAS on a shared 2-core machine made these
@@ -99,9 +106,32 @@ def _statistic(plan, y, y2):
     return a
 
 
-def _draw(plan, y, a, n):
-    """n releases of the production mechanism (OS CSPRNG), mapped to T."""
-    return np.array([a @ plan.release(y, None) for _ in range(n)])
+def _draw(plan, y, a, n, rng=None):
+    """n releases of ``plan.release(y, rng)`` mapped to T, vectorised.
+
+    The same arithmetic as :meth:`ReleasePlan.release` on n rows at once:
+    the production noise source (``rng=None``: the OS CSPRNG) gives the
+    Box–Muller uniforms of all n releases in one read, each release's 2⌈r/2⌉
+    uniforms in the order ``release`` reads them (so a seeded
+    ``random.Random`` gives the values of n successive ``release`` calls:
+    :func:`test_vectorised_draws_are_the_release`).
+    """
+    rng = as_random_source(rng)
+    r = plan.factor.shape[0]
+    half = (r + 1) // 2
+    u = _uniform_open(2 * half * n, rng).reshape(n, 2 * half)
+    radius = np.sqrt(-2.0 * np.log(u[:, :half]))
+    angle = 2.0 * np.pi * u[:, half:]
+    z = np.hstack([radius * np.cos(angle), radius * np.sin(angle)])[:, :r]
+    if plan.method == "cloaking":
+        t0 = solve_triangular(plan.factor, plan.reduced_map @ y, lower=True)
+        t = round_to_grid(t0 + plan.scale * z, plan.scale)
+        out = t @ (plan.basis @ plan.factor).T
+    else:
+        out = plan.mean_map @ y + plan.scale * (z @ plan.factor.T)
+        floor = plan.scale * float(np.sqrt(np.min(np.sum(plan.factor**2, axis=1))))
+        out = round_to_grid(out, floor)
+    return out @ a
 
 
 def _epsilon_hat(t, t2, thresholds, delta):
@@ -138,10 +168,7 @@ def _audit(plan, n):
     spread = abs(m2 - m)
     sd = plan.scale  # T has standard deviation s in whitened units
     thresholds = np.linspace(min(m, m2) - sd, max(m, m2) + sd, 12)
-    t, t2 = in_worker_processes(
-        (functools.partial(_draw, plan, y, a), n),
-        (functools.partial(_draw, plan, y2, a), n),
-    )
+    t, t2 = _draw(plan, y, a, n), _draw(plan, y2, a, n)
     eta = spread / sd
     return _epsilon_hat(t, t2, thresholds, DELTA), eta
 
@@ -166,6 +193,27 @@ def test_fit_uses_the_audited_release():
             np.clip(y_out, *BOUNDS) / SCALE, random.Random(11)
         )
         np.testing.assert_array_equal(est.released_mean_, SCALE * expected)
+
+
+@pytest.mark.parametrize("broken", [False, True])
+@pytest.mark.parametrize("method", ["cloaking", "standard"])
+def test_vectorised_draws_are_the_release(method, broken):
+    """The audits draw T through :func:`_draw`: with the same seeded noise
+    source it gives the T of successive ``plan.release`` calls (and not on
+    a plan with another noise scale)."""
+    plan = _plan(method)
+    y, y2 = _neighbours(plan)
+    a = _statistic(plan, y, y2)
+    drawn = _draw(
+        replace(plan, scale=plan.scale * 1.01) if broken else plan,
+        y,
+        a,
+        200,
+        random.Random(5),
+    )
+    rng = random.Random(5)
+    released = np.array([a @ plan.release(y, rng) for _ in range(200)])
+    assert np.allclose(drawn, released, rtol=1e-12, atol=1e-12) != broken
 
 
 @pytest.mark.slow

@@ -42,9 +42,11 @@ least 6 standard deviations of ε̂.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 import os
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -58,6 +60,7 @@ from _audit import (
     resolution,
 )
 
+import sklearn_dpbo.privacy._mechanisms as mech
 from sklearn_dpbo.bo._gp import greedy_information_gain
 from sklearn_dpbo.model_selection._releases import (
     gp_ucb_params_sensitivity,
@@ -135,6 +138,51 @@ def laplace_bin_loss(epsilon_effective):
 # ---------------------------------------------------------------------------
 # Audit drivers
 # ---------------------------------------------------------------------------
+@contextlib.contextmanager
+def checked_once():
+    """The selections' public work on their arguments, memoised: speed only.
+
+    A selection audit calls the same release N times with the same
+    utilities, ε and Δ; each call re-checked them
+    (``_mechanisms._check_selection_inputs``) and rebuilt the exact ratios
+    γ_i (``_mechanisms._exact_gammas``), about half of a draw. Both are
+    pure functions of those public arguments: the memo keys on their values
+    (the array's bytes) and returns what the real function returned (a
+    read-only array). The randomness (the order, the coins) is drawn fresh
+    in every call (``test_memos_change_no_selection``).
+    """
+    real_check, real_gammas = mech._check_selection_inputs, mech._exact_gammas
+    checked: dict = {}
+    gammas: dict = {}
+
+    def check(utilities, epsilon, sensitivity, owner):
+        u = np.asarray(utilities)
+        key = (u.shape, u.dtype.str, u.tobytes(), epsilon, sensitivity, owner)
+        out = checked.get(key)
+        if out is None:
+            u_checked, eps, delta_u = real_check(utilities, epsilon, sensitivity, owner)
+            u_checked = u_checked.copy()
+            u_checked.setflags(write=False)
+            out = checked[key] = (u_checked, eps, delta_u)
+        return out
+
+    def exact_gammas(u, epsilon, sensitivity):
+        key = (u.tobytes(), epsilon, sensitivity)
+        out = gammas.get(key)
+        if out is None:
+            out = gammas[key] = real_gammas(u, epsilon, sensitivity)
+        return out
+
+    with mock.patch.object(mech, "_check_selection_inputs", check):
+        with mock.patch.object(mech, "_exact_gammas", exact_gammas):
+            yield
+
+
+def _draw_checked_once(select, n, dtype):
+    with checked_once():
+        return draw_outcomes(select, n, dtype)
+
+
 def audit_selection(select, u, u_prime, n):
     """ε̂ of a selection ``select(utilities) -> index`` on (u, u').
 
@@ -143,8 +191,8 @@ def audit_selection(select, u, u_prime, n):
     """
     k = u.size
     a, b = in_worker_processes(
-        (draw_outcomes, functools.partial(select, u), n, int),
-        (draw_outcomes, functools.partial(select, u_prime), n, int),
+        (_draw_checked_once, functools.partial(select, u), n, int),
+        (_draw_checked_once, functools.partial(select, u_prime), n, int),
     )
     assert a.min() >= 0 and max(a.max(), b.max()) < k
     return epsilon_lower_bound(
@@ -510,3 +558,29 @@ def test_documented_power_losses():
     assert 2 - resolution(N_POWER, 0.5, 2.0, 3) > EPS + 0.4
     assert 6.6 - resolution(N_POWER_EASY, 0.3, 6.6, 8) > EPS + 1
     assert math.isfinite(laplace_bin_loss(EPS))
+
+
+@pytest.mark.parametrize("selection", ["permute-and-flip", "exponential"])
+def test_memos_change_no_selection(selection):
+    """checked_once is speed only: seeded selections are the same with it,
+    fresh in every call, and the real functions are back after it."""
+    import random
+
+    u, _ = worst_case_pair(K_SELECT[selection], DELTA_U)
+
+    def draws():
+        rng = random.Random(7)
+        return [
+            release_best_params_selection(
+                u, epsilon=EPS, sensitivity=DELTA_U, selection=selection, rng=rng
+            ).value
+            for _ in range(200)
+        ]
+
+    plain = draws()
+    with checked_once():
+        memoised = draws()
+    assert memoised == plain
+    assert len(set(plain)) > 1  # fresh randomness in every call
+    assert mech._check_selection_inputs.__module__ == mech.__name__
+    assert mech._exact_gammas.__module__ == mech.__name__

@@ -29,7 +29,7 @@ import warnings
 
 import numpy as np
 import pytest
-from _audit import ALPHA, binned, epsilon_lower_bound, resolution
+from _audit import ALPHA, epsilon_lower_bound, resolution
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 import sklearn_dpbo.model_selection._whole_data._fit as wd
@@ -137,10 +137,14 @@ def _draws(seen, n, sensitivity_override=None):
         Broken.sensitivity_for = lambda self, k: sensitivity_override
         scorer = broken
     kwargs["rng"] = None  # production noise: the OS CSPRNG
-    out = np.empty(n, dtype=int)
+    index, score = np.empty(n, dtype=int), np.empty(n)
     for i in range(n):
-        params, score = wd.releases_from_scores(scores, mode, scorer, **kwargs)
-        out[i] = params.value * len(EDGES) + int(binned([score.value], EDGES)[0])
+        params, released = wd.releases_from_scores(scores, mode, scorer, **kwargs)
+        index[i], score[i] = params.value, released.value
+    # What int(binned([v], EDGES)[0]) gave per draw, for all draws at once:
+    # 1 if v is in the first bin (v <= EDGES[0]), else 0.
+    first_bin = np.searchsorted(EDGES, score, side="left") == 0
+    out = index * len(EDGES) + first_bin
     return np.bincount(out, minlength=2 * len(EDGES))
 
 

@@ -296,8 +296,8 @@ def _search(**kw):
     )
 
 
-def test_a_real_search_keeps_its_public_fits_under_the_cap(cancer_split):
-    X_tr, y_tr, X_va, y_va = cancer_split
+def test_a_real_search_keeps_its_public_fits_under_the_cap(scaled_cancer_split):
+    X_tr, y_tr, X_va, y_va = scaled_cancer_split
     s = _search().fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
     n_train = len(y_tr)
     folds = s.cv_results_["n_public_folds"]
@@ -324,8 +324,8 @@ def test_a_real_search_keeps_its_public_fits_under_the_cap(cancer_split):
     )
 
 
-def test_the_budgeted_transcript_is_public(cancer_split, monkeypatch):
-    X_tr, y_tr, X_va, y_va = cancer_split
+def test_the_budgeted_transcript_is_public(scaled_cancer_split, monkeypatch):
+    X_tr, y_tr, X_va, y_va = scaled_cancer_split
     y_nb = y_va.copy()
     y_nb[0] = 1 - y_nb[0]
     X_nb = X_va.copy()
@@ -358,15 +358,15 @@ def test_the_budgeted_transcript_is_public(cancer_split, monkeypatch):
 
 
 @pytest.mark.parametrize("bad", [0, -1.0])
-def test_public_budget_must_be_positive(cancer_split, bad):
-    X_tr, y_tr, X_va, y_va = cancer_split
+def test_public_budget_must_be_positive(scaled_cancer_split, bad):
+    X_tr, y_tr, X_va, y_va = scaled_cancer_split
     with pytest.raises(InvalidParameterError, match="public_budget"):
         _search(public_budget=bad).fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
 
 
 @pytest.mark.parametrize("bad", ["fast", "AUTO"])
-def test_public_budget_strings_other_than_auto_are_refused(cancer_split, bad):
-    X_tr, y_tr, X_va, y_va = cancer_split
+def test_public_budget_strings_other_than_auto_are_refused(scaled_cancer_split, bad):
+    X_tr, y_tr, X_va, y_va = scaled_cancer_split
     with pytest.raises(InvalidParameterError, match="public_budget"):
         _search(public_budget=bad).fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
 
@@ -393,8 +393,10 @@ def test_auto_resolves_on_the_public_training_set_size_only():
 
 
 @pytest.mark.parametrize("bad", ["fast", "AUTO", 1])
-def test_public_cv_values_other_than_auto_or_a_splitter_are_refused(cancer_split, bad):
-    X_tr, y_tr, X_va, y_va = cancer_split
+def test_public_cv_values_other_than_auto_or_a_splitter_are_refused(
+    scaled_cancer_split, bad
+):
+    X_tr, y_tr, X_va, y_va = scaled_cancer_split
     mode = PrivateSelection(public_cv=bad)
     search = DPBayesSearchCV(LogisticRegression(), SPACE, method=mode, n_iter=2)
     with pytest.raises(InvalidParameterError, match="public_cv"):
@@ -446,13 +448,13 @@ def _assert_same_search(a, b, n_folds):
 
 
 def test_auto_below_the_threshold_is_exactly_the_racing_search(
-    cancer_split, monkeypatch
+    scaled_cancer_split, monkeypatch
 ):
     # 300 training rows: the search is the one of public_cv=3,
     # public_budget=None (same public table, shortlist and releases), and
     # the rule is given the training rows only (the validation set's size
     # plays no part).
-    X_tr, y_tr, X_va, y_va = cancer_split
+    X_tr, y_tr, X_va, y_va = scaled_cancer_split
     sizes = []
 
     def spy(public_cv, public_budget, n_train):

@@ -491,12 +491,12 @@ def _search(**kw):
 
 
 def test_every_scheduling_decision_precedes_the_validation_read(
-    cancer_split, monkeypatch
+    scaled_cancer_split, monkeypatch
 ):
     # The stream's first stage (the public search: every decision) is over
     # before the validation set is read; after the read come only the
     # shortlist's validation scores, a fixed list.
-    X_tr, y_tr, X_va, y_va = cancer_split
+    X_tr, y_tr, X_va, y_va = scaled_cancer_split
     events = []
 
     class Recorded(private_selection.PublicSearch):
@@ -534,9 +534,9 @@ def test_every_scheduling_decision_precedes_the_validation_read(
 
 
 def test_public_transcript_is_the_same_for_neighbouring_validation_sets(
-    cancer_split,
+    scaled_cancer_split,
 ):
-    X_tr, y_tr, X_va, y_va = cancer_split
+    X_tr, y_tr, X_va, y_va = scaled_cancer_split
     y_nb = y_va.copy()
     y_nb[0] = 1 - y_nb[0]  # V' differs from V in one record
     X_nb = X_va.copy()
@@ -550,12 +550,12 @@ def test_public_transcript_is_the_same_for_neighbouring_validation_sets(
 
 @pytest.mark.parametrize("batch_size", [2, 5])
 def test_fixed_batch_size_gives_the_same_releases_for_every_n_jobs(
-    cancer_split, batch_size
+    scaled_cancer_split, batch_size
 ):
     # batch_size=2 is smaller than the shortlist (3): its fits on the
     # training set cannot all be in flight at once (the stream must not end
     # before the last one is submitted).
-    X_tr, y_tr, X_va, y_va = cancer_split
+    X_tr, y_tr, X_va, y_va = scaled_cancer_split
 
     def release(**kw):
         s = _search(method=PrivateSelection(batch_size=batch_size), **kw)
@@ -605,13 +605,13 @@ def test_record_blocks_depend_on_public_sizes_only():
     "method", [PrivateSelection(), PrivateSelection(shortlist="grid")]
 )
 def test_validation_scores_here_or_in_workers_give_the_same_releases(
-    cancer_split, monkeypatch, method
+    scaled_cancer_split, monkeypatch, method
 ):
     # Scored here (cheap) or sent to loky workers: the same utilities and
     # releases. The count of score_private calls in this process tells the
     # paths apart (a worker runs a pickled copy): a power check that the
     # switch does what it says.
-    X_tr, y_tr, X_va, y_va = cancer_split
+    X_tr, y_tr, X_va, y_va = scaled_cancer_split
     calls = []
     real_score = evaluation.score_private
 
@@ -635,9 +635,9 @@ def test_validation_scores_here_or_in_workers_give_the_same_releases(
 
 
 def test_where_to_score_is_decided_before_the_validation_read(
-    cancer_split, monkeypatch
+    scaled_cancer_split, monkeypatch
 ):
-    X_tr, y_tr, X_va, y_va = cancer_split
+    X_tr, y_tr, X_va, y_va = scaled_cancer_split
     events = []
     real_here, real_read = evaluation._score_here, SearchData._read
 
@@ -672,9 +672,9 @@ class RemembersWhatItPredicts(LogisticRegression):
 
 
 def test_best_estimator_is_the_scored_fit_restored_from_before_the_read(
-    cancer_split,
+    scaled_cancer_split,
 ):
-    X_tr, y_tr, X_va, y_va = cancer_split
+    X_tr, y_tr, X_va, y_va = scaled_cancer_split
     X_nb = X_va.copy()
     X_nb[0] += 1000.0
 

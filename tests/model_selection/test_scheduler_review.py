@@ -71,8 +71,8 @@ class _NeverFits(ClassifierMixin, BaseEstimator):
         raise RuntimeError("cannot fit")
 
 
-def test_every_public_fit_failing_raises_only_the_librarys_error(cancer_split):
-    X_tr, y_tr, X_va, y_va = cancer_split
+def test_every_public_fit_failing_raises_only_the_librarys_error(scaled_cancer_split):
+    X_tr, y_tr, X_va, y_va = scaled_cancer_split
     search = DPBayesSearchCV(
         _NeverFits(),
         {"C": (1e-3, 1e2, "log-uniform")},
@@ -188,7 +188,7 @@ def test_a_backend_without_generators_runs_the_same_sequence():
 
 @pytest.mark.parametrize("n_jobs, here_seconds", [(1, 0.02), (2, math.inf), (2, -1.0)])
 def test_a_validation_score_error_in_the_stream_is_sealed(
-    cancer_split, monkeypatch, n_jobs, here_seconds
+    scaled_cancer_split, monkeypatch, n_jobs, here_seconds
 ):
     # The error's message carries a value computed from the validation set;
     # the search must replace it (type and message) whatever V is, and the
@@ -199,7 +199,7 @@ def test_a_validation_score_error_in_the_stream_is_sealed(
     import sklearn_dpbo.model_selection._evaluation as evaluation
     from sklearn_dpbo.model_selection._sealed import PrivateComputationError
 
-    X_tr, y_tr, X_va, y_va = cancer_split
+    X_tr, y_tr, X_va, y_va = scaled_cancer_split
 
     def leaky_score(model, records, scorer):
         raise ValueError(f"secret mean {float(np.mean(records.X)):.6f}")
@@ -238,12 +238,12 @@ def test_a_validation_score_error_in_the_stream_is_sealed(
 # ---------------------------------------------------------------------------
 
 
-def test_racing_is_a_plain_nested_parameter(cancer_split):
+def test_racing_is_a_plain_nested_parameter(scaled_cancer_split):
     from sklearn.base import clone
 
     from sklearn_dpbo.model_selection import PrivateSelection
 
-    X_tr, y_tr, X_va, y_va = cancer_split
+    X_tr, y_tr, X_va, y_va = scaled_cancer_split
     search = DPBayesSearchCV(
         _LR(max_iter=200),
         {"C": (1e-3, 1e2, "log-uniform")},
@@ -305,7 +305,7 @@ def test_a_stream_whose_first_tasks_are_refused_leaves_no_live_feed():
 
 @pytest.mark.parametrize("backend", ["loky", "multiprocessing", "threading"])
 def test_validation_scores_in_workers_under_an_explicit_backend(
-    cancer_split, monkeypatch, backend
+    scaled_cancer_split, monkeypatch, backend
 ):
     # Under joblib.parallel_config(backend=...) every Parallel shares the
     # config's backend object: run_ordered's own Parallel terminated it
@@ -318,7 +318,7 @@ def test_validation_scores_in_workers_under_an_explicit_backend(
     import sklearn_dpbo.model_selection._evaluation as evaluation
     from sklearn_dpbo.model_selection import PrivateSelection
 
-    X_tr, y_tr, X_va, y_va = cancer_split
+    X_tr, y_tr, X_va, y_va = scaled_cancer_split
 
     def release(limit):
         monkeypatch.setattr(evaluation, "SCORE_HERE_SECONDS", limit)
