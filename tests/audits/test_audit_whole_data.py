@@ -122,6 +122,7 @@ def neighbours():
 
 
 EDGES = np.linspace(-0.5, 1.5, 9)  # public bins of the released score
+N_BINS = len(EDGES) + 1
 
 
 def _draws(seen, n, sensitivity_override=None):
@@ -141,11 +142,10 @@ def _draws(seen, n, sensitivity_override=None):
     for i in range(n):
         params, released = wd.releases_from_scores(scores, mode, scorer, **kwargs)
         index[i], score[i] = params.value, released.value
-    # What int(binned([v], EDGES)[0]) gave per draw, for all draws at once:
-    # 1 if v is in the first bin (v <= EDGES[0]), else 0.
-    first_bin = np.searchsorted(EDGES, score, side="left") == 0
-    out = index * len(EDGES) + first_bin
-    return np.bincount(out, minlength=2 * len(EDGES))
+    # The bin of each released score, as _audit.binned counts them:
+    # (−∞, e₁], (e₁, e₂], …, (e_last, ∞).
+    bins = np.searchsorted(EDGES, score, side="left")
+    return np.bincount(index * N_BINS + bins, minlength=2 * N_BINS)
 
 
 def test_training_row_moves_one_part_by_the_whole_range(neighbours):
@@ -186,7 +186,7 @@ def test_audit_whole_data_default_anchored(neighbours):
     result = epsilon_lower_bound(counts, counts2, ALPHA)
     assert result.epsilon_hat <= EPSILON, str(result)
     other = 1 - neighbours["anchored V"]["kwargs"]["default_row"]
-    released = counts2.reshape(2, -1).sum(axis=1)
+    released = counts2.reshape(2, N_BINS).sum(axis=1)
     assert released[other] > 0.05 * N  # both outcomes are exercised
 
 
@@ -198,4 +198,4 @@ def test_power_broken_sensitivity_is_caught(neighbours):
     result = epsilon_lower_bound(counts, counts2, ALPHA)
     assert result.epsilon_hat > EPSILON, str(result)
     # The audit's resolution at this N is well below the excess it catches.
-    assert resolution(N, 0.05, EPSILON, 2 * len(EDGES)) < 0.5
+    assert resolution(N, 0.05, EPSILON, 2 * N_BINS) < 0.5
