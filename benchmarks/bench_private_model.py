@@ -637,7 +637,8 @@ def main():
     for eps in order:
         first = args.first_seed
         jobs = [(t, eps, s) for t in tasks for s in range(first, first + seeds)]
-        outs = Parallel(n_jobs=args.jobs)(
+        # fork: the workers share __main__ (its cached OpenDP probe included)
+        outs = Parallel(n_jobs=args.jobs, backend="multiprocessing")(
             delayed(run_seed)(t, e, s, grid) for t, e, s in jobs
         )
         for (t, e, _), o in zip(jobs, outs):
