@@ -310,7 +310,7 @@ def learner_params(task, X):
     return {"data_norm": float(np.sqrt(X.shape[1]) / 2)}
 
 
-def run_seed(task, eps, seed, grid):
+def run_seed(task, eps, seed, grid, rules=tuple(RULES), opendp=True):
     """Every rule on one public split, every rule's search with the same
     noise seed (common random numbers: ``auto`` then releases exactly what
     the rule it runs releases on that split)."""
@@ -322,7 +322,8 @@ def run_seed(task, eps, seed, grid):
     out = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for name, (kw, release_score) in RULES.items():
+        for name in rules:
+            kw, release_score = RULES[name]
             search = DPBayesSearchCV(
                 learner,
                 {"C": list(grid)},
@@ -351,7 +352,7 @@ def run_seed(task, eps, seed, grid):
             }
         split_seed = search._check_settings().seed
         out.update(_references(X_tr, y_tr, X_te, y_te, eps, grid, params, split_seed))
-        for name, threshold in OPENDP.items() if dp is not None else ():
+        for name, threshold in OPENDP.items() if dp is not None and opendp else ():
             out[name] = _opendp_thresholded(
                 X_tr, y_tr, X_te, y_te, eps, grid, params, split_seed, threshold
             )
@@ -459,7 +460,8 @@ def _names(results) -> list[str]:
     refs = [
         n for n in SELECTION_REFS if all(n in r for v in results.values() for r in v)
     ]
-    return [*REFERENCES, *refs, *RULES, *ran]
+    rules = [n for n in RULES if all(n in r for v in results.values() for r in v)]
+    return [*REFERENCES, *refs, *rules, *ran]
 
 
 def table(results, tasks, epsilons):
@@ -498,7 +500,9 @@ def goals(results, tasks, epsilons):
     for task in tasks:
         for eps in epsilons:
             runs = results[f"{task}|{eps}"]
-            acc = {n: np.array([r[n]["acc"] for r in runs]) for n in RULES}
+            acc = {
+                n: np.array([r[n]["acc"] for r in runs]) for n in RULES if n in runs[0]
+            }
             ref = np.array([r["non-private selection"]["acc"] for r in runs])
             for name in SELECTION_REFS:  # what a private selection could reach
                 if all(name in r for r in runs):
@@ -513,6 +517,8 @@ def goals(results, tasks, epsilons):
                         + f" | | {d_n:+.3f} ± {s_n:.3f} | |"
                     )
             for rule, untuned in UNTUNED.items():
+                if rule not in acc or untuned not in acc:
+                    continue
                 d_u, s_u = _mean_se(acc[rule] - acc[untuned])
                 d_n, s_n = _mean_se(acc[rule] - ref)
                 ran = dict(Counter(r[rule]["strategy"] for r in runs))
@@ -617,6 +623,14 @@ def main():
     )
     parser.add_argument("--epsilons", nargs="+", type=float, default=EPSILONS)
     parser.add_argument("--out", default=None)
+    parser.add_argument(
+        "--rules",
+        nargs="+",
+        default=list(RULES),
+        choices=list(RULES),
+        help="only these rules (default: all)",
+    )
+    parser.add_argument("--no-opendp", action="store_true", help="skip OpenDP rows")
     args = parser.parse_args()
     if args.quick:
         tasks, epsilons, seeds, grid = (
@@ -634,12 +648,14 @@ def main():
     out = args.out or os.path.join(results_dir(args.quick), "bench_private_model.json")
     os.makedirs(os.path.dirname(out), exist_ok=True)
     start, results, done = time.time(), {}, []
+    rules = args.rules
     for eps in order:
         first = args.first_seed
         jobs = [(t, eps, s) for t in tasks for s in range(first, first + seeds)]
         # fork: the workers share __main__ (its cached OpenDP probe included)
         outs = Parallel(n_jobs=args.jobs, backend="multiprocessing")(
-            delayed(run_seed)(t, e, s, grid) for t, e, s in jobs
+            delayed(run_seed)(t, e, s, grid, rules, not args.no_opendp)
+            for t, e, s in jobs
         )
         for (t, e, _), o in zip(jobs, outs):
             results.setdefault(f"{t}|{e}", []).append(o)
@@ -652,7 +668,8 @@ def _write(out, args, tasks, epsilons, seeds, grid, start, results):
     text, summary = table(results, tasks, epsilons)
     goal_text, goal = goals(results, tasks, epsilons)
     odp_text, odp = opendp_goals(results, tasks, epsilons)
-    print(text, "", goal_text, "", odp_text or SKIPPED, sep="\n", flush=True)
+    skipped = SKIPPED if dp is None else ""
+    print(text, "", goal_text, "", odp_text or skipped, sep="\n", flush=True)
     with open(out, "w") as fh:
         json.dump(
             {
