@@ -533,9 +533,7 @@ def _plan_strategy(search, plan, learner, n, m, candidates, n_features=None) -> 
     strategy, n_fit = mode.strategy, n - m
     if strategy == "auto":
         strategy = choose_strategy(m, len(candidates), plan.epsilon, eta)
-        # the untuned model's own rows: every row when no score is released
-        n_default = n if not release_score(search) else n_fit
-        if default_suffices(learner, n_default, plan.epsilon, n_features):
+        if default_suffices(learner, n, plan.epsilon, n_features):
             strategy = "default"
     kept = _prune_for(strategy, learner, candidates, n_fit, plan.epsilon, eta)
     if mode.strategy == "auto" and len(kept) < len(candidates):

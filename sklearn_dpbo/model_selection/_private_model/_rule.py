@@ -17,11 +17,11 @@ MAX_SCORE_NOISE = 0.05
 ``"auto"`` does not tune (:func:`choose_strategy`)."""
 
 TUNE_FROM = 15.0
-"""n_fit·ε/d below which ``"auto"`` runs the public default with a learner
+"""n·ε/d below which ``"auto"`` runs the public default with a learner
 that opts in: a run's model is noise-dominated (:func:`default_suffices`)."""
 
 DEFAULT_SUFFICES = 30.0
-"""n_fit·ε/d at or above which ``"auto"`` runs the public default with a
+"""n·ε/d at or above which ``"auto"`` runs the public default with a
 learner that opts in: the untuned model is good enough (:func:`default_suffices`)."""
 
 
@@ -38,7 +38,7 @@ def choose_strategy(m: int, n_candidates: int, epsilon: float, eta: float) -> st
     4. Otherwise ``"random-stopping"``: each run's model gets ε/(2 + η)
        instead of ε/L.
 
-    Then, for a learner that opts in, ``"default"`` when n_fit·ε/d is
+    Then, for a learner that opts in, ``"default"`` when n·ε/d is
     outside [:data:`TUNE_FROM`, :data:`DEFAULT_SUFFICES`)
     (:func:`default_suffices`, applied by the fit path, which knows d).
 
@@ -56,17 +56,18 @@ def choose_strategy(m: int, n_candidates: int, epsilon: float, eta: float) -> st
     return "random-stopping"
 
 
-def default_suffices(learner, n_fit: int, epsilon: float, n_features) -> bool:
-    """Whether ``"auto"`` should skip tuning: x = n_fit·ε/d outside
+def default_suffices(learner, n: int, epsilon: float, n_features) -> bool:
+    """Whether ``"auto"`` should skip tuning: x = n·ε/d outside
     [:data:`TUNE_FROM`, :data:`DEFAULT_SUFFICES`) = [15, 30).
 
     x is rows × ε per dimension: objective perturbation adds a linear term
     b·w with ‖b‖ ~ Gamma(d, 2/ε) (mean 2d/ε) to a loss summed over n rows,
     so 1/x is the scale of the noise against the data in the fitted model.
-    The untuned model has x (every row, the whole ε); a tuned one has at
-    most 0.35 x (a random-stopping run: 70 % of the rows at ε/(2 + η) ≤
-    ε/2; the naive split: ε/L ≤ ε/2), about 2.9 times the noise. Tuning C
-    pays only between two limits:
+    With n every row of X, the untuned model has x (no score released) or
+    0.7 x (its score released: it fits on the training part); a tuned one
+    has at most 0.35 x (a random-stopping run: 70 % of the rows at
+    ε/(2 + η) ≤ ε/2; the naive split: ε/L ≤ ε/2), 2 to 2.9 times the
+    noise. Tuning C pays only between two limits:
 
     - x < 15 (a tuned model's x < 5): the candidates' models differ more by
       their noise draws than by C, the noisy selection picks among draws,
@@ -80,13 +81,12 @@ def default_suffices(learner, n_fit: int, epsilon: float, n_features) -> bool:
     cells of ``benchmarks/bench_private_model.py``, checked on tasks fixed
     before their run). Only for learners that declare the rule applies to
     them (``_auto_default_rule``: objective perturbation, Gaussian naive
-    Bayes). Public: n_fit, the rows the untuned model is fitted on (n, or
-    n − m when its score is released), the whole ε and d, the number of
-    columns of X (its container's shape, checked 2-D before this); no row
-    is read.
+    Bayes). Public: n, the number of rows of X (whether or not a score is
+    released), the whole ε and d, the number of columns of X (its
+    container's shape, checked 2-D before this); no row is read.
     """
     applies = getattr(learner, "_auto_default_rule", None)
     if applies is None or not applies() or not n_features:
         return False
-    x = int(n_fit) * float(epsilon) / int(n_features)
+    x = int(n) * float(epsilon) / int(n_features)
     return not TUNE_FROM <= x < DEFAULT_SUFFICES
