@@ -148,7 +148,8 @@ RAW = {
     "digits10": lambda X: {"bounds": (0.0, 16.0), "classes": tuple(range(10))},
 }
 EPSILONS = [0.5, 1.0, 2.0, 4.0]
-EVERY_C = "every C, all rows"
+EVERY_C = "every_C_all_rows"
+"""In the oracle row: each C's test accuracy, fitted on every row at ε."""
 HINDSIGHT = "best fixed C (hindsight)"
 REFERENCES = ["non-DP LR", "non-private selection", "oracle"]
 SELECTION_REFS = ["noisy-score selection", HINDSIGHT]
@@ -277,8 +278,7 @@ def _references(X_tr, y_tr, X_te, y_te, eps, grid, params, seed_of_split):
         "non-DP LR": {"acc": float(clean[1]), "C": float(clean[2])},
         "non-private selection": {"acc": float(best[1]), "C": float(best[2])},
         "noisy-score selection": {"acc": float(noisy[1]), "C": float(noisy[2])},
-        "oracle": {"acc": float(oracle[0]), "C": float(oracle[1])},
-        EVERY_C: every,
+        "oracle": {"acc": float(oracle[0]), "C": float(oracle[1]), EVERY_C: every},
     }
 
 
@@ -287,11 +287,12 @@ def _hindsight(results) -> None:
     (fitted on every row at ε) with the best mean test accuracy over the
     cell's splits (NOT private: chosen on the test rows of every split)."""
     for runs in results.values():
-        if not all(EVERY_C in r for r in runs):
+        if not all(EVERY_C in r.get("oracle", {}) for r in runs):
             continue
-        j = int(np.argmax(np.mean([r[EVERY_C] for r in runs], axis=0)))
-        for r in runs:
-            r[HINDSIGHT] = {"acc": r[EVERY_C][j], "C_index": j}
+        every = np.array([r["oracle"][EVERY_C] for r in runs])
+        j = int(np.argmax(every.mean(axis=0)))
+        for r, accs in zip(runs, every):
+            r[HINDSIGHT] = {"acc": float(accs[j]), "C_index": j}
 
 
 def _box(X, params):
