@@ -95,9 +95,10 @@ def test_search_prunes_before_reading_rows(strategy, monkeypatch):
 def test_auto_rule_counts_distinct_candidates():
     # Six candidates, ε = 1, η = 0 (the default law): random stopping
     # (L = 6 > 3) at ε₀ = 0.5, where the plateau (C* ≈ 0.26) merges 1, 10
-    # and 100: L = 4 > 3 still, random stopping. Eight columns: n_fit·ε/d =
-    # 350/8 < 60, so the "default suffices" rule does not apply (test below).
-    X, y = _data(d=8)
+    # and 100: L = 4 > 3 still, random stopping. Twenty columns: n·ε/d =
+    # 500/20 = 25 in [15, 30), so the "default suffices" rule does not apply
+    # (test below).
+    X, y = _data(d=20)
     s = _search("auto").fit(X, y)
     assert s.strategy_ == "random-stopping" and len(s.candidate_params_) == 4
     # C ∈ {0.1, 1, 10, …}: at ε₀ only 0.1 and one plateau candidate remain
@@ -115,28 +116,31 @@ def test_auto_rule_counts_distinct_candidates():
     assert s.best_estimator_.epsilon == 1.0
 
 
-def test_auto_runs_the_default_when_n_fit_eps_over_d_is_large():
-    # n = 500: m = 150, n_fit = 350. With d = 7 columns n_fit·ε/d = 50 ε, so
-    # the rule (≥ 60) holds from ε = 1.2 on: by hand, 350·1.2/7 = 60.
-    assert pm.DEFAULT_SUFFICES == 60.0
+def test_auto_tunes_only_when_n_eps_over_d_is_in_its_window():
+    # n = 500 rows (m = 150). With d = 14 columns n·ε/d = 500ε/14, so the
+    # rule tunes for ε in [0.42, 0.84) only: by hand 500·0.42/14 = 15 and
+    # 500·0.84/14 = 30 (the limits), 500·0.41/14 ≈ 14.6, 500·0.83/14 ≈ 29.6.
+    assert (pm.TUNE_FROM, pm.DEFAULT_SUFFICES) == (15.0, 30.0)
     lr = DPLogisticRegression(data_norm=1.0)
-    assert pm.default_suffices(lr, 350, 1.2, 7)
-    assert not pm.default_suffices(lr, 350, 1.19, 7)
+    assert pm.default_suffices(lr, 500, 0.84, 14)
+    assert not pm.default_suffices(lr, 500, 0.83, 14)
+    assert not pm.default_suffices(lr, 500, 0.42, 14)
+    assert pm.default_suffices(lr, 500, 0.41, 14)  # noise-dominated
     out = DPLogisticRegression(data_norm=1.0, mechanism="output")
-    assert not pm.default_suffices(out, 350, 100.0, 7)  # objective only
-    assert not pm.default_suffices(DPLinearRegression(), 350, 100.0, 7)
-    assert not pm.default_suffices(lr, 350, 100.0, None)
-    X, y = _data(d=7)
+    assert not pm.default_suffices(out, 500, 100.0, 14)  # objective only
+    assert not pm.default_suffices(out, 500, 0.01, 14)
+    assert not pm.default_suffices(DPLinearRegression(), 500, 100.0, 14)
+    assert not pm.default_suffices(lr, 500, 100.0, None)
+    X, y = _data(d=14)
     grid = [1e-3, 1e-2, 0.1]  # below the plateau: three distinct candidates
-    s = _search("auto", grid=grid, epsilon=1.2).fit(X, y)
-    assert s.strategy_ == "default" and s.best_estimator_.epsilon == 1.2
-    s = _search("auto", grid=grid, epsilon=1.19).fit(X, y)
-    assert s.strategy_ != "default"
-    s = _search("auto", grid=grid, epsilon=1.2, estimator=out).fit(X, y)
-    assert s.strategy_ != "default"
-    # With no score released (release_score="auto") the untuned model is
-    # fitted on all n = 500 rows: 500·ε/7 ≥ 60 from ε = 0.84 on.
-    s = _search("auto", grid=grid, epsilon=0.84, release_score="auto").fit(X, y)
-    assert s.strategy_ == "default" and not hasattr(s, "best_score_")
-    s = _search("auto", grid=grid, epsilon=0.83, release_score="auto").fit(X, y)
+    # (the score-noise rule alone tunes from ε = 0.27: 1/(150·ε/2) ≤ 5 %);
+    # n counts every row whether or not a score is released
+    for release in (True, "auto"):
+        for eps, tuned in [(0.41, False), (0.42, True), (0.83, True), (0.84, False)]:
+            s = _search("auto", grid=grid, epsilon=eps, release_score=release)
+            s.fit(X, y)
+            assert (s.strategy_ != "default") == tuned, (eps, release)
+            assert tuned or s.best_estimator_.epsilon == eps
+            assert hasattr(s, "best_score_") == (release is True)
+    s = _search("auto", grid=grid, epsilon=0.84, estimator=out).fit(X, y)
     assert s.strategy_ != "default"

@@ -28,7 +28,7 @@ Strategies (:class:`~.._modes.PrivateModel`):
   row (on the training part, and its score at ε on the validation part,
   with ``release_score=True``); pure ε-DP.
 
-- ``"auto"``: :func:`choose_strategy`, from public sizes and ε.
+- ``"auto"``: :func:`._rule.choose_strategy`, from public sizes and ε.
 
 ``release_score="auto"`` (the default) is False here (:func:`release_score`).
 
@@ -90,12 +90,7 @@ from .._entries import (
 from .._progress import ProgressPrinter
 from .._releases import _grid_laplace
 from .._sealed import run_sealed
-from .._whole_data._fit import (
-    WHOLE_DATA_RELATION,
-    can_tell_apart,
-    candidate_list,
-    default_params,
-)
+from .._whole_data._fit import WHOLE_DATA_RELATION, candidate_list, default_params
 from . import _stopping as st
 from . import _zcdp as zc
 from ._diffprivlib import (
@@ -105,6 +100,13 @@ from ._diffprivlib import (
     learner_assumption,
 )
 from ._public_steps import fit_public_steps, split_pipeline, transform_rows
+from ._rule import (  # noqa: F401  (re-exported: the rule's constants)
+    DEFAULT_SUFFICES,
+    MAX_SCORE_NOISE,
+    TUNE_FROM,
+    choose_strategy,
+    default_suffices,
+)
 
 __all__ = [
     "PrivateModelReport",
@@ -115,14 +117,6 @@ __all__ = [
     "fit_private_model",
     "MAX_SCORE_NOISE",
 ]
-
-MAX_SCORE_NOISE = 0.05
-"""Above this noise scale of one run's score (units of the score range),
-``"auto"`` does not tune (:func:`choose_strategy`)."""
-
-DEFAULT_SUFFICES = 60.0
-"""n_fit·ε/d at or above which ``"auto"`` runs the public default with a
-learner that opts in (:func:`default_suffices`)."""
 
 _PS = "Papernot & Steinke, ICLR 2022 (arXiv 2110.03620), Theorem 2"
 _LT = "Liu & Talwar, STOC 2019"
@@ -245,56 +239,6 @@ def split_rows(n: int, fraction: float, seed: int) -> tuple[np.ndarray, np.ndarr
     m = min(n - 1, max(1, math.ceil(float(fraction) * n)))
     perm = np.random.default_rng([int(seed), 0x504D]).permutation(n)
     return np.sort(perm[m:]), np.sort(perm[:m])
-
-
-def choose_strategy(m: int, n_candidates: int, epsilon: float, eta: float) -> str:
-    """The public rule of ``strategy="auto"`` (m, L, ε; no row is read).
-
-    1. One candidate: ``"default"`` (nothing to tune).
-    2. If one random-stopping run's score noise, 1/(m ε₀) of the score range
-       with ε₀ = ε/(2 + η), exceeds :data:`MAX_SCORE_NOISE`: the scores cannot
-       tell candidates apart; ``"default"`` (the whole ε on one model).
-    3. If every candidate gets at least as much ε in the naive split as in a
-       run (L ≤ 2 + η) plus one: ``"split"`` (it sees every candidate, each
-       at ε/L ≥ ε₀/(1 + 1/(2 + η)), and selects without a random K).
-    4. Otherwise ``"random-stopping"``: each run's model gets ε/(2 + η)
-       instead of ε/L.
-
-    Then, for a learner that opts in, ``"default"`` when n_fit·ε/d ≥
-    :data:`DEFAULT_SUFFICES` (:func:`default_suffices`, applied by the fit
-    path, which knows d).
-
-    Before and after this rule the candidates are pruned
-    (:func:`prune_candidates`, public): L counts distinct candidates only.
-    Rule 2 is whole-data's too (:func:`.._whole_data._fit.can_tell_apart`).
-    """
-    if n_candidates <= 1:
-        return "default"
-    eps0 = epsilon / st.cost_factor(eta)
-    if not can_tell_apart(1.0 / (m * eps0), MAX_SCORE_NOISE):
-        return "default"
-    if n_candidates <= st.cost_factor(eta) + 1:
-        return "split"
-    return "random-stopping"
-
-
-def default_suffices(learner, n_fit: int, epsilon: float, n_features) -> bool:
-    """Whether ``"auto"`` should skip tuning: n_fit·ε/d ≥ :data:`DEFAULT_SUFFICES`.
-
-    Only for learners that declare the rule applies to them
-    (``_auto_default_rule``: the library's objective-perturbation
-    logistic regression, where the extra regularisation puts large C on
-    the plateau, the weakest regularisation allowed at ε; every tuning rule
-    fits at a share of ε, whose plateau is more regularised and whose noise
-    is larger). Public: n_fit, the rows the untuned model is fitted on (n,
-    or n − m when its score is released), the whole ε and d, the number of
-    columns of X (its container's shape, checked 2-D before this);
-    no row is read.
-    """
-    applies = getattr(learner, "_auto_default_rule", None)
-    if applies is None or not applies() or not n_features:
-        return False
-    return int(n_fit) * float(epsilon) / int(n_features) >= DEFAULT_SUFFICES
 
 
 def prune_candidates(learner, candidates, n_fit: int, eps_fit: float) -> list[dict]:
@@ -589,9 +533,7 @@ def _plan_strategy(search, plan, learner, n, m, candidates, n_features=None) -> 
     strategy, n_fit = mode.strategy, n - m
     if strategy == "auto":
         strategy = choose_strategy(m, len(candidates), plan.epsilon, eta)
-        # the untuned model's own rows: every row when no score is released
-        n_default = n if not release_score(search) else n_fit
-        if default_suffices(learner, n_default, plan.epsilon, n_features):
+        if default_suffices(learner, n, plan.epsilon, n_features):
             strategy = "default"
     kept = _prune_for(strategy, learner, candidates, n_fit, plan.epsilon, eta)
     if mode.strategy == "auto" and len(kept) < len(candidates):
