@@ -305,9 +305,9 @@ class DPLogisticRegression(DPLearnerMixin, ClassifierMixin, BaseEstimator):
         return self
 
     def _auto_default_rule(self) -> bool:
-        """Whether the private-model mode's ``"auto"`` may skip tuning on
-        much data per dimension (``_private_model.default_suffices``): for
-        objective perturbation only, whose plateau that rule rests on."""
+        """Whether the private-model mode's ``"auto"`` skips tuning outside
+        its n·ε/d window (``_private_model.default_suffices``): for objective
+        perturbation only, whose noise and plateau that rule rests on."""
         return self.mechanism == "objective"
 
     def _distribution_key(

@@ -367,8 +367,8 @@ def test_private_model_search_end_to_end():
     assert isinstance(model, DPGaussianNB) and model.epsilon == pytest.approx(8 / 3)
     assert set(model.predict(X)) <= {"setosa", "versicolor", "virginica"}
     assert search.privacy_report_.to_dict()["epsilon"] == pytest.approx(8.0)
-    # "auto" fits the untuned model at the whole ε when n·ε/d ≥ 60 (here
-    # 150·2/4): tuning costs more than it gives this learner
+    # "auto" fits the untuned model at the whole ε: tuning this learner
+    # costs more than it gives (DPGaussianNB._auto_never_tunes)
     auto = DPBayesSearchCV(
         learner, space, method=PrivateModel(), epsilon=2.0, delta=1e-6
     ).fit(X, y)

@@ -9,7 +9,11 @@ import pytest
 
 import sklearn_dpbo.model_selection._private_model._fit as pm
 from sklearn_dpbo import DPBayesSearchCV
-from sklearn_dpbo.dp_learners import DPLinearRegression, DPLogisticRegression
+from sklearn_dpbo.dp_learners import (
+    DPGaussianNB,
+    DPLinearRegression,
+    DPLogisticRegression,
+)
 from sklearn_dpbo.model_selection import PrivateModel
 
 # data_norm = 1, intercept: R² = 2, so with c = 1/4 the plateau starts at
@@ -131,6 +135,11 @@ def test_auto_tunes_only_when_n_eps_over_d_is_in_its_window():
     assert not pm.default_suffices(out, 500, 0.01, 14)
     assert not pm.default_suffices(DPLinearRegression(), 500, 100.0, 14)
     assert not pm.default_suffices(lr, 500, 100.0, None)
+    # Gaussian naive Bayes never tunes under "auto", inside the window too
+    # (its measured tuning lost 8 and 11 points).
+    nb = DPGaussianNB(bounds=(0.0, 1.0))
+    assert pm.default_suffices(nb, 500, 0.6, 14)
+    assert pm.default_suffices(nb, 500, 0.6, None)
     X, y = _data(d=14)
     grid = [1e-3, 1e-2, 0.1]  # below the plateau: three distinct candidates
     # (the score-noise rule alone tunes from ε = 0.27: 1/(150·ε/2) ≤ 5 %);

@@ -81,12 +81,18 @@ def default_suffices(learner, n: int, epsilon: float, n_features) -> bool:
     cells of ``benchmarks/bench_private_model.py``, checked on tasks fixed
     before their run). Only for learners that declare the rule applies to
     them (``_auto_default_rule``: objective perturbation, Gaussian naive
-    Bayes). Public: n, the number of rows of X (whether or not a score is
+    Bayes); a learner whose measured tuning never paid declares
+    ``_auto_never_tunes`` and always gets its default (Gaussian naive Bayes).
+    Public: n, the number of rows of X (whether or not a score is
     released), the whole ε and d, the number of columns of X (its
     container's shape, checked 2-D before this); no row is read.
     """
     applies = getattr(learner, "_auto_default_rule", None)
-    if applies is None or not applies() or not n_features:
+    if applies is None or not applies():
+        return False
+    if getattr(learner, "_auto_never_tunes", False):
+        return True
+    if not n_features:
         return False
     x = int(n) * float(epsilon) / int(n_features)
     return not TUNE_FROM <= x < DEFAULT_SUFFICES
