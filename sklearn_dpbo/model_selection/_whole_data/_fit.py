@@ -48,6 +48,7 @@ from __future__ import annotations
 import inspect
 import math
 import pickle
+import sys
 import warnings
 from dataclasses import replace
 from typing import Any
@@ -57,7 +58,7 @@ from joblib import Parallel, delayed
 from sklearn.base import clone
 from sklearn.pipeline import Pipeline
 from sklearn.utils.metadata_routing import process_routing
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 from ..._compat import _num_samples, _routing_enabled, _safe_split
 from ...privacy._accounting import PrivacyReport, split_budget
@@ -314,9 +315,16 @@ def _one_thread():
     on a loaded machine), and the parts run in parallel through ``n_jobs``
     instead. The scores do not depend on it (scikit-learn's estimators
     give the same values with any thread count; tested for
-    HistGradientBoosting, a random forest and LogisticRegression).
+    HistGradientBoosting, a random forest and LogisticRegression). The
+    process's thread pools are looked up once (about 20 ms, more than a
+    small part's fits) and again when a module has been imported since.
     """
-    return threadpool_limits(limits=1)
+    if _POOLS[1] != len(sys.modules):
+        _POOLS[:] = [ThreadpoolController(), len(sys.modules)]
+    return _POOLS[0].limit(limits=1)
+
+
+_POOLS: list = [None, -1]  # this process's ThreadpoolController, len(sys.modules)
 
 
 def _shared_steps(estimator, candidates, fit_params) -> int:
