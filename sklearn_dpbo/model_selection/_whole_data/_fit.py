@@ -388,13 +388,16 @@ def _fit_score(estimator, params, fold, scorer, shared, prep) -> float:
         return scorer.record_values(est, X_te, y_te, private=False)
     prefix, Xt_tr, Xt_te = prep
     rest = clone(estimator[shared:]).set_params(**params)
+    # A one-step rest is its step (fitted in place): what Pipeline.fit and
+    # predict would call, without their per-call checks.
+    model = rest.steps[0][1] if len(rest.steps) == 1 else rest
     if y_tr is None:
-        rest.fit(Xt_tr)
+        model.fit(Xt_tr)
     else:
-        rest.fit(Xt_tr, y_tr)
+        model.fit(Xt_tr, y_tr)
     if Xt_te is not None:
         try:
-            return scorer._clip(scorer._raw(rest, Xt_te, y_te))
+            return scorer._clip(scorer._raw(model, Xt_te, y_te))
         except Exception:
             pass
     full = clone(estimator)
