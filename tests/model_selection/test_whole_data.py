@@ -902,3 +902,87 @@ def test_shared_pipeline_steps_score_as_the_whole_pipeline(monkeypatch, odd):
     assert len(np.unique(whole)) > 1  # informative: the candidates differ
     if odd != "none":  # the two odd records score low, the others do not
         assert np.all(whole <= 18 / 20) and np.all(whole > 0)
+
+
+# ---------------------------------------------------------------------------
+# Cost: a part's fits run on one BLAS/OpenMP thread
+# ---------------------------------------------------------------------------
+def _threaded_estimators():
+    from sklearn.ensemble import HistGradientBoostingClassifier, RandomForestClassifier
+
+    return [
+        (
+            HistGradientBoostingClassifier(max_iter=3, random_state=0),
+            [{"learning_rate": 0.1}, {"learning_rate": 1.0, "max_leaf_nodes": 4}],
+        ),
+        (
+            RandomForestClassifier(n_estimators=4, n_jobs=2, random_state=0),
+            [{"max_depth": 2}, {"max_depth": None}],
+        ),
+        (LogisticRegression(), [{"C": 0.01}, {"C": 10.0}]),
+    ]
+
+
+@pytest.mark.parametrize("which", range(3))
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_part_scores_do_not_depend_on_the_thread_count(monkeypatch, which, seed):
+    """Pinned to one thread, a part scores as its estimator with two.
+
+    And the caller's thread limits are as they were after the parts.
+    """
+    from contextlib import nullcontext
+
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    estimator, cands = _threaded_estimators()[which]
+    X, y = make_classification(80, 6, n_informative=4, random_state=seed)
+    search = DPBayesSearchCV(estimator, {}, n_jobs=1)
+    parts = wd.partition(len(y), 1, seed=seed)
+    scorer = get_dp_scorer("accuracy", estimator)
+
+    def scores():
+        return wd.part_score_matrix(search, cands, X, y, {}, parts, 0.3, seed, scorer)
+
+    with threadpool_limits(limits=2):
+        before = [p["num_threads"] for p in threadpool_info()]
+        pinned = scores()
+        assert [p["num_threads"] for p in threadpool_info()] == before
+        monkeypatch.setattr(wd, "_one_thread", nullcontext)
+        two = scores()
+    np.testing.assert_array_equal(pinned, two)
+    assert len(np.unique(two)) > 1  # informative: the candidates differ
+
+
+class _ThreadProbe(ClassifierMixin, BaseEstimator):
+    """Records the largest BLAS/OpenMP thread count its fit runs with."""
+
+    seen: list = []
+
+    def __init__(self, C=1.0):
+        self.C = C
+
+    def fit(self, X, y):
+        from threadpoolctl import threadpool_info
+
+        _ThreadProbe.seen.append(max(p["num_threads"] for p in threadpool_info()))
+        self.classes_ = np.unique(y)
+        return self
+
+    def predict(self, X):
+        return np.full(len(X), self.classes_[0])
+
+
+def test_parts_fit_on_one_thread_and_the_callers_limits_stay(data):
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    X, y = data
+    _ThreadProbe.seen = []
+    with threadpool_limits(limits=2):
+        before = [p["num_threads"] for p in threadpool_info()]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # refit=True and k=3: announced
+            DPBayesSearchCV(_ThreadProbe(), SPACE, refit=True).fit(X, y)
+        assert [p["num_threads"] for p in threadpool_info()] == before
+    assert max(before) == 2 and len(_ThreadProbe.seen) > 2
+    assert _ThreadProbe.seen[:-1] == [1] * (len(_ThreadProbe.seen) - 1)
+    assert _ThreadProbe.seen[-1] == 2  # the refit: the caller's own threads
