@@ -548,11 +548,13 @@ def opendp_goals(results, tasks, epsilons):
     rows_run = [n for n in _names(results) if n in OPENDP]
     if not rows_run:
         return "", {}
+    some = results[f"{tasks[0]}|{epsilons[0]}"][0]
+    compared = [n for n in COMPARED if n in some]  # the rules this run ran
     lines = [
         "| task | ε | OpenDP row | accuracy | released | runs | "
-        + " | ".join(f"{n} − it" for n in COMPARED)
+        + " | ".join(f"{n} − it" for n in compared)
         + " |",
-        "|---|---|---|---|---|---|" + "---|" * len(COMPARED),
+        "|---|---|---|---|---|---|" + "---|" * len(compared),
     ]
     rows = {}
     for task in tasks:
@@ -562,7 +564,7 @@ def opendp_goals(results, tasks, epsilons):
                 odp = np.array([r[name]["acc"] for r in runs])
                 diffs = {
                     n: _mean_se(np.array([r[n]["acc"] for r in runs]) - odp)
-                    for n in COMPARED
+                    for n in compared
                 }
                 released = float(np.mean([r[name]["released"] for r in runs]))
                 n_runs = float(np.mean([r[name]["runs"] for r in runs]))
