@@ -49,6 +49,7 @@ from _leaks import SECONDS_RE, Secrets, public_texts, walk  # noqa: F401  (re-ex
 from scipy import stats
 
 __all__ = [
+    "capture_private_model_run",
     "ALPHA",
     "AuditResult",
     "Secrets",
@@ -606,3 +607,32 @@ def binned(values, edges: Iterable[float]) -> np.ndarray:
     edges = np.asarray(list(edges), dtype=float)
     idx = np.searchsorted(edges, np.asarray(values, dtype=float), side="left")
     return np.bincount(idx, minlength=edges.size + 1)
+
+
+def capture_private_model_run(search, X, role: str, fraction: float):
+    """The inputs (ctx, cfg) a private-model ``search`` gives its random-stopping
+    strategy when fitted on ``role``'s data: X with every label 1, and for
+    ``role`` "val" / "train" the first validation / training row's label 0
+    (the public split of ``fraction`` from the search's own seed)."""
+    import sklearn_dpbo.model_selection._private_model._fit as pm
+
+    y = np.ones(len(X), dtype=int)
+    train, val = pm.split_rows(len(X), fraction, search._check_settings().seed)
+    assert len(val) == 1
+    if role == "val":
+        y[val[0]] = 0
+    elif role == "train":
+        y[train[0]] = 0
+    seen = {}
+    real = pm._STRATEGIES["random-stopping"]
+
+    def spy(ctx, cfg):
+        seen["ctx"], seen["cfg"] = ctx, cfg
+        return real(ctx, cfg)
+
+    pm._STRATEGIES["random-stopping"] = spy
+    try:
+        search.fit(X, y)
+    finally:
+        pm._STRATEGIES["random-stopping"] = real
+    return seen["ctx"], seen["cfg"]

@@ -92,6 +92,7 @@ import numpy as np
 import pytest
 from _audit import (
     ALPHA,
+    capture_private_model_run,
     clip_rows_once,
     cp_lower,
     cp_upper,
@@ -138,32 +139,9 @@ def _search():
     )
 
 
-def _data(role):
-    X = np.ones((N_ROWS, 1))
-    y = np.ones(N_ROWS, dtype=int)
-    train, val = pm.split_rows(N_ROWS, FRACTION, _search()._check_settings().seed)
-    assert len(val) == 1
-    if role == "val":
-        y[val[0]] = 0
-    elif role == "train":
-        y[train[0]] = 0
-    return X, y
-
-
 def _capture(role):
-    seen = {}
-    real = pm._STRATEGIES["random-stopping"]
-
-    def spy(ctx, cfg):
-        seen["ctx"], seen["cfg"] = ctx, cfg
-        return real(ctx, cfg)
-
-    pm._STRATEGIES["random-stopping"] = spy
-    try:
-        _search().fit(*_data(role))
-    finally:
-        pm._STRATEGIES["random-stopping"] = real
-    return seen["ctx"], seen["cfg"]
+    X = np.ones((N_ROWS, 1))
+    return capture_private_model_run(_search(), X, role, FRACTION)
 
 
 def _model_edges(cfg) -> dict:
