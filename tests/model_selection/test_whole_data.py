@@ -946,7 +946,10 @@ def test_part_scores_do_not_depend_on_the_thread_count(monkeypatch, which, seed)
     with threadpool_limits(limits=2):
         before = [p["num_threads"] for p in threadpool_info()]
         pinned = scores()
-        assert [p["num_threads"] for p in threadpool_info()] == before
+        after = [p["num_threads"] for p in threadpool_info()]
+        print(before, after, wd._POOLS[0].info())
+        print("DBG", before, after)
+        assert after == before
         monkeypatch.setattr(wd, "_one_thread", nullcontext)
         two = scores()
     np.testing.assert_array_equal(pinned, two)
@@ -982,7 +985,68 @@ def test_parts_fit_on_one_thread_and_the_callers_limits_stay(data):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # refit=True and k=3: announced
             DPBayesSearchCV(_ThreadProbe(), SPACE, refit=True).fit(X, y)
-        assert [p["num_threads"] for p in threadpool_info()] == before
+        after = [p["num_threads"] for p in threadpool_info()]
+        print(before, after, wd._POOLS[0].info())
+        print("DBG", before, after)
+        assert after == before
     assert max(before) == 2 and len(_ThreadProbe.seen) > 2
     assert _ThreadProbe.seen[:-1] == [1] * (len(_ThreadProbe.seen) - 1)
     assert _ThreadProbe.seen[-1] == 2  # the refit: the caller's own threads
+
+
+class _GlobalPool:
+    """A thread pool whose limit is process-wide (OpenBLAS with pthreads,
+    MKL, BLIS), with threadpoolctl's controller and limiter interface."""
+
+    threads = 2
+
+    def limit(self, limits):
+        return _GlobalLimiter(limits)
+
+
+class _GlobalLimiter:
+    def __init__(self, limits):
+        self.original = _GlobalPool.threads
+        _GlobalPool.threads = limits
+
+    def restore_original_limits(self):
+        _GlobalPool.threads = self.original
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.restore_original_limits()
+
+
+def test_one_thread_pins_of_two_threads_restore_the_callers_limits(monkeypatch):
+    """Parts run side by side (joblib's threading backend): thread A pins,
+    B pins, A ends, B ends. A process-wide limit must come back to the
+    caller's 2, not to the 1 that B found while A's pin was open."""
+    import threading
+
+    monkeypatch.setattr(wd, "_POOLS", [_GlobalPool(), len(sys.modules)])
+    a_in, b_in, a_out = threading.Event(), threading.Event(), threading.Event()
+    seen = []
+
+    def part_a():
+        with wd._one_thread():
+            seen.append(_GlobalPool.threads)
+            a_in.set()
+            b_in.wait(10)
+        a_out.set()
+
+    def part_b():
+        a_in.wait(10)
+        with wd._one_thread():
+            seen.append(_GlobalPool.threads)
+            b_in.set()
+            a_out.wait(10)
+
+    threads = [threading.Thread(target=f) for f in (part_a, part_b)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert a_out.is_set() and seen == [1, 1]
+    assert _GlobalPool.threads == 2
