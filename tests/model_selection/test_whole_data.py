@@ -1050,3 +1050,39 @@ def test_one_thread_pins_of_two_threads_restore_the_callers_limits(monkeypatch):
         t.join()
     assert a_out.is_set() and seen == [1, 1]
     assert _GlobalPool.threads == 2
+
+
+class _FitTakesY(BaseEstimator):
+    """Unsupervised, but its ``fit`` takes ``y`` positionally (no default):
+    ``Pipeline.fit(X)`` passes ``y=None`` to its last step."""
+
+    def __init__(self, shift=0.0):
+        self.shift = shift
+
+    def fit(self, X, y):
+        self.mean_ = np.asarray(X)[:, 0].mean() + self.shift
+        return self
+
+    def predict(self, X):
+        return (np.asarray(X)[:, 0] > self.mean_).astype(float)
+
+
+def test_one_step_rest_is_fitted_as_pipeline_fit_fits_its_last_step(monkeypatch):
+    """Without y, the shared steps' one-step rest gets ``fit(Xt, None)``, as
+    ``Pipeline.fit(X)`` calls it: the same scores as the whole pipeline."""
+    from sklearn.pipeline import Pipeline
+
+    from sklearn_dpbo import make_dp_scorer
+
+    X = np.random.default_rng(0).normal(size=(60, 3))
+    pipe = Pipeline([("sc", StandardScaler()), ("m", _FitTakesY())])
+    cands = [{"m__shift": s} for s in (-0.5, 0.0, 0.5)]
+    assert wd._shared_steps(pipe, cands, {}) == 1
+    scorer = make_dp_scorer(lambda y, out: out, bounds=(0, 1))
+    splits = [(np.arange(40), np.arange(40, 60))]
+    payload = wd._part_payload(pipe, X, None, {}, np.arange(60), 60)
+    shared = wd._score_part(pipe, cands, payload, splits, scorer)
+    monkeypatch.setattr(wd, "_shared_steps", lambda *args: 0)
+    whole = wd._score_part(pipe, cands, payload, splits, scorer)
+    assert len(np.unique(whole)) > 1  # informative: the candidates differ
+    np.testing.assert_array_equal(shared, whole)

@@ -411,12 +411,10 @@ def _fit_score(estimator, params, fold, scorer, shared, prep) -> float:
     prefix, Xt_tr, Xt_te = prep
     rest = clone(estimator[shared:]).set_params(**params)
     # A one-step rest is its step (fitted in place): what Pipeline.fit and
-    # predict would call, without their per-call checks.
+    # predict would call, without their per-call checks; Pipeline.fit(X)
+    # passes y=None to its last step.
     model = rest.steps[0][1] if len(rest.steps) == 1 else rest
-    if y_tr is None:
-        model.fit(Xt_tr)
-    else:
-        model.fit(Xt_tr, y_tr)
+    model.fit(Xt_tr, y_tr)
     if Xt_te is not None:
         try:
             return scorer._clip(scorer._raw(model, Xt_te, y_te))
