@@ -342,6 +342,7 @@ def _one_thread():
             _PINS[1] -= 1
             if _PINS[1] == 0:  # B's originals were A's 1 if A's pin was open
                 _PINS[0].restore_original_limits()
+                _PINS[0] = None
 
 
 _POOLS: list = [None, -1]  # this process's ThreadpoolController, len(sys.modules)
