@@ -23,7 +23,8 @@ intercept).
   pytest-xdist workers. Each audit claims its own half (an exclusive file
   in the session's temporary directory) and draws it, then its own N on
   V′; then it claims the other half and draws it, or, if the other audit
-  has claimed it, waits for it (``_claim_and_draw``). Whose draws an audit
+  has claimed it, waits for it (``_claim_and_draw``; a half whose draws
+  raised is released and drawn by the waiting audit). Whose draws an audit
   uses is decided by when the halves were claimed, before they were
   drawn, never by their values: each audit compares N independent draws
   on V with N independent draws on its own V′, at α; the two audits'
@@ -157,13 +158,21 @@ def _v_path(directory, half: int):
 
 def _claim_and_draw(directory, half: int) -> np.ndarray | None:
     """Half ``half`` (0 or 1) of the N draws on V if this audit claims it
-    (``O_EXCL``; written atomically once drawn), None if the other did."""
+    (``O_EXCL``, holding its pid; written atomically once drawn), None if the
+    other did. A claim whose draws raise is released for the other audit."""
     path = _v_path(directory, half)
+    claim = f"{path}.claim"
     try:
-        os.close(os.open(f"{path}.claim", os.O_CREAT | os.O_EXCL))
+        fd = os.open(claim, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
     except FileExistsError:
         return None
-    counts = _counts("V", N // 2 if half == 0 else N - N // 2)
+    with os.fdopen(fd, "w") as f:
+        f.write(str(os.getpid()))
+    try:
+        counts = _counts("V", N // 2 if half == 0 else N - N // 2)
+    except BaseException:
+        os.remove(claim)
+        raise
     tmp = directory / f"{path.name}.{os.getpid()}.tmp"
     with open(tmp, "wb") as f:
         np.save(f, counts)
@@ -171,15 +180,39 @@ def _claim_and_draw(directory, half: int) -> np.ndarray | None:
     return counts
 
 
+def _owner_gone(claim: str) -> bool:
+    """Whether the process that claimed a half has ended without writing it."""
+    try:
+        with open(claim) as f:
+            pid = int(f.read() or 0)
+    except FileNotFoundError:
+        return False  # released: the next turn claims it
+    if pid <= 0:
+        return False  # being written
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        pass
+    return False
+
+
 def _claimed(directory, half: int, counts: np.ndarray | None) -> np.ndarray:
     """``counts``, or the other audit's half once written (it writes a half
-    right after drawing it, before it waits for anything: no deadlock)."""
+    right after drawing it, before it waits for anything: no deadlock); a
+    half released by a failed draw is claimed and drawn here."""
     path = _v_path(directory, half)
-    for _ in range(36_000):  # an hour: the owner failed, and the run with it
+    claim = f"{path}.claim"
+    for _ in range(36_000):  # an hour
         if counts is not None:
             return counts
         if path.exists():
             counts = np.load(path)
+        elif not os.path.exists(claim):
+            counts = _claim_and_draw(directory, half)
+        elif _owner_gone(claim) and not path.exists():
+            raise RuntimeError(f"the audit drawing half {half} on V has died")
         else:
             time.sleep(0.1)
     raise TimeoutError(f"half {half} of the draws on V never came")
@@ -190,6 +223,38 @@ def shared_dir(tmp_path_factory):
     """The session's temporary directory, the same for every xdist worker."""
     base = tmp_path_factory.getbasetemp()
     return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+def test_a_half_whose_draw_failed_is_drawn_by_the_other_audit(tmp_path, monkeypatch):
+    """No wait for a half that will never come: a draw that raises releases
+    its claim (the other audit draws the half), a claim whose process has
+    ended raises at once."""
+    import subprocess
+    import sys
+
+    drawn = []
+
+    def counts(role, n):
+        drawn.append(n)
+        if len(drawn) == 1:
+            raise RuntimeError("the draws failed")
+        return np.array([n, 0])
+
+    def no_wait(seconds):
+        raise AssertionError("waited for a half that never comes")
+
+    monkeypatch.setattr(sys.modules[__name__], "_counts", counts)
+    monkeypatch.setattr(time, "sleep", no_wait)
+    with pytest.raises(RuntimeError, match="the draws failed"):
+        _claim_and_draw(tmp_path, 0)
+    assert _claimed(tmp_path, 0, None).tolist() == [N // 2, 0]
+    assert drawn == [N // 2, N // 2]
+    ended = subprocess.Popen([sys.executable, "-c", "pass"])
+    ended.wait()
+    with open(f"{_v_path(tmp_path, 1)}.claim", "w") as f:
+        f.write(str(ended.pid))
+    with pytest.raises(RuntimeError, match="has died"):
+        _claimed(tmp_path, 1, None)
 
 
 @pytest.mark.slow

@@ -153,3 +153,40 @@ def test_auto_tunes_only_when_n_eps_over_d_is_in_its_window():
             assert hasattr(s, "best_score_") == (release is True)
     s = _search("auto", grid=grid, epsilon=0.84, estimator=out).fit(X, y)
     assert s.strategy_ != "default"
+
+
+def test_auto_window_counts_the_learners_features_after_public_steps(monkeypatch):
+    """d is the width the learner receives: 2 columns of X one-hot encoded
+    into 20 (public categories) give n·ε/d = 300·1/20 = 15, inside the
+    window (300/2 = 150 would release the default)."""
+    import warnings
+
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import OneHotEncoder
+
+    seen = []
+    rule = pm.default_suffices
+
+    def spy(learner, n, epsilon, n_features):
+        seen.append((n, epsilon, n_features))
+        return rule(learner, n, epsilon, n_features)
+
+    monkeypatch.setattr(pm, "default_suffices", spy)
+    X = np.random.default_rng(0).integers(0, 10, size=(300, 2))
+    y = (X[:, 0] > 4).astype(int)
+    onehot = OneHotEncoder(
+        categories=[list(range(10))] * 2, sparse_output=False, handle_unknown="ignore"
+    )
+    pipe = make_pipeline(onehot, DPLogisticRegression(data_norm=2.0))
+    s = DPBayesSearchCV(
+        pipe,
+        {"dplogisticregression__C": [0.01, 0.1, 1.0, 10.0, 100.0]},
+        method=PrivateModel(),
+        epsilon=1.0,
+        delta=1e-6,
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        s.fit(X, y)
+    assert seen == [(300, 1.0, 20)]
+    assert not rule(pipe[-1], 300, 1.0, 20) and rule(pipe[-1], 300, 1.0, 2)

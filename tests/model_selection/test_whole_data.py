@@ -946,7 +946,10 @@ def test_part_scores_do_not_depend_on_the_thread_count(monkeypatch, which, seed)
     with threadpool_limits(limits=2):
         before = [p["num_threads"] for p in threadpool_info()]
         pinned = scores()
-        assert [p["num_threads"] for p in threadpool_info()] == before
+        after = [p["num_threads"] for p in threadpool_info()]
+        print(before, after, wd._POOLS[0].info())
+        print("DBG", before, after)
+        assert after == before
         monkeypatch.setattr(wd, "_one_thread", nullcontext)
         two = scores()
     np.testing.assert_array_equal(pinned, two)
@@ -982,7 +985,104 @@ def test_parts_fit_on_one_thread_and_the_callers_limits_stay(data):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # refit=True and k=3: announced
             DPBayesSearchCV(_ThreadProbe(), SPACE, refit=True).fit(X, y)
-        assert [p["num_threads"] for p in threadpool_info()] == before
+        after = [p["num_threads"] for p in threadpool_info()]
+        print(before, after, wd._POOLS[0].info())
+        print("DBG", before, after)
+        assert after == before
     assert max(before) == 2 and len(_ThreadProbe.seen) > 2
     assert _ThreadProbe.seen[:-1] == [1] * (len(_ThreadProbe.seen) - 1)
     assert _ThreadProbe.seen[-1] == 2  # the refit: the caller's own threads
+
+
+class _GlobalPool:
+    """A thread pool whose limit is process-wide (OpenBLAS with pthreads,
+    MKL, BLIS), with threadpoolctl's controller and limiter interface."""
+
+    threads = 2
+
+    def limit(self, limits):
+        return _GlobalLimiter(limits)
+
+
+class _GlobalLimiter:
+    def __init__(self, limits):
+        self.original = _GlobalPool.threads
+        _GlobalPool.threads = limits
+
+    def restore_original_limits(self):
+        _GlobalPool.threads = self.original
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.restore_original_limits()
+
+
+def test_one_thread_pins_of_two_threads_restore_the_callers_limits(monkeypatch):
+    """Parts run side by side (joblib's threading backend): thread A pins,
+    B pins, A ends, B ends. A process-wide limit must come back to the
+    caller's 2, not to the 1 that B found while A's pin was open."""
+    import threading
+
+    monkeypatch.setattr(wd, "_POOLS", [_GlobalPool(), len(sys.modules)])
+    a_in, b_in, a_out = threading.Event(), threading.Event(), threading.Event()
+    seen = []
+
+    def part_a():
+        with wd._one_thread():
+            seen.append(_GlobalPool.threads)
+            a_in.set()
+            b_in.wait(10)
+        a_out.set()
+
+    def part_b():
+        a_in.wait(10)
+        with wd._one_thread():
+            seen.append(_GlobalPool.threads)
+            b_in.set()
+            a_out.wait(10)
+
+    threads = [threading.Thread(target=f) for f in (part_a, part_b)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert a_out.is_set() and seen == [1, 1]
+    assert _GlobalPool.threads == 2
+
+
+class _FitTakesY(BaseEstimator):
+    """Unsupervised, but its ``fit`` takes ``y`` positionally (no default):
+    ``Pipeline.fit(X)`` passes ``y=None`` to its last step."""
+
+    def __init__(self, shift=0.0):
+        self.shift = shift
+
+    def fit(self, X, y):
+        self.mean_ = np.asarray(X)[:, 0].mean() + self.shift
+        return self
+
+    def predict(self, X):
+        return (np.asarray(X)[:, 0] > self.mean_).astype(float)
+
+
+def test_one_step_rest_is_fitted_as_pipeline_fit_fits_its_last_step(monkeypatch):
+    """Without y, the shared steps' one-step rest gets ``fit(Xt, None)``, as
+    ``Pipeline.fit(X)`` calls it: the same scores as the whole pipeline."""
+    from sklearn.pipeline import Pipeline
+
+    from sklearn_dpbo import make_dp_scorer
+
+    X = np.random.default_rng(0).normal(size=(60, 3))
+    pipe = Pipeline([("sc", StandardScaler()), ("m", _FitTakesY())])
+    cands = [{"m__shift": s} for s in (-0.5, 0.0, 0.5)]
+    assert wd._shared_steps(pipe, cands, {}) == 1
+    scorer = make_dp_scorer(lambda y, out: out, bounds=(0, 1))
+    splits = [(np.arange(40), np.arange(40, 60))]
+    payload = wd._part_payload(pipe, X, None, {}, np.arange(60), 60)
+    shared = wd._score_part(pipe, cands, payload, splits, scorer)
+    monkeypatch.setattr(wd, "_shared_steps", lambda *args: 0)
+    whole = wd._score_part(pipe, cands, payload, splits, scorer)
+    assert len(np.unique(whole)) > 1  # informative: the candidates differ
+    np.testing.assert_array_equal(shared, whole)

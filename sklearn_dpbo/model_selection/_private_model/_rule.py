@@ -39,8 +39,9 @@ def choose_strategy(m: int, n_candidates: int, epsilon: float, eta: float) -> st
        instead of ε/L.
 
     Then, for a learner that opts in, ``"default"`` when n·ε/d is
-    outside [:data:`TUNE_FROM`, :data:`DEFAULT_SUFFICES`)
-    (:func:`default_suffices`, applied by the fit path, which knows d).
+    outside [:data:`TUNE_FROM`, :data:`DEFAULT_SUFFICES`), or always for
+    one that never tunes (:func:`default_suffices`, applied by the fit
+    path, which knows d).
 
     Before and after this rule the candidates are pruned
     (``_fit.prune_candidates``, public): L counts distinct candidates only.
@@ -84,8 +85,10 @@ def default_suffices(learner, n: int, epsilon: float, n_features) -> bool:
     Bayes); a learner whose measured tuning never paid declares
     ``_auto_never_tunes`` and always gets its default (Gaussian naive Bayes).
     Public: n, the number of rows of X (whether or not a score is
-    released), the whole ε and d, the number of columns of X (its
-    container's shape, checked 2-D before this); no row is read.
+    released), the whole ε and d, the number of features the learner
+    receives: the columns of X (its container's shape, checked 2-D before
+    this), or the width of a Pipeline's public steps' output on a public
+    dummy row (e.g. a one-hot encoding's columns); no row is read.
     """
     applies = getattr(learner, "_auto_default_rule", None)
     if applies is None or not applies():

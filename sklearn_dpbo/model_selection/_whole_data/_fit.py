@@ -49,7 +49,9 @@ import inspect
 import math
 import pickle
 import sys
+import threading
 import warnings
+from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
 
@@ -307,6 +309,7 @@ def _score_part(estimator, candidates, payload, splits, scorer):
     return out
 
 
+@contextmanager
 def _one_thread():
     """One BLAS/OpenMP thread for a part's fits, restored when the part ends.
 
@@ -318,13 +321,33 @@ def _one_thread():
     HistGradientBoosting, a random forest and LogisticRegression). The
     process's thread pools are looked up once (about 20 ms, more than a
     small part's fits) and again when a module has been imported since.
+    BLAS limits are process-wide and parts may run side by side in threads
+    (joblib's threading backend): each pin restores the limits it found,
+    and the last one to close those the first one found (pins opened A, B,
+    closed A, B would otherwise leave B's 1; OpenBLAS also ignores a raise
+    while a live thread's last setting is lower, so each thread restores).
     """
-    if _POOLS[1] != len(sys.modules):
-        _POOLS[:] = [ThreadpoolController(), len(sys.modules)]
-    return _POOLS[0].limit(limits=1)
+    with _PIN_LOCK:
+        if _POOLS[1] != len(sys.modules):
+            _POOLS[:] = [ThreadpoolController(), len(sys.modules)]
+        limiter = _POOLS[0].limit(limits=1)
+        if _PINS[1] == 0:
+            _PINS[0] = limiter
+        _PINS[1] += 1
+    try:
+        yield
+    finally:
+        with _PIN_LOCK:
+            limiter.restore_original_limits()
+            _PINS[1] -= 1
+            if _PINS[1] == 0:  # B's originals were A's 1 if A's pin was open
+                _PINS[0].restore_original_limits()
+                _PINS[0] = None
 
 
 _POOLS: list = [None, -1]  # this process's ThreadpoolController, len(sys.modules)
+_PINS: list = [None, 0]  # the first open pin's limiter, number of open pins
+_PIN_LOCK = threading.Lock()
 
 
 def _shared_steps(estimator, candidates, fit_params) -> int:
@@ -389,12 +412,10 @@ def _fit_score(estimator, params, fold, scorer, shared, prep) -> float:
     prefix, Xt_tr, Xt_te = prep
     rest = clone(estimator[shared:]).set_params(**params)
     # A one-step rest is its step (fitted in place): what Pipeline.fit and
-    # predict would call, without their per-call checks.
+    # predict would call, without their per-call checks; Pipeline.fit(X)
+    # passes y=None to its last step.
     model = rest.steps[0][1] if len(rest.steps) == 1 else rest
-    if y_tr is None:
-        model.fit(Xt_tr)
-    else:
-        model.fit(Xt_tr, y_tr)
+    model.fit(Xt_tr, y_tr)
     if Xt_te is not None:
         try:
             return scorer._clip(scorer._raw(model, Xt_te, y_te))
