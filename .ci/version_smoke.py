@@ -42,9 +42,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 # Not declared by sklearn-dpbo but pinned for a reproducible oldest lane:
-# threadpoolctl at scikit-learn 1.6.1's own minimum, and the test runner.
-OLDEST_EXTRA = ["threadpoolctl==3.1.0", "pytest==8.3.5"]
-NEWEST_EXTRA = ["pytest"]
+# threadpoolctl at scikit-learn 1.6.1's own minimum, the test runner, and
+# pandas at the test extra's lower bound (scikit-learn's checks and the
+# DataFrame tests skip without it).
+OLDEST_EXTRA = ["threadpoolctl==3.1.0", "pytest==8.3.5", "pandas==1.5.3"]
+NEWEST_EXTRA = ["pytest", "pandas"]
 EXTRA_LANES = {"dp-learners": "dp-learners"}  # lane name -> pyproject extra
 
 DP_LEARNER_TESTS = [
