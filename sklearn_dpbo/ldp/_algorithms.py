@@ -102,19 +102,18 @@ def aggregated_posterior(K, counts, sums, lam):
     return mean, var, logdet
 
 
-class _AggregatedGP:
-    """Shared state of A1 and GP-UCB: counts and sums per candidate."""
+class _Learner:
+    """Public state of every learner: counts, posterior mean and variance."""
 
     def __init__(self, problem: LDPProblem, rng, settings):
         self.p, self.rng, self.s = problem, rng, settings
-        n = problem.K.shape[0]
-        self.counts = np.zeros(n, dtype=np.int64)
-        self.sums = np.zeros(n)
+        self.K_diag = np.diag(problem.K).copy()
+        self.counts = np.zeros(self.K_diag.size, dtype=np.int64)
         self.t = 0
-        self.mean = np.zeros(n)
-        self.var = np.diag(problem.K).copy()
-        self.logdet = 0.0
-        self.beta = self._beta()
+        self._reset()
+
+    def _reset(self) -> None:
+        self.mean, self.var = np.zeros(self.K_diag.size), self.K_diag.copy()
 
     @property
     def std(self):
@@ -122,8 +121,18 @@ class _AggregatedGP:
 
     def propose(self) -> int:
         if self.t == 0:
-            return int(self.rng.integers(self.p.K.shape[0]))  # round 1 [B code]
+            return int(self.rng.integers(self.K_diag.size))  # round 1 [B code]
         return _argmax(self.mean + self.beta * self.std, self.rng)
+
+
+class _AggregatedGP(_Learner):
+    """Shared state of A1 and GP-UCB: counts and sums per candidate."""
+
+    def __init__(self, problem: LDPProblem, rng, settings):
+        super().__init__(problem, rng, settings)
+        self.sums = np.zeros(self.K_diag.size)
+        self.logdet = 0.0
+        self.beta = self._beta()
 
     def _value(self, y: float) -> float:
         return y
@@ -169,24 +178,15 @@ class _GPUCBLearner(_AggregatedGP):
         return self.s.scale * math.sqrt(ucb_beta(self.t + 1, n, self.s.delta))
 
 
-class _NystromLearner:
-    """State shared by A2 and A3: counts, dictionary sampling, σ̃², μ̃."""
+class _NystromLearner(_Learner):
+    """State shared by A2 and A3: dictionary sampling, σ̃², μ̃."""
 
     def __init__(self, problem: LDPProblem, rng, settings):
-        self.p, self.rng, self.s = problem, rng, settings
-        n = problem.K.shape[0]
-        self.K_diag = np.diag(problem.K).copy()
-        self.counts = np.zeros(n, dtype=np.int64)
-        self.mean = np.zeros(n)
-        self.var = self.K_diag.copy()
+        super().__init__(problem, rng, settings)
         self.q = settings.q
         self.dictionary = np.zeros(0, dtype=int)
         self.m = 0
-        self.t = 0
-
-    @property
-    def std(self):
-        return np.sqrt(self.var)
+        self.beta = settings.scale * problem.rkhs_norm
 
     def _embed(self):
         """(Φ over all candidates, observed indices, Ṽ) for a fresh dictionary."""
@@ -211,7 +211,6 @@ class _ATALearner(_NystromLearner):
         self._abs = [np.empty(0) for _ in range(n)]
         self._cum = [np.zeros(1) for _ in range(n)]
         self._vals = [np.empty(0) for _ in range(n)]
-        self.beta = settings.scale * problem.rkhs_norm
         self.b = math.inf
 
     def _constants(self, m: int):
@@ -231,8 +230,6 @@ class _ATALearner(_NystromLearner):
             * growth
         )
         return b, a.scale * beta
-
-    propose = _AggregatedGP.propose
 
     def truncated_sums(self, S, W, b):
         """r̂ = Σ_τ u_{·,τ} ȳ_τ 1{|u_{·,τ} ȳ_τ| ≤ b}, grouped by candidate.
@@ -267,8 +264,7 @@ class _ATALearner(_NystromLearner):
             self.mean = Phi @ theta
             self.var = _dtc_variance(self.K_diag, Phi, (U / w) @ U.T, self.p.lam)
         else:
-            self.mean = np.zeros_like(self.mean)
-            self.var = self.K_diag.copy()
+            self._reset()
         self.b, self.beta = b, beta_next
 
 
@@ -301,7 +297,6 @@ class _MoMALearner(_NystromLearner):
         self._current: int | None = None
         self._buffer: list[float] = []
         self.best_group = 0
-        self.beta = settings.scale * problem.rkhs_norm
 
     def _beta(self, m: int) -> float:
         """3((9 m v)^{1/(1+α)} n^{(1−α)/(2(1+α))} + √λ B(1 + 1/√(1−ε_N))) [M][R]."""
@@ -319,12 +314,8 @@ class _MoMALearner(_NystromLearner):
         )
 
     def propose(self) -> int:
-        if self._current is not None:  # inside an epoch, or after the last
-            return self._current
-        if self.epoch == 0:
-            self._current = int(self.rng.integers(self.p.K.shape[0]))
-        else:
-            self._current = _argmax(self.mean + self.beta * self.std, self.rng)
+        if self._current is None:  # a new epoch (t = 0 iff the first)
+            self._current = super().propose()
         return self._current
 
     def update(self, j: int, y: float) -> None:
@@ -346,8 +337,7 @@ class _MoMALearner(_NystromLearner):
             self.mean = Phi @ Theta[:, self.best_group]
             self.var = _dtc_variance(self.K_diag, Phi, Vinv, self.p.lam)
         else:
-            self.mean = np.zeros_like(self.mean)
-            self.var = self.K_diag.copy()
+            self._reset()
         self.beta = self._beta(self.m)
         if self.epoch < self.n_epochs:
             self._current = None  # next epoch picks a new point
@@ -373,6 +363,10 @@ def _is_real(x) -> bool:
     return isinstance(x, numbers.Real) and not isinstance(x, bool)
 
 
+def _is_positive(x) -> bool:
+    return _is_real(x) and math.isfinite(x) and x > 0
+
+
 def _check_delta(delta, owner: str) -> float:
     """δ: the regret bound's failure probability, not a privacy δ."""
     return check_probability(delta, "delta", owner)
@@ -380,12 +374,9 @@ def _check_delta(delta, owner: str) -> float:
 
 def _width_scale(width, practical: float) -> float:
     """The multiplier of the theory width that ``width`` stands for."""
-    if isinstance(width, str):
-        if width == "practical":
-            return practical
-        if width == "theory":
-            return 1.0
-    elif _is_real(width) and math.isfinite(width) and width > 0:
+    if isinstance(width, str) and width in ("practical", "theory"):
+        return practical if width == "practical" else 1.0
+    if _is_positive(width):
         return float(width)
     raise ValueError(
         "width must be 'practical', 'theory' or a finite number > 0 (a "
@@ -399,10 +390,7 @@ def _check_nystrom(nystrom_accuracy, q) -> float:
         raise ValueError(
             f"nystrom_accuracy must be a number in (0, 1); got {nystrom_accuracy!r}."
         )
-    if not (
-        (isinstance(q, str) and q in ("theory", "practical"))
-        or (_is_real(q) and math.isfinite(q) and q > 0)
-    ):
+    if not ((isinstance(q, str) and q in ("theory", "practical")) or _is_positive(q)):
         raise ValueError(
             f"q must be 'practical', 'theory' or a finite number > 0; got {q!r}."
         )
@@ -468,15 +456,14 @@ class TGPUCB(_Algorithm):
     delta : float in (0, 1), default=0.1
         Confidence parameter (0.1 in the base paper's experiments [B]).
     width : {"practical", "theory"} or float, default="practical"
-        The confidence width β_t. ``"theory"``: the constants above;
-        ``"practical"``: ``practical_width`` × the theory width [E]; a
-        number c: c × the theory width. Post-processing of the ε-LDP
-        reports: privacy is the same whatever it is; only ``"theory"``
-        comes with the regret analysis.
+        β_t: ``"theory"`` the constants above, ``"practical"``
+        ``practical_width`` × that [E], a number c: c × that. Privacy is the
+        same whatever it is (post-processing); only ``"theory"`` comes with
+        the regret analysis.
     truncation : "theory" or float, default="theory"
         κ of the level b = (b − a)/2 + κ l: ``"theory"`` ln(2T/δ), or a
-        number κ > 0 (a lower level truncates more reports). Post-processing
-        too; the regret analysis needs ``"theory"``.
+        number κ > 0. Post-processing too; the regret analysis needs
+        ``"theory"``.
     """
 
     name = "ldp-tgp-ucb"
@@ -492,7 +479,7 @@ class TGPUCB(_Algorithm):
         t = self.truncation
         if isinstance(t, str) and t == "theory":
             return None
-        if _is_real(t) and math.isfinite(t) and t > 0:
+        if _is_positive(t):
             return float(t)
         raise ValueError(
             "truncation must be 'theory' or a finite number > 0 "
@@ -507,23 +494,17 @@ class TGPUCB(_Algorithm):
 class GPUCB(_Algorithm):
     """Plain GP-UCB on privatised rewards: the baseline (no guarantee).
 
-    x_t = argmax μ + √β_t σ, λ = 1, no truncation, with the exploration
-    weight β_t = 2 ln(|D| t² π² / (3δ)) as printed in Kusner et al. (2015),
-    Algorithm 1 (:func:`~._acquisition.ucb_beta`); Srinivas et al. (2010),
-    Theorem 1, whose finite-D form it follows, has 6δ where Kusner et al.
-    have 3δ. That theorem assumes f ~ GP(0, k) and Gaussian noise of
-    variance λ; with Laplace reports (not sub-Gaussian, variance v ≫ λ) no
-    regret bound covers it (spec §6 [S]): ``width="theory"`` means this
-    printed β_t, kept as the reference point. ``width="practical"`` is the
-    same β_t (``practical_width`` = 1 [E]).
+    x_t = argmax μ + √β_t σ, λ = 1, no truncation, β_t = 2 ln(|D| t² π² / (3δ))
+    as printed in Kusner et al. (2015), Algorithm 1
+    (:func:`~._acquisition.ucb_beta`; Srinivas et al. 2010, Theorem 1, has
+    6δ). No regret bound covers Laplace reports (spec §6 [S]).
 
     Parameters
     ----------
     delta : float in (0, 1), default=0.1
     width : {"practical", "theory"} or float, default="practical"
         ``"theory"`` and ``"practical"``: √β_t as above; a number c:
-        c × √β_t. Post-processing of the ε-LDP reports: privacy is the
-        same whatever the width.
+        c × √β_t. Privacy is the same whatever the width.
     """
 
     name = "gp-ucb"

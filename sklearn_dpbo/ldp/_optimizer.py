@@ -1,11 +1,6 @@
-"""The learner of local-DP Bayesian optimisation: ask/tell and a loop.
-
-Spec: ``LDP_BO.md`` (Zhou & Tan, "Local Differential Privacy for Bayesian
-Optimization", AAAI 2021). The learner proposes candidates from a finite
-public candidate set and receives only :class:`~._client.LDPReport`
-objects produced by a client-side randomiser; it cannot be told a bare
-number.
-"""
+"""The learner of local-DP Bayesian optimisation (Zhou & Tan, AAAI 2021; spec
+``LDP_BO.md``): ask/tell over a finite public candidate set, told only
+:class:`~._client.LDPReport` objects, and a loop."""
 
 from __future__ import annotations
 
@@ -56,9 +51,8 @@ class LDPBayesianOptimizer:
     """Learner of locally differentially private BO (ask/tell).
 
     Maximises an unknown f over a finite public candidate set from reports
-    privatised by the data owners (ε-LDP per report, spec ``LDP_BO.md`` §2).
-    ``tell`` accepts only :class:`LDPReport` objects made by the randomiser
-    this learner was built for, so a raw reward cannot reach it by mistake.
+    privatised by the data owners (ε-LDP per report, spec ``LDP_BO.md`` §2);
+    ``tell`` accepts only :class:`LDPReport` objects of its randomiser.
 
     Parameters
     ----------
@@ -73,23 +67,18 @@ class LDPBayesianOptimizer:
     algorithm : str or algorithm object, default="ldp-moma-gp-ucb"
         ``"ldp-tgp-ucb"`` (:class:`TGPUCB`), ``"ldp-ata-gp-ucb"``
         (:class:`ATAGPUCB`), ``"ldp-moma-gp-ucb"`` (:class:`MoMAGPUCB`),
-        ``"gp-ucb"`` (:class:`GPUCB`, the baseline), or an instance of one
-        of those classes carrying its own parameters (δ, ``width``,
-        Nyström accuracy, ``q``, ``n_groups``). A name means the class's
-        defaults (``width="practical"``); pass e.g.
-        ``TGPUCB(width="theory")`` for the theorems' constants.
+        ``"gp-ucb"`` (:class:`GPUCB`, the baseline) with the class's
+        defaults, or an instance of one of those classes (e.g.
+        ``TGPUCB(width="theory")`` for the theorems' constants).
     kernel : scikit-learn kernel or None, default=None
-        ``RBF(length_scale=ℓ)`` or ``Matern(nu=2.5, length_scale=ℓ)`` (``from
-        sklearn.gaussian_process.kernels import Matern, RBF``) on the
-        unit-cube encoding of the candidates, with one length-scale ℓ > 0.
-        Fixed a priori (spec §6 [S]); never fitted to the reports
-        (``length_scale_bounds`` is ignored). ``None`` is
+        ``RBF(length_scale=ℓ)`` or ``Matern(nu=2.5, length_scale=ℓ)`` on the
+        unit-cube encoding of the candidates, fixed a priori (spec §6 [S];
+        ``length_scale_bounds`` is ignored). ``None`` is
         ``RBF(length_scale=0.2)``.
     rkhs_norm : float or None, default=None
         B, the bound on ‖f − (a + b)/2‖ in the kernel's RKHS [P]. ``None``
-        takes (b − a)/2, the bound on the centred reward, as the base
-        paper's experiments do (B = max |f|) [B code]; the RKHS norm can
-        exceed the sup norm, so pass a larger B if you know one.
+        takes (b − a)/2, as the base paper's experiments do [B code]; pass a
+        larger B if you know one.
     noise_variance : float, default=1.0
         λ, the regulariser / GP noise variance (λ = 1 [B]).
     n_candidates : int, default=1024
@@ -111,11 +100,8 @@ class LDPBayesianOptimizer:
 
     Notes
     -----
-    The whole state is public (it only ever saw privatised values): it may
-    be printed, inspected and pickled. The privacy of each report is the
-    randomiser's; if one owner answers several queries her guarantee
-    composes (mε for m reports), and if every report is computed on the
-    *same* data set (ordinary hyper-parameter search) that data set gets
+    The whole state is public (privatised values only). An owner answering
+    m queries gets mε; if every report reads the *same* data set, it gets
     Tε: use central DP (:class:`DPBayesSearchCV`) for that case.
     """
 
@@ -309,15 +295,12 @@ def ldp_maximize(
 ) -> LDPOptimizeResult:
     """Maximise ``objective`` with locally private rewards (skopt-style loop).
 
-    Each call ``objective(params)`` is evaluated on the owner's side of the
-    boundary: its value goes straight into the randomiser
+    Each value ``objective(params)`` goes straight into the randomiser
     (``mechanism="laplace"``: :class:`LaplaceRandomizer`;
     ``"randomized-response"``: :class:`RandomizedResponse`) with the public
-    ``bounds`` and ``epsilon``, and only the report reaches the learner.
-
-    Privacy: each report is ε-LDP for the owner of that evaluation. This
-    fits "each call is answered by a different user"; if every call reads
-    the same data, that data gets ``n_calls`` × ε by composition.
+    ``bounds`` and ``epsilon``; only the report reaches the learner. Each
+    report is ε-LDP for the owner of that evaluation; if every call reads
+    the same data, that data gets ``n_calls`` × ε.
 
     Parameters
     ----------
@@ -347,15 +330,12 @@ def ldp_maximize(
     check_epsilon(epsilon, owner="ldp_maximize")
     if kernel is not None:
         internal_kernel(kernel, caller="ldp_maximize")  # refused before any report
-    if mechanism == "laplace":
-        cls = LaplaceRandomizer
-    elif mechanism == "randomized-response":
-        cls = RandomizedResponse
-    else:
+    cls = {"laplace": LaplaceRandomizer, "randomized-response": RandomizedResponse}
+    if not isinstance(mechanism, str) or mechanism not in cls:
         raise ValueError(
             f"mechanism must be 'laplace' or 'randomized-response'; got {mechanism!r}."
         )
-    client = cls(bounds, epsilon, noise_random_state=noise_random_state)
+    client = cls[mechanism](bounds, epsilon, noise_random_state=noise_random_state)
     opt = LDPBayesianOptimizer(
         space,
         client,
