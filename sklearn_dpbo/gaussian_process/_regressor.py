@@ -545,25 +545,13 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
                 reference=_REFERENCE[self.method],
             )
         )
-        self._ingest(
-            releases, released_n, plan, configs[index], posteriors[index], Xq, s
-        )
-        if selection is not None:
-            self.candidate_params_ = [dict(p) for p in s["candidates"]]
-            self.selected_params_ = dict(s["candidates"][index])
-            self.selected_index_ = int(index)
-        return self
-
-    def _ingest(self, releases, released_n, plan, config, posterior, Xq, s):
-        kernel, alpha, Z = config
+        self.kernel_, self.alpha_, self.inducing_points_ = configs[index]
         scale, offset = s["scale"], s["offset"]
         self.query_points_ = Xq
         self.released_mean_ = offset + scale * released_n
-        self.noise_cov_ = plan.noise_covariance() * scale**2
+        self._noise_cov_n = plan.noise_covariance()
+        self.noise_cov_ = self._noise_cov_n * scale**2
         self.noise_std_ = plan.noise_std() * scale
-        self.kernel_ = kernel
-        self.alpha_ = float(alpha)
-        self.inducing_points_ = Z
         self.sensitivity_ = plan.sensitivity * scale
         self.solver_ = dict(plan.solver)
         self.privacy_report_ = PrivacyReport(
@@ -571,16 +559,19 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
             self.method,
             neighbouring="same X (public); replace any one output y_i",
         )
-        self._post = posterior
+        self._post = posteriors[index]
         self._scale, self._offset = scale, offset
-        Lq, _ = robust_cholesky(kernel(Xq))
-        self._interp = cho_solve((Lq, True), released_n, check_finite=False)
-        self._Lq = Lq
-        self._noise_cov_n = plan.noise_covariance()
+        self._Lq, _ = robust_cholesky(self.kernel_(Xq))
+        self._interp = cho_solve((self._Lq, True), released_n, check_finite=False)
         self._rows = {
             row.tobytes(): i for i, row in enumerate(np.ascontiguousarray(Xq))
         }
         self._released_n = released_n
+        if selection is not None:
+            self.candidate_params_ = [dict(p) for p in s["candidates"]]
+            self.selected_params_ = dict(s["candidates"][index])
+            self.selected_index_ = int(index)
+        return self
 
     def _query_index(self, X):
         return np.array([self._rows.get(row.tobytes(), -1) for row in X], dtype=int)
@@ -622,22 +613,18 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
             )
         X = np.ascontiguousarray(validate_data(self, X, reset=False, dtype=float))
         mean = self._offset + self._scale * self._mean_n(X)
+        A = self._release_weights(X) if return_std or return_cov else None
         if return_std:
-            A = self._release_weights(X)
             noise_var = np.maximum(np.sum((A @ self._noise_cov_n) * A, axis=1), 0.0)
             return mean, self._scale * np.sqrt(self._post.variance(X) + noise_var)
         if return_cov:
-            A = self._release_weights(X)
             cov = self._post.covariance(X) + A @ self._noise_cov_n @ A.T
             return mean, self._scale**2 * cov
         return mean
 
     def sample_y(self, X, n_samples=1, random_state=0):
-        """Draws from N(predict(X), cov), ``cov`` of ``predict(return_cov=True)``.
-
-        The randomness is public (``random_state``). Returns an array of
-        shape (n_query, n_samples).
-        """
+        """Draws from N(predict(X), cov), ``cov`` of ``predict(return_cov=True)``,
+        with public randomness; an array of shape (n_query, n_samples)."""
         mean, cov = self.predict(X, return_cov=True)
         L, _ = robust_cholesky(cov)
         rng = np.random.default_rng(public_rng(random_state).integers(2**63 - 1))

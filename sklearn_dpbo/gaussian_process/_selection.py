@@ -30,10 +30,7 @@ optimisation", with a corrected sensitivity: spec DP_GP.md §5.3 [S][D])
     The paper's bound (d² max_j ‖c_j‖² per training fold, then summed) is
     not valid (spec §5.2) and is not offered.
 
-:class:`PublicDataSelection` (no privacy cost)
-    Maximises the marginal likelihood on a public data set of the same kind
-    (scikit-learn's ``GaussianProcessRegressor`` with the estimator's kernel
-    plus a ``WhiteKernel``), after the same public clipping and scaling.
+:class:`PublicDataSelection`: marginal likelihood on public data (no cost).
 """
 
 from __future__ import annotations
@@ -50,6 +47,10 @@ from ..privacy._accounting import Release
 from ..privacy._mechanisms import permute_and_flip
 
 __all__ = ["PrivateGridSelection", "PublicDataSelection", "plan_selection"]
+
+
+def _is_real(x) -> bool:
+    return isinstance(x, numbers.Real) and not isinstance(x, bool)
 
 
 class PrivateGridSelection:
@@ -96,22 +97,14 @@ class PrivateGridSelection:
 
     def candidates(self) -> list[dict]:
         """The grid as a list of parameter dicts (checked, public)."""
-        frac = self.epsilon_fraction
-        if (
-            isinstance(frac, bool)
-            or not isinstance(frac, numbers.Real)
-            or not 0 < frac < 1
-        ):
+        frac, k, e = self.epsilon_fraction, self.n_folds, self.residual_bound
+        if not (_is_real(frac) and 0 < frac < 1):
             raise ValueError(
                 f"epsilon_fraction must be in (0, 1); got {frac!r}. Pass e.g. 0.5."
             )
-        k = self.n_folds
         if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 2:
             raise ValueError(f"n_folds must be an int >= 2; got {k!r}.")
-        e = self.residual_bound
-        if e is not None and not (
-            isinstance(e, numbers.Real) and not isinstance(e, bool) and 0 < e < np.inf
-        ):
+        if e is not None and not (_is_real(e) and 0 < e < np.inf):
             raise ValueError(f"residual_bound must be None or > 0; got {e!r}.")
         params = list(ParameterGrid(self.param_grid))
         if not params:
@@ -156,6 +149,8 @@ SHARED_INPUTS_WARNING = (
 class PublicDataSelection:
     """Hyper-parameters fitted by marginal likelihood on *public* data.
 
+    scikit-learn's ``GaussianProcessRegressor`` with the estimator's kernel
+    plus a ``WhiteKernel``, after the regressor's public clipping and scaling.
     Contract (the user's): the data must be public and independent of the
     private outputs passed to ``fit``; the fitted kernel and noise variance
     are stored without noise (``kernel_``, ``alpha_``). ``fit`` refuses the
