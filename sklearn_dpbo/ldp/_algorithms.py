@@ -37,15 +37,7 @@ from ._nystrom import (
     nystrom_embedding,
 )
 
-__all__ = [
-    "LDPProblem",
-    "TGPUCB",
-    "ATAGPUCB",
-    "MoMAGPUCB",
-    "GPUCB",
-    "ALGORITHMS",
-    "nystrom_embedding",
-]
+__all__ = ["LDPProblem", "TGPUCB", "ATAGPUCB", "MoMAGPUCB", "GPUCB", "ALGORITHMS"]
 
 
 @dataclass(frozen=True)
@@ -221,15 +213,9 @@ class _ATALearner(_NystromLearner):
         log_term = math.log(4.0 * m * p.horizon / a.delta)
         growth = self.t ** ((1.0 - al) / (2.0 * (1.0 + al)))
         b = (p.moment / log_term) ** (1.0 / (1.0 + al)) * growth
-        beta = (
-            _nystrom_b_term(p, a.nystrom_accuracy)
-            + 4.0
-            * math.sqrt(m / p.lam)
-            * p.moment ** (1.0 / (1.0 + al))
-            * log_term ** (al / (1.0 + al))
-            * growth
-        )
-        return b, a.scale * beta
+        noise = 4.0 * math.sqrt(m / p.lam) * p.moment ** (1.0 / (1.0 + al))
+        B = _nystrom_b_term(p, a.nystrom_accuracy)
+        return b, a.scale * (B + noise * log_term ** (al / (1.0 + al)) * growth)
 
     def truncated_sums(self, S, W, b):
         """r̂ = Σ_τ u_{·,τ} ȳ_τ 1{|u_{·,τ} ȳ_τ| ≤ b}, grouped by candidate.
@@ -304,14 +290,9 @@ class _MoMALearner(_NystromLearner):
         m = max(m, 1)
         al = p.alpha
         growth = self.epoch ** ((1.0 - al) / (2.0 * (1.0 + al)))
-        return (
-            a.scale
-            * 3.0
-            * (
-                (9.0 * m * p.moment) ** (1.0 / (1.0 + al)) * growth
-                + math.sqrt(p.lam) * _nystrom_b_term(p, a.nystrom_accuracy)
-            )
-        )
+        noise = (9.0 * m * p.moment) ** (1.0 / (1.0 + al)) * growth
+        B = _nystrom_b_term(p, a.nystrom_accuracy)
+        return a.scale * 3.0 * (noise + math.sqrt(p.lam) * B)
 
     def propose(self) -> int:
         if self._current is None:  # a new epoch (t = 0 iff the first)

@@ -27,12 +27,7 @@ from ..privacy._samplers import (
 from ..privacy._silence import quiet
 from ..privacy._validation import PrivacyLeakWarning, check_epsilon, check_privacy_rng
 
-__all__ = [
-    "LDPReport",
-    "MechanismSpec",
-    "LaplaceRandomizer",
-    "RandomizedResponse",
-]
+__all__ = ["LDPReport", "MechanismSpec", "LaplaceRandomizer", "RandomizedResponse"]
 
 
 @dataclass(frozen=True)
@@ -217,13 +212,6 @@ class LaplaceRandomizer(_Randomizer):
     distributions differ by a factor ≤ exp(ε) (Dwork et al. 2006). Each
     report is ε-LDP for the owner of that reward; an owner who reports m
     times gets mε (basic composition).
-
-    Examples
-    --------
-    >>> r = LaplaceRandomizer(bounds=(0, 1), epsilon=1.0)
-    >>> rep = r.privatize(0.7)
-    >>> rep.spec.mechanism
-    'laplace'
     """
 
     mechanism = "laplace"
@@ -233,15 +221,8 @@ class LaplaceRandomizer(_Randomizer):
         width = high - low
         k = granularity_exponent(width / self.epsilon)
         scale = float((Fraction(width) + Fraction(2) ** k) / Fraction(self.epsilon))
-        half = 0.5 * width
-        return MechanismSpec(
-            mechanism=self.mechanism,
-            bounds=self.bounds,
-            epsilon=self.epsilon,
-            noise_scale=scale,
-            report_half_width=None,
-            second_moment=half * half + 2.0 * scale * scale,
-        )
+        v = (0.5 * width) * (0.5 * width) + 2.0 * scale * scale
+        return MechanismSpec(self.mechanism, self.bounds, self.epsilon, scale, None, v)
 
     def _noisy(self, clipped: float, source) -> float:
         low, high = self.bounds
@@ -283,15 +264,8 @@ class RandomizedResponse(_Randomizer):
     def public_spec(self) -> MechanismSpec:
         q = self._flip_probability()
         half = 0.5 * (self.bounds[1] - self.bounds[0])
-        bound = half / (1.0 - 2.0 * q)
-        return MechanismSpec(
-            mechanism=self.mechanism,
-            bounds=self.bounds,
-            epsilon=self.epsilon,
-            noise_scale=q,
-            report_half_width=bound,
-            second_moment=bound * bound,
-        )
+        b = half / (1.0 - 2.0 * q)
+        return MechanismSpec(self.mechanism, self.bounds, self.epsilon, q, b, b * b)
 
     def _noisy(self, clipped: float, source) -> float:
         low, high = self.bounds

@@ -320,12 +320,6 @@ def ldp_maximize(
     Returns
     -------
     LDPOptimizeResult
-
-    Examples
-    --------
-    >>> res = ldp_maximize(lambda p: 1 - (p["x"] - 0.3) ** 2,
-    ...                    {"x": [i / 20 for i in range(21)]}, 50,
-    ...                    algorithm="gp-ucb", random_state=0)  # doctest: +SKIP
     """
     check_epsilon(epsilon, owner="ldp_maximize")
     if kernel is not None:
