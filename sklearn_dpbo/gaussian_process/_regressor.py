@@ -40,6 +40,7 @@ from ._selection import (
     CONTRACT_ERROR,
     PrivateGridSelection,
     PublicDataSelection,
+    _is_real,
     _same_buffer,
     plan_selection,
 )
@@ -315,9 +316,7 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
         ok = (
             isinstance(bounds, (tuple, list))
             and len(bounds) == 2
-            and all(
-                isinstance(b, numbers.Real) and not isinstance(b, bool) for b in bounds
-            )
+            and all(map(_is_real, bounds))
             and all(math.isfinite(float(b)) for b in bounds)
             and float(bounds[0]) < float(bounds[1])
         )
@@ -452,19 +451,9 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
                 )
             configs = [(kernel, alpha, Z)]
         posteriors = [self._posterior(k, a, Z, X) for k, a, Z in configs]
-        plans = [
-            plan_release(
-                self.method,
-                post,
-                Xq,
-                width=s["width"],
-                epsilon=s["eps_rel"],
-                delta=s["delta"],
-                paper_faithful=self.paper_faithful,
-                solver_tol=self.solver_tol,
-            )
-            for post in posteriors
-        ]
+        kw = dict(width=s["width"], epsilon=s["eps_rel"], delta=s["delta"])
+        kw.update(paper_faithful=self.paper_faithful, solver_tol=self.solver_tol)
+        plans = [plan_release(self.method, post, Xq, **kw) for post in posteriors]
         if not all(p.solver["converged"] for p in plans):  # public
             warnings.warn(
                 "the cloaking solver stopped before its tolerance (see solver_); "
@@ -623,8 +612,10 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
         return mean
 
     def sample_y(self, X, n_samples=1, random_state=0):
-        """Draws from N(predict(X), cov), ``cov`` of ``predict(return_cov=True)``,
-        with public randomness; an array of shape (n_query, n_samples)."""
+        """Draws from N(predict(X), cov), ``cov`` of ``predict(return_cov=True)``.
+
+        Public randomness; returns an array of shape (n_query, n_samples).
+        """
         mean, cov = self.predict(X, return_cov=True)
         L, _ = robust_cholesky(cov)
         rng = np.random.default_rng(public_rng(random_state).integers(2**63 - 1))
