@@ -1,22 +1,17 @@
 """The learners of local-DP Bayesian optimisation over a finite candidate set.
 
 Spec: ``LDP_BO.md`` §4 (Zhou & Tan, AAAI 2021; Chowdhury & Gopalan,
-NeurIPS 2019; Shao et al., NeurIPS 2018). Tags of every constant:
-[P] the paper's readable part, [B] the base paper (verified), [M] MENU
-(recalled, not re-verified), [R] reconstructed, [S] our safe choice,
-[E] an empirical public constant (no guarantee rests on it).
-
+NeurIPS 2019; Shao et al., NeurIPS 2018). Tags: [P] the paper's readable
+part, [B] the base paper (verified), [M] MENU (recalled, not re-verified),
+[R] reconstructed, [S] our safe choice, [E] an empirical public constant.
 Everything here is post-processing of ε-LDP reports; its state is public.
-An algorithm object's ``start(problem, rng)`` returns a learner with
-``propose() -> index``, ``update(index, centred_report)`` and the current
-``mean``/``std`` over the candidates.
+``start(problem, rng)`` returns a learner with ``propose()``,
+``update(index, centred_report)``, ``mean`` and ``std``.
 
-Finite candidate sets make every posterior a function of per-candidate
-sufficient statistics: with c_j reports at candidate j, the t-point GP
-posterior with noise λ equals the |S|-point one with noise λ/c_j on the
-per-candidate means (push-through identity, exact), and
-ln det(I_t + λ⁻¹K_t) = ln det(K_S + λC⁻¹) + Σ ln(c_j/λ). Tests compare
-each learner with a dense t-point re-implementation.
+With c_j reports at candidate j, the t-point GP posterior with noise λ
+equals the |S|-point one with noise λ/c_j on the per-candidate means
+(push-through identity, exact), and
+ln det(I_t + λ⁻¹K_t) = ln det(K_S + λC⁻¹) + Σ ln(c_j/λ).
 """
 
 from __future__ import annotations
@@ -79,10 +74,8 @@ def aggregated_posterior(K, counts, sums, lam):
     μ = K_{:,S} A⁻¹ (s_S / c_S), σ² = diag K − diag(K_{:,S} A⁻¹ K_{S,:}),
     A = K_SS + λ diag(1/c_S), S = {j : c_j > 0}.
     """
-    S = np.flatnonzero(counts)
+    S = np.flatnonzero(counts)  # non-empty: called after a report
     diag = np.diag(K).copy()
-    if S.size == 0:
-        return np.zeros(K.shape[0]), diag, 0.0
     c = counts[S].astype(float)
     A = K[np.ix_(S, S)] + np.diag(lam / c)
     cf = cho_factor(A, lower=True)
