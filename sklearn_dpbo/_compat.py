@@ -13,6 +13,7 @@ import sklearn
 
 try:
     from sklearn.utils import _safe_indexing
+    from sklearn.utils._metadata_requests import _routing_enabled
     from sklearn.utils._param_validation import (
         HasMethods,
         Interval,
@@ -41,11 +42,6 @@ except ImportError:  # pragma: no cover - depends on the installed version
                 "this scikit-learn has no _VisualBlock; its HTML repr falls "
                 "back to a single block"
             )
-
-
-def _routing_enabled() -> bool:
-    """Whether metadata routing is enabled (``sklearn.set_config``)."""
-    return bool(sklearn.get_config().get("enable_metadata_routing", False))
 
 
 class CachedParamNamesMixin:
