@@ -317,11 +317,6 @@ class _MoMALearner(_NystromLearner):
             self._current = None  # next epoch picks a new point
 
 
-def _practical_groups(horizon: int, delta: float) -> int:
-    """k = min(⌈ln(e^{1/8} T/δ)⌉, T): MENU's k without its factor 24 [E]."""
-    return max(1, min(math.ceil(math.log(math.exp(0.125) * horizon / delta)), horizon))
-
-
 @dataclass(frozen=True)
 class _Settings:
     """The validated parameters of one run, resolved for its horizon (public)."""
@@ -339,36 +334,6 @@ def _is_real(x) -> bool:
 
 def _is_positive(x) -> bool:
     return _is_real(x) and math.isfinite(x) and x > 0
-
-
-def _check_delta(delta, owner: str) -> float:
-    """δ: the regret bound's failure probability, not a privacy δ."""
-    return check_probability(delta, "delta", owner)
-
-
-def _width_scale(width, practical: float) -> float:
-    """The multiplier of the theory width that ``width`` stands for."""
-    if isinstance(width, str) and width in ("practical", "theory"):
-        return practical if width == "practical" else 1.0
-    if _is_positive(width):
-        return float(width)
-    raise ValueError(
-        "width must be 'practical', 'theory' or a finite number > 0 (a "
-        f"multiple of the theory width); got {width!r}."
-    )
-
-
-def _check_nystrom(nystrom_accuracy, q) -> float:
-    e = nystrom_accuracy
-    if not (_is_real(e) and 0.0 < e < 1.0):
-        raise ValueError(
-            f"nystrom_accuracy must be a number in (0, 1); got {nystrom_accuracy!r}."
-        )
-    if not ((isinstance(q, str) and q in ("theory", "practical")) or _is_positive(q)):
-        raise ValueError(
-            f"q must be 'practical', 'theory' or a finite number > 0; got {q!r}."
-        )
-    return float(e)
 
 
 class _Algorithm:
@@ -390,18 +355,28 @@ class _Algorithm:
 
     def width_scale(self) -> float:
         """The multiplier of the theory width used (validates ``width``)."""
-        return _width_scale(self.width, self.practical_width)
+        width = self.width
+        if isinstance(width, str) and width in ("practical", "theory"):
+            return self.practical_width if width == "practical" else 1.0
+        if _is_positive(width):
+            return float(width)
+        raise ValueError(
+            "width must be 'practical', 'theory' or a finite number > 0 (a "
+            f"multiple of the theory width); got {width!r}."
+        )
 
     def truncation_tail(self) -> float | None:
         """κ of TGP's level (b − a)/2 + κ l; ``None``: the theory κ."""
         return None
 
+    def _delta(self) -> float:
+        """δ: the regret bound's failure probability, not a privacy δ."""
+        return check_probability(self.delta, "delta", type(self).__name__)
+
     def settings(self, horizon: int) -> _Settings:
         """Validate the parameters and resolve them for the horizon T."""
-        return _Settings(
-            delta=_check_delta(self.delta, type(self).__name__),
-            scale=self.width_scale(),
-        )
+        self.truncation_tail()  # validates TGP's ``truncation``
+        return _Settings(delta=self._delta(), scale=self.width_scale())
 
     def start(self, problem: LDPProblem, rng):
         """A learner for ``problem``; raises ValueError on a bad parameter."""
@@ -459,10 +434,6 @@ class TGPUCB(_Algorithm):
             "truncation must be 'theory' or a finite number > 0 "
             f"(κ in the level (b − a)/2 + κ l); got {t!r}."
         )
-
-    def settings(self, horizon: int) -> _Settings:
-        self.truncation_tail()  # validates ``truncation``
-        return super().settings(horizon)
 
 
 class GPUCB(_Algorithm):
@@ -530,8 +501,16 @@ class ATAGPUCB(_Algorithm):
         self.width = width
 
     def settings(self, horizon: int) -> _Settings:
-        delta = _check_delta(self.delta, type(self).__name__)
-        eps_n = _check_nystrom(self.nystrom_accuracy, self.q)
+        delta, e, q = self._delta(), self.nystrom_accuracy, self.q
+        if not (_is_real(e) and 0.0 < e < 1.0):
+            raise ValueError(f"nystrom_accuracy must be a number in (0, 1); got {e!r}.")
+        if not (
+            (isinstance(q, str) and q in ("theory", "practical")) or _is_positive(q)
+        ):
+            raise ValueError(
+                f"q must be 'practical', 'theory' or a finite number > 0; got {q!r}."
+            )
+        eps_n = float(e)
         return _Settings(
             delta=delta,
             scale=self.width_scale(),
@@ -589,10 +568,11 @@ class MoMAGPUCB(_Algorithm):
 
     def groups(self, horizon: int) -> int:
         """k for the horizon T (validates ``n_groups`` and ``delta``)."""
-        delta = _check_delta(self.delta, type(self).__name__)
+        delta = self._delta()
         g = self.n_groups
-        if isinstance(g, str) and g == "practical":
-            return _practical_groups(horizon, delta)
+        if isinstance(g, str) and g == "practical":  # MENU's k without its 24 [E]
+            k = math.ceil(math.log(math.exp(0.125) * horizon / delta))
+            return max(1, min(k, horizon))
         if isinstance(g, str) and g == "theory":
             k = math.ceil(24.0 * math.log(math.exp(0.125) * horizon / delta))
         elif isinstance(g, numbers.Integral) and not isinstance(g, bool) and g >= 2:
