@@ -29,24 +29,6 @@ __all__ = ["LDPBayesianOptimizer", "LDPOptimizeResult", "ldp_maximize"]
 DEFAULT_KERNEL = ("squared-exponential", 0.2)
 
 
-def _as_candidates(space, n_candidates: int, random_state) -> CandidateSet:
-    if isinstance(space, CandidateSet):
-        return space
-    seed = int(public_rng(random_state).integers(2**31 - 1))
-    return CandidateSet(space, n_candidates, seed)
-
-
-def _as_spec(randomizer) -> MechanismSpec:
-    if isinstance(randomizer, MechanismSpec):
-        return randomizer
-    if isinstance(randomizer, _Randomizer):
-        return randomizer.public_spec()  # public parameters only, no RNG
-    raise TypeError(
-        "randomizer must be a LaplaceRandomizer, a RandomizedResponse or their "
-        f"public_spec(); got an object of type {type(randomizer).__name__}."
-    )
-
-
 class LDPBayesianOptimizer:
     """Learner of locally differentially private BO (ask/tell).
 
@@ -132,9 +114,19 @@ class LDPBayesianOptimizer:
         lam = float(noise_variance)
         if not (math.isfinite(lam) and lam > 0):
             raise ValueError(f"noise_variance must be finite and > 0; got {lam!r}.")
-        self.spec_ = _as_spec(randomizer)
+        if isinstance(randomizer, _Randomizer):
+            randomizer = randomizer.public_spec()  # public parameters only, no RNG
+        if not isinstance(randomizer, MechanismSpec):
+            raise TypeError(
+                "randomizer must be a LaplaceRandomizer, a RandomizedResponse or their "
+                f"public_spec(); got an object of type {type(randomizer).__name__}."
+            )
+        self.spec_ = randomizer
         self.algorithm_ = resolve_algorithm(algorithm)
-        self.candidates_ = _as_candidates(space, n_candidates, random_state)
+        if not isinstance(space, CandidateSet):
+            seed = int(public_rng(random_state).integers(2**31 - 1))
+            space = CandidateSet(space, n_candidates, seed)
+        self.candidates_ = space
         B = self.spec_.half_width if rkhs_norm is None else float(rkhs_norm)
         if not (math.isfinite(B) and B > 0):
             raise ValueError(f"rkhs_norm must be finite and > 0; got {rkhs_norm!r}.")
