@@ -58,8 +58,7 @@ def main(argv: list[str] | None = None) -> None:
         f"test accuracy of the refit model (not a release): "
         f"{search.score(X_test, y_test):.4f}"
     )
-    report = search.privacy_report_
-    # The budget actually spent: delta is 0 for the pure epsilon-DP mode.
+    report = search.privacy_report_  # delta is 0 for the pure epsilon-DP mode
     print(f"spent: epsilon={report.epsilon:g}, delta={report.delta:g}")
     print(report)
 

@@ -11,30 +11,6 @@ import os
 __all__ = ["plot_privacy_utility"]
 
 
-def _pyplot():
-    try:
-        import matplotlib.pyplot as plt
-    except ImportError as exc:  # pragma: no cover - exercised without matplotlib
-        raise ImportError(
-            "sklearn_dpbo.plotting needs matplotlib, which is not installed. "
-            'Install it with: pip install "sklearn-dpbo[plot]" (or pip install '
-            "matplotlib)."
-        ) from exc
-    return plt
-
-
-def _load(result):
-    if isinstance(result, (str, os.PathLike)):
-        with open(result) as fh:
-            return json.load(fh)
-    if isinstance(result, dict):
-        return result
-    raise TypeError(
-        "plot_privacy_utility expects the path of a bench_utility JSON file or "
-        f"the dict loaded from it; got {type(result).__name__}."
-    )
-
-
 _LINESTYLES = ("--", ":", "-.", (0, (5, 1)), (0, (3, 1, 1, 1)), (0, (1, 3)))
 
 
@@ -59,9 +35,24 @@ def plot_privacy_utility(json_path_or_dict, ax=None, *, dataset=None, legend=Tru
         over seeds, accuracy points); non-private searches are horizontal
         grey lines (they do not depend on ε).
     """
-    result = _load(json_path_or_dict)
-    plt = _pyplot()
-    from matplotlib.ticker import NullLocator
+    result = json_path_or_dict
+    if isinstance(result, (str, os.PathLike)):
+        with open(result) as fh:
+            result = json.load(fh)
+    elif not isinstance(result, dict):
+        raise TypeError(
+            "plot_privacy_utility expects the path of a bench_utility JSON file or "
+            f"the dict loaded from it; got {type(result).__name__}."
+        )
+    try:
+        import matplotlib.pyplot as plt
+        from matplotlib.ticker import NullLocator
+    except ImportError as exc:  # pragma: no cover - exercised without matplotlib
+        raise ImportError(
+            "sklearn_dpbo.plotting needs matplotlib, which is not installed. "
+            'Install it with: pip install "sklearn-dpbo[plot]" (or pip install '
+            "matplotlib)."
+        ) from exc
 
     rows = result["rows"]
     names = list(dict.fromkeys(r["dataset"] for r in rows))

@@ -17,9 +17,7 @@ Solver [D][S]: Titterington's multiplicative algorithm (the spec's §4.3
 support the optimum. It stops when ``max_j ω_j ≤ r (1 + tol)``
 (ω_j = c_jᵀ W⁻¹ c_j); then ``log det M − log det M* ≤ r log(max_j ω_j / r)``
 (weak duality: for feasible M, tr(M⁻¹ W(u)) ≤ 1, and AM–GM), reported as
-the certified gap. Default tol = 1e-3: the volume is within
-exp(r · 1e-3) of the optimum, each constraint within 1e-3 of 1. Privacy
-never depends on convergence: the sensitivity is
+the certified gap. Privacy never depends on convergence: the sensitivity is
 recomputed exactly from the Cholesky factor used to sample the noise.
 
 Rank reduction (§4.5) [D][S]: C is numerically low-rank for smooth
@@ -39,11 +37,9 @@ from scipy.linalg import solve_triangular
 
 from ..bo._gp_posterior import robust_cholesky
 
-__all__ = ["DOptimalDesign", "d_optimal_design", "CloakingCovariance", "cloak"]
+__all__ = ["d_optimal_design", "cloak"]
 
-# Relative margin on the recomputed sensitivity factor: covers the float
-# rounding of the triangular solve (≈1e-13 relative) with room to spare.
-_SAFETY = 1e-9
+_SAFETY = 1e-9  # relative margin over the solve's rounding (≈1e-13) on Δ₁
 
 
 @dataclass(frozen=True)
@@ -57,12 +53,8 @@ class DOptimalDesign:
 
 
 def _design_factor(P: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """Lower-triangular L with L Lᵀ = W(u) = P diag(u) Pᵀ, from a QR of (P √u)ᵀ.
-
-    The QR works on P √u itself (condition number κ), not on W (κ²), so the
-    leverages stay accurate when C is ill-conditioned; a numerically singular
-    R falls back to a jittered Cholesky of W (jitter only enlarges W).
-    """
+    """Lower-triangular L with L Lᵀ = W(u) = P diag(u) Pᵀ, from a QR of (P √u)ᵀ
+    (condition κ, not κ²); a singular R falls back to a jittered Cholesky."""
     B = P * np.sqrt(u)
     R = np.linalg.qr(B.T, mode="r")
     diag = np.abs(np.diag(R))
@@ -136,11 +128,7 @@ def d_optimal_design(
 
 @dataclass(frozen=True)
 class CloakingCovariance:
-    """The noise design of a cloaking release (public: depends on C only).
-
-    The release is ``basis @ (C̃ y + s · factor @ g)``, g ~ N(0, I_r),
-    C̃ = basisᵀ C; its sensitivity is ``d · sensitivity_factor``.
-    """
+    """The public noise design: release ``basis @ (C̃ y + s · factor @ g)``."""
 
     basis: np.ndarray  # U_r, n_* × r
     reduced_map: np.ndarray  # C̃ = U_rᵀ C, r × n

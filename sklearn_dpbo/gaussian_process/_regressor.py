@@ -40,6 +40,7 @@ from ._selection import (
     CONTRACT_ERROR,
     PrivateGridSelection,
     PublicDataSelection,
+    _is_real,
     _same_buffer,
     plan_selection,
 )
@@ -57,20 +58,15 @@ _REFERENCE = {
 
 
 def _output_value(v) -> float:
-    """One private output as a float, decided by that record alone; never raises.
-
-    Numbers, numeric strings and one-element sequences convert as ``float``
-    does (a too-large integer is ±inf); anything else is NaN.
-    """
+    """One private output as a float (one-element sequences unwrapped, a
+    non-number NaN, a too-large int ±inf), decided by that record alone; never
+    raises."""
     try:
-        if isinstance(v, np.ndarray):
-            if v.size != 1:
+        if isinstance(v, (np.ndarray, list, tuple)):
+            items = v.reshape(-1) if isinstance(v, np.ndarray) else v
+            if len(items) != 1:
                 return math.nan
-            v = v.reshape(-1)[0]
-        elif isinstance(v, (list, tuple)):
-            if len(v) != 1:
-                return math.nan
-            v = v[0]
+            v = items[0]
         if isinstance(v, (np.ndarray, list, tuple)):
             return math.nan
         return number_or_nan(v, inf_on_overflow=True)
@@ -81,11 +77,7 @@ def _output_value(v) -> float:
 
 
 def _check_output_container(y, n: int):
-    """Checks of the private ``y``'s type, shape and dtype only; its records.
-
-    No value is read: whether this raises is the same for every ``y`` of the
-    same container, shape and dtype.
-    """
+    """The records of ``y``, checked on container, shape and dtype only (no value)."""
     if y is None:
         raise ValueError(
             "DPGaussianProcessRegressor requires y to be passed, but the target y "
@@ -129,11 +121,7 @@ def _check_output_container(y, n: int):
 
 
 def _output_values(records) -> np.ndarray:
-    """The private outputs as float64 (may hold NaN, ±inf), silently.
-
-    Record by record (:func:`_output_value`) unless numeric: no record's type
-    or value decides how another is read.
-    """
+    """The outputs as float64, silently; record by record unless numeric."""
     with quiet():
         if isinstance(records, np.ndarray) and records.dtype.kind in "biuf":
             return records.astype(np.float64)
@@ -149,38 +137,22 @@ def _map_outputs(values: np.ndarray, lo: float, hi: float) -> np.ndarray:
 class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
     """Gaussian-process regression whose posterior mean is released with (ε, δ)-DP.
 
-    The inputs ``X`` are public; the outputs ``y`` are private. Two data
-    sets are neighbours if they have the same ``X`` and differ in one
-    output (any value, mapped into the public clip interval ``y_bounds``,
-    of width d). ``fit`` releases **one vector**: the posterior mean at the
-    public query inputs ``query_points_`` (fixed before the outputs are
-    read), plus noise calibrated to (``epsilon``, ``delta``). Everything
-    else it stores is either that release, a function of public quantities
-    (X, query inputs, kernel, noise variance, bounds), or the privately
-    selected hyper-parameters.
+    The inputs ``X`` are public; the outputs ``y`` are private. Neighbours
+    have the same ``X`` and differ in one output, mapped into the public clip
+    interval ``y_bounds`` of width d (±inf clipped, NaN and non-numbers to the
+    midpoint, each output on its own, so no output value can make ``fit``
+    raise or warn). ``fit`` releases **one vector**: the posterior mean at the
+    public ``query_points_`` plus noise calibrated to (``epsilon``,
+    ``delta``); everything else it stores is public or privately selected.
 
-    ``fit`` checks only the container of ``y`` (type, shape, dtype) and maps
-    each output *on its own* into ``y_bounds`` (±inf clipped, NaN and
-    non-numbers to the midpoint), so no output value can make ``fit`` raise,
-    warn or behave differently. ``fit`` takes no ``sample_weight``.
-
-    Methods (``method``):
-
-    ``"cloaking"`` (default; Smith et al. 2018 §3)
-        Noise N(0, s² M) with M the minimum-volume covariance with
-        c_jᵀ M⁻¹ c_j ≤ 1 for every column c_j of C (μ_* = C y), solved in
-        the numerical span of C (rank-reduced) by a certified D-optimal
-        design solver; sensitivity d · max_j sqrt(c_jᵀ M⁻¹ c_j) recomputed
-        from the sampled factor.
-    ``"standard"`` (Hall et al. 2013, as in Smith et al. 2018 §2)
-        Noise s·G, G ~ GP(0, k) at the query inputs, with the exact RKHS
-        sensitivity d · max_j sqrt([A K A]_jj), A = (K + σ²I)⁻¹ (inducing
-        points: d · max_j sqrt(w_jᵀ K_MM w_j)). Valid for every query set.
-
-    In both, s is the analytic Gaussian scale (Balle & Wang 2018), exact
-    for every ε. ``paper_faithful=True`` uses Hall's Δ·sqrt(2 ln(2/δ))/ε
-    instead (and the paper's max(P, N) bound for ``"standard"``); that
-    multiplier is not (ε, δ)-DP for large ε and the fit then warns.
+    ``method="cloaking"`` (default; Smith et al. 2018 §3): noise N(0, s² M),
+    M the minimum-volume covariance with c_jᵀ M⁻¹ c_j ≤ 1 for every column
+    c_j of C (μ_* = C y), see :mod:`._cloaking`. ``method="standard"`` (Hall
+    et al. 2013, Smith et al. 2018 §2): noise s·G, G ~ GP(0, k) at the query
+    inputs, exact RKHS sensitivity d · max_j sqrt([A K A]_jj),
+    A = (K + σ²I)⁻¹. s is the analytic Gaussian scale (Balle & Wang 2018);
+    ``paper_faithful=True`` uses Hall's Δ·sqrt(2 ln(2/δ))/ε instead, which is
+    not (ε, δ)-DP for large ε (the fit then warns).
 
     ``predict`` and ``sample_y`` are post-processing of the release. Each
     ``fit`` is a new release and spends its budget again.
@@ -226,9 +198,8 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
         **Tests only.** ``None`` draws the noise from the OS CSPRNG; an int
         makes it reproducible (then not DP; ``fit`` warns).
     accountant : None or BudgetAccountant, default=None
-        Checked before any output is read; charged (ε, δ) once, after the
-        outputs are read and mapped record by record (a step that cannot
-        fail or warn) and before anything derived from them is computed.
+        Checked before any output is read; charged (ε, δ) once, before
+        anything derived from the outputs is computed.
 
     Attributes
     ----------
@@ -252,9 +223,8 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
     Notes
     -----
     Privacy: (ε_rel, δ)-DP release composed with an ε_sel-DP selection
-    (basic composition), under the replace-one-output relation with public
-    inputs. The Gaussian noise is a floating-point sample from the OS
-    CSPRNG (see ``docs/dp_gp.md`` for the caveat).
+    (basic composition); floating-point Gaussian noise from the OS CSPRNG
+    (caveat in ``docs/dp_gp.md``).
 
     Examples
     --------
@@ -346,9 +316,7 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
         ok = (
             isinstance(bounds, (tuple, list))
             and len(bounds) == 2
-            and all(
-                isinstance(b, numbers.Real) and not isinstance(b, bool) for b in bounds
-            )
+            and all(map(_is_real, bounds))
             and all(math.isfinite(float(b)) for b in bounds)
             and float(bounds[0]) < float(bounds[1])
         )
@@ -366,16 +334,12 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
             raise ValueError("y_offset must be finite.")
         sel = self.hyperparameter_selection
         candidates = sel.candidates() if isinstance(sel, PrivateGridSelection) else None
-        if candidates is not None:
-            eps_sel = epsilon * float(sel.epsilon_fraction)
-            eps_rel = epsilon - eps_sel
-        else:
-            eps_sel, eps_rel = 0.0, epsilon
+        eps_sel = 0.0 if candidates is None else epsilon * float(sel.epsilon_fraction)
         return {
             "epsilon": epsilon,
             "delta": delta,
             "eps_sel": eps_sel,
-            "eps_rel": eps_rel,
+            "eps_rel": epsilon - eps_sel,
             "lo": lo,
             "hi": hi,
             "offset": offset,
@@ -388,13 +352,12 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
         if spec is None:
             return None
         if isinstance(spec, numbers.Integral) and not isinstance(spec, bool):
-            m = int(spec)
             uniq = np.unique(X, axis=0)
-            if m >= uniq.shape[0]:
+            if int(spec) >= uniq.shape[0]:
                 return uniq
             from sklearn.cluster import KMeans
 
-            km = KMeans(n_clusters=m, n_init=1, random_state=seed).fit(X)
+            km = KMeans(n_clusters=int(spec), n_init=1, random_state=seed).fit(X)
             return km.cluster_centers_
         Z = np.asarray(spec, dtype=float)
         if Z.ndim != 2 or Z.shape[1] != X.shape[1] or not np.all(np.isfinite(Z)):
@@ -419,19 +382,16 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
                     "you need: fewer query inputs, less noise)."
                 )
             return Xq
-        Xq = validate_data(self, self.query_points, reset=False, dtype=float)
-        return np.asarray(Xq, dtype=float)
+        return np.asarray(
+            validate_data(self, self.query_points, reset=False, dtype=float), float
+        )
 
     def _config(self, params: dict, X, seed):
         """(kernel, alpha, Z) of one configuration."""
         kernel = RBF(1.0) if self.kernel is None else clone(self.kernel)
-        kparams = {
-            k[len("kernel__") :]: v
-            for k, v in params.items()
-            if k.startswith("kernel__")
-        }
-        if kparams:
-            kernel.set_params(**kparams)
+        kernel.set_params(
+            **{k[8:]: v for k, v in params.items() if k.startswith("kernel__")}
+        )
         alpha = float(params.get("alpha", self.alpha))
         Z = self._inducing(params.get("inducing_points", self.inducing_points), X, seed)
         return kernel, alpha, Z
@@ -470,8 +430,6 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
                 PrivacyLeakWarning,
                 stacklevel=2,
             )
-        # Of the private y only the container is checked here; its values
-        # are read once, record by record, after all the public work below.
         X = np.asarray(validate_data(self, X, dtype=float), dtype=float)
         y_records = _check_output_container(y, X.shape[0])
         del y
@@ -493,22 +451,10 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
                 )
             configs = [(kernel, alpha, Z)]
         posteriors = [self._posterior(k, a, Z, X) for k, a, Z in configs]
-        plans = [
-            plan_release(
-                self.method,
-                post,
-                Xq,
-                width=s["width"],
-                epsilon=s["eps_rel"],
-                delta=s["delta"],
-                paper_faithful=self.paper_faithful,
-                solver_tol=self.solver_tol,
-            )
-            for post in posteriors
-        ]
-        if not all(p.solver["converged"] for p in plans):
-            # Public (depends on X and the query inputs only); privacy holds
-            # regardless, since the sensitivity is recomputed from the final M.
+        kw = dict(width=s["width"], epsilon=s["eps_rel"], delta=s["delta"])
+        kw.update(paper_faithful=self.paper_faithful, solver_tol=self.solver_tol)
+        plans = [plan_release(self.method, post, Xq, **kw) for post in posteriors]
+        if not all(p.solver["converged"] for p in plans):  # public
             warnings.warn(
                 "the cloaking solver stopped before its tolerance (see solver_); "
                 "the release is still (epsilon, delta)-DP but its noise is not "
@@ -527,15 +473,14 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
             )
         selection = None
         if s["candidates"] is not None:
-            residual_bound = sel.residual_bound
-            if residual_bound is None:
-                residual_bound = 0.25 * (s["hi"] - s["lo"])
+            e = sel.residual_bound
+            e = 0.25 * (s["hi"] - s["lo"]) if e is None else e
             selection = plan_selection(
                 configs,
                 plans,
                 X,
                 n_folds=int(sel.n_folds),
-                residual_bound=float(residual_bound) / s["scale"],
+                residual_bound=float(e) / s["scale"],
                 width=s["width"],
                 seed=seed + 1,
                 make_posterior=self._posterior,
@@ -551,11 +496,8 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
                 *cost, label=f"{type(self).__name__}(method={self.method!r})"
             )
         rng = check_privacy_rng(self.noise_random_state)
-        releases = []
-        index = 0
-        # quiet() sets np.errstate(all="ignore"): one output's underflow
-        # must not raise under a user's np.seterr(all="raise").
-        with quiet():
+        releases, index = [], 0
+        with quiet():  # errstate(all="ignore"): no user np.seterr can raise here
             y_n = (y_mapped - s["offset"]) / s["scale"]
             del y_mapped
             if selection is not None:
@@ -592,25 +534,13 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
                 reference=_REFERENCE[self.method],
             )
         )
-        self._ingest(
-            releases, released_n, plan, configs[index], posteriors[index], Xq, s
-        )
-        if selection is not None:
-            self.candidate_params_ = [dict(p) for p in s["candidates"]]
-            self.selected_params_ = dict(s["candidates"][index])
-            self.selected_index_ = int(index)
-        return self
-
-    def _ingest(self, releases, released_n, plan, config, posterior, Xq, s):
-        kernel, alpha, Z = config
+        self.kernel_, self.alpha_, self.inducing_points_ = configs[index]
         scale, offset = s["scale"], s["offset"]
         self.query_points_ = Xq
         self.released_mean_ = offset + scale * released_n
-        self.noise_cov_ = plan.noise_covariance() * scale**2
+        self._noise_cov_n = plan.noise_covariance()
+        self.noise_cov_ = self._noise_cov_n * scale**2
         self.noise_std_ = plan.noise_std() * scale
-        self.kernel_ = kernel
-        self.alpha_ = float(alpha)
-        self.inducing_points_ = Z
         self.sensitivity_ = plan.sensitivity * scale
         self.solver_ = dict(plan.solver)
         self.privacy_report_ = PrivacyReport(
@@ -618,16 +548,19 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
             self.method,
             neighbouring="same X (public); replace any one output y_i",
         )
-        self._post = posterior
+        self._post = posteriors[index]
         self._scale, self._offset = scale, offset
-        Lq, _ = robust_cholesky(kernel(Xq))
-        self._interp = cho_solve((Lq, True), released_n, check_finite=False)
-        self._Lq = Lq
-        self._noise_cov_n = plan.noise_covariance()
+        self._Lq, _ = robust_cholesky(self.kernel_(Xq))
+        self._interp = cho_solve((self._Lq, True), released_n, check_finite=False)
         self._rows = {
             row.tobytes(): i for i, row in enumerate(np.ascontiguousarray(Xq))
         }
         self._released_n = released_n
+        if selection is not None:
+            self.candidate_params_ = [dict(p) for p in s["candidates"]]
+            self.selected_params_ = dict(s["candidates"][index])
+            self.selected_index_ = int(index)
+        return self
 
     def _query_index(self, X):
         return np.array([self._rows.get(row.tobytes(), -1) for row in X], dtype=int)
@@ -655,23 +588,12 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
     def predict(self, X, return_std=False, return_cov=False):
         """Post-processing of the release (no privacy cost).
 
-        The mean is the released value at a query input and, elsewhere, the
-        kernel interpolation of the released vector: f̃(x) = a(x)ᵀ ỹ_* with
-        a(x) = e_j at query input j, else (K_** + τI)⁻¹ k(X_*, x).
-
-        ``return_std`` / ``return_cov`` are the uncertainty of that
-        *released* function about the latent function f, not the
-        non-private posterior's: with Σ_* the GP posterior covariance and
-        Σ_n = ``noise_cov_`` the covariance of the release noise,
-
-            cov = Σ_*(X) + A(X) Σ_n A(X)ᵀ,   std² = diag(cov),
-
-        i.e. at a query input j the posterior variance plus
-        ``noise_std_[j]²``. Both terms are public (functions of X, the query
-        inputs, the hyper-parameters and the budget). Off the query inputs
-        the interpolation error of the posterior mean itself (a(x)ᵀ μ_* vs
-        μ(x), a bias, not a variance) is not included; it is small where
-        the query inputs are dense compared with the length-scale.
+        Mean f̃(x) = a(x)ᵀ ỹ_*, a(x) = e_j at query input j, else
+        (K_** + τI)⁻¹ k(X_*, x). ``return_std`` / ``return_cov``: the
+        uncertainty of the *released* function about f,
+        cov = Σ_*(X) + A(X) Σ_n A(X)ᵀ (Σ_* the GP posterior covariance,
+        Σ_n = ``noise_cov_``), std² = diag(cov); both terms public. The
+        interpolation bias off the query inputs is not included.
         """
         check_is_fitted(self, "released_mean_")
         if return_std and return_cov:
@@ -680,12 +602,11 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
             )
         X = np.ascontiguousarray(validate_data(self, X, reset=False, dtype=float))
         mean = self._offset + self._scale * self._mean_n(X)
+        A = self._release_weights(X) if return_std or return_cov else None
         if return_std:
-            A = self._release_weights(X)
             noise_var = np.maximum(np.sum((A @ self._noise_cov_n) * A, axis=1), 0.0)
             return mean, self._scale * np.sqrt(self._post.variance(X) + noise_var)
         if return_cov:
-            A = self._release_weights(X)
             cov = self._post.covariance(X) + A @ self._noise_cov_n @ A.T
             return mean, self._scale**2 * cov
         return mean
@@ -693,8 +614,7 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
     def sample_y(self, X, n_samples=1, random_state=0):
         """Draws from N(predict(X), cov), ``cov`` of ``predict(return_cov=True)``.
 
-        The randomness is public (``random_state``). Returns an array of
-        shape (n_query, n_samples).
+        Public randomness; returns an array of shape (n_query, n_samples).
         """
         mean, cov = self.predict(X, return_cov=True)
         L, _ = robust_cholesky(cov)

@@ -63,12 +63,8 @@ class ReleasePlan:
         return np.sqrt(np.sum(B**2, axis=1))
 
     def release(self, y: np.ndarray, rng) -> np.ndarray:
-        """The DP vector at the query inputs, for clipped normalised ``y``.
-
-        ``rng`` ``None`` is the OS CSPRNG. The output is rounded to a public
-        grid 2^k ≤ s/2^20 where the noise is isotropic (see
-        ``privacy._samplers.round_to_grid``).
-        """
+        """The DP vector at the query inputs for clipped normalised ``y``, rounded
+        to a public grid (``privacy._samplers.round_to_grid``)."""
         y = np.asarray(y, dtype=float)
         rng = as_random_source(rng)
         if self.method == "cloaking":
@@ -118,11 +114,7 @@ def plan_release(
     paper_faithful: bool = False,
     solver_tol: float = 1e-3,
 ) -> ReleasePlan:
-    """Build the release plan at query inputs ``Xq`` (public inputs only).
-
-    ``width`` is d, the width of the public clip interval in normalised
-    units: the largest change of one output between neighbours.
-    """
+    """The release plan at query inputs ``Xq``; ``width`` is d in normalised units."""
     C = posterior.mean_map(Xq)
     if method == "cloaking":
         cov = cloak(C, tol=solver_tol)
@@ -131,25 +123,14 @@ def plan_release(
             s, calib, valid = _calibrate(sens, epsilon, delta, paper_faithful)
         else:
             s, calib, valid = 0.0, "analytic", True
-        design = cov.design
-        solver = {
-            "rank": cov.rank,
-            "n_iter": 0 if design is None else design.n_iter,
-            "converged": True if design is None else design.converged,
-            "logdet_gap": 0.0 if design is None else design.logdet_gap,
-        }
-        return ReleasePlan(
-            method,
-            C,
-            cov.basis,
-            cov.reduced_map,
-            cov.factor,
-            sens,
-            s,
-            calib,
-            valid,
-            solver,
-        )
+        d = cov.design
+        solver = dict(rank=cov.rank, n_iter=0, converged=True, logdet_gap=0.0)
+        if d is not None:
+            solver.update(
+                n_iter=d.n_iter, converged=d.converged, logdet_gap=d.logdet_gap
+            )
+        parts = (cov.basis, cov.reduced_map, cov.factor)
+        return ReleasePlan(method, C, *parts, sens, s, calib, valid, solver)
     if method != "standard":
         raise ValueError(f"unknown method {method!r}")
     if paper_faithful:
@@ -165,15 +146,6 @@ def plan_release(
     sens = width * factor_h
     Lq, _ = robust_cholesky(posterior.kernel(Xq))
     s, calib, valid = _calibrate(sens, epsilon, delta, paper_faithful)
-    return ReleasePlan(
-        "standard",
-        C,
-        np.eye(Xq.shape[0]),
-        np.zeros((0, C.shape[1])),
-        Lq,
-        sens,
-        s,
-        calib,
-        valid,
-        {"rank": int(Xq.shape[0]), "n_iter": 0, "converged": True, "logdet_gap": 0.0},
-    )
+    solver = dict(rank=int(Xq.shape[0]), n_iter=0, converged=True, logdet_gap=0.0)
+    eye, empty = np.eye(Xq.shape[0]), np.zeros((0, C.shape[1]))
+    return ReleasePlan("standard", C, eye, empty, Lq, sens, s, calib, valid, solver)

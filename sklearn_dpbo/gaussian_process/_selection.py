@@ -30,10 +30,7 @@ optimisation", with a corrected sensitivity: spec DP_GP.md §5.3 [S][D])
     The paper's bound (d² max_j ‖c_j‖² per training fold, then summed) is
     not valid (spec §5.2) and is not offered.
 
-:class:`PublicDataSelection` (no privacy cost)
-    Maximises the marginal likelihood on a public data set of the same kind
-    (scikit-learn's ``GaussianProcessRegressor`` with the estimator's kernel
-    plus a ``WhiteKernel``), after the same public clipping and scaling.
+:class:`PublicDataSelection`: marginal likelihood on public data (no cost).
 """
 
 from __future__ import annotations
@@ -49,14 +46,11 @@ from sklearn.model_selection import ParameterGrid
 from ..privacy._accounting import Release
 from ..privacy._mechanisms import permute_and_flip
 
-__all__ = [
-    "PrivateGridSelection",
-    "PublicDataSelection",
-    "SelectionPlan",
-    "plan_selection",
-    "cv_sensitivity",
-    "cv_sse",
-]
+__all__ = ["PrivateGridSelection", "PublicDataSelection", "plan_selection"]
+
+
+def _is_real(x) -> bool:
+    return isinstance(x, numbers.Real) and not isinstance(x, bool)
 
 
 class PrivateGridSelection:
@@ -98,31 +92,19 @@ class PrivateGridSelection:
         self.account_for_noise = account_for_noise
 
     def __repr__(self) -> str:
-        return (
-            f"PrivateGridSelection(param_grid={self.param_grid!r}, "
-            f"epsilon_fraction={self.epsilon_fraction!r}, n_folds={self.n_folds!r}, "
-            f"residual_bound={self.residual_bound!r}, "
-            f"account_for_noise={self.account_for_noise!r})"
-        )
+        args = ", ".join(f"{k}={v!r}" for k, v in vars(self).items())
+        return f"PrivateGridSelection({args})"
 
     def candidates(self) -> list[dict]:
         """The grid as a list of parameter dicts (checked, public)."""
-        frac = self.epsilon_fraction
-        if (
-            isinstance(frac, bool)
-            or not isinstance(frac, numbers.Real)
-            or not 0 < frac < 1
-        ):
+        frac, k, e = self.epsilon_fraction, self.n_folds, self.residual_bound
+        if not (_is_real(frac) and 0 < frac < 1):
             raise ValueError(
                 f"epsilon_fraction must be in (0, 1); got {frac!r}. Pass e.g. 0.5."
             )
-        k = self.n_folds
         if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 2:
             raise ValueError(f"n_folds must be an int >= 2; got {k!r}.")
-        e = self.residual_bound
-        if e is not None and not (
-            isinstance(e, numbers.Real) and not isinstance(e, bool) and 0 < e < np.inf
-        ):
+        if e is not None and not (_is_real(e) and 0 < e < np.inf):
             raise ValueError(f"residual_bound must be None or > 0; got {e!r}.")
         params = list(ParameterGrid(self.param_grid))
         if not params:
@@ -167,16 +149,14 @@ SHARED_INPUTS_WARNING = (
 class PublicDataSelection:
     """Hyper-parameters fitted by marginal likelihood on *public* data.
 
-    Contract: the data given here must be public and independent of the
-    private outputs passed to ``fit`` (never the private data, a copy, a
-    part or a transformation of it). The fitted kernel and noise variance
-    are stored without noise (``kernel_``, ``alpha_``).
-
-    ``fit`` refuses the very array passed as ``y`` (or a view of it, by
-    identity and memory layout) and warns when the selection inputs are, row
-    for row, among the regressor's public ``X``. It never compares values
-    with the private outputs, so a copy of them is not detected: the
-    contract is the user's.
+    scikit-learn's ``GaussianProcessRegressor`` with the estimator's kernel
+    plus a ``WhiteKernel``, after the regressor's public clipping and scaling.
+    Contract (the user's): the data must be public and independent of the
+    private outputs passed to ``fit``; the fitted kernel and noise variance
+    are stored without noise (``kernel_``, ``alpha_``). ``fit`` refuses the
+    very array passed as ``y`` (or a view of it) and warns when the selection
+    inputs are, row for row, among the regressor's ``X``; it never compares
+    values with the private outputs.
 
     Parameters
     ----------
@@ -198,8 +178,10 @@ class PublicDataSelection:
             f"n_restarts_optimizer={self.n_restarts_optimizer!r})"
         )
 
-    def _public_data(self) -> tuple[np.ndarray, np.ndarray]:
-        """The public (X, y) as float arrays, checked (public data only)."""
+    def fit(self, kernel, alpha, y_norm_fn, random_state, *, inputs=None):
+        """(fitted kernel, fitted noise variance) on the public data."""
+        from sklearn.gaussian_process import GaussianProcessRegressor
+        from sklearn.gaussian_process.kernels import WhiteKernel
         from sklearn.utils.validation import check_array, column_or_1d
 
         try:
@@ -214,18 +196,6 @@ class PublicDataSelection:
             raise ValueError(
                 "PublicDataSelection needs finite public outputs y, one per row of X."
             )
-        return X, y
-
-    def fit(self, kernel, alpha, y_norm_fn, random_state, *, inputs=None):
-        """(fitted kernel, fitted noise variance) on the public data.
-
-        Warns when the selection inputs are, row for row, among ``inputs``
-        (the regressor's public X).
-        """
-        from sklearn.gaussian_process import GaussianProcessRegressor
-        from sklearn.gaussian_process.kernels import WhiteKernel
-
-        X, y = self._public_data()
         if inputs is not None and _inputs_are_private_inputs(X, inputs):
             warnings.warn(SHARED_INPUTS_WARNING, UserWarning, stacklevel=3)
         gpr = GaussianProcessRegressor(
@@ -307,11 +277,8 @@ def plan_selection(
     make_posterior,
     account_for_noise: bool = True,
 ) -> SelectionPlan:
-    """Build the public part of the selection (folds from ``seed``).
-
-    ``configs[h] = (kernel, alpha, Z)``; ``plans[h]`` the release plan of h
-    (for the noise penalty); ``make_posterior(kernel, alpha, Z, X_train)``.
-    """
+    """The public part of the selection: folds from ``seed``, ``configs[h] =
+    (kernel, alpha, Z)``, ``plans[h]`` its release plan (for the penalty)."""
     n = X.shape[0]
     if n < n_folds:
         raise ValueError(
@@ -319,10 +286,8 @@ def plan_selection(
             f"fold); got n_samples={n}. Pass more rows or a smaller n_folds."
         )
     perm = np.random.default_rng(seed).permutation(n)
-    folds = []
-    for f in range(n_folds):
-        test = np.sort(perm[f::n_folds])
-        folds.append((np.setdiff1d(np.arange(n), test), test))
+    tests = [np.sort(perm[f::n_folds]) for f in range(n_folds)]
+    folds = [(np.setdiff1d(np.arange(n), test), test) for test in tests]
     maps_all, sens = [], []
     for kernel, alpha, Z in configs:
         maps = [
@@ -357,11 +322,8 @@ def _inputs_are_private_inputs(Xs: np.ndarray, X: np.ndarray) -> bool:
     """Whether every selection input row is a distinct row of the public ``X``."""
     if Xs.ndim != 2 or Xs.shape[1] != X.shape[1] or Xs.shape[0] > X.shape[0]:
         return False
-    keys = [r.tobytes() for r in np.ascontiguousarray(X + 0.0, dtype=np.float64)]
-    rows = Counter(keys)
-    for r in np.ascontiguousarray(Xs + 0.0, dtype=np.float64):
-        key = r.tobytes()
-        if rows[key] <= 0:
-            return False
-        rows[key] -= 1
-    return True
+
+    def rows(A):
+        return Counter(r.tobytes() for r in np.ascontiguousarray(A + 0.0, np.float64))
+
+    return not rows(Xs) - rows(X)  # Counter "-" keeps positive counts only

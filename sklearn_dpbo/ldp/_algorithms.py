@@ -1,22 +1,17 @@
 """The learners of local-DP Bayesian optimisation over a finite candidate set.
 
 Spec: ``LDP_BO.md`` §4 (Zhou & Tan, AAAI 2021; Chowdhury & Gopalan,
-NeurIPS 2019; Shao et al., NeurIPS 2018). Tags of every constant:
-[P] the paper's readable part, [B] the base paper (verified), [M] MENU
-(recalled, not re-verified), [R] reconstructed, [S] our safe choice,
-[E] an empirical public constant (no guarantee rests on it).
-
+NeurIPS 2019; Shao et al., NeurIPS 2018). Tags: [P] the paper's readable
+part, [B] the base paper (verified), [M] MENU (recalled, not re-verified),
+[R] reconstructed, [S] our safe choice, [E] an empirical public constant.
 Everything here is post-processing of ε-LDP reports; its state is public.
-An algorithm object's ``start(problem, rng)`` returns a learner with
-``propose() -> index``, ``update(index, centred_report)`` and the current
-``mean``/``std`` over the candidates.
+``start(problem, rng)`` returns a learner with ``propose()``,
+``update(index, centred_report)``, ``mean`` and ``std``.
 
-Finite candidate sets make every posterior a function of per-candidate
-sufficient statistics: with c_j reports at candidate j, the t-point GP
-posterior with noise λ equals the |S|-point one with noise λ/c_j on the
-per-candidate means (push-through identity, exact), and
-ln det(I_t + λ⁻¹K_t) = ln det(K_S + λC⁻¹) + Σ ln(c_j/λ). Tests compare
-each learner with a dense t-point re-implementation.
+With c_j reports at candidate j, the t-point GP posterior with noise λ
+equals the |S|-point one with noise λ/c_j on the per-candidate means
+(push-through identity, exact), and
+ln det(I_t + λ⁻¹K_t) = ln det(K_S + λC⁻¹) + Σ ln(c_j/λ).
 """
 
 from __future__ import annotations
@@ -37,15 +32,7 @@ from ._nystrom import (
     nystrom_embedding,
 )
 
-__all__ = [
-    "LDPProblem",
-    "TGPUCB",
-    "ATAGPUCB",
-    "MoMAGPUCB",
-    "GPUCB",
-    "ALGORITHMS",
-    "nystrom_embedding",
-]
+__all__ = ["LDPProblem", "TGPUCB", "ATAGPUCB", "MoMAGPUCB", "GPUCB", "ALGORITHMS"]
 
 
 @dataclass(frozen=True)
@@ -87,10 +74,8 @@ def aggregated_posterior(K, counts, sums, lam):
     μ = K_{:,S} A⁻¹ (s_S / c_S), σ² = diag K − diag(K_{:,S} A⁻¹ K_{S,:}),
     A = K_SS + λ diag(1/c_S), S = {j : c_j > 0}.
     """
-    S = np.flatnonzero(counts)
+    S = np.flatnonzero(counts)  # non-empty: called after a report
     diag = np.diag(K).copy()
-    if S.size == 0:
-        return np.zeros(K.shape[0]), diag, 0.0
     c = counts[S].astype(float)
     A = K[np.ix_(S, S)] + np.diag(lam / c)
     cf = cho_factor(A, lower=True)
@@ -102,19 +87,18 @@ def aggregated_posterior(K, counts, sums, lam):
     return mean, var, logdet
 
 
-class _AggregatedGP:
-    """Shared state of A1 and GP-UCB: counts and sums per candidate."""
+class _Learner:
+    """Public state of every learner: counts, posterior mean and variance."""
 
     def __init__(self, problem: LDPProblem, rng, settings):
         self.p, self.rng, self.s = problem, rng, settings
-        n = problem.K.shape[0]
-        self.counts = np.zeros(n, dtype=np.int64)
-        self.sums = np.zeros(n)
+        self.K_diag = np.diag(problem.K).copy()
+        self.counts = np.zeros(self.K_diag.size, dtype=np.int64)
         self.t = 0
-        self.mean = np.zeros(n)
-        self.var = np.diag(problem.K).copy()
-        self.logdet = 0.0
-        self.beta = self._beta()
+        self._reset()
+
+    def _reset(self) -> None:
+        self.mean, self.var = np.zeros(self.K_diag.size), self.K_diag.copy()
 
     @property
     def std(self):
@@ -122,8 +106,18 @@ class _AggregatedGP:
 
     def propose(self) -> int:
         if self.t == 0:
-            return int(self.rng.integers(self.p.K.shape[0]))  # round 1 [B code]
+            return int(self.rng.integers(self.K_diag.size))  # round 1 [B code]
         return _argmax(self.mean + self.beta * self.std, self.rng)
+
+
+class _AggregatedGP(_Learner):
+    """Shared state of A1 and GP-UCB: counts and sums per candidate."""
+
+    def __init__(self, problem: LDPProblem, rng, settings):
+        super().__init__(problem, rng, settings)
+        self.sums = np.zeros(self.K_diag.size)
+        self.logdet = 0.0
+        self.beta = self._beta()
 
     def _value(self, y: float) -> float:
         return y
@@ -169,24 +163,15 @@ class _GPUCBLearner(_AggregatedGP):
         return self.s.scale * math.sqrt(ucb_beta(self.t + 1, n, self.s.delta))
 
 
-class _NystromLearner:
-    """State shared by A2 and A3: counts, dictionary sampling, σ̃², μ̃."""
+class _NystromLearner(_Learner):
+    """State shared by A2 and A3: dictionary sampling, σ̃², μ̃."""
 
     def __init__(self, problem: LDPProblem, rng, settings):
-        self.p, self.rng, self.s = problem, rng, settings
-        n = problem.K.shape[0]
-        self.K_diag = np.diag(problem.K).copy()
-        self.counts = np.zeros(n, dtype=np.int64)
-        self.mean = np.zeros(n)
-        self.var = self.K_diag.copy()
+        super().__init__(problem, rng, settings)
         self.q = settings.q
         self.dictionary = np.zeros(0, dtype=int)
         self.m = 0
-        self.t = 0
-
-    @property
-    def std(self):
-        return np.sqrt(self.var)
+        self.beta = settings.scale * problem.rkhs_norm
 
     def _embed(self):
         """(Φ over all candidates, observed indices, Ṽ) for a fresh dictionary."""
@@ -211,7 +196,6 @@ class _ATALearner(_NystromLearner):
         self._abs = [np.empty(0) for _ in range(n)]
         self._cum = [np.zeros(1) for _ in range(n)]
         self._vals = [np.empty(0) for _ in range(n)]
-        self.beta = settings.scale * problem.rkhs_norm
         self.b = math.inf
 
     def _constants(self, m: int):
@@ -222,17 +206,9 @@ class _ATALearner(_NystromLearner):
         log_term = math.log(4.0 * m * p.horizon / a.delta)
         growth = self.t ** ((1.0 - al) / (2.0 * (1.0 + al)))
         b = (p.moment / log_term) ** (1.0 / (1.0 + al)) * growth
-        beta = (
-            _nystrom_b_term(p, a.nystrom_accuracy)
-            + 4.0
-            * math.sqrt(m / p.lam)
-            * p.moment ** (1.0 / (1.0 + al))
-            * log_term ** (al / (1.0 + al))
-            * growth
-        )
-        return b, a.scale * beta
-
-    propose = _AggregatedGP.propose
+        noise = 4.0 * math.sqrt(m / p.lam) * p.moment ** (1.0 / (1.0 + al))
+        B = _nystrom_b_term(p, a.nystrom_accuracy)
+        return b, a.scale * (B + noise * log_term ** (al / (1.0 + al)) * growth)
 
     def truncated_sums(self, S, W, b):
         """r̂ = Σ_τ u_{·,τ} ȳ_τ 1{|u_{·,τ} ȳ_τ| ≤ b}, grouped by candidate.
@@ -267,8 +243,7 @@ class _ATALearner(_NystromLearner):
             self.mean = Phi @ theta
             self.var = _dtc_variance(self.K_diag, Phi, (U / w) @ U.T, self.p.lam)
         else:
-            self.mean = np.zeros_like(self.mean)
-            self.var = self.K_diag.copy()
+            self._reset()
         self.b, self.beta = b, beta_next
 
 
@@ -301,7 +276,6 @@ class _MoMALearner(_NystromLearner):
         self._current: int | None = None
         self._buffer: list[float] = []
         self.best_group = 0
-        self.beta = settings.scale * problem.rkhs_norm
 
     def _beta(self, m: int) -> float:
         """3((9 m v)^{1/(1+α)} n^{(1−α)/(2(1+α))} + √λ B(1 + 1/√(1−ε_N))) [M][R]."""
@@ -309,22 +283,13 @@ class _MoMALearner(_NystromLearner):
         m = max(m, 1)
         al = p.alpha
         growth = self.epoch ** ((1.0 - al) / (2.0 * (1.0 + al)))
-        return (
-            a.scale
-            * 3.0
-            * (
-                (9.0 * m * p.moment) ** (1.0 / (1.0 + al)) * growth
-                + math.sqrt(p.lam) * _nystrom_b_term(p, a.nystrom_accuracy)
-            )
-        )
+        noise = (9.0 * m * p.moment) ** (1.0 / (1.0 + al)) * growth
+        B = _nystrom_b_term(p, a.nystrom_accuracy)
+        return a.scale * 3.0 * (noise + math.sqrt(p.lam) * B)
 
     def propose(self) -> int:
-        if self._current is not None:  # inside an epoch, or after the last
-            return self._current
-        if self.epoch == 0:
-            self._current = int(self.rng.integers(self.p.K.shape[0]))
-        else:
-            self._current = _argmax(self.mean + self.beta * self.std, self.rng)
+        if self._current is None:  # a new epoch (t = 0 iff the first)
+            self._current = super().propose()
         return self._current
 
     def update(self, j: int, y: float) -> None:
@@ -346,16 +311,10 @@ class _MoMALearner(_NystromLearner):
             self.mean = Phi @ Theta[:, self.best_group]
             self.var = _dtc_variance(self.K_diag, Phi, Vinv, self.p.lam)
         else:
-            self.mean = np.zeros_like(self.mean)
-            self.var = self.K_diag.copy()
+            self._reset()
         self.beta = self._beta(self.m)
         if self.epoch < self.n_epochs:
             self._current = None  # next epoch picks a new point
-
-
-def _practical_groups(horizon: int, delta: float) -> int:
-    """k = min(⌈ln(e^{1/8} T/δ)⌉, T): MENU's k without its factor 24 [E]."""
-    return max(1, min(math.ceil(math.log(math.exp(0.125) * horizon / delta)), horizon))
 
 
 @dataclass(frozen=True)
@@ -373,40 +332,8 @@ def _is_real(x) -> bool:
     return isinstance(x, numbers.Real) and not isinstance(x, bool)
 
 
-def _check_delta(delta, owner: str) -> float:
-    """δ: the regret bound's failure probability, not a privacy δ."""
-    return check_probability(delta, "delta", owner)
-
-
-def _width_scale(width, practical: float) -> float:
-    """The multiplier of the theory width that ``width`` stands for."""
-    if isinstance(width, str):
-        if width == "practical":
-            return practical
-        if width == "theory":
-            return 1.0
-    elif _is_real(width) and math.isfinite(width) and width > 0:
-        return float(width)
-    raise ValueError(
-        "width must be 'practical', 'theory' or a finite number > 0 (a "
-        f"multiple of the theory width); got {width!r}."
-    )
-
-
-def _check_nystrom(nystrom_accuracy, q) -> float:
-    e = nystrom_accuracy
-    if not (_is_real(e) and 0.0 < e < 1.0):
-        raise ValueError(
-            f"nystrom_accuracy must be a number in (0, 1); got {nystrom_accuracy!r}."
-        )
-    if not (
-        (isinstance(q, str) and q in ("theory", "practical"))
-        or (_is_real(q) and math.isfinite(q) and q > 0)
-    ):
-        raise ValueError(
-            f"q must be 'practical', 'theory' or a finite number > 0; got {q!r}."
-        )
-    return float(e)
+def _is_positive(x) -> bool:
+    return _is_real(x) and math.isfinite(x) and x > 0
 
 
 class _Algorithm:
@@ -428,18 +355,28 @@ class _Algorithm:
 
     def width_scale(self) -> float:
         """The multiplier of the theory width used (validates ``width``)."""
-        return _width_scale(self.width, self.practical_width)
+        width = self.width
+        if isinstance(width, str) and width in ("practical", "theory"):
+            return self.practical_width if width == "practical" else 1.0
+        if _is_positive(width):
+            return float(width)
+        raise ValueError(
+            "width must be 'practical', 'theory' or a finite number > 0 (a "
+            f"multiple of the theory width); got {width!r}."
+        )
 
     def truncation_tail(self) -> float | None:
         """κ of TGP's level (b − a)/2 + κ l; ``None``: the theory κ."""
         return None
 
+    def _delta(self) -> float:
+        """δ: the regret bound's failure probability, not a privacy δ."""
+        return check_probability(self.delta, "delta", type(self).__name__)
+
     def settings(self, horizon: int) -> _Settings:
         """Validate the parameters and resolve them for the horizon T."""
-        return _Settings(
-            delta=_check_delta(self.delta, type(self).__name__),
-            scale=self.width_scale(),
-        )
+        self.truncation_tail()  # validates TGP's ``truncation``
+        return _Settings(delta=self._delta(), scale=self.width_scale())
 
     def start(self, problem: LDPProblem, rng):
         """A learner for ``problem``; raises ValueError on a bad parameter."""
@@ -468,15 +405,14 @@ class TGPUCB(_Algorithm):
     delta : float in (0, 1), default=0.1
         Confidence parameter (0.1 in the base paper's experiments [B]).
     width : {"practical", "theory"} or float, default="practical"
-        The confidence width β_t. ``"theory"``: the constants above;
-        ``"practical"``: ``practical_width`` × the theory width [E]; a
-        number c: c × the theory width. Post-processing of the ε-LDP
-        reports: privacy is the same whatever it is; only ``"theory"``
-        comes with the regret analysis.
+        β_t: ``"theory"`` the constants above, ``"practical"``
+        ``practical_width`` × that [E], a number c: c × that. Privacy is the
+        same whatever it is (post-processing); only ``"theory"`` comes with
+        the regret analysis.
     truncation : "theory" or float, default="theory"
         κ of the level b = (b − a)/2 + κ l: ``"theory"`` ln(2T/δ), or a
-        number κ > 0 (a lower level truncates more reports). Post-processing
-        too; the regret analysis needs ``"theory"``.
+        number κ > 0. Post-processing too; the regret analysis needs
+        ``"theory"``.
     """
 
     name = "ldp-tgp-ucb"
@@ -492,38 +428,28 @@ class TGPUCB(_Algorithm):
         t = self.truncation
         if isinstance(t, str) and t == "theory":
             return None
-        if _is_real(t) and math.isfinite(t) and t > 0:
+        if _is_positive(t):
             return float(t)
         raise ValueError(
             "truncation must be 'theory' or a finite number > 0 "
             f"(κ in the level (b − a)/2 + κ l); got {t!r}."
         )
 
-    def settings(self, horizon: int) -> _Settings:
-        self.truncation_tail()  # validates ``truncation``
-        return super().settings(horizon)
-
 
 class GPUCB(_Algorithm):
     """Plain GP-UCB on privatised rewards: the baseline (no guarantee).
 
-    x_t = argmax μ + √β_t σ, λ = 1, no truncation, with the exploration
-    weight β_t = 2 ln(|D| t² π² / (3δ)) as printed in Kusner et al. (2015),
-    Algorithm 1 (:func:`~._acquisition.ucb_beta`); Srinivas et al. (2010),
-    Theorem 1, whose finite-D form it follows, has 6δ where Kusner et al.
-    have 3δ. That theorem assumes f ~ GP(0, k) and Gaussian noise of
-    variance λ; with Laplace reports (not sub-Gaussian, variance v ≫ λ) no
-    regret bound covers it (spec §6 [S]): ``width="theory"`` means this
-    printed β_t, kept as the reference point. ``width="practical"`` is the
-    same β_t (``practical_width`` = 1 [E]).
+    x_t = argmax μ + √β_t σ, λ = 1, no truncation, β_t = 2 ln(|D| t² π² / (3δ))
+    as printed in Kusner et al. (2015), Algorithm 1
+    (:func:`~._acquisition.ucb_beta`; Srinivas et al. 2010, Theorem 1, has
+    6δ). No regret bound covers Laplace reports (spec §6 [S]).
 
     Parameters
     ----------
     delta : float in (0, 1), default=0.1
     width : {"practical", "theory"} or float, default="practical"
         ``"theory"`` and ``"practical"``: √β_t as above; a number c:
-        c × √β_t. Post-processing of the ε-LDP reports: privacy is the
-        same whatever the width.
+        c × √β_t. Privacy is the same whatever the width.
     """
 
     name = "gp-ucb"
@@ -575,8 +501,16 @@ class ATAGPUCB(_Algorithm):
         self.width = width
 
     def settings(self, horizon: int) -> _Settings:
-        delta = _check_delta(self.delta, type(self).__name__)
-        eps_n = _check_nystrom(self.nystrom_accuracy, self.q)
+        delta, e, q = self._delta(), self.nystrom_accuracy, self.q
+        if not (_is_real(e) and 0.0 < e < 1.0):
+            raise ValueError(f"nystrom_accuracy must be a number in (0, 1); got {e!r}.")
+        if not (
+            (isinstance(q, str) and q in ("theory", "practical")) or _is_positive(q)
+        ):
+            raise ValueError(
+                f"q must be 'practical', 'theory' or a finite number > 0; got {q!r}."
+            )
+        eps_n = float(e)
         return _Settings(
             delta=delta,
             scale=self.width_scale(),
@@ -634,10 +568,11 @@ class MoMAGPUCB(_Algorithm):
 
     def groups(self, horizon: int) -> int:
         """k for the horizon T (validates ``n_groups`` and ``delta``)."""
-        delta = _check_delta(self.delta, type(self).__name__)
+        delta = self._delta()
         g = self.n_groups
-        if isinstance(g, str) and g == "practical":
-            return _practical_groups(horizon, delta)
+        if isinstance(g, str) and g == "practical":  # MENU's k without its 24 [E]
+            k = math.ceil(math.log(math.exp(0.125) * horizon / delta))
+            return max(1, min(k, horizon))
         if isinstance(g, str) and g == "theory":
             k = math.ceil(24.0 * math.log(math.exp(0.125) * horizon / delta))
         elif isinstance(g, numbers.Integral) and not isinstance(g, bool) and g >= 2:

@@ -1,20 +1,10 @@
 """Client-side randomisers of local-DP Bayesian optimisation.
 
-Spec: ``LDP_BO.md`` §2 (Zhou & Tan, "Local Differential Privacy for
-Bayesian Optimization", AAAI 2021). A data owner runs one of these on her
-own reward *before* anything leaves her hands; the learner
-(:class:`~sklearn_dpbo.LDPBayesianOptimizer`) only ever receives the
-:class:`LDPReport` it returns.
-
-- :class:`LaplaceRandomizer`: clip y into the public ``bounds`` = [a, b],
-  add Laplace noise of scale (b − a)/ε (spec §2).
-- :class:`RandomizedResponse`: one randomised-response bit of the clipped
-  reward (Warner 1965), reported as an unbiased estimate.
-
-Both are exact samplers (discrete Laplace on a public 2^k grid, calibrated
-to sensitivity b − a + 2^k; exact rational Bernoulli coins) drawing from the
-OS CSPRNG unless a test passes ``noise_random_state``. The noise source is
-the client's secret: the learner reads only :meth:`public_spec`.
+Spec: ``LDP_BO.md`` §2 (Zhou & Tan, AAAI 2021). A data owner runs one of
+these on her own reward; the learner only ever receives the
+:class:`LDPReport` it returns and reads only :meth:`public_spec`. Exact
+samplers drawing from the OS CSPRNG unless a test passes
+``noise_random_state``.
 """
 
 from __future__ import annotations
@@ -37,12 +27,7 @@ from ..privacy._samplers import (
 from ..privacy._silence import quiet
 from ..privacy._validation import PrivacyLeakWarning, check_epsilon, check_privacy_rng
 
-__all__ = [
-    "LDPReport",
-    "MechanismSpec",
-    "LaplaceRandomizer",
-    "RandomizedResponse",
-]
+__all__ = ["LDPReport", "MechanismSpec", "LaplaceRandomizer", "RandomizedResponse"]
 
 
 @dataclass(frozen=True)
@@ -131,11 +116,8 @@ def _check_bounds(bounds) -> tuple[float, float]:
 
 
 def _clip(value, low: float, high: float) -> float:
-    """The reward as a number in [low, high], decided by the reward alone.
-
-    Read silently; ±inf is clipped, anything that is no number (or NaN) is
-    the worst value ``low``, like ``DPScorer``. Never raises.
-    """
+    """The reward in [low, high], read silently, never raising: ±inf clipped,
+    a non-number or NaN the worst value ``low`` (like ``DPScorer``)."""
     if type(value) in _PLAIN:  # nothing to print or warn
         value = number_or_nan(value, inf_on_overflow=True)
     else:
@@ -173,12 +155,6 @@ class _Randomizer:
         self._source = check_privacy_rng(noise_random_state)
         self._spec = self.public_spec()
 
-    def public_spec(self) -> MechanismSpec:  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    def _noisy(self, clipped: float, source) -> float:  # pragma: no cover
-        raise NotImplementedError
-
     def privatize(self, reward: float) -> LDPReport:
         """Clip ``reward`` into ``bounds`` and randomise it (ε-LDP)."""
         return self._privatize(reward, self._source)
@@ -190,11 +166,8 @@ class _Randomizer:
     def report(
         self, objective: Callable[..., float], *args: Any, **kwargs: Any
     ) -> LDPReport:
-        """Evaluate ``objective(*args, **kwargs)`` and return only its report.
-
-        An exception of the objective propagates unchanged (the objective and
-        its data belong to the caller).
-        """
+        """Evaluate ``objective(*args, **kwargs)`` and return only its report
+        (an exception of the objective propagates unchanged)."""
         return self.privatize(objective(*args, **kwargs))
 
     def __repr__(self) -> str:
@@ -218,12 +191,9 @@ class LaplaceRandomizer(_Randomizer):
     with scale l = (b − a + 2^k)/ε, k = ⌊log2((b − a)/ε)⌋ − 20 (so l exceeds
     (b − a)/ε by a factor ≤ 1 + 2^−20).
 
-    Constants and tags (spec ``LDP_BO.md`` §2): scale (b − a)/ε for a reward
-    known to lie in [a, b] [S]; equivalently 2(B + R)/ε for |y| ≤ B + R
-    [R] — the paper's printed value was not recoverable, and a scale of
-    (B + R)/ε would only give 2ε-LDP; clipping by the owner before the noise
-    [S], so the guarantee holds whatever the objective returns (NaN counts
-    as ``a``).
+    Constants (spec ``LDP_BO.md`` §2): scale (b − a)/ε for a reward in
+    [a, b] [S], i.e. 2(B + R)/ε for |y| ≤ B + R [R] ((B + R)/ε would only
+    give 2ε-LDP); the owner clips before the noise [S] (NaN counts as ``a``).
 
     Parameters
     ----------
@@ -232,10 +202,8 @@ class LaplaceRandomizer(_Randomizer):
     epsilon : float, default=1.0
         ε of each report.
     noise_random_state : None or int, default=None
-        **Tests only.** ``None`` draws the noise from the OS CSPRNG
-        (:class:`secrets.SystemRandom`). An int seeds a
-        :class:`random.Random`: the noise is then predictable and the
-        constructor warns (:class:`PrivacyLeakWarning`).
+        **Tests only.** ``None``: the OS CSPRNG. An int makes the noise
+        predictable and the constructor warns (:class:`PrivacyLeakWarning`).
 
     Notes
     -----
@@ -244,13 +212,6 @@ class LaplaceRandomizer(_Randomizer):
     distributions differ by a factor ≤ exp(ε) (Dwork et al. 2006). Each
     report is ε-LDP for the owner of that reward; an owner who reports m
     times gets mε (basic composition).
-
-    Examples
-    --------
-    >>> r = LaplaceRandomizer(bounds=(0, 1), epsilon=1.0)
-    >>> rep = r.privatize(0.7)
-    >>> rep.spec.mechanism
-    'laplace'
     """
 
     mechanism = "laplace"
@@ -260,15 +221,8 @@ class LaplaceRandomizer(_Randomizer):
         width = high - low
         k = granularity_exponent(width / self.epsilon)
         scale = float((Fraction(width) + Fraction(2) ** k) / Fraction(self.epsilon))
-        half = 0.5 * width
-        return MechanismSpec(
-            mechanism=self.mechanism,
-            bounds=self.bounds,
-            epsilon=self.epsilon,
-            noise_scale=scale,
-            report_half_width=None,
-            second_moment=half * half + 2.0 * scale * scale,
-        )
+        v = (0.5 * width) * (0.5 * width) + 2.0 * scale * scale
+        return MechanismSpec(self.mechanism, self.bounds, self.epsilon, scale, None, v)
 
     def _noisy(self, clipped: float, source) -> float:
         low, high = self.bounds
@@ -284,13 +238,10 @@ class RandomizedResponse(_Randomizer):
     e^−ε by rejection), and report a + (b − a)(B' − q)/(1 − 2q), an
     unbiased estimate of the clipped reward taking two values.
 
-    Constants and tags: flip probability 1/(1 + e^ε) is Warner's
-    randomised response [S] (not in the readable part of the paper, which
-    uses Laplace [P]); the randomised rounding to one bit is our choice
-    [S]. Reports are bounded, |report − (a + b)/2| ≤ (b − a)/2 ·
-    (e^ε + 1)/(e^ε − 1), hence sub-Gaussian, and their variance
-    ((b − a)/2)² ((e^ε + 1)/(e^ε − 1))² at most is below the Laplace
-    randomiser's ((b − a)/2)² + 2((b − a)/ε)² at every ε.
+    Constants: flip probability 1/(1 + e^ε), Warner's randomised response
+    [S] (the paper uses Laplace [P]); the rounding to one bit [S]. Reports
+    are bounded, |report − (a + b)/2| ≤ (b − a)/2 · (e^ε + 1)/(e^ε − 1),
+    hence sub-Gaussian, with variance below the Laplace randomiser's.
 
     Parameters
     ----------
@@ -313,15 +264,8 @@ class RandomizedResponse(_Randomizer):
     def public_spec(self) -> MechanismSpec:
         q = self._flip_probability()
         half = 0.5 * (self.bounds[1] - self.bounds[0])
-        bound = half / (1.0 - 2.0 * q)
-        return MechanismSpec(
-            mechanism=self.mechanism,
-            bounds=self.bounds,
-            epsilon=self.epsilon,
-            noise_scale=q,
-            report_half_width=bound,
-            second_moment=bound * bound,
-        )
+        b = half / (1.0 - 2.0 * q)
+        return MechanismSpec(self.mechanism, self.bounds, self.epsilon, q, b, b * b)
 
     def _noisy(self, clipped: float, source) -> float:
         low, high = self.bounds

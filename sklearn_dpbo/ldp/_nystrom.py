@@ -33,13 +33,9 @@ def nystrom_embedding(K: np.ndarray, dictionary: np.ndarray) -> np.ndarray:
 def _sample_dictionary(counts, var, q, rng) -> np.ndarray:
     """Distinct candidates of D_t (spec A2, NyströmEmbedding [B]).
 
-    Each of the t past points x_i enters with probability
-    p = min(q σ̃²_{t−1}(x_i), 1); a candidate played c_j times therefore
-    enters at least once with probability 1 − (1 − p_j)^{c_j}. Copies of a
-    point add only null directions to φ̃ (same Nyström kernel), so D_t keeps
-    each candidate once and m_t = |D_t| counts distinct points — on a
-    continuous domain (the base paper's) points never repeat, and the two
-    readings agree [R].
+    Each past point enters w.p. p = min(q σ̃²_{t−1}(x_i), 1), so a candidate
+    played c_j times enters w.p. 1 − (1 − p_j)^{c_j}; copies add only null
+    directions to φ̃, so D_t keeps each candidate once [R].
     """
     S = np.flatnonzero(counts)
     p = np.minimum(q * var[S], 1.0)

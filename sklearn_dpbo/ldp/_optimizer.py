@@ -1,11 +1,6 @@
-"""The learner of local-DP Bayesian optimisation: ask/tell and a loop.
-
-Spec: ``LDP_BO.md`` (Zhou & Tan, "Local Differential Privacy for Bayesian
-Optimization", AAAI 2021). The learner proposes candidates from a finite
-public candidate set and receives only :class:`~._client.LDPReport`
-objects produced by a client-side randomiser; it cannot be told a bare
-number.
-"""
+"""The learner of local-DP Bayesian optimisation (Zhou & Tan, AAAI 2021; spec
+``LDP_BO.md``): ask/tell over a finite public candidate set, told only
+:class:`~._client.LDPReport` objects, and a loop."""
 
 from __future__ import annotations
 
@@ -34,31 +29,12 @@ __all__ = ["LDPBayesianOptimizer", "LDPOptimizeResult", "ldp_maximize"]
 DEFAULT_KERNEL = ("squared-exponential", 0.2)
 
 
-def _as_candidates(space, n_candidates: int, random_state) -> CandidateSet:
-    if isinstance(space, CandidateSet):
-        return space
-    seed = int(public_rng(random_state).integers(2**31 - 1))
-    return CandidateSet(space, n_candidates, seed)
-
-
-def _as_spec(randomizer) -> MechanismSpec:
-    if isinstance(randomizer, MechanismSpec):
-        return randomizer
-    if isinstance(randomizer, _Randomizer):
-        return randomizer.public_spec()  # public parameters only, no RNG
-    raise TypeError(
-        "randomizer must be a LaplaceRandomizer, a RandomizedResponse or their "
-        f"public_spec(); got an object of type {type(randomizer).__name__}."
-    )
-
-
 class LDPBayesianOptimizer:
     """Learner of locally differentially private BO (ask/tell).
 
     Maximises an unknown f over a finite public candidate set from reports
-    privatised by the data owners (ε-LDP per report, spec ``LDP_BO.md`` §2).
-    ``tell`` accepts only :class:`LDPReport` objects made by the randomiser
-    this learner was built for, so a raw reward cannot reach it by mistake.
+    privatised by the data owners (ε-LDP per report, spec ``LDP_BO.md`` §2);
+    ``tell`` accepts only :class:`LDPReport` objects of its randomiser.
 
     Parameters
     ----------
@@ -73,23 +49,18 @@ class LDPBayesianOptimizer:
     algorithm : str or algorithm object, default="ldp-moma-gp-ucb"
         ``"ldp-tgp-ucb"`` (:class:`TGPUCB`), ``"ldp-ata-gp-ucb"``
         (:class:`ATAGPUCB`), ``"ldp-moma-gp-ucb"`` (:class:`MoMAGPUCB`),
-        ``"gp-ucb"`` (:class:`GPUCB`, the baseline), or an instance of one
-        of those classes carrying its own parameters (δ, ``width``,
-        Nyström accuracy, ``q``, ``n_groups``). A name means the class's
-        defaults (``width="practical"``); pass e.g.
-        ``TGPUCB(width="theory")`` for the theorems' constants.
+        ``"gp-ucb"`` (:class:`GPUCB`, the baseline) with the class's
+        defaults, or an instance of one of those classes (e.g.
+        ``TGPUCB(width="theory")`` for the theorems' constants).
     kernel : scikit-learn kernel or None, default=None
-        ``RBF(length_scale=ℓ)`` or ``Matern(nu=2.5, length_scale=ℓ)`` (``from
-        sklearn.gaussian_process.kernels import Matern, RBF``) on the
-        unit-cube encoding of the candidates, with one length-scale ℓ > 0.
-        Fixed a priori (spec §6 [S]); never fitted to the reports
-        (``length_scale_bounds`` is ignored). ``None`` is
+        ``RBF(length_scale=ℓ)`` or ``Matern(nu=2.5, length_scale=ℓ)`` on the
+        unit-cube encoding of the candidates, fixed a priori (spec §6 [S];
+        ``length_scale_bounds`` is ignored). ``None`` is
         ``RBF(length_scale=0.2)``.
     rkhs_norm : float or None, default=None
         B, the bound on ‖f − (a + b)/2‖ in the kernel's RKHS [P]. ``None``
-        takes (b − a)/2, the bound on the centred reward, as the base
-        paper's experiments do (B = max |f|) [B code]; the RKHS norm can
-        exceed the sup norm, so pass a larger B if you know one.
+        takes (b − a)/2, as the base paper's experiments do [B code]; pass a
+        larger B if you know one.
     noise_variance : float, default=1.0
         λ, the regulariser / GP noise variance (λ = 1 [B]).
     n_candidates : int, default=1024
@@ -111,11 +82,8 @@ class LDPBayesianOptimizer:
 
     Notes
     -----
-    The whole state is public (it only ever saw privatised values): it may
-    be printed, inspected and pickled. The privacy of each report is the
-    randomiser's; if one owner answers several queries her guarantee
-    composes (mε for m reports), and if every report is computed on the
-    *same* data set (ordinary hyper-parameter search) that data set gets
+    The whole state is public (privatised values only). An owner answering
+    m queries gets mε; if every report reads the *same* data set, it gets
     Tε: use central DP (:class:`DPBayesSearchCV`) for that case.
     """
 
@@ -146,9 +114,19 @@ class LDPBayesianOptimizer:
         lam = float(noise_variance)
         if not (math.isfinite(lam) and lam > 0):
             raise ValueError(f"noise_variance must be finite and > 0; got {lam!r}.")
-        self.spec_ = _as_spec(randomizer)
+        if isinstance(randomizer, _Randomizer):
+            randomizer = randomizer.public_spec()  # public parameters only, no RNG
+        if not isinstance(randomizer, MechanismSpec):
+            raise TypeError(
+                "randomizer must be a LaplaceRandomizer, a RandomizedResponse or their "
+                f"public_spec(); got an object of type {type(randomizer).__name__}."
+            )
+        self.spec_ = randomizer
         self.algorithm_ = resolve_algorithm(algorithm)
-        self.candidates_ = _as_candidates(space, n_candidates, random_state)
+        if not isinstance(space, CandidateSet):
+            seed = int(public_rng(random_state).integers(2**31 - 1))
+            space = CandidateSet(space, n_candidates, seed)
+        self.candidates_ = space
         B = self.spec_.half_width if rkhs_norm is None else float(rkhs_norm)
         if not (math.isfinite(B) and B > 0):
             raise ValueError(f"rkhs_norm must be finite and > 0; got {rkhs_norm!r}.")
@@ -309,15 +287,12 @@ def ldp_maximize(
 ) -> LDPOptimizeResult:
     """Maximise ``objective`` with locally private rewards (skopt-style loop).
 
-    Each call ``objective(params)`` is evaluated on the owner's side of the
-    boundary: its value goes straight into the randomiser
+    Each value ``objective(params)`` goes straight into the randomiser
     (``mechanism="laplace"``: :class:`LaplaceRandomizer`;
     ``"randomized-response"``: :class:`RandomizedResponse`) with the public
-    ``bounds`` and ``epsilon``, and only the report reaches the learner.
-
-    Privacy: each report is ε-LDP for the owner of that evaluation. This
-    fits "each call is answered by a different user"; if every call reads
-    the same data, that data gets ``n_calls`` × ε by composition.
+    ``bounds`` and ``epsilon``; only the report reaches the learner. Each
+    report is ε-LDP for the owner of that evaluation; if every call reads
+    the same data, that data gets ``n_calls`` × ε.
 
     Parameters
     ----------
@@ -337,25 +312,16 @@ def ldp_maximize(
     Returns
     -------
     LDPOptimizeResult
-
-    Examples
-    --------
-    >>> res = ldp_maximize(lambda p: 1 - (p["x"] - 0.3) ** 2,
-    ...                    {"x": [i / 20 for i in range(21)]}, 50,
-    ...                    algorithm="gp-ucb", random_state=0)  # doctest: +SKIP
     """
     check_epsilon(epsilon, owner="ldp_maximize")
     if kernel is not None:
         internal_kernel(kernel, caller="ldp_maximize")  # refused before any report
-    if mechanism == "laplace":
-        cls = LaplaceRandomizer
-    elif mechanism == "randomized-response":
-        cls = RandomizedResponse
-    else:
+    cls = {"laplace": LaplaceRandomizer, "randomized-response": RandomizedResponse}
+    if not isinstance(mechanism, str) or mechanism not in cls:
         raise ValueError(
             f"mechanism must be 'laplace' or 'randomized-response'; got {mechanism!r}."
         )
-    client = cls(bounds, epsilon, noise_random_state=noise_random_state)
+    client = cls[mechanism](bounds, epsilon, noise_random_state=noise_random_state)
     opt = LDPBayesianOptimizer(
         space,
         client,
