@@ -98,10 +98,12 @@ from sklearn.model_selection import train_test_split
 from sklearn_dpbo import DPBayesSearchCV
 from sklearn_dpbo.dp_learners import DPLogisticRegression
 from sklearn_dpbo.model_selection import PrivateModel
+from sklearn_dpbo.model_selection._private_model import _stopping as st
 from sklearn_dpbo.model_selection._private_model._fit import (
     prune_candidates,
     split_rows,
 )
+from sklearn_dpbo.privacy._mechanisms import permute_and_flip
 
 try:
     import opendp.prelude as dp
@@ -165,6 +167,22 @@ OPENDP = {
 }
 """OpenDP rows → their threshold from the number of classes k (public)."""
 SKIPPED = "opendp is not installed: the OpenDP row is skipped (pip install opendp)"
+RUN_EPS = "non-private selection, run's ε"
+RUN_EPS_NOISY = "noisy-score selection, run's ε"
+RUN_EPS_RANDOM_K = "random stopping, clean scores"
+RUN_EPS_REFS = [RUN_EPS, RUN_EPS_NOISY, RUN_EPS_RANDOM_K]
+"""The issue's reference for ``auto`` (release_score=True), NOT private:
+the models the rule could have released on the split — each candidate it
+kept (``candidate_params_``) fitted once on the mode's training part at the
+per-model ε of the strategy it ran (random stopping: ε₀ = ε/(2 + η); split:
+ε/L; default: its one model, so the row is ``auto``'s own release) —
+chosen by clean validation accuracy. Beside it, to split ``auto`` − it
+into its causes: the same models chosen by the selection's own score noise
+(random stopping: Laplace of scale 1/(m ε₀) per run; split:
+permute-and-flip at ε·budget_split), and random stopping's K runs (K and
+the candidates drawn as the rule draws them, fresh fits at ε₀) chosen by
+clean validation accuracy (split and default see every kept candidate once:
+the reference itself)."""
 COMPARED = ["auto", "auto, no score", "RS logarithmic"]
 """The rules paired with the OpenDP row (rule − OpenDP, per split)."""
 
@@ -282,6 +300,44 @@ def _references(X_tr, y_tr, X_te, y_te, eps, grid, params, seed_of_split):
     }
 
 
+def _run_eps(search, auto, data, params, eps):
+    """The rows of ``RUN_EPS_REFS`` for one split (``search``: ``auto``'s
+    fitted search, release_score=True; its public plan: strategy, kept
+    candidates, ε₀ and the law of K)."""
+    if search.strategy_ == "default":  # one model: what auto released
+        return {n: {"acc": auto["acc"], "C": auto["C"]} for n in RUN_EPS_REFS}
+    X_tr, y_tr, X_te, y_te = data
+    tr, va = split_rows(len(y_tr), 0.3, search._check_settings().seed)
+    kept = [p["C"] for p in search.candidate_params_]
+    stopping = search.privacy_report_.stopping
+    eps_fit = stopping["epsilon_run"] if stopping else eps / len(kept)
+    rng = np.random.default_rng([search._check_settings().seed, 0x52455053])
+
+    def fit(C):  # (clean validation accuracy, test accuracy, C)
+        m = DPLogisticRegression(epsilon=eps_fit, C=C, **params)
+        m.fit(X_tr[tr], y_tr[tr])
+        return m.score(X_tr[va], y_tr[va]), m.score(X_te, y_te), C
+
+    once = [fit(C) for C in kept]
+    vals = np.array([v for v, _, _ in once])
+    if stopping:  # each run's score: Laplace of scale 1/(m eps0)
+        noisy = once[
+            int(np.argmax(vals + rng.laplace(0, 1 / (len(va) * eps_fit), len(kept))))
+        ]
+        k = st.sample_runs(
+            stopping["shape"], stopping["gamma"], stopping["max_runs"], rng
+        )
+        runs = [fit(kept[int(rng.integers(len(kept)))]) for _ in range(k)]
+    else:  # split: permute-and-flip over the scores at eps * budget_split
+        sel = permute_and_flip(vals, eps * search.budget_split, 1 / len(va), rng)
+        noisy, runs = once[int(sel)], once
+    rows = zip(
+        RUN_EPS_REFS,
+        [max(once, key=lambda r: r[0]), noisy, max(runs, key=lambda r: r[0])],
+    )
+    return {n: {"acc": float(t), "C": float(C)} for n, (_, t, C) in rows}
+
+
 def _hindsight(results) -> None:
     """Add ``best fixed C (hindsight)`` to each run of a cell: the one C
     (fitted on every row at ε) with the best mean test accuracy over the
@@ -320,7 +376,7 @@ def run_seed(task, eps, seed, grid, rules=tuple(RULES), opendp=True):
     X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.3, random_state=seed)
     params = learner_params(task, X)
     learner = DPLogisticRegression(**params)
-    out = {}
+    out, searches = {}, {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for name in rules:
@@ -351,8 +407,12 @@ def run_seed(task, eps, seed, grid, rules=tuple(RULES), opendp=True):
                 "n_candidates": len(search.candidate_params_),
                 "seconds": time.perf_counter() - t,
             }
+            searches[name] = search
         split_seed = search._check_settings().seed
         out.update(_references(X_tr, y_tr, X_te, y_te, eps, grid, params, split_seed))
+        if "auto" in searches:
+            data = X_tr, y_tr, X_te, y_te
+            out.update(_run_eps(searches["auto"], out["auto"], data, params, eps))
         for name, threshold in OPENDP.items() if dp is not None and opendp else ():
             out[name] = _opendp_thresholded(
                 X_tr, y_tr, X_te, y_te, eps, grid, params, split_seed, threshold
@@ -462,6 +522,9 @@ def _names(results) -> list[str]:
         n for n in SELECTION_REFS if all(n in r for v in results.values() for r in v)
     ]
     rules = [n for n in RULES if all(n in r for v in results.values() for r in v)]
+    refs += [
+        n for n in RUN_EPS_REFS if all(n in r for v in results.values() for r in v)
+    ]
     return [*REFERENCES, *refs, *rules, *ran]
 
 
@@ -537,6 +600,53 @@ def goals(results, tasks, epsilons):
                     + " |"
                 )
     return "\n".join(lines), rows
+
+
+def run_eps_goals(results, tasks, epsilons):
+    """``auto`` − the issue's reference (``RUN_EPS``), paired per split
+    (goal at ε = 1: ≥ −0.01), and where the gap comes from: each row of
+    ``RUN_EPS_REFS`` − ``RUN_EPS``. Empty where ``auto`` did not run."""
+    lines = [
+        "| task | ε | ran | auto | run's-ε choice | auto − it | within 1 point | "
+        "noisy-score − it | random K, clean − it |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    rows = {}
+    for task in tasks:
+        for eps in epsilons:
+            runs = results[f"{task}|{eps}"]
+            if not all(RUN_EPS in r for r in runs):
+                continue
+            ref = np.array([r[RUN_EPS]["acc"] for r in runs])
+            auto = np.array([r["auto"]["acc"] for r in runs])
+            diff = {
+                n: list(_mean_se(np.array([r[n]["acc"] for r in runs]) - ref))
+                for n in ["auto", RUN_EPS_NOISY, RUN_EPS_RANDOM_K]
+            }
+            ran = dict(Counter(r["auto"]["strategy"] for r in runs))
+            within = bool(diff["auto"][0] >= -0.01)
+            rows[f"{task}|{eps}"] = {
+                "auto": list(_mean_se(auto)),
+                RUN_EPS: list(_mean_se(ref)),
+                "auto_minus_it": diff["auto"],
+                "within_1_point": within,
+                "noisy_minus_it": diff[RUN_EPS_NOISY],
+                "random_K_clean_minus_it": diff[RUN_EPS_RANDOM_K],
+                "strategies": ran,
+            }
+            lines.append(
+                f"| {task} | {eps:g} | "
+                + ", ".join(f"{k} {v}" for k, v in sorted(ran.items()))
+                + " | {:.3f} ± {:.3f} | {:.3f} ± {:.3f} | ".format(
+                    *_mean_se(auto), *_mean_se(ref)
+                )
+                + "{:+.3f} ± {:.3f} | ".format(*diff["auto"])
+                + ("yes" if within else "no")
+                + " | {:+.3f} ± {:.3f} | {:+.3f} ± {:.3f} |".format(
+                    *diff[RUN_EPS_NOISY], *diff[RUN_EPS_RANDOM_K]
+                )
+            )
+    return ("\n".join(lines) if rows else ""), rows
 
 
 def opendp_goals(results, tasks, epsilons):
@@ -670,9 +780,12 @@ def main():
 def _write(out, args, tasks, epsilons, seeds, grid, start, results):
     text, summary = table(results, tasks, epsilons)
     goal_text, goal = goals(results, tasks, epsilons)
+    run_text, run_goal = run_eps_goals(results, tasks, epsilons)
     odp_text, odp = opendp_goals(results, tasks, epsilons)
     skipped = SKIPPED if dp is None else ""
-    print(text, "", goal_text, "", odp_text or skipped, sep="\n", flush=True)
+    print(
+        text, "", goal_text, "", run_text, "", odp_text or skipped, sep="\n", flush=True
+    )
     with open(out, "w") as fh:
         json.dump(
             {
@@ -697,6 +810,7 @@ def _write(out, args, tasks, epsilons, seeds, grid, start, results):
                 },
                 "summary": summary,
                 "goals": goal,
+                "run_eps_goals": run_goal,
                 "opendp": odp or SKIPPED,
                 "runs": results,
             },
