@@ -27,6 +27,11 @@ seed (paired). Rows:
   training part, selected by its clean validation accuracy (NOT private:
   the reference the private rules try to reach);
 - ``oracle``: the same DP models, the best test accuracy (NOT private);
+- ``non-private selection, run's ε`` (issue 37's reference, where
+  ``auto`` runs): the models ``auto`` could have released, each kept C
+  once at the per-model ε of the strategy it ran, selected by clean
+  validation accuracy (NOT private); beside it ``noisy-score selection,
+  run's ε`` and ``random stopping, clean scores`` (``RUN_EPS_REFS``);
 - ``public default`` (C=1 at ε on the training part, its score released),
   ``public default, all rows`` (C=1 at ε on every row, no score),
   ``naive split``, ``random stopping`` (logarithmic law), and the
