@@ -438,7 +438,7 @@ def run_seed(task, eps, seed, grid, rules=tuple(RULES), opendp=True):
                 continue
             out[name] = {
                 "acc": float(search.best_estimator_.score(X_te, y_te)),
-                "C": float(search.best_params_["C"]),
+                "C": search.best_params_["C"],  # "scale": the default's
                 "strategy": search.strategy_,
                 "law": (search.privacy_report_.stopping or {}).get("shape"),
                 "n_candidates": len(search.candidate_params_),
