@@ -21,7 +21,8 @@ for the fixed-C models (common random numbers) and the split for ``auto``:
 - ``C = 0.15`` (secondary, reported only: the best constant on the data
   the rule was derived from);
 - ``auto``: ``PrivateModel(strategy="auto")`` with the mode's default
-  ``release_score`` (its default branch: C = 1 on every row);
+  ``release_score``, the learner's own C = 1 (with ``C="scale"`` it never
+  tunes; its default branch: C = 1 on every row);
 - ``auto, rule``: ``auto`` where it tunes, ``C rule`` where it releases
   its default (what ``auto`` would release with the rule as the default C).
 
@@ -82,8 +83,8 @@ def run_seed(task, eps, seed):
                 C=C, epsilon=eps, noise_random_state=noise_seed, **params
             ).fit(X_tr, y_tr)
             out[name] = {"acc": float(m.score(X_te, y_te)), "C": C}
-        search = DPBayesSearchCV(
-            DPLogisticRegression(**params),
+        search = DPBayesSearchCV(  # C = 1 its own: "scale" would never tune
+            DPLogisticRegression(C=1.0, **params),
             {"C": list(GRID)},
             method=PrivateModel(strategy="auto"),
             epsilon=eps,

@@ -332,6 +332,13 @@ class DPLogisticRegression(DPLearnerMixin, ClassifierMixin, BaseEstimator):
         perturbation only, whose noise and plateau that rule rests on."""
         return self.mechanism == "objective"
 
+    @property
+    def _auto_never_tunes(self) -> bool:
+        """With ``C="scale"`` the mode's ``"auto"`` always releases it: tuning
+        C inside the window lost to it on every held-out task
+        (``benchmarks/results/bench_untuned_C_heldout4.json``)."""
+        return isinstance(self.C, str)
+
     def _distribution_key(
         self, n: int, epsilon: float, n_features: int | None = None
     ) -> tuple:
