@@ -252,6 +252,18 @@ def test_bench_private_model_quick():
     assert result["meta"]["git_commit"] and result["meta"]["date_utc_start"]
 
 
+@_quick("bench_untuned_C")
+def test_bench_untuned_C_quick():
+    result, stdout, _ = _run("bench_untuned_C")
+    runs = result["runs"]["wine_class2|1.0"]
+    assert len(runs) == result["meta"]["seeds"] == 2
+    assert {"C = 1", "C rule", "auto", "auto, rule"} <= set(runs[0])
+    diff = [r["C rule"]["acc"] - r["C = 1"]["acc"] for r in runs]
+    cell = result["summary"]["wine_class2|1.0"]
+    assert cell["C rule - C = 1"][0] == pytest.approx(np.mean(diff))
+    assert 0 < cell["rule_C"] < 1 and "| wine_class2 | 1 |" in stdout
+
+
 def bpm_rules():
     return ["public default", "public default, all rows", "auto", "auto, no score"]
 

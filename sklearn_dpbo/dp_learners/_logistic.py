@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
@@ -23,7 +24,13 @@ from ._base import (
     private_matrix,
     release_weights,
 )
-from ._objective import LOGISTIC, certified_newton, fit_objective, objective_plan
+from ._objective import (
+    LOGISTIC,
+    OUTPUT_SHARE,
+    certified_newton,
+    fit_objective,
+    objective_plan,
+)
 
 __all__ = ["DPLogisticRegression", "logistic_sensitivity", "output_regularization"]
 
@@ -136,11 +143,14 @@ class DPLogisticRegression(DPLearnerMixin, ClassifierMixin, BaseEstimator):
     data_norm : float or None, default=None
         For rows you have already scaled: public bound on a row's L2 norm,
         larger rows are scaled down to it. Not with ``bounds``.
-    C : float, default=1.0
+    C : float or "scale", default="scale"
         Inverse regularisation strength, as in scikit-learn (Λ = 1/(C n)).
         Output perturbation: the noise norm is ≈ 2RC·d/ε (small C, small
         noise). Objective perturbation: C above the plateau
-        (e^(ε_obj/4) − 1)/(c R²) acts as that plateau value.
+        (e^(ε_obj/4) − 1)/(c R²) acts as that plateau value. ``"scale"``:
+        objective perturbation, 0.3 × the plateau's C, from ε per problem
+        and R only (public; ``benchmarks/bench_untuned_C.py`` measures it
+        against C = 1); output perturbation, 1.0.
     fit_intercept : bool, default=True
         Append a constant feature (regularised intercept).
     classes : tuple of labels, default=(0, 1)
@@ -181,7 +191,7 @@ class DPLogisticRegression(DPLearnerMixin, ClassifierMixin, BaseEstimator):
 
     _parameter_constraints: dict = {
         **SHARED_CONSTRAINTS,
-        "C": [Interval(numbers.Real, 0, None, closed="neither")],
+        "C": [Interval(numbers.Real, 0, None, closed="neither"), StrOptions({"scale"})],
         "classes": [tuple, list],
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
         "mechanism": [StrOptions({"objective", "output"})],
@@ -192,7 +202,7 @@ class DPLogisticRegression(DPLearnerMixin, ClassifierMixin, BaseEstimator):
         epsilon=1.0,
         bounds=None,
         data_norm=None,
-        C=1.0,
+        C="scale",
         fit_intercept=True,
         classes=(0, 1),
         max_iter=100,
@@ -251,14 +261,26 @@ class DPLogisticRegression(DPLearnerMixin, ClassifierMixin, BaseEstimator):
         """The margin loss objective perturbation minimises (``_objective``)."""
         return LOGISTIC
 
+    def _C(self, eps: float, row_norm: float) -> float:
+        """C, with ``"scale"`` resolved at one problem's ε and R (public):
+        0.3 (e^(ε_obj/4) − 1)/(c R²), ε_obj = 0.99 ε; output perturbation 1."""
+        if not isinstance(self.C, str):
+            return float(self.C)
+        if self.mechanism != "objective":
+            return 1.0
+        # capped exponent: past e^700 the conditioning floor binds anyway
+        plateau = math.expm1(min((1.0 - OUTPUT_SHARE) * eps / 4.0, 700.0))
+        plateau /= row_norm**2
+        return 0.3 * plateau / self._loss().curvature_bound
+
     def _fit_binary(self, Xc, s, eps, row_norm, rng, weights=None):
         """(released weights, sensitivity, plan) of one binary problem at ε."""
-        n = Xc.shape[0]
+        n, C = Xc.shape[0], self._C(eps, row_norm)
         if self.mechanism == "objective":
             loss = self._loss()
             plan = objective_plan(
                 n,
-                float(self.C),
+                C,
                 row_norm,
                 eps,
                 dim=Xc.shape[1],
@@ -268,7 +290,7 @@ class DPLogisticRegression(DPLearnerMixin, ClassifierMixin, BaseEstimator):
                 Xc, s, plan, row_norm, rng, int(self.max_iter), weights, loss
             )
             return w, plan.output_sensitivity / row_norm, plan
-        lam = output_regularization(n, float(self.C), row_norm)
+        lam = output_regularization(n, C, row_norm)
         w = certified_newton(  # gradient bound: GRADIENT_TOL × a row's R
             Xc,
             s,
@@ -279,7 +301,7 @@ class DPLogisticRegression(DPLearnerMixin, ClassifierMixin, BaseEstimator):
             "output perturbation",
             weights,
         )
-        sens = logistic_sensitivity(n, float(self.C), row_norm)
+        sens = logistic_sensitivity(n, C, row_norm)
         return release_weights(w, sens, eps, rng), sens, None
 
     def _fit_private(self, X, y, rng, sample_weight=None):
@@ -310,6 +332,13 @@ class DPLogisticRegression(DPLearnerMixin, ClassifierMixin, BaseEstimator):
         perturbation only, whose noise and plateau that rule rests on."""
         return self.mechanism == "objective"
 
+    @property
+    def _auto_never_tunes(self) -> bool:
+        """With ``C="scale"`` the mode's ``"auto"`` always releases it: tuning
+        C inside the window lost to it on every held-out task
+        (``benchmarks/results/bench_untuned_C_heldout4.json``)."""
+        return isinstance(self.C, str)
+
     def _distribution_key(
         self, n: int, epsilon: float, n_features: int | None = None
     ) -> tuple:
@@ -331,21 +360,20 @@ class DPLogisticRegression(DPLearnerMixin, ClassifierMixin, BaseEstimator):
         if self.bounds is not None and d is None:
             sizes = {np.size(b) for b in self.bounds} - {1}
             if not sizes:
-                return (*rest, ("C", float(self.C)))
+                return (*rest, ("C", self.C))
             d = sizes.pop()
         row_norm = self._ball(int(d or 1))[2]
         k = 1 if len(self.classes) == 2 else len(self.classes)
         eps = problem_epsilon(epsilon, k)
+        C = self._C(eps, row_norm)
         if self.mechanism == "objective":
             c = self._loss().curvature_bound
-            plan = objective_plan(n, float(self.C), row_norm, eps, curvature=c)
+            plan = objective_plan(n, C, row_norm, eps, curvature=c)
             if plan.extra_regularization > 0:
                 return (*rest, ("C", "plateau"))
-        elif output_regularization(n, float(self.C), row_norm) > 1.0 / (
-            float(self.C) * n
-        ):  # the conditioning floor: every larger C gives the same model
-            return (*rest, ("C", "plateau"))
-        return (*rest, ("C", float(self.C)))
+        elif output_regularization(n, C, row_norm) > 1.0 / (C * n):
+            return (*rest, ("C", "plateau"))  # the conditioning floor binds
+        return (*rest, ("C", C))
 
     def decision_function(self, X):
         """Rows mapped by ``fit``'s public map, times ``coef_``, plus ``intercept_``.

@@ -33,7 +33,7 @@ def _data(n=500, seed=0, d=2):
 
 def _search(strategy, grid=GRID, estimator=None, epsilon=1.0, release_score=True):
     return DPBayesSearchCV(
-        estimator or DPLogisticRegression(data_norm=1.0),
+        estimator or DPLogisticRegression(data_norm=1.0, C=1.0),  # numeric: the window
         {"C": grid},
         method=PrivateModel(strategy=strategy),
         epsilon=epsilon,
@@ -125,7 +125,8 @@ def test_auto_tunes_only_when_n_eps_over_d_is_in_its_window():
     # rule tunes for ε in [0.42, 0.84) only: by hand 500·0.42/14 = 15 and
     # 500·0.84/14 = 30 (the limits), 500·0.41/14 ≈ 14.6, 500·0.83/14 ≈ 29.6.
     assert (pm.TUNE_FROM, pm.DEFAULT_SUFFICES) == (15.0, 30.0)
-    lr = DPLogisticRegression(data_norm=1.0)
+    lr = DPLogisticRegression(data_norm=1.0, C=1.0)  # C="scale" never tunes:
+    assert pm.default_suffices(DPLogisticRegression(data_norm=1.0), 500, 0.6, 14)
     assert pm.default_suffices(lr, 500, 0.84, 14)
     assert not pm.default_suffices(lr, 500, 0.83, 14)
     assert not pm.default_suffices(lr, 500, 0.42, 14)
@@ -177,7 +178,7 @@ def test_auto_window_counts_the_learners_features_after_public_steps(monkeypatch
     onehot = OneHotEncoder(
         categories=[list(range(10))] * 2, sparse_output=False, handle_unknown="ignore"
     )
-    pipe = make_pipeline(onehot, DPLogisticRegression(data_norm=2.0))
+    pipe = make_pipeline(onehot, DPLogisticRegression(data_norm=2.0, C=1.0))
     s = DPBayesSearchCV(
         pipe,
         {"dplogisticregression__C": [0.01, 0.1, 1.0, 10.0, 100.0]},
