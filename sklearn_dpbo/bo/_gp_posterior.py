@@ -28,9 +28,7 @@ from scipy.linalg import cho_solve, cholesky, solve_triangular
 
 __all__ = ["ExactPosterior", "InducingPosterior", "robust_cholesky"]
 
-# Relative jitter steps tried when a kernel matrix is numerically singular;
-# they depend on the matrix's (public) diagonal only.
-_JITTERS = (0.0, 1e-10, 1e-8, 1e-6, 1e-4)
+_JITTERS = (0.0, 1e-10, 1e-8, 1e-6, 1e-4)  # relative to the public diagonal
 
 
 def robust_cholesky(S: np.ndarray) -> tuple[np.ndarray, float]:
@@ -121,9 +119,7 @@ class InducingPosterior:
 
     def _cov_terms(self, Xq):
         Kmq = self.kernel(self.Z, Xq)
-        A = solve_triangular(self.Lmm, Kmq, lower=True)
-        B = solve_triangular(self.Lq, Kmq, lower=True)
-        return A, B
+        return tuple(solve_triangular(L, Kmq, lower=True) for L in (self.Lmm, self.Lq))
 
     def covariance(self, Xq: np.ndarray) -> np.ndarray:
         """Σ_* = K_** − K_*M (K_MM⁻¹ − Q⁻¹) K_M* (FITC, latent function)."""
