@@ -41,24 +41,12 @@ def bayesian_optimisation(
     acquisition: str = "ucb",
     progress: Callable[[int, int], None] | None = None,
 ) -> BOTrace:
-    """Run T = ``n_iter`` steps of GP-UCB (or EI) over the candidate set.
+    """Run T = ``n_iter`` steps of GP-UCB (or EI) over the encoded candidates ``X``.
 
-    Parameters
-    ----------
-    evaluate : callable
-        ``evaluate(indices) -> scores`` in GP units, for candidates never
-        evaluated before (repeats are served from a cache).
-    X : ndarray of shape (n_candidates, d)
-        Encoded candidate set.
-    n_iter : int
-        Number of observations T.
-    beta : callable
-        ``beta(t)`` for t = 1..T, e.g. :func:`~._acquisition.ucb_beta`.
-    tie_break : ndarray of shape (n_candidates,)
-        Public permutation ranks used to break exact ties.
-    progress : callable, optional
-        Called as ``progress(n_done, n_iter)`` after every batch; receives
-        no score or candidate.
+    ``evaluate(indices) -> scores`` is called for candidates never evaluated
+    before (repeats come from a cache); ``beta(t)`` for t = 1..T;
+    ``tie_break``: public ranks breaking exact ties; ``progress(n_done,
+    n_iter)`` is called after every batch and receives no score.
     """
     gp = IncrementalGP(
         X, kernel=kernel, length_scale=length_scale, noise=noise, max_points=n_iter

@@ -335,9 +335,8 @@ class CandidateSet:
     params : list of dict
         The candidates Λ, in a fixed order; ``best_index_`` indexes it.
     X : ndarray of shape (len(params), n_columns)
-        The encoding of every candidate into [0, 1]^d (log10 first for
-        log-uniform ranges, min-max for numbers, one-hot for categories;
-        one extra one-hot block identifies the dict when several are given).
+        The encoding into [0, 1]^d (log10 for log-uniform ranges, min-max
+        for numbers, one-hot for categories and, with several dicts, the dict).
     """
 
     def __init__(

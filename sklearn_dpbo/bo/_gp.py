@@ -109,23 +109,10 @@ def kernel_matrix(
 class IncrementalGP:
     """GP posterior over a fixed candidate set, updated one point at a time.
 
-    Parameters
-    ----------
-    X : ndarray of shape (n_candidates, d)
-        Encoded candidate set.
-    kernel, length_scale : str, float
-        Fixed, public kernel and length-scale.
-    noise : float
-        Observation-noise variance σ² (0 means noise-free: a jitter of
-        1e-8 is used for numerical stability).
-    max_points : int
-        Capacity (number of observations) allocated up front.
-
-    Notes
-    -----
-    GP-BUCB (Desautels et al. 2014): :meth:`add` extends the factor and the
-    variance (score-free), :meth:`observe` later supplies the pending
-    points' scores, in order, and updates the mean.
+    ``noise`` is the observation-noise variance σ² (0: a jitter of 1e-8),
+    ``max_points`` the capacity allocated up front. GP-BUCB (Desautels et
+    al. 2014): :meth:`add` extends the factor and the variance (score-free),
+    :meth:`observe` later supplies the pending scores, in order.
     """
 
     def __init__(

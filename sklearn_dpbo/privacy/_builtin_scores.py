@@ -155,22 +155,7 @@ def public_error_clip(y_train) -> float:
 
     c = the 0.95-quantile (``AUTO_CLIP_QUANTILE``) of |y_i − median(y_train)|
     (with several outputs, the mean over a record's outputs); the largest
-    distance if that quantile is 0. Computed before the validation set is read.
-
-    Parameters
-    ----------
-    y_train : array-like of shape (n_samples,) or (n_samples, n_outputs)
-        The public training targets.
-
-    Returns
-    -------
-    float
-        c > 0.
-
-    Raises
-    ------
-    ValueError
-        If the targets are constant (no scale to derive a clip from).
+    distance if that quantile is 0; constant targets raise ``ValueError``.
 
     Examples
     --------
@@ -395,13 +380,8 @@ def _named_scorer(name: str, params: dict) -> DPScorer:
 
 
 BUILTIN_SCORES = (
-    "accuracy",
-    "neg_zero_one_loss",
-    "neg_log_loss",
-    "neg_brier_score",
-    "neg_hinge_loss",
-    "neg_sigmoid_loss",
-    "neg_ramp_loss",
+    *"accuracy neg_zero_one_loss neg_log_loss neg_brier_score".split(),
+    *"neg_hinge_loss neg_sigmoid_loss neg_ramp_loss".split(),
     *_REGRESSION,
     "r2",
 )
@@ -492,15 +472,12 @@ def make_dp_scorer(
         - ``neg_hinge_loss``: ``clip`` (default 2): −min(max(0, 1 − y f), clip);
         - ``neg_mean_absolute_error`` / ``neg_mean_squared_error`` /
           ``neg_huber_loss`` (``huber_delta``, default 1): ``error_clip``
-          c, the error min(|y − ŷ|, c) of each record: a number from public
-          knowledge of the target, or ``"auto"`` (default), derived from the
-          public training targets when the search fits
+          c, each record's error is min(|y − ŷ|, c): a public number, or
+          ``"auto"`` (default), derived from the public training targets
           (:func:`public_error_clip`) and stated in ``privacy_report_``;
-        - ``r2``: ``error_clip`` and ``target_variance`` (both default
-          ``"auto"``: the clip above and the variance of the public
-          training targets): record value 1 − min(|y − ŷ|, c)²/v, so the
-          mean is 1 − MSE_c / v with a *public* variance v instead of the
-          validation set's own.
+        - ``r2``: ``error_clip`` and ``target_variance`` (default ``"auto"``:
+          the variance of the training targets): record value
+          1 − min(|y − ŷ|, c)²/v, with a *public* variance v.
 
     Returns
     -------
