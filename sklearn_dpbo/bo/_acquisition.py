@@ -11,14 +11,6 @@ import math
 import numpy as np
 from scipy.special import erfcx, log_ndtr
 
-__all__ = [
-    "ucb_beta",
-    "gp_ucb_beta",
-    "upper_confidence_bound",
-    "log_expected_improvement",
-    "argmax",
-]
-
 
 def _check_beta_inputs(t: int, n_candidates: int, delta: float) -> None:
     if t < 1 or n_candidates < 1 or not (0.0 < delta < 1.0):

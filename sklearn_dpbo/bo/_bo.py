@@ -15,8 +15,6 @@ import numpy as np
 from ._acquisition import argmax, log_expected_improvement, upper_confidence_bound
 from ._gp import IncrementalGP
 
-__all__ = ["BOTrace", "bayesian_optimisation"]
-
 
 @dataclass
 class BOTrace:

@@ -28,8 +28,6 @@ import numpy as np
 from scipy.stats import qmc
 from sklearn.model_selection import ParameterGrid
 
-__all__ = ["CandidateSet", "SearchSpaceTypeError"]
-
 _PRIORS = ("uniform", "log-uniform")
 
 _TUPLE_IS_A_RANGE = (

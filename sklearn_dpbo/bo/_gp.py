@@ -23,15 +23,6 @@ from sklearn.gaussian_process.kernels import RBF, Kernel, Matern
 
 from .._compat import InvalidParameterError
 
-__all__ = [
-    "KERNELS",
-    "kernel_matrix",
-    "IncrementalGP",
-    "greedy_information_gain",
-    "as_sklearn_kernel",
-    "internal_kernel",
-]
-
 KERNELS = ("squared-exponential", "matern52")  # kernel_matrix's internal names
 
 _SUPPORTED = (

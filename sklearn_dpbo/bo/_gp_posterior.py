@@ -26,8 +26,6 @@ from __future__ import annotations
 import numpy as np
 from scipy.linalg import cho_solve, cholesky, solve_triangular
 
-__all__ = ["ExactPosterior", "InducingPosterior", "robust_cholesky"]
-
 _JITTERS = (0.0, 1e-10, 1e-8, 1e-6, 1e-4)  # relative to the public diagonal
 
 

@@ -8,8 +8,6 @@ from typing import NamedTuple
 
 from ._validation import check_delta, check_epsilon
 
-__all__ = ["BudgetAccountant", "BudgetError", "Spend"]
-
 _COPY_REFUSAL = (
     "This BudgetAccountant is a copy made by pickling (for example a search "
     "shipped to a worker process by joblib's loky or multiprocessing backend, "

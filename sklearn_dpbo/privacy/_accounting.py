@@ -12,8 +12,6 @@ import re
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-__all__ = ["Release", "PrivacyReport", "split_budget"]
-
 
 @dataclass(frozen=True)
 class Release:

@@ -13,14 +13,6 @@ import numpy as np
 
 from ._scorers import DPScorer
 
-__all__ = [
-    "AUTO_CLIP_QUANTILE",
-    "BUILTIN_SCORES",
-    "get_dp_scorer",
-    "make_dp_scorer",
-    "public_error_clip",
-]
-
 AUTO_CLIP_QUANTILE = 0.95
 """Quantile q of ``error_clip="auto"`` (:func:`public_error_clip`)."""
 

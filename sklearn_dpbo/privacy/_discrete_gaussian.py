@@ -39,8 +39,6 @@ from ._samplers import (
     granularity_exponent,
 )
 
-__all__ = ["sample_discrete_gaussian", "gaussian_on_grid", "grid_rho", "grid_step"]
-
 
 def sample_discrete_gaussian(sigma2, rng: RandomSource) -> int:
     """Exact Y ~ N_ℤ(0, σ²) for a rational σ² > 0 (CKS20, Algorithm 3)."""

@@ -23,13 +23,6 @@ from scipy.special import log_ndtr
 
 from ._validation import check_delta, check_epsilon, require_positive_delta
 
-__all__ = [
-    "gaussian_delta",
-    "analytic_gaussian_scale",
-    "hall_gaussian_scale",
-    "hall_is_valid",
-]
-
 _SAFETY = 1e-9  # relative margin on every analytic scale (rounding ≈1e-15)
 
 

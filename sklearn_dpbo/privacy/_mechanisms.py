@@ -17,14 +17,6 @@ from scipy.special import logsumexp
 from ._samplers import _bernoulli_exp_ratio, as_random_source, laplace_on_grid
 from ._validation import check_epsilon
 
-__all__ = [
-    "exponential_mechanism",
-    "exponential_mechanism_log_probabilities",
-    "permute_and_flip",
-    "permute_and_flip_probabilities",
-    "laplace_mechanism",
-]
-
 
 def _check_selection_inputs(
     utilities, epsilon, sensitivity, owner: str

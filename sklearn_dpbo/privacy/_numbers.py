@@ -12,8 +12,6 @@ import numbers
 
 import numpy as np
 
-__all__ = ["label_key", "number", "number_or_nan"]
-
 _BOOLS = {"True": 1.0, "False": 0.0}
 
 

@@ -57,18 +57,6 @@ from typing import Callable
 
 import numpy as np
 
-__all__ = [
-    "ORDERS",
-    "zcdp_curve",
-    "pure_dp_curve",
-    "max_curve",
-    "repeat_and_select_curve",
-    "rdp_epsilon",
-    "zcdp_epsilon",
-    "repeat_and_select_epsilon",
-    "largest_parameter",
-]
-
 ORDERS = 1.0 + np.geomspace(1e-3, 1e5, 1200)  # public order grid, λ − 1 ratio 1.0155
 _SAFETY = 1e-9  # relative margin on every ε (float error ~1e-15)
 

@@ -20,8 +20,6 @@ import numpy as np
 from .._compat import _num_samples, _safe_indexing
 from ._numbers import label_key, number, number_or_nan
 
-__all__ = ["RecordSchema", "Records"]
-
 
 def _is_frame(X) -> bool:
     return hasattr(X, "columns") and hasattr(X, "iloc") and hasattr(X, "dtypes")

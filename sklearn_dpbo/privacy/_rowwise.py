@@ -22,8 +22,6 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["ROWWISE_CLASSES", "is_rowwise"]
-
 ROWWISE_CLASSES = {
     module: names.split()
     for module, names in {

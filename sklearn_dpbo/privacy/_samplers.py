@@ -19,20 +19,6 @@ from typing import Protocol
 
 import numpy as np
 
-__all__ = [
-    "secure_source",
-    "as_random_source",
-    "sample_bernoulli",
-    "sample_bernoulli_exp",
-    "sample_geometric_exp",
-    "sample_discrete_laplace",
-    "sample_gamma_on_lattice",
-    "granularity_exponent",
-    "laplace_on_grid",
-    "sample_standard_normal",
-    "round_to_grid",
-]
-
 
 class RandomSource(Protocol):
     def randrange(self, n: int) -> int: ...  # pragma: no cover

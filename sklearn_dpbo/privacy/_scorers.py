@@ -22,12 +22,6 @@ from .._compat import _num_samples
 from ._records import _take
 from ._silence import quiet
 
-__all__ = [
-    "BATCH_ROWS",
-    "DPScorer",
-    "RowIndependenceError",
-]
-
 SINGLE_ROWS = 8  # rows :meth:`DPScorer.check_public_rows` also scores alone
 PUBLIC_ROWS = 32  # public rows it samples
 

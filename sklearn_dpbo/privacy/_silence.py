@@ -12,9 +12,6 @@ from contextlib import contextmanager, redirect_stderr, redirect_stdout
 
 import numpy as np
 
-__all__ = ["quiet"]
-
-
 _QUIET_LOCK = threading.RLock()
 _IN_QUIET = threading.local()  # depth of this thread's quiet() sections
 _EVERY_LEVEL = 2**62  # logging.disable(level) withholds records of level ≤ it

@@ -15,21 +15,6 @@ import numpy as np
 
 from .._compat import Interval, InvalidParameterError, validate_parameter_constraints
 
-__all__ = [
-    "DELTA_CONSTRAINTS",
-    "EPSILON_CONSTRAINTS",
-    "MIN_EPSILON",
-    "PROBABILITY_CONSTRAINTS",
-    "PrivacyLeakWarning",
-    "UselessReleaseWarning",
-    "check_epsilon",
-    "check_delta",
-    "check_probability",
-    "require_positive_delta",
-    "check_privacy_rng",
-    "public_rng",
-]
-
 
 class PrivacyLeakWarning(RuntimeWarning):
     """A setting weakens or voids the privacy guarantee (always shown)."""
