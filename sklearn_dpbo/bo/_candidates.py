@@ -407,11 +407,7 @@ class CandidateSet:
                 for d in dims
             ]
             return points, encoded, None
-        sampler = qmc.Sobol(
-            d=len(dims),
-            scramble=True,
-            seed=np.random.default_rng([self.seed, s]),
-        )
+        sampler = qmc.Sobol(len(dims), seed=np.random.default_rng([self.seed, s]))
         m = max(0, math.ceil(math.log2(max(self.n_candidates, 1))))
         u = sampler.random_base2(m)[: self.n_candidates]
         columns, encoded, codes = [], [], []
@@ -421,11 +417,9 @@ class CandidateSet:
                 values = [d.from_unit(float(x)) for x in u[:, j]]
                 enc = np.array([d.encode(v) for v in values], dtype=float)
                 block = (values, None, enc.reshape(len(values), d.n_columns))
-            columns.append(block[0])
-            codes.append(block[1])
-            encoded.append(block[2])
-        names = [d.name for d in dims]
-        points = _make_dicts(names, columns)
+            for out, part in zip((columns, codes, encoded), block):
+                out.append(part)
+        points = _make_dicts([d.name for d in dims], columns)
         if any(c is None for c in codes):
             return points, encoded, None
         return points, encoded, np.column_stack(codes)
@@ -434,16 +428,11 @@ class CandidateSet:
         n_spaces = len(self.spaces_dims)
         space_cols = n_spaces if n_spaces > 1 else 0
         offset = space_cols  # the dict indicator, then every dimension in order
-        X = np.zeros(
-            (
-                len(kept),
-                offset + sum(d.n_columns for dims in self.spaces_dims for d in dims),
-            )
-        )
-        space_of = np.asarray([s for s, _ in kept], dtype=int)
+        width = sum(d.n_columns for dims in self.spaces_dims for d in dims)
+        X = np.zeros((len(kept), offset + width))
         local = np.asarray([i for _, i in kept], dtype=int)
         for s, dims in enumerate(self.spaces_dims):
-            rows = np.flatnonzero(space_of == s)
+            rows = np.flatnonzero(self.space_of == s)
             src = local[rows]
             if space_cols:
                 X[rows, s] = 1.0

@@ -208,19 +208,14 @@ class _TrainingTargetScore(DPScorer):
         self.target = "numeric"
 
     def _auto(self) -> list:
-        names = ["error_clip"]
-        if self.score_name == "r2":
-            names.append("target_variance")
+        names = ["error_clip"] + (
+            ["target_variance"] if self.score_name == "r2" else []
+        )
         return [k for k in names if _is_auto(self.params.get(k, "auto"))]
 
     def _constants(self, clip, variance) -> dict:
-        out = dict(self.params)
-        auto = self._auto()
-        if "error_clip" in auto:
-            out["error_clip"] = clip
-        if "target_variance" in auto:
-            out["target_variance"] = variance
-        return out
+        given = {"error_clip": clip, "target_variance": variance}
+        return {**self.params, **{k: given[k] for k in self._auto()}}
 
     def for_training_targets(self, y_train) -> DPScorer:
         """The score with its ``"auto"`` constants computed from ``y_train``."""

@@ -22,79 +22,67 @@ from typing import Any
 
 import numpy as np
 
-ROWWISE_CLASSES = {
-    module: names.split()
-    for module, names in {
-        "sklearn.calibration": "CalibratedClassifierCV",
-        "sklearn.compose": "ColumnTransformer TransformedTargetRegressor",
-        "sklearn.cross_decomposition": "PLSRegression PLSCanonical CCA",
-        "sklearn.decomposition": (
-            "PCA IncrementalPCA KernelPCA TruncatedSVD FactorAnalysis FastICA"
-        ),
-        "sklearn.discriminant_analysis": (
-            "LinearDiscriminantAnalysis QuadraticDiscriminantAnalysis"
-        ),
-        "sklearn.ensemble": (
-            "AdaBoostClassifier AdaBoostRegressor BaggingClassifier BaggingRegressor "
-            "ExtraTreesClassifier ExtraTreesRegressor GradientBoostingClassifier "
-            "GradientBoostingRegressor HistGradientBoostingClassifier "
-            "HistGradientBoostingRegressor RandomForestClassifier "
-            "RandomForestRegressor StackingClassifier StackingRegressor "
-            "VotingClassifier VotingRegressor"
-        ),
-        "sklearn.feature_selection": (
-            "GenericUnivariateSelect RFE RFECV SelectFdr SelectFpr SelectFromModel "
-            "SelectFwe SelectKBest SelectPercentile VarianceThreshold"
-        ),
-        "sklearn.gaussian_process": (
-            "GaussianProcessClassifier GaussianProcessRegressor"
-        ),
-        "sklearn.impute": "KNNImputer MissingIndicator SimpleImputer",
-        "sklearn.kernel_approximation": (
-            "AdditiveChi2Sampler Nystroem PolynomialCountSketch RBFSampler "
-            "SkewedChi2Sampler"
-        ),
-        "sklearn.kernel_ridge": "KernelRidge",
-        "sklearn.linear_model": (
-            "ARDRegression BayesianRidge ElasticNet ElasticNetCV GammaRegressor "
-            "HuberRegressor Lars LarsCV Lasso LassoCV LassoLars LassoLarsCV "
-            "LassoLarsIC LinearRegression LogisticRegression LogisticRegressionCV "
-            "OrthogonalMatchingPursuit PassiveAggressiveClassifier "
-            "PassiveAggressiveRegressor Perceptron PoissonRegressor QuantileRegressor "
-            "RANSACRegressor Ridge RidgeCV RidgeClassifier RidgeClassifierCV "
-            "SGDClassifier SGDOneClassSVM SGDRegressor TheilSenRegressor "
-            "TweedieRegressor"
-        ),
-        "sklearn.multiclass": (
-            "OneVsOneClassifier OneVsRestClassifier OutputCodeClassifier"
-        ),
-        "sklearn.multioutput": (
-            "ClassifierChain MultiOutputClassifier MultiOutputRegressor RegressorChain"
-        ),
-        "sklearn.naive_bayes": (
-            "BernoulliNB CategoricalNB ComplementNB GaussianNB MultinomialNB"
-        ),
-        "sklearn.neighbors": (
-            "KNeighborsClassifier KNeighborsRegressor KNeighborsTransformer "
-            "NearestCentroid NeighborhoodComponentsAnalysis RadiusNeighborsClassifier "
-            "RadiusNeighborsRegressor RadiusNeighborsTransformer"
-        ),
-        "sklearn.neural_network": "BernoulliRBM MLPClassifier MLPRegressor",
-        "sklearn.pipeline": "FeatureUnion Pipeline",
-        "sklearn.preprocessing": (
-            "Binarizer KBinsDiscretizer KernelCenterer MaxAbsScaler MinMaxScaler "
-            "Normalizer OneHotEncoder OrdinalEncoder PolynomialFeatures "
-            "PowerTransformer QuantileTransformer RobustScaler SplineTransformer "
-            "StandardScaler TargetEncoder"
-        ),
-        "sklearn.random_projection": "GaussianRandomProjection SparseRandomProjection",
-        "sklearn.svm": "LinearSVC LinearSVR NuSVC NuSVR OneClassSVM SVC SVR",
-        "sklearn.tree": (
-            "DecisionTreeClassifier DecisionTreeRegressor ExtraTreeClassifier "
-            "ExtraTreeRegressor"
-        ),
-    }.items()
-}
+_TABLE = """
+sklearn.calibration: CalibratedClassifierCV
+sklearn.compose: ColumnTransformer TransformedTargetRegressor
+sklearn.cross_decomposition: PLSRegression PLSCanonical CCA
+sklearn.decomposition: PCA IncrementalPCA KernelPCA TruncatedSVD FactorAnalysis
+    FastICA
+sklearn.discriminant_analysis: LinearDiscriminantAnalysis
+    QuadraticDiscriminantAnalysis
+sklearn.ensemble: AdaBoostClassifier AdaBoostRegressor BaggingClassifier
+    BaggingRegressor ExtraTreesClassifier ExtraTreesRegressor
+    GradientBoostingClassifier GradientBoostingRegressor
+    HistGradientBoostingClassifier HistGradientBoostingRegressor
+    RandomForestClassifier RandomForestRegressor StackingClassifier
+    StackingRegressor VotingClassifier VotingRegressor
+sklearn.feature_selection: GenericUnivariateSelect RFE RFECV SelectFdr SelectFpr
+    SelectFromModel SelectFwe SelectKBest SelectPercentile VarianceThreshold
+sklearn.gaussian_process: GaussianProcessClassifier GaussianProcessRegressor
+sklearn.impute: KNNImputer MissingIndicator SimpleImputer
+sklearn.kernel_approximation: AdditiveChi2Sampler Nystroem PolynomialCountSketch
+    RBFSampler SkewedChi2Sampler
+sklearn.kernel_ridge: KernelRidge
+sklearn.linear_model: ARDRegression BayesianRidge ElasticNet ElasticNetCV
+    GammaRegressor HuberRegressor Lars LarsCV Lasso LassoCV LassoLars
+    LassoLarsCV LassoLarsIC LinearRegression LogisticRegression
+    LogisticRegressionCV OrthogonalMatchingPursuit PassiveAggressiveClassifier
+    PassiveAggressiveRegressor Perceptron PoissonRegressor QuantileRegressor
+    RANSACRegressor Ridge RidgeCV RidgeClassifier RidgeClassifierCV
+    SGDClassifier SGDOneClassSVM SGDRegressor TheilSenRegressor TweedieRegressor
+sklearn.multiclass: OneVsOneClassifier OneVsRestClassifier OutputCodeClassifier
+sklearn.multioutput: ClassifierChain MultiOutputClassifier MultiOutputRegressor
+    RegressorChain
+sklearn.naive_bayes: BernoulliNB CategoricalNB ComplementNB GaussianNB
+    MultinomialNB
+sklearn.neighbors: KNeighborsClassifier KNeighborsRegressor
+    KNeighborsTransformer NearestCentroid NeighborhoodComponentsAnalysis
+    RadiusNeighborsClassifier RadiusNeighborsRegressor
+    RadiusNeighborsTransformer
+sklearn.neural_network: BernoulliRBM MLPClassifier MLPRegressor
+sklearn.pipeline: FeatureUnion Pipeline
+sklearn.preprocessing: Binarizer KBinsDiscretizer KernelCenterer MaxAbsScaler
+    MinMaxScaler Normalizer OneHotEncoder OrdinalEncoder PolynomialFeatures
+    PowerTransformer QuantileTransformer RobustScaler SplineTransformer
+    StandardScaler TargetEncoder
+sklearn.random_projection: GaussianRandomProjection SparseRandomProjection
+sklearn.svm: LinearSVC LinearSVR NuSVC NuSVR OneClassSVM SVC SVR
+sklearn.tree: DecisionTreeClassifier DecisionTreeRegressor ExtraTreeClassifier
+    ExtraTreeRegressor
+"""
+
+
+def _parse(text: str) -> dict:
+    table: dict = {}
+    for word in text.split():
+        if word.endswith(":"):
+            names = table[word[:-1]] = []
+        else:
+            names.append(word)
+    return table
+
+
+ROWWISE_CLASSES = _parse(_TABLE)
 
 
 def _load() -> frozenset:
