@@ -41,10 +41,8 @@ class Spend(NamedTuple):
 class BudgetAccountant:
     """Total (ε, δ) budget for a sequence of private fits.
 
-    Pass it as ``accountant=`` to a private estimator. ``fit`` checks the
-    whole cost of the fit against the remaining budget before it reads any
-    data, and records it once, before any noise is drawn; the spend is never
-    refunded, even if the fit fails afterwards (fail-closed).
+    Pass it as ``accountant=``: ``fit`` checks and records its whole cost
+    before it reads any data, never refunded (fail-closed).
 
     Parameters
     ----------

@@ -76,10 +76,9 @@ def exponential_mechanism(
 
     Notes
     -----
-    Privacy: if every utility changes by at most Δ between neighbouring
-    datasets (‖u − u'‖∞ ≤ Δ), the output is ε-DP (McSherry & Talwar 2007,
-    Theorem 6). The factor 2 covers utilities that can move in opposite
-    directions, as accuracies under a swap of one record do.
+    Privacy: ε-DP if ‖u − u'‖∞ ≤ Δ between neighbours (McSherry & Talwar
+    2007, Theorem 6; the factor 2 covers utilities moving in opposite
+    directions).
     """
     u, eps, delta_u = _check_selection_inputs(
         utilities, epsilon, sensitivity, "exponential_mechanism"
@@ -102,10 +101,8 @@ def permute_and_flip(utilities, epsilon: float, sensitivity: float, rng=None) ->
 
     Notes
     -----
-    Privacy: ε-DP under ‖u − u'‖∞ ≤ Δ (McKenna & Sheldon 2020, Theorem 1).
-    Its expected utility is never lower than the exponential mechanism's
-    (their Theorem 2). It equals report-noisy-max with exponential noise
-    (Ding et al. 2021), which :func:`permute_and_flip_probabilities` uses.
+    Privacy: ε-DP under ‖u − u'‖∞ ≤ Δ (McKenna & Sheldon 2020, Theorem 1);
+    expected utility never below the exponential mechanism's (Theorem 2).
     """
     u, eps, delta_u = _check_selection_inputs(
         utilities, epsilon, sensitivity, "permute_and_flip"

@@ -199,12 +199,7 @@ def sample_discrete_laplace(scale: Fraction, rng: RandomSource) -> int:
 
 
 def _geometric(t: int, s: int, rng: RandomSource) -> int:
-    """Y ≥ 0 with Pr[Y = y] = (1 − e^(−s/t)) e^(−y s/t): CKS20 Alg. 2, steps 1–3.
-
-    U uniform on {0, …, t−1} accepted with probability exp(−U/t), then
-    X = U + tV with V ~ Geometric(1 − e^{−1}) is Geometric(1 − e^{−1/t}),
-    and ⌊X/s⌋ is Geometric(1 − e^{−s/t}). Integers only.
-    """
+    """Y ≥ 0 with Pr[Y = y] = (1 − e^(−s/t)) e^(−y s/t): CKS20 Alg. 2, steps 1–3."""
     while True:
         u = rng.randrange(t)
         if _bernoulli_exp_unit_ratio(u, t, rng):  # exp(−u/t), u/t < 1
