@@ -1,15 +1,7 @@
-"""Acquisition functions over the finite candidate set (pure functions).
+"""Acquisition functions over the finite candidate set (spec ``DPBO.md`` §3–4).
 
-Spec: ``DPBO.md`` §3–4. GP-UCB (Srinivas et al. 2010),
-
-    λ_t = argmax_λ μ_{t−1}(λ) + √β_t σ_{t−1}(λ),
-
-with the exploration weight of Algorithm 1 of Kusner et al. (2015),
-β_t = 2 log(|Λ| t² π² / (3δ)) (:func:`ucb_beta`, for searches whose
-guarantee does not rest on it), or the corrected
-β_t = 2 log(|Λ| t² π² / δ) of mode ``"gp-ucb"`` (:func:`gp_ucb_beta`, whose
-releases do rest on it); and expected improvement (computed in log space)
-for modes whose guarantee does not depend on the acquisition.
+GP-UCB (Srinivas et al. 2010), λ_t = argmax_λ μ_{t−1}(λ) + √β_t σ_{t−1}(λ),
+with :func:`ucb_beta` or :func:`gp_ucb_beta`; and log expected improvement.
 """
 
 from __future__ import annotations
@@ -18,14 +10,6 @@ import math
 
 import numpy as np
 from scipy.special import erfcx, log_ndtr
-
-__all__ = [
-    "ucb_beta",
-    "gp_ucb_beta",
-    "upper_confidence_bound",
-    "log_expected_improvement",
-    "argmax",
-]
 
 
 def _check_beta_inputs(t: int, n_candidates: int, delta: float) -> None:
@@ -36,9 +20,8 @@ def _check_beta_inputs(t: int, n_candidates: int, delta: float) -> None:
 def ucb_beta(t: int, n_candidates: int, delta: float) -> float:
     """β_t = 2 log(|Λ| t² π² / (3δ)) (Kusner et al. Algorithm 1, line 3).
 
-    The exploration weight as printed in the paper. Used where no guarantee
-    rests on it (the public BO of ``"private-selection"``, the BO steps of
-    ``"lipschitz"``); mode ``"gp-ucb"`` uses :func:`gp_ucb_beta`.
+    Used where no guarantee rests on it; mode ``"gp-ucb"`` uses
+    :func:`gp_ucb_beta`.
     """
     _check_beta_inputs(t, n_candidates, delta)
     return 2.0 * math.log(n_candidates * t * t * math.pi**2 / (3.0 * delta))
@@ -125,12 +108,7 @@ def log_expected_improvement(
 
 
 def argmax(values: np.ndarray, tie_break: np.ndarray) -> int:
-    """Index of the largest value; ties broken by a public random order.
-
-    ``tie_break`` is a fixed public permutation rank of the candidates
-    (drawn from ``random_state`` before any data is read), so the choice
-    among exactly equal values never depends on the data.
-    """
+    """Index of the largest value; ties broken by the public ranks ``tie_break``."""
     values = np.asarray(values)
     top = np.flatnonzero(values == values.max())
     if top.size == 1:

@@ -1,20 +1,8 @@
-"""The Bayesian-optimisation loop: propose, evaluate, update.
+"""The Bayesian-optimisation loop (Kusner et al. 2015, Algorithm 1, lines 2–8).
 
-Lines 2–8 of Algorithm 1 of Kusner et al. (2015):
-
-    for t = 1..T:
-        β_t = 2 log(|Λ| t² π² / (3δ))
-        λ_t = argmax_λ μ_{t−1}(λ) + √β_t σ_{t−1}(λ)
-        observe v_t; update μ_t, σ_t (eq. 2)
-
-With ``batch_size = B > 1`` the loop proposes B points at a time by
-GP-BUCB (Desautels et al. 2014): after each proposal the posterior
-*variance* is updated with the pending point (it does not depend on the
-score) while the mean waits for the batch's scores. The batch is then
-evaluated in parallel. ``B = 1`` is exactly the sequential algorithm.
-
-The returned trace (evaluated indices and scores) is private whenever
-the scores come from the validation set: callers must keep it local.
+With ``batch_size = B > 1`` it proposes B points at a time by GP-BUCB
+(Desautels et al. 2014); ``B = 1`` is the sequential algorithm. The trace
+is private whenever the scores come from the validation set.
 """
 
 from __future__ import annotations
@@ -26,8 +14,6 @@ import numpy as np
 
 from ._acquisition import argmax, log_expected_improvement, upper_confidence_bound
 from ._gp import IncrementalGP
-
-__all__ = ["BOTrace", "bayesian_optimisation"]
 
 
 @dataclass
@@ -53,26 +39,12 @@ def bayesian_optimisation(
     acquisition: str = "ucb",
     progress: Callable[[int, int], None] | None = None,
 ) -> BOTrace:
-    """Run T = ``n_iter`` steps of GP-UCB (or EI) over the candidate set.
+    """Run T = ``n_iter`` steps of GP-UCB (or EI) over the encoded candidates ``X``.
 
-    Parameters
-    ----------
-    evaluate : callable
-        ``evaluate(indices) -> scores`` in GP units, for a batch of
-        candidate indices never evaluated before (repeats are served from
-        a cache: the model and the data are fixed, so the score would be
-        the same).
-    X : ndarray of shape (n_candidates, d)
-        Encoded candidate set.
-    n_iter : int
-        Number of observations T.
-    beta : callable
-        ``beta(t)`` for t = 1..T, e.g. :func:`~._acquisition.ucb_beta`.
-    tie_break : ndarray of shape (n_candidates,)
-        Public permutation ranks used to break exact ties.
-    progress : callable, optional
-        Called as ``progress(n_done, n_iter)`` after every batch; receives
-        no score or candidate.
+    ``evaluate(indices) -> scores`` is called for candidates never evaluated
+    before (repeats come from a cache); ``beta(t)`` for t = 1..T;
+    ``tie_break``: public ranks breaking exact ties; ``progress(n_done,
+    n_iter)`` is called after every batch and receives no score.
     """
     gp = IncrementalGP(
         X, kernel=kernel, length_scale=length_scale, noise=noise, max_points=n_iter

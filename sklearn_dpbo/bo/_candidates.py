@@ -1,8 +1,5 @@
-"""The finite, public candidate set Λ and its encoding into the unit cube.
-
-Spec: ``DPBO.md`` §2. Every guarantee of the library needs a finite Λ that
-is fixed before any data is read: ``|Λ|`` enters β_t and c of Algorithm 1
-and the exponential mechanism ranges over it.
+"""The finite, public candidate set Λ (fixed before any data is read) and its
+encoding into the unit cube (spec ``DPBO.md`` §2).
 
 A search space is a dict (or a list of dicts, whose candidate sets are
 joined) mapping parameter names to one of
@@ -14,12 +11,10 @@ joined) mapping parameter names to one of
 - ``(low, high, "log-uniform")``: a log-uniform range (``0 < low``);
 - a frozen ``scipy.stats`` distribution.
 
-A tuple is a range, never a grid (unlike ``GridSearchCV``, where any
-sequence is a grid). A dict of lists only is the product grid (as
-``GridSearchCV``; the empty dict is one candidate, the defaults); a dict
-with at least one range or distribution is discretised into
-``n_candidates`` points of a scrambled Sobol sequence drawn with a public
-seed and mapped through each dimension's prior.
+A tuple is a range, never a grid (unlike ``GridSearchCV``). A dict of lists
+only is the product grid; a dict with a range or distribution is
+discretised into ``n_candidates`` points of a scrambled Sobol sequence
+drawn with a public seed and mapped through each dimension's prior.
 """
 
 from __future__ import annotations
@@ -32,8 +27,6 @@ from typing import Any
 import numpy as np
 from scipy.stats import qmc
 from sklearn.model_selection import ParameterGrid
-
-__all__ = ["CandidateSet", "SearchSpaceTypeError"]
 
 _PRIORS = ("uniform", "log-uniform")
 
@@ -76,7 +69,6 @@ class _Dimension:
         elif isinstance(spec, np.ndarray) or (
             isinstance(spec, Sequence) and not isinstance(spec, (str, bytes))
         ):
-            # Any sequence is a grid, as in GridSearchCV: list, range, array.
             if isinstance(spec, np.ndarray) and spec.ndim != 1:
                 raise ValueError(
                     f"Parameter array for {name!r} should be one-dimensional, "
@@ -207,17 +199,12 @@ class _Dimension:
             return [float(np.clip((math.log(value) - lo) / (hi - lo), 0.0, 1.0))]
         return [float((value - self.low) / (self.high - self.low))]
 
-    # -- vectorised: bit-identical to ``from_unit`` (same IEEE operations in
-    # the same order, ranges' transcendentals by ``math``); None where it
-    # cannot be (exotic numbers, huge integers): the caller falls back.
     def sample_block(self, u: np.ndarray):
-        """Values, duplicate codes and encoding for a column of coordinates.
+        """``(values, codes, encoded)`` of a column of coordinates, or None.
 
-        Returns ``(values, codes, encoded)`` or None. ``values`` is a list of
-        Python values equal to ``[from_unit(x) for x in u]``; ``codes`` an
-        int64 array with ``codes[i] == codes[j]`` iff ``repr(values[i]) ==
-        repr(values[j])``; ``encoded`` an array of shape
-        ``(len(u), n_columns)`` equal to the stacked ``encode(values[i])``.
+        Vectorised, bit-identical to ``from_unit``/``encode`` (None where it
+        cannot be: the caller falls back); ``codes`` are int64, equal iff
+        the values' ``repr`` are.
         """
         u = np.asarray(u, dtype=float)
         if self.kind == "list":
@@ -281,9 +268,7 @@ class _Dimension:
         return x.tolist(), _float_codes(x), enc.reshape(-1, 1)
 
 
-# Integers below this magnitude are exact in float64 and in int64, and so are
-# their differences: the vectorised paths are used only within it.
-_INT_LIMIT = 2**52
+_INT_LIMIT = 2**52  # integers exact in float64 and int64: vectorised below it
 
 
 def _math_map(func, x: np.ndarray) -> np.ndarray:
@@ -336,23 +321,20 @@ class CandidateSet:
     Parameters
     ----------
     search_spaces : dict or list of dict
-        See the module docstring for the accepted value specifications.
+        See the module docstring.
     n_candidates : int, default=1024
-        Number of Sobol points drawn for each dict that holds a range or a
-        distribution (rounded up to a power of two by the Sobol sampler,
-        then truncated; duplicates after rounding are dropped).
+        Sobol points drawn for each dict with a range or a distribution
+        (duplicates after rounding are dropped).
     seed : int
-        Public seed of the scrambled Sobol sequence. It must not depend on
-        any data.
+        Public seed of the scrambled Sobol sequence.
 
     Attributes
     ----------
     params : list of dict
         The candidates Λ, in a fixed order; ``best_index_`` indexes it.
     X : ndarray of shape (len(params), n_columns)
-        The encoding of every candidate into [0, 1]^d (log10 first for
-        log-uniform ranges, min-max for numbers, one-hot for categories;
-        one extra one-hot block identifies the dict when several are given).
+        The encoding into [0, 1]^d (log10 for log-uniform ranges, min-max
+        for numbers, one-hot for categories and, with several dicts, the dict).
     """
 
     def __init__(
@@ -384,9 +366,7 @@ class CandidateSet:
                     f"Parameter grid is not a dict ({space!r}): search_spaces[{i}] "
                     f"must be a dict; got {type(space).__name__}."
                 )
-            # An empty dict is one candidate, the estimator's own defaults
-            # (as ParameterGrid({}) in GridSearchCV).
-            dims = []
+            dims = []  # an empty dict is one candidate: the defaults
             for name, spec in space.items():
                 if not isinstance(name, str):
                     raise ValueError(f"Parameter names must be strings; got {name!r}.")
@@ -397,8 +377,7 @@ class CandidateSet:
     def _build(self) -> None:
         blocks = [self._space_block(s, dims) for s, dims in enumerate(self.spaces_dims)]
         if len(blocks) == 1 and blocks[0][2] is not None:
-            # One Sobol dict: drop repeated settings (first occurrence kept)
-            # by their per-column repr codes, without a key per candidate.
+            # One Sobol dict: drop repeats (first kept) by their repr codes.
             first = np.unique(blocks[0][2], axis=0, return_index=True)[1]
             kept = [(0, i) for i in np.sort(first).tolist()]
         else:
@@ -406,9 +385,7 @@ class CandidateSet:
             seen: set = set()
             for s, (points, _, _) in enumerate(blocks):
                 for i, p in enumerate(points):
-                    # Λ is the union of the dicts' candidate sets: a setting
-                    # that several dicts produce is kept once, with the first
-                    # dict's encoding (same parameters, same model, same score).
+                    # A setting several dicts produce is kept once (the first).
                     key = _key(p)
                     if key in seen:
                         continue
@@ -419,12 +396,7 @@ class CandidateSet:
         self.X = self._encode_all(blocks, kept)
 
     def _space_block(self, s: int, dims: list[_Dimension]):
-        """Candidates of one dict: (points, encoding per dimension, codes).
-
-        ``codes`` (int64, one column per dimension, equal iff the values'
-        ``repr`` are) is None when unavailable; duplicates are then found by
-        :func:`_key`.
-        """
+        """Candidates of one dict: (points, encoding per dimension, codes or None)."""
         if all(d.kind == "list" for d in dims):
             grid = ParameterGrid({d.name: d.values for d in dims})
             points = [dict(p) for p in grid]
@@ -435,11 +407,7 @@ class CandidateSet:
                 for d in dims
             ]
             return points, encoded, None
-        sampler = qmc.Sobol(
-            d=len(dims),
-            scramble=True,
-            seed=np.random.default_rng([self.seed, s]),
-        )
+        sampler = qmc.Sobol(len(dims), seed=np.random.default_rng([self.seed, s]))
         m = max(0, math.ceil(math.log2(max(self.n_candidates, 1))))
         u = sampler.random_base2(m)[: self.n_candidates]
         columns, encoded, codes = [], [], []
@@ -449,11 +417,9 @@ class CandidateSet:
                 values = [d.from_unit(float(x)) for x in u[:, j]]
                 enc = np.array([d.encode(v) for v in values], dtype=float)
                 block = (values, None, enc.reshape(len(values), d.n_columns))
-            columns.append(block[0])
-            codes.append(block[1])
-            encoded.append(block[2])
-        names = [d.name for d in dims]
-        points = _make_dicts(names, columns)
+            for out, part in zip((columns, codes, encoded), block):
+                out.append(part)
+        points = _make_dicts([d.name for d in dims], columns)
         if any(c is None for c in codes):
             return points, encoded, None
         return points, encoded, np.column_stack(codes)
@@ -461,19 +427,12 @@ class CandidateSet:
     def _encode_all(self, blocks, kept) -> np.ndarray:
         n_spaces = len(self.spaces_dims)
         space_cols = n_spaces if n_spaces > 1 else 0
-        # Columns: the dict indicator (several dicts), then every dimension of
-        # every dict in order.
-        offset = space_cols
-        X = np.zeros(
-            (
-                len(kept),
-                offset + sum(d.n_columns for dims in self.spaces_dims for d in dims),
-            )
-        )
-        space_of = np.asarray([s for s, _ in kept], dtype=int)
+        offset = space_cols  # the dict indicator, then every dimension in order
+        width = sum(d.n_columns for dims in self.spaces_dims for d in dims)
+        X = np.zeros((len(kept), offset + width))
         local = np.asarray([i for _, i in kept], dtype=int)
         for s, dims in enumerate(self.spaces_dims):
-            rows = np.flatnonzero(space_of == s)
+            rows = np.flatnonzero(self.space_of == s)
             src = local[rows]
             if space_cols:
                 X[rows, s] = 1.0

@@ -1,5 +1,4 @@
-"""Gaussian-process surrogate over a finite candidate set, with fixed,
-public hyper-parameters.
+"""GP surrogate over a finite candidate set with fixed, public hyper-parameters.
 
 Spec: ``DPBO.md`` §3. Zero prior mean, a normalised stationary kernel
 (k(λ, λ) = 1), and the posterior of eq. (2) of Kusner et al. (2015):
@@ -9,13 +8,9 @@ Spec: ``DPBO.md`` §3. Zero prior mean, a normalised stationary kernel
 
 maintained over the *whole* candidate set by rank-one Cholesky extensions:
 with L the Cholesky factor of K_t + σ² I, the rows of V = L⁻¹ K(Λ_t, Λ)
-and w = L⁻¹ v_t give μ_t = Vᵀ w and σ²_t = 1 − Σ_rows V². Adding one point
-costs O(t·|Λ|) (one kernel row and one product with V); nothing is ever
-refactorised.
-
-No hyper-parameter is fitted to the scores and the scores are never
-standardised by their own mean or spread: both would make the surrogate
-depend on the validation set in ways the proofs do not cover.
+and w = L⁻¹ v_t give μ_t = Vᵀ w and σ²_t = 1 − Σ_rows V² (O(t·|Λ|) per
+point). No hyper-parameter is fitted to the scores and the scores are never
+standardised: the proofs do not cover a surrogate shaped by the data.
 """
 
 from __future__ import annotations
@@ -28,18 +23,7 @@ from sklearn.gaussian_process.kernels import RBF, Kernel, Matern
 
 from .._compat import InvalidParameterError
 
-__all__ = [
-    "KERNELS",
-    "kernel_matrix",
-    "IncrementalGP",
-    "greedy_information_gain",
-    "as_sklearn_kernel",
-    "internal_kernel",
-]
-
-# Internal names of the kernels computed by kernel_matrix. The public API
-# takes scikit-learn kernel objects (internal_kernel maps them here exactly).
-KERNELS = ("squared-exponential", "matern52")
+KERNELS = ("squared-exponential", "matern52")  # kernel_matrix's internal names
 
 _SUPPORTED = (
     "RBF(length_scale=...) or Matern(nu=2.5, length_scale=...) from "
@@ -57,13 +41,9 @@ def as_sklearn_kernel(name: str, length_scale: float) -> Kernel:
 def internal_kernel(
     kernel, param: str = "kernel", caller: str = "this call"
 ) -> tuple[str, float]:
-    """(internal name, length-scale) of a supported scikit-learn kernel.
+    """(internal name, length-scale) of ``Matern(nu=2.5)`` or ``RBF``, fixed.
 
-    ``Matern(nu=2.5, length_scale=ℓ)`` is ``("matern52", ℓ)`` and
-    ``RBF(length_scale=ℓ)`` is ``("squared-exponential", ℓ)`` (the same
-    functions, evaluated by :func:`kernel_matrix`), with fixed, public
-    hyper-parameters (``length_scale_bounds`` is ignored). Anything else
-    raises scikit-learn's ``InvalidParameterError`` naming ``param`` of
+    Anything else raises ``InvalidParameterError`` naming ``param`` of
     ``caller``, with the reason.
     """
     if isinstance(kernel, Matern):  # before RBF: Matern subclasses RBF
@@ -97,9 +77,7 @@ def internal_kernel(
     )
 
 
-# Variance added to the diagonal when the observation noise is zero
-# (Algorithm 2 still needs a numerically positive-definite matrix).
-_JITTER = 1e-8
+_JITTER = 1e-8  # diagonal variance when the observation noise is zero
 
 
 def kernel_matrix(
@@ -113,48 +91,19 @@ def kernel_matrix(
     if kernel not in KERNELS:
         raise ValueError(f"kernel must be one of {KERNELS}; got {kernel!r}.")
     r = cdist(np.atleast_2d(A), np.atleast_2d(B))
-    # In place on fresh buffers, in the order of the formulas (bit-identical
-    # to evaluating them naively).
     if kernel == "squared-exponential":
-        np.divide(r, length_scale, out=r)  # r / ℓ
-        np.square(r, out=r)  # (r / ℓ)²
-        np.multiply(r, -0.5, out=r)
-        return np.exp(r)
-    s = r
-    np.multiply(s, math.sqrt(5.0), out=s)  # √5 r
-    np.divide(s, length_scale, out=s)  # s = √5 r / ℓ
-    e = np.negative(s)
-    e = np.exp(e)  # exp(−s)
-    q = np.multiply(s, s)
-    np.divide(q, 3.0, out=q)  # s² / 3
-    np.add(s, 1.0, out=s)  # 1 + s
-    np.add(s, q, out=s)  # (1 + s) + s²/3
-    np.multiply(s, e, out=s)
-    return s
+        return np.exp(np.square(r / length_scale) * -0.5)
+    s = r * math.sqrt(5.0) / length_scale
+    return (1.0 + s + s * s / 3.0) * np.exp(-s)
 
 
 class IncrementalGP:
     """GP posterior over a fixed candidate set, updated one point at a time.
 
-    Parameters
-    ----------
-    X : ndarray of shape (n_candidates, d)
-        Encoded candidate set.
-    kernel, length_scale : str, float
-        Fixed, public kernel and length-scale.
-    noise : float
-        Observation-noise variance σ² (0 means noise-free: a jitter of
-        1e-8 is used for numerical stability).
-    max_points : int
-        Capacity (number of observations) allocated up front.
-
-    Notes
-    -----
-    Points are added in two steps so that a batch can be proposed before
-    its scores are known (GP-BUCB, Desautels et al. 2014): :meth:`add`
-    extends the Cholesky factor and updates the variance (which does not
-    depend on the scores), :meth:`observe` later supplies the scores of the
-    pending points, in order, and updates the mean.
+    ``noise`` is the observation-noise variance σ² (0: a jitter of 1e-8),
+    ``max_points`` the capacity allocated up front. GP-BUCB (Desautels et
+    al. 2014): :meth:`add` extends the factor and the variance (score-free),
+    :meth:`observe` later supplies the pending scores, in order.
     """
 
     def __init__(

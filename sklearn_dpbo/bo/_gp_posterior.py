@@ -3,8 +3,7 @@
 With public inputs X and fixed kernel and noise variance σ², the posterior
 mean at query inputs X_* is *linear* in the outputs y, ``μ_* = C y``, and
 the posterior covariance does not depend on y (Rasmussen & Williams 2006,
-eqs. 2.25–2.26). Everything here is a function of X, X_*, the kernel and
-σ² only: the private y never enters this module.
+eqs. 2.25–2.26). The private y never enters this module.
 
 - :class:`ExactPosterior`: ``C = K_*f (K + σ²I)⁻¹`` by Cholesky (GPML
   Algorithm 2.1), O(n³).
@@ -14,11 +13,8 @@ eqs. 2.25–2.26). Everything here is a function of X, X_*, the kernel and
   ``Q = K_MM + K_MN D⁻¹ K_NM``, weights ``w = W y`` with
   ``W = Q⁻¹ K_MN D⁻¹`` and mean ``μ(x) = k(x, Z) w``.
 
-Both expose ``mean_map(X_*)`` (the n_* × n matrix C), ``covariance(X_*)``
-and ``rkhs_factors()``: per training point j, the RKHS norm of the change
-of the mean function when y_j moves by 1, i.e. ``sqrt([A K A]_jj)`` for the
-exact GP (spec DP_GP.md §3.1 item 3) and ``sqrt(w_jᵀ K_MM w_j)`` with
-inducing points (§3.1, last paragraph).
+``rkhs_factors()``: per training point j, the RKHS norm of the change of
+the mean when y_j moves by 1 (spec DP_GP.md §3.1).
 """
 
 from __future__ import annotations
@@ -26,11 +22,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.linalg import cho_solve, cholesky, solve_triangular
 
-__all__ = ["ExactPosterior", "InducingPosterior", "robust_cholesky"]
-
-# Relative jitter steps tried when a kernel matrix is numerically singular;
-# they depend on the matrix's (public) diagonal only.
-_JITTERS = (0.0, 1e-10, 1e-8, 1e-6, 1e-4)
+_JITTERS = (0.0, 1e-10, 1e-8, 1e-6, 1e-4)  # relative to the public diagonal
 
 
 def robust_cholesky(S: np.ndarray) -> tuple[np.ndarray, float]:
@@ -121,9 +113,7 @@ class InducingPosterior:
 
     def _cov_terms(self, Xq):
         Kmq = self.kernel(self.Z, Xq)
-        A = solve_triangular(self.Lmm, Kmq, lower=True)
-        B = solve_triangular(self.Lq, Kmq, lower=True)
-        return A, B
+        return tuple(solve_triangular(L, Kmq, lower=True) for L in (self.Lmm, self.Lq))
 
     def covariance(self, Xq: np.ndarray) -> np.ndarray:
         """Σ_* = K_** − K_*M (K_MM⁻¹ − Q⁻¹) K_M* (FITC, latent function)."""

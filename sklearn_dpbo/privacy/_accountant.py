@@ -1,14 +1,4 @@
-"""A privacy-budget ledger shared across fits.
-
-Check-then-spend, basic composition in exact rational arithmetic (no
-rounding can let a spend slip through), no refunds, no process-wide
-default (every fit without an accountant gets its own budget, so
-scikit-learn's common checks and test order cannot exhaust a shared one).
-A spend is atomic under threads (one lock around check and record), and a
-ledger can never be copied into extra budget: ``copy.copy`` is refused,
-``copy.deepcopy`` (hence ``clone``) returns the same ledger, and a pickled
-copy (a search shipped to a worker process) arrives unable to spend.
-"""
+"""A privacy-budget ledger shared across fits (see :class:`BudgetAccountant`)."""
 
 from __future__ import annotations
 
@@ -17,8 +7,6 @@ from fractions import Fraction
 from typing import NamedTuple
 
 from ._validation import check_delta, check_epsilon
-
-__all__ = ["BudgetAccountant", "BudgetError", "Spend"]
 
 _COPY_REFUSAL = (
     "This BudgetAccountant is a copy made by pickling (for example a search "
@@ -35,8 +23,7 @@ _COPY_REFUSAL = (
 )
 
 
-_SLACK = Fraction(1, 10**12)
-"""Relative slack on the total budget (float representation of decimals)."""
+_SLACK = Fraction(1, 10**12)  # relative slack on the total (decimal floats)
 
 
 class BudgetError(ValueError):
@@ -54,10 +41,8 @@ class Spend(NamedTuple):
 class BudgetAccountant:
     """Total (ε, δ) budget for a sequence of private fits.
 
-    Pass it as ``accountant=`` to a private estimator. ``fit`` checks the
-    whole cost of the fit against the remaining budget before it reads any
-    data, and records it once, before any noise is drawn; the spend is never
-    refunded, even if the fit fails afterwards (fail-closed).
+    Pass it as ``accountant=``: ``fit`` checks and records its whole cost
+    before it reads any data, never refunded (fail-closed).
 
     Parameters
     ----------
@@ -68,20 +53,17 @@ class BudgetAccountant:
 
     Notes
     -----
-    Composition is basic (sums of ε and of δ), computed exactly with
-    :class:`fractions.Fraction` on the floats spent. A spend is refused if
+    Basic composition, computed exactly with :class:`fractions.Fraction` on
+    the floats spent; a spend is atomic under threads. A spend is refused if
     the exact total would exceed the budget by more than a relative
-    ``1e-12``: ten spends of ``0.1`` then fit in a budget of ``1.0``
-    (exactly, the float ``0.1`` is 0.1000000000000000055…, so their sum
-    exceeds 1 by 5.6e-17), and the ledger can never be overspent by more
-    than ``1e-12 · epsilon`` (resp. ``· delta``) in total: the slack is on
-    the total, not per spend. A spend whose ε is below
-    ``max(1e-12, 1e-14 · epsilon)`` is refused: such spends vanish in
-    floating-point sums and have been used to bypass accountants.
+    ``1e-12`` (on the total, not per spend: ten spends of ``0.1`` fit in
+    ``1.0``), or if its ε is below ``max(1e-12, 1e-14 · epsilon)`` (such
+    spends vanish in floating-point sums).
 
-    An unpickled copy keeps the totals and the history for reporting but
-    refuses :meth:`check` and :meth:`spend` with a :class:`BudgetError`
-    that explains how to account for parallel outer loops.
+    A ledger cannot be copied into extra budget: ``copy.copy`` is refused,
+    ``copy.deepcopy`` (hence ``clone``) returns the same ledger, and an
+    unpickled copy (a search shipped to a worker process) can report but
+    refuses :meth:`check` and :meth:`spend`.
 
     Examples
     --------

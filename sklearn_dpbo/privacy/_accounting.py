@@ -1,10 +1,8 @@
 """What was released and what it cost: per-release records and the report.
 
-Every fitted attribute of the search that depends on the validation set
-is copied from a :class:`Release` (OpenDP's ``_ingest_release`` pattern),
-so the estimator cannot hold anything else derived from the validation
-data. Releases compose by basic composition: the total is the sum of the
-per-release (ε, δ).
+Every fitted attribute that depends on the validation set is copied from a
+:class:`Release` (OpenDP's ``_ingest_release`` pattern). Releases compose
+by basic composition.
 """
 
 from __future__ import annotations
@@ -13,8 +11,6 @@ import math
 import re
 from dataclasses import dataclass, field, fields
 from typing import Any
-
-__all__ = ["Release", "PrivacyReport", "split_budget"]
 
 
 @dataclass(frozen=True)
@@ -66,10 +62,8 @@ class Release:
 class PrivacyReport:
     """Per-release privacy guarantee of one fit, and the basic-composition total.
 
-    ``str(report)`` is one line per release under the total; :meth:`explain`
-    adds the neighbouring relation, sensitivities, sources and assumptions in
-    full; :meth:`to_dict` gives it all as plain data. Contains no released
-    value.
+    ``str(report)``: one line per release; :meth:`explain`: everything in
+    full; :meth:`to_dict`: plain data. Contains no released value.
     """
 
     def __init__(
@@ -116,27 +110,19 @@ class PrivacyReport:
     def to_dp_event(self):
         """The fit's releases as a ``dp_accounting`` ``ComposedDpEvent``.
 
-        Lets a user recompute the guarantee with ``dp_accounting``'s
-        accountants (``pip install "sklearn-dpbo[accounting]"``). Per release:
+        Per release (``pip install "sklearn-dpbo[accounting]"``):
 
-        - pure-ε Laplace releases: ``LaplaceDpEvent(noise_scale /
-          sensitivity)``, both of the inflated 2^k-grid calibration
-          (Δ + 2^k and (Δ + 2^k)/ε; the discrete Laplace with ~2^20 grid
-          steps per unit of sensitivity matches the continuous one's privacy
-          loss to O(2^-20));
-        - other pure-ε releases (selection): ``DiscreteLaplaceDpEvent(ε,
-          1)``, whose privacy loss is exactly ±ε with probabilities
-          e^ε/(1+e^ε), 1/(1+e^ε): the worst case of every ε-DP mechanism;
-        - (ε, δ) releases (``"gp-ucb"``, conditional on Assumption 1):
-          ``EpsilonDeltaDpEvent(ε, δ)`` when the installed ``dp_accounting``
-          has it, else ``UnsupportedDpEvent()`` (an accountant then refuses
-          the composition instead of under-counting).
-          :meth:`to_pld` covers those releases too.
+        - pure-ε Laplace: ``LaplaceDpEvent(noise_scale / sensitivity)``, of
+          the inflated 2^k-grid calibration (the discrete Laplace matches
+          the continuous one's privacy loss to O(2^-20));
+        - other pure-ε (selection): ``DiscreteLaplaceDpEvent(ε, 1)``, privacy
+          loss exactly ±ε: the worst case of every ε-DP mechanism;
+        - (ε, δ): ``EpsilonDeltaDpEvent(ε, δ)`` if the installed
+          ``dp_accounting`` has it, else ``UnsupportedDpEvent()`` (refused,
+          never under-counted; :meth:`to_pld` covers them).
 
-        Use an accountant with ``neighboring_relation=ADD_OR_REMOVE_ONE``:
-        the sensitivities already refer to this library's neighbouring
-        relation (swap one validation record), and ``dp_accounting``'s
-        Laplace events mean "a shift of at most one sensitivity" under it.
+        Use ``neighboring_relation=ADD_OR_REMOVE_ONE``: the sensitivities
+        already refer to swapping one validation record.
         """
         try:
             from dp_accounting import dp_event
@@ -166,26 +152,14 @@ class PrivacyReport:
     def to_pld(self, value_discretization_interval: float = 1e-4):
         """The fit's guarantee as a ``dp_accounting`` privacy-loss distribution.
 
-        Works for every method, ``"gp-ucb"``'s (ε, δ) releases included. Per
-        release, with pessimistic discretisation:
-
-        - (ε, δ) releases: ``from_privacy_parameters(ε, δ)``, the privacy
-          loss of the worst (ε, δ)-DP mechanism (the guarantee of Kusner et
-          al.'s Theorems 1 and 3, conditional on Assumption 1);
-        - pure-ε Laplace releases: ``from_laplace_mechanism`` with
-          parameter ``noise_scale / sensitivity`` and sensitivity 1 (as in
-          :meth:`to_dp_event`), without "connect the dots" (that
-          discretisation leaves a float residue of ~1e-17 at the loss
-          bound, so its ε at δ = 0 is ∞);
-        - other pure-ε releases (selection): ``from_privacy_parameters(ε,
-          0)``, the worst ε-DP mechanism.
-
-        Composed with ``tail_mass_truncation=0`` (the default 1e-15 would
-        make every pure fit's ε at δ = 0 infinite), so
-        ``report.to_pld().get_epsilon_for_delta(report.delta)`` is at most
-        ``report.epsilon`` plus ``value_discretization_interval`` per release
-        (the pessimistic rounding of the losses). Compose the result with the
-        PLDs of other releases of the same validation set.
+        Per release, pessimistically discretised: pure-ε Laplace releases by
+        ``from_laplace_mechanism(noise_scale / sensitivity, sensitivity=1)``
+        (without "connect the dots", whose float residue makes ε at δ = 0
+        infinite), all others by ``from_privacy_parameters(ε, δ)`` (the worst
+        mechanism with that guarantee). Composed with
+        ``tail_mass_truncation=0``, so ``get_epsilon_for_delta(report.delta)``
+        is at most ``report.epsilon`` plus ``value_discretization_interval``
+        per release.
         """
         try:
             from dp_accounting.pld import common, privacy_loss_distribution
@@ -218,7 +192,6 @@ class PrivacyReport:
         )
 
     def __str__(self) -> str:
-        """One line per release; :meth:`explain` gives the full text."""
         lines = [self._header() + "; full text: privacy_report_.explain()"]
         for r in self._releases:
             lines.append(
@@ -231,15 +204,9 @@ class PrivacyReport:
         return "\n".join(lines)
 
     def explain(self) -> str:
-        """The full report: relation, calibrations, sources, assumptions.
+        """The full report: relation, calibrations, sources, numbered assumptions.
 
-        Each distinct assumption is printed once, numbered; the releases
-        cite it by its number.
-
-        Returns
-        -------
-        text : str
-            Print it: ``print(search.privacy_report_.explain())``.
+        Print it: ``print(search.privacy_report_.explain())``.
         """
         assumptions = list(dict.fromkeys(r["assumption"] for r in self._releases))
         lines = [self._header(), f"neighbouring data sets: {self.neighbouring}"]
@@ -272,12 +239,8 @@ def _head(text: str) -> str:
 def split_budget(
     epsilon: float, delta: float, fraction: float, release_score: bool
 ) -> tuple[tuple[float, float], tuple[float, float] | None]:
-    """Split the total (ε, δ) between the parameter and score releases.
-
-    ``fraction`` of both ε and δ goes to ``best_params_``, the rest to
-    ``best_score_``. A release the user does not want spends nothing: with
-    ``release_score=False`` the whole budget goes to ``best_params_``.
-    """
+    """``fraction`` of (ε, δ) to ``best_params_``, the rest to ``best_score_``
+    (all to ``best_params_`` when ``release_score=False``)."""
     if not release_score:
         return (epsilon, delta), None
     eps_params, delta_params = epsilon * fraction, delta * fraction

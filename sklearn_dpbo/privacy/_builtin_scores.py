@@ -1,14 +1,7 @@
-"""The library's built-in private scores and the scorer factories.
+"""Built-in per-record private scores, ``make_dp_scorer`` and ``get_dp_scorer``.
 
-Each built-in score is a per-record function r(y_i, out_i) with public
-bounds (``DPScorer``): accuracy and zero-one loss, log-loss with a public
-probability floor, Brier score, the clipped hinge and the Lipschitz
-surrogates of Kusner et al. (sigmoid, ramp), and regression errors with a
-public clip (MAE, MSE, Huber, R² against a public variance), by default
-derived from the public training targets (``error_clip="auto"``). Aggregate
-metrics that are not such a mean (F1, ROC AUC, …) are refused with the
-reason. ``make_dp_scorer`` builds a score from a name or a per-record
-function; ``get_dp_scorer`` resolves a search's ``scoring`` parameter.
+Aggregate metrics that are not a mean of bounded per-record terms (F1, ROC
+AUC, …) are refused with the reason.
 """
 
 from __future__ import annotations
@@ -19,14 +12,6 @@ from typing import Callable, Optional, Union
 import numpy as np
 
 from ._scorers import DPScorer
-
-__all__ = [
-    "AUTO_CLIP_QUANTILE",
-    "BUILTIN_SCORES",
-    "get_dp_scorer",
-    "make_dp_scorer",
-    "public_error_clip",
-]
 
 AUTO_CLIP_QUANTILE = 0.95
 """Quantile q of ``error_clip="auto"`` (:func:`public_error_clip`)."""
@@ -74,11 +59,7 @@ def _brier(y_true, proba, estimator) -> np.ndarray:
 
 
 def _signed_margins(y_true, z, estimator) -> np.ndarray:
-    """y·w·x for a binary linear classifier, with y = +1 for ``classes_[1]``.
-
-    Every label other than ``classes_[1]`` counts as −1, so a validation
-    label the training set never had is a (badly) misclassified record.
-    """
+    """y·w·x with y = +1 for ``classes_[1]``, −1 for every other label."""
     z = np.asarray(z, dtype=float)
     if z.ndim != 1:
         raise ValueError(
@@ -164,27 +145,9 @@ def _training_targets(y_train) -> np.ndarray:
 def public_error_clip(y_train) -> float:
     """The per-record error clip derived from the public training targets.
 
-    c = the 0.95-quantile (``AUTO_CLIP_QUANTILE``; NumPy's linear
-    interpolation) of the training records' distances |y_i − median(y_train)|,
-    the errors of the best constant predictor in absolute error (with several
-    outputs, the mean over a record's outputs); the largest distance if that
-    quantile is 0. The training targets are public; c is computed before the
-    validation set is read.
-
-    Parameters
-    ----------
-    y_train : array-like of shape (n_samples,) or (n_samples, n_outputs)
-        The public training targets.
-
-    Returns
-    -------
-    float
-        c > 0.
-
-    Raises
-    ------
-    ValueError
-        If the targets are constant (no scale to derive a clip from).
+    c = the 0.95-quantile (``AUTO_CLIP_QUANTILE``) of |y_i − median(y_train)|
+    (with several outputs, the mean over a record's outputs); the largest
+    distance if that quantile is 0; constant targets raise ``ValueError``.
 
     Examples
     --------
@@ -222,12 +185,10 @@ def _is_auto(value) -> bool:
 
 
 class _TrainingTargetScore(DPScorer):
-    """A built-in regression score whose clip comes from the training targets.
+    """A regression score whose ``"auto"`` constants await the training targets.
 
-    The search calls :meth:`for_training_targets` before the validation set
-    is read. Until then ``bounds`` are those of a clip (and variance) of 1,
-    enough for the public checks, which do not depend on the clip; the
-    score refuses to score anything.
+    Until :meth:`for_training_targets`, ``bounds`` are those of a clip (and
+    variance) of 1 and scoring raises.
     """
 
     needs_training_targets = True
@@ -247,26 +208,17 @@ class _TrainingTargetScore(DPScorer):
         self.target = "numeric"
 
     def _auto(self) -> list:
-        names = ["error_clip"]
-        if self.score_name == "r2":
-            names.append("target_variance")
+        names = ["error_clip"] + (
+            ["target_variance"] if self.score_name == "r2" else []
+        )
         return [k for k in names if _is_auto(self.params.get(k, "auto"))]
 
     def _constants(self, clip, variance) -> dict:
-        out = dict(self.params)
-        auto = self._auto()
-        if "error_clip" in auto:
-            out["error_clip"] = clip
-        if "target_variance" in auto:
-            out["target_variance"] = variance
-        return out
+        given = {"error_clip": clip, "target_variance": variance}
+        return {**self.params, **{k: given[k] for k in self._auto()}}
 
     def for_training_targets(self, y_train) -> DPScorer:
-        """The score with its ``"auto"`` constants computed from ``y_train``.
-
-        ``error_clip``: :func:`public_error_clip`; ``target_variance``: the
-        variance of ``y_train`` (the mean over outputs).
-        """
+        """The score with its ``"auto"`` constants computed from ``y_train``."""
         y = _training_targets(y_train)
         clip = variance = None
         derived = []
@@ -307,7 +259,6 @@ def _builtin(func, bounds, name, response_method="predict", lipschitz=None) -> D
     s = DPScorer(func, bounds=bounds, response_method=response_method, name=name)
     s._with_estimator = True
     s.lipschitz = lipschitz
-    # Regression scores compare numbers; every other built-in compares labels.
     s.target = "numeric" if name.split("(")[0] in (*_REGRESSION, "r2") else "classes"
     return s
 
@@ -351,34 +302,23 @@ def _named_scorer(name: str, params: dict) -> DPScorer:
         if not (0 < float(floor) < 1):
             raise ValueError(f"floor must be in (0, 1); got {floor!r}.")
         floor = float(floor)
+        label = f"neg_log_loss(floor={floor:g})"
         return _builtin(
-            _log_loss(floor),
-            (math.log(floor), 0.0),
-            f"neg_log_loss(floor={floor:g})",
-            "predict_proba",
+            _log_loss(floor), (math.log(floor), 0.0), label, "predict_proba"
         )
     if name == "neg_brier_score":
         take()
-        return _builtin(_brier, (-1.0, 0.0), "neg_brier_score", "predict_proba")
-    if name == "neg_sigmoid_loss":
+        return _builtin(_brier, (-1.0, 0.0), name, "predict_proba")
+    if name in ("neg_sigmoid_loss", "neg_ramp_loss"):
         take()
-        return _builtin(
-            _sigmoid_loss, (-1.0, 0.0), name, "decision_function", lipschitz=0.25
-        )
-    if name == "neg_ramp_loss":
-        take()
-        return _builtin(
-            _ramp_loss, (-1.0, 0.0), name, "decision_function", lipschitz=1.0
-        )
+        sigmoid = name == "neg_sigmoid_loss"
+        func, lipschitz = (_sigmoid_loss, 0.25) if sigmoid else (_ramp_loss, 1.0)
+        return _builtin(func, (-1.0, 0.0), name, "decision_function", lipschitz)
     if name == "neg_hinge_loss":
         take("clip")
         clip = _positive("clip", params.get("clip", 2.0), "largest hinge loss counted")
-        return _builtin(
-            _hinge(clip),
-            (-clip, 0.0),
-            f"neg_hinge_loss(clip={clip:g})",
-            "decision_function",
-        )
+        label = f"neg_hinge_loss(clip={clip:g})"
+        return _builtin(_hinge(clip), (-clip, 0.0), label, "decision_function")
     if name in _REGRESSION or name == "r2":
         allowed = ["error_clip"] + (["huber_delta"] if name == "neg_huber_loss" else [])
         if name == "r2":
@@ -407,21 +347,19 @@ def _named_scorer(name: str, params: dict) -> DPScorer:
             )
             label += f", huber_delta={d:g}"
         if kind == "r2":
-            var = _positive(
-                "target_variance",
-                params["target_variance"],
-                "public variance of the target",
-            )
+            var = params["target_variance"]
+            var = _positive("target_variance", var, "public variance of the target")
             label += f", target_variance={var:g}"
-        # The range of a record's value at clipped errors e ≤ c, written out.
+        # The range of a record's value at clipped errors e ≤ c, written out
+        # (evaluating both Huber branches could overflow).
         high = 0.0
         if kind == "mae":
-            low = -clip  # −e
+            low = -clip
         elif kind == "mse":
-            low = -(clip * clip)  # −e²
-        elif kind == "huber":  # −e²/2 for e ≤ δ, else −δ(e − δ/2)
+            low = -(clip * clip)
+        elif kind == "huber":
             low = -(0.5 * clip * clip if clip <= d else d * (clip - 0.5 * d))
-        else:  # 1 − e²/variance
+        else:
             low, high = 1.0 - clip * clip / var, 1.0
         record = _regression(kind, clip, huber_delta=d, variance=var)
         return _builtin(record, (low, high), label + ")")
@@ -429,13 +367,8 @@ def _named_scorer(name: str, params: dict) -> DPScorer:
 
 
 BUILTIN_SCORES = (
-    "accuracy",
-    "neg_zero_one_loss",
-    "neg_log_loss",
-    "neg_brier_score",
-    "neg_hinge_loss",
-    "neg_sigmoid_loss",
-    "neg_ramp_loss",
+    *"accuracy neg_zero_one_loss neg_log_loss neg_brier_score".split(),
+    *"neg_hinge_loss neg_sigmoid_loss neg_ramp_loss".split(),
     *_REGRESSION,
     "r2",
 )
@@ -526,15 +459,12 @@ def make_dp_scorer(
         - ``neg_hinge_loss``: ``clip`` (default 2): −min(max(0, 1 − y f), clip);
         - ``neg_mean_absolute_error`` / ``neg_mean_squared_error`` /
           ``neg_huber_loss`` (``huber_delta``, default 1): ``error_clip``
-          c, the error min(|y − ŷ|, c) of each record: a number from public
-          knowledge of the target, or ``"auto"`` (default), derived from the
-          public training targets when the search fits
+          c, each record's error is min(|y − ŷ|, c): a public number, or
+          ``"auto"`` (default), derived from the public training targets
           (:func:`public_error_clip`) and stated in ``privacy_report_``;
-        - ``r2``: ``error_clip`` and ``target_variance`` (both default
-          ``"auto"``: the clip above and the variance of the public
-          training targets): record value 1 − min(|y − ŷ|, c)²/v, so the
-          mean is 1 − MSE_c / v with a *public* variance v instead of the
-          validation set's own.
+        - ``r2``: ``error_clip`` and ``target_variance`` (default ``"auto"``:
+          the variance of the training targets): record value
+          1 − min(|y − ŷ|, c)²/v, with a *public* variance v.
 
     Returns
     -------
@@ -588,11 +518,7 @@ def make_dp_scorer(
 
 
 def get_dp_scorer(scoring, estimator) -> DPScorer:
-    """Resolve the ``scoring`` parameter of a search into a :class:`DPScorer`.
-
-    ``None`` means accuracy for classifiers; other estimators must say how
-    they are scored.
-    """
+    """Resolve a search's ``scoring`` (``None``: accuracy for classifiers)."""
     from sklearn.base import is_classifier, is_regressor
 
     if isinstance(scoring, DPScorer):

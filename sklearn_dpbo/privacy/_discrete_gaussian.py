@@ -22,10 +22,6 @@ every λ: **ρ-zCDP with ρ = (Δ + √d·h)²/(2σ²)** (:func:`grid_rho`). Thi
 the multivariate statement of CKS20, Theorem 14 (zCDP part) with the
 rounding's √d·h added to the sensitivity; it is not tightened. The release
 h·(u + Z) is an exact multiple of h: its low-order bits carry nothing.
-
-Randomness: the operating system's CSPRNG unless a test passes its own
-source (``_samplers.as_random_source``). Timing is not constant (rejection
-sampling); timing side channels are out of scope.
 """
 
 from __future__ import annotations
@@ -42,8 +38,6 @@ from ._samplers import (
     _ratio,
     granularity_exponent,
 )
-
-__all__ = ["sample_discrete_gaussian", "gaussian_on_grid", "grid_rho", "grid_step"]
 
 
 def sample_discrete_gaussian(sigma2, rng: RandomSource) -> int:

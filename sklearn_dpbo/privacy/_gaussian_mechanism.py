@@ -23,24 +23,11 @@ from scipy.special import log_ndtr
 
 from ._validation import check_delta, check_epsilon, require_positive_delta
 
-__all__ = [
-    "gaussian_delta",
-    "analytic_gaussian_scale",
-    "hall_gaussian_scale",
-    "hall_is_valid",
-]
-
-# Relative margin added to every analytic scale: covers the rounding of the
-# bisection and of Φ (≈1e-15 relative) by a wide margin at no cost in utility.
-_SAFETY = 1e-9
+_SAFETY = 1e-9  # relative margin on every analytic scale (rounding ≈1e-15)
 
 
 def gaussian_delta(epsilon: float, eta: float) -> float:
-    """δ(ε; η) = Φ(η/2 − ε/η) − e^ε Φ(−η/2 − ε/η), computed in log space.
-
-    The smallest δ for which a Gaussian shift of Mahalanobis size η (in
-    units of the noise) is (ε, δ)-DP. Increasing in η, decreasing in ε.
-    """
+    """δ(ε; η) = Φ(η/2 − ε/η) − e^ε Φ(−η/2 − ε/η), in log space (module docstring)."""
     if eta <= 0:
         return 0.0
     a = log_ndtr(eta / 2.0 - epsilon / eta)
@@ -65,10 +52,8 @@ def _check(epsilon, delta, sensitivity, owner) -> tuple[float, float, float]:
 def analytic_gaussian_scale(sensitivity: float, epsilon: float, delta: float) -> float:
     """Smallest s with δ(ε; Δ/s) ≤ δ (Balle & Wang 2018, Algorithm 1).
 
-    Bisection on log η for the largest η* with ``gaussian_delta(ε, η*) ≤ δ``
-    (the left end of the final bracket, so the condition holds at the
-    returned value), then ``s = Δ/η* · (1 + 1e-9)``. Exact: any smaller s
-    violates (ε, δ)-DP for some pair at distance Δ. Returns 0 when Δ = 0.
+    Bisection on log η, keeping the bracket's left end (the condition holds
+    there), then ``s = Δ/η* · (1 + 1e-9)``. Returns 0 when Δ = 0.
 
     Examples
     --------

@@ -1,18 +1,9 @@
 """Differential-privacy primitives: selection and additive noise.
 
-Every sampler draws from the operating system's CSPRNG when ``rng=None``
-(a ``random.Random`` or NumPy ``Generator`` is for tests only), is exact
-(rational arithmetic, CKS20 Bernoulli(exp(−γ)) coins, discrete Laplace on a
-public 2^k grid: no floating-point sampler), validates its privacy
-parameters itself (scikit-learn's configuration cannot switch that off),
-never raises with data in the message and never returns NaN.
-
-- :func:`exponential_mechanism` (McSherry & Talwar 2007): ε-DP selection,
-  Pr[i] ∝ exp(ε u_i / (2Δ)).
-- :func:`permute_and_flip` (McKenna & Sheldon 2020): ε-DP selection whose
-  expected utility is never worse than the exponential mechanism's.
-- :func:`laplace_mechanism`: ε-DP release of a value of sensitivity Δ with
-  discrete Laplace noise of scale Δ/ε on a public 2^k grid.
+Every sampler is exact (rational arithmetic, CKS20 Bernoulli(exp(−γ))
+coins, discrete Laplace on a public 2^k grid), draws from the OS CSPRNG when
+``rng=None``, validates its privacy parameters itself and never raises with
+data in the message.
 """
 
 from __future__ import annotations
@@ -26,51 +17,27 @@ from scipy.special import logsumexp
 from ._samplers import _bernoulli_exp_ratio, as_random_source, laplace_on_grid
 from ._validation import check_epsilon
 
-__all__ = [
-    "exponential_mechanism",
-    "exponential_mechanism_log_probabilities",
-    "permute_and_flip",
-    "permute_and_flip_probabilities",
-    "laplace_mechanism",
-]
-
-
-def _check_utilities(utilities) -> np.ndarray:
-    u = np.asarray(utilities, dtype=float)
-    if u.ndim != 1 or u.size == 0:
-        raise ValueError("utilities must be a non-empty 1-D array.")
-    if not np.all(np.isfinite(u)):
-        # Static message: the values themselves are private.
-        raise ValueError("utilities must be finite (clip them before selection).")
-    return u
-
-
-def _check_sensitivity(sensitivity) -> float:
-    s = float(sensitivity)
-    if not math.isfinite(s) or s <= 0:
-        raise ValueError(f"sensitivity must be finite and > 0; got {s!r}.")
-    return s
-
 
 def _check_selection_inputs(
     utilities, epsilon, sensitivity, owner: str
 ) -> tuple[np.ndarray, float, float]:
     """(u, ε, Δ) of a selection, checked in that order (static messages)."""
-    return (
-        _check_utilities(utilities),
-        check_epsilon(epsilon, owner=owner),
-        _check_sensitivity(sensitivity),
-    )
+    u = np.asarray(utilities, dtype=float)
+    if u.ndim != 1 or u.size == 0:
+        raise ValueError("utilities must be a non-empty 1-D array.")
+    if not np.all(np.isfinite(u)):
+        raise ValueError("utilities must be finite (clip them before selection).")
+    eps = check_epsilon(epsilon, owner=owner)
+    s = float(sensitivity)
+    if not math.isfinite(s) or s <= 0:
+        raise ValueError(f"sensitivity must be finite and > 0; got {s!r}.")
+    return u, eps, s
 
 
 def exponential_mechanism_log_probabilities(
     utilities, epsilon: float, sensitivity: float
 ) -> np.ndarray:
-    """log Pr[i] = ε u_i / (2Δ) − logsumexp_j(ε u_j / (2Δ)).
-
-    Computed in log space: never overflows, never NaN, for any finite
-    utilities and any ε.
-    """
+    """log Pr[i] = ε u_i / (2Δ) − logsumexp_j(ε u_j / (2Δ)) (never NaN)."""
     u, eps, delta_u = _check_selection_inputs(
         utilities, epsilon, sensitivity, "exponential_mechanism_log_probabilities"
     )
@@ -105,15 +72,13 @@ def exponential_mechanism(
     Rejection sampling in log space: propose i uniformly, accept with an
     exact Bernoulli(exp(−γ_i)), γ_i = ε (u* − u_i)/(2Δ) ≥ 0 a rational
     (CKS20 Algorithm 1). The accepted index has probability exactly
-    ∝ exp(−γ_i); no probability is exponentiated, so nothing underflows.
-    The expected number of proposals is K / Σ exp(−γ_i) ≤ K.
+    ∝ exp(−γ_i); nothing underflows. Expected proposals: K / Σ exp(−γ_i) ≤ K.
 
     Notes
     -----
-    Privacy: if every utility changes by at most Δ between neighbouring
-    datasets (‖u − u'‖∞ ≤ Δ), the output is ε-DP (McSherry & Talwar 2007,
-    Theorem 6). The factor 2 covers utilities that can move in opposite
-    directions, as accuracies under a swap of one record do.
+    Privacy: ε-DP if ‖u − u'‖∞ ≤ Δ between neighbours (McSherry & Talwar
+    2007, Theorem 6; the factor 2 covers utilities moving in opposite
+    directions).
     """
     u, eps, delta_u = _check_selection_inputs(
         utilities, epsilon, sensitivity, "exponential_mechanism"
@@ -130,18 +95,14 @@ def exponential_mechanism(
 def permute_and_flip(utilities, epsilon: float, sensitivity: float, rng=None) -> int:
     """Permute-and-flip selection (McKenna & Sheldon 2020, Algorithm 1), exactly.
 
-    Visit the candidates in a uniformly random order and stop at the first
-    r for which a coin with Pr[heads] = exp(−γ_r), γ_r = ε (u* − u_r)/(2Δ),
-    lands heads (u* = max u, so the best candidate always stops the walk).
-    The order is a lazily drawn Fisher–Yates permutation and each coin an
-    exact Bernoulli(exp(−γ)) on rationals (CKS20 Algorithm 1).
+    Visit the candidates in a uniformly random order (lazy Fisher–Yates) and
+    stop at the first r whose exact coin Bernoulli(exp(−γ_r)), γ_r = ε (u* −
+    u_r)/(2Δ), lands heads (CKS20 Algorithm 1); the best candidate always stops.
 
     Notes
     -----
-    Privacy: ε-DP under ‖u − u'‖∞ ≤ Δ (McKenna & Sheldon 2020, Theorem 1).
-    Its expected utility is never lower than the exponential mechanism's
-    (their Theorem 2). It equals report-noisy-max with exponential noise
-    (Ding et al. 2021), which :func:`permute_and_flip_probabilities` uses.
+    Privacy: ε-DP under ‖u − u'‖∞ ≤ Δ (McKenna & Sheldon 2020, Theorem 1);
+    expected utility never below the exponential mechanism's (Theorem 2).
     """
     u, eps, delta_u = _check_selection_inputs(
         utilities, epsilon, sensitivity, "permute_and_flip"
@@ -190,16 +151,9 @@ def permute_and_flip_probabilities(
 def laplace_mechanism(value: float, scale: float, rng=None) -> float:
     """Return ``value`` + Laplace noise of scale ``scale``, on a public 2^k grid.
 
-    Exact discrete Laplace on multiples of 2^k (k from ``scale`` only) via
-    :func:`~._samplers.laplace_on_grid`, calibrated to sensitivity
-    ``scale`` at ε = 1: the effective scale is ``scale + 2^k`` (a relative
-    increase ≤ 2^-20); no floating-point sampler (Mironov 2012).
-
-    Notes
-    -----
-    Privacy: ε-DP when ``scale >= Δ/ε`` for a value of global sensitivity
-    Δ (Dwork et al. 2006); the grid rounding is covered by the 2^k added
-    to the sensitivity.
+    :func:`~._samplers.laplace_on_grid` at sensitivity ``scale`` and ε = 1
+    (effective scale ``scale + 2^k``): ε-DP when ``scale >= Δ/ε`` for a
+    value of sensitivity Δ (Dwork et al. 2006).
     """
     scale = float(scale)
     if not math.isfinite(scale) or scale <= 0:

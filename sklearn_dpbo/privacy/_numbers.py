@@ -1,15 +1,8 @@
 """One entry as a number, decided by that entry alone.
 
-A container's dtype is chosen for the whole batch: ``np.array(values)``
-with one string makes every entry a string (``True`` becomes ``"True"``,
-``0.5 + 0j`` becomes ``"(0.5+0j)"``), one complex value makes every entry
-complex. Wherever the library reads private entries one by one, it reads
-them through :func:`number`, which undoes those batch conversions entry by
-entry: a string is parsed (a float, ``"True"``/``"False"``, or a complex
-number with no imaginary part), a complex value with no imaginary part is
-its real part, a bool is 0 or 1. What it cannot undo: a float32 scalar
-stringified by NumPy comes back as the shortest decimal naming it (a
-difference below float32 precision).
+``np.array(values)`` with one string makes every entry a string (``True``
+becomes ``"True"``), one complex value makes every entry complex;
+:func:`number` undoes such batch conversions entry by entry.
 """
 
 from __future__ import annotations
@@ -19,19 +12,12 @@ import numbers
 
 import numpy as np
 
-__all__ = ["label_key", "number", "number_or_nan"]
-
 _BOOLS = {"True": 1.0, "False": 0.0}
 
 
 def number(v) -> float:
-    """``v`` as a float, from ``v`` alone; raises when it is not a number.
-
-    Raises ``ValueError`` or ``TypeError`` for a non-number (a string that
-    spells none, ``None``, a complex value with an imaginary part, any
-    object ``float`` refuses), ``OverflowError`` for an integer too large
-    for a float, and whatever the entry's own ``__float__`` raises.
-    """
+    """``v`` as a float, from ``v`` alone (strings parsed, "True" is 1, a real
+    complex is its real part); raises when it is not a number."""
     if isinstance(v, (bytes, np.bytes_)):
         v = bytes(v).decode()
     if isinstance(v, str):
@@ -79,12 +65,8 @@ def number_or_nan(v, *, inf_on_overflow: bool = False) -> float:
 def label_key(v):
     """The key a label (or a category) is matched by, from ``v`` alone.
 
-    What the batch made of a label is undone: a string spelling an integer
-    is that integer, exactly (above 2**53 too), one spelling another number
-    is that number ("True" is 1), a NumPy scalar is its Python value, a
-    complex number with no imaginary part is its real part; anything else
-    is itself. So ``1``, ``1.0``, ``True``, ``"1"`` and ``np.int64(1)`` all
-    match a class ``1`` or ``"1"``.
+    ``1``, ``1.0``, ``True``, ``"1"`` and ``np.int64(1)`` all give ``1``
+    (a string spelling an integer gives it exactly, above 2**53 too).
     """
     if isinstance(v, np.generic):
         v = v.item()

@@ -35,14 +35,9 @@ non-decreasing in the order (van Erven & Harremoës 2014, Theorem 3): ε′(λ)
 may be replaced by min over λ″ ≥ λ of ε′(λ″). For a ρ-zCDP Q the λ̂ term is
 (1 + η)[(λ̂ − 1)ρ + L/λ̂], L = log(1/γ), minimised at λ̂ = √(L/ρ) when that
 is ≥ 1, where it equals (1 + η)(2√(ρL) − ρ) (else L at λ̂ = 1); the grid
-comes within a factor 1 + 10⁻³ of it (``tests/privacy/test_rdp.py``).
-``dp_accounting`` (0.6, ``_compute_rdp_repeat_and_select``) implements the
-same theorem on its own coarser order grid: on its orders (λ̂ restricted to
-them, ``hat_orders``) the two curves and ε agree to 10⁻⁶; on this grid our
-ε is at most 10⁻⁴ above its and up to a few % below (a finer grid: every
-λ > 1 and λ̂ ≥ 1 is a valid instance of the theorem and of the
-conversion), ``tests/privacy/test_rdp.py``. OpenDP's
-``new_negative_binomial_rdp_curve`` (PR #2657) takes λ̂ = λ.
+comes within a factor 1 + 10⁻³ of it. ``dp_accounting``'s
+``_compute_rdp_repeat_and_select`` agrees to 10⁻⁶ on its own orders
+(``tests/privacy/test_rdp.py``).
 
 **Conversion to (ε, δ)** (:func:`rdp_epsilon`): the improved conversion
 of Canonne, Kamath & Steinke (NeurIPS 2020, Proposition 12; also Asoodeh et
@@ -50,11 +45,9 @@ al. 2021): (λ, ε̄)-RDP implies (ε, δ)-DP for
 
     ε = ε̄ + log(1 − 1/λ) − (log δ + log λ)/(λ − 1),
 
-minimised over the grid (each λ gives a valid ε). It is never larger than
-the standard ε̄ + log(1/δ)/(λ − 1) (Mironov 2017, Proposition 3), and it
-is the one ``dp_accounting``'s ``compute_epsilon`` uses. Every returned ε
-is rounded up by ``_SAFETY`` relative (the floating-point error of these
-few operations is ~10⁻¹⁵ relative).
+minimised over the grid (each λ gives a valid ε), never larger than the
+standard ε̄ + log(1/δ)/(λ − 1) (Mironov 2017, Proposition 3). Every
+returned ε is rounded up by ``_SAFETY`` relative.
 """
 
 from __future__ import annotations
@@ -64,23 +57,8 @@ from typing import Callable
 
 import numpy as np
 
-__all__ = [
-    "ORDERS",
-    "zcdp_curve",
-    "pure_dp_curve",
-    "max_curve",
-    "repeat_and_select_curve",
-    "rdp_epsilon",
-    "zcdp_epsilon",
-    "repeat_and_select_epsilon",
-    "largest_parameter",
-]
-
-ORDERS = 1.0 + np.geomspace(1e-3, 1e5, 1200)
-"""The public order grid λ > 1 (λ − 1 from 10⁻³ to 10⁵, ratio 1.0155)."""
-
-_SAFETY = 1e-9
-"""Relative margin added to every ε (covers the float rounding by far)."""
+ORDERS = 1.0 + np.geomspace(1e-3, 1e5, 1200)  # public order grid, λ − 1 ratio 1.0155
+_SAFETY = 1e-9  # relative margin on every ε (float error ~1e-15)
 
 Curve = Callable[[np.ndarray], np.ndarray]
 

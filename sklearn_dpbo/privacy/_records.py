@@ -1,28 +1,13 @@
 """Validation records, each mapped on its own into a public schema.
 
-A private score is a mean of per-record values, with sensitivity
-(high − low)/m *provided that* one record can move only its own value
-(``_scorers.py``). Two things about a batch as a whole could break that,
-and both are removed here, by construction:
-
-* **Coercion of the batch.** ``np.asarray`` of a list infers one dtype
-  for all records (one label typed ``"1"`` makes every label a string);
-  pandas infers a column's dtype and category set from the whole column.
-  So the **schema** (classes, numeric targets, the training frame's
-  columns and dtypes, the training array's dtype and row shape) is read
-  from the public training data (:meth:`RecordSchema.from_training`) and
-  each validation record is mapped into it alone (:meth:`RecordSchema.map`).
-  A record that does not map scores the worst value ``low``, like a record
-  whose prediction fails.
-* **Batch-dependent prediction.** Handled by
-  :meth:`~._scorers.DPScorer.private_values`.
-
-Labels match the training classes by value through
-:func:`~._numbers.label_key` on both sides (``1``, ``1.0``, ``True``,
-``np.int64(1)`` and ``"1"`` all match a class ``1`` or ``"1"``); rows of a
-numeric training set are read entry by entry from a non-numeric container.
-A record whose conversion raises anything but ``KeyboardInterrupt`` (its
-``__hash__``, ``__eq__`` or ``__float__`` included) is that record's failure.
+``np.asarray`` of a list infers one dtype for all records (one label typed
+``"1"`` makes every label a string) and pandas a column's dtype and
+categories from the whole column: one record could decide how others are
+scored. So the schema (classes, the training frame's columns and dtypes,
+the training array's dtype and row shape) is read from the public training
+data and each validation record is mapped into it alone; one that does not
+map (its conversion raises anything but ``KeyboardInterrupt``) scores
+``low``. Labels match by :func:`~._numbers.label_key` on both sides.
 """
 
 from __future__ import annotations
@@ -34,8 +19,6 @@ import numpy as np
 
 from .._compat import _num_samples, _safe_indexing
 from ._numbers import label_key, number, number_or_nan
-
-__all__ = ["RecordSchema", "Records"]
 
 
 def _is_frame(X) -> bool:
@@ -58,7 +41,7 @@ def _elements(a) -> list:
 
 
 def _lookup(classes: np.ndarray) -> dict:
-    """Class (or category) key → its position (:func:`~._numbers.label_key`)."""
+    """Class (or category) key → its position."""
     table = {}
     for k, c in enumerate(classes.tolist()):
         try:
@@ -78,19 +61,10 @@ def _failed(exc: BaseException) -> None:
 class RecordSchema:
     """What a validation record may look like, read from public data only.
 
-    Parameters
-    ----------
-    classes : tuple of ndarray or None
-        Per output, the training set's classes (sorted, ``np.unique``):
-        labels are mapped to these by value. ``None`` for numeric targets.
-    n_outputs : int
-        Number of target columns (1 for a 1-D ``y``); 0 for ``y=None``.
-    frame : tuple or None
-        ``(columns, dtypes)`` of a training DataFrame.
-    row_dtype, row_shape
-        dtype and per-row shape of the training inputs as an array
-        (``np.asarray`` of the public training set), for validation inputs
-        given as lists or object arrays.
+    ``classes``: per output, the training classes (``None`` for numbers);
+    ``n_outputs``: target columns (0 for ``y=None``); ``frame``: a training
+    DataFrame's ``(columns, dtypes)``; ``row_dtype``, ``row_shape``: those
+    of ``np.asarray`` of the training inputs.
     """
 
     classes: Optional[tuple] = None
@@ -126,13 +100,7 @@ class RecordSchema:
                 row_dtype, row_shape = arr.dtype, arr.shape[1:]
             except Exception:  # ragged public rows: kept as given
                 pass
-        return cls(
-            classes=labels,
-            n_outputs=n_outputs,
-            frame=frame,
-            row_dtype=row_dtype,
-            row_shape=row_shape,
-        )
+        return cls(labels, n_outputs, frame, row_dtype, row_shape)
 
     @classmethod
     def from_estimator(cls, estimator, y, *, classes: bool) -> RecordSchema:
@@ -274,11 +242,8 @@ def _parts(v, n: int):
 
 
 def _cast_frame(X, columns: list, dtypes: list):
-    """Each column cast element by element to the training frame's dtype.
-
-    Categories are the training set's; a value that does not convert is
-    missing; other columns stay objects.
-    """
+    """Each column cast element by element to the training frame's dtype
+    (the training categories; a value that does not convert is missing)."""
     import pandas as pd
 
     data = {}
@@ -334,11 +299,7 @@ def _picklable(value) -> bool:
 
 @dataclass
 class Records:
-    """Validation records mapped into a public schema.
-
-    ``X`` and ``y`` are the mapped inputs and targets; ``ok[i]`` is False
-    for a record that did not map (it scores ``low``).
-    """
+    """Validation records mapped into a public schema (``ok[i]``: record i mapped)."""
 
     X: Any
     y: Optional[np.ndarray]
@@ -348,11 +309,8 @@ class Records:
         return len(self.ok)
 
     def picklable(self) -> Records:
-        """These records, each one that cannot be pickled replaced and failed alone.
-
-        Records go to worker processes in pickled blocks: one unpicklable
-        record must not fail its block.
-        """
+        """These records, each unpicklable one replaced and failed alone (so it
+        cannot fail the block sent to a worker process)."""
         X = self.X
         if _is_frame(X):
             objects = [c for c in X.columns if X[c].dtype == object]
@@ -379,11 +337,7 @@ class Records:
     def take(self, idx) -> Records:
         """The records ``idx`` (e.g. one owner's rows)."""
         idx = np.asarray(idx, dtype=np.intp)
-        return Records(
-            X=_take(self.X, idx),
-            y=_take(self.y, idx),
-            ok=self.ok[idx],
-        )
+        return Records(X=_take(self.X, idx), y=_take(self.y, idx), ok=self.ok[idx])
 
 
 def _take(a, idx):

@@ -1,14 +1,9 @@
 """Which fitted models predict row by row by construction.
 
-A validation record's value must depend only on that record and the model
-fitted on public data; for batch prediction that is a property of the
-model's *code*, which the library cannot check by running it. So
-:func:`is_rowwise` accepts only models built from scikit-learn classes on
-an explicit list (:data:`ROWWISE_CLASSES`, read from scikit-learn's
-source); anything else is scored one record at a time
-(:meth:`~._scorers.DPScorer.private_values`).
-
-Classes left off the list on purpose: ``FunctionTransformer`` (user code),
+Row-wise prediction is a property of a model's *code*, which running it
+cannot check, so :func:`is_rowwise` accepts only scikit-learn classes on an
+explicit list read from their source; anything else is scored one record at
+a time. Left off on purpose: ``FunctionTransformer`` (user code),
 ``IterativeImputer`` (``sample_posterior`` draws from one stream for the
 whole batch), ``NMF``/``MiniBatchNMF``/``LatentDirichletAllocation``/
 dictionary learning (iterative ``transform`` with a batch-wide stopping
@@ -22,168 +17,67 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["ROWWISE_CLASSES", "is_rowwise"]
+_TABLE = """
+sklearn.calibration: CalibratedClassifierCV
+sklearn.compose: ColumnTransformer TransformedTargetRegressor
+sklearn.cross_decomposition: PLSRegression PLSCanonical CCA
+sklearn.decomposition: PCA IncrementalPCA KernelPCA TruncatedSVD FactorAnalysis
+    FastICA
+sklearn.discriminant_analysis: LinearDiscriminantAnalysis
+    QuadraticDiscriminantAnalysis
+sklearn.ensemble: AdaBoostClassifier AdaBoostRegressor BaggingClassifier
+    BaggingRegressor ExtraTreesClassifier ExtraTreesRegressor
+    GradientBoostingClassifier GradientBoostingRegressor
+    HistGradientBoostingClassifier HistGradientBoostingRegressor
+    RandomForestClassifier RandomForestRegressor StackingClassifier
+    StackingRegressor VotingClassifier VotingRegressor
+sklearn.feature_selection: GenericUnivariateSelect RFE RFECV SelectFdr SelectFpr
+    SelectFromModel SelectFwe SelectKBest SelectPercentile VarianceThreshold
+sklearn.gaussian_process: GaussianProcessClassifier GaussianProcessRegressor
+sklearn.impute: KNNImputer MissingIndicator SimpleImputer
+sklearn.kernel_approximation: AdditiveChi2Sampler Nystroem PolynomialCountSketch
+    RBFSampler SkewedChi2Sampler
+sklearn.kernel_ridge: KernelRidge
+sklearn.linear_model: ARDRegression BayesianRidge ElasticNet ElasticNetCV
+    GammaRegressor HuberRegressor Lars LarsCV Lasso LassoCV LassoLars
+    LassoLarsCV LassoLarsIC LinearRegression LogisticRegression
+    LogisticRegressionCV OrthogonalMatchingPursuit PassiveAggressiveClassifier
+    PassiveAggressiveRegressor Perceptron PoissonRegressor QuantileRegressor
+    RANSACRegressor Ridge RidgeCV RidgeClassifier RidgeClassifierCV
+    SGDClassifier SGDOneClassSVM SGDRegressor TheilSenRegressor TweedieRegressor
+sklearn.multiclass: OneVsOneClassifier OneVsRestClassifier OutputCodeClassifier
+sklearn.multioutput: ClassifierChain MultiOutputClassifier MultiOutputRegressor
+    RegressorChain
+sklearn.naive_bayes: BernoulliNB CategoricalNB ComplementNB GaussianNB
+    MultinomialNB
+sklearn.neighbors: KNeighborsClassifier KNeighborsRegressor
+    KNeighborsTransformer NearestCentroid NeighborhoodComponentsAnalysis
+    RadiusNeighborsClassifier RadiusNeighborsRegressor
+    RadiusNeighborsTransformer
+sklearn.neural_network: BernoulliRBM MLPClassifier MLPRegressor
+sklearn.pipeline: FeatureUnion Pipeline
+sklearn.preprocessing: Binarizer KBinsDiscretizer KernelCenterer MaxAbsScaler
+    MinMaxScaler Normalizer OneHotEncoder OrdinalEncoder PolynomialFeatures
+    PowerTransformer QuantileTransformer RobustScaler SplineTransformer
+    StandardScaler TargetEncoder
+sklearn.random_projection: GaussianRandomProjection SparseRandomProjection
+sklearn.svm: LinearSVC LinearSVR NuSVC NuSVR OneClassSVM SVC SVR
+sklearn.tree: DecisionTreeClassifier DecisionTreeRegressor ExtraTreeClassifier
+    ExtraTreeRegressor
+"""
 
-ROWWISE_CLASSES = {
-    "sklearn.calibration": ["CalibratedClassifierCV"],
-    "sklearn.compose": ["ColumnTransformer", "TransformedTargetRegressor"],
-    "sklearn.cross_decomposition": ["PLSRegression", "PLSCanonical", "CCA"],
-    "sklearn.decomposition": [
-        "PCA",
-        "IncrementalPCA",
-        "KernelPCA",
-        "TruncatedSVD",
-        "FactorAnalysis",
-        "FastICA",
-    ],
-    "sklearn.discriminant_analysis": [
-        "LinearDiscriminantAnalysis",
-        "QuadraticDiscriminantAnalysis",
-    ],
-    "sklearn.ensemble": [
-        "AdaBoostClassifier",
-        "AdaBoostRegressor",
-        "BaggingClassifier",
-        "BaggingRegressor",
-        "ExtraTreesClassifier",
-        "ExtraTreesRegressor",
-        "GradientBoostingClassifier",
-        "GradientBoostingRegressor",
-        "HistGradientBoostingClassifier",
-        "HistGradientBoostingRegressor",
-        "RandomForestClassifier",
-        "RandomForestRegressor",
-        "StackingClassifier",
-        "StackingRegressor",
-        "VotingClassifier",
-        "VotingRegressor",
-    ],
-    "sklearn.feature_selection": [
-        "GenericUnivariateSelect",
-        "RFE",
-        "RFECV",
-        "SelectFdr",
-        "SelectFpr",
-        "SelectFromModel",
-        "SelectFwe",
-        "SelectKBest",
-        "SelectPercentile",
-        "VarianceThreshold",
-    ],
-    "sklearn.gaussian_process": [
-        "GaussianProcessClassifier",
-        "GaussianProcessRegressor",
-    ],
-    "sklearn.impute": ["KNNImputer", "MissingIndicator", "SimpleImputer"],
-    "sklearn.kernel_approximation": [
-        "AdditiveChi2Sampler",
-        "Nystroem",
-        "PolynomialCountSketch",
-        "RBFSampler",
-        "SkewedChi2Sampler",
-    ],
-    "sklearn.kernel_ridge": ["KernelRidge"],
-    "sklearn.linear_model": [
-        "ARDRegression",
-        "BayesianRidge",
-        "ElasticNet",
-        "ElasticNetCV",
-        "GammaRegressor",
-        "HuberRegressor",
-        "Lars",
-        "LarsCV",
-        "Lasso",
-        "LassoCV",
-        "LassoLars",
-        "LassoLarsCV",
-        "LassoLarsIC",
-        "LinearRegression",
-        "LogisticRegression",
-        "LogisticRegressionCV",
-        "OrthogonalMatchingPursuit",
-        "PassiveAggressiveClassifier",
-        "PassiveAggressiveRegressor",
-        "Perceptron",
-        "PoissonRegressor",
-        "QuantileRegressor",
-        "RANSACRegressor",
-        "Ridge",
-        "RidgeCV",
-        "RidgeClassifier",
-        "RidgeClassifierCV",
-        "SGDClassifier",
-        "SGDOneClassSVM",
-        "SGDRegressor",
-        "TheilSenRegressor",
-        "TweedieRegressor",
-    ],
-    "sklearn.multiclass": [
-        "OneVsOneClassifier",
-        "OneVsRestClassifier",
-        "OutputCodeClassifier",
-    ],
-    "sklearn.multioutput": [
-        "ClassifierChain",
-        "MultiOutputClassifier",
-        "MultiOutputRegressor",
-        "RegressorChain",
-    ],
-    "sklearn.naive_bayes": [
-        "BernoulliNB",
-        "CategoricalNB",
-        "ComplementNB",
-        "GaussianNB",
-        "MultinomialNB",
-    ],
-    "sklearn.neighbors": [
-        "KNeighborsClassifier",
-        "KNeighborsRegressor",
-        "KNeighborsTransformer",
-        "NearestCentroid",
-        "NeighborhoodComponentsAnalysis",
-        "RadiusNeighborsClassifier",
-        "RadiusNeighborsRegressor",
-        "RadiusNeighborsTransformer",
-    ],
-    "sklearn.neural_network": ["BernoulliRBM", "MLPClassifier", "MLPRegressor"],
-    "sklearn.pipeline": ["FeatureUnion", "Pipeline"],
-    "sklearn.preprocessing": [
-        "Binarizer",
-        "KBinsDiscretizer",
-        "KernelCenterer",
-        "MaxAbsScaler",
-        "MinMaxScaler",
-        "Normalizer",
-        "OneHotEncoder",
-        "OrdinalEncoder",
-        "PolynomialFeatures",
-        "PowerTransformer",
-        "QuantileTransformer",
-        "RobustScaler",
-        "SplineTransformer",
-        "StandardScaler",
-        "TargetEncoder",
-    ],
-    "sklearn.random_projection": [
-        "GaussianRandomProjection",
-        "SparseRandomProjection",
-    ],
-    "sklearn.svm": [
-        "LinearSVC",
-        "LinearSVR",
-        "NuSVC",
-        "NuSVR",
-        "OneClassSVM",
-        "SVC",
-        "SVR",
-    ],
-    "sklearn.tree": [
-        "DecisionTreeClassifier",
-        "DecisionTreeRegressor",
-        "ExtraTreeClassifier",
-        "ExtraTreeRegressor",
-    ],
-}
+
+def _parse(text: str) -> dict:
+    table: dict = {}
+    for word in text.split():
+        if word.endswith(":"):
+            names = table[word[:-1]] = []
+        else:
+            names.append(word)
+    return table
+
+
+ROWWISE_CLASSES = _parse(_TABLE)
 
 
 def _load() -> frozenset:
@@ -264,13 +158,9 @@ def _params_ok(obj: Any, depth: int) -> bool:
 def is_rowwise(estimator: Any) -> bool:
     """Whether ``estimator`` is known to predict row by row by construction.
 
-    True only if its exact class, and the exact class of every estimator
-    among its parameters (pipeline steps, column transformers' parts, base
-    estimators, …), is on :data:`ROWWISE_CLASSES`, and every parameter is
-    a plain value (number, string, ``None``, a non-object array, a
-    ``RandomState``), a scikit-learn kernel, or a function defined in
-    scikit-learn, NumPy or SciPy (not a lambda). A ``False`` costs speed
-    only (records are then scored one at a time).
+    True only if the exact class of it and of every estimator among its
+    parameters is listed, and every other parameter is a plain value, a
+    scikit-learn kernel, or a (non-lambda) scikit-learn/NumPy/SciPy function.
     """
     if type(estimator) not in rowwise_classes():
         return False

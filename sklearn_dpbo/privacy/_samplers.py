@@ -1,20 +1,11 @@
 """Exact samplers for noise that survives floating-point attacks.
 
-Floating-point Laplace samplers (inverse CDF on a float uniform) leak the
-unnoised value through the set of reachable low-order bits (Mironov 2012;
-IBM/differential-privacy-library #19, #94). Here every release is an exact
-multiple of a public granularity 2^k, the noise is an exact discrete
-Laplace on ℤ drawn with integer and :class:`fractions.Fraction`
-arithmetic only, and the randomness comes from the operating system's
-CSPRNG (:func:`secure_source`: ``os.urandom`` read in blocks) unless a test
-passes its own ``random.Random``.
-
-Reference design: Canonne, Kamath & Steinke, "The Discrete Gaussian for
-Differential Privacy", NeurIPS 2020 (CKS20), Algorithms 1 and 2, and
-OpenDP's ``sample_discrete_laplace_Z2k``.
-
-Timing is not constant (rejection sampling); timing side channels are out
-of scope (see ``docs/threat_model.md``).
+Float Laplace samplers leak the unnoised value through their reachable
+low-order bits (Mironov 2012). Here every release is an exact multiple of a
+public 2^k, the noise an exact discrete Laplace on ℤ drawn with integer
+arithmetic only (Canonne, Kamath & Steinke, NeurIPS 2020 (CKS20), Algorithms
+1 and 2; OpenDP's ``sample_discrete_laplace_Z2k``), from the OS CSPRNG
+(:func:`secure_source`) unless a test passes its own ``random.Random``.
 """
 
 from __future__ import annotations
@@ -28,33 +19,17 @@ from typing import Protocol
 
 import numpy as np
 
-__all__ = [
-    "secure_source",
-    "as_random_source",
-    "sample_bernoulli",
-    "sample_bernoulli_exp",
-    "sample_geometric_exp",
-    "sample_discrete_laplace",
-    "sample_gamma_on_lattice",
-    "granularity_exponent",
-    "laplace_on_grid",
-    "sample_standard_normal",
-    "round_to_grid",
-]
-
 
 class RandomSource(Protocol):
     def randrange(self, n: int) -> int: ...  # pragma: no cover
 
 
-_BLOCK = 1 << 16
-"""Bytes read from ``os.urandom`` at once by :class:`BufferedSystemRandom`."""
+_BLOCK = 1 << 16  # bytes read from os.urandom at once
 _urandom = os.urandom
 
 
 class _Block:
-    """A block of OS random bytes and the next unread byte: each byte is
-    handed out once."""
+    """A block of OS random bytes and the next unread byte."""
 
     __slots__ = ("data", "pos")
 
@@ -92,16 +67,10 @@ def _take(n: int) -> bytes:
 class BufferedSystemRandom(random.SystemRandom):
     """:class:`secrets.SystemRandom` reading ``os.urandom`` in 64 KiB blocks.
 
-    The same CSPRNG: the bytes are the OS's, consumed in order, each byte
-    served once (each thread reads its own block, and a forked child drops
-    the parent's unread bytes); only the system calls are fewer (one per
-    64 KiB instead of one per call). ``getrandbits(k)`` is
-    ``SystemRandom``'s formula on those bytes. ``randrange(n)`` is exactly
-    uniform on {0, …, n − 1} by rejection: r = the top k = (n − 1).bit_length()
-    bits of ⌈k/8⌉ fresh bytes, uniform on [0, 2^k), kept when r < n
-    (acceptance > ½; ``SystemRandom`` takes k = n.bit_length(), which
-    rejects half the draws when n is a power of two, and reads 0 bits for
-    n = 1 here).
+    Each OS byte is served once (one block per thread; a forked child drops
+    the parent's). ``randrange(n)`` is exactly uniform by rejection: r = the
+    top k = (n − 1).bit_length() bits of ⌈k/8⌉ fresh bytes, uniform on
+    [0, 2^k), kept when r < n (acceptance > ½).
     """
 
     def random(self) -> float:
@@ -156,12 +125,8 @@ class _NumpySource:
 
 
 def as_random_source(rng=None) -> RandomSource:
-    """The noise source: ``None`` gives :func:`secure_source` (production).
-
-    A :class:`random.Random` (or anything with ``randrange``) is used as is,
-    a NumPy ``Generator`` through an adapter; both make the noise
-    predictable to whoever knows their seed and are meant for tests only.
-    """
+    """The noise source: ``None`` gives :func:`secure_source`; a
+    ``random.Random`` or NumPy ``Generator`` (tests only) is wrapped."""
     if rng is None:
         return secure_source()
     if hasattr(rng, "randrange"):
@@ -184,8 +149,7 @@ def sample_bernoulli(p: Fraction, rng: RandomSource) -> bool:
 def _bernoulli_exp_unit_ratio(a: int, b: int, rng: RandomSource) -> bool:
     """Exact Bernoulli(exp(−a/b)) for integers 0 ≤ a ≤ b (CKS20 Alg. 1, γ ≤ 1).
 
-    The k-th coin is Bernoulli(γ/k) = Bernoulli(a/(b·k)), drawn as
-    ``randrange(b·k) < a`` on integers (no normalisation needed).
+    The k-th coin Bernoulli(a/(b·k)) is ``randrange(b·k) < a``.
     """
     k = 1
     while rng.randrange(b * k) < a:
@@ -235,12 +199,7 @@ def sample_discrete_laplace(scale: Fraction, rng: RandomSource) -> int:
 
 
 def _geometric(t: int, s: int, rng: RandomSource) -> int:
-    """Y ≥ 0 with Pr[Y = y] = (1 − e^(−s/t)) e^(−y s/t): CKS20 Alg. 2, steps 1–3.
-
-    U uniform on {0, …, t−1} accepted with probability exp(−U/t), then
-    X = U + tV with V ~ Geometric(1 − e^{−1}) is Geometric(1 − e^{−1/t}),
-    and ⌊X/s⌋ is Geometric(1 − e^{−s/t}). Integers only.
-    """
+    """Y ≥ 0 with Pr[Y = y] = (1 − e^(−s/t)) e^(−y s/t): CKS20 Alg. 2, steps 1–3."""
     while True:
         u = rng.randrange(t)
         if _bernoulli_exp_unit_ratio(u, t, rng):  # exp(−u/t), u/t < 1
@@ -257,8 +216,7 @@ def _discrete_laplace(t: int, s: int, rng: RandomSource) -> int:
         return -y if b else y
 
 
-_FRACTION_BITS = 53
-"""Bits of each exponential's fraction in :func:`sample_gamma_on_lattice`."""
+_FRACTION_BITS = 53  # bits of each exponential's fraction (sample_gamma_on_lattice)
 
 
 def sample_gamma_on_lattice(d: int, scale: float, step: float, rng) -> float:
@@ -276,18 +234,15 @@ def sample_gamma_on_lattice(d: int, scale: float, step: float, rng) -> float:
     (the density's variation across a cell). The sum of d independent
     exponentials is Gamma(d, scale).
 
-    The result is ``float(step·(ΣG + ΣV))``, the exact rational rounded once
-    (relative error ≤ 2^−53): every radius, the far tail included, lies on
-    a lattice far finer than ``step``, unlike −scale·log U of a 53-bit float
-    U, whose reachable values in the tail (U near 2^−53) are farther apart
-    than any public grid. ``step`` is a power of two, usually the release
-    grid 2^k ≤ scale/2^20 (:func:`granularity_exponent`).
+    The result is ``float(step·(ΣG + ΣV))``, the exact rational rounded once:
+    every radius, the far tail included, lies on a lattice far finer than
+    ``step`` (unlike −scale·log U of a float U). ``step`` is a power of two,
+    usually the release grid 2^k ≤ scale/2^20 (:func:`granularity_exponent`).
     """
     d = int(d)
     if d < 1:
         raise ValueError("d must be >= 1.")
-    # Integers only (Fraction's normalisation cost a third of a draw):
-    # scale/step = t/s in lowest terms, s > 0, as Fraction(scale) / Fraction(step).
+    # scale/step = t/s in lowest terms, s > 0, with integers only.
     (ap, aq), (bp, bq) = _ratio(scale), _ratio(step)
     num, den = ap * bq, aq * bp
     if den < 0:
@@ -305,19 +260,12 @@ def sample_gamma_on_lattice(d: int, scale: float, step: float, rng) -> float:
             if _bernoulli_exp_ratio(odd * s, 2 * one * t, rng):
                 frac += odd
                 break
-    # float(Fraction(step) * (whole + Fraction(frac, 2 * one))): int / int is
-    # correctly rounded, as Fraction's float() is.
+    # float(Fraction(step) * (whole + Fraction(frac, 2 * one))), correctly rounded.
     return (bp * (whole * 2 * one + frac)) / (bq * 2 * one)
 
 
 def granularity_exponent(scale: float, *, bits: int = 20) -> int:
-    """Public grid exponent k: the largest 2^k ≤ scale / 2^bits.
-
-    Depends on the (public) noise scale only, never on the value. The
-    rounding to the grid moves a value by at most 2^(k−1), so the
-    mechanism is calibrated to sensitivity Δ + 2^k (see
-    :func:`laplace_on_grid`), a relative increase of at most 2^−bits.
-    """
+    """Public grid exponent k: the largest 2^k ≤ scale / 2^bits (scale only)."""
     if not (math.isfinite(scale) and scale > 0):
         raise ValueError("scale must be finite and > 0.")
     return math.floor(math.log2(scale)) - bits
@@ -337,19 +285,15 @@ def laplace_on_grid(
     even), and discrete Laplace noise of scale (Δ + 2^k)/(ε 2^k) grid steps
     is added on ℤ. Rounding is 1-Lipschitz up to 2^k: neighbouring values
     round to grid points at most Δ + 2^k apart, hence the inflated
-    sensitivity. Returns (release, scale in value units, k).
-
-    Every reachable output is a multiple of 2^k, whatever ``value`` was, so
-    the low-order bits of the release carry no information.
+    sensitivity. Returns (release, scale in value units, k); every reachable
+    output is a multiple of 2^k.
     """
     if not math.isfinite(value):
         raise ValueError("value must be finite.")
     base_scale = sensitivity / epsilon
     k = granularity_exponent(base_scale, bits=bits)
-    # Exact rational arithmetic on integers: the results of the Fraction
-    # expressions in the comments, without Fraction's normalisation at every
-    # step (half of a release's time). Each input is p/q (a float's q is a
-    # power of two) and the step is 2^k = tp/tq.
+    # Exact integer arithmetic computing the Fraction expressions in the
+    # comments; the step is 2^k = tp/tq.
     sp, sq = _ratio(sensitivity)
     ep, eq = _ratio(epsilon)
     vp, vq = _ratio(value)
@@ -369,20 +313,14 @@ def laplace_on_grid(
     twice = 2 * r
     n = q + (twice > vq * tp or (twice == vq * tp and q % 2 == 1))
     z = _discrete_laplace(t, s, rng)
-    # float((n + z) * step) and float(eff_sensitivity / Fraction(epsilon)):
-    # int / int is correctly rounded, as Fraction's float() is.
+    # float((n + z) * step), float(eff_sensitivity / Fraction(epsilon)).
     m = n + z
     release = (m << k) / 1 if k >= 0 else m / tq
     return release, (eff_num * eq) / (eff_den * ep), k
 
 
 def _ratio(x) -> tuple[int, int]:
-    """x = p/q exactly as Python ints (a float's own ratio, else Fraction's), q > 0.
-
-    Python ints whatever the input: a NumPy integer's ``numerator`` is a
-    fixed-width NumPy integer, whose products would wrap around. NumPy's
-    half and single floats convert to a Python float exactly.
-    """
+    """x = p/q exactly as Python ints (never wrapping NumPy integers), q > 0."""
     if isinstance(x, (float, np.float16, np.float32)):
         p, q = float(x).as_integer_ratio()
     else:
@@ -404,16 +342,10 @@ def _uniform_open(n: int, rng) -> np.ndarray:
 def sample_standard_normal(n: int, rng: RandomSource) -> np.ndarray:
     """n independent N(0, 1) floats from the noise source (Box–Muller).
 
-    The uniforms come from ``rng`` (the OS CSPRNG in production, through
-    ``getrandbits``), 53 bits each, never from NumPy's generators. Each pair
-    gives ``sqrt(−2 ln U₁)·(cos, sin)(2π U₂)``; U₁ ≥ 2⁻⁵⁴ bounds the tail at
-    8.7 standard deviations, a truncation of probability < 2⁻⁵³ that changes
-    δ by less than that.
-
-    Unlike the library's Laplace noise this is a *floating-point* Gaussian
-    (low-order-bit attacks: Mironov 2012; Jin et al., S&P 2022); the GP
-    release mitigates by :func:`round_to_grid`, not a proof (see the
-    floating-point caveat in ``docs/dp_gp.md``).
+    53-bit uniforms from ``rng``; ``sqrt(−2 ln U₁)·(cos, sin)(2π U₂)`` with
+    U₁ ≥ 2⁻⁵⁴ truncates the tail at 8.7 sd (probability < 2⁻⁵³, added to δ).
+    A *floating-point* Gaussian (Mironov 2012; Jin et al., S&P 2022): the GP
+    release mitigates by :func:`round_to_grid`, not a proof (``docs/dp_gp.md``).
     """
     n = int(n)
     if n < 0:
@@ -427,10 +359,6 @@ def sample_standard_normal(n: int, rng: RandomSource) -> np.ndarray:
 
 
 def round_to_grid(values, scale: float, *, bits: int = 20) -> np.ndarray:
-    """Round ``values`` to multiples of the public step 2^k ≤ scale / 2^bits.
-
-    Post-processing (no privacy cost); k depends on the public noise scale
-    only. Removes the low-order bits of a floating-point noisy release.
-    """
+    """Round ``values`` to multiples of the public step 2^k ≤ scale / 2^bits."""
     step = 2.0 ** granularity_exponent(scale, bits=bits)
     return np.round(np.asarray(values, dtype=float) / step) * step

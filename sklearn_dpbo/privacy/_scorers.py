@@ -1,25 +1,13 @@
 """Per-record private scores.
 
-A private release needs two public facts about its validation score: the
-range it lives in and how much one validation record can move it. Both
-hold *by construction* here: a private score is
+    s(V) = (1/m) Σ_i clip(r(y_i, out_i), low, high),     out = model(x_i).
 
-    s(V) = (1/m) Σ_i clip(r(y_i, out_i), low, high),     out = model(x_i),
-
-the mean over the m validation records of a **per-record** value r,
-clipped by the library into public ``bounds``. Swapping one record changes
-one term, so the swap-one sensitivity is (high − low)/m whatever r is
-(Dwork & Roth 2014, §3.3), provided a record's value depends only on that
-record and the (public) fitted model — *row independence*, which holds by
-construction (:meth:`DPScorer.private_values`); the check on public
-training rows (:meth:`DPScorer.check_public_rows`) only reports a
-batch-dependent step early.
-
-A record that does not map, or makes the model or r fail (an exception, a
-non-finite value), gets the worst value ``low``, silently.
-
-Neighbouring relation: validation sets of the same public size m that
-differ by swapping one record.
+Swapping one of the m validation records changes one term, so the swap-one
+sensitivity is (high − low)/m whatever r is (Dwork & Roth 2014, §3.3),
+provided a record's value depends only on that record and the public fitted
+model: row independence, by construction (:meth:`DPScorer.private_values`).
+A record that does not map or fails (an exception, a non-finite value) gets
+``low``, silently.
 """
 
 from __future__ import annotations
@@ -34,17 +22,8 @@ from .._compat import _num_samples
 from ._records import _take
 from ._silence import quiet
 
-__all__ = [
-    "BATCH_ROWS",
-    "DPScorer",
-    "RowIndependenceError",
-]
-
-# Rows of the public sample that the row-independence check also scores one
-# at a time (the strongest test of a batch-dependent step).
-SINGLE_ROWS = 8
-# Public rows the row-independence check samples (its default ``n_rows``).
-PUBLIC_ROWS = 32
+SINGLE_ROWS = 8  # rows :meth:`DPScorer.check_public_rows` also scores alone
+PUBLIC_ROWS = 32  # public rows it samples
 
 
 def rows_scored_by_check(n_train: int, n_rows: int = PUBLIC_ROWS) -> int:
@@ -53,9 +32,7 @@ def rows_scored_by_check(n_train: int, n_rows: int = PUBLIC_ROWS) -> int:
     return 3 * k + min(SINGLE_ROWS, k)
 
 
-# Validation records a row-wise model scores per predict call
-# (:meth:`DPScorer.private_values`); consecutive batches, sizes fixed by m.
-BATCH_ROWS = 2048
+BATCH_ROWS = 2048  # validation records per predict call of a row-wise model
 
 ROW_INDEPENDENCE = (
     "row independence, by construction: each validation record is mapped "
@@ -91,8 +68,7 @@ class _Copies:
 
 
 def check_copyable(estimator: Any) -> None:
-    """Raise (public, before the validation read) if the fitted model can be
-    neither pickled nor deep-copied: records scored alone need fresh copies."""
+    """Raise if the fitted model can be neither pickled nor deep-copied."""
     import copy
 
     if _Copies(estimator).blob is not None:
@@ -117,9 +93,8 @@ class RowIndependenceError(ValueError):
 class DPScorer:
     """A private score: the mean of per-record values clipped into ``bounds``.
 
-    s(V) = (1/m) Σ_i clip(r(y_i, out_i), low, high), with ``out`` the
-    estimator's ``response_method`` on the validation rows. Its swap-one
-    sensitivity is (high − low)/m by construction (module docstring).
+    s(V) = (1/m) Σ_i clip(r(y_i, out_i), low, high): swap-one sensitivity
+    (high − low)/m by construction (module docstring).
 
     Parameters
     ----------
@@ -142,11 +117,9 @@ class DPScorer:
     Attributes
     ----------
     lipschitz : float or None
-        Built-in Lipschitz surrogates only (``"neg_sigmoid_loss"``,
-        ``"neg_ramp_loss"``): the per-record loss is ``lipschitz · R``-
-        Lipschitz in the weights of a linear model for features of norm ≤ R
-        (proved in the functions' docstrings). ``None`` for every user
-        score: ``method="lipschitz"`` accepts only the built-in ones.
+        ``"neg_sigmoid_loss"`` and ``"neg_ramp_loss"`` only: the per-record
+        loss is ``lipschitz · R``-Lipschitz in a linear model's weights for
+        features of norm ≤ R. ``None`` for every user score.
     public_note : str or None
         How constants were derived from the public training targets
         (``error_clip="auto"``), stated in ``privacy_report_``.
@@ -192,17 +165,13 @@ class DPScorer:
         self.lipschitz: Optional[float] = None
         self.public_note: Optional[str] = None
         self._with_estimator = False  # built-ins also receive the estimator
-        # Validation targets map to "classes", "numeric" or "auto" (by estimator).
-        self.target = "auto"
+        self.target = "auto"  # targets map to "classes", "numeric" or by estimator
 
     #: True until :meth:`for_training_targets` fixed ``error_clip="auto"``.
     needs_training_targets = False
 
     def for_training_targets(self, y_train) -> DPScorer:
-        """This score with the public constants the training targets fix.
-
-        Itself when every constant is given (see :func:`make_dp_scorer`).
-        """
+        """This score with the constants the training targets fix (itself here)."""
         return self
 
     def maps_labels(self, estimator: Any) -> bool:
@@ -253,12 +222,9 @@ class DPScorer:
     ) -> np.ndarray:
         """Clipped per-record values of ``estimator`` on ``(X, y)``.
 
-        ``private=True``: the records are mapped one by one into a schema
-        read from the fitted model's ``classes_`` and scored by
-        :meth:`private_values` (the search maps into the training set's
-        schema instead). ``private=False`` (public rows): the batch is
-        scored at once, bisected on failure down to single records; a record
-        that still fails gets ``low``.
+        ``private=True``: mapped into the schema of the model's ``classes_``
+        and scored by :meth:`private_values`. ``private=False`` (public
+        rows): scored at once, bisected on failure down to single records.
         """
         if private:
             from ._records import RecordSchema
@@ -277,26 +243,17 @@ class DPScorer:
     def private_values(self, estimator: Any, records) -> np.ndarray:
         """Clipped per-record values of validation ``records``, by isolation.
 
-        Record i's value is a function of record i and the fitted model
-        only, for every model, by construction:
+        Record i's value depends on record i and the fitted model only:
 
-        * each record was mapped into a schema read from the public
-          training data on its own (:class:`~._records.Records`): no dtype
-          inferred over the batch, no category set, no string/number mixing
-          decides how another record is scored; one that did not map scores
-          ``low``;
-        * if the model is on the row-wise list (:func:`~._rowwise.is_rowwise`:
-          scikit-learn classes whose prediction is row-wise by their code,
-          no user callable), records are scored in consecutive batches of
-          :data:`BATCH_ROWS` (sizes fixed by m, public); a batch that raises
-          is scored again one record at a time;
-        * otherwise every record is scored alone (a batch of one) from a
-          fresh copy of the model fitted on public data, so nothing a
-          ``predict`` call leaves in the model reaches another record.
+        * each record was mapped on its own into a public schema
+          (:class:`~._records.Records`); one that did not map scores ``low``;
+        * a model on the row-wise list (:func:`~._rowwise.is_rowwise`) scores
+          consecutive batches of :data:`BATCH_ROWS` (public sizes), a batch
+          that raises again one record at a time;
+        * any other model scores every record alone from a fresh copy.
 
-        A record whose scoring raises or gives a non-finite value gets
-        ``low``. Runs under :func:`quiet`: no warning, print, log record or
-        exception leaves it.
+        Failures and non-finite values give ``low``; runs under
+        :func:`quiet`.
         """
         from ._rowwise import is_rowwise
 
@@ -361,22 +318,16 @@ class DPScorer:
         return float(np.mean(self.record_values(estimator, X, y)))
 
     def metric(self, estimator: Any, X, y) -> float:
-        """The plain, unclipped mean of the per-record values.
-
-        For the user's own (public) data, e.g. ``search.score(X_test,
-        y_test)``: no clipping, and failures raise as usual.
-        """
+        """The unclipped mean on public data (``search.score``); failures raise."""
         return float(np.mean(self._raw(estimator, X, y)))
 
     def check_public_rows(
         self, estimator: Any, X, y, *, n_rows: int = PUBLIC_ROWS, random_state=0
     ) -> None:
-        """Check, on public rows, that the score works and is row independent.
+        """Raise if scoring public rows fails or changes with the batch.
 
-        Before any validation row is read, on training rows: raises if
-        scoring fails, or if the values of a batch differ from those of its
-        two halves, of the reversed batch, or of ``SINGLE_ROWS`` rows scored
-        alone (beyond 1e-9 of the bounds' width, for BLAS differences).
+        Compares a batch with its halves, its reverse and ``SINGLE_ROWS`` rows
+        alone (to 1e-9 of the bounds' width).
         """
         n = _num_samples(X)
         rng = check_random_state(random_state)

@@ -12,9 +12,6 @@ from contextlib import contextmanager, redirect_stderr, redirect_stdout
 
 import numpy as np
 
-__all__ = ["quiet"]
-
-
 _QUIET_LOCK = threading.RLock()
 _IN_QUIET = threading.local()  # depth of this thread's quiet() sections
 _EVERY_LEVEL = 2**62  # logging.disable(level) withholds records of level ≤ it
@@ -24,20 +21,11 @@ _EVERY_LEVEL = 2**62  # logging.disable(level) withholds records of level ≤ it
 def quiet(private: bool = True):
     """Withhold what private work warns, prints and logs.
 
-    Warnings are recorded into a list dropped at the end
-    (``catch_warnings(record=True)``, filter ``"always"``: none is shown or
-    turned into an error); the user's filters are put back on exit.
-    ``catch_warnings`` is process-global and not thread-safe, so a section
-    holds one process-wide lock (private scoring is serialised under
-    threading backends; another thread's output during a section is
-    withheld, never revealed).
-
-    ``private=True``: ``sys.stdout``/``sys.stderr`` go to a dropped buffer
-    and logging is disabled at every level (output C code writes to the file
-    descriptors is not caught). ``private=False`` (public rows): warnings are
-    withheld, prints and logs are the user's. Both run under
-    ``np.errstate(all="ignore")``. A nested section shares the outer one's
-    filter.
+    Warnings are recorded and dropped under one process-wide lock
+    (``catch_warnings`` is process-global); ``private=True`` also drops
+    ``sys.stdout``/``sys.stderr`` and disables logging (``private=False``:
+    public rows, prints and logs are the user's). Both run under
+    ``np.errstate(all="ignore")``; a nested section shares the outer filter.
     """
     if getattr(_IN_QUIET, "depth", 0):  # the outer section's filter covers it
         _IN_QUIET.depth += 1

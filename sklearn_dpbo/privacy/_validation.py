@@ -1,11 +1,8 @@
 """Shared checks, warning classes and random-number sources.
 
-ε and δ have one range and one message form everywhere: the constraints
-below are what the estimators declare in ``_parameter_constraints``, and
-:func:`check_epsilon` / :func:`check_delta` check the same ranges by hand
-(with scikit-learn's message) wherever a privacy parameter is taken, so
-that ``sklearn.set_config(skip_parameter_validation=True)`` cannot switch
-the check off.
+:func:`check_epsilon` / :func:`check_delta` check the ranges the estimators
+declare, with scikit-learn's message, wherever a privacy parameter is taken,
+so ``skip_parameter_validation=True`` cannot switch the check off.
 """
 
 from __future__ import annotations
@@ -18,40 +15,17 @@ import numpy as np
 
 from .._compat import Interval, InvalidParameterError, validate_parameter_constraints
 
-__all__ = [
-    "DELTA_CONSTRAINTS",
-    "EPSILON_CONSTRAINTS",
-    "MIN_EPSILON",
-    "PROBABILITY_CONSTRAINTS",
-    "PrivacyLeakWarning",
-    "UselessReleaseWarning",
-    "check_epsilon",
-    "check_delta",
-    "check_probability",
-    "require_positive_delta",
-    "check_privacy_rng",
-    "public_rng",
-]
-
 
 class PrivacyLeakWarning(RuntimeWarning):
-    """Warning about a setting that weakens or voids the privacy guarantee.
-
-    Always shown (``warnings.simplefilter("always")``), as diffprivlib does.
-    Its message never contains a value derived from the validation set.
-    """
+    """A setting weakens or voids the privacy guarantee (always shown)."""
 
 
 warnings.simplefilter("always", PrivacyLeakWarning)
 
 
 class UselessReleaseWarning(UserWarning):
-    """A release's noise scale is over 10% of the score range (a public check).
-
-    Raised by ``fit`` before any validation row is read, from the settings
-    and the validation set's size only: such a release carries little
-    information about the data. The message names what to change.
-    """
+    """A release's noise scale is over 10% of the score range (checked from
+    public settings before any validation row is read)."""
 
 
 # Spends below this are refused: they vanish in floating-point sums.
@@ -83,11 +57,7 @@ def check_epsilon(epsilon, name: str = "epsilon", owner: str = "this call") -> f
 
 
 def check_delta(delta, name: str = "delta", owner: str = "this call") -> float:
-    """Return ``delta`` as a float in [0, 1), or raise ``InvalidParameterError``.
-
-    δ = 0 is accepted here (pure ε-DP); a mechanism that needs δ > 0 refuses
-    it itself (:func:`require_positive_delta`).
-    """
+    """Return ``delta`` as a float in [0, 1), or raise ``InvalidParameterError``."""
     return _check_real(delta, name, owner, DELTA_CONSTRAINTS)
 
 
@@ -106,10 +76,7 @@ def check_probability(value, name: str, owner: str) -> float:
 
 
 def public_rng(random_state) -> np.random.Generator:
-    """Generator for *public* randomness (candidate set, tie-breaks, folds).
-
-    ``None`` gives a fresh OS-seeded generator; an int gives a reproducible one.
-    """
+    """Generator for *public* randomness (``None``: fresh, OS-seeded)."""
     if random_state is None:
         return np.random.default_rng(secrets.randbits(128))
     if isinstance(random_state, np.random.RandomState):
@@ -122,11 +89,8 @@ def public_rng(random_state) -> np.random.Generator:
 
 
 def check_privacy_rng(noise_random_state=None):
-    """The source of the privacy noise: an object with ``randrange``.
-
-    ``None`` (production): the OS CSPRNG (:func:`~._samplers.secure_source`);
-    an int: a seeded :class:`random.Random`, for tests only.
-    """
+    """The noise source: ``None``, the OS CSPRNG; an int, a seeded
+    :class:`random.Random` (tests only)."""
     import random
 
     from ._samplers import secure_source
