@@ -142,10 +142,8 @@ def check_gp_units(offset: float, scale: float, bounds, mode) -> None:
     if scale < default * (1 - 1e-12):
         raise ValueError(
             f"score_scale={score_scale!r} is below the scorer-range "
-            f"default (high - low)/4 = {default:g}. In method='gp-ucb' the "
-            "sensitivities are fixed in GP units (score - score_offset)/"
-            "score_scale, so a smaller scale multiplies every score "
-            f"difference, and the privacy loss, by {default:g}/score_scale. "
+            f"default (high - low)/4 = {default:g}: in method='gp-ucb' it "
+            f"multiplies the privacy loss by {default:g}/score_scale. "
             f"Leave score_scale=None or pass a value >= {default:g}."
         )
     z_low, z_high = (low - offset) / scale, (high - offset) / scale
@@ -153,13 +151,9 @@ def check_gp_units(offset: float, scale: float, bounds, mode) -> None:
         raise ValueError(
             f"score_offset={offset:g} with score_scale={scale:g} maps the "
             f"scorer's range [{low:g}, {high:g}] to [{z_low:.3g}, {z_high:.3g}] "
-            "in GP units; method='gp-ucb' needs it inside [-2, 2] (two "
-            "prior standard deviations, as the defaults give). The GP's "
-            "prior mean is 0, so an offset far from the scores separates "
-            "the candidates the private search evaluated from the others by "
-            "more than the sensitivity Delta_mu. Leave score_offset=None "
-            f"(the midpoint {(low + high) / 2:g}) or keep it within "
-            "2 * score_scale of both ends of the range."
+            "in GP units; method='gp-ucb' needs it inside [-2, 2] (else the "
+            "evaluated candidates stand out by more than Delta_mu). Leave "
+            f"score_offset=None (the midpoint {(low + high) / 2:g})."
         )
 
 

@@ -344,13 +344,11 @@ class WholeData(SearchMode):
     """``method="whole-data"``: every row of ``X, y`` private (no validation set).
 
     Subsample-and-aggregate (Nissim, Raskhodnikova & Smith, STOC 2007;
-    Chaudhuri, Monteleoni & Sarwate, JMLR 2011, Section 6; spec
-    ``PRIVATE_TRAINING.md`` §2). The rows are split by a public random
-    permutation into k disjoint parts P_1..P_k. In each part every candidate
-    λ is fitted on a public inner split of the part and scored on the rest
-    of it, giving s_j(λ) ∈ [low, high] (a fit or score that fails gives
-    low). One row lives in one part and can move that part's scores only,
-    by at most high − low each, so
+    Chaudhuri, Monteleoni & Sarwate, JMLR 2011, Section 6). A public random
+    permutation splits the rows into k disjoint parts; in each part every
+    candidate λ is fitted and scored on a public inner split, giving
+    s_j(λ) ∈ [low, high] (a failure gives low). One row moves its own
+    part's scores only, by at most high − low each, so
 
         S(λ) = (1/k) Σ_j s_j(λ)   has   ‖S − S′‖_∞ ≤ Δ = (high − low)/k.
 
@@ -452,12 +450,10 @@ class PrivateModel(SearchMode):
     ----------
     strategy : {"auto", "random-stopping", "split", "default"}, default="auto"
         ``"random-stopping"``: K ~ ``distribution`` runs with candidates
-        drawn i.i.d. from the public candidate set, the best noisy score
-        wins (Papernot & Steinke, ICLR 2022; Liu & Talwar, STOC 2019);
-        ε₀ = ε/(2 + η). ``"split"``: every candidate at ε/L, permute-and-
-        flip over the scores; pure ε-DP. ``"default"``: the estimator's own
-        parameters at ε. ``"auto"``: a public rule of n, m, L and ε
-        (``_private_model._fit.choose_strategy``).
+        drawn i.i.d., the best noisy score wins (Papernot & Steinke, ICLR
+        2022); ε₀ = ε/(2 + η). ``"split"``: every candidate at ε/L,
+        permute-and-flip over the scores. ``"default"``: the estimator's own
+        parameters at ε. ``"auto"``: a public rule of n, m, L and ε.
     distribution : {"auto", "logarithmic", "negative-binomial", "geometric"}, \
             default="auto"
         Law of K: truncated negative binomial with η = 0 (cost 2ε₀), 0.5

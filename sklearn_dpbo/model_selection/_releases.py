@@ -42,6 +42,7 @@ g*, the width of the score range [−g*, 0], which the spec allows.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 
@@ -243,35 +244,15 @@ def release_best_score_gp(
     )
 
 
-def release_best_score_noise_free(
-    observed: float,
-    *,
-    epsilon: float,
-    delta: float,
-    noise_scale: float,
-    score_offset: float,
-    score_scale: float,
-    bounds: tuple[float, float],
-    assumption: str,
-    rng=None,
-) -> Release:
+def release_best_score_noise_free(observed: float, **kwargs) -> Release:
     """f̃ = f_V + Lap(Ω/ε + c/ε) (Algorithm 2), as :func:`release_best_score_gp`.
 
     ``observed``: f_V(λ_T) (``"icml"``) or max_{2≤t≤T} f_V(λ_t). (ε, δ)-DP
     under Assumption 1 and de Freitas et al.'s bound (Theorem 5, Cor. 3).
     """
-    return _score_release(
-        _grid_laplace(
-            score_offset + score_scale * observed,
-            noise_scale * epsilon * score_scale,
-            epsilon,
-            bounds,
-            rng,
-        ),
+    return replace(
+        release_best_score_gp(observed, **kwargs),
         mechanism="Laplace on the noise-free validation score",
-        epsilon=epsilon,
-        delta=delta,
-        assumption=assumption,
         reference=f"{KUSNER}, Algorithm 2, Theorem 5, Corollary 3",
     )
 

@@ -54,23 +54,6 @@ def _finished(driver) -> bool:
     return bool(finished()) if finished is not None else False
 
 
-class JobList:
-    """A driver with a fixed list of jobs; ``results`` in submission order."""
-
-    def __init__(self, jobs):
-        self.jobs = deque(jobs)
-        self.results: list = []
-
-    def next_job(self) -> Optional[Job]:
-        return self.jobs.popleft() if self.jobs else None
-
-    def process(self, job: Job, result: Any) -> None:
-        self.results.append(result)
-
-    def finished(self) -> bool:
-        return not self.jobs
-
-
 def default_window(n_jobs: Any) -> int:
     """Jobs in flight by default: max(4, 2 × workers), so that ``n_jobs`` of 1
     and 2 give the same jobs (and releases) and a free worker finds one."""
@@ -263,7 +246,7 @@ def run_ordered(
     if state["submitted"] == 0:
         return 0
     if _finished(driver):
-        feed.close()  # e.g. a JobList: every job is queued already
+        feed.close()  # every job is queued already
     _LIVE_FEEDS[feed.token] = feed
     try:
         outputs = parallel(feed)

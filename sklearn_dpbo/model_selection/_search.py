@@ -71,13 +71,11 @@ def _delegate(name: str):
 class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
     """Differentially private hyper-parameter search.
 
-    Tunes ``estimator`` on a fixed, public training set, scores candidates
-    on a sensitive validation set, and releases ``best_params_`` and
+    Tunes ``estimator`` on a public training set, scores candidates on a
+    sensitive validation set, and releases ``best_params_`` and
     ``best_score_`` with differential privacy under a total (ε, δ) budget
-    for one ``fit``. The privacy unit is one validation record; neighbouring
-    validation sets have the same public size m and differ by one swapped
-    record. The training set is not protected. The release family, and
-    its guarantee, is the ``method``'s mode object.
+    for one ``fit``. The privacy unit is one validation record (swapped;
+    m public). The release family and its guarantee: ``method``.
 
     Parameters
     ----------
@@ -94,17 +92,14 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         ``n_candidates`` Sobol points with a public seed: the candidate set
         Λ is fixed before any data is read.
     method : str or mode object, default="private-selection"
-        The release family and its own parameters, as a mode object:
         :class:`PrivateSelection` (``"private-selection"``),
         :class:`DPGPUCB` (``"gp-ucb"``), :class:`Lipschitz`
         (``"lipschitz"``), :class:`FederatedLDP` (``"federated-ldp"``),
         :class:`WholeData` (``"whole-data"``: every row of ``X, y``
-        private; also what ``fit(X, y)`` runs with the default ``method``
-        string, no ``X_val`` and ``cv=None``) or :class:`PrivateModel`
-        (``"private-model"``). A string is the shorthand for the mode's
-        defaults. Its parameters are nested (``method__<name>`` in
-        ``get_params``/``set_params`` when ``method`` is an object) and
-        validated in ``fit`` before any data is read.
+        private; what ``fit(X, y)`` runs by default with no ``X_val`` and
+        ``cv=None``) or :class:`PrivateModel` (``"private-model"``); a
+        string means the mode's defaults. Its parameters are nested
+        (``method__<name>``).
     epsilon : float, default=1.0
         Total ε of one ``fit`` (all releases together, basic composition).
     delta : float, default=1e-5
@@ -118,22 +113,17 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         ``True``, but ``False`` in ``method="private-model"`` (a score costs
         the released model accuracy; random stopping's is free, released).
     n_iter : int, default=30
-        Number of Bayesian-optimisation evaluations T (validation
-        evaluations in ``"gp-ucb"``, public cross-validated evaluations in
-        ``"private-selection"``).
+        Number of Bayesian-optimisation evaluations T.
     n_candidates : int, default=1024
         Size of the Sobol discretisation of ranges and distributions.
     scoring : None, str, DPScorer, list, tuple or dict, default=None
-        ``None`` is accuracy for classifiers (not ``estimator.score``, which
-        declares no range). Any other score must declare its range and
-        sensitivity: use :func:`make_dp_scorer`. Several metrics (a list or
-        tuple of names, or ``{name: scoring}``, ``method="private-selection"``
-        only): ``refit="<name>"`` names the metric the selection maximises;
-        every other metric of the selected candidate is released in
-        ``best_scores_`` with its own Laplace noise. With k metrics and b =
-        ``budget_split``, the selection gets ε·b/(b + k(1 − b)) and every
-        score release ε·(1 − b)/(b + k(1 − b)), each in ``privacy_report_``
-        and all charged to the accountant before any data is read.
+        ``None`` is accuracy for classifiers. Any other score must declare
+        its range: use :func:`make_dp_scorer`. Several metrics (names, or
+        ``{name: scoring}``, ``method="private-selection"`` only):
+        ``refit="<name>"`` names the selection metric; the others are
+        released in ``best_scores_`` with their own Laplace noise. With k
+        metrics and b = ``budget_split``, the selection gets
+        ε·b/(b + k(1 − b)) and every score release ε·(1 − b)/(b + k(1 − b)).
     refit : bool or str, default=True
         Refit ``best_estimator_`` with ``best_params_`` on the training set
         only (post-processing). In ``"whole-data"`` the refit uses every
@@ -471,10 +461,9 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
             self.accountant.check(*cost)
         if self.noise_random_state is not None:
             warnings.warn(
-                "noise_random_state is set: the privacy noise of this fit is "
-                "reproducible and whoever knows the seed can remove it, so the "
-                "releases are NOT differentially private. Use it in tests only; "
-                "leave noise_random_state=None in production.",
+                "noise_random_state is set: whoever knows the seed can remove the "
+                "noise, so the releases are NOT differentially private. Use it in "
+                "tests only; leave noise_random_state=None in production.",
                 PrivacyLeakWarning,
                 stacklevel=2,
             )
