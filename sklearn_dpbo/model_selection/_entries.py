@@ -38,11 +38,10 @@ def check_label_classes(estimator: Any, where: str = "the estimator") -> None:
     if not all(exact(c) for c in classes):
         raise ValueError(
             f"method='private-model': {where} has classes={classes!r}, but "
-            "this mode reads every numeric label as a float64 on its own (so "
-            "that one mistyped label cannot change how the others are read) "
-            "and compares it with classes: numeric classes must hold numbers "
-            "that float64 holds exactly (|c| < 2**53), e.g. classes=(0, 1), "
-            "or be declared as strings, e.g. classes=('no', 'yes')."
+            "this mode reads every numeric label as a float64 on its own: "
+            "numeric classes must hold numbers that float64 holds exactly "
+            "(|c| < 2**53), e.g. classes=(0, 1), or be strings, e.g. "
+            "classes=('no', 'yes')."
         )
 
 
@@ -98,12 +97,10 @@ def check_containers(X, y) -> None:
             )
             raise TypeError(
                 f"method='private-model' needs {name} as {kind}; got "
-                f"{type(A).__name__}. The shape of a list comes from its rows "
-                "and converting it is one conversion of the whole batch, so "
-                "one mistyped entry could change how every other row is read. "
-                "Convert it yourself first into a numeric NumPy array, e.g. "
-                f"np.asarray({name}, dtype=float), and encode labels as "
-                "numbers."
+                f"{type(A).__name__}. Converting it would be one conversion of "
+                "the whole batch (one mistyped entry could change how every row "
+                "is read): convert it yourself into a numeric NumPy array, e.g. "
+                f"np.asarray({name}, dtype=float)."
             )
         ndim = len(A.shape)
         if name == "X" and ndim != 2:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import pickle
 import time
 import warnings
+from collections import Counter
 from typing import Any, Optional, Sequence
 
 import numpy as np
@@ -25,18 +26,17 @@ from ..privacy._silence import quiet
 
 def index_fit_params(fit_params: dict, indices, n_samples: int) -> dict:
     """Restrict sample-aligned fit parameters (e.g. ``sample_weight``) to rows."""
-    out = {}
-    for key, value in fit_params.items():
-        if hasattr(value, "__len__") and not isinstance(value, str):
-            try:
-                same = len(value) == n_samples
-            except TypeError:
-                same = False
-            if same:
-                out[key] = _safe_indexing(value, indices)
-                continue
-        out[key] = value
-    return out
+
+    def aligned(value) -> bool:
+        try:
+            return not isinstance(value, str) and len(value) == n_samples
+        except TypeError:  # no len()
+            return False
+
+    return {
+        k: _safe_indexing(v, indices) if aligned(v) else v
+        for k, v in fit_params.items()
+    }
 
 
 def _fit(estimator: Any, params: dict, X, y, fit_params: dict):
@@ -89,9 +89,7 @@ def warn_fit_failures(failures: list[str], n_fits: int, error_score) -> None:
     """One :class:`FitFailedWarning` for the public fits that failed."""
     if not failures:
         return
-    counts: dict[str, int] = {}
-    for why in failures:
-        counts[why] = counts.get(why, 0) + 1
+    counts = Counter(failures)
     summary = "\n".join(f"{n} fits failed with: {why}" for why, n in counts.items())
     warnings.warn(
         f"\n{len(failures)} fits failed out of a total of {n_fits} fits of "
@@ -117,9 +115,7 @@ def fit_and_score_private(
         try:
             est = _fit(estimator, params, X_fit, y_fit, fit_params)
         except Exception:
-            est = None
-    if est is None:
-        return float(scorer.bounds[0])
+            return float(scorer.bounds[0])
     return score_private(est, records, scorer)
 
 

@@ -18,7 +18,7 @@ import time
 import uuid
 import weakref
 from collections import deque
-from typing import Any, Callable, Iterator, Optional, Protocol
+from typing import Any, Callable, Iterator
 
 from joblib import Parallel, delayed, effective_n_jobs
 
@@ -35,18 +35,6 @@ class Job:
         self.func = func
         self.args = args
         self.tag = tag
-
-
-class Driver(Protocol):
-    """What :func:`run_ordered` asks of its caller."""
-
-    def next_job(self) -> Optional[Job]:
-        """The next job to submit now, or None (nothing to submit for now)."""
-
-    def process(self, job: Job, result: Any) -> None:
-        """Take the result of ``job`` (called in submission order)."""
-
-    # Optional: ``finished() -> bool``, True once no more jobs will come.
 
 
 def _finished(driver) -> bool:
@@ -163,7 +151,7 @@ class _Feed:
 
 
 def run_ordered(
-    driver: Driver,
+    driver: Any,
     *,
     window: int,
     n_jobs: Any = None,
@@ -171,6 +159,9 @@ def run_ordered(
 ) -> int:
     """Run the driver's jobs, at most ``window`` unprocessed at a time.
 
+    The driver has ``next_job() -> Job or None`` (None: nothing to submit
+    now), ``process(job, result)`` (called in submission order) and,
+    optionally, ``finished() -> bool`` (True once no more jobs will come).
     ``n_jobs`` and ``pre_dispatch`` go to :class:`joblib.Parallel`
     (``"all"``: the whole window). Returns the number of jobs run.
     """
