@@ -1,11 +1,4 @@
-"""Central-DP hyper-parameter search (Kusner et al., ICML 2015, and the
-default private selection): the search estimator, its modes, the public
-search, the scheduler and the releases.
-
-The federated-ldp mode lives here and uses :mod:`sklearn_dpbo.ldp`'s
-randomisers; everything else comes from the shared layers
-:mod:`sklearn_dpbo.privacy` and :mod:`sklearn_dpbo.bo`.
-"""
+"""Private hyper-parameter search: the search estimator, its modes and releases."""
 
 from ._dataset_kernel import DatasetKernelEstimate, estimate_dataset_kernel
 from ._modes import (

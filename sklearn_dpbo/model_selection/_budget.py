@@ -1,9 +1,4 @@
-"""The (ε, δ) of one fit: planned from public settings, checked after the run.
-
-The cost is fixed before any data is read (the split the modes use,
-:func:`~..privacy._accounting.split_budget`) and charged at the first
-validation read; releases that cost more than the charge are not released.
-"""
+"""The (ε, δ) of one fit: planned from public settings, checked after the run."""
 
 from __future__ import annotations
 
@@ -12,17 +7,14 @@ import math
 from ..privacy._accounting import Release, split_budget
 from ..privacy._validation import MIN_EPSILON, check_epsilon
 
+# Modes whose every release is pure ε-DP (δ = 0); the others are charged all of δ.
 PURE_EPSILON_MODES = {"private-selection", "lipschitz", "federated-ldp", "whole-data"}
-"""Modes whose every release is pure ε-DP: a fit spends δ = 0.
-
-Any other mode is charged its whole δ (conservative if it spends less)."""
 
 
 def check_release_budgets(
     epsilon: float, delta: float, budget_split: float, release_score: bool, method: str
 ) -> None:
-    """Every per-release (ε, δ) passes the mechanisms' floors, before data
-    (in ``"gp-ucb"`` each δ > 0: β_t, c and q are logarithms of 1/δ)."""
+    """Every per-release (ε, δ) passes the mechanisms' floors, before data."""
     pure = method in PURE_EPSILON_MODES
     parts = split_budget(epsilon, 0.0 if pure else delta, budget_split, release_score)
     for quantity, part in zip(("best_params_", "best_score_"), parts):

@@ -28,13 +28,8 @@ class SearchPlan:
 
 
 class SearchData:
-    """The training set (public) and the validation set (private).
-
-    ``on_private_read`` is called (once, successfully) at the first read of
-    ``X_val`` or ``y_val``: the search charges its accountant there, before
-    any validation row reaches an estimator or a scorer. ``n_validation``
-    (the public m) is not a read.
-    """
+    """The training set (public) and the validation set (private);
+    ``on_private_read`` is called (once, successfully) at the first read."""
 
     def __init__(
         self,
@@ -79,8 +74,7 @@ class SearchData:
         return self._schemas[classes]
 
     def prepare(self, plan: SearchPlan, other_scorers: dict, estimator: Any):
-        """:func:`with_training_targets`, and the validation columns checked
-        against the training set's (public, before anything is charged)."""
+        """:func:`with_training_targets`, and the validation columns checked."""
         plan, other_scorers = with_training_targets(plan, other_scorers, self.y_train)
         for scorer in (plan.scorer, *other_scorers.values()):
             schema = self.schema(classes=bool(scorer.maps_labels(estimator)))
@@ -111,11 +105,8 @@ class SearchData:
 
 
 def with_training_targets(plan: SearchPlan, other_scorers: dict, y_train):
-    """The plan and other scorers with the constants the training targets fix.
-
-    ``error_clip="auto"`` takes its clip from the public training targets
-    (:meth:`DPScorer.for_training_targets`); the GP units follow the bounds.
-    """
+    """The plan and other scorers with the constants the training targets
+    fix (``error_clip="auto"``); the GP units follow the bounds."""
     scorer = plan.scorer.for_training_targets(y_train)
     others = {k: s.for_training_targets(y_train) for k, s in other_scorers.items()}
     changes: dict = {"scorer": scorer}
@@ -142,14 +133,8 @@ def gp_units(mode, bounds) -> tuple[float, float]:
 
 
 def check_gp_units(offset: float, scale: float, bounds, mode) -> None:
-    """Refuse GP units that inflate gp-ucb's privacy loss (before data).
-
-    Its sensitivities are fixed in GP units: a scale below the default
-    (high − low)/4 multiplies the privacy loss by default/scale. The GP's
-    prior mean is 0, so an offset far from the scores separates evaluated
-    from unevaluated candidates in μ_T by more than Δ_μ (and the evaluated
-    sequence is private). Policy: the scorer's range maps into [−2, 2].
-    """
+    """Refuse GP units that inflate gp-ucb's privacy loss (before data):
+    a scale below (high − low)/4, or a range mapped outside [−2, 2]."""
     low, high = bounds
     score_scale = mode.score_scale
     width = float(high) - float(low)
@@ -157,10 +142,8 @@ def check_gp_units(offset: float, scale: float, bounds, mode) -> None:
     if scale < default * (1 - 1e-12):
         raise ValueError(
             f"score_scale={score_scale!r} is below the scorer-range "
-            f"default (high - low)/4 = {default:g}. In method='gp-ucb' the "
-            "sensitivities are fixed in GP units (score - score_offset)/"
-            "score_scale, so a smaller scale multiplies every score "
-            f"difference, and the privacy loss, by {default:g}/score_scale. "
+            f"default (high - low)/4 = {default:g}: in method='gp-ucb' it "
+            f"multiplies the privacy loss by {default:g}/score_scale. "
             f"Leave score_scale=None or pass a value >= {default:g}."
         )
     z_low, z_high = (low - offset) / scale, (high - offset) / scale
@@ -168,13 +151,9 @@ def check_gp_units(offset: float, scale: float, bounds, mode) -> None:
         raise ValueError(
             f"score_offset={offset:g} with score_scale={scale:g} maps the "
             f"scorer's range [{low:g}, {high:g}] to [{z_low:.3g}, {z_high:.3g}] "
-            "in GP units; method='gp-ucb' needs it inside [-2, 2] (two "
-            "prior standard deviations, as the defaults give). The GP's "
-            "prior mean is 0, so an offset far from the scores separates "
-            "the candidates the private search evaluated from the others by "
-            "more than the sensitivity Delta_mu. Leave score_offset=None "
-            f"(the midpoint {(low + high) / 2:g}) or keep it within "
-            "2 * score_scale of both ends of the range."
+            "in GP units; method='gp-ucb' needs it inside [-2, 2] (else the "
+            "evaluated candidates stand out by more than Delta_mu). Leave "
+            f"score_offset=None (the midpoint {(low + high) / 2:g})."
         )
 
 

@@ -1,10 +1,4 @@
-"""The public ``cv_results_`` of ``"private-selection"``: training set only.
-
-Cross-validation scores inside the (public) training set, in scikit-learn's
-layout with ``*_public_cv_score`` columns; there is no ``*_test_score``
-column (no validation score is ever published raw), and the timing columns
-are of the public folds, timed before the validation set is read.
-"""
+"""The public ``cv_results_`` of ``"private-selection"``: training set only."""
 
 from __future__ import annotations
 
@@ -88,29 +82,9 @@ def public_cv_results(
     fit_times: np.ndarray | None = None,
     score_times: np.ndarray | None = None,
 ) -> dict:
-    """A ``cv_results_`` dict of the public cross-validation.
-
-    Parameters
-    ----------
-    params : list of dict
-        The evaluated candidates, in the order the public search first
-        evaluated them.
-    split_scores : ndarray of shape (n_evaluated, n_folds)
-        Their scores on each public fold (training set only).
-    candidate_index : list of int
-        Index of each row in ``candidate_params_``.
-    shortlisted : list of bool
-        Whether the candidate went on to the private selection.
-    n_folds_run : list of int, optional
-        Folds run per candidate: a candidate raced out after fold 0 has
-        NaN in the other ``split{k}`` columns, and its mean, std and rank
-        are those of fold 0 (column ``n_public_folds``). Default: all.
-    fit_times, score_times : ndarray of shape (n_evaluated, n_folds), optional
-        Seconds of each public fold's fit and scoring (NaN where not run):
-        ``mean_fit_time``, ``std_fit_time``, ``mean_score_time`` and
-        ``std_score_time`` over the folds run, as scikit-learn's columns.
-        Omitted: NaN columns.
-    """
+    """A ``cv_results_`` dict of the public cross-validation: one row per
+    evaluated candidate, mean/std/rank and times over the ``n_folds_run``
+    folds run (all by default; times omitted: NaN columns)."""
     split_scores = np.asarray(split_scores, dtype=float).reshape(len(params), -1)
     results = PublicCVResults()
     for name in sorted({k for p in params for k in p}):

@@ -18,8 +18,6 @@ on data of the same kind that may be used publicly:
    log-density of ([F_V]_i, [F_V']_i) under
    N(0, [[K2, k1 K2], [k1 K2, K2]] + σ² I) (DPBO.md §7).
 
-The candidate set, score units and kernel come from the search's own
-settings check, so the k1 found here can be passed as ``dataset_kernel``.
 The data is treated as public: never pass the sensitive validation set.
 """
 
@@ -31,12 +29,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from joblib import Parallel, delayed
-from sklearn.base import clone
 
 from .._compat import _num_samples
 from ..bo._gp import _JITTER, as_sklearn_kernel, internal_kernel, kernel_matrix
 from ..privacy._validation import public_rng
 from ._context import with_training_targets
+from ._evaluation import _fit
 
 DEFAULT_K1_GRID = np.round(np.arange(1, 20) * 0.05, 2)  # 0.05 ... 0.95
 
@@ -80,8 +78,6 @@ def multitask_log_likelihood(
 ) -> np.ndarray:
     """Σ_i log N((F_i, G_i) | 0, [[K2, k1 K2], [k1 K2, K2]] + σ² I) per k1.
 
-    ``F``, ``G``: arrays of shape (n_sets, n) (scores on V_i and V_i' in GP
-    units), ``K2``: the (n, n) candidate kernel matrix, ``noise``: σ².
     With K2 = U diag(s) Uᵀ the joint covariance has eigenvalues
     (1 ± k1) s_j + σ² with eigenvectors (u_j, ±u_j)/√2, so every k1 costs
     O(n_sets · n) after one eigendecomposition.
@@ -107,10 +103,6 @@ def multitask_log_likelihood(
             -0.5 * quad - 0.5 * n_sets * logdet - n_sets * n * math.log(2 * math.pi)
         )
     return np.asarray(out)
-
-
-def _fit(estimator, params, X, y):
-    return clone(estimator).set_params(**clone(params, safe=False)).fit(X, y)
 
 
 def _neighbour(rows: np.ndarray, n_pool: int, mode: str, rng) -> np.ndarray:
@@ -228,9 +220,8 @@ def estimate_dataset_kernel(
     K2 = kernel_matrix(candidates.X, candidates.X, name, ls)
 
     models = Parallel(n_jobs=n_jobs)(
-        delayed(_fit)(estimator, p, X_train, y_train) for p in candidates.params
+        delayed(_fit)(estimator, p, X_train, y_train, {}) for p in candidates.params
     )
-    # A validation set's score is the mean of its rows' values (row independence).
     records = np.array(
         [scorer.record_values(mdl, X_pool, y_pool) for mdl in models], dtype=float
     )

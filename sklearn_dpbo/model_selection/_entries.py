@@ -1,13 +1,5 @@
-"""Reading the private rows of the private-model mode, entry by entry.
-
-Every row of ``X, y`` is private there, so nothing about the batch as a
-whole (a dtype inferred from all rows, ``np.asarray`` of a list) may decide
-how a record is read. The containers are checked from their type and
-shape only (:func:`check_containers`, public, before any row is read);
-every entry then becomes a float64 on its own (:func:`float_entries`,
-inside the private computation); the learner's ``classes`` must be numbers
-a float64 label can be compared with exactly (:func:`check_label_classes`).
-"""
+"""Reading the private rows of the private-model mode, entry by entry:
+nothing about the batch as a whole may decide how a record is read."""
 
 from __future__ import annotations
 
@@ -19,8 +11,7 @@ import numpy as np
 
 from ..privacy._numbers import label_key, number_or_nan
 
-_EXACT_LABELS = 2.0**53
-"""Numbers of magnitude below this compare equal as float64 iff they are equal."""
+_EXACT_LABELS = 2.0**53  # below it, numbers compare equal as float64 iff equal
 
 
 def _textual(classes) -> bool:
@@ -29,12 +20,8 @@ def _textual(classes) -> bool:
 
 
 def check_label_classes(estimator: Any, where: str = "the estimator") -> None:
-    """Refuse numeric ``classes`` that a float64 label cannot be compared with exactly.
-
-    Every numeric label is read as a float64 on its own; with |c| < 2**53
-    and c exact in float64, a label equals c after the conversion iff it did
-    before. Public (the parameters only).
-    """
+    """Refuse numeric ``classes`` that a float64 label cannot equal exactly
+    (|c| < 2**53 and exact in float64 is needed; public: parameters only)."""
     classes = estimator.get_params().get("classes", None)
     if classes is None or _textual(classes):
         return
@@ -51,21 +38,16 @@ def check_label_classes(estimator: Any, where: str = "the estimator") -> None:
     if not all(exact(c) for c in classes):
         raise ValueError(
             f"method='private-model': {where} has classes={classes!r}, but "
-            "this mode reads every numeric label as a float64 on its own (so "
-            "that one mistyped label cannot change how the others are read) "
-            "and compares it with classes: numeric classes must hold numbers "
-            "that float64 holds exactly (|c| < 2**53), e.g. classes=(0, 1), "
-            "or be declared as strings, e.g. classes=('no', 'yes')."
+            "this mode reads every numeric label as a float64 on its own: "
+            "numeric classes must hold numbers that float64 holds exactly "
+            "(|c| < 2**53), e.g. classes=(0, 1), or be strings, e.g. "
+            "classes=('no', 'yes')."
         )
 
 
 def read_labels(y, classes) -> np.ndarray:
-    """The labels as the learner and the scorer read them, label by label.
-
-    Numeric (or no) ``classes``: :func:`float_entries`. Else each label is
-    matched on its own (:func:`~..privacy._numbers.label_key`) and becomes
-    that class, or a public sentinel that is no class when none matches.
-    """
+    """The labels, label by label: :func:`float_entries`, or each matched
+    to a textual class on its own (else a public sentinel that is no class)."""
     if classes is None or not _textual(classes):
         return float_entries(y)
     outside = "<label outside classes>"
@@ -91,12 +73,8 @@ def _is_pandas(A, name: str) -> bool:
 
 
 def check_containers(X, y) -> None:
-    """Refuse, from the containers' types and shapes alone, what cannot be read.
-
-    Accepted: X a 2-D NumPy array or DataFrame, y a 1-D array or Series, of
-    any dtype (never looked at: it is inferred from the rows). Lists are
-    refused: converting one is one conversion of the whole batch.
-    """
+    """Refuse, from the containers' types and shapes alone, what cannot be
+    read: X a 2-D array or DataFrame, y a 1-D array or Series, any dtype."""
     from scipy import sparse
 
     for name, A in (("X", X), ("y", y)):
@@ -119,12 +97,10 @@ def check_containers(X, y) -> None:
             )
             raise TypeError(
                 f"method='private-model' needs {name} as {kind}; got "
-                f"{type(A).__name__}. The shape of a list comes from its rows "
-                "and converting it is one conversion of the whole batch, so "
-                "one mistyped entry could change how every other row is read. "
-                "Convert it yourself first into a numeric NumPy array, e.g. "
-                f"np.asarray({name}, dtype=float), and encode labels as "
-                "numbers."
+                f"{type(A).__name__}. Converting it would be one conversion of "
+                "the whole batch (one mistyped entry could change how every row "
+                "is read): convert it yourself into a numeric NumPy array, e.g. "
+                f"np.asarray({name}, dtype=float)."
             )
         ndim = len(A.shape)
         if name == "X" and ndim != 2:
@@ -160,13 +136,8 @@ def _series_entries(col) -> np.ndarray:
 
 
 def float_entries(A) -> np.ndarray:
-    """A checked container (:func:`check_containers`) as float64, entry by entry.
-
-    Each entry becomes a number on its own, or NaN when it is none: nothing
-    about the batch decides an entry's value, and no entry can make the
-    conversion raise. NumPy-numeric columns are converted at once, to the
-    same values.
-    """
+    """A checked container as float64, each entry on its own (NaN when no
+    number; never raises); NumPy-numeric columns at once, to the same values."""
     if A is None:
         return None
     if _is_pandas(A, "DataFrame"):

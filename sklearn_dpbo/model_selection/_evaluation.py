@@ -1,15 +1,8 @@
 """Fitting and scoring candidates, in parallel through joblib.
 
-Three kinds of work, by what is private about it:
-
-- public fits (:func:`fit_public`, :func:`_public_fold`) follow
-  scikit-learn's ``error_score`` semantics (all public);
-- private scores (:func:`score_private`): a public candidate's clipped
-  per-record values on the validation set (failing records isolated, warnings
-  withheld); only their mean leaves the worker, and nothing can raise;
-- private candidates (:func:`fit_and_score_private`, ``"gp-ucb"``): a
-  candidate chosen from validation scores is private, so a failing fit
-  scores ``low`` on every record, silently.
+Public fits follow scikit-learn's ``error_score``; private scores are means
+of clipped per-record values and never raise; a private candidate
+(``"gp-ucb"``) whose fit fails scores ``low`` on every record, silently.
 """
 
 from __future__ import annotations
@@ -17,6 +10,7 @@ from __future__ import annotations
 import pickle
 import time
 import warnings
+from collections import Counter
 from typing import Any, Optional, Sequence
 
 import numpy as np
@@ -32,18 +26,17 @@ from ..privacy._silence import quiet
 
 def index_fit_params(fit_params: dict, indices, n_samples: int) -> dict:
     """Restrict sample-aligned fit parameters (e.g. ``sample_weight``) to rows."""
-    out = {}
-    for key, value in fit_params.items():
-        if hasattr(value, "__len__") and not isinstance(value, str):
-            try:
-                same = len(value) == n_samples
-            except TypeError:
-                same = False
-            if same:
-                out[key] = _safe_indexing(value, indices)
-                continue
-        out[key] = value
-    return out
+
+    def aligned(value) -> bool:
+        try:
+            return not isinstance(value, str) and len(value) == n_samples
+        except TypeError:  # no len()
+            return False
+
+    return {
+        k: _safe_indexing(v, indices) if aligned(v) else v
+        for k, v in fit_params.items()
+    }
 
 
 def _fit(estimator: Any, params: dict, X, y, fit_params: dict):
@@ -62,8 +55,7 @@ def _failure(exc: BaseException) -> str:
 def fit_public(
     estimator: Any, params: dict, X, y, fit_params: dict, *, error_score
 ) -> tuple[Optional[Any], Optional[str]]:
-    """Fit a public candidate on public rows: ``(fitted, None)`` or ``(None, why)``;
-    with ``error_score="raise"`` a failure raises (public)."""
+    """``(fitted, None)`` or ``(None, why)``; ``error_score="raise"`` raises."""
     try:
         return _fit(estimator, params, X, y, fit_params), None
     except Exception as exc:
@@ -73,8 +65,7 @@ def fit_public(
 
 
 def _public_fold(estimator, params, fold, scorer, error_score):
-    """One candidate on one public fold: ``(score, why, fit_time, score_time)``
-    (public work: the times become ``cv_results_``'s columns)."""
+    """One candidate on one public fold: ``(score, why, fit_time, score_time)``."""
     X_fit, y_fit, X_score, y_score, fit_params = fold
     start = time.perf_counter()
     est, why = fit_public(
@@ -98,9 +89,7 @@ def warn_fit_failures(failures: list[str], n_fits: int, error_score) -> None:
     """One :class:`FitFailedWarning` for the public fits that failed."""
     if not failures:
         return
-    counts: dict[str, int] = {}
-    for why in failures:
-        counts[why] = counts.get(why, 0) + 1
+    counts = Counter(failures)
     summary = "\n".join(f"{n} fits failed with: {why}" for why, n in counts.items())
     warnings.warn(
         f"\n{len(failures)} fits failed out of a total of {n_fits} fits of "
@@ -126,9 +115,7 @@ def fit_and_score_private(
         try:
             est = _fit(estimator, params, X_fit, y_fit, fit_params)
         except Exception:
-            est = None
-    if est is None:
-        return float(scorer.bounds[0])
+            return float(scorer.bounds[0])
     return score_private(est, records, scorer)
 
 
@@ -146,8 +133,7 @@ def fit_on_training(ctx, index: int, *, error_score):
 
 
 def public_preflight(ctx, index: int):
-    """Fit public candidate ``index`` on the training set and check its score
-    on public rows; a failed fit raises or warns and returns ``None``."""
+    """Fit and check public candidate ``index``; a failed fit gives ``None``."""
     search, plan, data = ctx.search, ctx.plan, ctx.data
     est, why = fit_on_training(ctx, index, error_score=search.error_score)
     if est is None:
@@ -179,11 +165,9 @@ def prepare_private_scoring(
 ) -> tuple[list[int], list, dict, bool]:
     """Public checks of fitted candidates, before the validation set is read.
 
-    ``fitted[i]`` is ``(fitted, why, seconds)`` of candidate ``indices[i]``.
-    Failed fits are dropped with one warning (all failed: raises); each kept
-    fit is checked on public training rows by the selection scorer and the
-    other metrics' (:meth:`DPScorer.check_public_rows`); with ``keep_fitted``
-    each is pickled. Returns ``(kept, models, snapshots, here)``.
+    ``fitted[i]`` is ``(fitted, why, seconds)`` of candidate ``indices[i]``;
+    failed fits are dropped with one warning (all failed: raises). Returns
+    ``(kept, models, snapshots, here)``.
     """
     search, plan, data = ctx.search, ctx.plan, ctx.data
     failures = [why for _, why, _ in fitted if why is not None]
@@ -196,7 +180,7 @@ def prepare_private_scoring(
             "Nothing was released and no budget was spent: fix the estimator "
             "or the search space on the training data."
         )
-    check_seconds = 0.0  # the selection scorer's checks, all candidates
+    check_seconds = 0.0
     for i in keep:
         for scorer in (plan.scorer, *plan.other_scorers):
             start = time.perf_counter()
@@ -222,8 +206,7 @@ def prepare_private_scoring(
     return kept, [fitted[i][0] for i in keep], snapshots, here
 
 
-# Validation scores of every candidate, estimated from the public checks,
-# below which they are computed in the calling thread (seconds).
+# Estimated scoring time (s) below which it runs in the calling thread.
 SCORE_HERE_SECONDS = 0.02
 
 
@@ -235,9 +218,7 @@ def _score_here(
     *,
     isolated: bool = False,
 ) -> bool:
-    """Whether to score the validation set in the calling thread: one worker,
-    or a cost extrapolated from the public checks' time below
-    :data:`SCORE_HERE_SECONDS` (same scores either way)."""
+    """Score in the calling thread (same scores either way)?"""
     if effective_n_jobs(n_jobs) == 1:
         return True
     if isolated:
@@ -251,13 +232,7 @@ def _score_here(
 def score_public_candidates(
     ctx, indices: Sequence[int], *, keep_fitted: bool = False
 ) -> tuple[np.ndarray, np.ndarray, dict]:
-    """Fit public candidates on the training set, check them publicly
-    (:func:`prepare_private_scoring`), then score them on the validation set.
-
-    Returns ``(kept, utilities, snapshots)``: the indices whose fit succeeded
-    (public), their private scores and, with ``keep_fitted``, pre-read
-    pickles of the fits by index.
-    """
+    """Fit, check and score public candidates: ``(kept, utilities, snapshots)``."""
     search, plan, data = ctx.search, ctx.plan, ctx.data
     fitted = list(
         ctx.parallel(
@@ -279,16 +254,14 @@ def score_public_candidates(
 
 
 def score_validation(ctx, models: list, here: bool) -> np.ndarray:
-    """Validation scores of checked models (the first private read), in this
-    thread if ``here``, else in parallel; the same values either way."""
+    """Validation scores of checked models (the first private read)."""
     scorer = ctx.plan.scorer
     if here:
         with quiet():
             records = ctx.data.records(scorer, ctx.search.estimator)
             values = [score_private(model, records, scorer) for model in models]
     else:
-        # A new Parallel, not ``ctx.parallel``: the public search's stream
-        # has terminated the shared backend of ``joblib.parallel_config``.
+        # A new Parallel: the public search's stream ended ``ctx.parallel``'s.
         records = ctx.data.records(scorer, ctx.search.estimator)  # the first read
         with quiet():  # each record that cannot travel to a worker fails alone
             records = records.picklable()
@@ -297,8 +270,6 @@ def score_validation(ctx, models: list, here: bool) -> np.ndarray:
         blocks = record_blocks(len(records), effective_n_jobs(search.n_jobs))
         jobs, owner = [], []
         for j, model in enumerate(models):
-            # A model scored record by record is split over the workers by
-            # public blocks of records; a row-wise model is one job.
             parts = [None] if is_rowwise(model) else blocks
             for part in parts:
                 chunk = records if part is None else records.take(part)
@@ -316,8 +287,7 @@ BLOCK_ROWS = 250
 
 
 def record_blocks(m: int, n_workers: int) -> list:
-    """Public blocks (m and the workers only) of at most ``4 · n_workers`` and
-    at least :data:`BLOCK_ROWS` records each, for record-by-record scoring."""
+    """Public blocks (of m and the workers only) for record-by-record scoring."""
     n_blocks = max(1, min(4 * max(int(n_workers), 1), int(m) // BLOCK_ROWS))
     return [b for b in np.array_split(np.arange(int(m)), n_blocks) if len(b)]
 

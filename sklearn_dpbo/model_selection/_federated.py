@@ -1,32 +1,18 @@
 """Mode ``"federated-ldp"``: multi-owner tuning with local DP per owner.
 
-Spec: ``LDP_BO.md`` §2 ("one report per user per round") applied to
-hyper-parameter search. The validation records belong to many owners
-whose ids are public (``fit(..., val_groups=owner_ids)``). Round t of the
-search:
+Spec ``LDP_BO.md`` §2. Round t: the learner
+(:class:`~sklearn_dpbo.ldp.LDPBayesianOptimizer`) proposes a candidate from
+the reports so far; it is fitted on the public training set; the next owner
+in a public random order scores it on *her own* records (mean of values
+clipped into [a, b]; a failure counts as a) and reports it through
+:class:`~sklearn_dpbo.ldp.LaplaceRandomizer` with scale (b − a)/ε.
 
-1. the learner (:class:`~sklearn_dpbo.ldp.LDPBayesianOptimizer`, algorithm
-   :data:`FEDERATED_ALGORITHM`) proposes a candidate from the reports so
-   far (public);
-2. the candidate is fitted on the public training set;
-3. the next owner in a public random order — never one asked before —
-   scores it on *her own* records with the search's per-record scorer
-   (the mean of her records' values, each clipped into the scorer's
-   bounds [a, b]; a failing record, or a failed fit, counts as a), and
-   she reports it
-   through :class:`~sklearn_dpbo.ldp.LaplaceRandomizer` with scale (b − a)/ε.
-
-Guarantee: ε-LDP per owner, user-level (all of an owner's records
-together form the unit; any change to them moves her clipped score by at
-most b − a). Each owner is asked at most once per fit — ``n_iter`` larger
-than the number of owners is refused, so nothing composes within a fit:
-every owner's guarantee is ε. Owners never asked contribute nothing.
-
-Across fits (:class:`OwnersAsked`), asking an owner again is refused
-before anything is spent unless the search's ``accountant`` recorded every
-earlier ask of her (she then has lost the sum of the fits' ε). Everything
-the fit exposes (``cv_results_`` of the noisy reports, ``best_params_`` and
-``best_score_`` from the learner's posterior mean) is post-processing.
+Guarantee: ε-LDP per owner, user-level (her records together move her
+clipped score by at most b − a). Each owner is asked at most once per fit
+(``n_iter`` above the number of owners is refused); across fits
+(:class:`OwnersAsked`) asking her again is refused unless the
+``accountant`` recorded every earlier ask. Everything the fit exposes is
+post-processing of the reports.
 """
 
 from __future__ import annotations
@@ -41,9 +27,7 @@ from ._context import SearchContext
 from ._cv_results import TIME_COLUMNS
 from ._evaluation import fit_and_score_private
 
-FEDERATED_ALGORITHM = "gp-ucb"
-"""Learner of the mode (``benchmarks/bench_ldp.py``): no regret guarantee;
-privacy does not depend on it (post-processing of ε-LDP reports)."""
+FEDERATED_ALGORITHM = "gp-ucb"  # the learner (post-processing: any is private)
 
 REFERENCE = (
     "Zhou & Tan, Local Differential Privacy for Bayesian Optimization, AAAI "
@@ -128,16 +112,12 @@ class OwnersAsked:
                 f"{len(unrecorded)} of the {len(owners)} owners this fit would "
                 f"ask ({shown}{more}) were already asked by an earlier fit of "
                 "this estimator, and no accountant passed to this fit recorded "
-                "those asks. Asking an owner again composes: her guarantee "
-                f"would become the sum of the fits' epsilons (here "
-                f"{epsilon:g} more). Nothing was asked or spent. Either pass, "
-                "as accountant=, the BudgetAccountant that recorded every "
-                "earlier fit that asked them (this fit then charges it "
-                f"epsilon={epsilon:g}, and its total spent bounds each owner's "
-                "loss); or use val_groups without the owners already asked; or, "
-                "as an explicit choice, a new estimator (clone(search)), which "
-                f"asks them again at a cost of epsilon={epsilon:g} each that "
-                "no ledger records unless you share an accountant."
+                "those asks: her guarantee would become the sum of the fits' "
+                f"epsilons ({epsilon:g} more). Nothing was asked or spent. Pass "
+                "as accountant= the BudgetAccountant that recorded every earlier "
+                "fit that asked them; or use val_groups without them; or, as an "
+                "explicit choice, a new estimator (clone(search)), which asks "
+                f"them again at epsilon={epsilon:g} each, unrecorded."
             )
         return len(again)
 
@@ -148,9 +128,7 @@ class OwnersAsked:
 
 
 def _owner_report(ctx, params, rows, randomizer) -> LDPReport:
-    """The owner's side: score on her records, clip, randomise; only the
-    report leaves. A failing record, or a failed fit, counts as the range's
-    low end."""
+    """The owner's side: score on her records, clip, randomise."""
     search, plan, data = ctx.search, ctx.plan, ctx.data
     own = data.records(plan.scorer, search.estimator).take(rows)
     score = fit_and_score_private(
@@ -195,9 +173,7 @@ def run_federated_ldp(ctx: SearchContext) -> tuple[list[Release], int, dict]:
         kernel=as_sklearn_kernel(*mode._gp_kernel()),
         random_state=plan.seed,
     )
-    # Announced before the first owner is asked (nothing per owner is printed).
     ctx.progress(f"asking {T} of {len(owners)} owners, one report each")
-    # Marked asked before the first one is (an interrupted fit counts).
     memory.record(asked, search.accountant)
     for t in range(T):
         j = opt.ask_index()

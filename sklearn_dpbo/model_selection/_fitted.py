@@ -1,11 +1,5 @@
-"""The fitted attributes of the search: copied from the releases only.
-
-:func:`ingest` sets them from the :class:`~..privacy._accounting.Release`
-records and public values, :func:`refit` sets ``best_estimator_``; a fit
-that fails before the releases leaves none (:func:`clear_fitted`), and the
-releases stand whatever happens to the refit. ``cv_results_`` lives in the
-instance dict, read through a property that says why it is absent.
-"""
+"""The fitted attributes of the search: copied from the releases only
+(:func:`ingest`); the releases stand whatever happens to the :func:`refit`."""
 
 from __future__ import annotations
 
@@ -30,11 +24,8 @@ def clear_fitted(search) -> None:
 def ingest(
     search, releases: list[Release], index: int, plan, m: int, extra: dict, other
 ) -> None:
-    """Populate the fitted attributes from the releases only.
-
-    ``other`` names the other released metrics (several metrics); ``extra``
-    holds the mode's public attributes.
-    """
+    """Populate the fitted attributes from the releases and public values
+    (``extra``: the mode's public attributes; ``other``: the other metrics)."""
     candidates = plan.candidates
     search.candidate_params_ = [dict(p) for p in candidates.params]
     search.best_candidate_index_ = int(index)
@@ -54,8 +45,6 @@ def ingest(
         )
     search.privacy_report_ = PrivacyReport(releases, plan.mode.method, **relation)
     vars(search).update(extra)  # into the dict: cv_results_ is a read-only property
-    # As in scikit-learn, best_index_ is a row of cv_results_ (the released
-    # candidate is always one); without a cv_results_, of candidate_params_.
     table = extra.get("cv_results_")
     search.best_index_ = int(index) if table is None else best_row(table, index)
     if other and search.release_score:
@@ -65,14 +54,9 @@ def ingest(
 
 
 def refit(search, X_train, y_train, fit_params: dict, selected_fit) -> None:
-    """Set ``best_estimator_`` and ``refit_time_`` (``refit=True`` only).
-
-    ``selected_fit``: the (pickled fit, seconds) taken before the validation
-    read, restored; otherwise a refit on the training set, whose duration
-    (measured after the read) is not kept: NaN. A failed refit warns
-    (public: training rows and ``best_params_`` only) and leaves
-    ``best_estimator_`` unset; the releases stand.
-    """
+    """Set ``best_estimator_`` and ``refit_time_`` (``refit=True`` only):
+    ``selected_fit`` (pickle, seconds) taken before the read, else a refit
+    (time NaN: measured after the read). A failed refit only warns."""
     if not search.refit:
         return
     try:
@@ -80,6 +64,7 @@ def refit(search, X_train, y_train, fit_params: dict, selected_fit) -> None:
             snapshot, seconds = selected_fit
             est = pickle.loads(snapshot)
         else:
+            # Not through _evaluation: the leak audit tells the refit apart by it.
             params = clone(search.best_params_, safe=False)
             est = clone(search.estimator).set_params(**params)
             if y_train is None:
@@ -91,8 +76,7 @@ def refit(search, X_train, y_train, fit_params: dict, selected_fit) -> None:
         warnings.warn(
             f"The refit of best_estimator_ with best_params_ failed "
             f"({type(exc).__name__}: {exc}). best_estimator_ is not set; the "
-            "releases stand (best_params_, best_score_, privacy_report_; "
-            "their budget is spent). Fix the cause and refit yourself: "
+            "releases stand. Fix the cause and refit yourself: "
             "clone(search.estimator).set_params(**search.best_params_)"
             ".fit(X, y).",
             FitFailedWarning,
@@ -111,11 +95,9 @@ def no_cv_results_reason(search) -> str:
     return head + (
         "only method='private-selection' with shortlist='bo' has one (the "
         "public cross-validation scores inside the training set). Raw "
-        "validation scores are never published, and in method='gp-ucb' "
-        "even the sequence of evaluated candidates depends on the "
-        "validation set; publishing either would void the guarantee. Use "
-        "best_score_ (private), or cross-validate on the public training "
-        "set yourself."
+        "validation scores are never published: they would void the "
+        "guarantee. Use best_score_ (private), or cross-validate on the "
+        "public training set yourself."
     )
 
 
@@ -135,17 +117,14 @@ def check_refit(search, attr):
         raise AttributeError(
             f"This {type(search).__name__} instance was initialized with "
             f"`refit=False`. {attr} is available only after refitting on the "
-            "best parameters (the released best_params_); refit an estimator "
-            "yourself with best_params_ on the training set."
+            "best parameters; refit an estimator yourself with best_params_."
         )
     fitted = vars(search)
     if "best_params_" in fitted and "best_estimator_" not in fitted:
         raise AttributeError(
             f"{attr} is not available: the refit of best_estimator_ failed or "
-            "was interrupted after the releases were drawn (see the "
-            "FitFailedWarning of fit). The releases stand; refit an estimator "
-            "yourself with best_params_: clone(search.estimator)"
-            ".set_params(**search.best_params_).fit(X, y)."
+            "was interrupted (see the FitFailedWarning of fit). The releases "
+            "stand; refit an estimator yourself with best_params_."
         )
 
 
@@ -153,12 +132,9 @@ def callbacks_refused(search) -> bool:
     """``available_if`` check of ``set_callbacks``: never available, and why."""
     raise AttributeError(
         f"{type(search).__name__} does not support scikit-learn callbacks: they "
-        "are called at the start and end of every fit task, the private ones "
-        "included (each candidate's validation scoring; in method='gp-ucb' the "
-        "privately chosen candidates themselves), so their arguments and their "
-        "timing would carry what the guarantee protects. Use verbose=1 to 3 "
-        "instead: it prints the public progress and nothing measured after the "
-        "first read of the validation set."
+        "are called around every fit task, the private ones included (each "
+        "candidate's validation scoring), so their arguments and their timing "
+        "would carry what the guarantee protects. Use verbose=1 to 3 instead."
     )
 
 

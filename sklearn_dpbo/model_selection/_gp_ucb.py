@@ -1,21 +1,12 @@
 """Mode ``"gp-ucb"``: Algorithms 1 and 2 of Kusner et al. (ICML 2015).
 
-GP-UCB runs on the validation scores (so the evaluated sequence is
-private), then
-
-- λ̃ ~ exp(ε μ_T(λ) / (2Δ_μ)) with Δ_μ = 2√β_{T+1} + c  (Algorithm 1, line 12);
-- ṽ = max_t v_t + Lap(b)                                 (Algorithm 1, lines 13–15),
-  or, with noise = 0 and the de Freitas constants, f̃ = f_V + Lap(Ω/ε + c/ε)
-  (Algorithm 2).
-
-Both rest on the paper's Assumption 1; every constant is computed before
-the first evaluation, from public quantities only. GP-UCB runs with
-β_t = 2 log(|Λ| t² π² / δ) (:func:`~._acquisition.gp_ucb_beta`), not
-Algorithm 1's 3δ: the score release needs GP-UCB's confidence bounds on
-V and on V′ at once, together with the c and q events.
-Algorithm 2's score release rests on de Freitas et al.'s regret bound,
-which is proven for *their* optimiser (UCB with shrinking search
-regions); here the search is GP-UCB, and the report says so.
+GP-UCB on the validation scores (the evaluated sequence is private), then
+the releases of ``_releases.py``, under Assumption 1, every constant
+computed before the first evaluation. GP-UCB runs with
+β_t = 2 log(|Λ| t² π² / δ), not Algorithm 1's 3δ: the score release needs
+the confidence bounds on V and V′ at once, with the c and q events.
+Algorithm 2 rests on de Freitas et al.'s regret bound, proven for their
+optimiser, not GP-UCB; the report says so.
 """
 
 from __future__ import annotations
@@ -93,28 +84,21 @@ def run_gp_ucb(ctx: SearchContext) -> tuple[list[Release], int, dict]:
     (eps_p, delta_p), score_budget = split_budget(
         plan.epsilon, plan.delta, search.budget_split, search.release_score
     )
-    # The acquisition's β_t uses the δ of the score release, whose regret
-    # bound (Theorem 3) needs it; the λ̃ release needs nothing of it.
+    # β_t uses the δ of the score release (Theorem 3 needs it).
     delta_bo = score_budget[1] if score_budget else delta_p
 
-    # Constants first: they need no data (and fail before touching it).
     sens_mu = gp_ucb_params_sensitivity(T, n, delta_p, mode.dataset_kernel)
     score_b = score_noise_scale(search, plan, *score_budget) if score_budget else None
     assumption = _assumption(mode, offset, scale)
 
-    # The first candidate is chosen before any score is seen (the public
-    # tie-break decides), so it is public: fitted and checked on public rows
-    # with the usual error_score semantics before any validation row is read.
+    # The first candidate is public (the tie-break decides): fitted and
+    # checked with the usual error_score semantics before the read.
     first = int(np.argmin(plan.tie_break))
     prefitted = {first: public_preflight(ctx, first)}
-    # The last line before the read: the BO's steps are private (no line
-    # per step; the printer prints nothing after the read but "done").
     ctx.progress(f"Bayesian optimisation: {T} steps on the validation set")
 
     def evaluate(indices):
-        # Later candidates are private: fit and score silent, a failure
-        # scores the range's low end on every record (fit_and_score_private).
-        # Charged at the first read.
+        # Later candidates are private: fit_and_score_private.
         records = data.records(plan.scorer, search.estimator)
         jobs = []
         for j in indices:

@@ -1,10 +1,5 @@
-"""The public structure of ``fit``'s inputs, checked before any budget is spent.
-
-:func:`check_inputs` looks at the containers' types and shapes only, never
-at a value: a shape is public, while an exception raised because of a value
-would let one record decide whether ``fit`` raises. A column-vector target
-is made 1-D with a ``DataConversionWarning``, as scikit-learn does.
-"""
+"""The public structure of ``fit``'s inputs (types and shapes, never a
+value), checked before any budget is spent."""
 
 from __future__ import annotations
 
@@ -95,11 +90,10 @@ def check_inputs(estimator, X, y, X_val, y_val):
         frame, other = ("X_val", "X") if hasattr(X_val, "columns") else ("X", "X_val")
         raise ValueError(
             f"{frame} is a DataFrame but {other} is not. If the search is the "
-            "last step of a Pipeline, X reached it through the preceding "
-            "steps and X_val did not: pass X_val through them with "
-            "Pipeline(..., transform_input=['X_val']) and metadata routing, "
-            "or put the preprocessing inside the searched estimator (see "
-            "docs/coming_from_gridsearchcv.md). Otherwise give X and X_val "
-            "the same kind of container. Nothing was read or spent."
+            "last step of a Pipeline, pass X_val through the preceding steps "
+            "with Pipeline(..., transform_input=['X_val']) and metadata "
+            "routing, or put the preprocessing inside the searched estimator. "
+            "Otherwise give X and X_val the same kind of container. Nothing "
+            "was read or spent."
         )
     return y, y_val

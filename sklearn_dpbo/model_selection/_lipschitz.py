@@ -14,18 +14,11 @@ Then, for BO with *any* acquisition function over λ ∈ [λmin, λmax],
 is pure ε-DP (Theorem 7, Corollary 4; constants in ``_releases.py``, with
 the two conservative deviations documented there).
 
-:func:`check_assumption_2` checks the conditions listed in
-:class:`~._modes.Lipschitz` before any data is read. The required
-``Normalizer`` before the model puts every row the model sees, training
-*and validation*, in the unit ball (R = 1): it is a fixed public map
-applied inside ``decision_function``, so a validation row is rescaled,
-never inspected, clipped or rejected. An offset goes in as a constant
-column before the Normalizer (sklearn's unregularised intercept breaks
-strong convexity).
-
-The estimator's parameter maps to λ of eq. (10) as follows (each checked
-against the documented objective and numerically against a direct
-minimisation of eq. (10), ``tests/model_selection/test_lipschitz.py``):
+:func:`check_assumption_2` checks the conditions before any data is read.
+The required ``Normalizer`` puts every row the model sees, training *and
+validation*, in the unit ball (R = 1), a fixed public map: a validation row
+is rescaled, never inspected. The estimator's parameter maps to λ of
+eq. (10) as follows (checked numerically in ``test_lipschitz.py``):
 
 - ``LogisticRegression``/``LinearSVC`` minimise ½‖w‖² + C Σ ℓ_i; dividing
   by C·n gives eq. (10) with **λ = 1/(C·n)**.
@@ -33,15 +26,9 @@ minimisation of eq. (10), ``tests/model_selection/test_lipschitz.py``):
   ½‖w‖² for ``penalty="l2"``), i.e. eq. (10) with **λ = α** (not the
   spec's 2α). SGD only approximates the minimiser (docs/central_dp.md).
 
-At fit time, before the validation set is touched: binary training
-labels, no fit parameters (``sample_weight`` would change eq. (10)).
-
-``best_params_`` is released by permute-and-flip (or the exponential
-mechanism, ``selection``) over the validation scores of the *whole* public
-candidate path, sensitivity g*/m, which needs no assumption. The whole path
-is evaluated first; Algorithm 3's BO then runs on those scores without
-fitting anything, so no candidate chosen from validation scores reaches a
-worker, an error or a warning.
+``best_params_`` is released by ``selection`` over the validation scores
+of the *whole* public path (sensitivity g*/m, no assumption); Algorithm 3's
+BO then runs on those scores without fitting anything.
 """
 
 from __future__ import annotations
@@ -69,11 +56,8 @@ from ._releases import (
     release_best_score_lipschitz,
 )
 
-# δ of UCB's β_t: a tuning constant (Algorithm 3 holds for any acquisition).
-BO_DELTA = 0.1
-
-# Feature-norm bound R guaranteed by the required Normalizer step.
-FEATURE_NORM_BOUND = 1.0
+BO_DELTA = 0.1  # δ of UCB's β_t: a tuning constant (any acquisition is fine)
+FEATURE_NORM_BOUND = 1.0  # R, guaranteed by the required Normalizer step
 
 _MODELS = {
     LogisticRegression: ("C", "logistic loss log(1 + exp(-y w.x))"),
@@ -232,17 +216,9 @@ def check_assumption_2(estimator, candidates, scorer) -> LipschitzSetup:
 
 
 def regularisation_to_lambda(kind: str, values, n_train: int) -> np.ndarray:
-    """The paper's λ of eq. (10) for the estimator's ``C`` or ``alpha`` values.
-
-    ``kind="C"`` (LogisticRegression, LinearSVC): λ = 1/(C·n);
-    ``kind="alpha"`` (SGDClassifier): λ = α.
-    """
+    """λ of eq. (10): 1/(C·n) for ``kind="C"``, α for ``kind="alpha"``."""
     values = np.asarray(values, dtype=float)
-    if kind == "C":
-        return 1.0 / (values * float(n_train))
-    if kind == "alpha":
-        return values.copy()
-    raise ValueError(f"kind must be 'C' or 'alpha'; got {kind!r}.")
+    return 1.0 / (values * float(n_train)) if kind == "C" else values.copy()
 
 
 def _check_training(data) -> int:
@@ -315,11 +291,8 @@ def run_lipschitz(ctx: SearchContext) -> tuple[list[Release], int, dict]:
         "acquisition": mode.acquisition,
     }
 
-    # The whole public path, scored once on the validation set.
     ctx.progress(f"scoring the whole path of {len(candidates)} candidates")
-    if score_budget is not None:
-        # Announced before the read: after it the printer prints nothing
-        # but "done" (no line per BO step).
+    if score_budget is not None:  # announced before the read
         ctx.progress(
             f"then Bayesian optimisation: {int(search.n_iter)} steps on the "
             "path's validation scores"
@@ -341,8 +314,7 @@ def run_lipschitz(ctx: SearchContext) -> tuple[list[Release], int, dict]:
     if score_budget is not None:
         n = len(candidates)
         kernel, length_scale = mode._gp_kernel()
-        # Algorithm 3, line 1: BO for T steps on the validation scores (looked
-        # up: the model and the data are fixed, so a refit would give the same).
+        # Algorithm 3, line 1: BO for T steps on the (looked-up) scores.
         trace = bayesian_optimisation(
             lambda idx: [(path[j] - plan.offset) / plan.scale for j in idx],
             candidates.X,

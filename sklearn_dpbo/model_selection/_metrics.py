@@ -20,11 +20,7 @@ from ._releases import release_best_score_selection
 def scorers_by_name(
     scoring, refit, estimator, method: str
 ) -> tuple[DPScorer, dict[str, DPScorer]]:
-    """(selection metric's scorer, {name: scorer} of the other metrics).
-
-    ``method`` is the mode's string name: several metrics are accepted with
-    ``"private-selection"`` only. Raises before any data is read.
-    """
+    """(selection metric's scorer, {name: scorer} of the other metrics)."""
     if not isinstance(scoring, (list, tuple, dict)):
         scorer = get_dp_scorer(scoring, estimator)
         if isinstance(refit, str) and refit != scorer.name:
@@ -56,23 +52,16 @@ def scorers_by_name(
         raise ValueError(
             "For multi-metric scoring, the parameter refit must be set to a "
             f"scorer key, one of {sorted(dict(items))}, naming the metric the "
-            f"private selection maximises; refit={refit!r} is refused. In "
-            "GridSearchCV refit=False means 'no "
-            "best_* attributes'; here best_params_ is always selected and "
-            "released (that is what the budget pays for), so the selection "
-            "needs its metric, and no metric can be chosen for you after the "
-            "fact from raw validation scores. Pass refit='<name>'; "
-            "best_estimator_ is then fitted on the public training set "
-            "(post-processing, no extra cost; delete it if you do not need it)."
+            f"private selection maximises; refit={refit!r} is refused: "
+            "best_params_ is always selected and released, so the selection "
+            "needs its metric. Pass refit='<name>' (best_estimator_ is then "
+            "fitted on the public training set, at no extra cost)."
         )
     if not (isinstance(refit, str) and refit in dict(items)):
         raise ValueError(
             "For multi-metric scoring, the parameter refit must be set to a "
-            f"scorer key: one of {sorted(dict(items))}. It names the metric the "
-            "private selection maximises (there is always a selection: "
-            "best_params_ is released whatever refit is); the other metrics "
-            f"of the selected candidate are released with their own noise. "
-            f"{refit!r} was passed."
+            f"scorer key: one of {sorted(dict(items))}, the metric the private "
+            f"selection maximises. {refit!r} was passed."
         )
     scorers = {name: get_dp_scorer(spec, estimator) for name, spec in items}
     if method != "private-selection":
@@ -93,13 +82,8 @@ def search_scorers(search) -> tuple[DPScorer, dict[str, DPScorer]]:
 
 
 def plan_for_metrics(plan, other_scorers: dict, budget_split, release_score):
-    """The plan with the ε share the mode gets when several metrics are released.
-
-    With k metrics and b = ``budget_split``, every score release gets the
-    same ε as ``best_score_``: ε = E·b + k·E·(1 − b), so the mode runs
-    with E = ε / (b + k(1 − b)) (selection E·b, ``best_score_``
-    E·(1 − b)) and each other metric gets E·(1 − b).
-    """
+    """The plan with the mode's ε share E = ε / (b + k(1 − b)) with k metrics
+    (selection E·b, every score release E·(1 − b))."""
     if not other_scorers or not release_score:
         return plan
     plan = replace(plan, other_scorers=tuple(other_scorers.values()))
@@ -115,12 +99,8 @@ def plan_for_metrics(plan, other_scorers: dict, budget_split, release_score):
 
 
 def release_other_metrics(ctx, index: int, other_scorers: dict, snapshot=None) -> list:
-    """Laplace releases of the selected candidate's other metrics.
-
-    Metric k: its validation score at the released candidate plus
-    Lap(Δ_k/ε_k), ε_k the share of ``best_score_``; pure ε-DP each. The
-    model is the pre-read fit (``snapshot``) if kept, else a training fit.
-    """
+    """Each other metric's score at the released candidate + Lap(Δ_k/ε_k),
+    pure ε-DP each, on the pre-read fit (``snapshot``) or a training fit."""
     search, data, plan = ctx.search, ctx.data, ctx.plan
     if not other_scorers or not search.release_score:
         return []
@@ -131,9 +111,7 @@ def release_other_metrics(ctx, index: int, other_scorers: dict, snapshot=None) -
         fitted, _ = fit_on_training(ctx, index, error_score="raise")
     releases = []
     for name, scorer in other_scorers.items():
-        if snapshot is None:
-            # A refit: checked here. A snapshot's fit passed this very
-            # check before the validation read (prepare_private_scoring).
+        if snapshot is None:  # a snapshot passed it before the read
             scorer.check_public_rows(
                 fitted, data.X_train, data.y_train, random_state=plan.seed
             )
@@ -165,11 +143,7 @@ def best_scores(releases: list, refit: str, best_score: float, names) -> dict:
 
 
 def public_score(scorer, estimator, X, y, **params) -> float:
-    """The metric on the user's own (public) data, not clipped.
-
-    :meth:`DPScorer.metric` (the plain mean of per-record values); a
-    scikit-learn scorer (e.g. one carrying metadata requests) as it is.
-    """
+    """The metric on the user's own (public) data, not clipped."""
     metric = getattr(scorer, "metric", None)
     if callable(metric) and not params:
         return float(metric(estimator, X, y))
@@ -179,7 +153,7 @@ def public_score(scorer, estimator, X, y, **params) -> float:
 def run_with_other_metrics(run, ctx, other_scorers: dict):
     """The mode's releases, then the other metrics', with their public notes."""
     releases, index, extra = run(ctx)
-    snapshot = extra.get(FITTED_KEY)  # the selected candidate's pre-read fit
+    snapshot = extra.get(FITTED_KEY)
     releases = releases + release_other_metrics(ctx, index, other_scorers, snapshot)
     return with_public_notes(releases, ctx.plan.scorer, other_scorers), index, extra
 

@@ -1,14 +1,5 @@
-"""Mode objects: what ``DPBayesSearchCV(method=...)`` accepts.
-
-Each search mode carries its own parameters, as a scikit-learn kernel
-carries its hyper-parameters in ``GaussianProcessRegressor(kernel=...)``; a
-string is the shorthand for the mode's defaults (``"gp-ucb"`` is
-``DPGPUCB()``). Mode objects are public parameter holders (``get_params``,
-``set_params``, ``clone``, ``_parameter_constraints`` validated in ``fit``
-with nested names such as ``method__noise``); the search never modifies
-them. The parameters several modes share are documented once, in
-``_PARAM_DOCS``.
-"""
+"""Mode objects, what ``DPBayesSearchCV(method=...)`` accepts: public
+parameter holders, as a kernel in ``GaussianProcessRegressor(kernel=...)``."""
 
 from __future__ import annotations
 
@@ -25,9 +16,7 @@ from .._compat import (
 )
 from ..bo._gp import internal_kernel
 
-# A scikit-learn kernel (RBF or Matern(nu=2.5), see bo._gp.internal_kernel).
 _KERNEL = [None, Kernel]
-# The kernel of every mode's GP when ``kernel=None``.
 DEFAULT_KERNEL = ("matern52", 0.2)
 _NOISE = [Interval(numbers.Real, 0, None, closed="left")]
 _BATCH_SIZE = [None, Interval(numbers.Integral, 1, None, closed="left")]
@@ -41,11 +30,8 @@ _PARAM_DOCS = {
     "kernel": """\
 kernel : scikit-learn kernel or None, default=None
     Kernel of the mode's GP on the unit-cube encoding of the candidates:
-    ``Matern(nu=2.5, length_scale=ℓ)`` or ``RBF(length_scale=ℓ)`` (``from
-    sklearn.gaussian_process.kernels import Matern, RBF``), with one
-    length-scale ℓ > 0. Its hyper-parameters are fixed and public, never
-    fitted (``length_scale_bounds`` is ignored). ``None`` is
-    ``Matern(nu=2.5, length_scale=0.2)``.""",
+    ``Matern(nu=2.5, length_scale=ℓ)`` or ``RBF(length_scale=ℓ)``, ℓ fixed
+    and public, never fitted. ``None`` is ``Matern(nu=2.5, length_scale=0.2)``.""",
     "noise": """\
 noise : float, default=0.01
     Observation-noise variance σ² of the mode's GP, in GP units; fixed and
@@ -72,11 +58,7 @@ def _shared_docs(cls):
 
 
 class SearchMode(CachedParamNamesMixin, BaseEstimator):
-    """Base class of the mode objects (a public parameter holder).
-
-    Subclasses set ``method``, the string shorthand, and list their
-    parameters in ``_parameter_constraints``.
-    """
+    """Base class of the mode objects (a public parameter holder)."""
 
     method: str = ""
     _parameter_constraints: dict = {}
@@ -91,8 +73,7 @@ class SearchMode(CachedParamNamesMixin, BaseEstimator):
     __hash__ = None  # mutable through set_params, as a kernel
 
     def _validate_in(self, owner: str, prefix: str = "method__") -> None:
-        """Validate the parameters, naming them ``<prefix><name>`` for ``owner``
-        (and refuse a bool where an int is expected)."""
+        """Validate the parameters, named ``<prefix><name>`` for ``owner``."""
         params = self.get_params(deep=False)
         validate_parameter_constraints(
             {prefix + k: v for k, v in self._parameter_constraints.items()},
@@ -113,8 +94,7 @@ class SearchMode(CachedParamNamesMixin, BaseEstimator):
     def _gp_kernel(
         self, *, owner: str = "DPBayesSearchCV", prefix="method__"
     ) -> tuple[str, float]:
-        """(internal kernel name, length-scale) of the mode's GP for
-        ``bo._gp.kernel_matrix``: ``("matern52", 0.2)`` by default."""
+        """(internal kernel name, length-scale) of the mode's GP."""
         if self.kernel is None:
             return DEFAULT_KERNEL
         return internal_kernel(self.kernel, prefix + "kernel", owner)
@@ -134,70 +114,47 @@ def _same(a, b) -> bool:
 class PrivateSelection(SearchMode):
     """``method="private-selection"``: public shortlist, private selection.
 
-    Bayesian optimisation (GP-UCB) runs on *public* signal only,
-    ``public_cv``-fold cross-validation inside the training set, and keeps
-    a shortlist of the ``shortlist_size`` best candidates. Each is fitted
-    on the training set and scored once on the validation set;
-    ``best_params_`` is selected by ``selection`` with the scorer's
-    sensitivity (1/m for accuracy), ``best_score_`` is that candidate's
-    validation score plus Laplace(Δ/ε₂). Pure ε-DP, no modelling
-    assumption (McKenna & Sheldon 2020 for permute-and-flip; McSherry &
-    Talwar 2007 for the exponential mechanism).
+    Bayesian optimisation (GP-UCB) on ``public_cv``-fold cross-validation
+    inside the training set (public) keeps the ``shortlist_size`` best
+    candidates; each is scored once on the validation set, ``best_params_``
+    is selected by ``selection`` with the scorer's sensitivity (1/m for
+    accuracy), ``best_score_`` is its score plus Laplace(Δ/ε₂). Pure ε-DP,
+    no modelling assumption.
 
     Parameters
     ----------
     shortlist : {"bo", "random", "grid"}, default="bo"
-        How the public shortlist is built: ``"bo"`` by the public
-        Bayesian optimisation, ``"random"`` a public random sample
-        (private random search), ``"grid"`` the whole candidate set
-        (private grid search).
+        ``"bo"``: the public Bayesian optimisation; ``"random"``: a public
+        random sample; ``"grid"``: the whole candidate set.
     shortlist_size : int, default=3
-        Candidates scored on the validation set (``"bo"`` and
-        ``"random"``): larger shortlists contain better candidates but cost
-        more selection noise.
+        Candidates scored on the validation set (``"bo"``, ``"random"``).
     public_cv : "auto", int or splitter, default="auto"
-        Cross-validation inside the training set that scores candidates
-        publicly (``shortlist="bo"``). ``"auto"``: 2 folds when the
-        training set has at least 20,000 rows, else 3 (see
-        ``public_budget``).
+        Cross-validation inside the training set (``shortlist="bo"``).
+        ``"auto"``: 2 folds from 20,000 training rows, else 3.
     {{selection}}
     racing : float or None, default=0.5
         Racing of the public folds (``shortlist="bo"``): a new candidate is
-        scored on public fold 0 first, and on the other folds only if it
-        can still make the shortlist: its fold-0 score is at least the
+        scored on the other folds only if its fold-0 score is at least the
         ``shortlist_size``-th best fold-0 score of the candidates scored on
-        every fold (none failed), minus ``racing`` × (high − low) / √(2 n₀)
-        (the largest standard deviation of the difference of two fold-0
-        scores on n₀ rows); any passes while fewer than ``shortlist_size``
-        such candidates exist, none whose fold 0 failed. Only candidates
-        scored on every fold are shortlisted.
+        every fold, minus ``racing`` × (high − low) / √(2 n₀) (n₀: fold-0
+        rows). Only candidates scored on every fold are shortlisted.
         ``None`` scores every candidate on every fold.
     batch_size : int or None, default=None
-        Public fold evaluations in flight at once in the asynchronous public
-        search (GP-BUCB: a new candidate is proposed as soon as a result is
-        taken into account, given the pending ones). Results are taken in
-        submission order, so the evaluations and the releases depend on
-        ``batch_size`` and never on timing. ``None`` is
-        max(4, 2 × the number of joblib workers): the same for ``n_jobs``
-        of 1 and 2, larger with more workers so that none waits.
+        Public fold evaluations in flight at once (GP-BUCB). The releases
+        depend on it, never on timing. ``None`` is max(4, 2 × joblib
+        workers).
     {{kernel}}
         Here: the public GP of the shortlist's Bayesian optimisation.
     {{noise}}
         0 is run as 1e-6 for numerical stability.
     public_budget : "auto", float or None, default="auto"
-        A cap on the public signal's cost (``shortlist="bo"``): the public
-        fold fits use at most ``public_budget`` × ``n_iter`` × (training
-        rows) rows, about ``public_budget`` full fits per candidate. Every
-        candidate is scored on public fold 0; then the other folds go to the
-        best by fold-0 score (within the ``racing`` margin, if set), as many
-        as the remaining rows pay for, and the shortlist is taken from them.
-        If they pay for no more than ``shortlist_size`` candidates, fold 0
-        alone decides (a single public hold-out). Deterministic given
-        ``batch_size``. ``None``: no cap, the ``racing`` rule alone.
-        ``"auto"`` (with ``public_cv="auto"``) decides from the number of
-        training rows only: from 20,000 rows, 2 public folds and 0.75 (fold
-        1 for the best half of the candidates); below, 3 folds and ``None``.
-        With an explicit ``public_cv``, ``"auto"`` is ``None``.
+        Cap on the public fold fits (``shortlist="bo"``): at most
+        ``public_budget`` × ``n_iter`` × (training rows) rows. Every
+        candidate is scored on fold 0; the other folds go to the best by
+        fold-0 score, as many as the remaining rows pay for (if no more than
+        ``shortlist_size``, fold 0 alone decides). ``None``: no cap.
+        ``"auto"`` (with ``public_cv="auto"``): 0.75 from 20,000 training
+        rows, else ``None``.
     """
 
     method = "private-selection"
@@ -250,12 +207,9 @@ class DPGPUCB(SearchMode):
 
     GP-UCB on the validation scores; ``best_params_`` by the exponential
     mechanism on the posterior mean μ_T with Δ_μ = 2√β_{T+1} + c (Algorithm
-    1, line 12), ``best_score_`` = max observed + Laplace(b) (lines 13–15).
-    (ε, δ)-DP *under the paper's Assumption 1* (the score functions of all
-    validation sets are jointly a GP with dataset correlation
-    ``dataset_kernel``). With ``noise=0`` and ``noise_free_constants=(A,
-    tau)`` the score is released by Algorithm 2. At total ε = 1 its
-    selection is barely better than uniform (docs/central_dp.md).
+    1, line 12), ``best_score_`` = max observed + Laplace(b) (lines 13–15),
+    or Algorithm 2 with ``noise=0``. (ε, δ)-DP *under the paper's
+    Assumption 1* (docs/central_dp.md).
 
     Parameters
     ----------
@@ -266,23 +220,18 @@ class DPGPUCB(SearchMode):
         the score).
     dataset_kernel : float in (0, 1], default=0.95
         k1 of Assumption 1, the correlation of the score functions of
-        neighbouring validation sets; the paper measured 0.95 (Section 5).
+        neighbouring validation sets (Section 5).
     score_offset, score_scale : float, default=None
-        GP units z = (score − offset)/scale. ``None`` derives them from the
-        scorer's declared range (midpoint and a quarter of the width: 0.5
-        and 0.25 for accuracy), never from data. The sensitivities are
-        fixed in GP units, so a scale below that default (it would multiply
-        the privacy loss) and an offset that maps the scorer's range
-        outside [−2, 2] are refused.
+        GP units z = (score − offset)/scale. ``None``: the midpoint and a
+        quarter of the scorer's declared range. A smaller scale, or an
+        offset mapping the range outside [−2, 2], is refused.
     noise_free_constants : (A, tau) or None, default=None
         de Freitas et al. (2012) constants for Algorithm 2 (``noise=0``).
     noise_free_bound : {"conservative", "icml"}, default="conservative"
         Variant of Algorithm 2's Ω (see :func:`noise_free_omega`).
     batch_size : int or None, default=None
-        Points proposed per BO step (GP-BUCB), evaluated in parallel.
-        ``None`` is 1. A batch is allowed only with ``release_score=False``
-        (the score release's regret bound, Theorem 3, is for sequential
-        GP-UCB).
+        Points proposed per BO step (GP-BUCB). ``None`` is 1; a batch needs
+        ``release_score=False`` (Theorem 3 is for sequential GP-UCB).
     """
 
     method = "gp-ucb"
@@ -323,28 +272,22 @@ class Lipschitz(SearchMode):
     """``method="lipschitz"``: Kusner et al. (2015), Algorithm 3.
 
     Searches one regularisation parameter of a binary L2-regularised linear
-    model. Assumption 2's conditions, each checked before any data is read:
-    ``estimator`` is a Pipeline ending in ``Normalizer()`` (``norm="l2"``
-    or ``"l1"``) then ``LogisticRegression``, ``LinearSVC(loss="hinge")``
-    or ``SGDClassifier(loss="log_loss" | "hinge", early_stopping=False)``,
-    L2-penalised, with ``fit_intercept=False`` and ``class_weight=None``;
-    ``search_spaces`` has the single entry ``"<step>__C"`` (λ = 1/(C·n))
-    or ``"<step>__alpha"`` (λ = α), finite and > 0;
-    ``scoring`` is ``"neg_sigmoid_loss"`` or ``"neg_ramp_loss"``. The whole
-    candidate path is scored on the validation set; ``best_params_`` by
-    ``selection`` over it (sensitivity g*/m, no assumption); ``best_score_``
-    = best of T BO steps (``acquisition``) + Laplace(min(g*, (λmax −
-    λmin)L/(λmax λmin) + min(g*, 2L/λmin)/m)/ε₂), pure ε-DP under
-    Assumption 2 (Section 4). For usual λ ranges the cap at g* is active
-    (docs/central_dp.md). Public constants: ``lipschitz_constants_``.
+    model. Assumption 2, checked before any data is read: ``estimator`` is a
+    Pipeline ending in ``Normalizer()`` then ``LogisticRegression``,
+    ``LinearSVC(loss="hinge")`` or ``SGDClassifier(loss="log_loss" |
+    "hinge")``, with ``fit_intercept=False``; ``search_spaces`` has the
+    single entry ``"<step>__C"`` or ``"<step>__alpha"``; ``scoring`` is
+    ``"neg_sigmoid_loss"`` or ``"neg_ramp_loss"``. ``best_params_`` by
+    ``selection`` over the whole path (sensitivity g*/m); ``best_score_``
+    = best of T BO steps + Laplace(Δ_L/ε₂), pure ε-DP under Assumption 2
+    (``_lipschitz.py``, docs/central_dp.md).
 
     Parameters
     ----------
     {{selection}}
         Here: over the whole path.
     acquisition : {"ucb", "ei"}, default="ucb"
-        Acquisition function of Algorithm 3's BO (GP-UCB or expected
-        improvement); Algorithm 3's guarantee holds for either.
+        Acquisition function of Algorithm 3's BO (its guarantee holds for either).
     {{kernel}}
         Here: the GP of Algorithm 3's BO.
     {{noise}}
@@ -378,16 +321,13 @@ class FederatedLDP(SearchMode):
 
     Validation records belong to owners with public ids (``fit(...,
     val_groups=ids)``); each BO round one new owner reports her clipped
-    score through a client-side Laplace randomiser: ε-LDP per owner
-    (user-level). The learner is GP-UCB on the reports (Zhou & Tan, AAAI
-    2021, spec ``LDP_BO.md`` §2; see ``sklearn_dpbo/model_selection/_federated.py`` and
-    ``docs/local_dp.md``).
+    score through a Laplace randomiser: ε-LDP per owner. GP-UCB on the
+    reports (Zhou & Tan, AAAI 2021; ``docs/local_dp.md``).
 
     Parameters
     ----------
     {{kernel}}
-        Here: the GP of the learner (its noise variance is the local-DP
-        algorithm's).
+        Here: the GP of the learner.
     """
 
     method = "federated-ldp"
@@ -404,28 +344,22 @@ class WholeData(SearchMode):
     """``method="whole-data"``: every row of ``X, y`` private (no validation set).
 
     Subsample-and-aggregate (Nissim, Raskhodnikova & Smith, STOC 2007;
-    Chaudhuri, Monteleoni & Sarwate, JMLR 2011, Section 6; spec
-    ``PRIVATE_TRAINING.md`` §2). The rows are split by a public random
-    permutation into k disjoint parts P_1..P_k. In each part every candidate
-    λ is fitted on a public inner split of the part and scored on the rest
-    of it, giving s_j(λ) ∈ [low, high] (a fit or score that fails gives
-    low). One row lives in one part and can move that part's scores only,
-    by at most high − low each, so
+    Chaudhuri, Monteleoni & Sarwate, JMLR 2011, Section 6). A public random
+    permutation splits the rows into k disjoint parts; in each part every
+    candidate λ is fitted and scored on a public inner split, giving
+    s_j(λ) ∈ [low, high] (a failure gives low). One row moves its own
+    part's scores only, by at most high − low each, so
 
         S(λ) = (1/k) Σ_j s_j(λ)   has   ‖S − S′‖_∞ ≤ Δ = (high − low)/k.
 
     ``best_params_``: permute-and-flip over S with Δ (ε₁-DP);
     ``best_score_``: S(λ̃) + Lap(Δ/ε₂), clipped into [low, high] (ε₂-DP).
-    ``aggregation="vote"`` selects by permute-and-flip over the number of
-    parts whose best candidate is λ instead (sensitivity 1). Pure
-    (ε₁ + ε₂)-DP with respect to any one row of ``X, y`` (and its
-    sample-aligned fit parameters), for every estimator: the guarantee
-    needs no DP learner and no assumption. A model refit on the rows
-    (``refit=True``, ``best_estimator_``) is **not** covered.
-
-    The candidates are chosen before any row is read: ``n_iter`` of the
-    search space's public discretisation in a public random order, plus
-    the estimator's own parameter values (``include_default``).
+    ``aggregation="vote"`` selects over the number of parts whose best
+    candidate is λ (sensitivity 1). Pure (ε₁ + ε₂)-DP with respect to any
+    one row of ``X, y``, for every estimator. A model refit on the rows
+    (``best_estimator_``) is **not** covered. The candidates: ``n_iter``
+    of the public discretisation in a public random order, plus the
+    estimator's own values (``include_default``).
 
     Parameters
     ----------
@@ -435,33 +369,25 @@ class WholeData(SearchMode):
     min_part_size : int, default=200
         Rows per part that ``n_parts="auto"`` aims for.
     inner_split : float in (0, 1) or int >= 2, default=0.3
-        How a candidate is scored inside a part: a float is the fraction of
-        the part's rows held out for scoring (the rest fits the model, one
-        fit per part and candidate); an int is the number of folds of a
-        cross-validation inside the part (every row scored once, that many
-        fits). Both splits follow the public permutation, never the labels.
+        Scoring inside a part: a float is the fraction of the part's rows
+        held out for scoring; an int the number of folds of a
+        cross-validation inside the part (public permutation, never labels).
     aggregation : {"mean", "vote"}, default="mean"
-        ``"mean"``: select over the part-averaged scores S (sensitivity
-        (high − low)/k); ``"vote"``: over the votes of the parts
-        (sensitivity 1).
+        Select over the part-averaged scores S or the parts' votes.
     include_default : bool, default=True
-        Also evaluate the estimator's own values of the searched parameters
-        (its "untuned" configuration) as one candidate.
+        Also evaluate the estimator's own values of the searched parameters.
     max_selection_noise : float, default=0.05
-        The selection's temperature 2Δ/ε₁ in units of the score range,
-        2/(k ε₁), above which tuning is not attempted: the mode then
-        releases the estimator's own values as ``best_params_`` without
-        reading any row (ε₁ is not spent) and gives the whole ε to
-        ``best_score_``. Public: k, ε and the budget split only. ``None``
-        always tunes.
+        The selection's temperature 2/(k ε₁) (in score-range units) above
+        which tuning is not attempted: the estimator's own values are
+        released as ``best_params_`` without reading any row and the whole
+        ε goes to ``best_score_``. ``None`` always tunes.
     max_worse_probability : float in (0, 1) or None, default=0.05
         Default anchoring (with ``include_default``): every other
-        candidate's aggregated score is lowered by the public margin
-        τ = (2Δ/ε₁)·ln(L/β), β this value and L the number of other
-        candidates, before the selection, so that the probability of
-        releasing a candidate that scores no better than the estimator's
-        own values at the part size is at most β, whatever the data
-        (``_whole_data._releases.anchor_margin``). ``None``: no anchoring.
+        candidate's score is lowered by τ = (2Δ/ε₁)·ln(L/β) (β this value,
+        L the other candidates) before the selection, so that a candidate
+        no better than the estimator's own values is released with
+        probability at most β (``_whole_data._releases.anchor_margin``).
+        ``None``: no anchoring.
     {{selection}}
     """
 
@@ -513,38 +439,31 @@ class WholeData(SearchMode):
 class PrivateModel(SearchMode):
     """``method="private-model"``: tune a DP learner, release the tuned model.
 
-    Every row of ``X, y`` is private (replace one row; n public). A public
-    permutation splits the rows into a training part and a validation part
-    (``validation_fraction``). A *run* fits the DP learner (an estimator of
+    Every row of ``X, y`` is private. A public permutation splits the rows
+    into a training and a validation part. A *run* fits the DP learner (of
     :mod:`sklearn_dpbo.dp_learners`) with a candidate on the training part
-    at ε₀ and scores it on the validation part with Laplace noise at ε₀:
-    ε₀-DP by parallel composition. ``best_estimator_`` is the selected DP
-    model itself (no refit), ``best_score_`` its already-paid noisy score
-    (``_private_model/``, ``docs/private_model.md``).
+    at ε₀ and scores it on the validation part with Laplace noise at ε₀
+    (ε₀-DP by parallel composition). ``best_estimator_`` is the selected DP
+    model itself, ``best_score_`` its noisy score (``docs/private_model.md``).
 
     Parameters
     ----------
     strategy : {"auto", "random-stopping", "split", "default"}, default="auto"
         ``"random-stopping"``: K ~ ``distribution`` runs with candidates
-        drawn i.i.d. from the public candidate set, the best noisy score
-        wins (Papernot & Steinke, ICLR 2022; Liu & Talwar, STOC 2019);
-        ε₀ = ε/(2 + η). ``"split"``: every candidate at ε/L, permute-and-
-        flip over the scores; pure ε-DP. ``"default"``: the estimator's own
-        parameters at ε. ``"auto"``: a public rule of n, m, L and ε
-        (``_private_model._fit.choose_strategy``).
+        drawn i.i.d., the best noisy score wins (Papernot & Steinke, ICLR
+        2022); ε₀ = ε/(2 + η). ``"split"``: every candidate at ε/L,
+        permute-and-flip over the scores. ``"default"``: the estimator's own
+        parameters at ε. ``"auto"``: a public rule of n, m, L and ε.
     distribution : {"auto", "logarithmic", "negative-binomial", "geometric"}, \
             default="auto"
         Law of K: truncated negative binomial with η = 0 (cost 2ε₀), 0.5
         (2.5ε₀) or 1 (3ε₀). ``"auto"``: ``"logarithmic"``, unless no cap on
-        K keeps its added δ within the search's ``delta``, then
-        ``"negative-binomial"`` (``_private_model._fit.resolve_distribution``).
-        ``privacy_report_`` names the law.
+        K keeps its added δ within ``delta``, then ``"negative-binomial"``.
     mean_runs : float >= 1 or "auto", default="auto"
         E[K]; ``"auto"`` is the number of candidates.
     max_runs : int or "auto", default="auto"
         K_max. ``"auto"``: the smallest cap whose added δ, (1 + e^ε)·P[K >
-        K_max] plus the sampler's slack, is at most the search's ``delta``.
-        The δ spent is reported in ``privacy_report_``.
+        K_max] plus the sampler's slack, is at most ``delta``.
     validation_fraction : float in (0, 1), default=0.3
         Fraction of the rows in the validation part (public split).
     """
@@ -583,10 +502,15 @@ class PrivateModel(SearchMode):
 
 MODES: dict[str, type[SearchMode]] = {
     cls.method: cls
-    for cls in (PrivateSelection, DPGPUCB, Lipschitz, FederatedLDP, WholeData)
+    for cls in (
+        PrivateSelection,
+        DPGPUCB,
+        Lipschitz,
+        FederatedLDP,
+        WholeData,
+        PrivateModel,
+    )
 }
-"""String shorthand → mode class (the string means the class's defaults)."""
-MODES[PrivateModel.method] = PrivateModel
 
 
 def resolve_mode(method) -> SearchMode:
@@ -598,16 +522,16 @@ def resolve_mode(method) -> SearchMode:
 
 def moved_parameter_hint(name: str, value, method=None) -> str | None:
     """Advice for a mode's parameter given to ``DPBayesSearchCV``, or None;
-    ``method`` (if given) is the mode shown first."""
+    ``method``'s mode (if an owner) is shown first."""
     owners = [cls for cls in MODES.values() if name in cls._parameter_constraints]
     if not owners:
         return None
-    if isinstance(method, str) and method in MODES and MODES[method] in owners:
-        owners.remove(MODES[method])
-        owners.insert(0, MODES[method])
-    elif isinstance(method, SearchMode) and type(method) in owners:
-        owners.remove(type(method))
-        owners.insert(0, type(method))
+    mine = type(method) if isinstance(method, SearchMode) else None
+    if isinstance(method, str):
+        mine = MODES.get(method)
+    if mine in owners:
+        owners.remove(mine)
+        owners.insert(0, mine)
     first = f"method={owners[0].__name__}({name}={value!r})"
     others = ", ".join(cls.__name__ for cls in owners[1:])
     return (

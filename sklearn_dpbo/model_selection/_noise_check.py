@@ -1,8 +1,5 @@
-"""Public noise scales of a planned fit, and the warning when they are useless.
-
-Computed from the settings, the candidate set, n and m only, before any
-validation row is read, with the functions the modes release with.
-"""
+"""Public noise scales of a planned fit (settings, candidates, n, m only),
+and the warning when they are useless."""
 
 from __future__ import annotations
 
@@ -19,12 +16,8 @@ from ._releases import gp_ucb_params_sensitivity, lipschitz_score_sensitivity
 def public_noise_scales(search, plan, n_train: int, n_validation: int) -> dict:
     """Noise scale of each planned release, in score units (public).
 
-    ``"gp-ucb"``: the exponential mechanism's temperature 2Δ_μ·scale/ε₁ and
-    Algorithm 1's (or 2's) Laplace scale b·scale. Other modes: selection
-    temperature 2Δ/ε₁ and Laplace scale Δ/ε₂ with Δ = (high − low)/m, the
-    smallest sensitivity of a mean of m per-record values in the scorer's
-    range (so these are lower bounds); ``"lipschitz"``'s score release uses
-    its own Δ_L (Algorithm 3).
+    ``"gp-ucb"``: 2Δ_μ·scale/ε₁ and b·scale. Other modes: 2Δ/ε₁ and Δ/ε₂
+    with Δ = (high − low)/m (lower bounds), ``"lipschitz"``'s score Δ_L/ε₂.
     """
     low, high = plan.scorer.bounds
     width = float(high) - float(low)
@@ -68,9 +61,8 @@ USELESS_FRACTION = 0.1  # of the width of the score range
 
 
 def warn_useless_releases(search, plan, n_train: int, n_validation: int) -> None:
-    """Emit :class:`UselessReleaseWarning` for each release whose noise scale
-    (Laplace scale, or selection temperature 2Δ/ε) exceeds
-    :data:`USELESS_FRACTION` of its score range's width, with what would help."""
+    """:class:`UselessReleaseWarning` for each noise scale above
+    :data:`USELESS_FRACTION` of its score range's width."""
     low, high = plan.scorer.bounds
     width = float(high) - float(low)
     m = int(n_validation)
@@ -101,8 +93,6 @@ def warn_useless_releases(search, plan, n_train: int, n_validation: int) -> None
                 float(hi) - float(lo),
             )
     for quantity, (scale, range_width) in scales.items():
-        # Kusner et al.'s releases (gp-ucb, Algorithm 3's score) have a better
-        # alternative; a selection over m per-record means needs more m or ε.
         kusner = plan.mode.method == "gp-ucb" or (
             plan.mode.method == "lipschitz" and quantity == "best_score_"
         )

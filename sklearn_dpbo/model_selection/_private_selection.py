@@ -1,18 +1,9 @@
-"""Mode ``"private-selection"``: public search, private selection.
-
-1. A shortlist is built from **public** information only:
-   ``"bo"``      GP-UCB on ``public_cv``-fold cross-validation scores inside
-                 the training set, then the ``shortlist_size`` best;
-   ``"random"``  ``shortlist_size`` candidates in a public random order
-                 (private random search);
-   ``"grid"``    the whole candidate set (private grid search).
-2. Each shortlisted candidate is fitted on the training set and scored
-   once on the validation set: utilities u_i with swap-one sensitivity Δ
-   (1/m for accuracy).
-3. ``best_params_``: permute-and-flip (or the exponential mechanism) on u
-   with ε₁ = budget_split · ε.  ``best_score_``: u at the selected candidate
-   + Lap(Δ/ε₂).  Pure (ε₁ + ε₂)-DP by basic composition, with no modelling
-   assumption: the shortlist does not depend on the validation set.
+"""Mode ``"private-selection"``: a shortlist from **public** information
+(``"bo"``, ``"random"`` or ``"grid"``), each shortlisted candidate scored
+once on the validation set (utilities u, sensitivity Δ), ``best_params_``
+by permute-and-flip (or the exponential mechanism) on u at ε₁,
+``best_score_`` = u(λ̃) + Lap(Δ/ε₂): pure (ε₁ + ε₂)-DP by basic
+composition, with no modelling assumption.
 """
 
 from __future__ import annotations
@@ -43,10 +34,7 @@ from ._public_search import PublicSearch, resolve_public_signal
 from ._releases import release_best_params_selection, release_best_score_selection
 from ._scheduler import Job, default_window, run_ordered
 
-# δ of β_t of the public GP-UCB: a tuning constant, not a privacy parameter.
-PUBLIC_BO_DELTA = 0.1
-
-# Key of ``extra`` holding the selected candidate's pickled pre-read fit.
+PUBLIC_BO_DELTA = 0.1  # δ of the public GP-UCB's β_t: a tuning constant
 FITTED_KEY = "_selected_fit"
 
 
@@ -66,7 +54,6 @@ def _public_folds(search, public_cv, X, y, seed: int, fit_params: dict) -> list[
     n = _num_samples(X)
     folds = []
     for tr, te in cv.split(X, y):
-        # _safe_split slices a precomputed kernel on both axes (pairwise tag).
         X_tr, y_tr = _safe_split(search.estimator, X, y, tr)
         X_te, y_te = _safe_split(search.estimator, X, y, te, tr)
         folds.append((X_tr, y_tr, X_te, y_te, index_fit_params(fit_params, tr, n)))
@@ -74,8 +61,7 @@ def _public_folds(search, public_cv, X, y, seed: int, fit_params: dict) -> list[
 
 
 def public_search(ctx: SearchContext) -> PublicSearch:
-    """The :class:`~._public_search.PublicSearch` driver (training set only),
-    ending with the shortlisted candidates' fits on the whole training set."""
+    """The :class:`~._public_search.PublicSearch` driver (training set only)."""
     search, mode, plan, data = ctx.search, ctx.mode, ctx.plan, ctx.data
     candidates = plan.candidates
     n = len(candidates)
@@ -116,8 +102,7 @@ def public_search(ctx: SearchContext) -> PublicSearch:
         )
 
     def to_gp(score: float) -> float:
-        # The GP sees a failed (NaN) or out-of-range public score as the
-        # range's ends; the shortlist never takes a NaN candidate.
+        # A failed (NaN) or out-of-range public score: the range's ends.
         clipped = low if np.isnan(score) else min(max(score, low), high)
         return (clipped - plan.offset) / plan.scale
 
@@ -150,8 +135,7 @@ def public_search(ctx: SearchContext) -> PublicSearch:
 
 
 def public_results(ctx: SearchContext, driver: PublicSearch) -> tuple:
-    """``(shortlist, cv_results_, fits)`` of a finished public search; warns
-    about failed public fits and raises if every candidate failed."""
+    """``(shortlist, cv_results_, fits)`` of a finished public search."""
     search, plan = ctx.search, ctx.plan
     n_fits = int(driver.folds_run().sum())
     warn_fit_failures(driver.failures, n_fits, search.error_score)
@@ -164,7 +148,7 @@ def public_results(ctx: SearchContext, driver: PublicSearch) -> tuple:
         )
     evaluated, split_scores = driver.split_scores()
     kept = set(shortlist.tolist())
-    fit_times, score_times = driver.fold_times()  # public work, before the read
+    fit_times, score_times = driver.fold_times()
     table = public_cv_results(
         [plan.candidates.params[j] for j in evaluated],
         split_scores,
@@ -178,8 +162,7 @@ def public_results(ctx: SearchContext, driver: PublicSearch) -> tuple:
 
 
 def _search_and_score(ctx: SearchContext) -> tuple[np.ndarray, np.ndarray, dict, dict]:
-    """The public search as one job stream, its public checks, then the
-    shortlist's validation scores (the first private read)."""
+    """The public search, its public checks, then the shortlist's scores."""
     search, mode = ctx.search, ctx.mode
     driver = public_search(ctx)
     window = (
@@ -243,8 +226,7 @@ def run_private_selection(ctx: SearchContext) -> tuple[list[Release], int, dict]
     if releases[0].value in fitted:
         extra[FITTED_KEY] = fitted[releases[0].value]
     if table is not None:
-        # A shortlisted candidate whose (public) training fit failed was dropped.
         kept = set(shortlist.tolist())
         table["shortlisted"] &= np.isin(table["candidate_index"], list(kept))
-        extra["cv_results_"] = table  # public (training set only)
+        extra["cv_results_"] = table
     return releases, releases[0].value, extra

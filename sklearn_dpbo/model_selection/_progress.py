@@ -1,19 +1,9 @@
 """The search's verbose lines, sealed at the first read of the validation set.
 
-Before the validation set is read, everything the search does is public
-work (the plan, the public search on the training set, public fits and
-checks), so a line may carry figures measured then: the step, the elapsed
-time. From the first private read on, any figure measured (an elapsed
-time, a count of anything that happened) could describe validation data:
-in ``"gp-ucb"`` the per-step durations spell out the privately chosen
-candidates, and a failing record's bisection costs extra ``predict``
-calls. The moment a line appears is a measurement too (a terminal or a
-log collector time-stamps it), so after the read the printer prints no
-line until the fit ends.
-
-By construction: the private-read hook seals the printer before
-``X_val`` is handed out, and a sealed printer ignores every message; the
-only later line is the fixed ``"done"`` when ``fit`` returns.
+Before the read every line is public work and may carry figures (step,
+elapsed time). After it any figure, and the moment a line appears, could
+describe validation data, so the private-read hook seals the printer and
+the only later line is the fixed ``"done"`` when ``fit`` returns.
 """
 
 from __future__ import annotations
@@ -24,27 +14,12 @@ import time
 PREFIX = "[DPBayesSearchCV]"
 
 READ_TEXT = "reading {} (from here on: no line until done, no figure)"
-"""Printed (level 1) at the first private read, naming what is read."""
-
 DONE_LINE = "done"
-"""The one line printed after the read, when ``fit`` returns."""
 
 
 class ProgressPrinter:
-    """Verbose lines of one ``fit``: figures before the private read, none after.
-
-    Parameters
-    ----------
-    verbose : int
-        ``DPBayesSearchCV.verbose``. 1: the plan, the phases, the read and
-        the end; 2: also every step of the public search (before the read);
-        3 and more: also the elapsed time and the budget on every line
-        printed before the read.
-    budget : tuple of float
-        The (ε, δ) the fit spends, fixed before any data is read.
-    private : str, default="the validation set"
-        What the first private read reads, for the read line.
-    """
+    """Verbose lines of one ``fit`` (levels: ``DPBayesSearchCV.verbose``);
+    ``budget`` is the planned (ε, δ), ``private`` what the first read reads."""
 
     def __init__(
         self,
@@ -57,9 +32,7 @@ class ProgressPrinter:
         self._start = time.perf_counter()
         self._sealed = False
         self._read_line = READ_TEXT.format(private)
-        # The stream of the user's prints, taken before any private section
-        # (those swap sys.stdout for a dropped buffer): the read line is
-        # printed from inside one.
+        # Taken before any private section swaps sys.stdout for a dropped buffer.
         self._out = sys.stdout
 
     def plan(self, message: str) -> None:

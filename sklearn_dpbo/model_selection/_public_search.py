@@ -1,30 +1,13 @@
 """The public search of ``"private-selection"``: asynchronous BO with racing.
 
-Everything here uses the **training set only** (public): the scores are
-cross-validation scores inside the training set, so every scheduling
-decision, the order of the evaluations and the table they make are
-public. The validation set is read later, by the private selection.
-
-The search is GP-UCB over the candidate set (Srinivas et al. 2010) with
-the exploration weight of Kusner et al. (2015), Algorithm 1, line 3, as a
-tuning constant: β_t = 2 log(|Λ| t² π² / (3δ)), δ = 0.1. It runs as an
-*asynchronous batch*: a job is one candidate on one public fold, at most
-``window`` jobs are in flight, and the next candidate is proposed as soon
-as a result is taken into account, given the finished candidates (the
-posterior mean) and the pending ones (their posterior variance only:
-GP-BUCB, Desautels et al. 2014). Results are taken in submission order
-(:func:`~._scheduler.run_ordered`), so the sequence of evaluations depends
-on the window, never on timing.
-
-Racing (``racing=z``, margin z · (high − low)/√(2 n₀), the largest
-standard deviation of the difference of two fold-0 scores on n₀ rows) and
-the row budget (``budget=b``: b · n_iter · n_train fold-fit rows, successive
-halving in one round, Jamieson & Talwalkar 2016) are described at
-:class:`~._modes.PrivateSelection`'s ``racing`` and ``public_budget``. Only
-contenders (every fold scored, none failed) are shortlisted, best mean
-first; the GP observes a contender's mean and a raced-out candidate's
-fold-0 score. All of it is a function of public scores: deterministic
-given the window.
+**Training set only** (public). GP-UCB over the candidate set (Srinivas et
+al. 2010) with β_t = 2 log(|Λ| t² π² / (3δ)), δ = 0.1, as an asynchronous
+batch (GP-BUCB, Desautels et al. 2014): a job is one candidate on one
+public fold, results taken in submission order
+(:func:`~._scheduler.run_ordered`), so the evaluations depend on the
+window, never on timing. Racing and the row budget (successive halving,
+Jamieson & Talwalkar 2016): :class:`~._modes.PrivateSelection`. The GP
+observes a contender's mean and a raced-out candidate's fold-0 score.
 """
 
 from __future__ import annotations
@@ -39,14 +22,12 @@ from ..bo._acquisition import argmax, upper_confidence_bound
 from ..bo._gp import IncrementalGP
 from ._scheduler import Job
 
-#: Public training rows from which ``public_cv="auto"`` and
-#: ``public_budget="auto"`` run 2 public folds with the row budget 0.75.
+#: From this many training rows, "auto" is 2 public folds and budget 0.75.
 LARGE_TRAIN_ROWS = 20_000
 
 
 def resolve_public_signal(public_cv, public_budget, n_train: int) -> tuple:
-    """``(public_cv, public_budget)`` the public search runs with: the
-    ``"auto"`` values resolved from the public training-set size."""
+    """``(public_cv, public_budget)`` with "auto" resolved from n_train."""
     large = int(n_train) >= LARGE_TRAIN_ROWS
     auto_cv = isinstance(public_cv, str) and public_cv == "auto"
     if isinstance(public_budget, str) and public_budget == "auto":
@@ -59,17 +40,10 @@ def resolve_public_signal(public_cv, public_budget, n_train: int) -> tuple:
 class PublicSearch:
     """Driver of :func:`~._scheduler.run_ordered` for the public BO.
 
-    ``X`` is the encoded candidate set, ``beta(t)`` the exploration weight,
-    ``tie_break`` public ranks breaking exact ties. ``fold_job(j, k)`` is
-    the Job of candidate j on public fold k; its result is ``(score, why,
-    fit_time, score_time)`` (``why``: the public reason of a failed fit).
-    ``fold0_size`` is n₀ of the racing margin, ``bounds`` the per-record
-    range, ``to_gp`` maps a raw public score to GP units. ``racing`` is z
-    (None: no racing), ``budget`` b of the row budget (with ``fold_rows``,
-    each fold's fit rows, and ``n_train``). ``on_candidate(n_done)`` is
-    called after each candidate's first fold; ``finish(shortlist)`` gives
-    the jobs (tags ``("fit", j)``) run once every public result is in,
-    kept in ``fitted[j]``.
+    ``fold_job(j, k)`` is the Job of candidate j on public fold k, with
+    result ``(score, why, fit_time, score_time)``; ``to_gp`` maps a public
+    score to GP units; ``finish(shortlist)`` gives the jobs (tags ``("fit",
+    j)``) run once every public result is in, kept in ``fitted[j]``.
     """
 
     def __init__(
@@ -112,8 +86,6 @@ class PublicSearch:
         )
         self.budget = None if budget is None else float(budget)
         if self.budget is not None:
-            if fold_rows is None or n_train is None:
-                raise ValueError("budget needs fold_rows and n_train")
             self.fold_rows = [int(r) for r in fold_rows]
             self.budget_rows = self.budget * self.n_iter * int(n_train)
         self.end_phase = self.budget is None  # True once it is out (or none)
@@ -147,9 +119,7 @@ class PublicSearch:
             self.end_phase = True
             self.jobs.extend(self._budget_jobs())
         if not self.jobs and self.n_in_flight == 0 and self.finish is not None:
-            # Every public result is in: the shortlist is final. Its fits go
-            # through the same stream (no second parallel call); after them
-            # the driver is finished (``finished()``).
+            # The shortlist is final: its fits go through the same stream.
             finish, self.finish = self.finish, None
             self.jobs.extend(finish(self.shortlist()))
             self.finished_ = True
@@ -159,7 +129,7 @@ class PublicSearch:
         return self.jobs.popleft()
 
     def finished(self) -> bool:
-        """True once every finish job is handed out (nothing more follows)."""
+        """True once every finish job is handed out."""
         return self.finished_ and not self.jobs
 
     def process(self, job: Job, result) -> None:
@@ -246,8 +216,7 @@ class PublicSearch:
         return jobs
 
     def _promote(self, j: int) -> bool:
-        # Contenders with a failed fold (so far) can never be shortlisted:
-        # they hold no shortlist place in the rule.
+        # Contenders with a failed fold hold no shortlist place in the rule.
         if self.budget is not None:
             return False  # decided when every fold-0 result is in
         if self.racing is None:

@@ -1,11 +1,8 @@
 """The released quantities: one function per release, sensitivities in one place.
 
-Read next to Kusner, Gardner, Garnett & Weinberger, "Differentially Private
-Bayesian Optimization", ICML 2015 (``shared/papers/001_*.txt``) and the
-restatement in ``shared/spec/DPBO.md``.
-
-Sensitivities and noise scales (all in GP units z = (v − offset)/scale
-unless said otherwise):
+Kusner, Gardner, Garnett & Weinberger, "Differentially Private Bayesian
+Optimization", ICML 2015 (spec ``DPBO.md``). In GP units z = (v − offset)/scale
+unless said otherwise:
 
 ==============================  =========================================
 quantity                        formula
@@ -32,23 +29,20 @@ b    (f̃_L, Algorithm 3)         Δ_L / ε
 ==============================  =========================================
 
 Algorithm 3 (``_lipschitz.py``): L is the Lipschitz constant of the
-validation loss g in w for the features the model sees (L = ``lipschitz``
-· R; R = 1 behind a ``Normalizer``), g* the bound of g, m the validation
-size and λ the paper's regularisation weight of eq. (10) over the finite
-candidate path (λmin, λmax its extremes). Two deviations from the paper,
-both towards more noise: (i) Δ_V uses 2L/λmin where the paper has L/λmin —
-for a fixed w with ‖w‖ ≤ 1/λ, one swapped record moves g by up to
-2L‖w‖ (g(w, x̄, ȳ) and g(w, −x̄, ȳ) lie L‖w‖ on either side of g(0, ·)), an
-example attains it (``tests/model_selection/test_lipschitz.py``); (ii) the
-total is capped at g*, the width of the score range [−g*, 0], which the spec allows.
-
-Every release function returns a :class:`~._accounting.Release`; the
-search copies its fitted attributes from these records only.
+validation loss g in w (R = 1 behind a ``Normalizer``), g* the bound of g,
+m the validation size, λmin, λmax the extremes of the candidate path of
+eq. (10). Two deviations from the paper, both towards more noise:
+(i) Δ_V uses 2L/λmin where the paper has L/λmin: for a fixed w with
+‖w‖ ≤ 1/λ, one swapped record moves g by up to 2L‖w‖ (g(w, x̄, ȳ) and
+g(w, −x̄, ȳ) lie L‖w‖ on either side of g(0, ·)), an example attains it
+(``tests/model_selection/test_lipschitz.py``); (ii) the total is capped at
+g*, the width of the score range [−g*, 0], which the spec allows.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 
@@ -65,11 +59,10 @@ KUSNER = "Kusner et al., Differentially Private Bayesian Optimization, ICML 2015
 def dataset_kernel_c(
     dataset_kernel: float, n_candidates: int, delta: float, *, n_events: int = 3
 ) -> float:
-    """c = 2 √((1 − k1) log(n_events |Λ| / δ)).
+    """c = 2 √((1 − k1) log(n_events |Λ| / δ)) (n_events: 3 in Algorithm 1, 2 in 2).
 
     Bound on |f_V(λ) − f_V'(λ)| over all λ ∈ Λ, w.p. ≥ 1 − δ/n_events, when
     f_V, f_V' are jointly GP with dataset correlation k1 (Theorem 1's proof).
-    ``n_events`` is 3 in Algorithm 1 and 2 in Algorithm 2.
     """
     return 2.0 * math.sqrt(
         (1.0 - dataset_kernel) * math.log(n_events * n_candidates / delta)
@@ -97,10 +90,7 @@ def regret_constant_c1(noise: float) -> float:
 def gp_ucb_params_sensitivity(
     n_iter: int, n_candidates: int, delta: float, dataset_kernel: float
 ) -> float:
-    """Δ_μ = 2 √β_{T+1} + c: sensitivity of μ_T (Theorem 1), GP units.
-
-    β is :func:`~._acquisition.gp_ucb_beta`, the β_t the search runs with.
-    """
+    """Δ_μ = 2 √β_{T+1} + c: sensitivity of μ_T (Theorem 1), GP units."""
     beta = gp_ucb_beta(n_iter + 1, n_candidates, delta)
     return 2.0 * math.sqrt(beta) + dataset_kernel_c(dataset_kernel, n_candidates, delta)
 
@@ -131,16 +121,11 @@ def noise_free_omega(
 ) -> float:
     """Ω of Algorithm 2 (de Freitas, Smola & Zoghi 2012 regret bound).
 
-    With Ω(t) = A exp(−τ t / (log t)^{d/4}), the bound after t steps:
-
-    ``"icml"``: Ω(T) (ICML text, bound at t = T, for f_V(λ_T));
-    ``"conservative"``: max_{2≤t≤T} Ω(t), the largest value the bound takes
-    over the steps whose maximum is released. This is never below either
-    text's formula: the arXiv text's Ω(2) = A exp(−2τ / (log 2)^{d/4}) is
-    not always the larger (t/(log t)^{d/4} is smallest at t = e^{d/4}, so for
-    d ≥ 4 or so Ω(T) and the interior values exceed Ω(2)). For T < 3 the
-    ICML formula is undefined ((log T)^{d/4} ≤ 0 for T = 1), so the
-    conservative value is used.
+    With Ω(t) = A exp(−τ t / (log t)^{d/4}): ``"icml"``: Ω(T) (for
+    f_V(λ_T)); ``"conservative"``: max_{2≤t≤T} Ω(t), never below either
+    text's formula (the arXiv text's Ω(2) is not always the larger:
+    t/(log t)^{d/4} is smallest at t = e^{d/4}). For T < 3 the ICML formula
+    is undefined, so the conservative value is used.
     """
     t = np.arange(2, max(int(n_iter), 2) + 1, dtype=float)
     omegas = A * np.exp(-tau * t / np.log(t) ** (dim / 4.0))
@@ -179,8 +164,7 @@ def release_best_params_gp(
 ) -> Release:
     """λ̃ ~ Pr[λ] ∝ exp(ε μ_T(λ) / (2 Δ_μ)) over Λ (Algorithm 1, line 12).
 
-    ``sensitivity`` is Δ_μ from :func:`gp_ucb_params_sensitivity` (GP
-    units). (ε, δ)-DP under Assumption 1 (Theorem 1 and Corollary 1).
+    (ε, δ)-DP under Assumption 1 (Theorem 1 and Corollary 1).
     """
     index = exponential_mechanism(posterior_mean, epsilon, sensitivity, rng)
     return Release(
@@ -208,15 +192,6 @@ def _grid_laplace(
         float(value), sensitivity, epsilon, as_random_source(rng)
     )
     return float(np.clip(noisy, *bounds)), sensitivity + 2.0**k, eff_scale
-
-
-def _laplace_in_score_units(
-    z: float, noise_scale: float, epsilon: float, offset, scale, bounds, rng
-) -> tuple[float, float, float]:
-    """:func:`_grid_laplace` of v = offset + scale·z, Δ = b·ε·scale (b: GP units)."""
-    return _grid_laplace(
-        offset + scale * z, noise_scale * epsilon * scale, epsilon, bounds, rng
-    )
 
 
 def _score_release(laplace, *, mechanism, epsilon, delta, assumption, reference):
@@ -250,13 +225,16 @@ def release_best_score_gp(
 ) -> Release:
     """ṽ = max_t v_t + Lap(b) (Algorithm 1, lines 13–15).
 
-    ``best_observed`` and ``noise_scale`` b are in GP units; the value is
-    returned in score units, clipped into the scorer's range
-    (post-processing). (ε, δ)-DP under Assumption 1 (Theorem 3, Cor. 2).
+    ``best_observed`` and b are in GP units; the value is returned in score
+    units, clipped. (ε, δ)-DP under Assumption 1 (Theorem 3, Cor. 2).
     """
     return _score_release(
-        _laplace_in_score_units(
-            best_observed, noise_scale, epsilon, score_offset, score_scale, bounds, rng
+        _grid_laplace(
+            score_offset + score_scale * best_observed,
+            noise_scale * epsilon * score_scale,
+            epsilon,
+            bounds,
+            rng,
         ),
         mechanism="Laplace on the best observed validation score",
         epsilon=epsilon,
@@ -266,33 +244,15 @@ def release_best_score_gp(
     )
 
 
-def release_best_score_noise_free(
-    observed: float,
-    *,
-    epsilon: float,
-    delta: float,
-    noise_scale: float,
-    score_offset: float,
-    score_scale: float,
-    bounds: tuple[float, float],
-    assumption: str,
-    rng=None,
-) -> Release:
-    """f̃ = f_V + Lap(Ω/ε + c/ε) (Algorithm 2), value in score units.
+def release_best_score_noise_free(observed: float, **kwargs) -> Release:
+    """f̃ = f_V + Lap(Ω/ε + c/ε) (Algorithm 2), as :func:`release_best_score_gp`.
 
-    ``observed`` is f_V(λ_T) for the ``"icml"`` variant, max_{2≤t≤T} f_V(λ_t)
-    for the ``"conservative"`` one (GP units). (ε, δ)-DP under Assumption 1
-    and the de Freitas et al. (2012) regret bound with the user's A, τ
-    (Theorem 5, Corollary 3).
+    ``observed``: f_V(λ_T) (``"icml"``) or max_{2≤t≤T} f_V(λ_t). (ε, δ)-DP
+    under Assumption 1 and de Freitas et al.'s bound (Theorem 5, Cor. 3).
     """
-    return _score_release(
-        _laplace_in_score_units(
-            observed, noise_scale, epsilon, score_offset, score_scale, bounds, rng
-        ),
+    return replace(
+        release_best_score_gp(observed, **kwargs),
         mechanism="Laplace on the noise-free validation score",
-        epsilon=epsilon,
-        delta=delta,
-        assumption=assumption,
         reference=f"{KUSNER}, Algorithm 2, Theorem 5, Corollary 3",
     )
 
@@ -330,13 +290,8 @@ def release_best_params_selection(
     selection: str,
     rng=None,
 ) -> Release:
-    """Select a shortlist position from validation scores, pure ε-DP.
-
-    ``utilities[i]`` is the (clipped) validation score of the i-th
-    shortlisted candidate and ``sensitivity`` the scorer's swap-one
-    sensitivity (1/m for accuracy). The shortlist is a function of public
-    data only, so nothing else about the validation set is used.
-    """
+    """Select a position of the public shortlist from its validation scores
+    (sensitivity: the scorer's, 1/m for accuracy), pure ε-DP."""
     return _release_selection(
         utilities,
         epsilon=epsilon,
@@ -356,12 +311,8 @@ def release_best_score_selection(
     bounds: tuple[float, float],
     rng=None,
 ) -> Release:
-    """ṽ = v(λ̃) + Lap(Δ/ε₂), clipped into the scorer's range. Pure ε-DP.
-
-    For a fixed candidate the validation score has sensitivity Δ; the
-    candidate itself was chosen by an ε₁-DP release, so the pair is
-    (ε₁ + ε₂)-DP by adaptive basic composition.
-    """
+    """ṽ = v(λ̃) + Lap(Δ/ε₂), clipped; with the ε₁-DP choice of λ̃,
+    (ε₁ + ε₂)-DP by adaptive basic composition."""
     return _score_release(
         _grid_laplace(score, sensitivity, epsilon, bounds, rng),
         mechanism="Laplace on the selected candidate's validation score",
@@ -441,12 +392,8 @@ def release_best_params_path(
     selection: str,
     rng=None,
 ) -> Release:
-    """λ̃ by permute-and-flip (or the exponential mechanism) over the whole path.
-
-    ``utilities[i]`` is f_V(w_λi) for *every* λ of the public candidate
-    path (no BO choice enters), each a mean of per-record losses in
-    [0, g*]: ``sensitivity`` g*/m holds with no assumption.
-    """
+    """λ̃ by ``selection`` over f_V(w_λ) for *every* λ of the public path:
+    each a mean of per-record losses in [0, g*], sensitivity g*/m."""
     return _release_selection(
         utilities,
         epsilon=epsilon,
@@ -469,13 +416,8 @@ def release_best_score_lipschitz(
     assumption: str,
     rng=None,
 ) -> Release:
-    """f̃_L = f_BO + Lap(Δ_L/ε), clipped into the score range (Algorithm 3).
-
-    ``best_observed`` is f_BO = max_t f_V(w_λt) over the T BO steps, in
-    score units; ``sensitivity`` is Δ_L from
-    :func:`lipschitz_score_sensitivity`. Pure ε-DP under Assumption 2
-    (Theorem 7, Corollary 4), or unconditionally when the cap g* is active.
-    """
+    """f̃_L = max_t f_V(w_λt) + Lap(Δ_L/ε), clipped (Algorithm 3). Pure ε-DP
+    under Assumption 2 (Theorem 7, Cor. 4), or with no assumption when capped."""
     return _score_release(
         _grid_laplace(best_observed, sensitivity, epsilon, bounds, rng),
         mechanism="Laplace on the best validation score of BO (Algorithm 3)",

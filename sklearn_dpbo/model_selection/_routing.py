@@ -1,9 +1,5 @@
-"""Metadata routing of the search, as ``GridSearchCV``'s, scorer refused in ``fit``.
-
-The private score is an unweighted mean of per-record values, which is
-what bounds its sensitivity: metadata for the scorer (``sample_weight``)
-is refused in ``fit`` and ``score``; it may still weight the estimator's fits.
-"""
+"""Metadata routing as ``GridSearchCV``'s; scorer metadata is refused (the
+private score is an unweighted mean of per-record values)."""
 
 from __future__ import annotations
 
@@ -63,15 +59,11 @@ def route_fit_params(search, params: dict) -> tuple[dict, dict]:
             warnings.warn(
                 "sample_weight goes to estimator.fit only: it weights the "
                 "candidates' fits (and best_estimator_), never the private "
-                "score, which stays the unweighted mean of per-record values: a "
-                "weighted private score has no per-record sensitivity bound (one "
-                "record with a large weight could move it arbitrarily). Each fit "
-                "gets the weights of the rows it is trained on: the public "
-                "training rows with a validation set, each part's rows in the "
-                "whole-data mode fit(X, y). With metadata routing "
-                "(sklearn.set_config(enable_metadata_routing=True) and "
-                "estimator.set_fit_request(sample_weight=True)) the same "
-                "happens without this warning.",
+                "score, which stays the unweighted mean of per-record values (a "
+                "weighted private score has no per-record sensitivity bound). "
+                "With metadata routing (sklearn.set_config(enable_metadata_routing"
+                "=True) and estimator.set_fit_request(sample_weight=True)) the "
+                "same happens without this warning.",
                 UserWarning,
                 stacklevel=3,
             )
@@ -82,14 +74,11 @@ def route_fit_params(search, params: dict) -> tuple[dict, dict]:
         asked = get_routing_for_object(requester).consumes("score", set(params))
     if asked:
         raise ValueError(
-            f"Metadata {sorted(asked)} is requested by the "
-            "scorer, but a private validation score cannot take it: "
-            "weighting validation records would break the per-record "
-            "sensitivity (one record with a large weight could move the "
-            "score arbitrarily), and the noise is calibrated to the "
-            "unweighted mean. Remove the scorer's request (e.g. "
-            "set_score_request(sample_weight=False)); weights may still go "
-            "to the estimator's fit (set_fit_request)."
+            f"Metadata {sorted(asked)} is requested by the scorer, but a "
+            "private validation score cannot take it: weighting validation "
+            "records would break the per-record sensitivity. Remove the "
+            "scorer's request (e.g. set_score_request(sample_weight=False)); "
+            "weights may still go to the estimator's fit (set_fit_request)."
         )
     routed = process_routing(search, "fit", **params)
     return dict(routed.estimator.fit), dict(routed.splitter.split)
@@ -102,9 +91,6 @@ def route_score_params(search, params: dict) -> dict:
     raise ValueError(
         f"{type(search).__name__}.score takes no metadata; got "
         f"{sorted(params)}. It scores with the search's metric, the unweighted "
-        "mean of per-record values (the private scorer requests no metadata, "
-        "with or without metadata routing). This is your own data, not a "
-        "release: remove the params and, for a weighted score, compute it "
-        "directly instead, e.g. accuracy_score(y, search.predict(X), "
-        "sample_weight=w)."
+        "mean of per-record values. For a weighted score, compute it directly "
+        "instead, e.g. accuracy_score(y, search.predict(X), sample_weight=w)."
     )

@@ -1,32 +1,13 @@
 """An asynchronous, reproducible job loop on any joblib backend.
 
-:func:`run_ordered` keeps up to ``window`` jobs submitted at once and
-gives their results to a *driver* **in submission order**; after each
-result the driver may submit more jobs (e.g. propose the next candidate of
-a Bayesian optimisation given the finished and the pending ones). The
-workers never wait for a whole batch: while the oldest job runs, the
-others are already computing.
-
-Results handed over in submission order make every decision a function
-of the results alone: for a fixed ``window`` the sequence of jobs is the
-same whatever the backend, the number of workers or the machine's load.
-
-How it runs on joblib. One :class:`joblib.Parallel` call with
-``return_as="generator_unordered"`` is fed from a queue while it runs
-(:class:`_Feed`). joblib asks for the next task when a worker finishes, in
-a callback thread and under its own lock, so the feed never blocks: it
-hands out a :class:`_Slot`, a task bound to the oldest queued job only
-when it runs in a worker thread or is pickled for a worker process. A slot
-that finds no job waits for one in a thread, or is a short idle task in a
-process. Once the driver will submit nothing more (``finished()``, or
-every job processed), the feed hands out the queued jobs and then ends the
-stream, so the stream ends with its last result. This uses only joblib's
-public interface, so it runs on every backend with generators (loky,
-threading, Dask through ``joblib.parallel_config("dask")``). A backend
-without them (joblib's "multiprocessing") runs the jobs in rounds, one
-parallel call per round of submitted jobs: the same sequence of jobs, with
-a barrier per round. With one worker the jobs run in the calling thread,
-in order, with no idle task.
+:func:`run_ordered` keeps up to ``window`` jobs in flight and gives their
+results to a *driver* **in submission order**, so for a fixed ``window``
+the sequence of jobs is the same whatever the backend, workers or load.
+One ``Parallel(return_as="generator_unordered")`` call is fed from a queue
+(:class:`_Feed`) that never blocks joblib's callback thread: it hands out
+:class:`_Slot` tasks bound to the oldest queued job only when they run
+(thread) or are pickled (process). Backends without generators run the
+jobs in rounds; one worker runs them in the calling thread.
 """
 
 from __future__ import annotations
@@ -37,15 +18,12 @@ import time
 import uuid
 import weakref
 from collections import deque
-from typing import Any, Callable, Iterator, Optional, Protocol
+from typing import Any, Callable, Iterator
 
 from joblib import Parallel, delayed, effective_n_jobs
 
-# A worker process with nothing to do sleeps this long before asking again (s).
-IDLE_SECONDS = 0.002
-# A worker thread with nothing to do waits this long for a job (s); it is
-# woken as soon as one is queued.
-WAIT_SECONDS = 0.05
+IDLE_SECONDS = 0.002  # an idle process task sleeps this long (s)
+WAIT_SECONDS = 0.05  # an idle thread slot waits at most this long for a job (s)
 
 
 class Job:
@@ -59,39 +37,9 @@ class Job:
         self.tag = tag
 
 
-class Driver(Protocol):
-    """What :func:`run_ordered` asks of its caller."""
-
-    def next_job(self) -> Optional[Job]:
-        """The next job to submit now, or None (nothing to submit for now)."""
-
-    def process(self, job: Job, result: Any) -> None:
-        """Take the result of ``job`` (called in submission order)."""
-
-    # Optional: ``finished() -> bool``, True once the driver will submit no
-    # more jobs whatever the results: the stream then ends with the last one.
-
-
 def _finished(driver) -> bool:
     finished = getattr(driver, "finished", None)
     return bool(finished()) if finished is not None else False
-
-
-class JobList:
-    """A driver with a fixed list of jobs; ``results`` in submission order."""
-
-    def __init__(self, jobs):
-        self.jobs = deque(jobs)
-        self.results: list = []
-
-    def next_job(self) -> Optional[Job]:
-        return self.jobs.popleft() if self.jobs else None
-
-    def process(self, job: Job, result: Any) -> None:
-        self.results.append(result)
-
-    def finished(self) -> bool:
-        return not self.jobs
 
 
 def default_window(n_jobs: Any) -> int:
@@ -110,13 +58,8 @@ def _idle(seconds: float):
 
 
 class _Slot:
-    """A task bound to the oldest queued job only when it runs in a thread or
-    is pickled for a process (joblib takes tasks ahead of the free workers).
-
-    With no job queued, a thread slot waits for one (at most ``wait``
-    seconds) and a pickled slot is a short idle task. Returns ``(seq,
-    result)``, or ``(None, None)`` if it ran no job.
-    """
+    """A task bound to the oldest queued job when it runs or is pickled;
+    returns ``(seq, result)``, or ``(None, None)`` if it ran no job."""
 
     __name__ = "run_ordered_slot"  # joblib and Dask name tasks by it
 
@@ -132,10 +75,8 @@ class _Slot:
         return seq, job.func(*job.args)
 
     def __reduce__(self):
-        # A serialiser may pickle a task twice and keep the second payload
-        # (Dask retries with cloudpickle when pickle fails): the first
-        # pickling decides, later ones repeat it, so no job is taken twice
-        # or lost.
+        # The first pickling decides, later ones repeat it (Dask may pickle
+        # twice), so no job is taken twice or lost.
         if self._reduced is None:
             item = self._feed.take(wait=0.0)
             if item is None and self._feed.closed:  # the stream is ending
@@ -149,12 +90,8 @@ class _Slot:
         return self._reduced
 
 
-# The feeds of the running streams, by a random token. A slot pickled with
-# no job queued is rebuilt as a slot of its live feed if it is unpickled in
-# this process (a Dask cluster with in-process workers pickles every task),
-# so it waits for the next job instead of spinning on idle tasks; in another
-# process, or once its stream has ended, it is an idle task. Entries live
-# only while their stream runs (:func:`run_ordered` removes them).
+# The running streams' feeds by token: a slot pickled with no job and
+# unpickled in this process (in-process Dask workers) waits on its live feed.
 _LIVE_FEEDS: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 
 
@@ -166,8 +103,7 @@ def _unpickled_slot(token: str, idle_seconds: float):
 
 
 class _Feed:
-    """The task iterator of one running :class:`joblib.Parallel` call; its
-    ``__next__`` (joblib's callback threads, under its lock) never blocks."""
+    """The task iterator of one running :class:`joblib.Parallel` call."""
 
     def __init__(self, idle_seconds: float, wait_seconds: float):
         self.idle_seconds = idle_seconds
@@ -215,7 +151,7 @@ class _Feed:
 
 
 def run_ordered(
-    driver: Driver,
+    driver: Any,
     *,
     window: int,
     n_jobs: Any = None,
@@ -223,25 +159,11 @@ def run_ordered(
 ) -> int:
     """Run the driver's jobs, at most ``window`` unprocessed at a time.
 
-    Parameters
-    ----------
-    driver : Driver
-        Asked for jobs while fewer than ``window`` are unprocessed; gets the
-        results in submission order. Done when every job is processed and
-        ``next_job()`` returns None.
-    window : int
-        Jobs submitted and not yet processed, at most.
-    n_jobs : int or None
-        Passed to :class:`joblib.Parallel` (the active backend is used).
-    pre_dispatch : int or str, default="2*n_jobs"
-        Passed to :class:`joblib.Parallel`: the tasks dispatched to the
-        backend ahead of the free workers (part of the window); ``"all"``
-        means the whole window.
-
-    Returns
-    -------
-    n_done : int
-        The number of jobs run.
+    The driver has ``next_job() -> Job or None`` (None: nothing to submit
+    now), ``process(job, result)`` (called in submission order) and,
+    optionally, ``finished() -> bool`` (True once no more jobs will come).
+    ``n_jobs`` and ``pre_dispatch`` go to :class:`joblib.Parallel`
+    (``"all"``: the whole window). Returns the number of jobs run.
     """
     if window < 1:
         raise ValueError(f"window must be >= 1; got {window}.")
@@ -270,9 +192,8 @@ def run_ordered(
             top_up(put)
 
     def in_rounds(run_all: Callable[[list], list]) -> int:
-        # The submitted jobs run as one round (``run_all``), then their
-        # results are processed in order; what the driver submits meanwhile
-        # is the next round. The driver sees the same calls as with a stream.
+        # Each round of submitted jobs runs at once; the driver sees the
+        # same calls as with a stream.
         pending: list = []
 
         def put(seq, job):
@@ -289,13 +210,10 @@ def run_ordered(
         return state["submitted"]
 
     if effective_n_jobs(n_jobs) == 1:
-        # In the calling thread, in order, with no idle task: rounds run
-        # one job after the other (the driver sees the same calls).
         return in_rounds(lambda jobs_: [job.func(*job.args) for job in jobs_])
 
     if pre_dispatch is None or pre_dispatch == "all":
-        # The feed never runs out before it is closed: "all" would dispatch
-        # idle tasks for ever. Everything submitted is at most the window.
+        # "all" would dispatch idle tasks for ever: the window at most.
         pre_dispatch = window if pre_dispatch == "all" else "2*n_jobs"
     try:
         parallel = Parallel(
@@ -307,8 +225,7 @@ def run_ordered(
     except ValueError as exc:
         if "return_as" not in str(exc):
             raise
-        # A backend without generators (joblib's "multiprocessing"): each
-        # round of submitted jobs is one parallel call.
+        # A backend without generators (joblib's "multiprocessing").
         with Parallel(n_jobs=n_jobs, pre_dispatch=pre_dispatch) as rounds:
             return in_rounds(
                 lambda r: rounds(delayed(job.func)(*job.args) for job in r)
@@ -320,15 +237,12 @@ def run_ordered(
     if state["submitted"] == 0:
         return 0
     if _finished(driver):
-        feed.close()  # e.g. a JobList: every job is queued already
+        feed.close()  # every job is queued already
     _LIVE_FEEDS[feed.token] = feed
     try:
         outputs = parallel(feed)
     except BaseException:
-        # The backend refused the first tasks, or the caller was interrupted
-        # while they were dispatched: the feed must not outlive the stream
-        # (a traceback kept by the caller keeps this frame alive).
-        feed.close()
+        feed.close()  # the feed must not outlive the stream
         _LIVE_FEEDS.pop(feed.token, None)
         raise
     try:
@@ -340,12 +254,9 @@ def run_ordered(
             if state["processed"] == state["submitted"] or _finished(driver):
                 feed.close()  # nothing more to submit
     except BaseException as exc:
-        # The driver raised (or the caller was interrupted) while the
-        # generator is live. Closing it would make joblib warn that tasks
-        # were cancelled, with counts that depend on timing (after the
-        # validation read: the timing of private work). Throwing the error
-        # into it takes joblib's abort path instead, which stops the workers
-        # silently and re-raises the same error.
+        # Closing the live generator would make joblib warn with counts that
+        # depend on timing; throwing the error into it takes joblib's silent
+        # abort path, which re-raises the same error.
         feed.close()
         try:
             outputs.throw(exc)

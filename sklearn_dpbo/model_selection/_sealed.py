@@ -17,24 +17,15 @@ class PrivateComputationError(RuntimeError):
 def run_sealed(run, ctx, charged: list):
     """Run a mode; after the first validation read, let no private value out.
 
-    Before the validation set is read every exception is public and
-    propagates unchanged (e.g. a failing public fit with
-    ``error_score="raise"``). After it, an exception's message, its
-    ``__context__`` and the frames of its traceback could hold raw
-    validation scores or the private evaluated sequence (debuggers, error
-    trackers and ``pytest --showlocals`` record frame locals). Such an
-    exception is therefore replaced, outside the ``except`` block, by a new
-    one of a public type with a fixed message, whose traceback starts here:
-    ``KeyboardInterrupt`` and ``SystemExit`` keep their type, ``MemoryError``
-    too, anything else becomes :class:`PrivateComputationError`. Validation
-    records cannot cause any of these: failing records are isolated by the
-    scorer, so what remains is an interruption or a library bug.
+    Before the read every exception propagates unchanged. After it, an
+    exception's message, context and frames could hold private values, so
+    it is replaced, outside the ``except`` block, by a fixed message of a
+    public type: ``KeyboardInterrupt``, ``SystemExit`` and ``MemoryError``
+    keep theirs, anything else is :class:`PrivateComputationError`.
     """
     failure = None
     try:
-        # Floating-point errors neither warn nor raise in here, whatever the
-        # user's np.seterr: a row with a huge or tiny value must not make the
-        # fit fail (or warn) on one side of a neighbouring pair only.
+        # Whatever np.seterr says: one row's value must not warn or raise.
         with np.errstate(all="ignore"):
             return run(ctx)
     except BaseException as exc:

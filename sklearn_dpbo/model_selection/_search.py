@@ -1,10 +1,4 @@
-"""DPBayesSearchCV: differentially private hyper-parameter search.
-
-The class keeps scikit-learn's plumbing and the order of ``fit``; the work
-is in the modules it calls (settings, metrics, budget, routing, splits, the
-modes, the fitted attributes, and ``_sealed`` for every failure after the
-first private read).
-"""
+"""DPBayesSearchCV: scikit-learn's plumbing and the order of ``fit``."""
 
 from __future__ import annotations
 
@@ -77,46 +71,35 @@ def _delegate(name: str):
 class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
     """Differentially private hyper-parameter search.
 
-    Tunes ``estimator`` on a fixed, public training set, scores candidates
-    on a sensitive validation set, and releases ``best_params_`` and
+    Tunes ``estimator`` on a public training set, scores candidates on a
+    sensitive validation set, and releases ``best_params_`` and
     ``best_score_`` with differential privacy under a total (ε, δ) budget
-    for one ``fit``. The privacy unit is one validation record; neighbouring
-    validation sets have the same public size m and differ by one swapped
-    record. The training set is not protected. The release family, and
-    its guarantee, is the ``method``'s mode object.
+    for one ``fit``. The privacy unit is one validation record (swapped;
+    m public). The release family and its guarantee: ``method``.
 
     Parameters
     ----------
     estimator : estimator object
         A scikit-learn estimator or Pipeline (cloned; never modified).
     search_spaces : dict or list of dict
-        Parameter names mapped to a list of values (any sequence: a list,
-        ``range(1, 4)``, a 1-D array; a grid as in ``GridSearchCV``),
-        ``(low, high)``, ``(low, high, "log-uniform")`` or a frozen
-        ``scipy.stats`` distribution. A *tuple* is a range, never a grid
-        (unlike ``GridSearchCV``): write ``[1, 10]`` for the two values.
-        ``{}`` is one candidate, the estimator's defaults. A Pipeline step
-        and its parameters can be searched together (``{"clf":
-        [LinearSVC()], "clf__C": [...]}``, or a list of dicts swapping
-        estimators); names are checked with the step substituted. Ranges
-        and distributions are discretised into ``n_candidates`` Sobol points
-        with a public seed: the finite candidate set Λ is fixed before any
-        data is read.
+        Parameter names mapped to a sequence of values (a grid as in
+        ``GridSearchCV``), ``(low, high)``, ``(low, high, "log-uniform")``
+        or a frozen ``scipy.stats`` distribution. A *tuple* is a range,
+        never a grid: write ``[1, 10]`` for the two values. ``{}`` is one
+        candidate, the estimator's defaults. A Pipeline step and its
+        parameters can be searched together (``{"clf": [LinearSVC()],
+        "clf__C": [...]}``). Ranges and distributions are discretised into
+        ``n_candidates`` Sobol points with a public seed: the candidate set
+        Λ is fixed before any data is read.
     method : str or mode object, default="private-selection"
-        The release family and its own parameters, as a mode object:
         :class:`PrivateSelection` (``"private-selection"``),
         :class:`DPGPUCB` (``"gp-ucb"``), :class:`Lipschitz`
         (``"lipschitz"``), :class:`FederatedLDP` (``"federated-ldp"``),
         :class:`WholeData` (``"whole-data"``: every row of ``X, y``
-        private; also what ``fit(X, y)`` runs with the default ``method``
-        string, no ``X_val`` and ``cv=None``) or :class:`PrivateModel`
-        (``"private-model"``). A string is the shorthand for the mode's
-        defaults. Its parameters are nested as in
-        ``GaussianProcessRegressor(kernel=...)``:
-        ``get_params(deep=True)`` lists ``method__<name>``,
-        ``set_params(method__noise=0.05)`` sets one (when ``method`` is an
-        object), and they are validated in ``fit`` before any data is read.
-        The search never modifies the object.
+        private; what ``fit(X, y)`` runs by default with no ``X_val`` and
+        ``cv=None``) or :class:`PrivateModel` (``"private-model"``); a
+        string means the mode's defaults. Its parameters are nested
+        (``method__<name>``).
     epsilon : float, default=1.0
         Total ε of one ``fit`` (all releases together, basic composition).
     delta : float, default=1e-5
@@ -130,141 +113,102 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         ``True``, but ``False`` in ``method="private-model"`` (a score costs
         the released model accuracy; random stopping's is free, released).
     n_iter : int, default=30
-        Number of Bayesian-optimisation evaluations T (validation
-        evaluations in ``"gp-ucb"``, public cross-validated evaluations in
-        ``"private-selection"``).
+        Number of Bayesian-optimisation evaluations T.
     n_candidates : int, default=1024
         Size of the Sobol discretisation of ranges and distributions.
     scoring : None, str, DPScorer, list, tuple or dict, default=None
-        ``None`` is accuracy for classifiers (not ``estimator.score``, which
-        declares no range). Any other score must declare its range and
-        sensitivity: use :func:`make_dp_scorer`. Several metrics (a list or
-        tuple of names, or ``{name: scoring}``, ``method="private-selection"``
-        only): ``refit="<name>"`` names the metric the selection maximises;
-        every other metric of the selected candidate is released in
-        ``best_scores_`` with its own Laplace noise. With k metrics and b =
-        ``budget_split``, the selection gets ε·b/(b + k(1 − b)) and every
-        score release ε·(1 − b)/(b + k(1 − b)), each in ``privacy_report_``
-        and all charged to the accountant before any data is read.
+        ``None`` is accuracy for classifiers. Any other score must declare
+        its range: use :func:`make_dp_scorer`. Several metrics (names, or
+        ``{name: scoring}``, ``method="private-selection"`` only):
+        ``refit="<name>"`` names the selection metric; the others are
+        released in ``best_scores_`` with their own Laplace noise. With k
+        metrics and b = ``budget_split``, the selection gets
+        ε·b/(b + k(1 − b)) and every score release ε·(1 − b)/(b + k(1 − b)).
     refit : bool or str, default=True
         Refit ``best_estimator_`` with ``best_params_`` on the training set
-        only (post-processing of the release). In ``"whole-data"`` the
-        refit uses every (private) row and is **not covered** by the
-        guarantee: ``fit`` warns and ``privacy_report_.uncovered`` says
-        so. A str names the selection metric of several (and refits).
-        ``best_params_`` is released either way. A callable is refused: it
-        would pick ``best_index_`` from raw validation scores.
+        only (post-processing). In ``"whole-data"`` the refit uses every
+        (private) row and is **not covered** by the guarantee: ``fit`` warns
+        and ``privacy_report_.uncovered`` says so. A str names the selection
+        metric of several (and refits). A callable is refused: it would pick
+        ``best_index_`` from raw validation scores.
     cv : None, splitter, or iterable, default=None
         Where the validation set comes from when ``fit`` gets no ``X_val``:
         exactly one (train, validation) split fixed by public information:
-        ``[(train_idx, val_idx)]`` (index arrays fixed without the
-        validation labels), ``PredefinedSplit`` with one fold,
+        ``[(train_idx, val_idx)]``, ``PredefinedSplit`` with one fold,
         ``ShuffleSplit(n_splits=1)`` or ``GroupShuffleSplit(n_splits=1)``
-        with ``fit(..., groups=...)``, or any splitter yielding one split
-        from those alone. A splitter sees only the number of rows and
-        ``groups``, never ``X`` or ``y`` (one that reads a row's value is
-        refused). Several splits are refused (a row validated in one is a
-        public training row in another), and so are stratified splitters:
-        a split that reads the labels lets one validation record move rows
-        into the training set and ``best_estimator_`` (see ``_splits.py``).
-        With a precomputed kernel or distance matrix (``pairwise`` tag) the
-        split slices both axes, as ``GridSearchCV``; with ``X_val`` instead,
-        pass the validation-vs-training matrix (n_validation × n_train) as
-        ``X_val``, and predict with test-vs-training matrices.
+        with ``fit(..., groups=...)``. A splitter sees only the number of
+        rows and ``groups``, never ``X`` or ``y``. Several splits and
+        stratified splitters are refused (either would put validation
+        records into the public training set). A precomputed kernel
+        (``pairwise`` tag) is sliced on both axes, as ``GridSearchCV``;
+        with ``X_val``, pass the validation-vs-training matrix.
     n_jobs : int, default=None
         Parallel fits through joblib (any active backend, e.g. Dask). The
         releases do not depend on it.
     pre_dispatch : int or str, default="2*n_jobs"
         Passed to :class:`joblib.Parallel`.
     verbose : int, default=0
-        1: the plan (candidates, the (ε, δ) the fit spends), the phases,
-        the first read of the validation set and the end; 2: also every
-        step of the public search on the training set (``"private-selection"``
-        with ``shortlist="bo"``); 3 and more: elapsed time and budget on
-        every line printed before the read. No score and no evaluated
-        candidate is ever printed (unlike ``GridSearchCV``'s ``verbose=3``).
-        **Nothing measured after the first read of the validation set is
-        printed**: after the line ``reading the validation set ...`` the
-        only line is ``done``, with no figure (a step's duration, or the
-        moment its line appears, could spell out private choices).
+        1: the plan, the phases, the first read of the validation set and
+        the end; 2: also every step of the public search; 3 and more:
+        elapsed time and budget on every line printed before the read. No
+        score or evaluated candidate is ever printed, and after the line
+        ``reading the validation set ...`` the only line is ``done``, with
+        no figure.
     error_score : "raise" or float, default="raise"
-        What happens when fitting a *public* candidate on the public training
-        set fails (public information, so scikit-learn's semantics apply):
-        ``"raise"`` raises the original exception before the validation set
-        is read; a number (or ``np.nan``) becomes that fit's public
-        cross-validation score, with a :class:`~sklearn.exceptions.FitFailedWarning`,
-        and the candidate is never scored on the validation set (a NaN score
-        is never shortlisted). If every candidate fails, ``fit`` raises
-        before the validation set is read, nothing is charged. Failures on
-        the *validation* set never raise: a record that makes the model or
-        the score fail gets the worst per-record value (``DPScorer``). In
-        ``"gp-ucb"`` the evaluated candidates are chosen from validation
-        scores and are private, so a failed fit there cannot raise either:
-        it scores the range's low end on every record, silently.
+        A failed fit of a *public* candidate on the training set:
+        ``"raise"`` raises before the validation set is read; a number (or
+        ``np.nan``) becomes its public score, with a
+        :class:`~sklearn.exceptions.FitFailedWarning`, and the candidate is
+        never scored on the validation set. If every candidate fails,
+        ``fit`` raises and nothing is charged. Failures on the *validation*
+        set never raise: the record gets the worst per-record value
+        (``DPScorer``); a failed fit of a private candidate (``"gp-ucb"``)
+        scores the range's low end, silently.
     random_state : None, int or RandomState, default=None
-        Seeds the *public* randomness only: the Sobol candidate set, the
-        public tie-breaks, the public cross-validation folds and the public
-        random shortlist. It never seeds the privacy noise, so an int is
-        safe in production; two fits with the same ``random_state`` build
-        the same candidate set and give *different* noisy releases.
+        Seeds the *public* randomness only (candidate set, tie-breaks,
+        public folds and shortlist), never the privacy noise: an int is
+        safe in production.
     noise_random_state : None or int, default=None
-        **Tests only: makes the noise predictable; never set it in
-        production.** ``None`` draws every privacy noise (Laplace and
-        selection) from the operating system's CSPRNG
-        (:class:`secrets.SystemRandom`). An int seeds a
-        :class:`random.Random` for the noise so that tests can reproduce a
-        fit bit for bit; whoever knows it can remove the noise, so the fit
-        is then not differentially private, and ``fit`` emits a
-        :class:`PrivacyLeakWarning` saying so.
+        **Tests only.** ``None`` draws every privacy noise from the
+        operating system's CSPRNG (:class:`secrets.SystemRandom`). An int
+        seeds a :class:`random.Random` so that tests reproduce a fit; the
+        fit is then not differentially private and ``fit`` emits a
+        :class:`PrivacyLeakWarning`.
     accountant : None or BudgetAccountant, default=None
-        Ledger shared across fits. ``None`` gives every fit its own budget
-        (``epsilon``, ``delta``); there is no process-wide default. With an
-        accountant, ``fit`` checks the whole cost of the fit (the sum of the
-        planned releases' ε and δ; ``"private-selection"`` and
-        ``"lipschitz"`` spend δ = 0) before touching any data and raises
+        Ledger shared across fits (``None``: every fit has its own budget).
+        ``fit`` checks the whole cost before touching any data and raises
         :class:`BudgetError` if it does not fit, leaving the ledger
-        unchanged. It records the cost once, when the search first reads
-        the validation set (before any validation row reaches an estimator
-        or the scorer, and before any noise is drawn), and never refunds
-        it: a fit that fails or is interrupted after that point, in refit
-        included, stays charged. Spends are atomic under threads; ``clone``
-        shares the ledger; a pickled copy (a search shipped to worker
-        processes, e.g. ``cross_val_score(search, ..., n_jobs=2)``) cannot
-        spend, so such a fit fails before reading data: run the outer loop
-        with ``n_jobs=1`` or charge it to the accountant yourself.
+        unchanged. The cost is recorded once, at the first read of the
+        validation set, and never refunded (a later failure stays charged).
+        ``clone`` shares the ledger; a pickled copy (e.g.
+        ``cross_val_score(search, ..., n_jobs=2)``) cannot spend and fails
+        before reading data: use ``n_jobs=1`` there.
 
     Attributes
     ----------
     best_params_ : dict
         Released parameters (DP).
     best_index_ : int
-        As in scikit-learn, the row of ``cv_results_`` holding the released
-        candidate (``cv_results_["params"][best_index_] == best_params_``)
-        in the modes that have a ``cv_results_`` (it is always one of its
-        rows); in the others, ``best_candidate_index_``.
+        The row of ``cv_results_`` holding ``best_params_`` when there is a
+        ``cv_results_``; else ``best_candidate_index_``.
     best_candidate_index_ : int
         Index of ``best_params_`` in ``candidate_params_`` (every mode).
     best_score_ : float
         Released score (DP), in the scorer's range; set when a score is released.
     best_estimator_ : estimator
-        ``estimator`` with ``best_params_`` fitted on the training set. In
-        ``"private-selection"`` the selected candidate's scored fit, pickled
-        before the validation set was read (no second fit); the other modes
-        refit. Unset if the refit fails (a ``FitFailedWarning``; the releases stand).
+        ``estimator`` with ``best_params_`` fitted on the training set (in
+        ``"private-selection"`` the scored fit itself). Unset if the refit
+        fails (a ``FitFailedWarning``; the releases stand).
     refit_time_ : float
-        Seconds of that fit on the training set when it was measured before
-        the validation set was read (``"private-selection"``'s restored
-        fit); NaN after a refit, which runs after the read: no number
-        measured after the first private read leaves ``fit``.
+        Seconds of that fit when measured before the validation read
+        (``"private-selection"``); NaN after a refit.
     scorer_ : DPScorer
     candidate_params_ : list of dict
         The public candidate set Λ.
     shortlist_ : ndarray of int
-        Indices of the shortlisted candidates (``"private-selection"``;
-        public: computed from the training set only).
+        Indices of the shortlisted candidates (``"private-selection"``, public).
     privacy_report_ : PrivacyReport
-        Per released quantity: mechanism, ε, δ, sensitivity, noise scale
-        and what the guarantee assumes.
+        Per release: mechanism, ε, δ, sensitivity, noise scale, assumption.
     n_validation_ : int
         Public size m of the validation set.
     n_splits_ : int
@@ -273,54 +217,28 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
     multimetric_ : bool
         Whether ``scoring`` names several metrics.
     lipschitz_constants_ : dict
-        ``"lipschitz"`` only: the public constants of Algorithm 3 (λ map,
-        n, λmin, λmax, L, g*, both sensitivity terms, whether the cap at g*
-        is active).
-
+        ``"lipschitz"`` only: the public constants of Algorithm 3.
     best_scores_ : dict
         Several metrics only (with ``release_score=True``): metric name →
-        the selected candidate's released validation score (DP), the
-        selection metric's being ``best_score_``.
+        the selected candidate's released validation score (DP).
     cv_results_ : dict
-        ``"private-selection"`` with ``shortlist="bo"`` only: what the
-        public search learned from the *training set*, at no privacy cost,
-        in ``GridSearchCV``'s layout: one row per candidate the public BO
-        evaluated (first-evaluation order), ``param_<name>`` (masked
-        arrays), ``params``, ``split<k>_public_cv_score``,
-        ``mean_public_cv_score``, ``std_public_cv_score``,
-        ``rank_public_cv_score`` (cross-validation inside the training set
-        with ``public_cv``, scored with the selection metric),
-        ``mean_fit_time``, ``std_fit_time``, ``mean_score_time``,
-        ``std_score_time`` (of those public folds, timed before the
-        validation read), ``candidate_index`` (into ``candidate_params_``)
-        and ``shortlisted``. These are not validation scores; asking for a
-        ``*_test_*`` or ``*_train_*`` column raises a KeyError that says so.
+        ``"private-selection"`` with ``shortlist="bo"``: the public
+        cross-validation inside the *training set* (no privacy cost) in
+        ``GridSearchCV``'s layout, one row per candidate evaluated:
+        ``param_<name>``, ``params``, ``split<k>_public_cv_score``,
+        ``mean/std/rank_public_cv_score``, ``mean/std_fit_time``,
+        ``mean/std_score_time``, ``candidate_index`` and ``shortlisted``.
+        ``"federated-ldp"``: the owners' noisy ε-LDP reports.
 
     Notes
     -----
     ``fit`` emits a :class:`UselessReleaseWarning`, before reading any
-    validation row, when a release's noise scale (public: settings, n and m)
-    exceeds the width of the scorer's range.
-
-    Raw validation scores are never published (no ``mean_test_score``):
-    every one, and in ``"gp-ucb"`` the sequence of evaluated candidates
-    itself, is a function of the validation set that the guarantee does not
-    cover. Use ``best_score_`` (private), ``cv_results_`` (public, training
-    set), or cross-validate on the public training set yourself. In
-    ``"federated-ldp"`` the transcript is made of ε-LDP reports, so its
-    ``cv_results_`` holds the noisy reports (one row per owner asked; its
-    timing columns are NaN: those fits run after the first owner is asked).
-
-    As a Pipeline step after preprocessing, send ``X_val`` through the
-    preceding steps (``Pipeline(..., transform_input=["X_val"])`` with
-    metadata routing), or put the preprocessing inside the searched
-    estimator: ``DPBayesSearchCV(make_pipeline(StandardScaler(), SVC()),
-    {"svc__C": (1e-2, 1e2, "log-uniform")})``. ``GridSearchCV``'s and
-    former parameters (``param_grid``, ``noise``, ...) are refused with
-    what to use instead. Metadata routing works as in ``GridSearchCV``,
-    except that scorer metadata is refused in ``fit`` (a weighted private
-    score has no per-record bound). Every difference from ``GridSearchCV``:
-    ``docs/coming_from_gridsearchcv.md``.
+    validation row, when a release's noise scale exceeds the width of the
+    scorer's range. Raw validation scores are never published (no
+    ``mean_test_score``). As a Pipeline step after preprocessing, pass
+    ``Pipeline(..., transform_input=["X_val"])`` with metadata routing, or
+    put the preprocessing inside the searched estimator. Every difference
+    from ``GridSearchCV``: ``docs/coming_from_gridsearchcv.md``.
 
     Examples
     --------
@@ -396,11 +314,7 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
 
     # --- scikit-learn plumbing ---
     def set_params(self, **params):
-        """Set parameters; ``method__<name>`` sets a mode object's parameter.
-
-        Another search's or a mode's parameter name gets a ValueError that
-        says what to pass.
-        """
+        """Set parameters; ``method__<name>`` sets a mode object's parameter."""
         check_set_params(self, params)
         return super().set_params(**params)
 
@@ -456,12 +370,9 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
     def score(self, X, y=None, **params):
         """Score ``best_estimator_`` on (X, y) with the selection metric.
 
-        This is the user's own data, not a release: it is not private, so
-        the metric is *not* clipped into the private scorer's bounds (a true
-        R² of −0.3 is returned as −0.3). ``**params`` (``sample_weight``
-        included) raise a ``ValueError`` saying what to do, with or without
-        metadata routing: the metric is the unweighted per-record mean and
-        a :class:`DPScorer` requests no metadata.
+        Not a release: the metric is *not* clipped into the private
+        scorer's bounds. ``**params`` (``sample_weight`` included) raise a
+        ``ValueError``: the metric is the unweighted per-record mean.
         """
         self._check_fitted_refit("score")
         params = route_score_params(self, params)
@@ -470,12 +381,9 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
     def get_metadata_routing(self):
         """Metadata routing of this object, as ``GridSearchCV``'s.
 
-        The search's own ``fit`` requests (``X_val``, ``y_val``,
-        ``val_groups``: ``search.set_fit_request``; Pipeline's
-        ``transform_input``). Metadata requested by ``estimator`` goes to
-        its ``fit`` (restricted to the training rows), splitter metadata to
-        ``cv.split``. Scorer metadata is refused in ``fit`` (a weighted
-        private score has no per-record bound) and in ``score``.
+        ``estimator``'s metadata goes to its ``fit`` (training rows only),
+        splitter metadata to ``cv.split``; scorer metadata is refused (a
+        weighted private score has no per-record bound).
 
         Returns
         -------
@@ -518,30 +426,21 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         X, y : array-like
             The public training set (or the whole data when ``cv`` gives the
             split). Without ``X_val`` and with ``cv=None``: the whole data,
-            every row private (the whole-data mode, ``docs/whole_data.md``).
+            every row private (``docs/whole_data.md``).
         X_val, y_val : array-like, optional
-            The sensitive validation set. A column-vector ``y`` or ``y_val``
-            (n, 1) is made 1-D with a ``DataConversionWarning``; more columns
-            need a multi-output estimator. Shapes are checked before any read.
+            The sensitive validation set.
         groups : array-like of shape (n_samples,), optional
-            Public group labels of the rows of ``X``, passed to ``cv``'s
-            splitter only (e.g. ``GroupShuffleSplit(n_splits=1)``), never to
-            the estimator. They decide which rows are validation rows, so
-            they must not depend on the validation records.
+            Public group labels of the rows of ``X``, for ``cv``'s splitter
+            only; they must not depend on the validation records.
         val_groups : array-like of shape (n_validation,), optional
             Public owner id of every validation record; required by (and
-            only accepted with) ``method="federated-ldp"``, with ``X_val``.
-            The estimator remembers the owners it asked: a later ``fit``
-            that would ask one of them again raises before asking anyone,
-            unless ``accountant`` is the ledger that recorded every earlier
-            ask of them (it is then charged ε again; such an owner has lost
-            the sum). ``clone`` gives a new estimator that remembers
-            nothing (see ``docs/threat_model.md``).
+            only accepted with) ``method="federated-ldp"``. A later ``fit``
+            that would ask an owner again raises before asking anyone,
+            unless ``accountant`` recorded every earlier ask of them
+            (``docs/threat_model.md``).
         **fit_params : dict
-            Passed to ``estimator.fit`` (sample-aligned ones are restricted to
-            the rows being fitted). ``sample_weight`` weights the fits (on the
-            training rows, or each part's when every row is private), never a
-            private score (a UserWarning says so without metadata routing).
+            Passed to ``estimator.fit`` (sample-aligned ones restricted to
+            the rows fitted); never weights a private score.
 
         Returns
         -------
@@ -559,14 +458,12 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         )
         fit_params, split_params = route_fit_params(self, fit_params)
         if self.accountant is not None:
-            # Before any data is touched; a refusal changes nothing.
             self.accountant.check(*cost)
         if self.noise_random_state is not None:
             warnings.warn(
-                "noise_random_state is set: the privacy noise of this fit is "
-                "reproducible and whoever knows the seed can remove it, so the "
-                "releases are NOT differentially private. Use it in tests only; "
-                "leave noise_random_state=None in production.",
+                "noise_random_state is set: whoever knows the seed can remove the "
+                "noise, so the releases are NOT differentially private. Use it in "
+                "tests only; leave noise_random_state=None in production.",
                 PrivacyLeakWarning,
                 stacklevel=2,
             )
@@ -606,11 +503,8 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         charged = []
 
         def charge():
-            # Fail-closed point: the first read of the validation set by the
-            # mode, before any validation row reaches an estimator or the
-            # scorer and before any noise is drawn. Spent once, never refunded.
-            # From here on the printer prints no figure (and no line until
-            # the end): nothing measured after the read leaves fit.
+            # The first read of the validation set: spent once, never
+            # refunded; the printer prints nothing more until "done".
             progress.seal()
             if self.accountant is not None:
                 self.accountant.spend(
@@ -618,8 +512,7 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
                 )
             charged.append(cost)
 
-        # 3. The run: the mode reads the validation set (charging first), and
-        # every failure after that read is sealed.
+        # 3. The run: every failure after the first read is sealed.
         data = SearchData(
             X_tr,
             y_tr,
@@ -629,8 +522,6 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
             on_private_read=charge,
             groups=val_groups,
         )
-        # Before the read: constants from the public training targets, the
-        # public schema of the records, the validation columns checked.
         plan, other_scorers = data.prepare(plan, other_scorers, self.estimator)
         run = _MODES[plan.mode.method]
         with Parallel(n_jobs=self.n_jobs, pre_dispatch=self.pre_dispatch) as parallel:

@@ -1,10 +1,4 @@
-"""The search's settings: constraints, checks before any data, the public plan.
-
-:func:`check_settings` validates every parameter that needs no data and
-returns the :class:`~._context.SearchPlan` (public values only).
-``set_params`` refuses other searches' and the modes' parameters with what
-to pass instead (:func:`check_set_params`).
-"""
+"""The search's settings: constraints, checks before any data, the public plan."""
 
 from __future__ import annotations
 
@@ -34,11 +28,7 @@ from ._splits import check_cv_structure
 
 PARAMETER_CONSTRAINTS: dict = {
     "estimator": [HasMethods(["fit"])],
-    # Types are checked by CandidateSet (a TypeError naming the parameter,
-    # as scikit-learn's ParameterGrid).
-    "search_spaces": "no_validation",
-    # A string is the shorthand for the mode's defaults; a mode object's
-    # own parameters are validated in fit (SearchMode._validate_in).
+    "search_spaces": "no_validation",  # CandidateSet checks it
     "method": [StrOptions(set(MODES)), SearchMode],
     "epsilon": EPSILON_CONSTRAINTS,
     "delta": DELTA_CONSTRAINTS,
@@ -46,12 +36,8 @@ PARAMETER_CONSTRAINTS: dict = {
     "release_score": ["boolean", StrOptions({"auto"})],
     "n_iter": [Interval(numbers.Integral, 1, None, closed="left")],
     "n_candidates": [Interval(numbers.Integral, 1, None, closed="left")],
-    # Any str or callable passes here so that get_dp_scorer can refuse the
-    # ones without a declared range with guidance (make_dp_scorer). Lists,
-    # tuples and dicts are several metrics (_metrics.scorers_by_name).
+    # get_dp_scorer and check_settings refuse the rest with guidance.
     "scoring": [None, str, callable, list, tuple, dict],
-    # A str names the selection metric of a multi-metric search; a
-    # callable is refused with a reason (check_settings).
     "refit": ["boolean", str, callable],
     "cv": [None, "cv_object"],
     "n_jobs": [numbers.Integral, None],
@@ -62,8 +48,8 @@ PARAMETER_CONSTRAINTS: dict = {
     "noise_random_state": [None, Interval(numbers.Integral, 0, None, closed="left")],
     "accountant": [None, BudgetAccountant],
 }
-"""``DPBayesSearchCV._parameter_constraints`` (scikit-learn's validation)."""
 
+# Other searches' parameters (GridSearchCV, skopt, Optuna), with what to do.
 FOREIGN_PARAMETERS = {
     "param_grid": "DPBayesSearchCV takes the grid as search_spaces (the second "
     "argument): DPBayesSearchCV(estimator, search_spaces={...}). A list of "
@@ -74,36 +60,28 @@ FOREIGN_PARAMETERS = {
     "n_candidates public points.",
     "return_train_score": "there are no per-candidate scores to return: raw "
     "validation scores would void the privacy guarantee. Use cv_results_ "
-    "(method='private-selection') instead, which holds the public "
-    "cross-validation scores inside the training set, or score your own "
-    "public data with "
+    "(public cross-validation inside the training set) instead, or "
     "cross_validate(estimator.set_params(**best_params_), X_train, y_train, "
     "return_train_score=True).",
     "fit_params": "pass fit parameters to fit(X, y, **fit_params).",
     "iid": "iid was removed from scikit-learn; there is nothing to set.",
-    # scikit-optimize's BayesSearchCV and Optuna's OptunaSearchCV.
     "n_trials": "Optuna's n_trials is n_iter here (the number of "
     "Bayesian-optimisation evaluations): pass n_iter=30.",
     "timeout": "there is no time limit: the search runs a fixed, public number "
-    "of evaluations (stopping on time would make what is evaluated depend on "
-    "timing, and in method='gp-ucb' on private scores). Use a smaller n_iter "
-    "or n_candidates instead.",
+    "of evaluations (stopping on time would make them depend on timing). Use "
+    "a smaller n_iter or n_candidates instead.",
     "optimizer_kwargs": "the optimiser's settings are the search mode's "
     "parameters: pass e.g. method=PrivateSelection(shortlist_size=5, "
     "public_cv=3) or method=DPGPUCB(kernel=Matern(nu=2.5, length_scale=0.2)) "
     "(docs/modes.md).",
     "n_points": "the number of public evaluations in flight at once is the "
-    "mode's batch_size: pass method=PrivateSelection(batch_size=4), with "
-    "n_jobs for the workers (the evaluations depend on batch_size, never "
-    "on timing).",
+    "mode's batch_size: pass method=PrivateSelection(batch_size=4).",
 }
-"""What users of GridSearchCV / RandomizedSearchCV / skopt's BayesSearchCV /
-Optuna's OptunaSearchCV type, and what to do instead."""
 
 
 def check_set_params(search, params: dict) -> None:
-    """``ValueError`` with what to pass for a foreign or a mode's parameter,
-    or ``method__<name>`` while ``method`` is a string."""
+    """Refuse a foreign or a mode's parameter, or ``method__<name>`` while
+    ``method`` is a string, with what to pass."""
     owner = type(search).__name__
     for name, value in params.items():
         hint = FOREIGN_PARAMETERS.get(name) or moved_parameter_hint(
@@ -144,11 +122,9 @@ def check_settings(search) -> SearchPlan:
     if callable(search.refit):
         raise ValueError(
             "refit as a callable is not supported: in GridSearchCV it picks "
-            "best_index_ from cv_results_, i.e. from raw validation scores, "
-            "which are never published here; best_params_ is selected by a "
-            "differentially private mechanism instead. Pass refit=True (or "
-            "refit='<metric name>' with several metrics) and post-process "
-            "best_params_ if needed."
+            "best_index_ from raw validation scores, which are never published "
+            "here. Pass refit=True (or refit='<metric name>' with several "
+            "metrics) and post-process best_params_ if needed."
         )
     for name in ("n_iter", "n_candidates"):
         if isinstance(getattr(search, name), (bool, np.bool_)):
@@ -156,7 +132,7 @@ def check_settings(search) -> SearchPlan:
                 f"{name} must be a positive int, not a bool; got "
                 f"{name}={getattr(search, name)!r}. Pass e.g. {name}=30."
             )
-    # Re-checked by hand: cannot be switched off by set_config.
+    # Re-checked: set_config cannot switch this off.
     epsilon = check_epsilon(search.epsilon, owner=type(search).__name__)
     delta = check_delta(search.delta, owner=type(search).__name__)
     if mode.method == "gp-ucb":
@@ -205,9 +181,8 @@ def _check_gp_ucb(mode, delta: float, release_score: bool) -> None:
         raise ValueError(
             "method='gp-ucb' with batch_size > 1 is allowed only with "
             "release_score=False: the score release (Theorem 3) rests on "
-            "the regret bound of sequential GP-UCB. Use "
-            "DPGPUCB(batch_size=1), or method='private-selection', which "
-            "parallelises freely."
+            "sequential GP-UCB. Use DPGPUCB(batch_size=1), or "
+            "method='private-selection'."
         )
     if mode.noise == 0 and release_score:
         if mode.noise_free_constants is None:
@@ -221,11 +196,7 @@ def _check_gp_ucb(mode, delta: float, release_score: bool) -> None:
 
 
 def _refuse_inner_accountants(estimator, candidates) -> None:
-    """Refuse a :class:`BudgetAccountant` inside the estimator or the search space.
-
-    Its ledger would record which candidates were fitted and which fits
-    failed (private), and it is reachable after ``fit``.
-    """
+    """Refuse a :class:`BudgetAccountant` in the estimator or the search space."""
     values = (
         list(estimator.get_params(deep=True).items())
         if hasattr(estimator, "get_params")
@@ -241,21 +212,16 @@ def _refuse_inner_accountants(estimator, candidates) -> None:
     for name, value in values:
         if isinstance(value, BudgetAccountant):
             raise ValueError(
-                f"the estimator's parameter {name!r} is a BudgetAccountant: an "
-                "estimator that charges a budget ledger when it fits would "
-                "record there which candidates were fitted and which fits "
-                "failed, which is private (checked before any data is read). "
-                "Give the inner estimator accountant=None and pass the "
-                "accountant to this search only."
+                f"the estimator's parameter {name!r} is a BudgetAccountant: its "
+                "ledger would record which candidates were fitted and which fits "
+                "failed, which is private. Give the inner estimator "
+                "accountant=None and pass the accountant to this search only."
             )
 
 
 def _check_parameter_names(estimator, candidates) -> None:
-    """Every candidate must be settable on the estimator, as in GridSearchCV.
-
-    Tried once per dict and per choice of estimator-valued parameters, so
-    that ``{"clf": [SVC()], "clf__C": [...]}`` is checked with the step set.
-    """
+    """Every candidate must be settable on the estimator (tried once per dict
+    and choice of estimator-valued parameters)."""
     seen = set()
     for space, params in zip(candidates.space_of, candidates.params):
         key = (int(space),) + tuple(

@@ -1,14 +1,8 @@
 """The validation split: ``X_val`` given, or one label-independent ``cv`` split.
 
-The training set is public: it trains every candidate and
-``best_estimator_``. So which rows are training rows must not depend on
-any validation record, and a splitter never sees the data: it gets
-placeholders for ``X`` and ``y`` with the right number of rows that refuse
-to give any value, and the public ``groups`` (:func:`public_split`). What
-it yields is then a function of public information whatever its class;
-reading a value refuses the split, and stratified splitters are refused
-by name before any data is read. Exactly one split, never k folds (a row
-validated in one fold is a public training row in another).
+Which rows are (public) training rows must not depend on any validation
+record: a splitter gets placeholders for ``X`` and ``y`` that refuse to give
+any value, and the public ``groups`` (:func:`public_split`).
 """
 
 from __future__ import annotations
@@ -24,20 +18,16 @@ from .._compat import _num_samples, _safe_split
 
 _USE_INSTEAD = (
     "DPBayesSearchCV needs exactly one (train, validation) split fixed by "
-    "public information: cv=[(train_idx, val_idx)] with index arrays fixed "
-    "without looking at the validation labels, PredefinedSplit(test_fold) with "
-    "one fold, ShuffleSplit(n_splits=1), GroupShuffleSplit(n_splits=1) with "
-    "fit(..., groups=public_groups), or any splitter that yields one split "
-    "from the number of rows (and the groups) alone; or split yourself and "
-    "pass X_val, y_val to fit."
+    "public information: cv=[(train_idx, val_idx)], PredefinedSplit(test_fold) "
+    "with one fold, ShuffleSplit(n_splits=1), GroupShuffleSplit(n_splits=1) "
+    "with fit(..., groups=public_groups); or split yourself and pass X_val, "
+    "y_val to fit."
 )
 
 _WHY_ONE = (
     "With several splits, a row validated in one is a training row in "
-    "another (k-fold, shuffle and group splits alike), and training rows "
-    "are public here: every candidate and best_estimator_ are fitted on "
-    "them without noise, so no validation record would stay protected; "
-    "each split's validation scores would also be another release. "
+    "another, and training rows are public here (fitted without noise), so "
+    "no validation record would stay protected. "
 )
 
 
@@ -62,10 +52,8 @@ def check_public_splitter(cv) -> None:
     if stratified:
         raise ValueError(
             f"cv={type(cv).__name__}(...) is refused: a stratified split is a "
-            "function of every row's label, the validation labels included, so "
-            "swapping one validation label can move other rows between the "
-            "training and validation parts, and put the protected record into "
-            "the public training set and best_estimator_. If the labels you "
+            "function of every row's label, so swapping one validation label "
+            "can move rows into the public training set. If the labels you "
             "stratify on are public, split yourself and pass X_val, y_val. "
             + _USE_INSTEAD
         )
@@ -76,8 +64,7 @@ class _ValueRead(Exception):
 
 
 class _RowsOnly:
-    """``X`` (or ``y``) for a splitter: ``len`` and ``shape``; any read of a
-    value (indexing, ``np.asarray``, iteration) raises :class:`_ValueRead`."""
+    """``X`` (or ``y``) for a splitter: ``len`` and ``shape``; a read raises."""
 
     def __init__(self, n_rows: int, ndim: int = 2):
         self.shape = (int(n_rows), 1)[:ndim]
@@ -111,18 +98,14 @@ def public_split(cv, n_rows: int, groups=None) -> list[tuple[np.ndarray, ...]]:
     except _ValueRead:
         raise ValueError(
             f"cv={name}(...) is refused: it reads the features or labels of "
-            "the rows it splits (a value of X or y), but which rows are public "
-            "training rows must not depend on any validation record, so the "
-            "split must be a function of public information only (the number "
-            "of rows, the groups). " + _USE_INSTEAD
+            "the rows it splits, but which rows are public training rows must "
+            "not depend on any validation record. " + _USE_INSTEAD
         ) from None
     except Exception as exc:
         raise ValueError(
             f"cv={name}(...).split failed when given only public information "
-            "(the number of rows, the groups; no X and no y): "
-            f"{type(exc).__name__}: {exc}. A splitter that needs the labels or "
-            "features is refused: which rows are public training rows must not "
-            "depend on any validation record. " + _USE_INSTEAD
+            f"(the number of rows, the groups): {type(exc).__name__}: {exc}. "
+            "A splitter that needs the labels or features is refused. " + _USE_INSTEAD
         ) from exc
     if hasattr(cv, "get_n_splits"):
         try:
@@ -139,8 +122,7 @@ def public_split(cv, n_rows: int, groups=None) -> list[tuple[np.ndarray, ...]]:
 
 
 def check_cpu_inputs(**inputs) -> None:
-    """Refuse array-API inputs on a non-CPU device (public, like the shape):
-    every validation record is scored on its own with NumPy."""
+    """Refuse array-API inputs on a non-CPU device (public, like the shape)."""
     for name, value in inputs.items():
         device = getattr(value, "device", None)
         if device is None or not hasattr(value, "__array_namespace__"):
@@ -148,13 +130,9 @@ def check_cpu_inputs(**inputs) -> None:
         if "cpu" not in str(device).lower():
             raise ValueError(
                 f"{name} is an array on the device {device!r}; DPBayesSearchCV "
-                "maps every validation record into the training set's schema "
-                "and scores it on its own with NumPy on the CPU (that is what "
-                "keeps each record's effect on a score bounded), so every input "
-                "must be on the CPU. Pass the data on the CPU instead (e.g. "
-                "X.cpu(), or xp.asarray(X, device=<the cpu device>)); "
-                "array_api_dispatch then still applies to the estimator's own "
-                "computations on the CPU."
+                "scores every validation record on its own with NumPy: pass the "
+                "data on the CPU instead (e.g. X.cpu(), or xp.asarray(X, "
+                "device=<the cpu device>))."
             )
 
 
@@ -170,13 +148,11 @@ def check_cv_structure(cv) -> None:
     if isinstance(cv, numbers.Integral):
         if cv == 1:
             raise ValueError(
-                "cv=1 is not one split: an int is a number of KFold folds "
-                "(scikit-learn's KFold needs at least 2; a single fold would "
-                "leave no training rows). For one (train, validation) split "
-                "pass cv=ShuffleSplit(n_splits=1, test_size=0.2, random_state=0), "
-                "PredefinedSplit(test_fold) with one fold or [(train_idx, "
-                "val_idx)], or X_val, y_val to fit; or leave cv=None and call "
-                "fit(X, y) to protect every row (the whole-data mode)."
+                "cv=1 is not one split: an int is a number of KFold folds. For "
+                "one (train, validation) split pass cv=ShuffleSplit(n_splits=1, "
+                "test_size=0.2, random_state=0) or [(train_idx, val_idx)], or "
+                "X_val, y_val to fit; or leave cv=None and call fit(X, y) to "
+                "protect every row (the whole-data mode)."
             )
         raise ValueError(several_splits_message(f"cv={cv!r} asks for {cv} folds"))
     if isinstance(cv, (list, tuple)) and len(cv) != 1:
@@ -192,18 +168,13 @@ def check_cv_structure(cv) -> None:
 
 
 def split_data(estimator, cv, X, y, X_val, y_val, groups=None, split_params=None):
-    """(X_train, y_train, X_val, y_val, train indices or None), shapes checked.
-
-    ``X_val`` given, or one :func:`public_split` of ``X``, ``y`` by ``cv``
-    (a precomputed kernel is sliced on both axes, as ``GridSearchCV``).
-    """
+    """(X_train, y_train, X_val, y_val, train indices or None), shapes checked."""
     if X_val is not None or y_val is not None:
         if groups is not None:
             raise ValueError(
-                "groups is used only by cv's splitter to split X into training "
-                "and validation rows; with X_val/y_val there is nothing to "
-                "split. Drop groups, or pass cv=GroupShuffleSplit(n_splits=1) "
-                "and the whole data as X, y."
+                "groups is used only by cv's splitter; with X_val/y_val there "
+                "is nothing to split. Drop groups, or pass "
+                "cv=GroupShuffleSplit(n_splits=1) and the whole data as X, y."
             )
         if cv is not None:
             raise ValueError(
@@ -225,12 +196,10 @@ def split_data(estimator, cv, X, y, X_val, y_val, groups=None, split_params=None
         return X, y, X_val, y_val, None
     if cv is None:
         raise ValueError(
-            "This method needs a validation set: call fit(X_train, "
-            "y_train, X_val=..., y_val=...), or set cv to exactly one "
-            "(train, validation) split (PredefinedSplit, [(train_idx, "
-            "val_idx)] or ShuffleSplit(n_splits=1)). To protect every row of "
-            "X, y with no validation set, use method='whole-data' (what "
-            "fit(X, y) runs with the default method string)."
+            "This method needs a validation set: call fit(X_train, y_train, "
+            "X_val=..., y_val=...), or set cv to exactly one (train, "
+            "validation) split. To protect every row of X, y with no "
+            "validation set, use method='whole-data'."
         )
     X, y = indexable(X, y)
     split_params = dict(split_params or {})

@@ -200,27 +200,6 @@ def test_the_gp_sees_fold_0_scores_while_it_runs():
     assert observed[:n] == fold0
 
 
-def test_budget_needs_the_fold_sizes():
-    with pytest.raises(ValueError, match="fold_rows and n_train"):
-        PublicSearch(
-            np.eye(2),
-            n_iter=2,
-            beta=lambda t: 1.0,
-            tie_break=np.arange(2),
-            fold_job=lambda j, k: None,
-            n_folds=3,
-            fold0_size=50,
-            bounds=(0.0, 1.0),
-            to_gp=lambda s: s,
-            racing=None,
-            shortlist_size=2,
-            kernel="matern52",
-            length_scale=0.1,
-            noise=0.01,
-            budget=1.0,
-        )
-
-
 def _smooth_problem(seed=3, n=40):
     rng = np.random.default_rng(seed)
     X = rng.uniform(size=(n, 2))

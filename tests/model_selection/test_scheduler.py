@@ -56,6 +56,23 @@ pytestmark = [
 # ---------------------------------------------------------------------------
 
 
+class JobList:
+    """A driver with a fixed list of jobs; ``results`` in submission order."""
+
+    def __init__(self, jobs):
+        self.jobs = list(jobs)
+        self.results: list = []
+
+    def next_job(self):
+        return self.jobs.pop(0) if self.jobs else None
+
+    def process(self, job, result) -> None:
+        self.results.append(result)
+
+    def finished(self) -> bool:
+        return not self.jobs
+
+
 def _slow_square(x: int, seconds: float) -> int:
     time.sleep(seconds)
     return x * x
@@ -234,13 +251,13 @@ def test_a_stream_leaves_no_live_feed_behind(fail):
     with joblib.parallel_backend("threading", n_jobs=2):
         if fail:
             with pytest.raises(ValueError, match="on purpose"):
-                run_ordered(scheduler.JobList(jobs), window=3, n_jobs=2)
+                run_ordered(JobList(jobs), window=3, n_jobs=2)
         else:
-            assert run_ordered(scheduler.JobList(jobs), window=3, n_jobs=2) == 6
+            assert run_ordered(JobList(jobs), window=3, n_jobs=2) == 6
     assert len(scheduler._LIVE_FEEDS) == 0
 
 
-class _Processed(scheduler.JobList):
+class _Processed(JobList):
     """A JobList that counts its processed results (and may hide finished)."""
 
     def __init__(self, jobs, *, says_finished=True):

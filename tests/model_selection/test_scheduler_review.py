@@ -32,6 +32,23 @@ pytestmark = [
 JOBLIB_EARLY_EXIT = "adjusting the input task iterator"
 
 
+class JobList:
+    """A driver with a fixed list of jobs; ``results`` in submission order."""
+
+    def __init__(self, jobs):
+        self.jobs = list(jobs)
+        self.results: list = []
+
+    def next_job(self):
+        return self.jobs.pop(0) if self.jobs else None
+
+    def process(self, job, result) -> None:
+        self.results.append(result)
+
+    def finished(self) -> bool:
+        return not self.jobs
+
+
 class _RaisesOnResult:
     """Submits short jobs; raises ``error`` when the 3rd result is processed."""
 
@@ -298,7 +315,7 @@ def test_a_stream_whose_first_tasks_are_refused_leaves_no_live_feed():
     jobs = [Job(_plus_one_squared, (i,)) for i in range(4)]
     with joblib.parallel_config(backend=Refusing()):
         with pytest.raises(RuntimeError, match="refused on purpose") as info:
-            run_ordered(scheduler.JobList(jobs), window=3, n_jobs=2)
+            run_ordered(JobList(jobs), window=3, n_jobs=2)
     assert info.value.__traceback__ is not None  # its frames are alive
     assert len(scheduler._LIVE_FEEDS) == 0
 
