@@ -206,11 +206,11 @@ def private_model() -> str:
         body.append([label, f"{eps:g}", str(len(diff)), *cells])
     head = (
         "Test accuracy of the released model, mean ± s.e. over public 70/30 "
-        "splits; `auto` at the learner's default C (`python "
+        "splits; both `auto` columns at the learner's default C (`python "
         "benchmarks/bench_private_model.py --tasks ... --epsilons ... --rules "
         'auto "auto, no score" --no-references`, '
-        "`benchmarks/results/bench_private_model_default.json`), the other "
-        "columns on the same splits with the learner's C = 1 "
+        "`benchmarks/results/bench_private_model_default.json`), the others "
+        "on the same splits with the learner's C = 1 "
         "(`benchmarks/results/bench_private_model.json`; each run's command is "
         "stored in both).\n\n"
     )
