@@ -12,11 +12,13 @@ split (seed = split index); test accuracy, mean ± s.e. over the splits.
 Rows, each fitted on the training rows:
 
 - ``LogisticRegression``: scikit-learn, no privacy (the ceiling);
-- ``DPLogisticRegression``: objective perturbation, pure ε (C = 1);
+- ``DPLogisticRegression``: objective perturbation, pure ε (C = 1, pinned:
+  the stored run's; the learner's default is now ``C="scale"``);
 - ``DPGradientDescentLogisticRegression``: (ε, δ), defaults (T = 20) and
   T = 50;
 - ``private-model, DPLogisticRegression``: ``PrivateModel()`` ("auto")
-  over C ∈ logspace(-2, 2, 5), pure ε;
+  over C ∈ logspace(-2, 2, 5), pure ε (the learner's own C = 1, pinned:
+  with ``"scale"`` auto would not tune);
 - ``private-model, DPGradientDescent``: ``PrivateModel()`` ("auto":
   random stopping in Rényi DP) over C ∈ {0.1, 1, 10} × max_iter ∈ {10,
   20, 50}, (ε, δ).
@@ -71,7 +73,7 @@ def models(bounds):
     return {
         "LogisticRegression (no privacy)": lambda: LogisticRegression(max_iter=5000),
         "DPLogisticRegression (pure eps, C=1)": lambda: DPLogisticRegression(
-            epsilon=EPSILON, bounds=bounds
+            epsilon=EPSILON, bounds=bounds, C=1.0
         ),
         "DPGradientDescent (T=20, default)": lambda: (
             DPGradientDescentLogisticRegression(**gd)
@@ -80,7 +82,8 @@ def models(bounds):
             **gd, max_iter=50
         ),
         "private-model, DPLogisticRegression": lambda: _search(
-            DPLogisticRegression(bounds=bounds), {"C": list(np.logspace(-2, 2, 5))}
+            DPLogisticRegression(bounds=bounds, C=1.0),
+            {"C": list(np.logspace(-2, 2, 5))},
         ),
         "private-model, DPGradientDescent (RDP)": lambda: _search(
             DPGradientDescentLogisticRegression(bounds=bounds, delta=DELTA),

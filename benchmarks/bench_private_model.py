@@ -32,9 +32,10 @@ seed (paired). Rows:
   once at the per-model ε of the strategy it ran, selected by clean
   validation accuracy (NOT private); beside it ``noisy-score selection,
   run's ε`` and ``random stopping, clean scores`` (``RUN_EPS_REFS``);
-- ``public default`` (C=1 at ε on the training part, its score released;
-  C = 1 is the learner's own value in every row of this script),
-  ``public default, all rows`` (C=1 at ε on every row, no score),
+- ``public default`` (the learner's own C, ``--learner-C``: ``"scale"``
+  by default, 1 in the stored runs before that option; at ε on the
+  training part, its score released), ``public default, all rows`` (the
+  same at ε on every row, no score),
   ``naive split``, ``random stopping`` (logarithmic law), and the
   automatic rule with ``release_score=True`` (``auto``) and ``False``
   (``auto, no score``);
@@ -428,17 +429,20 @@ def learner_params(task, X):
     return {"data_norm": float(np.sqrt(X.shape[1]) / 2)}
 
 
-def run_seed(task, eps, seed, grid, rules=tuple(RULES), opendp=True):
+def run_seed(
+    task, eps, seed, grid, rules=tuple(RULES), opendp=True, C="scale", refs=True
+):
     """Every rule on one public split, every rule's search with the same
     noise seed (common random numbers: ``auto`` then releases exactly what
-    the rule it runs releases on that split)."""
+    the rule it runs releases on that split). ``C``: the learner's own
+    value (the untuned model; ``auto`` never tunes ``"scale"``); ``refs``:
+    also the references (``REFERENCES``, ``RUN_EPS_REFS``, OpenDP), which
+    do not depend on ``C``."""
     X, y = load(task)
     noise_seed = 1_000_003 * seed + int(round(1000 * eps))
     X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.3, random_state=seed)
     params = learner_params(task, X)
-    # C = 1 its own value: the untuned model of the stored runs, and auto
-    # tunes inside its window (with C="scale" it never does: bench_untuned_C)
-    learner = DPLogisticRegression(C=1.0, **params)
+    learner = DPLogisticRegression(C=C, **params)
     out, searches = {}, {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -471,6 +475,8 @@ def run_seed(task, eps, seed, grid, rules=tuple(RULES), opendp=True):
                 "seconds": time.perf_counter() - t,
             }
             searches[name] = search
+        if not refs:
+            return out
         split_seed = search._check_settings().seed
         out.update(_references(X_tr, y_tr, X_te, y_te, eps, grid, params, split_seed))
         if "auto" in searches:
@@ -579,16 +585,17 @@ def _mean_se(a) -> tuple[float, float]:
 
 
 def _names(results) -> list[str]:
-    """The rows of the run: the OpenDP row only where it ran."""
+    """The rows of the run: the references and OpenDP rows only where they ran."""
+    refs = [n for n in REFERENCES if all(n in r for v in results.values() for r in v)]
     ran = [n for n in OPENDP if any(n in r for v in results.values() for r in v)]
-    refs = [
+    refs += [
         n for n in SELECTION_REFS if all(n in r for v in results.values() for r in v)
     ]
     rules = [n for n in RULES if all(n in r for v in results.values() for r in v)]
     refs += [
         n for n in RUN_EPS_REFS if all(n in r for v in results.values() for r in v)
     ]
-    return [*REFERENCES, *refs, *rules, *ran]
+    return [*refs, *rules, *ran]
 
 
 def table(results, tasks, epsilons):
@@ -627,6 +634,8 @@ def goals(results, tasks, epsilons):
     for task in tasks:
         for eps in epsilons:
             runs = results[f"{task}|{eps}"]
+            if not all("non-private selection" in r for r in runs):
+                continue  # a run without the references (--no-references)
             acc = {
                 n: np.array([r[n]["acc"] for r in runs]) for n in RULES if n in runs[0]
             }
@@ -808,6 +817,18 @@ def main():
         help="only these rules (default: all)",
     )
     parser.add_argument("--no-opendp", action="store_true", help="skip OpenDP rows")
+    parser.add_argument(
+        "--learner-C",
+        default="scale",
+        type=lambda v: v if v == "scale" else float(v),
+        help='the learner\'s own C, its untuned model: "scale" (its default) or '
+        "a number (1 in the stored runs before this option)",
+    )
+    parser.add_argument(
+        "--no-references",
+        action="store_true",
+        help="only the rules: no reference rows, run's-eps rows or OpenDP",
+    )
     args = parser.parse_args()
     if args.quick:
         tasks, epsilons, seeds, grid = (
@@ -831,7 +852,16 @@ def main():
         jobs = [(t, eps, s) for t in tasks for s in range(first, first + seeds)]
         # fork: the workers share __main__ (its cached OpenDP probe included)
         outs = Parallel(n_jobs=args.jobs, backend="multiprocessing")(
-            delayed(run_seed)(t, e, s, grid, rules, not args.no_opendp)
+            delayed(run_seed)(
+                t,
+                e,
+                s,
+                grid,
+                rules,
+                not args.no_opendp,
+                args.learner_C,
+                not args.no_references,
+            )
             for t, e, s in jobs
         )
         for (t, e, _), o in zip(jobs, outs):
@@ -861,6 +891,7 @@ def _write(out, args, tasks, epsilons, seeds, grid, start, results):
                     "command": "PYTHONPATH=. python benchmarks/bench_private_model.py "
                     + " ".join(sys.argv[1:]),
                     "grid": list(map(float, grid)),
+                    "learner_C": args.learner_C,
                     "noise": "paired: every rule of a split has the same "
                     "noise_random_state (common random numbers); the OpenDP "
                     "rows share the split only (OpenDP's own noise source)",

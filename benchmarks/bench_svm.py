@@ -3,7 +3,8 @@
 Task fixed before the run: raw ``load_breast_cancer`` with the declared
 bounds (0, 1.25 × each feature's maximum) (the convention of issue 37),
 stratified 70/30 splits with seeds 0..19, test accuracy. Each DP learner
-at its defaults (C = 1; h = 0.5 for the SVM) at ε = 1 and 4; beside them
+at its defaults (the SVM: C = 1, h = 0.5; logistic regression:
+``C="scale"``) at ε = 1 and 4; beside them
 scikit-learn's LinearSVC (non-private) on the same public map of the
 features into [−1, 1] and in a ``StandardScaler`` pipeline (what a user
 without privacy would pick). And each DP learner tuned and released by

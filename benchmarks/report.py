@@ -141,57 +141,82 @@ PRIVATE_MODEL_TASKS = {
 }
 
 
-def private_model_cells() -> list[tuple[str, float, int, dict, dict]]:
-    """(task, ε, splits, summary, goals) per stored cell, later runs winning."""
-    runs = load("bench_private_model.json")["runs"]
+PRIVATE_MODEL_ROWS = {  # name in the runs → column; the first from the rerun
+    "auto, no score": "auto",
+    "public default, all rows": "C = 1",
+    "auto": "auto, `release_score=True`",
+    "non-private selection": "non-private choice",
+    "non-DP LR": "non-DP LR",
+}
+
+
+def mean_se(values: list[float]) -> tuple[float, float]:
+    """Mean and standard error of the mean (ddof 1), as the scripts store."""
+    n = len(values)
+    mean = sum(values) / n
+    var = sum((v - mean) ** 2 for v in values) / (n - 1) if n > 1 else float("nan")
+    return mean, math.sqrt(var / n)
+
+
+def private_model_cells() -> list[tuple[str, float, dict]]:
+    """(task, ε, {row: per-split test accuracies}) per cell of the docs table.
+
+    The automatic rule (``auto``, ``auto, no score``) at the learner's
+    default C: ``bench_private_model_default.json``. The rows that do not
+    depend on it (the untuned model at C = 1, the non-private choice, the
+    non-DP LR): ``bench_private_model.json`` (learner C = 1; later runs
+    winning), on the same public splits (same seeds, paired).
+    """
+    default = {}
+    for run in load("bench_private_model_default.json")["runs"].values():
+        for key, splits in run["runs"].items():
+            default[key] = (run["meta"], splits)
     cells = {}
-    for run in runs.values():
+    for run in load("bench_private_model.json")["runs"].values():
         meta = run["meta"]
         for task in meta["tasks"]:
             for eps in meta["epsilons"]:
                 key = f"{task}|{float(eps)}"
                 if f"{key}|auto" in run["summary"]:
-                    cells[(task, float(eps))] = (meta["seeds"], key, run)
-    return [
-        (task, eps, seeds, run["summary"], run["goals"], key)
-        for (task, eps), (seeds, key, run) in cells.items()
-    ]
+                    cells[key] = (task, float(eps), meta, run["runs"][key])
+    out = []
+    for key, (task, eps, meta, stored) in cells.items():
+        new_meta, rerun = default[key]
+        if (new_meta["first_seed"], len(rerun)) != (meta["first_seed"], len(stored)):
+            raise ValueError(f"{key}: the rerun's splits are not the stored ones")
+        acc = {}
+        for name in PRIVATE_MODEL_ROWS:
+            splits = rerun if name.startswith("auto") else stored
+            acc[name] = [r[name]["acc"] for r in splits]
+        out.append((task, eps, acc))
+    return out
 
 
 def private_model() -> str:
-    """The released DP model against the untuned one (bench_private_model.py)."""
+    """The released DP model at the defaults (bench_private_model.py)."""
     body = []
-    for task, eps, seeds, summary, goals, key in private_model_cells():
-
-        def acc(rule, key=key, summary=summary):
-            s = summary[f"{key}|{rule}"]
-            return f"{s['mean']:.3f} ± {s['se']:.3f}"
-
-        goal = goals[f"{key}|auto, no score"]
-        diff, se = goal["minus_untuned"]
-        body.append(
-            [
-                PRIVATE_MODEL_TASKS.get(task, task),
-                f"{eps:g}",
-                str(seeds),
-                acc("auto, no score"),
-                acc("public default, all rows"),
-                f"{diff:+.3f} ± {se:.3f}",
-                acc("auto"),
-                acc("non-private selection"),
-                acc("non-DP LR"),
-                ", ".join(sorted(goal["strategies"])),
-            ]
-        )
+    for task, eps, acc in private_model_cells():
+        diff = [
+            a - b
+            for a, b in zip(acc["auto, no score"], acc["public default, all rows"])
+        ]
+        cells = ["{:.3f} ± {:.3f}".format(*mean_se(acc[n])) for n in PRIVATE_MODEL_ROWS]
+        cells.insert(2, "{:+.3f} ± {:.3f}".format(*mean_se(diff)))
+        label = PRIVATE_MODEL_TASKS.get(task, task)
+        body.append([label, f"{eps:g}", str(len(diff)), *cells])
     head = (
         "Test accuracy of the released model, mean ± s.e. over public 70/30 "
-        "splits; `python benchmarks/bench_private_model.py --tasks ... "
-        "--epsilons ...` (each run's command is stored in "
-        "`benchmarks/results/bench_private_model.json`).\n\n"
+        "splits; both `auto` columns at the learner's default C (`python "
+        "benchmarks/bench_private_model.py --tasks ... --epsilons ... --rules "
+        'auto "auto, no score" --no-references`, '
+        "`benchmarks/results/bench_private_model_default.json`), the others "
+        "on the same splits with the learner's C = 1 "
+        "(`benchmarks/results/bench_private_model.json`; each run's command is "
+        "stored in both).\n\n"
     )
-    header = ["task", "ε", "splits", "auto", "untuned", "auto − untuned"]
-    header += ["auto, `release_score=True`", "non-private choice", "non-DP LR"]
-    return head + table(header + ["auto ran"], body)
+    header = ["task", "ε", "splits", "auto", "C = 1", "auto − C = 1"]
+    header += list(PRIVATE_MODEL_ROWS.values())[2:]
+    return head + table(header, body)
 
 
 HELD_OUT_2 = {  # task → (label, rows, features), sizes of load() in the script
@@ -408,11 +433,10 @@ def readme() -> str:
     big = "tree_noisy_20000"
     wd = {r["method"]: r for r in load(f"bench_whole_data_{big}.json")["table"]}
     w1, wr = wd["whole-data eps=1"], wd["RandomizedSearchCV"]
-    p = {  # the latest stored cell of each task (private_model_cells)
-        k: v
-        for task, eps, _, summary, _, key in private_model_cells()
-        for k, v in summary.items()
-        if k.startswith(f"{key}|")
+    p = {  # each cell of the private-model table (private_model_cells)
+        f"{task}|{eps}|{name}": mean_se(values)
+        for task, eps, acc in private_model_cells()
+        for name, values in acc.items()
     }
     g = {
         (x["algorithm"], x["epsilon"]): x for x in load("bench_ldp_goals.json")["goals"]
@@ -449,12 +473,12 @@ def readme() -> str:
             "private-model",
             "test accuracy of the released DP model: "
             + ", ".join(
-                f"{t} {pm(*(p[f'{t}|1.0|auto, no score'][v] for v in ('mean', 'se')))}"
+                f"{t} {pm(*p[f'{t}|1.0|auto, no score'])}"
                 for t in ("breast_cancer", "digits", "synthetic")
             )
             + " (the same DP models selected without privacy: "
             + ", ".join(
-                f"{p[f'{t}|1.0|non-private selection']['mean'] * 100:.2f}"
+                f"{p[f'{t}|1.0|non-private selection'][0] * 100:.2f}"
                 for t in ("breast_cancer", "digits", "synthetic")
             )
             + ")",

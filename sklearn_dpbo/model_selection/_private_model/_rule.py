@@ -74,8 +74,8 @@ def default_suffices(learner, n: int, epsilon: float, n_features) -> bool:
       their noise draws than by C, the noisy selection picks among draws,
       and the released model carries 2.9 times the untuned model's noise;
     - x ≥ 30: the untuned model at the whole ε is already near the best C
-      (C = 1 sits near objective perturbation's plateau, the weakest
-      regularisation allowed at ε), and the tuned model's extra noise costs
+      (a numeric C such as 1 sits near objective perturbation's plateau, the
+      weakest regularisation allowed at ε), and the tuned model's extra noise costs
       more than choosing C wins.
 
     The limits are measured on the library's logistic regression (whole-ε
@@ -83,7 +83,8 @@ def default_suffices(learner, n: int, epsilon: float, n_features) -> bool:
     before their run). Only for learners that declare the rule applies to
     them (``_auto_default_rule``: objective perturbation, Gaussian naive
     Bayes); a learner whose measured tuning never paid declares
-    ``_auto_never_tunes`` and always gets its default (Gaussian naive Bayes).
+    ``_auto_never_tunes`` and always gets its default (Gaussian naive Bayes;
+    ``DPLogisticRegression`` with its default ``C="scale"``).
     Public: n, the number of rows of X (whether or not a score is
     released), the whole ε and d, the number of features the learner
     receives: the columns of X (its container's shape, checked 2-D before
