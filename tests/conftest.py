@@ -291,3 +291,20 @@ class CallbackScorer(DPScorer):
 
 def _unused_record_score(y, out):  # pragma: no cover - replaced by _raw
     raise AssertionError("CallbackScorer computes its values in _raw")
+
+
+class JobList:
+    """A driver with a fixed list of jobs; ``results`` in submission order."""
+
+    def __init__(self, jobs):
+        self.jobs = list(jobs)
+        self.results: list = []
+
+    def next_job(self):
+        return self.jobs.pop(0) if self.jobs else None
+
+    def process(self, job, result) -> None:
+        self.results.append(result)
+
+    def finished(self) -> bool:
+        return not self.jobs

@@ -25,7 +25,7 @@ import time
 import joblib
 import numpy as np
 import pytest
-from conftest import NOISE_SEED_WARNING
+from conftest import NOISE_SEED_WARNING, JobList
 from sklearn.linear_model import LogisticRegression
 
 import sklearn_dpbo.model_selection._evaluation as evaluation
@@ -54,23 +54,6 @@ pytestmark = [
 # ---------------------------------------------------------------------------
 # run_ordered
 # ---------------------------------------------------------------------------
-
-
-class JobList:
-    """A driver with a fixed list of jobs; ``results`` in submission order."""
-
-    def __init__(self, jobs):
-        self.jobs = list(jobs)
-        self.results: list = []
-
-    def next_job(self):
-        return self.jobs.pop(0) if self.jobs else None
-
-    def process(self, job, result) -> None:
-        self.results.append(result)
-
-    def finished(self) -> bool:
-        return not self.jobs
 
 
 def _slow_square(x: int, seconds: float) -> int:

@@ -16,7 +16,7 @@ import warnings
 
 import numpy as np
 import pytest
-from conftest import NOISE_SEED_WARNING
+from conftest import NOISE_SEED_WARNING, JobList
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.linear_model import LogisticRegression as _LR
 
@@ -30,23 +30,6 @@ pytestmark = [
 ]
 
 JOBLIB_EARLY_EXIT = "adjusting the input task iterator"
-
-
-class JobList:
-    """A driver with a fixed list of jobs; ``results`` in submission order."""
-
-    def __init__(self, jobs):
-        self.jobs = list(jobs)
-        self.results: list = []
-
-    def next_job(self):
-        return self.jobs.pop(0) if self.jobs else None
-
-    def process(self, job, result) -> None:
-        self.results.append(result)
-
-    def finished(self) -> bool:
-        return not self.jobs
 
 
 class _RaisesOnResult:
