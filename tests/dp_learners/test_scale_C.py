@@ -70,3 +70,38 @@ def test_other_strings_are_refused():
     X, y = _data()
     with pytest.raises(ValueError, match="C"):
         DPLogisticRegression(C="auto", data_norm=1.0).fit(X, y)
+
+
+def test_scale_one_vs_rest_uses_each_problems_epsilon():
+    # Three classes at ε = 1.5: each problem at ε/3 = 0.5; data_norm = 1 with
+    # the intercept, R² = 2, c = 1/4. By hand C = 0.3 (e^(0.99·0.5/4) − 1)/0.5.
+    rng = np.random.default_rng(1)
+    X = rng.uniform(-1, 1, (240, 3)) / np.sqrt(3)
+    y = np.argmax(X, axis=1)
+    common = dict(epsilon=1.5, data_norm=1.0, classes=(0, 1, 2), noise_random_state=4)
+    C = 0.3 * math.expm1(0.99 * 0.5 / 4) / (0.25 * 2.0)
+    with pytest.warns(Warning):
+        scale = DPLogisticRegression(**common).fit(X, y)
+        fixed = DPLogisticRegression(C=C, **common).fit(X, y)
+    np.testing.assert_allclose(scale.coef_, fixed.coef_, rtol=1e-5)
+    assert scale.plan_.regularization == pytest.approx(1 / (C * 240 * 2.0))
+    # the variant resolving "scale" at the whole ε would regularise 3.3x less
+    C_whole = 0.3 * math.expm1(0.99 * 1.5 / 4) / (0.25 * 2.0)
+    assert scale.plan_.regularization > 3 / (C_whole * 240 * 2.0)
+
+
+def test_subclasses_keep_a_numeric_C_and_tune_in_the_window():
+    import sklearn_dpbo.model_selection._private_model._fit as pm
+    from sklearn_dpbo.dp_learners import DPGradientDescentLogisticRegression
+
+    # n·ε/d = 500·0.6/14 ≈ 21, inside auto's window [15, 30)
+    assert pm.default_suffices(DPLogisticRegression(data_norm=1.0), 500, 0.6, 14)
+    svm = DPLinearSVC(data_norm=1.0)
+    assert not svm._auto_never_tunes
+    assert not pm.default_suffices(svm, 500, 0.6, 14)
+    gd = DPGradientDescentLogisticRegression(data_norm=1.0)
+    assert gd.C == 1.0 and not gd._auto_never_tunes
+    X, y = _data()
+    for est in (svm, gd):
+        with pytest.raises(ValueError, match="'C' parameter"):
+            est.set_params(C="scale").fit(X, y)
