@@ -1,10 +1,7 @@
 """The private-model mode for a learner whose fits are ρ-zCDP (Gaussian noise).
 
-Such a learner (``_privacy_notion = "zcdp"``, e.g.
-``DPGradientDescentLogisticRegression``) is not pure ε-DP, so the
-(2 + η)ε₀ rule of random stopping does not apply; its runs are accounted in
-Rényi DP instead (``privacy._rdp``). Public values only, before any row is
-read.
+Such a learner (``_privacy_notion = "zcdp"``) is not pure ε-DP: its runs
+are accounted in Rényi DP (``privacy._rdp``), from public values only.
 
 **A run** fits the learner at ρ on the training part and releases its
 validation score with Laplace noise at ε_s = √(2ρ): pure ε_s-DP implies
@@ -56,13 +53,8 @@ def _run(learner, epsilon: float, delta: float) -> tuple[dict, float, float]:
 
 
 def plan(learner, mode, candidates, epsilon, delta, law, cfg: dict) -> dict:
-    """``cfg`` completed for a zCDP learner (module docstring).
-
-    ``law(δ_cap)`` is the search's public choice of the law of K and its cap
-    at that δ: (name, η, γ, K_max, added δ, E[K]). ``"auto"``: random
-    stopping with two or more candidates, else the default; ``"split"`` is
-    refused.
-    """
+    """``cfg`` completed for a zCDP learner; ``law(δ_cap)`` gives (name, η, γ,
+    K_max, added δ, E[K]). ``"auto"``: random stopping from two candidates."""
     owner = type(learner).__name__
     if not delta > 0:
         raise ValueError(
