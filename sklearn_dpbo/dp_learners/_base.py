@@ -231,10 +231,7 @@ def check_targets(y, n: int, owner: str):
     if y is None:
         raise ValueError(f"{owner} requires y to be passed, but the target y is None.")
     if isinstance(y, (list, tuple)):
-        out = np.empty(len(y), dtype=object)
-        for i, v in enumerate(y):
-            out[i] = v
-        y = out
+        y = np.fromiter(y, dtype=object, count=len(y))
     else:
         y = column_or_1d(y, warn=True)
     if y.shape[0] != n:
@@ -373,15 +370,8 @@ class DPLearnerMixin(CachedParamNamesMixin):
 
     def _float_rows(self, X, *, reset: bool) -> np.ndarray:
         """``validate_data`` without the finiteness check, then floats per entry."""
-        X = validate_data(
-            self,
-            X,
-            reset=reset,
-            accept_sparse=False,
-            dtype=None,
-            ensure_all_finite=False,
-        )
-        return float_rows(X)
+        kw = {"accept_sparse": False, "dtype": None, "ensure_all_finite": False}
+        return float_rows(validate_data(self, X, reset=reset, **kw))
 
     def _noise_source(self):
         if self.noise_random_state is not None:

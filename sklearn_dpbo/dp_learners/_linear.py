@@ -232,8 +232,7 @@ class DPLinearRegression(DPLearnerMixin, RegressorMixin, BaseEstimator):
         A = Xw.T @ Xc / n + a * np.eye(d)  # weights in [0, 1]: the same bounds
         rhs = Xw.T @ y / n
         w = np.linalg.solve(A, rhs)
-        # computed ‖∇J‖ ≤ half the bound: its float error is far below the
-        # other half, so the exact gradient is ≤ GRADIENT_TOL·G (the slack)
+        # computed ‖∇J‖ ≤ half the bound, so the exact one ≤ GRADIENT_TOL·G
         tol = GRADIENT_TOL * ridge_gradient_bound(a, row_norm, B) / 2
         for _ in range(SOLVER_MIN_ITER):  # refine until certified
             grad = A @ w - rhs

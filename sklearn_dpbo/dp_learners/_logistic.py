@@ -203,33 +203,18 @@ class DPLogisticRegression(DPLearnerMixin, ClassifierMixin, BaseEstimator):
 
     def _fit_binary(self, Xc, s, eps, row_norm, rng, weights=None):
         """(released weights, sensitivity, plan) of one binary problem at ε."""
-        n = Xc.shape[0]
+        (n, d), C, it = Xc.shape, float(self.C), int(self.max_iter)
         if self.mechanism == "objective":
             loss = self._loss()
-            plan = objective_plan(
-                n,
-                float(self.C),
-                row_norm,
-                eps,
-                dim=Xc.shape[1],
-                curvature=loss.curvature_bound,
-            )
-            w = fit_objective(
-                Xc, s, plan, row_norm, rng, int(self.max_iter), weights, loss
-            )
+            c = loss.curvature_bound
+            plan = objective_plan(n, C, row_norm, eps, dim=d, curvature=c)
+            w = fit_objective(Xc, s, plan, row_norm, rng, it, weights, loss)
             return w, plan.output_sensitivity / row_norm, plan
-        lam = output_regularization(n, float(self.C), row_norm)
-        w = certified_newton(  # gradient bound: GRADIENT_TOL × a row's R
-            Xc,
-            s,
-            lam,
-            np.zeros(Xc.shape[1]),
-            int(self.max_iter),
-            GRADIENT_TOL * row_norm,
-            "output perturbation",
-            weights,
-        )
-        sens = logistic_sensitivity(n, float(self.C), row_norm)
+        lam = output_regularization(n, C, row_norm)
+        tol = GRADIENT_TOL * row_norm  # GRADIENT_TOL × a row's gradient bound R
+        what = "output perturbation"
+        w = certified_newton(Xc, s, lam, np.zeros(d), it, tol, what, weights)
+        sens = logistic_sensitivity(n, C, row_norm)
         return release_weights(w, sens, eps, rng), sens, None
 
     def _fit_private(self, X, y, rng, sample_weight=None):

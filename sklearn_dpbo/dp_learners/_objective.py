@@ -173,13 +173,7 @@ class ObjectivePlan:
 
 
 def objective_plan(
-    n: int,
-    C: float,
-    row_norm: float,
-    epsilon: float,
-    *,
-    dim: int = 1,
-    curvature: float | None = None,
+    n: int, C: float, row_norm: float, epsilon: float, *, dim=1, curvature=None
 ) -> ObjectivePlan:
     """The :class:`ObjectivePlan` for n rows, C, R, ε, d = ``dim`` coordinates of v
     and the loss's ``curvature`` c (default 1/4); public values only."""
@@ -197,17 +191,8 @@ def objective_plan(
         eps_prime = min(eps_prime, 0.75 * eps_obj)
     scale = 2.0 / eps_prime
     gamma = GAMMA * (1.0 + int(dim) * scale / n)
-    return ObjectivePlan(
-        epsilon_objective=eps_obj,
-        epsilon_output=eps_out,
-        epsilon_prime=eps_prime,
-        regularization=lam,
-        extra_regularization=extra,
-        noise_scale=scale,
-        gradient_bound=gamma,
-        output_sensitivity=2.0 * gamma / (lam + extra),
-        curvature=c,
-    )
+    sens = 2.0 * gamma / (lam + extra)
+    return ObjectivePlan(eps_obj, eps_out, eps_prime, lam, extra, scale, gamma, sens, c)
 
 
 def newton(X, s, lam, lin, max_iter, tol=None, stats=None, weights=None, loss=LOGISTIC):
@@ -223,8 +208,7 @@ def newton(X, s, lam, lin, max_iter, tol=None, stats=None, weights=None, loss=LO
     n, d = X.shape
     v = np.zeros(d)
     ridge = lam * np.eye(d)
-    # The labels s = ±1 folded into the rows once (A = −s·X, an exact sign
-    # flip, so A u = −s·(X u) and Aᵀp = −Xᵀ(s·p) bit for bit).
+    # labels folded into the rows: A = −s·X (an exact sign flip)
     XT = X.T
     A = -(s[:, None] * X)
     AT = A.T
@@ -307,15 +291,7 @@ def _line_minimum(loss, mz, q, v, p, lam, lin, n, weights) -> float:
 
 
 def certified_newton(
-    X,
-    s,
-    lam,
-    lin,
-    max_iter: int,
-    gradient_bound: float,
-    what: str,
-    weights=None,
-    loss=LOGISTIC,
+    X, s, lam, lin, max_iter, gradient_bound, what, weights=None, loss=LOGISTIC
 ):
     """:func:`newton` to a computed ‖∇‖ ≤ ``gradient_bound``/2 (≥ SOLVER_MIN_ITER
     iterations), else :class:`~._base.SolverError` naming ``what``."""
@@ -331,16 +307,7 @@ def certified_newton(
     return v
 
 
-def fit_objective(
-    X,
-    s,
-    plan: ObjectivePlan,
-    row_norm: float,
-    rng,
-    max_iter: int,
-    weights=None,
-    loss=LOGISTIC,
-):
+def fit_objective(X, s, plan, row_norm, rng, max_iter, weights=None, loss=LOGISTIC):
     """The released weights w = (v̂ + z)/R on clipped rows ``X``, s ∈ {−1, +1}.
 
     ``weights`` in [0, 1]: ωℓ still has |ωℓ′| ≤ 1 and 0 ≤ ωℓ″ ≤ c, all the
@@ -355,16 +322,8 @@ def fit_objective(
     n, d = X.shape
     R = float(row_norm)
     b = sample_gamma_norm_noise(d, plan.noise_scale, rng)
-    v = certified_newton(
-        X / R,
-        s,
-        plan.strong_convexity,
-        b / n,
-        max_iter,
-        plan.gradient_bound,
-        "objective perturbation",
-        weights,
-        loss,
-    )
+    lam, tol = plan.strong_convexity, plan.gradient_bound
+    what = "objective perturbation"
+    v = certified_newton(X / R, s, lam, b / n, max_iter, tol, what, weights, loss)
     v = release_weights(v, plan.output_sensitivity, plan.epsilon_output, rng)
     return v / R

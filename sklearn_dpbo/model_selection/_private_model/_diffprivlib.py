@@ -128,10 +128,7 @@ def _bound_pair(value, name: str) -> tuple[np.ndarray, np.ndarray]:
             f"bounds, e.g. {name}=(-1.0, 1.0), chosen without the data."
         )
     try:
-        lower, upper = value
-        lower = np.asarray(lower, dtype=float)
-        upper = np.asarray(upper, dtype=float)
-        lower, upper = np.broadcast_arrays(lower, upper)
+        lower, upper = np.broadcast_arrays(*(np.asarray(v, float) for v in value))
     except (TypeError, ValueError):
         raise ValueError(
             f"{name} must be a pair (lower, upper); got {value!r}."

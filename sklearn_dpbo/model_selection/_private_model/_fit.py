@@ -1,40 +1,29 @@
 """Mode ``"private-model"``: tune a DP learner and release the tuned model itself.
 
-Every row of ``X, y`` is private (replace one row, n public). A public
-permutation (``random_state`` and n) splits the rows into a training part
-and a disjoint validation part of m rows. One *run* with a candidate λ fits
-the DP learner on the training part at ε₀ and releases its validation score
-(the scorer's clipped per-record mean) plus exact Laplace noise of scale
-Δ/ε₀, Δ = (high − low)/m: a replaced row is in one part only, so a run is
-ε₀-DP (parallel composition). Strategies (:class:`~.._modes.PrivateModel`):
+Setup and parameters: :class:`~.._modes.PrivateModel`. A run fits the
+learner at ε₀ on the training part and releases its validation score (the
+scorer's clipped per-record mean) + exact Laplace of scale Δ/ε₀, Δ = (high −
+low)/m: a replaced row is in one part only, so a run is ε₀-DP (parallel
+composition). Strategies:
 
-- ``"random-stopping"`` (Papernot & Steinke, ICLR 2022; Liu & Talwar, STOC
-  2019): K ~ D_{η,γ} (``_stopping.py``) from the noise source, K runs with
-  candidates drawn i.i.d. uniformly from the noise source (the theorem
-  needs i.i.d. runs, and a public sequence would tell which run won); the
-  run with the best noisy score is released (its model ``best_estimator_``,
-  no refit). ε₀ = ε/(2 + η); capping K at K_max adds δ = (1 + e^ε)·P[K >
-  K_max] (+ the float sampler's slack). K and the other runs are not
-  released.
-- ``"split"``: every candidate at ε/L on the training part, permute-and-
-  flip over their validation scores (ε₁) and Laplace on the selected score
-  (ε − ε₁): a training row moves the L models (L·ε/L), a validation row the
-  selection and the score; pure ε-DP.
-- ``"default"``: the estimator's own parameters, one fit at ε (on the
-  training part, and its score at ε on the validation part, with
-  ``release_score=True``); pure ε-DP.
-- ``"auto"``: :func:`._rule.choose_strategy`, from public sizes and ε.
+- ``"random-stopping"`` (Papernot & Steinke, ICLR 2022, Thm 2; Liu & Talwar,
+  STOC 2019): K ~ D_{η,γ} (``_stopping.py``) and the K runs' candidates are
+  drawn i.i.d. from the noise source (the theorem needs i.i.d. runs; a
+  public order would tell the winner); the best noisy score's run is
+  released, its model ``best_estimator_`` (no refit). ε₀ = ε/(2 + η); the
+  cap K_max adds δ = (1 + e^ε)·P[K > K_max] + the sampler's slack. K and
+  the other runs are not released.
+- ``"split"``: every candidate at ε/L on the training part, permute-and-flip
+  (ε₁) and Laplace (ε − ε₁) on the validation part: a training row moves
+  the L models (L·ε/L), a validation row selection and score; pure ε-DP.
+- ``"default"``: the estimator's own parameters at ε; pure ε-DP.
 
-A ``Pipeline`` is accepted when every step before the DP learner learns
-nothing from the rows (:mod:`._public_steps`). Before any row is read,
-candidates whose fit has the law of an earlier one are dropped
-(:func:`prune_candidates`). X (array or DataFrame) and y (array or Series)
-are refused from their type and shape only (:mod:`.._entries`); inside the
-private computation each entry becomes a float64 on its own (NaN where
-``float`` refuses it). A run that raises is not caught (the fit is sealed,
-``_sealed.run_sealed``); the library's learners do not raise on row values,
-and a ``SolverError`` would be outside the guarantee, stated in
-``privacy_report_``.
+Before any row is read: the pipeline's public steps (:mod:`._public_steps`),
+every candidate's parameters, the containers' types and shapes, and the
+pruning of candidates with the law of an earlier one (:func:`prune_candidates`).
+Inside, each entry becomes a float64 on its own. A run that raises is not
+caught (the fit is sealed); a ``SolverError`` is outside the guarantee,
+stated in ``privacy_report_``.
 """
 
 from __future__ import annotations
@@ -104,13 +93,12 @@ def check_dp_learner(estimator: Any, names) -> None:
     ``noise_random_state=None``, and diffprivlib's models as
     :func:`~._diffprivlib.check_diffprivlib_learner` checks them.
     """
-    module = type(estimator).__module__
     if is_diffprivlib(estimator):
         check_diffprivlib_learner(estimator, names)  # _diffprivlib.py
         return
     if not (
         getattr(type(estimator), "_dp_learner", False)
-        and module.startswith("sklearn_dpbo.dp_learners")
+        and type(estimator).__module__.startswith("sklearn_dpbo.dp_learners")
     ):
         raise TypeError(
             "method='private-model' releases the tuned model itself, so the "
@@ -243,6 +231,10 @@ def _fit_and_score(learner, params, eps_fit, X_tr, y_tr, X_va, y_va, scorer, rng
     return est, float(np.clip(value if math.isfinite(value) else low, low, high))
 
 
+def _run(ctx, params, eps_fit):
+    return _fit_and_score(ctx.learner, params, eps_fit, *ctx.parts, ctx.scorer, ctx.rng)
+
+
 def _noisy(value, eps, m, scorer, rng):
     return _grid_laplace(value, scorer.sensitivity_for(m), eps, scorer.bounds, rng)
 
@@ -287,13 +279,9 @@ def _random_stopping(ctx, cfg):
     k = st.sample_runs(eta, gamma, cap, ctx.rng)  # private: never released
     best = None
     for _ in range(k):
-        # Drawn from the private noise source: with a public sequence of
-        # draws best_params_ could tell which run won (the runs would not
-        # be i.i.d.), and the theorem's (2 + eta) eps0 would not hold.
+        # i.i.d. from the private source (a public order would tell the winner)
         c = int(ctx.rng.randrange(len(cfg["candidates"])))
-        model, value = _fit_and_score(
-            ctx.learner, cfg["candidates"][c], fit, *ctx.parts, ctx.scorer, ctx.rng
-        )
+        model, value = _run(ctx, cfg["candidates"][c], fit)
         noisy = _noisy(value, eps_s, ctx.m, ctx.scorer, ctx.rng)
         if best is None or noisy[0] > best[2][0]:
             best = (c, model, noisy)
@@ -328,13 +316,7 @@ def _split(ctx, cfg):
     cands, eps = cfg["candidates"], cfg["epsilon"]
     eps_fit = eps / len(cands)
     eps_sel = eps * cfg["budget_split"] if cfg["release_score"] else eps
-    values, models = [], []
-    for params in cands:
-        model, value = _fit_and_score(
-            ctx.learner, params, eps_fit, *ctx.parts, ctx.scorer, ctx.rng
-        )
-        models.append(model)
-        values.append(value)
+    models, values = zip(*[_run(ctx, params, eps_fit) for params in cands])
     sens = ctx.scorer.sensitivity_for(ctx.m)
     c = int(permute_and_flip(np.asarray(values), eps_sel, sens, ctx.rng))
     score, scale = None, 2.0 * sens / eps_sel
@@ -354,7 +336,7 @@ def _split(ctx, cfg):
         sensitivity=sens,
         noise_scale=scale,
         guarantee="pure epsilon-DP",
-        assumption="the learner's fit is epsilon-DP (its documented proof)",
+        assumption=_PURE,
         reference="McKenna & Sheldon, NeurIPS 2020 (permute-and-flip)",
     )
     return release, c, models[c], score
@@ -364,23 +346,16 @@ def _default(ctx, cfg):
     eps = cfg["epsilon"]
     texts = {"fit": eps, "eps_score": eps, "guarantee": "pure epsilon-DP"}
     texts.update(cfg.get("zcdp", {"assumption": _PURE}))  # zCDP: _zcdp.py
-    model, value = _fit_and_score(
-        ctx.learner, cfg["candidates"][0], texts["fit"], *ctx.parts, ctx.scorer, ctx.rng
-    )
-    score = None
+    model, value = _run(ctx, cfg["candidates"][0], texts["fit"])
+    score, where = None, " on every row"
     if ctx.parts[2] is not None:
         score = _noisy(value, texts["eps_score"], ctx.m, ctx.scorer, ctx.rng)[0]
+        where = " on the training part, its score + Laplace at epsilon"
     release = Release(
         quantity="best_params_",
         value=(0, model, score),
-        mechanism=(
-            "no tuning: the estimator's own parameters, fitted at epsilon"
-            + (
-                " on the training part, its score + Laplace at epsilon"
-                if score is not None
-                else " on every row"
-            )
-        ),
+        mechanism="no tuning: the estimator's own parameters, fitted at epsilon"
+        + where,
         epsilon=eps,
         delta=cfg["delta"],
         sensitivity=0.0 if score is None else ctx.scorer.sensitivity_for(ctx.m),
@@ -590,8 +565,7 @@ def fit_private_model(search, plan, X, y, fit_params, other_scorers, extra):
         charged.append(cost)
         est = learner
         with quiet():
-            # Every entry on its own: nothing about the batch (a dtype
-            # inferred from all rows) decides how a record is read.
+            # every entry read on its own: no batch dtype decides a record
             if steps:  # one row at a time: row i's output is row i's alone
                 Xp = transform_rows(steps, Xp, n_features)
             Xp, yp = float_entries(Xp), read_labels(yp, classes)
@@ -619,11 +593,8 @@ def fit_private_model(search, plan, X, y, fit_params, other_scorers, extra):
 
 def _ingest(search, plan, cfg, release, c, model, score, learner, prefix) -> None:
     cands = [{prefix + k: v for k, v in p.items()} for p in cfg["candidates"]]
-    public = replace(
-        release,
-        value=None,
-        assumption=learner_assumption(learner, release.assumption),
-    )
+    assumption = learner_assumption(learner, release.assumption)
+    public = replace(release, value=None, assumption=assumption)
     stopping = None
     if cfg["strategy"] == "random-stopping":
         stopping = {

@@ -53,13 +53,17 @@ def _refuse(name: str, step: Any, why: str) -> None:
     )
 
 
+def _passthrough(step: Any) -> bool:
+    return step is None or (isinstance(step, str) and step == "passthrough")
+
+
 def _is_sklearn(step: Any, name: str) -> bool:
     cls = type(step)
     return cls.__name__ == name and cls.__module__.startswith("sklearn.")
 
 
 def _check_step(name: str, step: Any) -> None:
-    if step is None or (isinstance(step, str) and step == "passthrough"):
+    if _passthrough(step):
         return
     if any(_is_sklearn(step, k) for k in _STATELESS):
         return
@@ -174,11 +178,9 @@ def fit_public_steps(steps: list, X) -> tuple[list, Any, int]:
     dummy = _row_container(values, X)
     fitted, Z = [], dummy
     for name, step in steps:
-        if step is None or (isinstance(step, str) and step == "passthrough"):
-            fitted.append((name, step))
-            continue
-        step = clone(step).fit(Z)
-        Z = step.transform(Z)
+        if not _passthrough(step):
+            step = clone(step).fit(Z)
+            Z = step.transform(Z)
         fitted.append((name, step))
     return fitted, dummy, int(_dense(Z).shape[1])
 
@@ -215,13 +217,12 @@ def _dense(Z) -> np.ndarray:
 def _row_wise(step: Any) -> bool:
     """Whether ``step`` maps each row on its own by construction (not a
     ``FunctionTransformer``: user code may compute across rows)."""
-    if step is None or (isinstance(step, str) and step in ("passthrough", "drop")):
+    if _passthrough(step) or (isinstance(step, str) and step == "drop"):
         return True
     if _is_sklearn(step, "Normalizer") or _is_sklearn(step, "OneHotEncoder"):
         return True
     if _is_sklearn(step, "ColumnTransformer"):
-        # the declared steps (transformers_ holds a "passthrough" remainder
-        # as a FunctionTransformer)
+        # the declared steps (``transformers_`` makes "passthrough" a function)
         subs = [t for _, t, _ in step.transformers]
         return all(_row_wise(t) for t in [*subs, step.remainder])
     return False
@@ -229,8 +230,7 @@ def _row_wise(step: Any) -> bool:
 
 def _apply(steps: list, Z) -> np.ndarray:
     for _, step in steps:
-        if not (step is None or (isinstance(step, str) and step == "passthrough")):
-            Z = step.transform(Z)
+        Z = Z if _passthrough(step) else step.transform(Z)
     return _dense(Z)
 
 

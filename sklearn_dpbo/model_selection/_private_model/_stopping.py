@@ -50,14 +50,8 @@ def log_pmf(k, eta: float, gamma: float) -> np.ndarray:
     k = np.asarray(k, dtype=float)
     if eta == 0:
         return k * math.log1p(-gamma) - np.log(k) - math.log(-math.log(gamma))
-    log_norm = math.log(math.expm1(-eta * math.log(gamma)))
-    return (
-        k * math.log1p(-gamma)
-        + gammaln(k + eta)
-        - gammaln(eta)
-        - gammaln(k + 1)
-        - log_norm
-    )
+    log_norm, lg = math.log(math.expm1(-eta * math.log(gamma))), gammaln
+    return k * math.log1p(-gamma) + lg(k + eta) - lg(eta) - lg(k + 1) - log_norm
 
 
 def mean_of(eta: float, gamma: float) -> float:

@@ -1,36 +1,22 @@
 """Mode ``"whole-data"``: every row of ``X, y`` private, any estimator.
 
-Subsample-and-aggregate over candidates (spec ``PRIVATE_TRAINING.md`` §2;
-Nissim, Raskhodnikova & Smith, STOC 2007; Chaudhuri, Monteleoni & Sarwate,
-JMLR 2011, Section 6):
+Subsample-and-aggregate (:class:`~.._modes.WholeData` states the setup and
+the proof of S's sensitivity Δ = (high − low)/k). Everything the
+mechanisms use is public and fixed before any row is read: the candidates,
+k, the partition and each part's inner split. Part j's score vector s_j is
+a function of its rows only (batch statistics, dtype inference and failures
+stay inside the part, :mod:`._part_types`; warnings and prints are withheld
+in the worker; no time is measured).
 
-1. Public, before any row is read: the candidates (``n_iter`` of the public
-   set in a public order, plus the estimator's own values), the number of
-   parts k (from n), a permutation of the rows (from ``random_state`` and
-   n) cut into k disjoint parts, and a split inside every part.
-2. Part j gives every candidate λ a score s_j(λ) ∈ [low, high]: the mean
-   of the scorer's clipped per-record values on its held-out rows (or an
-   inner cross-validation), ``low`` when anything fails. It is a function
-   of part j's rows only (batch statistics, dtype inference and failures
-   stay inside the part; :mod:`._part_types`).
-3. One row lives in one part, so S(λ) = (1/k) Σ_j s_j(λ) moves by at most
-   Δ = (high − low)/k for every λ at once: permute-and-flip over S with Δ
-   for ``best_params_`` (ε₁), S(λ̃) + Lap(Δ/ε₂) for ``best_score_`` (ε₂),
-   pure (ε₁ + ε₂)-DP by basic composition. The voting variant selects over
-   v(λ) = #{j : λ is part j's best}, ‖v − v′‖_∞ ≤ 1.
-4. Default anchoring (``max_worse_probability`` = β, the defaults d among
-   L + 1 candidates): the selection runs over u(λ) = S(λ) − τ·[λ ≠ d], τ =
-   (2Δ/ε₁)·ln(L/β) (:func:`._releases.anchor_margin`), fixed from public
-   values, so ‖u − u′‖_∞ ≤ Δ (raised by two ulps for the subtraction's
-   rounding): ε₁-DP (McKenna & Sheldon 2020, Theorem 1), and (ε₁ + ε₂)-DP
-   with the score by adaptive composition (``budget_split``; when
-   ``max_selection_noise`` skips the selection, ε₁ = 0 and ε₂ = ε). A λ ≠ d
-   with S(λ) ≤ S(d) is output with probability ≤ exp(−ε₁τ/(2Δ)), so one no
-   better than the defaults with probability ≤ β (in ``privacy_report_``).
-
-Nothing private leaves a part's job but its score vector (warnings and
-prints are withheld in the worker; no time is measured). A refit on the
-rows (``refit=True``) is outside the guarantee, and the fit says so.
+Default anchoring (``max_worse_probability`` = β, the defaults d among L + 1
+candidates): the selection runs over u(λ) = S(λ) − τ·[λ ≠ d], τ =
+(2Δ/ε₁)·ln(L/β) (:func:`._releases.anchor_margin`), public, so ‖u − u′‖_∞
+≤ Δ (raised by two ulps for the subtraction's rounding): ε₁-DP (McKenna &
+Sheldon 2020, Theorem 1), and with the score's Laplace (ε₂) (ε₁ + ε₂)-DP by
+adaptive composition (``budget_split``; ε₁ = 0 when ``max_selection_noise``
+skips the selection). One candidate no better than the defaults on the
+parts is released with probability ≤ β (in ``privacy_report_``). A refit on
+the rows (``refit=True``) is outside the guarantee, and the fit says so.
 """
 
 from __future__ import annotations
@@ -331,9 +317,7 @@ def _fit_score(estimator, params, fold, scorer, shared, prep) -> float:
         return scorer.record_values(est, X_te, y_te, private=False)
     prefix, Xt_tr, Xt_te = prep
     rest = clone(estimator[shared:]).set_params(**params)
-    # A one-step rest is its step (fitted in place): what Pipeline.fit and
-    # predict would call, without their per-call checks; Pipeline.fit(X)
-    # passes y=None to its last step.
+    # a one-step rest is its step, fitted as Pipeline.fit does (y even if None)
     model = rest.steps[0][1] if len(rest.steps) == 1 else rest
     model.fit(Xt_tr, y_tr)
     if Xt_te is not None:
@@ -487,14 +471,17 @@ def _refuse(search, plan, other_scorers, groups, val_groups) -> None:
 
 def _warn_settings(search, plan, k, tuning, eps_p, score_budget, n_cands, anchored):
     """Public announcements (settings, n, k only), before any row is read."""
+
+    def warn(message, category=UselessReleaseWarning):
+        warnings.warn(message, category, stacklevel=5)
+
     if search.refit:
-        warnings.warn(
+        warn(
             "method='whole-data' with refit=True: best_estimator_ is refit on "
             "every row of X, y and is NOT covered by the privacy guarantee "
             "(only best_params_ and best_score_ are). Set refit=False to "
             "publish only the private releases.",
             PrivacyLeakWarning,
-            stacklevel=4,
         )
     floor = noise_floor(k, eps_p, n_cands)
     arithmetic = (
@@ -504,15 +491,13 @@ def _warn_settings(search, plan, k, tuning, eps_p, score_budget, n_cands, anchor
     )
     if not tuning:
         noise = selection_temperature(k, eps_p)
-        warnings.warn(
+        warn(
             f"method='whole-data': with k={k} parts and epsilon={eps_p:g} for "
             f"best_params_, the selection's noise ({noise:.3g}"
             f" of the score range) exceeds max_selection_noise="
             f"{plan.mode.max_selection_noise:g} ({arithmetic}): best_params_ "
             "is the estimator's own values (no tuning) and the whole budget "
-            "goes to best_score_. More rows or a larger epsilon allow tuning.",
-            UselessReleaseWarning,
-            stacklevel=4,
+            "goes to best_score_. More rows or a larger epsilon allow tuning."
         )
     elif n_cands > 1:
         beta = plan.mode.max_worse_probability
@@ -526,25 +511,21 @@ def _warn_settings(search, plan, k, tuning, eps_p, score_budget, n_cands, anchor
                 f"margin (2/(k*epsilon))*ln({n_cands - 1}/{beta:g}) = {tau:.3g} "
                 "of the score range: expect the defaults"
             )
-            warnings.warn(
+            warn(
                 f"method='whole-data': {arithmetic}, so candidates closer "
                 f"than that cannot be told apart{margin}. More rows (k = n // "
                 f"min_part_size, at most {MAX_PARTS} with n_parts='auto'), a "
                 "larger epsilon or fewer candidates (n_iter) lower it "
-                "(docs/whole_data.md: the rows a given gap needs).",
-                UselessReleaseWarning,
-                stacklevel=4,
+                "(docs/whole_data.md: the rows a given gap needs)."
             )
     if score_budget is not None:
         scale = 1.0 / (k * score_budget)
         if scale > USELESS_FRACTION:
-            warnings.warn(
+            warn(
                 f"method='whole-data': the noise scale of best_score_ "
                 f"({scale:.3g} of the score range) is more than 10% of it with "
                 f"k={k} parts; more rows, a larger epsilon or "
-                "release_score=False would help.",
-                UselessReleaseWarning,
-                stacklevel=4,
+                "release_score=False would help."
             )
 
 
@@ -563,7 +544,7 @@ def fit_whole_data(
     cost,
     X,
     y,
-    fit_params: dict,
+    fit_params,
     groups=None,
     val_groups=None,
     other_scorers=None,
@@ -607,16 +588,8 @@ def fit_whole_data(
             "None to tune anyway."
         )
     anchored = default_row is not None and mode.max_worse_probability is not None
-    _warn_settings(
-        search,
-        plan,
-        k,
-        tuning,
-        eps_p,
-        score_budget and score_budget[0],
-        len(candidates),
-        anchored,
-    )
+    eps_s = score_budget and score_budget[0]
+    _warn_settings(search, plan, k, tuning, eps_p, eps_s, len(candidates), anchored)
     parts = partition(n, k, plan.seed)
     train_size = part_train_size(parts, mode.inner_split, plan.seed)
     evaluated = candidates if tuning else [candidates[default_row]]
@@ -627,21 +600,18 @@ def fit_whole_data(
     )
     charged: list = []
 
-    def charge():
-        progress.seal()
-        if search.accountant is not None:
-            search.accountant.spend(
-                *cost, label=f"{type(search).__name__}(method='whole-data')"
-            )
-        charged.append(cost)
-
     class _Ctx:  # what run_sealed clears: the private data and the noise source
         rng = check_privacy_rng(search.noise_random_state)
         data = (X, y, fit_params)
 
     def run(ctx):
         Xp, yp, fp = ctx.data
-        charge()  # the first read of any row
+        progress.seal()  # the charge, before the first read of any row
+        if search.accountant is not None:
+            search.accountant.spend(
+                *cost, label=f"{type(search).__name__}(method='whole-data')"
+            )
+        charged.append(cost)
         scores = part_score_matrix(
             search, evaluated, Xp, yp, fp, parts, mode.inner_split, plan.seed, scorer
         )
@@ -665,8 +635,7 @@ def fit_whole_data(
     except BaseException:
         clear_fitted(search)
         raise
-    # best_estimator_ on every row: outside the guarantee (announced); the
-    # releases stand if it fails; refit_time_ is NaN (after the private read).
+    # outside the guarantee (announced); the releases stand if it fails
     refit(search, X, y, fit_params, None)
     progress.done()
     return search

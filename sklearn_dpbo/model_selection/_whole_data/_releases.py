@@ -111,12 +111,10 @@ def _release_default(index: int) -> Release:
 
 def _release_score(value, eps, k, scorer, rng, train_size=None) -> Release:
     sensitivity = scorer.sensitivity_for(k)
-    size = (
-        ""
-        if train_size is None
-        else f" (models fit on about {train_size} rows, a part's inner training "
-        "rows, not on the n rows of a refit)"
-    )
+    size = ""
+    if train_size is not None:
+        size = f" (models fit on about {train_size} rows, a part's inner training "
+        size += "rows, not on the n rows of a refit)"
     noisy, eff_sensitivity, eff_scale = _grid_laplace(
         value, sensitivity, eps, scorer.bounds, rng
     )
@@ -137,15 +135,7 @@ def _release_score(value, eps, k, scorer, rng, train_size=None) -> Release:
 
 
 def releases_from_scores(
-    scores: np.ndarray,
-    mode,
-    scorer,
-    *,
-    eps_params,
-    default_row,
-    eps_score,
-    rng,
-    train_size=None,
+    scores, mode, scorer, *, eps_params, default_row, eps_score, rng, train_size=None
 ) -> list[Release]:
     """The releases from the part-score matrix (k × candidates); ``eps_params=None``:
     the defaults (the one scored column) at no cost; ``eps_score=None``: no score."""
