@@ -389,8 +389,7 @@ class DPLearnerMixin(CachedParamNamesMixin):
         return check_targets(y, n, type(self).__name__)
 
     def fit(self, X, y, sample_weight=None):
-        """Fit on private rows; ε-DP. ``sample_weight`` is clipped into [0, 1]
-        (:func:`check_weights`); floating-point events are not reported."""
+        """Fit on private rows; ε-DP (``sample_weight`` clipped into [0, 1])."""
         self._validate_params()
         self._check_privacy_params()
         message = self._no_bounds_message()
