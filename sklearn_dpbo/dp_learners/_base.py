@@ -1,20 +1,15 @@
 """Shared parts of the DP learners: public row clipping, the noise, the checks.
 
-Every learner here releases ``w* + b`` (output perturbation, Chaudhuri,
-Monteleoni & Sarwate, JMLR 2011, Algorithm 1): ``w*`` the exact minimiser
-of a Λ-strongly convex regularised empirical risk on rows clipped to
-public bounds, and ``b`` drawn with density ∝ exp(−ε‖b‖/Δ) for the
-L2-sensitivity Δ of ``w*`` under "replace one row" (each learner derives
-its Δ in its docstring). Such a ``b`` is a uniformly random direction
-times a norm distributed as Gamma(d, Δ/ε) (the density in polar
-coordinates is ∝ r^(d−1) e^(−εr/Δ)); then for neighbouring D, D′ and any
-w, p(w − w*(D))/p(w − w*(D′)) ≤ exp(ε‖w*(D) − w*(D′)‖/Δ) ≤ e^ε.
+Output perturbation (Chaudhuri, Monteleoni & Sarwate, JMLR 2011, Algorithm
+1) releases w* + b, w* the minimiser of a Λ-strongly convex regularised
+risk on clipped rows and b of density ∝ exp(−ε‖b‖/Δ), Δ the L2-sensitivity
+of w* under replace-one (each learner derives its Δ): for neighbours D, D′,
+p(w − w*(D))/p(w − w*(D′)) ≤ exp(ε‖w*(D) − w*(D′)‖/Δ) ≤ e^ε.
 
-Nothing about the rows decides anything else: each row is mapped on its
-own (:func:`map_features`, :func:`clip_rows`: by the public ``bounds``
-into [−1, 1]^d, then its L2 norm clipped to the public ball; a row with a
-NaN becomes the zero row), each label is compared with the public ``classes`` on its own
-(:func:`label_codes`); n, d and the containers' types are public.
+Each row is mapped on its own (:func:`map_features`, :func:`clip_rows`; a
+row with a NaN is the zero row), each label compared with the public
+``classes`` on its own (:func:`label_codes`); n, d and the containers'
+types are public.
 """
 
 from __future__ import annotations
@@ -56,27 +51,19 @@ __all__ = [
 ]
 
 GRADIENT_TOL = 1e-10
-"""‖∇J(ŵ)‖ / (per-row gradient bound) the solvers reach before w is released.
-
-The tolerance is relative to the public bound on one row's loss gradient
-(R for the logistic loss, R(RB/√α + B) for ridge), so that it stays above
-the floating-point floor of the computed gradient whatever the public
-scales (:func:`gradient_slack`)."""
+"""‖∇J(ŵ)‖ the solvers reach, relative to the public bound on one row's loss
+gradient (so it stays above the float floor whatever the scales)."""
 
 SOLVER_MAX_CONDITION = 1e5
-"""κ_max: the largest condition number L/μ of an objective the solvers minimise.
-
-A smaller μ is raised to L/(κ_max − 1), from public values only
-(:func:`conditioned`); beyond κ ≈ 10⁷ a Newton iterate's computed gradient
-can stall above the tolerance (``benchmarks/bench_solver_fuzz.py``)."""
+"""κ_max: μ below L/(κ_max − 1) is raised to it (:func:`conditioned`); beyond
+κ ≈ 10⁷ Newton can stall above the tolerance (``bench_solver_fuzz.py``)."""
 
 SOLVER_MIN_ITER = 200
-"""The solvers run at least this many iterations before they give up
-(``max_iter`` below it acts as it)."""
+"""The solvers' least iteration cap (``max_iter`` below it acts as it)."""
 
 
 def private_matrix(X, y) -> tuple[np.ndarray, int, int]:
-    """(X as floats, n, d) for ``_fit_private``: X 2-D, len(y) = n ≥ 1 (shapes only)."""
+    """(X as floats, n, d): X 2-D, len(y) = n ≥ 1 (shapes only)."""
     X = np.asarray(X, dtype=float)
     if X.ndim != 2:
         raise ValueError(f"X must be 2-D; got an array of shape {X.shape}.")
@@ -89,19 +76,12 @@ def private_matrix(X, y) -> tuple[np.ndarray, int, int]:
 def clip_rows(X, data_norm: float, *, intercept: bool) -> np.ndarray:
     """Rows of X as floats, non-finite rows zeroed, L2 norms clipped to ``data_norm``.
 
-    With ``intercept`` a constant column 1 is appended after the clipping,
-    so each returned row has norm ≤ sqrt(data_norm² + 1). Row i of the
-    result depends on row i of X only.
+    With ``intercept`` a column 1 is appended after the clipping (norm ≤
+    √(data_norm² + 1)). Row i of the result depends on row i of X only.
     """
-    X = np.asarray(X, dtype=float)
-    if X.ndim != 2:
-        raise ValueError(f"X must be 2-D; got an array of shape {X.shape}.")
-    X = X.copy()
-    bad = ~np.isfinite(X).all(axis=1)
-    X[bad] = 0.0
-    # The norm of each row scaled by its largest entry: no overflow (1e200)
-    # or underflow (1e-200) on the way, so such a row is clipped along its
-    # own direction, without a floating-point warning.
+    X = np.array(X, dtype=float)
+    X[~np.isfinite(X).all(axis=1)] = 0.0
+    # each row's norm scaled by its largest entry: no overflow or underflow
     scale = np.max(np.abs(X), axis=1) if X.shape[1] else np.zeros(X.shape[0])
     safe = np.where(scale > 0, scale, 1.0)
     norms = np.linalg.norm(X / safe[:, None], axis=1) * safe
@@ -113,17 +93,11 @@ def clip_rows(X, data_norm: float, *, intercept: bool) -> np.ndarray:
 
 
 BOUNDS_NORM_SHARE = 0.5
-"""ρ: with ``bounds``, rows mapped into [−1, 1]^d are clipped to L2 norm ρ·√d.
-
-The ball's radius trades the noise (∝ R) against the clipping of rows far
-from the bounds' midpoint."""
+"""ρ: with ``bounds``, rows mapped into [−1, 1]^d are clipped to L2 norm ρ·√d."""
 
 
 def check_bounds(bounds, d: int, owner: str) -> tuple[np.ndarray, np.ndarray]:
-    """``bounds=(lower, upper)`` as two finite arrays of shape (d,), lower < upper.
-
-    Scalars apply to every feature. Public (parameters and d only).
-    """
+    """``bounds=(lower, upper)`` as two finite arrays of shape (d,), lower < upper."""
     try:
         lower, upper = bounds
         lower = np.broadcast_to(np.asarray(lower, dtype=float), (d,)).copy()
@@ -145,12 +119,8 @@ def check_bounds(bounds, d: int, owner: str) -> tuple[np.ndarray, np.ndarray]:
 
 
 def map_features(X, bounds) -> np.ndarray:
-    """Each entry clipped to its public bounds and mapped onto [−1, 1].
-
-    x ↦ (clip(x, lower, upper) − (lower + upper)/2) / ((upper − lower)/2),
-    per entry (NaN stays NaN, and its row becomes the zero row in
-    :func:`clip_rows`; ±inf goes to ±1). ``bounds=None``: X unchanged.
-    """
+    """x ↦ (clip(x, lower, upper) − (lower + upper)/2)/((upper − lower)/2) per entry
+    (NaN stays NaN, ±inf goes to ±1); ``bounds=None``: X unchanged."""
     X = np.asarray(X, dtype=float)
     if bounds is None:
         return X
@@ -159,8 +129,7 @@ def map_features(X, bounds) -> np.ndarray:
 
 
 def float_rows(X) -> np.ndarray:
-    """A validated 2-D array as float64, entry by entry when it is not numeric
-    (a non-number is NaN: one entry cannot make the conversion raise)."""
+    """A 2-D array as float64, entry by entry when not numeric (a non-number: NaN)."""
     if X.dtype.kind in "biuf":
         return X.astype(float)
     return np.frompyfunc(number_or_nan, 1, 1)(X).astype(float)
@@ -174,12 +143,8 @@ def _same(v, key) -> bool:
 
 
 def label_codes(y, classes) -> np.ndarray:
-    """The index in ``classes`` of each label, −1 for a label outside them.
-
-    Each label is compared with the public classes on its own, by
-    :func:`~..privacy._numbers.label_key` (so 1, 1.0, "1" and np.int64(1)
-    match a class 1); a label whose comparison fails matches nothing.
-    """
+    """The index in ``classes`` of each label (−1: none), each compared on its own
+    by :func:`~..privacy._numbers.label_key` (1, 1.0, "1" match a class 1)."""
     keys = [label_key(c) for c in classes]
     codes = np.full(len(y), -1)
     numeric = getattr(getattr(y, "dtype", None), "kind", "O") in "biuf"
@@ -197,24 +162,13 @@ def augmented_norm(data_norm: float, intercept: bool) -> float:
 
 
 def gradient_slack(strong_convexity: float, scale: float = 1.0) -> float:
-    """Extra sensitivity of an approximate minimiser: 2·GRADIENT_TOL·scale/Λ.
-
-    If J is Λ-strongly convex and ‖∇J(ŵ)‖ ≤ g then ‖ŵ − w*‖ ≤ g/Λ, so the
-    released ŵ of two neighbours are at most Δ(w*) + 2g/Λ apart; the
-    solvers stop at g = GRADIENT_TOL·scale, ``scale`` the public bound on
-    one row's loss gradient.
-    """
+    """2·GRADIENT_TOL·scale/Λ: ‖∇J(ŵ)‖ ≤ g gives ‖ŵ − w*‖ ≤ g/Λ for a Λ-strongly
+    convex J, so two neighbours' ŵ are ≤ Δ(w*) + 2g/Λ apart (g = tol·scale)."""
     return 2.0 * GRADIENT_TOL * float(scale) / strong_convexity
 
 
 def conditioned(strong_convexity: float, smoothness: float) -> float:
-    """max(μ, L/(κ_max − 1)): the regularisation the solver actually uses.
-
-    ``smoothness`` L is the public bound on the loss's curvature (R²/4 for
-    the logistic loss on rows of norm ≤ R, R² for the squared loss), so the
-    objective's condition number (L + μ)/μ is at most
-    :data:`SOLVER_MAX_CONDITION`. Public inputs only.
-    """
+    """max(μ, L/(κ_max − 1)), L the public curvature bound: condition ≤ κ_max."""
     floor = float(smoothness) / (SOLVER_MAX_CONDITION - 1.0)
     return max(float(strong_convexity), floor)
 
@@ -231,25 +185,13 @@ class SolverError(RuntimeError):
 def sample_gamma_norm_noise(d: int, scale: float, rng) -> np.ndarray:
     """b ∈ R^d with density ∝ exp(−‖b‖/scale): uniform direction, Gamma(d, scale) norm.
 
-    The norm is drawn exactly (:func:`~..privacy._samplers.sample_gamma_on_lattice`:
-    a sum of d exact exponentials, each a CKS20 geometric number of steps
-    of the public grid 2^k ≤ scale/2^20 plus an exact fraction of a step),
-    so that its law is Gamma(d, scale) in the far tail too: a radius drawn
-    as −scale·Σ log U_i from 53-bit uniforms reaches only values farther
-    apart than the grid once U is near 2^−53 (about 10⁻¹¹ of the mass per
-    fit), which would let a neighbour's release be impossible there. The
-    direction is a normalised vector of d standard normals (Box–Muller on
-    53-bit uniforms from ``rng``, the OS CSPRNG in production): a
-    floating-point unit vector (relative error ~2^−52 per coordinate, far
-    below the grid step relative to the radius; the caveat of
-    ``sample_standard_normal``), and the release is rounded to the public
-    grid (:func:`release_weights`).
-
-    Privacy (for the exact law): with ‖b‖ ~ Gamma(d, s) and b/‖b‖ uniform
-    on the sphere, b has density ∝ r^(d−1)e^(−r/s)/r^(d−1) = e^(−‖b‖/s) in
-    polar coordinates, so w + b and w′ + b have density ratio ≤
-    e^(‖w − w′‖/s) at every point, and rounding to the grid is
-    post-processing.
+    In polar coordinates b has density ∝ r^(d−1)e^(−r/s)/r^(d−1) = e^(−‖b‖/s),
+    so w + b and w′ + b have density ratio ≤ e^(‖w − w′‖/s). The norm is
+    exact in the far tail too (:func:`~..privacy._samplers.sample_gamma_on_lattice`:
+    d exact exponentials on the public grid 2^k ≤ scale/2^20; −s·Σ log U
+    from 53-bit uniforms would leave gaps near U = 2^−53); the direction is
+    d normalised standard normals (float, error ~2^−52, far below the grid
+    step); the release is rounded to the grid (:func:`release_weights`).
     """
     source = as_random_source(rng)
     while True:
@@ -281,21 +223,15 @@ NO_BOUNDS_MESSAGE = (
 
 
 def check_targets(y, n: int, owner: str):
-    """``y`` as a 1-D array of n entries, decided from its shape and type only.
+    """``y`` as a 1-D array of n entries, from its shape and type only.
 
-    A column vector is raveled with scikit-learn's ``DataConversionWarning``;
-    two or more columns, or a length other than n, are refused. A list or
-    tuple becomes an object array entry by entry (``np.asarray`` would give
-    every entry the batch's dtype: one string label would make all of them
-    strings).
+    A column vector is raveled (``DataConversionWarning``); a list or tuple
+    becomes an object array entry by entry (not the batch's dtype).
     """
     if y is None:
         raise ValueError(f"{owner} requires y to be passed, but the target y is None.")
     if isinstance(y, (list, tuple)):
-        out = np.empty(len(y), dtype=object)
-        for i, v in enumerate(y):
-            out[i] = v
-        y = out
+        y = np.fromiter(y, dtype=object, count=len(y))
     else:
         y = column_or_1d(y, warn=True)
     if y.shape[0] != n:
@@ -306,10 +242,8 @@ def check_targets(y, n: int, owner: str):
 
 
 def check_label_types(y, classes, owner: str) -> None:
-    """Refuse, from the dtype only (never the values), a label container that
-    cannot match ``classes``: string vs numeric classes, and float labels with
-    whole-number classes (whether floats are whole is private). Object
-    arrays are compared label by label."""
+    """Refuse, from the dtype only, labels that cannot match ``classes`` (strings vs
+    numbers; floats vs whole-number classes, whether floats are whole is private)."""
     kind = getattr(getattr(y, "dtype", None), "kind", "O")
     keys = [label_key(c) for c in classes]
     textual = [isinstance(k, (str, bytes)) for k in keys]
@@ -342,13 +276,8 @@ def check_label_types(y, classes, owner: str) -> None:
 
 
 def check_weights(sample_weight, n: int, owner: str):
-    """Per-row weights in [0, 1], or None: the shape checked, each value on its own.
-
-    A number applies to every row. Each entry is read as a float on its own
-    (:func:`float_rows`) and clipped into [0, 1] (NaN and −inf are 0, +inf
-    is 1): a weight above 1 would multiply one row's influence, and the
-    sensitivity with it, so it counts as 1. Only the shape can be refused.
-    """
+    """Per-row weights read on their own and clipped into [0, 1] (NaN, −inf: 0;
+    +inf: 1; a weight above 1 would raise the sensitivity), or None."""
     if sample_weight is None:
         return None
     if isinstance(sample_weight, numbers.Number):
@@ -372,28 +301,20 @@ SHARED_CONSTRAINTS: dict = {
 class DPLearnerMixin(CachedParamNamesMixin):
     """What the private-model mode reads and trusts in a learner of this package.
 
-    ``epsilon`` is the per-fit cost (pure ε-DP with respect to one row of
-    ``X, y`` under replace-one, with n public); every bound is a constructor
-    parameter; ``noise_random_state=None`` draws the noise from the OS
-    CSPRNG. :meth:`_fit_private` is the fit with an explicit noise source
-    (the search passes its own) and parameters already validated: by
-    :meth:`fit`, or, in the private-model mode, for every candidate before
-    any row is read (``check_candidate_params``); it still checks the
-    privacy parameters (ε, ``bounds``, ``data_norm``) itself.
-
-    Rows: with ``bounds=(lower, upper)`` each feature is clipped to its
-    bounds and mapped onto [−1, 1], and the row is clipped to L2 norm
-    :data:`BOUNDS_NORM_SHARE`·√d; with ``data_norm`` (rows already scaled
-    by you) the row is clipped to that norm; with neither, to norm 1, with
-    a ``UserWarning`` before any row is read (:meth:`_check_privacy_params`).
+    ``epsilon`` is the per-fit cost (replace-one, n public), every bound a
+    constructor parameter, ``noise_random_state=None`` the OS CSPRNG.
+    :meth:`_fit_private` fits with an explicit noise source on validated
+    parameters (the search validates every candidate before any row is
+    read) and re-checks ε, ``bounds`` and ``data_norm``. Rows: ``bounds``
+    maps each feature onto [−1, 1] and clips the row to norm
+    :data:`BOUNDS_NORM_SHARE`·√d; ``data_norm`` clips to that norm; neither:
+    norm 1, with a ``UserWarning`` before any row is read.
     """
 
     _dp_learner = True
 
     def __sklearn_tags__(self):
-        """True tags: the noise makes fits differ (non-deterministic); a NaN
-        row is the zero row (NaN allowed, never raised on: rule 6); no
-        sparse input; at the default ε the scores on small data are poor."""
+        """Non-deterministic, NaN allowed (the zero row), no sparse, poor score."""
         tags = super().__sklearn_tags__()
         tags.non_deterministic = True
         tags.input_tags.allow_nan = True
@@ -432,9 +353,7 @@ class DPLearnerMixin(CachedParamNamesMixin):
         return eps
 
     def _no_bounds_message(self) -> str | None:
-        """What clipping to the default norm costs, when neither ``bounds`` nor
-        ``data_norm`` is given (else None): :meth:`fit` warns it
-        (``UserWarning``) before any row is read. Public (parameters only)."""
+        """The warning when neither ``bounds`` nor ``data_norm`` is given, else None."""
         if self.bounds is None and self.data_norm is None:
             return NO_BOUNDS_MESSAGE.format(owner=type(self).__name__, norm=1.0)
         return None
@@ -450,17 +369,9 @@ class DPLearnerMixin(CachedParamNamesMixin):
         return bounds, norm, augmented_norm(norm, self.fit_intercept)
 
     def _float_rows(self, X, *, reset: bool) -> np.ndarray:
-        """X checked from its type and shape as floats: ``validate_data`` without
-        the finiteness check (a NaN row is the zero row, never an error)."""
-        X = validate_data(
-            self,
-            X,
-            reset=reset,
-            accept_sparse=False,
-            dtype=None,
-            ensure_all_finite=False,
-        )
-        return float_rows(X)
+        """``validate_data`` without the finiteness check, then floats per entry."""
+        kw = {"accept_sparse": False, "dtype": None, "ensure_all_finite": False}
+        return float_rows(validate_data(self, X, reset=reset, **kw))
 
     def _noise_source(self):
         if self.noise_random_state is not None:
@@ -478,13 +389,7 @@ class DPLearnerMixin(CachedParamNamesMixin):
         return check_targets(y, n, type(self).__name__)
 
     def fit(self, X, y, sample_weight=None):
-        """Fit on private rows; ε-DP (see the class docstring).
-
-        ``sample_weight``: each row's weight is clipped into [0, 1]
-        (:func:`check_weights`), so a weighted row's loss has the bounds
-        (gradient, curvature) the sensitivity proofs use. Floating-point
-        events depend on the rows and are not reported.
-        """
+        """Fit on private rows; ε-DP (``sample_weight`` clipped into [0, 1])."""
         self._validate_params()
         self._check_privacy_params()
         message = self._no_bounds_message()

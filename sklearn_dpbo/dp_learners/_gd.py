@@ -209,7 +209,7 @@ class DPGradientDescentLogisticRegression(DPLogisticRegression):
     def _auto_default_rule(self) -> bool:
         return False
 
-    def _distribution_key(self, n, epsilon, n_features=None) -> tuple:
+    def _distribution_key(self, n, epsilon) -> tuple:
         """Every candidate its own key: no two parameter sets share a law."""
         params = self.get_params()
         params.update(epsilon=epsilon, noise_random_state=None)

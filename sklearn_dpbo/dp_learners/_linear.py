@@ -22,6 +22,7 @@ from ._base import (
     float_rows,
     gradient_slack,
     map_features,
+    private_matrix,
     release_weights,
 )
 
@@ -43,9 +44,8 @@ def ridge_sensitivity(
        = ∇g(w₂)·(w₁ − w₂) (CMS 2011, Lemma 7), so ‖w₁ − w₂‖ ≤ ‖∇g(w₂)‖/α
        ≤ 2R(RB/√α + B)/(nα).
 
-    Plus 2·GRADIENT_TOL·G/α for the solver (:func:`~._base.gradient_slack`),
-    G = R(RB/√α + B) the bound of step 2. α is first raised to the solver's
-    conditioning floor R²/(κ_max − 1) (:func:`ridge_regularization`).
+    Plus :func:`~._base.gradient_slack` with G = R(RB/√α + B), α first raised
+    to the conditioning floor R²/(κ_max − 1) (:func:`ridge_regularization`).
     """
     a = ridge_regularization(alpha, row_norm)
     G = ridge_gradient_bound(a, row_norm, target_bound)
@@ -53,8 +53,7 @@ def ridge_sensitivity(
 
 
 def ridge_gradient_bound(alpha: float, row_norm: float, target_bound: float) -> float:
-    """G = R(RB/√α + B): one row's loss gradient bound on ‖w‖ ≤ B/√α (step 2
-    of :func:`ridge_sensitivity`, α as raised by :func:`ridge_regularization`)."""
+    """G = R(RB/√α + B), step 2 of :func:`ridge_sensitivity`."""
     R, B = float(row_norm), float(target_bound)
     return R * (R * B / math.sqrt(float(alpha)) + B)
 
@@ -79,45 +78,29 @@ def ridge_regularization(alpha: float, row_norm: float) -> float:
 class DPLinearRegression(DPLearnerMixin, RegressorMixin, BaseEstimator):
     """Ridge regression, ε-DP by output perturbation (CMS 2011, Algorithm 1).
 
-    Rows are mapped into the learner's ball as in
-    :class:`DPLogisticRegression` (``bounds``: each feature clipped and
-    mapped onto [−1, 1], the row clipped to L2 norm √d/2; or ``data_norm``
-    for rows you have scaled; with neither, norm 1 and a warning); targets
-    are clipped to the public ``target_bound`` range and mapped onto
-    [−1, 1] (midpoint to 0). ŵ = argmin (1/(2n)) Σ (y_i − w·x_i)² +
-    (α/2)‖w‖² on those, released as ŵ + b with density ∝ exp(−ε‖b‖/Δ), Δ
-    from :func:`ridge_sensitivity` (B = 1 in the map's units). ``alpha`` is
-    per sample (the scaling of scikit-learn's ``ElasticNet``, not of
-    ``Ridge``, whose α is α·n here). With ``fit_intercept`` a constant 1 is
-    appended (regularised intercept). A row with a NaN is the zero row, a
-    non-finite target the range's midpoint.
+    Rows are mapped into the ball as in :class:`DPLogisticRegression`;
+    targets are clipped to the public ``target_bound`` range and mapped
+    onto [−1, 1]. ŵ = argmin (1/(2n)) Σ (y_i − w·x_i)² + (α/2)‖w‖² is
+    released as ŵ + b, density ∝ exp(−ε‖b‖/Δ), Δ from
+    :func:`ridge_sensitivity` (B = 1). ``alpha`` is per sample (scikit-learn's
+    ``ElasticNet`` scaling; ``Ridge``'s α is α·n here). A row with a NaN is
+    the zero row, a non-finite target the midpoint. Before any row is read,
+    ``fit`` warns (``UselessReleaseWarning``) when the noise alone is
+    expected to cost more than predicting the midpoint (:meth:`_noise_error`).
+    ``sample_weight`` (clipped into [0, 1]) keeps the three steps of
+    :func:`ridge_sensitivity`.
 
-    Before any row is read, ``fit`` compares the expected squared error of
-    the noise alone with the variance the target range allows
-    (:meth:`_noise_error`, public arithmetic) and warns
-    (``UselessReleaseWarning``) when the noise is larger: then the
-    midpoint predicts better.
-
-    ``sample_weight`` (each clipped into [0, 1]) weights the rows' squared
-    errors: the three steps of :func:`ridge_sensitivity` hold unchanged for
-    weights ≤ 1 (J(0) ≤ B²/2, a row's gradient ≤ R(R‖w‖ + B)).
-
-    Privacy: pure ε-DP with respect to replacing one row of ``X, y`` (and
-    its weight; n public), the solver's tolerance included in Δ (the
-    gradient is checked after the solve and the fit raises ``SolverError``
-    otherwise; α below R²·10⁻⁵ acts as R²·10⁻⁵, which keeps the system's
-    condition number ≤ 10⁵). Noise from the OS CSPRNG (exact Gamma radius,
-    float direction, rounded to a public grid).
+    Privacy: pure ε-DP under replacing one row of ``X, y`` (and its weight;
+    n public), the certified solver tolerance in Δ (else ``SolverError``;
+    α below R²·10⁻⁵ acts as R²·10⁻⁵). Noise from the OS CSPRNG.
 
     Parameters
     ----------
     epsilon : float, default=1.0
     bounds : (lower, upper) or None, default=None
-        Public bounds of the features (numbers or per-feature arrays),
-        declared from the domain, never computed from the private rows.
+        Public bounds of the features (numbers or per-feature arrays).
     data_norm : float or None, default=None
-        For rows you have already scaled: public bound on a row's L2 norm.
-        Not with ``bounds``.
+        Public bound on a row's L2 norm (scaled rows). Not with ``bounds``.
     target_bound : float or (low, high), default=1.0
         Public range of y: B means [−B, B]; targets are clipped into it.
     alpha : float, default=1.0
@@ -168,10 +151,7 @@ class DPLinearRegression(DPLearnerMixin, RegressorMixin, BaseEstimator):
         self.noise_random_state = noise_random_state
 
     def _target_map(self) -> tuple[float, float]:
-        """(midpoint, half-width) of the public target range: y ↦ (y − mid)/half.
-
-        ``target_bound=B`` is [−B, B]; ``(low, high)`` is mapped onto [−1, 1].
-        """
+        """(midpoint, half-width) of the public range [−B, B] or (low, high)."""
         tb = self.target_bound
         if isinstance(tb, (tuple, list)):
             try:
@@ -193,15 +173,11 @@ class DPLinearRegression(DPLearnerMixin, RegressorMixin, BaseEstimator):
         return eps
 
     def _noise_error(self, n: int, d: int) -> tuple[float, float]:
-        """(expected squared error from the noise alone, the variance bound), y² units.
+        """(the noise's expected squared error, the targets' variance bound), public.
 
-        Public arithmetic (n, d, ε, α, the bounds; no row is read). The
-        noise b has a uniform direction and ‖b‖ ~ Gamma(p, s), p = d (+1
-        with the intercept), s = Δ/ε in the map's units, so for a row x̃
-        E[(b·x̃)²] = E‖b‖²·‖x̃‖²/p = (p + 1)s²‖x̃‖²: at most (p + 1)s²R² for
-        a row on the ball's boundary (‖x̃‖ = R). Times half² in y's units.
-        Targets in [mid − half, mid + half] have variance ≤ half², the
-        error of predicting the midpoint.
+        b has a uniform direction and ‖b‖ ~ Gamma(p, s) (p = d + intercept,
+        s = Δ/ε), so E[(b·x̃)²] = (p + 1)s²‖x̃‖² ≤ (p + 1)s²R², times half²;
+        targets in the range have variance ≤ half².
         """
         _, _, R = self._ball(int(d))
         p = int(d) + bool(self.fit_intercept)
@@ -210,12 +186,7 @@ class DPLinearRegression(DPLearnerMixin, RegressorMixin, BaseEstimator):
         return half**2 * (p + 1) * s**2 * R**2, half**2
 
     def fit(self, X, y, sample_weight=None):
-        """Fit on private rows; ε-DP (class docstring).
-
-        Before any row is read, an ``UselessReleaseWarning`` when the noise
-        alone is expected to cost more than the largest variance the public
-        target range allows (:meth:`_noise_error`).
-        """
+        """Fit on private rows; ε-DP (warns first when the noise would dominate)."""
         self._validate_params()
         self._check_privacy_params()
         n, d = _shape(X)
@@ -237,27 +208,21 @@ class DPLinearRegression(DPLearnerMixin, RegressorMixin, BaseEstimator):
         return super().fit(X, y, sample_weight)
 
     def _check_targets(self, y, n: int):
-        """``y`` checked from its shape (the mixin's), then read entry by entry
-        as a float (a non-number is NaN, then 0 after the target map's midpoint)."""
+        """``y`` checked from its shape, then floats entry by entry (else NaN)."""
         y = super()._check_targets(y, n)
         return float_rows(np.asarray(y).reshape(-1, 1))[:, 0]
 
     def _rows(self, X) -> np.ndarray:
-        """Rows mapped into the ball by the public map: :func:`~._base.map_features`
-        (bounds) then :func:`~._base.clip_rows` (norm, NaN rows, intercept)."""
+        """Rows mapped into the ball: ``map_features`` then ``clip_rows``."""
         bounds, norm, _ = self._ball(X.shape[1])
         return clip_rows(map_features(X, bounds), norm, intercept=self.fit_intercept)
 
     def _fit_private(self, X, y, rng, sample_weight=None):
         eps = self._check_privacy_params()
-        X = np.asarray(X, dtype=float)
-        if X.ndim != 2:
-            raise ValueError(f"X must be 2-D; got an array of shape {X.shape}.")
-        Xc = self._rows(X)
-        n, d = Xc.shape
         y = np.asarray(y, dtype=float).reshape(-1)
-        if y.shape[0] != n or n < 1:
-            raise ValueError(f"X has {n} rows and y has {y.shape[0]}: need n ≥ 1.")
+        X, n, _ = private_matrix(X, y)
+        Xc = self._rows(X)
+        d = Xc.shape[1]
         mid, half = self._target_map()
         y = np.clip(np.where(np.isfinite(y), (y - mid) / half, 0.0), -1.0, 1.0)
         B = 1.0  # the targets in the map's units
@@ -267,8 +232,7 @@ class DPLinearRegression(DPLearnerMixin, RegressorMixin, BaseEstimator):
         A = Xw.T @ Xc / n + a * np.eye(d)  # weights in [0, 1]: the same bounds
         rhs = Xw.T @ y / n
         w = np.linalg.solve(A, rhs)
-        # computed ‖∇J‖ ≤ half the bound: its float error is far below the
-        # other half, so the exact gradient is ≤ GRADIENT_TOL·G (the slack)
+        # computed ‖∇J‖ ≤ half the bound, so the exact one ≤ GRADIENT_TOL·G
         tol = GRADIENT_TOL * ridge_gradient_bound(a, row_norm, B) / 2
         for _ in range(SOLVER_MIN_ITER):  # refine until certified
             grad = A @ w - rhs
@@ -292,7 +256,7 @@ class DPLinearRegression(DPLearnerMixin, RegressorMixin, BaseEstimator):
         return self
 
     def predict(self, X):
-        """x̃·``coef_`` + ``intercept_``, x̃ the row mapped by ``fit``'s public map."""
+        """x̃·``coef_`` + ``intercept_``, x̃ the row mapped by ``fit``'s map."""
         Xc = self._predict_rows(X)
         if self.fit_intercept:
             Xc = Xc[:, :-1]

@@ -24,23 +24,12 @@ class DPLinearSVC(DPLogisticRegression):
                  (1 + h − z)² / (4h)   if |1 − z| ≤ h
                  1 − z                 if z < 1 − h
 
-    (the hinge max(0, 1 − z) smoothed over [1 − h, 1 + h]; |ℓ′| ≤ 1 and
-    0 ≤ ℓ″ ≤ c = 1/(2h) wherever ℓ″ exists). Everything else is
+    (|ℓ′| ≤ 1, 0 ≤ ℓ″ ≤ c = 1/(2h) wherever ℓ″ exists). Everything else is
     :class:`DPLogisticRegression`'s objective perturbation with c = 1/(2h)
-    instead of 1/4 (``_objective`` holds the proof, including why the two
-    kinks of ℓ_h, where ℓ″ does not exist, do not change it); with ε_obj =
-    0.99 ε, on rows rescaled to norm ≤ 1 (v = R w, Λ̃ = 1/(C n R²))::
-
-        Δ  = max(0, c / (n (exp(ε_obj/4) − 1)) − Λ̃, c / (κ_max − 1) − Λ̃)
-        ε′ = ε_obj − log(1 + c/(n(Λ̃+Δ)))   (≥ 3 ε_obj/4)
-        v̂  = argmin (1/n) Σ ℓ_h(s_i v·x̃_i) + ((Λ̃+Δ)/2)‖v‖² + bᵀv/n,
-             b of density ∝ exp(−ε′‖b‖/2)
-
-    and the solver's stopping point covered by output noise at 0.01 ε. A
-    larger h smooths more (smaller c: less extra regularisation, a
-    larger ε′) and moves further from the hinge; CMS use h = 0.5. Δ > 0
-    once C ≥ (e^(ε_obj/4) − 1)/(c R²): every larger C gives the same model
-    distribution (the private-model mode prunes such duplicates).
+    instead of 1/4 (``_objective`` holds the proof, kinks included). A
+    larger h smooths more (smaller c, larger ε′) and moves further from the
+    hinge; CMS use h = 0.5. Every C ≥ (e^(ε_obj/4) − 1)/(c R²) gives the
+    same model distribution.
 
     Rows, labels, ``classes``, ``sample_weight`` (clipped into [0, 1]: a
     weighted loss ωℓ_h keeps |ωℓ′| ≤ 1 and 0 ≤ ωℓ″ ≤ c) and one-vs-rest
@@ -58,12 +47,10 @@ class DPLinearSVC(DPLogisticRegression):
     epsilon : float, default=1.0
         Privacy cost of one ``fit`` (ε/K per problem with K ≥ 3 classes).
     bounds : (lower, upper) or None, default=None
-        Public bounds of the features (numbers, or arrays with one entry
-        per feature), declared from the domain, never computed from the
-        private rows. Rows are clipped and mapped into the learner's ball.
+        Public bounds of the features (numbers or per-feature arrays), from
+        the domain, never from the rows; rows are mapped into the ball.
     data_norm : float or None, default=None
-        For rows you have already scaled: public bound on a row's L2 norm,
-        larger rows are scaled down to it. Not with ``bounds``.
+        Public bound on a row's L2 norm (scaled rows). Not with ``bounds``.
     C : float, default=1.0
         Inverse regularisation strength, as in scikit-learn (Λ = 1/(C n)).
         C above the plateau (e^(ε_obj/4) − 1)/(c R²) acts as that value.

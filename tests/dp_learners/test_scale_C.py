@@ -33,7 +33,7 @@ def test_scale_is_three_tenths_of_the_plateau_edge(epsilon, classes):
 
     def key(C):  # the plateau edge is where the learner's own plan adds Delta
         e = DPLogisticRegression(data_norm=1.5, C=C, classes=classes)
-        return e._distribution_key(500, epsilon, 6)[-1]
+        return e._distribution_key(500, epsilon)[-1]
 
     edge = by_hand / 0.3
     assert key(edge * (1 + 1e-9)) == ("C", "plateau")

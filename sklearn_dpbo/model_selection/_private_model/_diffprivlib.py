@@ -2,52 +2,34 @@
 
 The mode trusts a learner's per-fit cost only where it can be read from its
 parameters and the fit reads nothing else from the rows. For diffprivlib
-(IBM, ``pip install "sklearn-dpbo[dp-learners]"``; 0.6.6 imports and runs
-with scikit-learn 1.7, not 1.8 nor 1.9) that holds, after reading its source
-(``diffprivlib/models/{logistic,linear}_regression.py``, 0.6.6), in a narrow
-configuration, checked here before any row is read:
+(``pip install "sklearn-dpbo[dp-learners]"``; 0.6.6 runs with scikit-learn
+1.7) that holds, from its source (``models/{logistic,linear}_regression.py``,
+0.6.6), in a narrow configuration checked here before any row is read:
 
-- ``diffprivlib.models.LogisticRegression``: objective perturbation
-  (Chaudhuri, Monteleoni & Sarwate, JMLR 2011, Algorithm 2, diffprivlib's
-  ``Vector`` mechanism). ``fit_intercept=False`` (diffprivlib does not
-  regularise the intercept, so the objective is not strongly convex in it
-  and CMS's theorem does not cover it) and a given ``0 < data_norm <= 1``
-  (rows clipped by diffprivlib; with R = data_norm, CMS's proof bounds the
+- ``LogisticRegression`` (CMS 2011, Algorithm 2): ``fit_intercept=False``
+  (diffprivlib does not regularise the intercept, so CMS's theorem does not
+  cover it) and a given ``0 < data_norm <= 1`` (CMS's proof bounds the
   Jacobian's eigenvalues by c R², diffprivlib's ε′ = ε − 2 log(1 + c R C)
-  uses R: the same for R = 1 and conservative for R < 1; rescale rows by
-  a public factor for larger norms). Labels: 1 is the positive class, any
-  other label the negative class 0, and two public rows x = 0 (labels 0
-  and 1) are appended so ``classes_`` is always [0, 1] and the fit never
-  fails on a missing class; with no intercept a zero row adds a constant
-  to the objective and nothing to its gradient, and diffprivlib's
-  objective is (1/N)(Σ loss + ‖w‖²/(2C) + bᵀw): the minimiser does not
-  depend on N. ``n_iter_`` (the solver's iteration count, a function of
-  the rows and the noise, not of the released weights) is removed.
-- ``diffprivlib.models.LinearRegression``: the functional mechanism (Zhang
-  et al., VLDB 2012) on the sums Σy², Σx_j y, Σx_j x_k. ``fit_intercept=
-  False`` (with the intercept, diffprivlib's private centring spends
-  ε/(d + 1) on X and again on y, ε(d + 2)/(d + 1) in all, and shifts the
-  bounds by private offsets: upstream issue #104), given ``bounds_X`` with
-  lower ≤ 0 and −lower ≥ upper per feature (diffprivlib computes the
-  sensitivity of Σx_j² from the lower bound only, issue #105; it is right
-  for such bounds) and given ``bounds_y``. diffprivlib clips the rows only
-  when it fits an intercept: the rows are clipped here, per row, to the
-  bounds first.
+  uses R: the same for R = 1, conservative below). Labels: 1 is positive,
+  any other label 0; two public zero rows (labels 0 and 1) are appended so
+  ``classes_`` is always [0, 1] (with no intercept a zero row adds nothing
+  to the gradient, and the minimiser of diffprivlib's (1/N)-scaled
+  objective does not depend on N). ``n_iter_`` (data- and noise-dependent)
+  is removed.
+- ``LinearRegression`` (functional mechanism, Zhang et al., VLDB 2012):
+  ``fit_intercept=False`` (its private centring spends ε(d + 2)/(d + 1) and
+  shifts the bounds privately: upstream issue #104), given ``bounds_X``
+  with lower ≤ 0 and −lower ≥ upper per feature (the sensitivity of Σx_j²
+  is computed from the lower bound only, issue #105) and ``bounds_y``;
+  rows are clipped here, per row, to the bounds.
 
-Both: ``random_state=None`` (diffprivlib then draws from
-``secrets.SystemRandom``, the OS CSPRNG; a seed would use a Mersenne
-Twister), no privacy parameter searched, non-finite values of a row
-replaced by 0 before the fit (per row), and each fit gets a fresh
-``BudgetAccountant``: the process-wide default is neither read for a
-budget nor charged, and the released model's accountant records that one
-fit's ε (public), not the number of runs. Every candidate's parameters pass
-the model's declared constraints (``_validate_params``) before any row is
-read. LogisticRegression fits with ``n_jobs=1`` and ``verbose=0`` whatever
-is set (the user's values are put back on the fitted model): otherwise
-diffprivlib fits in worker processes whose warnings reach the terminal once
-per run (revealing the private number of runs), and ``verbose`` prints the
-solver's trace of the private objective (from Fortran on SciPy < 1.15,
-past any redirect).
+Both: ``random_state=None`` (``secrets.SystemRandom``; a seed would use a
+Mersenne Twister), no privacy parameter searched, non-finite rows set to 0
+(per row), a fresh ``BudgetAccountant`` per fit (the process-wide one is
+neither read nor charged). LogisticRegression fits with ``n_jobs=1`` and
+``verbose=0`` (the user's values are put back): worker processes would warn
+once per run (revealing the number of runs) and ``verbose`` prints the
+solver's trace of the private objective.
 """
 
 from __future__ import annotations
@@ -146,10 +128,7 @@ def _bound_pair(value, name: str) -> tuple[np.ndarray, np.ndarray]:
             f"bounds, e.g. {name}=(-1.0, 1.0), chosen without the data."
         )
     try:
-        lower, upper = value
-        lower = np.asarray(lower, dtype=float)
-        upper = np.asarray(upper, dtype=float)
-        lower, upper = np.broadcast_arrays(lower, upper)
+        lower, upper = np.broadcast_arrays(*(np.asarray(v, float) for v in value))
     except (TypeError, ValueError):
         raise ValueError(
             f"{name} must be a pair (lower, upper); got {value!r}."
@@ -164,24 +143,8 @@ def _bound_pair(value, name: str) -> tuple[np.ndarray, np.ndarray]:
 
 
 def check_diffprivlib_learner(estimator: Any, names) -> None:
-    """Refuse a diffprivlib model whose per-fit cost the mode cannot trust.
-
-    Runs before any row is read (see the module docstring for each rule).
-
-    Parameters
-    ----------
-    estimator : diffprivlib model
-        The search's estimator.
-    names : iterable of str
-        The searched parameter names.
-
-    Raises
-    ------
-    TypeError
-        diffprivlib does not import, or the class is not supported.
-    ValueError
-        A parameter the guarantee needs is missing, searched or out of range.
-    """
+    """Refuse, before any row is read, a diffprivlib model (with the searched
+    ``names``) whose per-fit cost the mode cannot trust (module docstring)."""
     models = _models()
     kind = next((k for k, cls in models.items() if type(estimator) is cls), None)
     if kind is None:
@@ -277,12 +240,7 @@ def _fit_diffprivlib(est: Any, X, y) -> Any:
         labels = (y[:, 0] == 1).astype(int)
         X = np.vstack([X, np.zeros((2, X.shape[1]))])
         labels = np.concatenate([labels, [0, 1]])
-        # In this process and silent: with n_jobs (its own, or a joblib
-        # parallel_config around fit) diffprivlib fits in worker processes,
-        # whose warnings reach the terminal once per run; with verbose the
-        # L-BFGS-B trace of the private objective is printed (by Fortran
-        # code on SciPy < 1.15, past any redirect). The user's values are
-        # put back on the fitted model.
+        # in this process and silent (module docstring)
         user = {"n_jobs": est.n_jobs, "verbose": est.verbose}
         est.set_params(n_jobs=1, verbose=0)
         est.fit(X, labels)
@@ -299,12 +257,8 @@ def _fit_diffprivlib(est: Any, X, y) -> Any:
 
 
 def fit_dp_learner(est: Any, X, y, rng) -> Any:
-    """One private fit of a checked learner; the fitted ``est``.
-
-    The learners of :mod:`sklearn_dpbo.dp_learners` draw their noise from
-    ``rng`` (the search's source); a diffprivlib model from its own
-    ``secrets.SystemRandom`` (``random_state=None`` is checked).
-    """
+    """One private fit of a checked learner (noise from ``rng``, or diffprivlib's
+    own ``secrets.SystemRandom``); the fitted ``est``."""
     if is_diffprivlib(est):
         return _fit_diffprivlib(est, X, y)
     est._fit_private(X, y, rng)

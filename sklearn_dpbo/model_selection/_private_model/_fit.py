@@ -1,67 +1,29 @@
 """Mode ``"private-model"``: tune a DP learner and release the tuned model itself.
 
-Every row of ``X, y`` is private (replace one row, n public). The rows are
-split by a public permutation (``random_state`` and n only) into a
-training part and a disjoint validation part of m rows. One *run* with a
-candidate λ fits the DP learner on the training part at ε₀ and releases
-its validation score (the scorer's clipped per-record mean) plus exact
-Laplace noise of scale Δ/ε₀, Δ = (high − low)/m: a replaced row is in one
-part only, so a run is ε₀-DP (parallel composition).
+Setup and parameters: :class:`~.._modes.PrivateModel`. A run fits the
+learner at ε₀ on the training part and releases its validation score (the
+scorer's clipped per-record mean) + exact Laplace of scale Δ/ε₀, Δ = (high −
+low)/m: a replaced row is in one part only, so a run is ε₀-DP (parallel
+composition). Strategies:
 
-Strategies (:class:`~.._modes.PrivateModel`):
+- ``"random-stopping"`` (Papernot & Steinke, ICLR 2022, Thm 2; Liu & Talwar,
+  STOC 2019): K ~ D_{η,γ} (``_stopping.py``) and the K runs' candidates are
+  drawn i.i.d. from the noise source (the theorem needs i.i.d. runs; a
+  public order would tell the winner); the best noisy score's run is
+  released, its model ``best_estimator_`` (no refit). ε₀ = ε/(2 + η); the
+  cap K_max adds δ = (1 + e^ε)·P[K > K_max] + the sampler's slack. K and
+  the other runs are not released.
+- ``"split"``: every candidate at ε/L on the training part, permute-and-flip
+  (ε₁) and Laplace (ε − ε₁) on the validation part: a training row moves
+  the L models (L·ε/L), a validation row selection and score; pure ε-DP.
+- ``"default"``: the estimator's own parameters at ε; pure ε-DP.
 
-- ``"random-stopping"`` (Papernot & Steinke, ICLR 2022; Liu & Talwar,
-  STOC 2019): K ~ D_{η,γ} (``_stopping.py``) from the noise source, K runs
-  with candidates drawn i.i.d. (uniformly, from the noise source: a
-  public sequence of draws would let ``best_params_`` tell which run won,
-  and the theorem needs i.i.d. runs) from the public candidate set, the
-  run with the best noisy score is released: its model is
-  ``best_estimator_`` (no refit), its noisy score ``best_score_``, its
-  candidate ``best_params_``. ε₀ = ε/(2 + η); capping K at K_max adds
-  δ = (1 + e^ε)·P[K > K_max] (+ the float sampler's slack), computed.
-  K itself, the other runs and the fit's duration are not released.
-- ``"split"``: every candidate at ε/L on the training part, permute-and-
-  flip over their validation scores (ε₁) and Laplace on the selected
-  score (ε₂ = ε − ε₁): a training row moves the L models (L·ε/L = ε), a
-  validation row the selection and the score (ε₁ + ε₂ = ε); pure ε-DP.
-- ``"default"``: the estimator's own parameters, one fit at ε on every
-  row (on the training part, and its score at ε on the validation part,
-  with ``release_score=True``); pure ε-DP.
-
-- ``"auto"``: :func:`._rule.choose_strategy`, from public sizes and ε.
-
-``release_score="auto"`` (the default) is False here (:func:`release_score`).
-
-A ``Pipeline`` is accepted when every step before the DP learner learns
-nothing from the rows (:mod:`._public_steps`: stateless or configured by
-public values, fitted on a public dummy row, applied to each private row on
-its own); only the learner's parameters are searched, and the released
-model is the pipeline.
-
-Before any row is read, candidates whose fit has the same distribution as
-an earlier candidate's (objective perturbation's plateau in C) are dropped
-(:func:`prune_candidates`); ``candidate_params_`` lists the kept ones.
-
-Reading the rows (:mod:`._entries`): X a NumPy array or DataFrame (2-D)
-and y a NumPy array or Series (1-D), of any dtype; other containers are
-refused from their type and shape before any row is read or any budget is
-charged. Inside the private computation every entry becomes a float64 on
-its own (NaN where ``float`` refuses it), so no dtype the rows decide
-decides anything. Per record, for the learners of
-:mod:`sklearn_dpbo.dp_learners`: a row with a non-finite feature is the
-zero row, in its fit and in its score; a label is compared with the public
-``classes`` on its own (with two classes ``classes[1]`` is the positive
-class, any other value a negative in the fit; a label outside ``classes``
-is never predicted: a miss for accuracy, the floor for log loss); a
-non-finite regression target is 0 in the fit and scores the score's lowest
-value.
-
-A run that raises is not caught: after the first read the fit is sealed
-(``_sealed.run_sealed``); the learners of :mod:`sklearn_dpbo.dp_learners`
-do not raise on row values (non-finite rows are zero rows); their solvers
-check a gradient tolerance (``dp_learners._objective``), and a
-``SolverError``, were it raised, would be outside the guarantee, stated in
-``privacy_report_``.
+Before any row is read: the pipeline's public steps (:mod:`._public_steps`),
+every candidate's parameters, the containers' types and shapes, and the
+pruning of candidates with the law of an earlier one (:func:`prune_candidates`).
+Inside, each entry becomes a float64 on its own. A run that raises is not
+caught (the fit is sealed); a ``SolverError`` is outside the guarantee,
+stated in ``privacy_report_``.
 """
 
 from __future__ import annotations
@@ -127,21 +89,16 @@ _PURE = "the learner's fit is epsilon-DP (its documented proof)"
 def check_dp_learner(estimator: Any, names) -> None:
     """Refuse an estimator whose per-fit privacy cost cannot be read and trusted.
 
-    Accepted: the learners of :mod:`sklearn_dpbo.dp_learners` (their
-    ``epsilon`` is their cost, every bound a parameter), with
-    ``noise_random_state=None``; and, where diffprivlib imports (the extra
-    ``dp-learners``: scikit-learn < 1.8), diffprivlib's LogisticRegression
-    and LinearRegression in the configuration
-    :func:`~._diffprivlib.check_diffprivlib_learner` checks (given bounds,
-    no intercept, ``random_state=None``, no privacy parameter searched).
+    Accepted: the learners of :mod:`sklearn_dpbo.dp_learners` with
+    ``noise_random_state=None``, and diffprivlib's models as
+    :func:`~._diffprivlib.check_diffprivlib_learner` checks them.
     """
-    module = type(estimator).__module__
     if is_diffprivlib(estimator):
         check_diffprivlib_learner(estimator, names)  # _diffprivlib.py
         return
     if not (
         getattr(type(estimator), "_dp_learner", False)
-        and module.startswith("sklearn_dpbo.dp_learners")
+        and type(estimator).__module__.startswith("sklearn_dpbo.dp_learners")
     ):
         raise TypeError(
             "method='private-model' releases the tuned model itself, so the "
@@ -175,17 +132,9 @@ def check_dp_learner(estimator: Any, names) -> None:
 def check_candidate_params(estimator: Any, candidates) -> None:
     """Every candidate's (and the estimator's own) parameters, validated publicly.
 
-    Before any row is read and before any budget is charged: the learner's
-    declared constraints (``_validate_params``) and its public bounds
-    (``_check_privacy_params``) for each candidate, so that a bad value in
-    the grid (C = −1, ``max_iter=0``, ``data_norm=-2``) is refused with its
-    reason instead of failing inside the sealed run after the budget is
-    spent, or being pruned as a duplicate; and numeric ``classes``
-    (:func:`~.._entries.check_label_classes`). A diffprivlib model's
-    privacy parameters are checked by
-    :func:`~._diffprivlib.check_diffprivlib_learner`; its declared
-    constraints here too (``C=-1`` in the grid would otherwise fail, or not,
-    depending on the private draws of random stopping).
+    Before any row is read or budget charged (a bad value would otherwise
+    fail inside the sealed run, or not, depending on private draws): the
+    declared constraints, the privacy parameters and the ``classes``.
     """
     diffprivlib = is_diffprivlib(estimator)
     for params in [{}, *candidates]:
@@ -207,14 +156,7 @@ def check_candidate_params(estimator: Any, candidates) -> None:
 
 
 def _check_width(learner, candidates, n_features: int) -> None:
-    """Each candidate's bounds against d, and the no-bounds warning: public.
-
-    Before any row is read and before the charge: declared ``bounds`` whose
-    length is not the number of features d (public: the container's shape,
-    or the public steps' output) are refused; a learner given neither
-    ``bounds`` nor ``data_norm`` warns what clipping to the default norm
-    costs (the library never reads bounds from the data).
-    """
+    """Each candidate's ``bounds`` against the public d, and the no-bounds warning."""
     if not hasattr(learner, "_ball"):
         return
     for params in [{}, *candidates]:
@@ -232,10 +174,8 @@ def _check_width(learner, candidates, n_features: int) -> None:
 
 
 def split_rows(n: int, fraction: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """(training rows, validation rows): a public permutation of range(n).
-
-    m = ⌈fraction·n⌉ rows (at least 1, at most n − 1) are validation rows.
-    """
+    """(training rows, validation rows): m = ⌈fraction·n⌉ in [1, n − 1] rows of a
+    public permutation of range(n) are validation rows."""
     m = min(n - 1, max(1, math.ceil(float(fraction) * n)))
     perm = np.random.default_rng([int(seed), 0x504D]).permutation(n)
     return np.sort(perm[m:]), np.sort(perm[:m])
@@ -244,14 +184,9 @@ def split_rows(n: int, fraction: float, seed: int) -> tuple[np.ndarray, np.ndarr
 def prune_candidates(learner, candidates, n_fit: int, eps_fit: float) -> list[dict]:
     """The candidates minus those whose fit has the same law as an earlier one.
 
-    Public (no row is read): the learner's ``_distribution_key(n_fit,
-    eps_fit)`` depends on n, ε and the parameters only, and equal keys mean
-    the same distribution of the fitted model. With objective perturbation
-    every C on the plateau (C ≥ (e^(ε_obj/4) − 1)/(c R²), where the extra
-    regularisation Δ takes over) gives the same model: a second such
-    candidate would spend budget (split: ε/L each) or runs (random
-    stopping) on a duplicate. The first of each group, in the public order,
-    is kept. Learners without a key are not pruned.
+    Equal public ``_distribution_key(n_fit, eps_fit)`` means the same law of
+    the fitted model (objective perturbation's plateau in C); the first of
+    each group is kept. Learners without a key are not pruned.
     """
     key_of = getattr(type(learner), "_distribution_key", None)
     if key_of is None:
@@ -283,13 +218,8 @@ def _prune_for(strategy, learner, candidates, n_fit, epsilon, eta):
 
 # One run (fit at ε_fit on the training part, clean validation score)
 def _fit_and_score(learner, params, eps_fit, X_tr, y_tr, X_va, y_va, scorer, rng):
-    """(model, clean validation score in [low, high]).
-
-    ``eps_fit``: the learner's ε, or its privacy parameters (a dict: ``_zcdp``).
-
-    Runs inside :func:`fit_private_model`'s ``quiet`` section (warnings and
-    prints of the whole private computation are withheld there).
-    """
+    """(model, clean validation score in [low, high]); ``eps_fit`` the learner's ε,
+    or its privacy parameters (a dict: ``_zcdp``)."""
     low, high = scorer.bounds
     privacy = eps_fit if isinstance(eps_fit, dict) else {"epsilon": eps_fit}
     est = clone(learner).set_params(**clone(params, safe=False), **privacy)
@@ -301,6 +231,10 @@ def _fit_and_score(learner, params, eps_fit, X_tr, y_tr, X_va, y_va, scorer, rng
     return est, float(np.clip(value if math.isfinite(value) else low, low, high))
 
 
+def _run(ctx, params, eps_fit):
+    return _fit_and_score(ctx.learner, params, eps_fit, *ctx.parts, ctx.scorer, ctx.rng)
+
+
 def _noisy(value, eps, m, scorer, rng):
     return _grid_laplace(value, scorer.sensitivity_for(m), eps, scorer.bounds, rng)
 
@@ -309,11 +243,9 @@ class PrivateModelReport(PrivacyReport):
     """:class:`PrivacyReport` whose ``to_dp_event`` is the mode's own event.
 
     Random stopping: ``RepeatAndSelectDpEvent(RandomizedResponseDpEvent(
-    2/(1 + e^ε₀), 2), mean=E[K], shape=η)``; binary randomized response with
-    ratio e^ε₀ dominates every ε₀-DP run (use ``RdpAccountant(
-    neighboring_relation=REPLACE_ONE)``); with a zCDP learner the run is
-    ``ZCDpEvent(ρ₀)``. The cap's δ is not in the event (add it). Other
-    strategies: one pure-ε event.
+    2/(1 + e^ε₀), 2), mean=E[K], shape=η)`` (randomized response with ratio
+    e^ε₀ dominates every ε₀-DP run; ``ZCDpEvent(ρ₀)`` for a zCDP learner);
+    the cap's δ is not in the event (add it).
     """
 
     def __init__(self, releases, method, *, stopping=None, **kwargs):
@@ -347,13 +279,9 @@ def _random_stopping(ctx, cfg):
     k = st.sample_runs(eta, gamma, cap, ctx.rng)  # private: never released
     best = None
     for _ in range(k):
-        # Drawn from the private noise source: with a public sequence of
-        # draws best_params_ could tell which run won (the runs would not
-        # be i.i.d.), and the theorem's (2 + eta) eps0 would not hold.
+        # i.i.d. from the private source (a public order would tell the winner)
         c = int(ctx.rng.randrange(len(cfg["candidates"])))
-        model, value = _fit_and_score(
-            ctx.learner, cfg["candidates"][c], fit, *ctx.parts, ctx.scorer, ctx.rng
-        )
+        model, value = _run(ctx, cfg["candidates"][c], fit)
         noisy = _noisy(value, eps_s, ctx.m, ctx.scorer, ctx.rng)
         if best is None or noisy[0] > best[2][0]:
             best = (c, model, noisy)
@@ -388,13 +316,7 @@ def _split(ctx, cfg):
     cands, eps = cfg["candidates"], cfg["epsilon"]
     eps_fit = eps / len(cands)
     eps_sel = eps * cfg["budget_split"] if cfg["release_score"] else eps
-    values, models = [], []
-    for params in cands:
-        model, value = _fit_and_score(
-            ctx.learner, params, eps_fit, *ctx.parts, ctx.scorer, ctx.rng
-        )
-        models.append(model)
-        values.append(value)
+    models, values = zip(*[_run(ctx, params, eps_fit) for params in cands])
     sens = ctx.scorer.sensitivity_for(ctx.m)
     c = int(permute_and_flip(np.asarray(values), eps_sel, sens, ctx.rng))
     score, scale = None, 2.0 * sens / eps_sel
@@ -414,7 +336,7 @@ def _split(ctx, cfg):
         sensitivity=sens,
         noise_scale=scale,
         guarantee="pure epsilon-DP",
-        assumption="the learner's fit is epsilon-DP (its documented proof)",
+        assumption=_PURE,
         reference="McKenna & Sheldon, NeurIPS 2020 (permute-and-flip)",
     )
     return release, c, models[c], score
@@ -424,23 +346,16 @@ def _default(ctx, cfg):
     eps = cfg["epsilon"]
     texts = {"fit": eps, "eps_score": eps, "guarantee": "pure epsilon-DP"}
     texts.update(cfg.get("zcdp", {"assumption": _PURE}))  # zCDP: _zcdp.py
-    model, value = _fit_and_score(
-        ctx.learner, cfg["candidates"][0], texts["fit"], *ctx.parts, ctx.scorer, ctx.rng
-    )
-    score = None
+    model, value = _run(ctx, cfg["candidates"][0], texts["fit"])
+    score, where = None, " on every row"
     if ctx.parts[2] is not None:
         score = _noisy(value, texts["eps_score"], ctx.m, ctx.scorer, ctx.rng)[0]
+        where = " on the training part, its score + Laplace at epsilon"
     release = Release(
         quantity="best_params_",
         value=(0, model, score),
-        mechanism=(
-            "no tuning: the estimator's own parameters, fitted at epsilon"
-            + (
-                " on the training part, its score + Laplace at epsilon"
-                if score is not None
-                else " on every row"
-            )
-        ),
+        mechanism="no tuning: the estimator's own parameters, fitted at epsilon"
+        + where,
         epsilon=eps,
         delta=cfg["delta"],
         sensitivity=0.0 if score is None else ctx.scorer.sensitivity_for(ctx.m),
@@ -461,17 +376,9 @@ _STRATEGIES = {
 
 # The fit path
 def resolve_distribution(mode, n_candidates: int, epsilon: float, delta: float):
-    """The law of K: ``mode.distribution``, or for ``"auto"`` a public rule.
-
-    ``"auto"``: the logarithmic law (η = 0, ε₀ = ε/2) when a cap K_max
-    keeps its added δ within ``delta`` at E[K] = ``mean_runs`` (the number
-    of candidates before pruning for ``"auto"``, an upper bound on the
-    number kept, so the cap also fits after pruning), and the truncated
-    negative binomial (η = 0.5) otherwise: its lighter tail fits caps the
-    logarithmic law does not (many candidates, a small δ or a large ε).
-    Public: n of candidates, ε, δ and the mode's parameters only. Returns
-    (name, η).
-    """
+    """(name, η) of the law of K: ``mode.distribution``, or for ``"auto"`` the
+    logarithmic law when a cap fits ``delta`` at E[K] = ``mean_runs`` (the
+    candidates before pruning: an upper bound), else the negative binomial."""
     name = mode.distribution
     if name != "auto":
         return name, st.DISTRIBUTIONS[name]
@@ -484,12 +391,7 @@ def resolve_distribution(mode, n_candidates: int, epsilon: float, delta: float):
 
 
 def _capped_runs(mode, eta: float, n_candidates: int, epsilon: float, delta: float):
-    """(γ, K_max, added δ) of random stopping; ValueError if no cap fits δ.
-
-    E[K] is ``mean_runs`` (``"auto"``: ``n_candidates``); K_max is
-    ``max_runs`` or, for ``"auto"``, the smallest cap whose added δ is
-    within ``delta`` (:func:`~._stopping.cap_for_delta`). Public values only.
-    """
+    """(γ, K_max, added δ) at E[K] = ``mean_runs``; ValueError if no cap fits δ."""
     mean = n_candidates if mode.mean_runs == "auto" else float(mode.mean_runs)
     gamma = st.gamma_for_mean(eta, max(1.0, float(mean)))
     if mode.max_runs == "auto":
@@ -576,23 +478,14 @@ def _plan_strategy(search, plan, learner, n, m, candidates, n_features=None) -> 
 
 
 def release_score(search) -> bool:
-    """Whether the score is a release of its own: ``release_score``, with
-    ``"auto"`` False in this mode (the default branch then fits on every
-    row at ε, the naive split selects at ε). Random stopping's noisy score
-    is part of its selection, paid for, and released unless
-    ``release_score=False``."""
+    """``release_score``, with ``"auto"`` False in this mode (random stopping's
+    noisy score is paid for by its selection and released unless False)."""
     value = search.release_score
     return False if isinstance(value, str) else bool(value)
 
 
 def _refuse_training_target_scores(scorer) -> None:
-    """Refuse a score whose constants come from the targets (public: its type).
-
-    ``error_clip="auto"`` (and ``"r2"``'s ``target_variance="auto"``) derives
-    a constant from the training targets, public in the other modes; here
-    every row is private, so it would fail inside the private computation
-    after the budget is charged. Refused before, as the whole-data mode does.
-    """
+    """Refuse a score whose constants come from the (here private) targets."""
     if not getattr(scorer, "needs_training_targets", False):
         return
     name = getattr(scorer, "score_name", None) or str(scorer.name).split("(")[0]
@@ -672,8 +565,7 @@ def fit_private_model(search, plan, X, y, fit_params, other_scorers, extra):
         charged.append(cost)
         est = learner
         with quiet():
-            # Every entry on its own: nothing about the batch (a dtype
-            # inferred from all rows) decides how a record is read.
+            # every entry read on its own: no batch dtype decides a record
             if steps:  # one row at a time: row i's output is row i's alone
                 Xp = transform_rows(steps, Xp, n_features)
             Xp, yp = float_entries(Xp), read_labels(yp, classes)
@@ -701,11 +593,8 @@ def fit_private_model(search, plan, X, y, fit_params, other_scorers, extra):
 
 def _ingest(search, plan, cfg, release, c, model, score, learner, prefix) -> None:
     cands = [{prefix + k: v for k, v in p.items()} for p in cfg["candidates"]]
-    public = replace(
-        release,
-        value=None,
-        assumption=learner_assumption(learner, release.assumption),
-    )
+    assumption = learner_assumption(learner, release.assumption)
+    public = replace(release, value=None, assumption=assumption)
     stopping = None
     if cfg["strategy"] == "random-stopping":
         stopping = {

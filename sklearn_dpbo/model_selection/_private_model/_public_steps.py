@@ -1,32 +1,22 @@
 """Pipelines in the private-model mode: steps that learn nothing from the rows.
 
-Every row of ``X, y`` is private in this mode, so a preprocessing step may
-not be fitted on the rows (a scaler's mean, an encoder's categories, an
-imputer's median would each be a release of their own, and one row moves
-them for every other row). A ``Pipeline`` whose last step is a DP learner
-is accepted when each step before it is configured by public values only:
+Every row is private, so no step may be fitted on the rows (a scaler's
+mean or an encoder's categories would be releases of their own). A
+``Pipeline`` whose last step is a DP learner is accepted when each earlier
+step is configured by public values only: ``"passthrough"`` (or None);
+``Normalizer`` and ``FunctionTransformer`` (stateless);
+``OneHotEncoder(categories=[...], handle_unknown="ignore")`` with every
+category given (``min_frequency``, ``max_categories`` unset; an unknown
+value is all zeros, never raises); a ``ColumnTransformer`` of these
+(columns named or indexed, not a callable; ``remainder`` ``"drop"``,
+``"passthrough"`` or one of these).
 
-- ``"passthrough"`` (or None);
-- ``Normalizer`` and ``FunctionTransformer`` (stateless);
-- ``OneHotEncoder(categories=[...], handle_unknown="ignore")`` with every
-  category given (``min_frequency`` and ``max_categories`` unset): an
-  unknown private value is the all-zero encoding, it never raises;
-- a ``ColumnTransformer`` of these, columns named or indexed (not
-  selected by a callable, which reads the data), ``remainder`` ``"drop"``,
-  ``"passthrough"`` or one of these.
-
-Checked from the estimator's parameters before any row is read
-(:func:`split_pipeline`); any other step is refused with the reason and
-the public alternative. The steps are then fitted on one public dummy row
-(:func:`fit_public_steps`: 0 in every column, an encoder's first category
-in the columns it encodes), so their fitted state is public, and applied
-by the library to the private rows **one row at a time**
-(:func:`transform_rows`): row i's output depends on row i alone, whatever
-a step computes over the batch it is given (steps that are row-wise by
-construction take the rows at once, with the same result). Each entry of
-a row is read on its own first (a number, a numeric string as its number, another string
-as itself, anything else NaN), and a row whose transform raises or has
-another width is a row of NaN, which the learners read as the zero row.
+Checked from the parameters before any row is read (:func:`split_pipeline`).
+The steps are fitted on one public dummy row (:func:`fit_public_steps`) and
+applied to the private rows **one row at a time** (:func:`transform_rows`:
+row i's output depends on row i alone); each entry is read on its own
+first, and a row whose transform raises or has another width is a row of
+NaN (the learners' zero row).
 """
 
 from __future__ import annotations
@@ -63,13 +53,17 @@ def _refuse(name: str, step: Any, why: str) -> None:
     )
 
 
+def _passthrough(step: Any) -> bool:
+    return step is None or (isinstance(step, str) and step == "passthrough")
+
+
 def _is_sklearn(step: Any, name: str) -> bool:
     cls = type(step)
     return cls.__name__ == name and cls.__module__.startswith("sklearn.")
 
 
 def _check_step(name: str, step: Any) -> None:
-    if step is None or (isinstance(step, str) and step == "passthrough"):
+    if _passthrough(step):
         return
     if any(_is_sklearn(step, k) for k in _STATELESS):
         return
@@ -135,11 +129,9 @@ def _check_step(name: str, step: Any) -> None:
 def split_pipeline(estimator: Any, names) -> tuple[list, Any, str]:
     """(public steps, DP learner, parameter prefix) of the search's estimator.
 
-    A non-Pipeline estimator is its own learner ([], estimator, ""). For a
-    ``Pipeline`` every step but the last is checked (module docstring), and
-    only the learner's parameters may be searched (``"<last step>__..."``):
-    a searched step parameter would be one more transform of the private
-    rows per candidate. Public (the parameters only).
+    A non-Pipeline is its own learner ([], estimator, ""); a ``Pipeline``'s
+    steps but the last are checked, and only the learner's parameters
+    (``"<last step>__..."``) may be searched.
     """
     if not _is_sklearn(estimator, "Pipeline"):
         return [], estimator, ""
@@ -173,13 +165,11 @@ def _encoded_columns(step: Any, columns) -> dict:
 
 
 def fit_public_steps(steps: list, X) -> tuple[list, Any, int]:
-    """The steps fitted on one public dummy row; (fitted steps, dummy, width).
+    """(fitted steps, dummy, width): the steps fitted on one public dummy row.
 
-    The dummy has X's columns (a DataFrame's names, or d positions: public,
-    the container's shape) and holds 0.0, or the first category in a column
-    an encoder of the first step encodes; every later step is fitted on the
-    previous step's output of it. ``width`` is the number of features the
-    learner receives. No row of X is read.
+    The dummy has X's columns and holds 0.0, or the first category where
+    the first step encodes; ``width`` is what the learner receives. No row
+    of X is read.
     """
     columns = list(X.columns) if _is_pandas_frame(X) else list(range(X.shape[1]))
     first = steps[0][1] if steps else None
@@ -188,11 +178,9 @@ def fit_public_steps(steps: list, X) -> tuple[list, Any, int]:
     dummy = _row_container(values, X)
     fitted, Z = [], dummy
     for name, step in steps:
-        if step is None or (isinstance(step, str) and step == "passthrough"):
-            fitted.append((name, step))
-            continue
-        step = clone(step).fit(Z)
-        Z = step.transform(Z)
+        if not _passthrough(step):
+            step = clone(step).fit(Z)
+            Z = step.transform(Z)
         fitted.append((name, step))
     return fitted, dummy, int(_dense(Z).shape[1])
 
@@ -227,20 +215,14 @@ def _dense(Z) -> np.ndarray:
 
 
 def _row_wise(step: Any) -> bool:
-    """Whether ``step``'s transform maps each row on its own, by construction.
-
-    ``Normalizer``, a checked ``OneHotEncoder`` and a ``ColumnTransformer``
-    of these (and ``"passthrough"``/``"drop"``) compute nothing across rows;
-    a ``FunctionTransformer`` runs user code that may (a batch mean), so it
-    is not row-wise.
-    """
-    if step is None or (isinstance(step, str) and step in ("passthrough", "drop")):
+    """Whether ``step`` maps each row on its own by construction (not a
+    ``FunctionTransformer``: user code may compute across rows)."""
+    if _passthrough(step) or (isinstance(step, str) and step == "drop"):
         return True
     if _is_sklearn(step, "Normalizer") or _is_sklearn(step, "OneHotEncoder"):
         return True
     if _is_sklearn(step, "ColumnTransformer"):
-        # the declared steps (transformers_ holds a "passthrough" remainder
-        # as a FunctionTransformer)
+        # the declared steps (``transformers_`` makes "passthrough" a function)
         subs = [t for _, t, _ in step.transformers]
         return all(_row_wise(t) for t in [*subs, step.remainder])
     return False
@@ -248,22 +230,17 @@ def _row_wise(step: Any) -> bool:
 
 def _apply(steps: list, Z) -> np.ndarray:
     for _, step in steps:
-        if not (step is None or (isinstance(step, str) and step == "passthrough")):
-            Z = step.transform(Z)
+        Z = Z if _passthrough(step) else step.transform(Z)
     return _dense(Z)
 
 
 def transform_rows(steps: list, X, width: int) -> np.ndarray:
     """The fitted public steps applied to each private row on its own.
 
-    Runs inside the private computation. Row i of the result depends on
-    row i of X only: its entries are read one by one (:func:`_entry`), the
-    row goes through the steps alone, and a row whose transform raises or
-    gives another shape is NaN (the learners' zero row). When every step is
-    row-wise by construction (:func:`_row_wise`) the rows, every column of
-    object dtype (fixed, not inferred from the rows), go through at once
-    (the same values, faster); if that call raises, row by row. Returns an
-    (n, width) array of object or float entries, read by ``float_entries``.
+    Row i of the (n, width) result depends on row i of X only (entries read
+    by :func:`_entry`; a failing or mis-shaped row is NaN). When every step
+    is :func:`_row_wise`, the rows (object dtype, fixed) go through at once,
+    row by row if that raises.
     """
     n = X.shape[0]
     out = np.full((n, width), np.nan, dtype=object)

@@ -1,8 +1,5 @@
-"""The public rule of ``strategy="auto"`` in mode ``"private-model"``.
-
-From public values only (m, the number of distinct candidates L, ε, η, n,
-d and the learner's type); no row is read.
-"""
+"""The public rule of ``strategy="auto"`` in mode ``"private-model"`` (m, L, ε,
+η, n, d and the learner's type; no row is read)."""
 
 from __future__ import annotations
 
@@ -13,16 +10,13 @@ __all__ = ["MAX_SCORE_NOISE", "TUNE_FROM", "DEFAULT_SUFFICES"]
 __all__ += ["choose_strategy", "default_suffices"]
 
 MAX_SCORE_NOISE = 0.05
-"""Above this noise scale of one run's score (units of the score range),
-``"auto"`` does not tune (:func:`choose_strategy`)."""
+"""Above this score noise of one run (score-range units) ``"auto"`` does not tune."""
 
 TUNE_FROM = 15.0
-"""n·ε/d below which ``"auto"`` runs the public default with a learner
-that opts in: a run's model is noise-dominated (:func:`default_suffices`)."""
+"""n·ε/d below which ``"auto"`` fits the default (:func:`default_suffices`)."""
 
 DEFAULT_SUFFICES = 30.0
-"""n·ε/d at or above which ``"auto"`` runs the public default with a
-learner that opts in: the untuned model is good enough (:func:`default_suffices`)."""
+"""n·ε/d from which ``"auto"`` fits the default (:func:`default_suffices`)."""
 
 
 def choose_strategy(m: int, n_candidates: int, epsilon: float, eta: float) -> str:
@@ -38,14 +32,8 @@ def choose_strategy(m: int, n_candidates: int, epsilon: float, eta: float) -> st
     4. Otherwise ``"random-stopping"``: each run's model gets ε/(2 + η)
        instead of ε/L.
 
-    Then, for a learner that opts in, ``"default"`` when n·ε/d is
-    outside [:data:`TUNE_FROM`, :data:`DEFAULT_SUFFICES`), or always for
-    one that never tunes (:func:`default_suffices`, applied by the fit
-    path, which knows d).
-
-    Before and after this rule the candidates are pruned
-    (``_fit.prune_candidates``, public): L counts distinct candidates only.
-    Rule 2 is whole-data's too (:func:`.._whole_data._fit.can_tell_apart`).
+    Then :func:`default_suffices` (applied by the fit path, which knows d).
+    L counts distinct candidates (``_fit.prune_candidates``).
     """
     if n_candidates <= 1:
         return "default"
@@ -58,38 +46,17 @@ def choose_strategy(m: int, n_candidates: int, epsilon: float, eta: float) -> st
 
 
 def default_suffices(learner, n: int, epsilon: float, n_features) -> bool:
-    """Whether ``"auto"`` should skip tuning: x = n·ε/d outside
-    [:data:`TUNE_FROM`, :data:`DEFAULT_SUFFICES`) = [15, 30).
+    """Whether ``"auto"`` skips tuning: x = n·ε/d outside [15, 30).
 
-    x is rows × ε per dimension: objective perturbation adds a linear term
-    b·w with ‖b‖ ~ Gamma(d, 2/ε) (mean 2d/ε) to a loss summed over n rows,
-    so 1/x is the scale of the noise against the data in the fitted model.
-    With n every row of X, the untuned model has x (no score released) or
-    0.7 x (its score released: it fits on the training part); a tuned one
-    has at most 0.35 x (a random-stopping run: 70 % of the rows at
-    ε/(2 + η) ≤ ε/2; the naive split: ε/L ≤ ε/2), 2 to 2.9 times the
-    noise. Tuning C pays only between two limits:
-
-    - x < 15 (a tuned model's x < 5): the candidates' models differ more by
-      their noise draws than by C, the noisy selection picks among draws,
-      and the released model carries 2.9 times the untuned model's noise;
-    - x ≥ 30: the untuned model at the whole ε is already near the best C
-      (a numeric C such as 1 sits near objective perturbation's plateau, the
-      weakest regularisation allowed at ε), and the tuned model's extra noise costs
-      more than choosing C wins.
-
-    The limits are measured on the library's logistic regression (whole-ε
-    cells of ``benchmarks/bench_private_model.py``, checked on tasks fixed
-    before their run). Only for learners that declare the rule applies to
-    them (``_auto_default_rule``: objective perturbation, Gaussian naive
-    Bayes); a learner whose measured tuning never paid declares
-    ``_auto_never_tunes`` and always gets its default (Gaussian naive Bayes;
-    ``DPLogisticRegression`` with its default ``C="scale"``).
-    Public: n, the number of rows of X (whether or not a score is
-    released), the whole ε and d, the number of features the learner
-    receives: the columns of X (its container's shape, checked 2-D before
-    this), or the width of a Pipeline's public steps' output on a public
-    dummy row (e.g. a one-hot encoding's columns); no row is read.
+    1/x is objective perturbation's noise (‖b‖ ~ Gamma(d, 2/ε)) against
+    the n rows; a tuned model has at most 0.35 x (70 % of the rows at ≤ ε/2)
+    against the untuned 0.7 x to x. Below 15 the candidates differ more by
+    noise than by C; from 30 a numeric C such as 1 (near the plateau) is
+    near the best C (``benchmarks/bench_private_model.py``). Only for
+    learners declaring ``_auto_default_rule``; ``_auto_never_tunes`` always
+    gets the default (Gaussian naive Bayes; ``DPLogisticRegression`` with
+    ``C="scale"``). n, ε and d (X's columns, or the public steps' output
+    width) are public.
     """
     applies = getattr(learner, "_auto_default_rule", None)
     if applies is None or not applies():

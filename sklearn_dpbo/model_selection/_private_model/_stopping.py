@@ -5,18 +5,14 @@ Steinke, Definition 1): for η ≠ 0
 
     P[K = k] = (1 − γ)^k Π_{ℓ=0}^{k−1} (ℓ + η)/(ℓ + 1) / (γ^(−η) − 1),
 
-for η = 0 (logarithmic) P[K = k] = (1 − γ)^k / (k log(1/γ)); η = 1 is the
-geometric distribution P[K = k] = γ(1 − γ)^(k−1). Means: η(1 − γ)/(γ(1 −
-γ^η)) for η ≠ 0 and (1/γ − 1)/log(1/γ) for η = 0 (``test_private_model``
-checks them against sums of the pmf). Running an ε₀-DP run K times and
-releasing the best costs (2 + η)ε₀ (pure DP: the order → ∞ limit of their
-Theorem 2; Liu & Talwar's 3ε₀ for the geometric case; checked against
-``dp_accounting``'s RDP accountant in the tests).
+for η = 0 (logarithmic) P[K = k] = (1 − γ)^k / (k log(1/γ)); η = 1 is
+geometric. Means: η(1 − γ)/(γ(1 − γ^η)), and (1/γ − 1)/log(1/γ) for η = 0.
+Running an ε₀-DP run K times and releasing the best costs (2 + η)ε₀ (pure
+DP: the order → ∞ limit of their Theorem 2; Liu & Talwar's 3ε₀ for η = 1).
 
-A cap K_max turns K into min(K, K_max): the two mechanisms differ only
-when K > K_max, so the capped one is (ε, (1 + e^ε)·P[K > K_max])-DP. The
-float inverse-CDF sampler adds at most K_max²·2⁻⁵⁰ to that distance
-(cumulative sums of K_max float terms); both are in the δ stated.
+A cap K_max (min(K, K_max)) differs from the uncapped mechanism only when
+K > K_max: (ε, (1 + e^ε)·P[K > K_max])-DP; the float inverse-CDF sampler
+adds at most K_max²·2⁻⁵⁰ (cumulative sums of K_max float terms) to δ.
 """
 
 from __future__ import annotations
@@ -54,14 +50,8 @@ def log_pmf(k, eta: float, gamma: float) -> np.ndarray:
     k = np.asarray(k, dtype=float)
     if eta == 0:
         return k * math.log1p(-gamma) - np.log(k) - math.log(-math.log(gamma))
-    log_norm = math.log(math.expm1(-eta * math.log(gamma)))
-    return (
-        k * math.log1p(-gamma)
-        + gammaln(k + eta)
-        - gammaln(eta)
-        - gammaln(k + 1)
-        - log_norm
-    )
+    log_norm, lg = math.log(math.expm1(-eta * math.log(gamma))), gammaln
+    return k * math.log1p(-gamma) + lg(k + eta) - lg(eta) - lg(k + 1) - log_norm
 
 
 def mean_of(eta: float, gamma: float) -> float:
@@ -90,13 +80,8 @@ def gamma_for_mean(eta: float, mean: float) -> float:
 
 
 def tail_probability(cap: int, eta: float, gamma: float) -> float:
-    """P[K > cap], an upper bound computed term by term.
-
-    Sums the pmf from cap + 1 until the terms are 1e-20 of the sum, then
-    bounds the rest by a geometric series: the ratio of consecutive terms
-    is (1 − γ)(k + η)/(k + 1) ≤ (1 − γ) for η ≤ 1. Rounded up by 1e-12
-    relative.
-    """
+    """An upper bound on P[K > cap]: the pmf summed until its terms are 1e-20 of
+    the sum, the rest bounded by a geometric series of ratio 1 − γ (η ≤ 1)."""
     if gamma >= 1:
         return 0.0
     total, k = 0.0, cap + 1
@@ -141,12 +126,8 @@ def cap_for_delta(eta: float, gamma: float, epsilon: float, delta: float) -> int
 
 
 def sample_runs(eta: float, gamma: float, cap: int, rng) -> int:
-    """min(K, cap) by inverse CDF on a 53-bit uniform from the noise source.
-
-    γ = 1 (E[K] = 1: one candidate, or ``mean_runs=1``) is the point mass
-    K = 1 (the pmf's formulas take log(1 − γ)); a uniform is drawn anyway,
-    so the noise source is used as for any γ.
-    """
+    """min(K, cap) by inverse CDF on a 53-bit uniform from the noise source
+    (γ = 1 is K = 1, a uniform drawn anyway)."""
     u = float(_uniform_open(1, as_random_source(rng))[0])
     if gamma >= 1:
         return 1

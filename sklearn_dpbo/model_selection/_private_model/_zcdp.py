@@ -1,30 +1,22 @@
 """The private-model mode for a learner whose fits are ρ-zCDP (Gaussian noise).
 
-Such a learner (``_privacy_notion = "zcdp"``, e.g.
-``DPGradientDescentLogisticRegression``) is not pure ε-DP, so the
-(2 + η)ε₀ rule of random stopping does not apply; its runs are accounted in
-Rényi DP instead (``privacy._rdp``). Public values only, before any row is
-read.
+Such a learner (``_privacy_notion = "zcdp"``) is not pure ε-DP: its runs
+are accounted in Rényi DP (``privacy._rdp``), from public values only.
 
-**A run** fits the learner at ρ on the training part and releases its
-validation score with Laplace noise at ε_s = √(2ρ): pure ε_s-DP implies
-ε_s²/2 = ρ-zCDP (Bun & Steinke, TCC 2016, Proposition 1.4), and the two
-read disjoint rows (a replaced row is in one part), so a run is ρ-zCDP.
-The learner maps (ε, δ) to its ρ itself (``_zcdp_rho``).
+**A run** fits the learner at ρ (``_zcdp_rho``) on the training part and
+releases its validation score with Laplace noise at ε_s = √(2ρ) (ε_s-DP is
+ε_s²/2 = ρ-zCDP, Bun & Steinke, TCC 2016, Prop. 1.4) on disjoint rows: a
+run is ρ-zCDP.
 
-**Random stopping.** K ~ D_{η,γ} capped at K_max, with the cap's added
-δ_cap = (1 + e^ε)·P[K > K_max] (``_stopping.added_delta``) at most
-:data:`CAP_SHARE`·δ. The uncapped search is (λ, ε′(λ))-RDP by Papernot &
-Steinke's Theorem 2 on the curve λρ₀; converted at δ − δ_cap (Canonne,
-Kamath & Steinke 2020, Proposition 12) it is (ε, δ − δ_cap)-DP, and the
-cap adds δ_cap (the capped and uncapped searches differ only when K >
-K_max): (ε, δ)-DP. ρ₀ is the largest ρ whose ε is at most the search's
-(bisection; the learner's own ρ at the (ε, δ) it is given is checked to be
-≤ ρ₀ and meet ε).
+**Random stopping.** K ~ D_{η,γ} capped at K_max, the cap's δ_cap = (1 +
+e^ε)·P[K > K_max] at most :data:`CAP_SHARE`·δ. The uncapped search is
+(λ, ε′(λ))-RDP by Papernot & Steinke's Theorem 2 on the curve λρ₀,
+(ε, δ − δ_cap)-DP by Canonne, Kamath & Steinke 2020, Prop. 12, and the cap
+adds δ_cap: (ε, δ)-DP. ρ₀ is the largest ρ meeting ε (bisection; the
+learner's own ρ is checked to be ≤ ρ₀ and meet ε).
 
-**The default** (one candidate): one fit at the whole (ε, δ), ρ-zCDP with
-ρ's conversion ≤ ε at δ, and its score at √(2ρ) on the other rows
-(parallel: ρ-zCDP): (ε, δ)-DP. The naive split is not accounted here.
+**The default** (one candidate): one fit at the whole (ε, δ) and its score
+at √(2ρ) on the other rows: ρ-zCDP, (ε, δ)-DP. The split is not accounted.
 """
 
 from __future__ import annotations
@@ -56,13 +48,8 @@ def _run(learner, epsilon: float, delta: float) -> tuple[dict, float, float]:
 
 
 def plan(learner, mode, candidates, epsilon, delta, law, cfg: dict) -> dict:
-    """``cfg`` completed for a zCDP learner (module docstring).
-
-    ``law(δ_cap)`` is the search's public choice of the law of K and its cap
-    at that δ: (name, η, γ, K_max, added δ, E[K]). ``"auto"``: random
-    stopping with two or more candidates, else the default; ``"split"`` is
-    refused.
-    """
+    """``cfg`` completed for a zCDP learner; ``law(δ_cap)`` gives (name, η, γ,
+    K_max, added δ, E[K]). ``"auto"``: random stopping from two candidates."""
     owner = type(learner).__name__
     if not delta > 0:
         raise ValueError(

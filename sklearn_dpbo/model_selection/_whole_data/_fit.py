@@ -1,46 +1,22 @@
 """Mode ``"whole-data"``: every row of ``X, y`` private, any estimator.
 
-Subsample-and-aggregate over candidates (spec ``PRIVATE_TRAINING.md`` §2;
-Nissim, Raskhodnikova & Smith, STOC 2007; Chaudhuri, Monteleoni & Sarwate,
-JMLR 2011, Section 6):
+Subsample-and-aggregate (:class:`~.._modes.WholeData` states the setup and
+the proof of S's sensitivity Δ = (high − low)/k). Everything the
+mechanisms use is public and fixed before any row is read: the candidates,
+k, the partition and each part's inner split. Part j's score vector s_j is
+a function of its rows only (batch statistics, dtype inference and failures
+stay inside the part, :mod:`._part_types`; warnings and prints are withheld
+in the worker; no time is measured).
 
-1. Public, before any row is read: the candidates (``n_iter`` of the
-   public discretisation in a public random order, plus the estimator's
-   own values), the number of parts k (from n), a permutation of the row
-   indices (from ``random_state`` and n) cut into k disjoint parts, and a
-   split inside every part that follows that permutation.
-2. Part j gives every candidate λ a score s_j(λ) ∈ [low, high]: the mean
-   of the scorer's clipped per-record values on the part's held-out rows
-   (or over an inner cross-validation), ``low`` when the fit or the
-   scoring fails. It is a function of the rows of part j only, whatever
-   the estimator does with them (batch statistics, dtype inference and
-   failures stay inside the part). A ``Pipeline``'s leading steps that no
-   candidate sets are fitted once per fold and shared by the candidates
-   (:func:`_shared_steps`: the same scores for deterministic steps).
-3. One row lives in exactly one part, so S(λ) = (1/k) Σ_j s_j(λ) moves by
-   at most Δ = (high − low)/k for every λ at once: permute-and-flip over S
-   with Δ for ``best_params_`` (ε₁), S(λ̃) + Lap(Δ/ε₂) for ``best_score_``
-   (ε₂), pure (ε₁ + ε₂)-DP with respect to one row of ``X, y`` by basic
-   composition. The voting variant selects over v(λ) = #{j : λ is part j's
-   best}, ‖v − v′‖_∞ ≤ 1.
-4. Default anchoring (``max_worse_probability`` = β, with the estimator's
-   own values d among the L + 1 candidates): the selection runs over
-   u(λ) = S(λ) − τ·[λ ≠ d], τ = (2Δ/ε₁)·ln(L/β) (:func:`anchor_margin`).
-   τ, d and L are fixed from public values before any row is read, so
-   ‖u − u′‖_∞ = ‖S − S′‖_∞ ≤ Δ (Δ raised by two ulps for the rounding of
-   the subtraction): the selection is ε₁-DP (McKenna & Sheldon 2020,
-   Theorem 1), the score release ε₂-DP for every selected λ̃, and the pair
-   (ε₁ + ε₂)-DP by adaptive basic composition, ε₁ + ε₂ = ε
-   (``budget_split``; when the public rule ``max_selection_noise`` skips
-   the selection, ε₁ = 0 and ε₂ = ε). Utility, for every data set: a λ ≠ d
-   with S(λ) ≤ S(d) is output with probability ≤ exp(−ε₁τ/(2Δ)), so one
-   scoring no better than the defaults on the parts is released with
-   probability ≤ L·exp(−ε₁τ/(2Δ)) = β (stated in ``privacy_report_``).
-
-Nothing private leaves a part's job but its score vector: warnings and
-prints are withheld inside the job (in the worker that runs it), and no
-time is measured. A model refit on the rows (``refit=True``) is outside
-the guarantee, and the fit says so (warning, ``privacy_report_``).
+Default anchoring (``max_worse_probability`` = β, the defaults d among L + 1
+candidates): the selection runs over u(λ) = S(λ) − τ·[λ ≠ d], τ =
+(2Δ/ε₁)·ln(L/β) (:func:`._releases.anchor_margin`), public, so ‖u − u′‖_∞
+≤ Δ (raised by two ulps for the subtraction's rounding): ε₁-DP (McKenna &
+Sheldon 2020, Theorem 1), and with the score's Laplace (ε₂) (ε₁ + ε₂)-DP by
+adaptive composition (``budget_split``; ε₁ = 0 when ``max_selection_noise``
+skips the selection). One candidate no better than the defaults on the
+parts is released with probability ≤ β (in ``privacy_report_``). A refit on
+the rows (``refit=True``) is outside the guarantee, and the fit says so.
 """
 
 from __future__ import annotations
@@ -79,7 +55,6 @@ from ._releases import anchor_margin, releases_from_scores
 
 __all__ = [
     "WHOLE_DATA_RELATION",
-    "VALIDATION_RELATION",
     "MAX_PARTS",
     "n_parts_for",
     "partition",
@@ -95,9 +70,6 @@ WHOLE_DATA_RELATION = (
     "replace any one row of X, y (with its sample-aligned fit parameters, "
     "e.g. sample_weight); n is public"
 )
-VALIDATION_RELATION = (
-    "replace any one validation row (X_val, y_val); the training set is public"
-)
 MAX_PARTS = 100
 """Largest k of ``n_parts="auto"`` (each part costs a fit per candidate)."""
 
@@ -110,10 +82,7 @@ _NOT_COVERED = (
 
 # --- Public plan: parts, inner splits, candidates (no row is read) ---
 def n_parts_for(mode, n: int) -> int:
-    """k: ``mode.n_parts``, or n // ``min_part_size`` in [1, MAX_PARTS] ("auto").
-
-    An explicit k larger than n is refused (a part would be empty).
-    """
+    """k: ``mode.n_parts`` (≤ n), or n // ``min_part_size`` in [1, MAX_PARTS]."""
     if mode.n_parts == "auto":
         return int(min(MAX_PARTS, max(1, n // int(mode.min_part_size))))
     k = int(mode.n_parts)
@@ -127,22 +96,14 @@ def n_parts_for(mode, n: int) -> int:
 
 
 def partition(n: int, k: int, seed: int) -> list[np.ndarray]:
-    """k disjoint parts of ``range(n)``: a public permutation cut in k pieces.
-
-    Depends on n, k and the public seed only; sizes differ by at most one.
-    """
+    """k disjoint parts of ``range(n)``: a public permutation cut in k pieces."""
     perm = np.random.default_rng([int(seed), 0x5A4D]).permutation(n)
     return [np.sort(p) for p in np.array_split(perm, k)]
 
 
 def inner_splits(size: int, inner_split, seed: int) -> list[tuple]:
-    """(train positions, test positions) inside a part of ``size`` rows.
-
-    A float f: one split, the last ⌈f·size⌉ positions of a public
-    permutation held out (at least one row on each side when size ≥ 2).
-    An int K: K folds of that permutation (each row held out once). Empty
-    when the part is too small to split (its scores are then ``low``).
-    """
+    """(train, test) positions in a part: a float f holds out ⌈f·size⌉ of a public
+    permutation, an int K makes K folds; [] when the part is too small."""
     order = np.random.default_rng([int(seed), size, 0x1A]).permutation(size)
     if isinstance(inner_split, float) or not float(inner_split).is_integer():
         n_test = min(size - 1, max(1, math.ceil(float(inner_split) * size)))
@@ -165,11 +126,7 @@ def selection_temperature(k: int, eps_params: float) -> float:
 
 
 def part_train_size(parts, inner_split, seed: int) -> int:
-    """Rows a part's model is fit on, averaged over parts and folds (public).
-
-    What ``best_score_`` holds for: the part scores describe the estimator
-    trained on this many rows, not on the n rows of a refit.
-    """
+    """Rows a part's model is fit on, averaged over parts and folds (public)."""
     sizes = [
         len(tr)
         for j, idx in enumerate(parts)
@@ -179,32 +136,19 @@ def part_train_size(parts, inner_split, seed: int) -> int:
 
 
 def noise_floor(k: int, eps_params: float, n_candidates: int) -> float:
-    """2·ln(#candidates)/(k·ε₁): gaps the selection cannot resolve (range units).
-
-    Permute-and-flip's (and the exponential mechanism's) expected shortfall
-    from the best candidate is about its temperature 2Δ/ε₁ times
-    ln(#candidates) (McKenna & Sheldon 2020), with Δ = (high − low)/k.
-    """
+    """2·ln(#candidates)/(k·ε₁): permute-and-flip's expected shortfall (McKenna &
+    Sheldon 2020) in units of the score range."""
     return 2.0 * math.log(max(n_candidates, 2)) / (k * eps_params)
 
 
 def can_tell_apart(noise: float, limit: float | None) -> bool:
-    """The public rule of both all-rows-private modes: tune only when ``noise``,
-    the noise scale of one private comparison in units of the score range, is
-    at most ``limit`` (``None``: always); else release the untuned model.
-
-    Whole-data: the selection's temperature 2/(k ε₁) against
-    ``max_selection_noise`` (:func:`tunes`); private-model: one run's score
-    noise 1/(m ε₀) against ``MAX_SCORE_NOISE`` (``choose_strategy``).
-    """
+    """Tune only when one comparison's noise (score-range units) is ≤ ``limit``
+    (None: always); shared by both all-rows-private modes."""
     return limit is None or noise <= limit
 
 
 def tunes(mode, k: int, eps_params: float) -> bool:
-    """Whether the mode selects (else it releases the estimator's values).
-
-    Public: k, ε₁ and ``max_selection_noise`` only.
-    """
+    """Whether the mode selects (else it releases the estimator's values)."""
     noise = selection_temperature(k, eps_params)
     return can_tell_apart(noise, mode.max_selection_noise)
 
@@ -223,12 +167,8 @@ def candidate_list(search, plan) -> list[dict]:
 
 
 def _candidates(search, plan, mode) -> tuple[list[dict], int | None]:
-    """The evaluated candidates and the row of the estimator's own values.
-
-    ``n_iter`` candidates of the public set in the public random order
-    ``plan.tie_break``, then the estimator's values if ``include_default``
-    and not already among them. Returns (params list, default row or None).
-    """
+    """(candidates, row of the estimator's own values or None): those values are
+    appended when ``include_default`` and not already among them."""
     params = candidate_list(search, plan)
     names = sorted({name for p in plan.candidates.params for name in p})
     own = default_params(search.estimator, names)
@@ -267,13 +207,9 @@ def _verbose_params(estimator: Any) -> list[str]:
 def _part_payload(estimator, X, y, fit_params, idx, n: int) -> bytes | None:
     """The part's rows, y and fit parameters, serialised here, or None.
 
-    A job's arguments are pickled by a process backend (loky, Dask) when
-    the job is dispatched, outside every part's ``try``: a row holding an
-    object no pickler can serialise (a lock, an open file) would make the
-    whole search fail, on one side of a neighbouring pair only. Serialised
-    part by part here instead (cloudpickle, or pickle without it, in every backend,
-    ``n_jobs=1`` included, so the outcome does not depend on the backend),
-    such a row fails its own part only: None, and the part scores ``low``.
+    A row no pickler can serialise would otherwise fail the whole search at
+    dispatch; serialised part by part (in every backend), it fails its own
+    part only (None: the part scores ``low``).
     """
     try:  # what loky and Dask serialise with, when installed
         import cloudpickle as pickler
@@ -292,13 +228,8 @@ def _part_payload(estimator, X, y, fit_params, idx, n: int) -> bytes | None:
 def _score_part(estimator, candidates, payload, splits, scorer):
     """s_j(λ) for every candidate λ: a vector in [low, high], never raises.
 
-    ``payload``: :func:`_part_payload`'s bytes (None: the part's rows could
-    not be serialised; every candidate scores ``low``). Everything that
-    depends on the part's rows stays here: warnings, log records and prints
-    are withheld (``quiet``, in the process that runs the job), and a
-    failure of any kind scores ``low``. The part's rows and models are
-    :func:`_fill_part`'s locals, freed when it returns, inside ``quiet``: a
-    ``__del__`` that prints is withheld too.
+    Warnings, log records and prints are withheld (``quiet``, in the worker),
+    a ``__del__`` of the part's models included; any failure scores ``low``.
     """
     low = scorer.bounds[0]
     out = np.full(len(candidates), low, dtype=float)
@@ -311,21 +242,12 @@ def _score_part(estimator, candidates, payload, splits, scorer):
 
 @contextmanager
 def _one_thread():
-    """One BLAS/OpenMP thread for a part's fits, restored when the part ends.
+    """One BLAS/OpenMP thread for a part's fits (small models; the parts run in
+    parallel through ``n_jobs``), restored when the part ends.
 
-    A part's models are small (about n/k rows): a thread pool's start-up
-    and synchronisation cost more than the fit (OpenMP's spin-waits, worst
-    on a loaded machine), and the parts run in parallel through ``n_jobs``
-    instead. The scores do not depend on it (scikit-learn's estimators
-    give the same values with any thread count; tested for
-    HistGradientBoosting, a random forest and LogisticRegression). The
-    process's thread pools are looked up once (about 20 ms, more than a
-    small part's fits) and again when a module has been imported since.
-    BLAS limits are process-wide and parts may run side by side in threads
-    (joblib's threading backend): each pin restores the limits it found,
-    and the last one to close those the first one found (pins opened A, B,
-    closed A, B would otherwise leave B's 1; OpenBLAS also ignores a raise
-    while a live thread's last setting is lower, so each thread restores).
+    The pools are looked up once per set of imported modules. Limits are
+    process-wide and parts may run in threads: each pin restores what it
+    found, and the last to close what the first found.
     """
     with _PIN_LOCK:
         if _POOLS[1] != len(sys.modules):
@@ -351,14 +273,8 @@ _PIN_LOCK = threading.Lock()
 
 
 def _shared_steps(estimator, candidates, fit_params) -> int:
-    """Leading steps of a ``Pipeline`` that no candidate sets (0: none).
-
-    They are the same for every candidate, so a part fits them once per
-    fold and every candidate fits and scores the remaining steps on their
-    output (:func:`_fill_part`): the values of a fit without randomness
-    are those of the whole pipeline fitted per candidate. Exact
-    ``Pipeline`` only (a subclass may fit otherwise), no fit parameters.
-    """
+    """Leading steps of an exact ``Pipeline`` (no fit parameters) that no candidate
+    sets (0: none): fitted once per fold and shared by the candidates."""
     if type(estimator) is not Pipeline or fit_params:
         return 0
     names = [name for name, _ in estimator.steps]
@@ -373,13 +289,8 @@ def _shared_steps(estimator, candidates, fit_params) -> int:
 
 
 def _fit_shared(estimator, shared, X_tr, y_tr, X_te):
-    """(fitted leading steps, their output on X_tr, on X_te or None), or None.
-
-    None when their fit fails (every candidate then fits the whole
-    pipeline, as without sharing); the ``X_te`` output None when their
-    transform fails (every candidate is then scored through the whole
-    pipeline).
-    """
+    """(fitted leading steps, output on X_tr, on X_te or None), or None when
+    their fit fails (then each candidate fits the whole pipeline)."""
     try:
         prefix = clone(estimator)[:shared]
         Xt_tr = prefix.fit_transform(X_tr, y_tr)
@@ -393,13 +304,8 @@ def _fit_shared(estimator, shared, X_tr, y_tr, X_te):
 
 
 def _fit_score(estimator, params, fold, scorer, shared, prep) -> float:
-    """Mean clipped value of candidate ``params`` on one fold (raises on failure).
-
-    With ``prep`` (:func:`_fit_shared`), the candidate's pipeline takes
-    the fitted leading steps and fits the rest on their output; a batch
-    that fails to score on it is scored through the whole pipeline (the
-    scorer's own isolation of failing records, as without sharing).
-    """
+    """Clipped per-record values of ``params`` on one fold (raises on failure);
+    with ``prep`` the rest of the pipeline is fitted on the shared output."""
     X_tr, y_tr, X_te, y_te, fp = fold
     params = clone(params, safe=False)
     if prep is None:
@@ -411,9 +317,7 @@ def _fit_score(estimator, params, fold, scorer, shared, prep) -> float:
         return scorer.record_values(est, X_te, y_te, private=False)
     prefix, Xt_tr, Xt_te = prep
     rest = clone(estimator[shared:]).set_params(**params)
-    # A one-step rest is its step (fitted in place): what Pipeline.fit and
-    # predict would call, without their per-call checks; Pipeline.fit(X)
-    # passes y=None to its last step.
+    # a one-step rest is its step, fitted as Pipeline.fit does (y even if None)
     model = rest.steps[0][1] if len(rest.steps) == 1 else rest
     model.fit(Xt_tr, y_tr)
     if Xt_te is not None:
@@ -463,12 +367,7 @@ def _fill_part(estimator, candidates, payload, splits, scorer, out) -> None:
 def part_score_matrix(
     search, candidates, X, y, fit_params, parts, inner_split, seed, scorer
 ) -> np.ndarray:
-    """s[j, c] = s_j(λ_c) ∈ [low, high]: every part scores every candidate.
-
-    One job per part (:func:`_score_part`, run by joblib with the search's
-    ``n_jobs``); the part's rows, its fit parameters and its inner split
-    (public: positions and seed) are all the job sees.
-    """
+    """s[j, c] = s_j(λ_c) ∈ [low, high]: one joblib job per part."""
     n = _num_samples(X)
     jobs = []
     for j, idx in enumerate(parts):
@@ -488,12 +387,8 @@ def part_score_matrix(
 
 # --- The fit path ---
 def whole_data_requested(search, plan, X_val, y_val, cv) -> bool:
-    """Whether this fit runs the whole-data mode.
-
-    Explicitly (``method="whole-data"`` or ``WholeData()``), or implicitly:
-    the default ``method="private-selection"`` string, no validation set
-    and ``cv=None`` (the GridSearchCV call ``fit(X, y)``).
-    """
+    """Whether this fit runs the whole-data mode: asked for, or the default
+    ``method`` string with no validation set and ``cv=None``."""
     if plan.mode.method == "whole-data":
         if X_val is not None or y_val is not None or cv is not None:
             raise ValueError(
@@ -512,21 +407,11 @@ def whole_data_requested(search, plan, X_val, y_val, cv) -> bool:
 
 
 def _fit_params_refusal(estimator, fit_params: dict) -> str | None:
-    """Why ``estimator.fit(X, y, **fit_params)`` would refuse these names.
-
-    Public: the names (and whether a value is None) only. A fit that
-    refuses its parameters fails in every part, which scores ``low``
-    silently; refused here instead, with scikit-learn's own rule: with
-    metadata routing, the estimator's routing (a step that has not said
-    whether it takes ``sample_weight`` is an error, as in
-    ``Pipeline.fit``); without it, a ``Pipeline`` takes ``step__name``
-    only, and any other estimator the names its ``fit`` declares.
-    """
+    """Why ``estimator.fit`` would refuse these names (scikit-learn's own rule,
+    with or without metadata routing), else None; from the names only."""
     if not fit_params:
         return None
     if _routing_enabled():
-        # The search routed to the estimator what it requested; a router
-        # (Pipeline, ...) checks its own steps' requests when it fits.
         if not hasattr(estimator, "get_metadata_routing"):
             return None
         try:
@@ -586,14 +471,17 @@ def _refuse(search, plan, other_scorers, groups, val_groups) -> None:
 
 def _warn_settings(search, plan, k, tuning, eps_p, score_budget, n_cands, anchored):
     """Public announcements (settings, n, k only), before any row is read."""
+
+    def warn(message, category=UselessReleaseWarning):
+        warnings.warn(message, category, stacklevel=5)
+
     if search.refit:
-        warnings.warn(
+        warn(
             "method='whole-data' with refit=True: best_estimator_ is refit on "
             "every row of X, y and is NOT covered by the privacy guarantee "
             "(only best_params_ and best_score_ are). Set refit=False to "
             "publish only the private releases.",
             PrivacyLeakWarning,
-            stacklevel=4,
         )
     floor = noise_floor(k, eps_p, n_cands)
     arithmetic = (
@@ -603,15 +491,13 @@ def _warn_settings(search, plan, k, tuning, eps_p, score_budget, n_cands, anchor
     )
     if not tuning:
         noise = selection_temperature(k, eps_p)
-        warnings.warn(
+        warn(
             f"method='whole-data': with k={k} parts and epsilon={eps_p:g} for "
             f"best_params_, the selection's noise ({noise:.3g}"
             f" of the score range) exceeds max_selection_noise="
             f"{plan.mode.max_selection_noise:g} ({arithmetic}): best_params_ "
             "is the estimator's own values (no tuning) and the whole budget "
-            "goes to best_score_. More rows or a larger epsilon allow tuning.",
-            UselessReleaseWarning,
-            stacklevel=4,
+            "goes to best_score_. More rows or a larger epsilon allow tuning."
         )
     elif n_cands > 1:
         beta = plan.mode.max_worse_probability
@@ -625,25 +511,21 @@ def _warn_settings(search, plan, k, tuning, eps_p, score_budget, n_cands, anchor
                 f"margin (2/(k*epsilon))*ln({n_cands - 1}/{beta:g}) = {tau:.3g} "
                 "of the score range: expect the defaults"
             )
-            warnings.warn(
+            warn(
                 f"method='whole-data': {arithmetic}, so candidates closer "
                 f"than that cannot be told apart{margin}. More rows (k = n // "
                 f"min_part_size, at most {MAX_PARTS} with n_parts='auto'), a "
                 "larger epsilon or fewer candidates (n_iter) lower it "
-                "(docs/whole_data.md: the rows a given gap needs).",
-                UselessReleaseWarning,
-                stacklevel=4,
+                "(docs/whole_data.md: the rows a given gap needs)."
             )
     if score_budget is not None:
         scale = 1.0 / (k * score_budget)
         if scale > USELESS_FRACTION:
-            warnings.warn(
+            warn(
                 f"method='whole-data': the noise scale of best_score_ "
                 f"({scale:.3g} of the score range) is more than 10% of it with "
                 f"k={k} parts; more rows, a larger epsilon or "
-                "release_score=False would help.",
-                UselessReleaseWarning,
-                stacklevel=4,
+                "release_score=False would help."
             )
 
 
@@ -662,7 +544,7 @@ def fit_whole_data(
     cost,
     X,
     y,
-    fit_params: dict,
+    fit_params,
     groups=None,
     val_groups=None,
     other_scorers=None,
@@ -706,16 +588,8 @@ def fit_whole_data(
             "None to tune anyway."
         )
     anchored = default_row is not None and mode.max_worse_probability is not None
-    _warn_settings(
-        search,
-        plan,
-        k,
-        tuning,
-        eps_p,
-        score_budget and score_budget[0],
-        len(candidates),
-        anchored,
-    )
+    eps_s = score_budget and score_budget[0]
+    _warn_settings(search, plan, k, tuning, eps_p, eps_s, len(candidates), anchored)
     parts = partition(n, k, plan.seed)
     train_size = part_train_size(parts, mode.inner_split, plan.seed)
     evaluated = candidates if tuning else [candidates[default_row]]
@@ -726,21 +600,18 @@ def fit_whole_data(
     )
     charged: list = []
 
-    def charge():
-        progress.seal()
-        if search.accountant is not None:
-            search.accountant.spend(
-                *cost, label=f"{type(search).__name__}(method='whole-data')"
-            )
-        charged.append(cost)
-
     class _Ctx:  # what run_sealed clears: the private data and the noise source
         rng = check_privacy_rng(search.noise_random_state)
         data = (X, y, fit_params)
 
     def run(ctx):
         Xp, yp, fp = ctx.data
-        charge()  # the first read of any row
+        progress.seal()  # the charge, before the first read of any row
+        if search.accountant is not None:
+            search.accountant.spend(
+                *cost, label=f"{type(search).__name__}(method='whole-data')"
+            )
+        charged.append(cost)
         scores = part_score_matrix(
             search, evaluated, Xp, yp, fp, parts, mode.inner_split, plan.seed, scorer
         )
@@ -764,8 +635,7 @@ def fit_whole_data(
     except BaseException:
         clear_fitted(search)
         raise
-    # best_estimator_ on every row: outside the guarantee (announced); the
-    # releases stand if it fails; refit_time_ is NaN (after the private read).
+    # outside the guarantee (announced); the releases stand if it fails
     refit(search, X, y, fit_params, None)
     progress.done()
     return search

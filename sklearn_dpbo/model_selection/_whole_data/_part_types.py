@@ -1,36 +1,24 @@
 """How a whole-data part's rows reach the estimator: typed from the part alone.
 
-In the whole-data mode one row may change its own part's scores only
-(``_fit``). The caller's containers are typed by the whole batch,
-though: pandas stores an integer column as float64 for every row when one
-row is missing, as complex128 when one row is complex, as object when one
-row is a string; ``np.array(rows)`` makes every entry a string when one is;
-a categorical's categories (their dtype and order) come from every row.
-Each part therefore gets its rows retyped from its own values, so that a
-part without the odd row sees exactly what it would see without it:
+One row may change its own part's scores only, but containers are typed by
+the whole batch (pandas makes an int column float64 when one row is
+missing, complex or object for one complex or string row; ``np.array``
+stringifies every entry for one string; a categorical's categories come
+from every row). Each part's rows are retyped from its own values:
 
-- numeric values (a DataFrame column, ``y``, bools included): int64 when
-  every value of the part is a whole number of magnitude ≤ 2⁵³, float64
-  otherwise (complex values with no imaginary part are real; pandas'
-  nullable "Int64" and "Float64" likewise, missing values kept);
-- object columns and ``y``: re-inferred from the part's values;
-- unordered categoricals: rebuilt from the part's values (its categories,
-  their dtype and order, as ``pd.Categorical`` would infer them); ordered
-  ones keep the user's order, minus the categories the part lacks;
-- a DataFrame's or Series' index, and a categorical's categories:
-  re-inferred from the part's labels (numbers typed as above);
-- NumPy arrays of strings (X or ``y``): numbers when every entry of the
-  part is one (:func:`~..privacy._numbers.number`: "True" and "(0.5+0j)"
-  too); a complex NumPy ``X`` with no imaginary part in the part: real;
-  NumPy ``y`` of objects: rebuilt from its own entries
-  (``np.array(part.tolist())``).
+- numbers (DataFrame columns, ``y``, bools, pandas' nullable "Int64" and
+  "Float64"): int64 when every value is a whole number of magnitude ≤ 2⁵³,
+  else float64 (complex values without imaginary part are real);
+- object columns and ``y``: re-inferred; unordered categoricals rebuilt
+  from the part's values, ordered ones keep the user's order minus unused
+  categories; indexes and categories re-inferred from the part's labels;
+- NumPy strings (X or ``y``): numbers when every entry is one
+  (:func:`~..privacy._numbers.number`); a numeric (or imaginary-free
+  complex) NumPy ``X`` is float64; a NumPy object ``y`` is rebuilt from its
+  entries. An object ``X`` and lists are left as they are.
 
-A numeric NumPy ``X`` (bools, ints, floats, or numbers the batch
-stringified or made complex) is float64 in every part; an object ``X``
-(scikit-learn converts it entry by entry) and lists are left as they are.
-A consequence, documented in ``docs/whole_data.md``: a float column whose
-values in a part are all whole numbers is integer there; select columns by
-name if their dtype matters.
+So a float column whose values in a part are all whole is integer there
+(``docs/whole_data.md``).
 """
 
 from __future__ import annotations
@@ -45,8 +33,7 @@ _WHOLE = 2.0**53  # integers of larger magnitude are not all floats
 
 
 def _numeric_kind(dtype) -> str | None:
-    """ "numpy" or "masked" for a numeric dtype, else None (bools count: a
-    bool column holding one number is numbers for the whole batch)."""
+    """ "numpy" or "masked" for a numeric dtype (bools included), else None."""
     if isinstance(dtype, np.dtype):
         return "numpy" if dtype.kind in "biufc" else None
     if str(dtype).startswith(("Int", "UInt", "Float")):  # pandas nullable
@@ -76,12 +63,7 @@ def _canonical_numeric(values, dtype):
 
 
 def _parsed_strings(a: np.ndarray):
-    """A NumPy array of strings as numbers if every entry is one, else None.
-
-    Each entry is read by :func:`~..privacy._numbers.number`: what
-    ``np.array`` made of ``True`` or ``0.5+0j`` ("True", "(0.5+0j)") when
-    another entry was a string reads back as the number.
-    """
+    """A NumPy array of strings as numbers if every entry is one, else None."""
     try:
         flat = [number(v) for v in a.reshape(-1).tolist()]
     except Exception:  # noqa: BLE001 - an entry of this part that is no number
@@ -140,9 +122,6 @@ def part_view(X):
         for i in range(X.shape[1]):
             X.isetitem(i, _retyped_column(X.iloc[:, i]))
         return _retyped_index(X)
-    # A NumPy X is float64 whatever its batch made of it (bools, ints,
-    # floats, numbers stringified or made complex by one other row): the
-    # values a part holds, never their batch's dtype.
     if isinstance(X, np.ndarray) and X.dtype.kind in "US":
         parsed = _parsed_strings(X)
         return X if parsed is None else np.asarray(parsed, dtype=np.float64)

@@ -24,11 +24,8 @@ _REFERENCE = (
 
 
 def _votes(scores: np.ndarray) -> np.ndarray:
-    """v(λ): parts whose best candidate is λ; a tie shares the part's vote.
-
-    Part j gives 1/t to each of its t best candidates, so its vote vector
-    lies in the simplex and one row (one part) moves any v(λ) by at most 1.
-    """
+    """v(λ): parts whose best candidate is λ, a tie of t sharing 1/t each (one
+    part moves any v(λ) by at most 1)."""
     votes = np.zeros(scores.shape[1])
     for row in scores:
         best = np.flatnonzero(row == row.max())
@@ -39,25 +36,16 @@ def _votes(scores: np.ndarray) -> np.ndarray:
 def anchor_margin(sensitivity: float, eps: float, n_others: int, beta: float) -> float:
     """τ = (2Δ/ε₁)·ln(L/β): the default anchor's public margin (utility units).
 
-    Permute-and-flip (and the exponential mechanism) output λ with
-    probability at most exp(−ε₁(u* − u(λ))/(2Δ)), u* = max u (McKenna &
-    Sheldon 2020, Algorithm 1: λ must be accepted when visited). With the
-    estimator's own values d scored u(d) = S(d) and every other candidate
-    u(λ) = S(λ) − τ, a λ with S(λ) ≤ S(d) has u* − u(λ) ≥ u(d) − u(λ) ≥ τ,
-    so P[release such a λ] ≤ L·exp(−τ ε₁/(2Δ)) = β over the L others: a
-    bound from the noise scale and public counts only, for every data set.
+    Permute-and-flip outputs λ with probability ≤ exp(−ε₁(u* − u(λ))/(2Δ))
+    (McKenna & Sheldon 2020, Algorithm 1); a λ with S(λ) ≤ S(d) has u* −
+    u(λ) ≥ τ, so such a release has probability ≤ L·exp(−τε₁/(2Δ)) = β.
     """
     return 2.0 * sensitivity / eps * math.log(n_others / beta)
 
 
 def _anchored(utilities, sensitivity, eps, default_row, mode, bound):
-    """(utilities, sensitivity, margin, note): the others lowered by τ.
-
-    Shifting by public constants keeps ‖u − u′‖∞ ≤ Δ up to the rounding of
-    one subtraction per entry, ≤ ulp(|u| + τ) each side; ``bound`` is a
-    public bound on |u| (the score range's, or k for votes), and Δ is
-    raised by two such ulps (so the selection stays ε₁-DP exactly).
-    """
+    """(utilities, sensitivity, margin, note): the others lowered by τ, Δ raised
+    by two ulps of the public ``bound`` + τ for the subtraction's rounding."""
     n_others = len(utilities) - 1
     beta = mode.max_worse_probability
     if default_row is None or n_others < 1 or beta is None:
@@ -123,12 +111,10 @@ def _release_default(index: int) -> Release:
 
 def _release_score(value, eps, k, scorer, rng, train_size=None) -> Release:
     sensitivity = scorer.sensitivity_for(k)
-    size = (
-        ""
-        if train_size is None
-        else f" (models fit on about {train_size} rows, a part's inner training "
-        "rows, not on the n rows of a refit)"
-    )
+    size = ""
+    if train_size is not None:
+        size = f" (models fit on about {train_size} rows, a part's inner training "
+        size += "rows, not on the n rows of a refit)"
     noisy, eff_sensitivity, eff_scale = _grid_laplace(
         value, sensitivity, eps, scorer.bounds, rng
     )
@@ -149,22 +135,10 @@ def _release_score(value, eps, k, scorer, rng, train_size=None) -> Release:
 
 
 def releases_from_scores(
-    scores: np.ndarray,
-    mode,
-    scorer,
-    *,
-    eps_params,
-    default_row,
-    eps_score,
-    rng,
-    train_size=None,
+    scores, mode, scorer, *, eps_params, default_row, eps_score, rng, train_size=None
 ) -> list[Release]:
-    """The releases from the part-score matrix (k × candidates).
-
-    ``eps_params=None``: no selection (the estimator's values, row
-    ``default_row``, are released at no cost and only they were scored:
-    ``scores`` has one column). ``eps_score=None``: no score release.
-    """
+    """The releases from the part-score matrix (k × candidates); ``eps_params=None``:
+    the defaults (the one scored column) at no cost; ``eps_score=None``: no score."""
     k = scores.shape[0]
     low, high = scorer.bounds
     scores = np.clip(np.where(np.isfinite(scores), scores, low), low, high)
