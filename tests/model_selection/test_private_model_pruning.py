@@ -120,6 +120,31 @@ def test_auto_rule_counts_distinct_candidates():
     assert s.best_estimator_.epsilon == 1.0
 
 
+def test_split_fits_each_kept_candidate_at_the_epsilon_it_was_pruned_at():
+    # C in {0.3, 0.5, 0.55}, data_norm = 1 (C* = 2(e^(0.99 eps/4) - 1)):
+    # at eps/1 = 1, C* = 0.563: three laws, more than 1; at eps/2, C* = 0.263:
+    # all three on the plateau, one law: one kept, fitted at eps/2 (at
+    # eps = 1 the three would be different models).
+    X, y = _data()
+    s = _search("split", grid=[0.3, 0.5, 0.55]).fit(X, y)
+    assert len(s.candidate_params_) == 1
+    assert s.best_estimator_.epsilon == 0.5
+    assert "epsilon=0.5 each" in s.privacy_report_.releases[0]["mechanism"]
+
+
+def test_auto_releases_its_default_when_candidates_differ_at_the_whole_eps():
+    # Twenty columns (n eps/d = 25: the window tunes). Split at eps/2 keeps
+    # one law of the three (above); at the whole eps they are three laws, so
+    # "auto" does not pass one off as all three: it releases the
+    # learner's own C = 1 at eps. On the plateau at eps too, one is fitted.
+    X, y = _data(d=20)
+    s = _search("auto", grid=[0.3, 0.5, 0.55]).fit(X, y)
+    assert s.strategy_ == "default" and s.best_estimator_.C == 1.0
+    assert s.best_estimator_.epsilon == 1.0
+    s = _search("auto", grid=[0.6, 0.7]).fit(X, y)  # C* = 0.563 at eps = 1
+    assert s.strategy_ == "default" and s.best_estimator_.C in (0.6, 0.7)
+
+
 def test_auto_tunes_only_when_n_eps_over_d_is_in_its_window():
     # n = 500 rows (m = 150). With d = 14 columns n·ε/d = 500ε/14, so the
     # rule tunes for ε in [0.42, 0.84) only: by hand 500·0.42/14 = 15 and

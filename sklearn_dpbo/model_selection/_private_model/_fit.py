@@ -202,18 +202,22 @@ def prune_candidates(learner, candidates, n_fit: int, eps_fit: float) -> list[di
 
 
 def _prune_for(strategy, learner, candidates, n_fit, epsilon, eta):
-    """Prune at the strategy's per-fit ε (split: smallest L leaving ≤ L)."""
+    """(kept, per-fit ε): pruned at the ε each kept candidate is fitted at.
+
+    Split: the smallest L whose pruning at ε/L keeps at most L; each kept
+    candidate is fitted at that ε/L (at most ε in all), where the dropped
+    ones have its law.
+    """
     if strategy == "random-stopping":
-        return prune_candidates(
-            learner, candidates, n_fit, epsilon / st.cost_factor(eta)
-        )
+        eps0 = epsilon / st.cost_factor(eta)
+        return prune_candidates(learner, candidates, n_fit, eps0), eps0
     if strategy != "split":
-        return list(candidates)
+        return list(candidates), epsilon
     for size in range(1, len(candidates) + 1):  # kept(ε/L) shrinks as L grows
         kept = prune_candidates(learner, candidates, n_fit, epsilon / size)
         if len(kept) <= size:
-            return kept
-    return list(candidates)  # pragma: no cover - size = L always stops
+            return kept, epsilon / size
+    raise AssertionError("size = L always stops")  # pragma: no cover
 
 
 # One run (fit at ε_fit on the training part, clean validation score)
@@ -313,8 +317,7 @@ def _random_stopping(ctx, cfg):
 
 
 def _split(ctx, cfg):
-    cands, eps = cfg["candidates"], cfg["epsilon"]
-    eps_fit = eps / len(cands)
+    cands, eps, eps_fit = cfg["candidates"], cfg["epsilon"], cfg["eps_fit"]
     eps_sel = eps * cfg["budget_split"] if cfg["release_score"] else eps
     models, values = zip(*[_run(ctx, params, eps_fit) for params in cands])
     sens = ctx.scorer.sensitivity_for(ctx.m)
@@ -326,7 +329,7 @@ def _split(ctx, cfg):
         quantity="best_params_",
         value=(c, models[c], score),
         mechanism=(
-            f"naive split: {len(cands)} models at epsilon/{len(cands)} each on "
+            f"naive split: {len(cands)} models at epsilon={eps_fit:.4g} each on "
             f"the training part; permute-and-flip over their validation scores "
             f"(epsilon={eps_sel:.4g}) and Laplace on the selected score "
             "(the rest); parallel composition over the two parts"
@@ -437,18 +440,24 @@ def _plan_strategy(search, plan, learner, n, m, candidates, n_features=None) -> 
         strategy = choose_strategy(m, len(candidates), plan.epsilon, eta)
         if default_suffices(learner, n, plan.epsilon, n_features):
             strategy = "default"
-    kept = _prune_for(strategy, learner, candidates, n_fit, plan.epsilon, eta)
+    kept, eps_fit = _prune_for(strategy, learner, candidates, n_fit, plan.epsilon, eta)
     if mode.strategy == "auto" and len(kept) < len(candidates):
         again = choose_strategy(m, len(kept), plan.epsilon, eta)
+        n_default = n_fit if release_score(search) else n
         if again == "default" and len(kept) == 1:
-            strategy = "kept"  # one distinct candidate: fit it at ε
+            # one law at the tuning ε: fit it at ε if it is one law there too
+            one = prune_candidates(learner, candidates, n_default, plan.epsilon)
+            strategy = "kept" if len(one) == 1 else "default"
         elif again != strategy:  # fewer candidates changed the rule: once more
             strategy = again
-            kept = _prune_for(strategy, learner, candidates, n_fit, plan.epsilon, eta)
+            kept, eps_fit = _prune_for(
+                strategy, learner, candidates, n_fit, plan.epsilon, eta
+            )
     candidates = kept
     cfg = {
         "strategy": strategy,
         "epsilon": plan.epsilon,
+        "eps_fit": eps_fit,
         "delta": 0.0,
         "candidates": candidates,
         "budget_split": search.budget_split,
