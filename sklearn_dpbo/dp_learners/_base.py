@@ -369,9 +369,24 @@ class DPLearnerMixin(CachedParamNamesMixin):
         return bounds, norm, augmented_norm(norm, self.fit_intercept)
 
     def _float_rows(self, X, *, reset: bool) -> np.ndarray:
-        """``validate_data`` without the finiteness check, then floats per entry."""
+        """``validate_data`` without the finiteness check, then floats per entry.
+
+        scikit-learn's messages for a 1-D or complex X print its values: only
+        their first line (the shape or the type) is kept.
+        """
         kw = {"accept_sparse": False, "dtype": None, "ensure_all_finite": False}
-        return float_rows(validate_data(self, X, reset=reset, **kw))
+        try:
+            X = validate_data(self, X, reset=reset, **kw)
+        except ValueError as exc:
+            first = str(exc).split("\n", 1)[0].rstrip(": ")
+            if not first.startswith(("Expected 2D array", "Complex data")):
+                raise
+            raise ValueError(
+                f"{type(self).__name__}: {first} (the values are not shown). "
+                "Reshape your data: X.reshape(-1, 1) for one feature, "
+                "X.reshape(1, -1) for one sample; features must be real numbers."
+            ) from None
+        return float_rows(X)
 
     def _noise_source(self):
         if self.noise_random_state is not None:

@@ -59,8 +59,9 @@ FOREIGN_PARAMETERS = {
     "and (low, high[, 'log-uniform']) ranges are discretised into "
     "n_candidates public points.",
     "return_train_score": "there are no per-candidate scores to return: raw "
-    "validation scores would void the privacy guarantee. Use cv_results_ "
-    "(public cross-validation inside the training set) instead, or "
+    "validation scores would void the privacy guarantee. Use cv_results_ of "
+    "method='private-selection' with shortlist='bo' (public cross-validation "
+    "inside the training set) instead, or "
     "cross_validate(estimator.set_params(**best_params_), X_train, y_train, "
     "return_train_score=True).",
     "fit_params": "pass fit parameters to fit(X, y, **fit_params).",

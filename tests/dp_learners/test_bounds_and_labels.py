@@ -70,6 +70,22 @@ def test_no_bounds_warns_before_any_row_is_read():
             DPLogisticRegression().fit(Rows(), [0, 1, 0])
 
 
+@pytest.mark.parametrize(
+    "X",
+    [
+        np.array([0.5, -1.25, 3.0]),
+        [0.5, -1.25, 3.0],
+        0.5,
+        np.array([[0.5 + 1j], [-1.25], [3.0]]),
+    ],
+)
+def test_a_bad_X_is_refused_without_its_values(X):
+    # scikit-learn's messages for a 1-D or complex X print the values: private.
+    with pytest.raises(ValueError, match="Reshape your data") as info:
+        DPLogisticRegression(data_norm=1.0).fit(X, [0, 1, 0][: np.size(X)])
+    assert "1.25" not in str(info.value) and "0.5" not in str(info.value)
+
+
 def test_raw_data_with_declared_bounds(cancer):
     # ε huge: the model is the non-private one on the mapped rows.
     X, y, bounds = cancer

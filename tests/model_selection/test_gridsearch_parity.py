@@ -374,6 +374,10 @@ def test_gridsearch_keywords_explain_what_to_use():
         with pytest.raises(ValueError, match=f"Invalid parameter '{name}'") as info:
             _search().set_params(**{name: {"C": [1]}})
         assert words in str(info.value) or "void" in str(info.value)
+    # Only private-selection's "bo" shortlist fills cv_results_ with public
+    # cross-validation scores: the hint says so.
+    with pytest.raises(ValueError, match="shortlist='bo'"):
+        _search().set_params(return_train_score=True)
     with pytest.raises(TypeError, match="unexpected keyword argument 'nonsense'"):
         DPBayesSearchCV(LogisticRegression(), SPACE, nonsense=1)
     with pytest.raises(ValueError, match="Invalid parameter 'nonsense'"):

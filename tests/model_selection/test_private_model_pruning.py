@@ -145,6 +145,20 @@ def test_auto_releases_its_default_when_candidates_differ_at_the_whole_eps():
     assert s.strategy_ == "default" and s.best_estimator_.C in (0.6, 0.7)
 
 
+def test_auto_report_names_what_it_fitted():
+    # The report says which parameters were fitted: the learner's own C = 1
+    # when the candidates differ at the whole eps, the first candidate when
+    # all of them are one law there (C = 0.6, not the learner's own C = 1).
+    X, y = _data(d=20)
+    own = _search("auto", grid=[0.3, 0.5, 0.55]).fit(X, y)
+    text = own.privacy_report_.releases[0]["mechanism"]
+    assert "the estimator's own parameters" in text
+    kept = _search("auto", grid=[0.6, 0.7]).fit(X, y)
+    text = kept.privacy_report_.releases[0]["mechanism"]
+    assert kept.best_params_ == {"C": 0.6}
+    assert "the estimator's own" not in text and "the first candidate" in text
+
+
 def test_auto_tunes_only_when_n_eps_over_d_is_in_its_window():
     # n = 500 rows (m = 150). With d = 14 columns n·ε/d = 500ε/14, so the
     # rule tunes for ε in [0.42, 0.84) only: by hand 500·0.42/14 = 15 and

@@ -305,6 +305,10 @@ def test_release_best_score_noise_free_record_and_rng():
     assert rel.noise_scale == pytest.approx(0.025, rel=2e-6)
     assert rel.sensitivity == sens
     assert rel.sensitivity == pytest.approx(0.1 * 2.0 * 0.25, rel=2e-6)
+    # The report names Algorithm 2's release, not Algorithm 1's it reuses.
+    assert rel.mechanism == "Laplace on the noise-free validation score"
+    assert "Algorithm 2, Theorem 5, Corollary 3" in rel.reference
+    assert rel.assumption == "Assumption 1"
     values = {
         release_best_score_noise_free(
             0.0,

@@ -1086,3 +1086,18 @@ def test_one_step_rest_is_fitted_as_pipeline_fit_fits_its_last_step(monkeypatch)
     whole = wd._score_part(pipe, cands, payload, splits, scorer)
     assert len(np.unique(whole)) > 1  # informative: the candidates differ
     np.testing.assert_array_equal(shared, whole)
+
+
+@pytest.mark.parametrize("max_selection_noise", ["default", None])
+def test_setting_warnings_point_at_the_callers_fit(data, max_selection_noise):
+    # Every warning about the settings names the line that called fit: no
+    # tuning, the noise of best_score_, refit=True; tuning forced: the floor.
+    X, y = data
+    kw = {} if max_selection_noise else {"method": WholeData(max_selection_noise=None)}
+    s = DPBayesSearchCV(LogisticRegression(), SPACE, epsilon=0.5, refit=True, **kw)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        s.fit(X, y)
+    ours = [w for w in caught if "method='whole-data'" in str(w.message)]
+    assert len(ours) == 3
+    assert {w.filename for w in ours} == {__file__}, [str(w.message) for w in ours]

@@ -345,6 +345,9 @@ def _split(ctx, cfg):
     return release, c, models[c], score
 
 
+_OWN = "the estimator's own parameters"
+
+
 def _default(ctx, cfg):
     eps = cfg["epsilon"]
     texts = {"fit": eps, "eps_score": eps, "guarantee": "pure epsilon-DP"}
@@ -357,8 +360,7 @@ def _default(ctx, cfg):
     release = Release(
         quantity="best_params_",
         value=(0, model, score),
-        mechanism="no tuning: the estimator's own parameters, fitted at epsilon"
-        + where,
+        mechanism=f"no tuning: {cfg.get('fitted', _OWN)}, fitted at epsilon" + where,
         epsilon=eps,
         delta=cfg["delta"],
         sensitivity=0.0 if score is None else ctx.scorer.sensitivity_for(ctx.m),
@@ -465,6 +467,7 @@ def _plan_strategy(search, plan, learner, n, m, candidates, n_features=None) -> 
     }
     if strategy == "kept":
         cfg["strategy"] = "default"
+        cfg["fitted"] = "the first candidate (every candidate has its law at epsilon)"
     elif strategy == "default":
         names = sorted({k for p in candidates for k in p})
         cfg["candidates"] = [default_params(learner, names)]
