@@ -49,10 +49,10 @@ from ..privacy._scorers import ROW_INDEPENDENCE
 from ._context import SearchContext
 from ._evaluation import score_public_candidates
 from ._releases import (
+    _release_selection,
     lipschitz_path_term,
     lipschitz_score_sensitivity,
     lipschitz_validation_term,
-    release_best_params_path,
     release_best_score_lipschitz,
 )
 
@@ -269,7 +269,6 @@ def run_lipschitz(ctx: SearchContext) -> tuple[list[Release], int, dict]:
     score_sens, capped = lipschitz_score_sensitivity(
         m, setup.lipschitz, setup.g_star, lam_min, lam_max
     )
-    params_sens = scorer.sensitivity_for(m)
     (eps_p, _), score_budget = split_budget(
         plan.epsilon, 0.0, search.budget_split, search.release_score
     )
@@ -302,13 +301,19 @@ def run_lipschitz(ctx: SearchContext) -> tuple[list[Release], int, dict]:
     path = np.full(len(candidates), scorer.bounds[0], dtype=float)
     path[kept] = scores
 
+    # λ̃ over *every* λ of the public path: each score a mean of per-record
+    # losses in [0, g*], sensitivity g*/m, no assumption.
     releases = [
-        release_best_params_path(
+        _release_selection(
             path,
             epsilon=eps_p,
-            sensitivity=params_sens,
+            sensitivity=scorer.sensitivity_for(m),
             selection=mode.selection,
             rng=ctx.rng,
+            mechanism=f"{mode.selection} over the validation scores of the whole "
+            "public regularisation path",
+            assumption=ROW_INDEPENDENCE
+            + " (every score is a mean of per-record losses in [0, g*])",
         )
     ]
     if score_budget is not None:
