@@ -6,14 +6,9 @@ Assumption 2 (paper Section 5): the model is
 
 with ℓ convex and 1-Lipschitz in w, and the validation score is
 f_V(w) = −(1/m) Σ g(w, x̄_i, ȳ_i) with g L-Lipschitz in w and 0 ≤ g ≤ g*.
-Then, for BO with *any* acquisition function over λ ∈ [λmin, λmax],
-
-    f̃_L = max_t f_V(w_λt) + Lap(Δ_L/ε),
-    Δ_L = min(g*, (λmax − λmin)L/(λmax λmin) + min(g*, 2L/λmin)/m)
-
-is pure ε-DP (Theorem 7, Corollary 4; constants in ``_releases.py``, with
-the two conservative deviations documented there).
-
+Then, for BO with *any* acquisition function, f̃_L = max_t f_V(w_λt) +
+Lap(Δ_L/ε) is pure ε-DP (Theorem 7, Corollary 4; Δ_L and the two
+conservative deviations from the paper: ``_releases.py``).
 :func:`check_assumption_2` checks the conditions before any data is read.
 The required ``Normalizer`` puts every row the model sees, training *and
 validation*, in the unit ball (R = 1), a fixed public map: a validation row
@@ -49,10 +44,10 @@ from ..privacy._scorers import ROW_INDEPENDENCE
 from ._context import SearchContext
 from ._evaluation import score_public_candidates
 from ._releases import (
-    _release_selection,
     lipschitz_path_term,
     lipschitz_score_sensitivity,
     lipschitz_validation_term,
+    release_best_params_selection,
     release_best_score_lipschitz,
 )
 
@@ -304,7 +299,7 @@ def run_lipschitz(ctx: SearchContext) -> tuple[list[Release], int, dict]:
     # λ̃ over *every* λ of the public path: each score a mean of per-record
     # losses in [0, g*], sensitivity g*/m, no assumption.
     releases = [
-        _release_selection(
+        release_best_params_selection(
             path,
             epsilon=eps_p,
             sensitivity=scorer.sensitivity_for(m),

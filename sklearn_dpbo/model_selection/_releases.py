@@ -257,24 +257,6 @@ _SELECTORS = {
 }
 
 
-def _release_selection(
-    utilities, *, epsilon, sensitivity, selection, rng, mechanism, assumption
-) -> Release:
-    select, ref = _SELECTORS[selection]
-    return Release(
-        quantity="best_params_",
-        value=select(utilities, epsilon, sensitivity, rng),
-        mechanism=mechanism,
-        epsilon=epsilon,
-        delta=0.0,
-        sensitivity=sensitivity,
-        noise_scale=2.0 * sensitivity / epsilon,
-        guarantee="pure epsilon-DP",
-        assumption=assumption,
-        reference=ref,
-    )
-
-
 def release_best_params_selection(
     utilities: np.ndarray,
     *,
@@ -282,17 +264,24 @@ def release_best_params_selection(
     sensitivity: float,
     selection: str,
     rng=None,
+    mechanism: str | None = None,
+    assumption: str = ROW_INDEPENDENCE,
 ) -> Release:
-    """Select a position of the public shortlist from its validation scores
-    (sensitivity: the scorer's, 1/m for accuracy), pure ε-DP."""
-    return _release_selection(
-        utilities,
+    """Select a position of ``utilities`` (by default the public shortlist's
+    validation scores; sensitivity: the scorer's, 1/m for accuracy), pure ε-DP."""
+    select, ref = _SELECTORS[selection]
+    return Release(
+        quantity="best_params_",
+        value=select(utilities, epsilon, sensitivity, rng),
+        mechanism=mechanism
+        or f"{selection} over the public shortlist's validation scores",
         epsilon=epsilon,
+        delta=0.0,
         sensitivity=sensitivity,
-        selection=selection,
-        rng=rng,
-        mechanism=f"{selection} over the public shortlist's validation scores",
-        assumption=ROW_INDEPENDENCE,
+        noise_scale=2.0 * sensitivity / epsilon,
+        guarantee="pure epsilon-DP",
+        assumption=assumption,
+        reference=ref,
     )
 
 
