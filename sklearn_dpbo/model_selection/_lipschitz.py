@@ -296,8 +296,6 @@ def run_lipschitz(ctx: SearchContext) -> tuple[list[Release], int, dict]:
     path = np.full(len(candidates), scorer.bounds[0], dtype=float)
     path[kept] = scores
 
-    # λ̃ over *every* λ of the public path: each score a mean of per-record
-    # losses in [0, g*], sensitivity g*/m, no assumption.
     releases = [
         release_best_params_selection(
             path,
@@ -312,14 +310,13 @@ def run_lipschitz(ctx: SearchContext) -> tuple[list[Release], int, dict]:
         )
     ]
     if score_budget is not None:
-        n = len(candidates)
         kernel, length_scale = mode._gp_kernel()
         # Algorithm 3, line 1: BO for T steps on the (looked-up) scores.
         trace = bayesian_optimisation(
             lambda idx: [(path[j] - plan.offset) / plan.scale for j in idx],
             candidates.X,
             n_iter=int(search.n_iter),
-            beta=lambda t: ucb_beta(t, n, BO_DELTA),
+            beta=lambda t: ucb_beta(t, len(candidates), BO_DELTA),
             tie_break=plan.tie_break,
             kernel=kernel,
             length_scale=length_scale,
