@@ -48,10 +48,6 @@ def _fit(estimator: Any, params: dict, X, y, fit_params: dict):
     return est  # scikit-learn ignores what fit returns
 
 
-def _failure(exc: BaseException) -> str:
-    return f"{type(exc).__name__}: {exc}"
-
-
 def fit_public(
     estimator: Any, params: dict, X, y, fit_params: dict, *, error_score
 ) -> tuple[Optional[Any], Optional[str]]:
@@ -61,28 +57,28 @@ def fit_public(
     except Exception as exc:
         if isinstance(error_score, str):
             raise
-        return None, _failure(exc)
+        return None, f"{type(exc).__name__}: {exc}"
+
+
+def _timed_fit_public(estimator, params, X, y, fit_params, error_score):
+    """:func:`fit_public` and its duration: ``(fitted, why, seconds)``."""
+    start = time.perf_counter()
+    est, why = fit_public(estimator, params, X, y, fit_params, error_score=error_score)
+    return est, why, time.perf_counter() - start
 
 
 def _public_fold(estimator, params, fold, scorer, error_score):
-    """One candidate on one public fold: ``(score, why, fit_time, score_time)``."""
+    """One candidate on one public fold: ``(score, why, fit_time, score_time)``
+    (the scorer isolates failing records, so scoring does not raise)."""
     X_fit, y_fit, X_score, y_score, fit_params = fold
-    start = time.perf_counter()
-    est, why = fit_public(
-        estimator, params, X_fit, y_fit, fit_params, error_score=error_score
+    est, why, fit_time = _timed_fit_public(
+        estimator, params, X_fit, y_fit, fit_params, error_score
     )
-    fit_time = time.perf_counter() - start
     if est is None:
         return float(error_score), why, fit_time, 0.0
     start = time.perf_counter()
-    try:
-        values = scorer.record_values(est, X_score, y_score, private=False)
-        score, why = float(np.mean(values)), None
-    except Exception as exc:  # pragma: no cover - scorer isolates records
-        if isinstance(error_score, str):
-            raise
-        score, why = float(error_score), _failure(exc)
-    return score, why, fit_time, time.perf_counter() - start
+    score = float(np.mean(scorer.record_values(est, X_score, y_score, private=False)))
+    return score, None, fit_time, time.perf_counter() - start
 
 
 def warn_fit_failures(failures: list[str], n_fits: int, error_score) -> None:
@@ -143,13 +139,6 @@ def public_preflight(ctx, index: int):
         est, data.X_train, data.y_train, random_state=plan.seed
     )
     return est
-
-
-def _timed_fit_public(estimator, params, X, y, fit_params, error_score):
-    """:func:`fit_public` and its duration: ``(fitted, why, seconds)``."""
-    start = time.perf_counter()
-    est, why = fit_public(estimator, params, X, y, fit_params, error_score=error_score)
-    return est, why, time.perf_counter() - start
 
 
 def _snapshot(est) -> Optional[bytes]:
@@ -279,7 +268,7 @@ def score_validation(ctx, models: list, here: bool) -> np.ndarray:
         for j, part in zip(owner, parallel(jobs)):
             per_record[j].append(part)
         values = [float(np.mean(np.concatenate(parts))) for parts in per_record]
-    return np.asarray(list(values), dtype=float)
+    return np.asarray(values, dtype=float)
 
 
 # Validation records per job when a model is scored record by record.

@@ -6,14 +6,9 @@ Assumption 2 (paper Section 5): the model is
 
 with ℓ convex and 1-Lipschitz in w, and the validation score is
 f_V(w) = −(1/m) Σ g(w, x̄_i, ȳ_i) with g L-Lipschitz in w and 0 ≤ g ≤ g*.
-Then, for BO with *any* acquisition function over λ ∈ [λmin, λmax],
-
-    f̃_L = max_t f_V(w_λt) + Lap(Δ_L/ε),
-    Δ_L = min(g*, (λmax − λmin)L/(λmax λmin) + min(g*, 2L/λmin)/m)
-
-is pure ε-DP (Theorem 7, Corollary 4; constants in ``_releases.py``, with
-the two conservative deviations documented there).
-
+Then, for BO with *any* acquisition function, f̃_L = max_t f_V(w_λt) +
+Lap(Δ_L/ε) is pure ε-DP (Theorem 7, Corollary 4; Δ_L and the two
+conservative deviations from the paper: ``_releases.py``).
 :func:`check_assumption_2` checks the conditions before any data is read.
 The required ``Normalizer`` puts every row the model sees, training *and
 validation*, in the unit ball (R = 1), a fixed public map: a validation row
@@ -52,7 +47,7 @@ from ._releases import (
     lipschitz_path_term,
     lipschitz_score_sensitivity,
     lipschitz_validation_term,
-    release_best_params_path,
+    release_best_params_selection,
     release_best_score_lipschitz,
 )
 
@@ -269,7 +264,6 @@ def run_lipschitz(ctx: SearchContext) -> tuple[list[Release], int, dict]:
     score_sens, capped = lipschitz_score_sensitivity(
         m, setup.lipschitz, setup.g_star, lam_min, lam_max
     )
-    params_sens = scorer.sensitivity_for(m)
     (eps_p, _), score_budget = split_budget(
         plan.epsilon, 0.0, search.budget_split, search.release_score
     )
@@ -303,23 +297,26 @@ def run_lipschitz(ctx: SearchContext) -> tuple[list[Release], int, dict]:
     path[kept] = scores
 
     releases = [
-        release_best_params_path(
+        release_best_params_selection(
             path,
             epsilon=eps_p,
-            sensitivity=params_sens,
+            sensitivity=scorer.sensitivity_for(m),
             selection=mode.selection,
             rng=ctx.rng,
+            mechanism=f"{mode.selection} over the validation scores of the whole "
+            "public regularisation path",
+            assumption=ROW_INDEPENDENCE
+            + " (every score is a mean of per-record losses in [0, g*])",
         )
     ]
     if score_budget is not None:
-        n = len(candidates)
         kernel, length_scale = mode._gp_kernel()
         # Algorithm 3, line 1: BO for T steps on the (looked-up) scores.
         trace = bayesian_optimisation(
             lambda idx: [(path[j] - plan.offset) / plan.scale for j in idx],
             candidates.X,
             n_iter=int(search.n_iter),
-            beta=lambda t: ucb_beta(t, n, BO_DELTA),
+            beta=lambda t: ucb_beta(t, len(candidates), BO_DELTA),
             tie_break=plan.tie_break,
             kernel=kernel,
             length_scale=length_scale,

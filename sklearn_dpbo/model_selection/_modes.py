@@ -4,6 +4,7 @@ parameter holders, as a kernel in ``GaussianProcessRegressor(kernel=...)``."""
 from __future__ import annotations
 
 import numbers
+from dataclasses import dataclass
 
 from sklearn.base import BaseEstimator, clone
 from sklearn.gaussian_process.kernels import Kernel
@@ -111,6 +112,7 @@ def _same(a, b) -> bool:
 
 
 @_shared_docs
+@dataclass(eq=False, repr=False)
 class PrivateSelection(SearchMode):
     """``method="private-selection"``: public shortlist, private selection.
 
@@ -140,25 +142,23 @@ class PrivateSelection(SearchMode):
         rows). Only candidates scored on every fold are shortlisted.
         ``None`` scores every candidate on every fold.
     batch_size : int or None, default=None
-        Public fold evaluations in flight at once (GP-BUCB). The releases
-        depend on it, never on timing. ``None`` is max(4, 2 × joblib
-        workers).
+        Public fold evaluations in flight at once (GP-BUCB; the releases
+        depend on it, never on timing). ``None``: max(4, 2 × joblib workers).
     {{kernel}}
         Here: the public GP of the shortlist's Bayesian optimisation.
     {{noise}}
         0 is run as 1e-6 for numerical stability.
     public_budget : "auto", float or None, default="auto"
-        Cap on the public fold fits (``shortlist="bo"``): at most
-        ``public_budget`` × ``n_iter`` × (training rows) rows. Every
-        candidate is scored on fold 0; the other folds go to the best by
-        fold-0 score, as many as the remaining rows pay for (if no more than
-        ``shortlist_size``, fold 0 alone decides). ``None``: no cap.
-        ``"auto"`` (with ``public_cv="auto"``): 0.75 from 20,000 training
-        rows, else ``None``.
+        Cap on the public fold fits (``shortlist="bo"``): ``public_budget`` ×
+        ``n_iter`` × (training rows) rows. Every candidate is scored on fold
+        0; the other folds go to the best by fold-0 score, as many as the
+        rows left pay for (at most ``shortlist_size``: fold 0 decides).
+        ``None``: no cap. ``"auto"`` (with ``public_cv="auto"``): 0.75 from
+        20,000 training rows, else ``None``.
     """
 
     method = "private-selection"
-    _parameter_constraints: dict = {
+    _parameter_constraints = {
         "shortlist": [StrOptions({"bo", "random", "grid"})],
         "shortlist_size": [Interval(numbers.Integral, 1, None, closed="left")],
         "public_cv": [
@@ -178,30 +178,19 @@ class PrivateSelection(SearchMode):
         "noise": _NOISE,
     }
 
-    def __init__(
-        self,
-        shortlist="bo",
-        shortlist_size=3,
-        public_cv="auto",
-        selection="permute-and-flip",
-        racing=0.5,
-        batch_size=None,
-        kernel=None,
-        noise=0.01,
-        public_budget="auto",
-    ):
-        self.shortlist = shortlist
-        self.shortlist_size = shortlist_size
-        self.public_cv = public_cv
-        self.selection = selection
-        self.racing = racing
-        self.public_budget = public_budget
-        self.batch_size = batch_size
-        self.kernel = kernel
-        self.noise = noise
+    shortlist: str = "bo"
+    shortlist_size: int = 3
+    public_cv: str | int | object = "auto"
+    selection: str = "permute-and-flip"
+    racing: float | None = 0.5
+    batch_size: int | None = None
+    kernel: Kernel | None = None
+    noise: float = 0.01
+    public_budget: str | float | None = "auto"
 
 
 @_shared_docs
+@dataclass(eq=False, repr=False)
 class DPGPUCB(SearchMode):
     """``method="gp-ucb"``: Kusner et al. (ICML 2015), Algorithms 1 and 2.
 
@@ -235,7 +224,7 @@ class DPGPUCB(SearchMode):
     """
 
     method = "gp-ucb"
-    _parameter_constraints: dict = {
+    _parameter_constraints = {
         "kernel": _KERNEL,
         "noise": _NOISE,
         "dataset_kernel": [Interval(numbers.Real, 0, 1, closed="right")],
@@ -246,28 +235,18 @@ class DPGPUCB(SearchMode):
         "batch_size": _BATCH_SIZE,
     }
 
-    def __init__(
-        self,
-        kernel=None,
-        noise=0.01,
-        dataset_kernel=0.95,
-        score_offset=None,
-        score_scale=None,
-        noise_free_constants=None,
-        noise_free_bound="conservative",
-        batch_size=None,
-    ):
-        self.kernel = kernel
-        self.noise = noise
-        self.dataset_kernel = dataset_kernel
-        self.score_offset = score_offset
-        self.score_scale = score_scale
-        self.noise_free_constants = noise_free_constants
-        self.noise_free_bound = noise_free_bound
-        self.batch_size = batch_size
+    kernel: Kernel | None = None
+    noise: float = 0.01
+    dataset_kernel: float = 0.95
+    score_offset: float | None = None
+    score_scale: float | None = None
+    noise_free_constants: tuple | None = None
+    noise_free_bound: str = "conservative"
+    batch_size: int | None = None
 
 
 @_shared_docs
+@dataclass(eq=False, repr=False)
 class Lipschitz(SearchMode):
     """``method="lipschitz"``: Kusner et al. (2015), Algorithm 3.
 
@@ -280,7 +259,7 @@ class Lipschitz(SearchMode):
     ``"neg_sigmoid_loss"`` or ``"neg_ramp_loss"``. ``best_params_`` by
     ``selection`` over the whole path (sensitivity g*/m); ``best_score_``
     = best of T BO steps + Laplace(Δ_L/ε₂), pure ε-DP under Assumption 2
-    (``_lipschitz.py``, docs/central_dp.md).
+    (docs/central_dp.md).
 
     Parameters
     ----------
@@ -295,27 +274,21 @@ class Lipschitz(SearchMode):
     """
 
     method = "lipschitz"
-    _parameter_constraints: dict = {
+    _parameter_constraints = {
         "selection": _SELECTION,
         "acquisition": [StrOptions({"ucb", "ei"})],
         "kernel": _KERNEL,
         "noise": _NOISE,
     }
 
-    def __init__(
-        self,
-        selection="permute-and-flip",
-        acquisition="ucb",
-        kernel=None,
-        noise=0.01,
-    ):
-        self.selection = selection
-        self.acquisition = acquisition
-        self.kernel = kernel
-        self.noise = noise
+    selection: str = "permute-and-flip"
+    acquisition: str = "ucb"
+    kernel: Kernel | None = None
+    noise: float = 0.01
 
 
 @_shared_docs
+@dataclass(eq=False, repr=False)
 class FederatedLDP(SearchMode):
     """``method="federated-ldp"``: one ε-LDP report per validation owner.
 
@@ -331,15 +304,15 @@ class FederatedLDP(SearchMode):
     """
 
     method = "federated-ldp"
-    _parameter_constraints: dict = {
+    _parameter_constraints = {
         "kernel": _KERNEL,
     }
 
-    def __init__(self, kernel=None):
-        self.kernel = kernel
+    kernel: Kernel | None = None
 
 
 @_shared_docs
+@dataclass(eq=False, repr=False)
 class WholeData(SearchMode):
     """``method="whole-data"``: every row of ``X, y`` private (no validation set).
 
@@ -356,8 +329,7 @@ class WholeData(SearchMode):
     ``best_score_``: S(λ̃) + Lap(Δ/ε₂), clipped into [low, high] (ε₂-DP).
     ``aggregation="vote"`` selects over the number of parts whose best
     candidate is λ (sensitivity 1). Pure (ε₁ + ε₂)-DP with respect to any
-    one row of ``X, y``, for every estimator. A model refit on the rows
-    (``best_estimator_``) is **not** covered. The candidates: ``n_iter``
+    one row of ``X, y``, for every estimator. The candidates: ``n_iter``
     of the public discretisation in a public random order, plus the
     estimator's own values (``include_default``).
 
@@ -377,10 +349,10 @@ class WholeData(SearchMode):
     include_default : bool, default=True
         Also evaluate the estimator's own values of the searched parameters.
     max_selection_noise : float, default=0.05
-        The selection's temperature 2/(k ε₁) (in score-range units) above
-        which tuning is not attempted: the estimator's own values are
-        released as ``best_params_`` without reading any row and the whole
-        ε goes to ``best_score_``. ``None`` always tunes.
+        Above this selection temperature 2/(k ε₁) (score-range units) the
+        estimator's own values are released as ``best_params_`` without
+        reading any row, and the whole ε goes to ``best_score_``. ``None``
+        always tunes.
     max_worse_probability : float in (0, 1) or None, default=0.05
         Default anchoring (with ``include_default``): every other
         candidate's score is lowered by τ = (2Δ/ε₁)·ln(L/β) (β this value,
@@ -392,7 +364,7 @@ class WholeData(SearchMode):
     """
 
     method = "whole-data"
-    _parameter_constraints: dict = {
+    _parameter_constraints = {
         "n_parts": [
             Interval(numbers.Integral, 1, None, closed="left"),
             StrOptions({"auto"}),
@@ -415,27 +387,17 @@ class WholeData(SearchMode):
         "selection": _SELECTION,
     }
 
-    def __init__(
-        self,
-        n_parts="auto",
-        min_part_size=200,
-        inner_split=0.3,
-        aggregation="mean",
-        include_default=True,
-        max_selection_noise=0.05,
-        max_worse_probability=0.05,
-        selection="permute-and-flip",
-    ):
-        self.n_parts = n_parts
-        self.min_part_size = min_part_size
-        self.inner_split = inner_split
-        self.aggregation = aggregation
-        self.include_default = include_default
-        self.max_selection_noise = max_selection_noise
-        self.max_worse_probability = max_worse_probability
-        self.selection = selection
+    n_parts: int | str = "auto"
+    min_part_size: int = 200
+    inner_split: float | int = 0.3
+    aggregation: str = "mean"
+    include_default: bool = True
+    max_selection_noise: float | None = 0.05
+    max_worse_probability: float | None = 0.05
+    selection: str = "permute-and-flip"
 
 
+@dataclass(eq=False, repr=False)
 class PrivateModel(SearchMode):
     """``method="private-model"``: tune a DP learner, release the tuned model.
 
@@ -469,7 +431,7 @@ class PrivateModel(SearchMode):
     """
 
     method = "private-model"
-    _parameter_constraints: dict = {
+    _parameter_constraints = {
         "strategy": [StrOptions({"auto", "random-stopping", "split", "default"})],
         "distribution": [
             StrOptions({"auto", "logarithmic", "negative-binomial", "geometric"})
@@ -485,31 +447,16 @@ class PrivateModel(SearchMode):
         "validation_fraction": [Interval(numbers.Real, 0, 1, closed="neither")],
     }
 
-    def __init__(
-        self,
-        strategy="auto",
-        distribution="auto",
-        mean_runs="auto",
-        max_runs="auto",
-        validation_fraction=0.3,
-    ):
-        self.strategy = strategy
-        self.distribution = distribution
-        self.mean_runs = mean_runs
-        self.max_runs = max_runs
-        self.validation_fraction = validation_fraction
+    strategy: str = "auto"
+    distribution: str = "auto"
+    mean_runs: float | str = "auto"
+    max_runs: int | str = "auto"
+    validation_fraction: float = 0.3
 
 
+# In definition order: PrivateSelection first.
 MODES: dict[str, type[SearchMode]] = {
-    cls.method: cls
-    for cls in (
-        PrivateSelection,
-        DPGPUCB,
-        Lipschitz,
-        FederatedLDP,
-        WholeData,
-        PrivateModel,
-    )
+    cls.method: cls for cls in SearchMode.__subclasses__()
 }
 
 
@@ -526,12 +473,8 @@ def moved_parameter_hint(name: str, value, method=None) -> str | None:
     owners = [cls for cls in MODES.values() if name in cls._parameter_constraints]
     if not owners:
         return None
-    mine = type(method) if isinstance(method, SearchMode) else None
-    if isinstance(method, str):
-        mine = MODES.get(method)
-    if mine in owners:
-        owners.remove(mine)
-        owners.insert(0, mine)
+    mine = MODES.get(method) if isinstance(method, str) else type(method)
+    owners.sort(key=lambda cls: cls is not mine)  # stable: ``method``'s first
     first = f"method={owners[0].__name__}({name}={value!r})"
     others = ", ".join(cls.__name__ for cls in owners[1:])
     return (

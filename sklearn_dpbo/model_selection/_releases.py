@@ -184,30 +184,26 @@ def release_best_params_gp(
 def _grid_laplace(
     value: float, sensitivity: float, epsilon: float, bounds, rng
 ) -> tuple[float, float, float]:
-    """Exact Laplace on a public 2^k grid, clipped into ``bounds``.
-
-    Returns (value, Δ + 2^k, (Δ + 2^k)/ε); see :func:`~._samplers.laplace_on_grid`.
-    """
+    """Exact Laplace on a public 2^k grid, clipped into ``bounds``: (value, Δ + 2^k,
+    (Δ + 2^k)/ε); see :func:`~._samplers.laplace_on_grid`."""
     noisy, eff_scale, k = laplace_on_grid(
         float(value), sensitivity, epsilon, as_random_source(rng)
     )
     return float(np.clip(noisy, *bounds)), sensitivity + 2.0**k, eff_scale
 
 
-def _score_release(laplace, *, mechanism, epsilon, delta, assumption, reference):
-    """The ``best_score_`` record of a (value, sensitivity, scale) Laplace draw."""
-    value, sensitivity, scale = laplace
+def _score_release(value, sensitivity, epsilon, bounds, rng, *, delta=0.0, **text):
+    """The ``best_score_`` record of value + :func:`_grid_laplace` noise."""
+    value, sensitivity, scale = _grid_laplace(value, sensitivity, epsilon, bounds, rng)
     return Release(
         quantity="best_score_",
         value=value,
-        mechanism=mechanism,
         epsilon=epsilon,
         delta=delta,
         sensitivity=sensitivity,
         noise_scale=scale,
         guarantee="(epsilon, delta)-DP" if delta else "pure epsilon-DP",
-        assumption=assumption,
-        reference=reference,
+        **text,
     )
 
 
@@ -229,16 +225,13 @@ def release_best_score_gp(
     units, clipped. (ε, δ)-DP under Assumption 1 (Theorem 3, Cor. 2).
     """
     return _score_release(
-        _grid_laplace(
-            score_offset + score_scale * best_observed,
-            noise_scale * epsilon * score_scale,
-            epsilon,
-            bounds,
-            rng,
-        ),
-        mechanism="Laplace on the best observed validation score",
-        epsilon=epsilon,
+        score_offset + score_scale * best_observed,
+        noise_scale * epsilon * score_scale,
+        epsilon,
+        bounds,
+        rng,
         delta=delta,
+        mechanism="Laplace on the best observed validation score",
         assumption=assumption,
         reference=f"{KUSNER}, Algorithm 1 lines 13-15, Theorem 3, Corollary 2",
     )
@@ -264,24 +257,6 @@ _SELECTORS = {
 }
 
 
-def _release_selection(
-    utilities, *, epsilon, sensitivity, selection, rng, mechanism, assumption
-) -> Release:
-    select, ref = _SELECTORS[selection]
-    return Release(
-        quantity="best_params_",
-        value=select(utilities, epsilon, sensitivity, rng),
-        mechanism=mechanism,
-        epsilon=epsilon,
-        delta=0.0,
-        sensitivity=sensitivity,
-        noise_scale=2.0 * sensitivity / epsilon,
-        guarantee="pure epsilon-DP",
-        assumption=assumption,
-        reference=ref,
-    )
-
-
 def release_best_params_selection(
     utilities: np.ndarray,
     *,
@@ -289,17 +264,24 @@ def release_best_params_selection(
     sensitivity: float,
     selection: str,
     rng=None,
+    mechanism: str | None = None,
+    assumption: str = ROW_INDEPENDENCE,
 ) -> Release:
-    """Select a position of the public shortlist from its validation scores
-    (sensitivity: the scorer's, 1/m for accuracy), pure ε-DP."""
-    return _release_selection(
-        utilities,
+    """Select a position of ``utilities`` (by default the public shortlist's
+    validation scores; sensitivity: the scorer's, 1/m for accuracy), pure ε-DP."""
+    select, ref = _SELECTORS[selection]
+    return Release(
+        quantity="best_params_",
+        value=select(utilities, epsilon, sensitivity, rng),
+        mechanism=mechanism
+        or f"{selection} over the public shortlist's validation scores",
         epsilon=epsilon,
+        delta=0.0,
         sensitivity=sensitivity,
-        selection=selection,
-        rng=rng,
-        mechanism=f"{selection} over the public shortlist's validation scores",
-        assumption=ROW_INDEPENDENCE,
+        noise_scale=2.0 * sensitivity / epsilon,
+        guarantee="pure epsilon-DP",
+        assumption=assumption,
+        reference=ref,
     )
 
 
@@ -314,10 +296,12 @@ def release_best_score_selection(
     """ṽ = v(λ̃) + Lap(Δ/ε₂), clipped; with the ε₁-DP choice of λ̃,
     (ε₁ + ε₂)-DP by adaptive basic composition."""
     return _score_release(
-        _grid_laplace(score, sensitivity, epsilon, bounds, rng),
+        score,
+        sensitivity,
+        epsilon,
+        bounds,
+        rng,
         mechanism="Laplace on the selected candidate's validation score",
-        epsilon=epsilon,
-        delta=0.0,
         assumption=ROW_INDEPENDENCE,
         reference="Dwork, McSherry, Nissim & Smith, TCC 2006 (Laplace mechanism)",
     )
@@ -384,29 +368,6 @@ def lipschitz_score_sensitivity(
     return bound, False
 
 
-def release_best_params_path(
-    utilities: np.ndarray,
-    *,
-    epsilon: float,
-    sensitivity: float,
-    selection: str,
-    rng=None,
-) -> Release:
-    """λ̃ by ``selection`` over f_V(w_λ) for *every* λ of the public path:
-    each a mean of per-record losses in [0, g*], sensitivity g*/m."""
-    return _release_selection(
-        utilities,
-        epsilon=epsilon,
-        sensitivity=sensitivity,
-        selection=selection,
-        rng=rng,
-        mechanism=f"{selection} over the validation scores of the whole "
-        "public regularisation path",
-        assumption=ROW_INDEPENDENCE
-        + " (every score is a mean of per-record losses in [0, g*])",
-    )
-
-
 def release_best_score_lipschitz(
     best_observed: float,
     *,
@@ -419,10 +380,12 @@ def release_best_score_lipschitz(
     """f̃_L = max_t f_V(w_λt) + Lap(Δ_L/ε), clipped (Algorithm 3). Pure ε-DP
     under Assumption 2 (Theorem 7, Cor. 4), or with no assumption when capped."""
     return _score_release(
-        _grid_laplace(best_observed, sensitivity, epsilon, bounds, rng),
+        best_observed,
+        sensitivity,
+        epsilon,
+        bounds,
+        rng,
         mechanism="Laplace on the best validation score of BO (Algorithm 3)",
-        epsilon=epsilon,
-        delta=0.0,
         assumption=assumption,
         reference=f"{KUSNER}, Algorithm 3, Theorem 7, Corollary 4",
     )

@@ -7,12 +7,12 @@ from dataclasses import replace
 
 from joblib import Parallel
 from sklearn.base import BaseEstimator, MetaEstimatorMixin
+from sklearn.model_selection._search import BaseSearchCV
 from sklearn.utils import get_tags
 from sklearn.utils.metadata_routing import UNUSED
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from .._compat import _VisualBlock
 from ..privacy._validation import PrivacyLeakWarning, check_privacy_rng
 from ._budget import check_charge, planned_cost
 from ._context import SearchContext, SearchData, SearchPlan
@@ -84,22 +84,18 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
     search_spaces : dict or list of dict
         Parameter names mapped to a sequence of values (a grid as in
         ``GridSearchCV``), ``(low, high)``, ``(low, high, "log-uniform")``
-        or a frozen ``scipy.stats`` distribution. A *tuple* is a range,
-        never a grid: write ``[1, 10]`` for the two values. ``{}`` is one
-        candidate, the estimator's defaults. A Pipeline step and its
-        parameters can be searched together (``{"clf": [LinearSVC()],
-        "clf__C": [...]}``). Ranges and distributions are discretised into
-        ``n_candidates`` Sobol points with a public seed: the candidate set
-        Λ is fixed before any data is read.
+        or a frozen ``scipy.stats`` distribution (a *tuple* is a range:
+        write ``[1, 10]`` for two values; ``{}``: the estimator's defaults).
+        Ranges and distributions become ``n_candidates`` Sobol points with a
+        public seed: the candidate set Λ is fixed before any data is read.
     method : str or mode object, default="private-selection"
         :class:`PrivateSelection` (``"private-selection"``),
         :class:`DPGPUCB` (``"gp-ucb"``), :class:`Lipschitz`
         (``"lipschitz"``), :class:`FederatedLDP` (``"federated-ldp"``),
-        :class:`WholeData` (``"whole-data"``: every row of ``X, y``
-        private; what ``fit(X, y)`` runs by default with no ``X_val`` and
-        ``cv=None``) or :class:`PrivateModel` (``"private-model"``); a
-        string means the mode's defaults. Its parameters are nested
-        (``method__<name>``).
+        :class:`WholeData` (``"whole-data"``, what ``fit(X, y)`` runs with
+        no ``X_val`` and ``cv=None``) or :class:`PrivateModel`
+        (``"private-model"``); a string means the mode's defaults. Its
+        parameters are nested (``method__<name>``).
     epsilon : float, default=1.0
         Total ε of one ``fit`` (all releases together, basic composition).
     delta : float, default=1e-5
@@ -110,8 +106,7 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
     release_score : bool or "auto", default="auto"
         Release ``best_score_``. ``False`` spends the whole budget on
         ``best_params_`` and leaves ``best_score_`` unset. ``"auto"``:
-        ``True``, but ``False`` in ``method="private-model"`` (a score costs
-        the released model accuracy; random stopping's is free, released).
+        ``True``, but ``False`` in ``method="private-model"``.
     n_iter : int, default=30
         Number of Bayesian-optimisation evaluations T.
     n_candidates : int, default=1024
@@ -126,22 +121,16 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         ε·b/(b + k(1 − b)) and every score release ε·(1 − b)/(b + k(1 − b)).
     refit : bool or str, default=True
         Refit ``best_estimator_`` with ``best_params_`` on the training set
-        only (post-processing). In ``"whole-data"`` the refit uses every
-        (private) row and is **not covered** by the guarantee: ``fit`` warns
-        and ``privacy_report_.uncovered`` says so. A str names the selection
-        metric of several (and refits). A callable is refused: it would pick
-        ``best_index_`` from raw validation scores.
+        only (post-processing); in ``"whole-data"`` on every (private) row,
+        **not covered** by the guarantee (``fit`` warns). A str names the
+        selection metric of several. A callable is refused.
     cv : None, splitter, or iterable, default=None
-        Where the validation set comes from when ``fit`` gets no ``X_val``:
-        exactly one (train, validation) split fixed by public information:
+        Without ``X_val``: exactly one public (train, validation) split,
         ``[(train_idx, val_idx)]``, ``PredefinedSplit`` with one fold,
         ``ShuffleSplit(n_splits=1)`` or ``GroupShuffleSplit(n_splits=1)``
-        with ``fit(..., groups=...)``. A splitter sees only the number of
-        rows and ``groups``, never ``X`` or ``y``. Several splits and
-        stratified splitters are refused (either would put validation
-        records into the public training set). A precomputed kernel
-        (``pairwise`` tag) is sliced on both axes, as ``GridSearchCV``;
-        with ``X_val``, pass the validation-vs-training matrix.
+        (with ``fit(..., groups=...)``); it sees the number of rows and
+        ``groups`` only. Several splits and stratified splitters are refused
+        (``docs/coming_from_gridsearchcv.md``).
     n_jobs : int, default=None
         Parallel fits through joblib (any active backend, e.g. Dask). The
         releases do not depend on it.
@@ -149,59 +138,48 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         Passed to :class:`joblib.Parallel`.
     verbose : int, default=0
         1: the plan, the phases, the first read of the validation set and
-        the end; 2: also every step of the public search; 3 and more:
-        elapsed time and budget on every line printed before the read. No
-        score or evaluated candidate is ever printed, and after the line
-        ``reading the validation set ...`` the only line is ``done``, with
-        no figure.
+        the end; 2: every step of the public search; 3: elapsed time and
+        budget before the read. No score is ever printed; after ``reading
+        the validation set ...`` the only line is ``done``.
     error_score : "raise" or float, default="raise"
-        A failed fit of a *public* candidate on the training set:
-        ``"raise"`` raises before the validation set is read; a number (or
-        ``np.nan``) becomes its public score, with a
-        :class:`~sklearn.exceptions.FitFailedWarning`, and the candidate is
-        never scored on the validation set. If every candidate fails,
-        ``fit`` raises and nothing is charged. Failures on the *validation*
-        set never raise: the record gets the worst per-record value
-        (``DPScorer``); a failed fit of a private candidate (``"gp-ucb"``)
-        scores the range's low end, silently.
+        A failed fit of a *public* candidate: ``"raise"`` raises before the
+        validation set is read; a number (or ``np.nan``) becomes its public
+        score, with a :class:`~sklearn.exceptions.FitFailedWarning`, and it
+        is never scored on the validation set (all fail: ``fit`` raises,
+        nothing charged). On the *validation* set nothing raises: a failing
+        record, or a failed private fit (``"gp-ucb"``), scores ``low``.
     random_state : None, int or RandomState, default=None
         Seeds the *public* randomness only (candidate set, tie-breaks,
         public folds and shortlist), never the privacy noise: an int is
         safe in production.
     noise_random_state : None or int, default=None
         **Tests only.** ``None`` draws every privacy noise from the
-        operating system's CSPRNG (:class:`secrets.SystemRandom`). An int
-        seeds a :class:`random.Random` so that tests reproduce a fit; the
-        fit is then not differentially private and ``fit`` emits a
-        :class:`PrivacyLeakWarning`.
+        operating system's CSPRNG; an int seeds it to reproduce a fit, which
+        is then not differentially private (a :class:`PrivacyLeakWarning`).
     accountant : None or BudgetAccountant, default=None
         Ledger shared across fits (``None``: every fit has its own budget).
-        ``fit`` checks the whole cost before touching any data and raises
-        :class:`BudgetError` if it does not fit, leaving the ledger
-        unchanged. The cost is recorded once, at the first read of the
-        validation set, and never refunded (a later failure stays charged).
-        ``clone`` shares the ledger; a pickled copy (e.g.
-        ``cross_val_score(search, ..., n_jobs=2)``) cannot spend and fails
-        before reading data: use ``n_jobs=1`` there.
+        ``fit`` raises :class:`BudgetError` before touching any data if the
+        cost does not fit; it is recorded at the first read of the
+        validation set and never refunded. ``clone`` shares the ledger; a
+        pickled copy cannot spend (``docs/configurations.md``).
 
     Attributes
     ----------
     best_params_ : dict
         Released parameters (DP).
     best_index_ : int
-        The row of ``cv_results_`` holding ``best_params_`` when there is a
-        ``cv_results_``; else ``best_candidate_index_``.
+        Row of ``best_params_`` in ``cv_results_`` if any, else
+        ``best_candidate_index_``.
     best_candidate_index_ : int
         Index of ``best_params_`` in ``candidate_params_`` (every mode).
     best_score_ : float
-        Released score (DP), in the scorer's range; set when a score is released.
+        Released score (DP), in the scorer's range.
     best_estimator_ : estimator
         ``estimator`` with ``best_params_`` fitted on the training set (in
         ``"private-selection"`` the scored fit itself). Unset if the refit
         fails (a ``FitFailedWarning``; the releases stand).
     refit_time_ : float
-        Seconds of that fit when measured before the validation read
-        (``"private-selection"``); NaN after a refit.
+        Seconds of that fit if measured before the validation read, else NaN.
     scorer_ : DPScorer
     candidate_params_ : list of dict
         The public candidate set Λ.
@@ -212,8 +190,7 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
     n_validation_ : int
         Public size m of the validation set.
     n_splits_ : int
-        Number of (train, validation) splits: 1 (not set in
-        ``"whole-data"``, which has ``n_parts_``).
+        1 (not set in ``"whole-data"``, which has ``n_parts_``).
     multimetric_ : bool
         Whether ``scoring`` names several metrics.
     lipschitz_constants_ : dict
@@ -223,22 +200,17 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         the selected candidate's released validation score (DP).
     cv_results_ : dict
         ``"private-selection"`` with ``shortlist="bo"``: the public
-        cross-validation inside the *training set* (no privacy cost) in
-        ``GridSearchCV``'s layout, one row per candidate evaluated:
-        ``param_<name>``, ``params``, ``split<k>_public_cv_score``,
-        ``mean/std/rank_public_cv_score``, ``mean/std_fit_time``,
-        ``mean/std_score_time``, ``candidate_index`` and ``shortlisted``.
-        ``"federated-ldp"``: the owners' noisy ε-LDP reports.
+        cross-validation inside the *training set* in ``GridSearchCV``'s
+        layout (``split<k>_public_cv_score``, ``mean/std/rank_public_cv_score``,
+        times, ``candidate_index``, ``shortlisted``), one row per candidate
+        evaluated. ``"federated-ldp"``: the owners' noisy ε-LDP reports.
 
     Notes
     -----
     ``fit`` emits a :class:`UselessReleaseWarning`, before reading any
     validation row, when a release's noise scale exceeds the width of the
-    scorer's range. Raw validation scores are never published (no
-    ``mean_test_score``). As a Pipeline step after preprocessing, pass
-    ``Pipeline(..., transform_input=["X_val"])`` with metadata routing, or
-    put the preprocessing inside the searched estimator. Every difference
-    from ``GridSearchCV``: ``docs/coming_from_gridsearchcv.md``.
+    scorer's range. Raw validation scores are never published. Every
+    difference from ``GridSearchCV``: ``docs/coming_from_gridsearchcv.md``.
 
     Examples
     --------
@@ -324,9 +296,8 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         tags.estimator_type = sub.estimator_type
         tags.classifier_tags = sub.classifier_tags
         tags.regressor_tags = sub.regressor_tags
-        tags.input_tags.pairwise = sub.input_tags.pairwise
-        tags.input_tags.sparse = sub.input_tags.sparse
-        tags.input_tags.allow_nan = sub.input_tags.allow_nan
+        for name in ("pairwise", "sparse", "allow_nan"):
+            setattr(tags.input_tags, name, getattr(sub.input_tags, name))
         tags.target_tags = replace(sub.target_tags)
         tags.non_deterministic = self.noise_random_state is None  # CSPRNG noise
         return tags
@@ -391,17 +362,7 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         """
         return metadata_routing(self)
 
-    def _sk_visual_block_(self):
-        if hasattr(self, "best_estimator_"):
-            key, estimator = "best_estimator_", self.best_estimator_
-        else:
-            key, estimator = "estimator", self.estimator
-        return _VisualBlock(
-            "parallel",
-            [estimator],
-            names=[f"{key}: {estimator.__class__.__name__}"],
-            name_details=[str(estimator)],
-        )
+    _sk_visual_block_ = BaseSearchCV._sk_visual_block_  # the same HTML repr
 
     def _check_settings(self) -> SearchPlan:
         """Validate everything that does not need data; return the public plan."""
@@ -434,10 +395,8 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
             only; they must not depend on the validation records.
         val_groups : array-like of shape (n_validation,), optional
             Public owner id of every validation record; required by (and
-            only accepted with) ``method="federated-ldp"``. A later ``fit``
-            that would ask an owner again raises before asking anyone,
-            unless ``accountant`` recorded every earlier ask of them
-            (``docs/threat_model.md``).
+            only accepted with) ``method="federated-ldp"``
+            (``docs/local_dp.md``).
         **fit_params : dict
             Passed to ``estimator.fit`` (sample-aligned ones restricted to
             the rows fitted); never weights a private score.
@@ -476,9 +435,7 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
             extra = (X_val, y_val, groups, val_groups)
             return fit_private_model(self, plan, X, y, fit_params, other_scorers, extra)
         federated = plan.mode.method == "federated-ldp"
-        if (val_groups is not None or federated) and (
-            val_groups is None or X_val is None or not federated
-        ):
+        if federated != (val_groups is not None) or (federated and X_val is None):
             raise ValueError(
                 "val_groups (public owner ids of the validation records) goes "
                 "with method='federated-ldp' and X_val/y_val, and that method "
@@ -488,10 +445,9 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         X_tr, y_tr, X_va, y_va, train_idx = split_data(
             self.estimator, self.cv, X, y, X_val, y_val, groups, split_params
         )
-        n_train = num_rows(X_tr)
         if train_idx is not None:
             fit_params = index_fit_params(fit_params, train_idx, num_rows(X))
-        m = num_rows(X_va)
+        n_train, m = num_rows(X_tr), num_rows(X_va)
         if m < 1 or n_train < 1:
             raise ValueError("The training and validation sets must be non-empty.")
         warn_useless_releases(self, plan, n_train, m)  # public: settings, n, m
@@ -513,26 +469,12 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
             charged.append(cost)
 
         # 3. The run: every failure after the first read is sealed.
-        data = SearchData(
-            X_tr,
-            y_tr,
-            X_va,
-            y_va,
-            fit_params,
-            on_private_read=charge,
-            groups=val_groups,
-        )
+        data = SearchData(X_tr, y_tr, X_va, y_va, fit_params, charge, val_groups)
         plan, other_scorers = data.prepare(plan, other_scorers, self.estimator)
         run = _MODES[plan.mode.method]
         with Parallel(n_jobs=self.n_jobs, pre_dispatch=self.pre_dispatch) as parallel:
-            ctx = SearchContext(
-                search=self,
-                plan=plan,
-                data=data,
-                parallel=parallel,
-                rng=check_privacy_rng(self.noise_random_state),
-                progress=progress,
-            )
+            rng = check_privacy_rng(self.noise_random_state)
+            ctx = SearchContext(self, plan, data, parallel, rng, progress)
             releases, index, extra = run_sealed(
                 lambda c: run_with_other_metrics(run, c, other_scorers), ctx, charged
             )

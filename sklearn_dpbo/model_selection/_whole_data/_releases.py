@@ -13,7 +13,7 @@ from dataclasses import replace
 import numpy as np
 
 from ...privacy._accounting import Release
-from .._releases import _grid_laplace, _release_selection
+from .._releases import _grid_laplace, release_best_params_selection
 
 __all__ = ["anchor_margin", "releases_from_scores"]
 
@@ -79,7 +79,7 @@ def _release_params(scores, mode, eps, k, scorer, rng, default_row=None):
     utilities, sensitivity, _, note = _anchored(
         utilities, sensitivity, eps, default_row, mode, bound
     )
-    release = _release_selection(
+    release = release_best_params_selection(
         utilities,
         epsilon=eps,
         sensitivity=sensitivity,
