@@ -3,8 +3,7 @@
 scikit-learn keeps no compatibility promise for underscore names, so every one
 the library needs is imported here, once (``tests/test_compat.py`` fails on any
 other private scikit-learn import). Supported: scikit-learn 1.6 to 1.9
-(``.ci/version_smoke.py``); ``_VisualBlock`` moved in 1.7 (without it
-scikit-learn draws the estimator as a single block).
+(``.ci/version_smoke.py``).
 """
 
 from __future__ import annotations
@@ -30,19 +29,6 @@ except ImportError as exc:  # pragma: no cover - unsupported scikit-learn
         "install a supported version."
     ) from exc
 
-try:  # scikit-learn >= 1.7
-    from sklearn.utils._repr_html.estimator import _VisualBlock
-except ImportError:  # pragma: no cover - depends on the installed version
-    try:  # scikit-learn 1.6
-        from sklearn.utils._estimator_html_repr import _VisualBlock
-    except ImportError:
-
-        def _VisualBlock(*args, **kwargs):
-            raise NotImplementedError(
-                "this scikit-learn has no _VisualBlock; its HTML repr falls "
-                "back to a single block"
-            )
-
 
 class CachedParamNamesMixin:
     """``_get_param_names`` computed once per class (put before ``BaseEstimator``)."""
@@ -63,7 +49,6 @@ __all__ = [
     "Interval",
     "InvalidParameterError",
     "StrOptions",
-    "_VisualBlock",
     "_get_feature_names",
     "_num_samples",
     "_routing_enabled",

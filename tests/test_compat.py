@@ -1,8 +1,8 @@
 """Private scikit-learn names are imported in ``sklearn_dpbo/_compat.py`` only.
 
-scikit-learn may move or drop an underscore name in any release (1.7 moved
-``_VisualBlock``, which broke ``import sklearn_dpbo`` on 1.6.1), so each one sits
-behind a shim with a fallback; a new private import elsewhere fails here.
+scikit-learn may move or drop an underscore name in any release, so they sit
+in one module, checked on the oldest and newest supported versions; a new
+private import elsewhere fails here.
 """
 
 from __future__ import annotations
