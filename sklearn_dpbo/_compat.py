@@ -11,6 +11,7 @@ from __future__ import annotations
 import sklearn
 
 try:
+    from sklearn.model_selection._search import BaseSearchCV
     from sklearn.utils import _safe_indexing
     from sklearn.utils._metadata_requests import _routing_enabled
     from sklearn.utils._param_validation import (
@@ -44,6 +45,7 @@ class CachedParamNamesMixin:
 
 
 __all__ = [
+    "BaseSearchCV",
     "CachedParamNamesMixin",
     "HasMethods",
     "Interval",

@@ -7,12 +7,12 @@ from dataclasses import replace
 
 from joblib import Parallel
 from sklearn.base import BaseEstimator, MetaEstimatorMixin
-from sklearn.model_selection._search import BaseSearchCV
 from sklearn.utils import get_tags
 from sklearn.utils.metadata_routing import UNUSED
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
+from .._compat import BaseSearchCV
 from ..privacy._validation import PrivacyLeakWarning, check_privacy_rng
 from ._budget import check_charge, planned_cost
 from ._context import SearchContext, SearchData, SearchPlan
