@@ -158,14 +158,9 @@ class _Dimension:
             self.width = len(self.categories) if len(self.categories) > 1 else 0
 
     def from_unit(self, u: float) -> Any:
-        """Map a Sobol coordinate u in [0, 1) to a value of this dimension."""
-        if self.kind == "list":
-            return self.values[min(int(u * len(self.values)), len(self.values) - 1)]
-        if self.kind == "distribution":
-            value = float(self.dist.ppf(min(max(u, 1e-12), 1 - 1e-12)))
-            if _is_discrete(self.dist):
-                return int(round(value))
-            return value
+        """Map u in [0, 1) to a value where :meth:`sample_block` cannot."""
+        if self.kind == "distribution":  # discrete
+            return int(round(float(self.dist.ppf(min(max(u, 1e-12), 1 - 1e-12)))))
         if self.prior == "log-uniform":
             top = self.high + 1 if self.integer else self.high
             lo, hi = math.log(self.low), math.log(top)
@@ -226,34 +221,23 @@ class _Dimension:
             if _is_discrete(self.dist):
                 if not np.all(np.abs(x) < _INT_LIMIT):  # also catches NaN
                     return None
-                ints = np.round(x).astype(np.int64)
-                values = ints.tolist()
-                codes = ints
-                cdf_at = np.asarray(values)
+                x = codes = np.round(x).astype(np.int64)
             else:
-                values = x.tolist()
                 codes = _float_codes(x)
-                cdf_at = x
-            enc = np.clip(np.asarray(self.dist.cdf(cdf_at), dtype=float), 0.0, 1.0)
-            return values, codes, enc.reshape(-1, 1)
+            enc = np.clip(np.asarray(self.dist.cdf(x), dtype=float), 0.0, 1.0)
+            return x.tolist(), codes, enc.reshape(-1, 1)
         low, high = self.low, self.high
         if not all(type(v) in (int, float) for v in (low, high)):
             return None
         if self.integer and not (abs(low) < _INT_LIMIT and abs(high) < _INT_LIMIT):
             return None
         if self.prior == "log-uniform":
-            if self.integer:
-                lo, hi = math.log(low), math.log(high + 1)
-                e = _math_map(math.exp, lo + u * (hi - lo))
-                ints = np.minimum(np.floor(e), float(high)).astype(np.int64)
-                values = ints.tolist()
-                codes = ints
-            else:
-                lo, hi = math.log(low), math.log(high)
-                x = _math_map(math.exp, lo + u * (hi - lo))
-                values = x.tolist()
-                codes = _float_codes(x)
             lo, hi = math.log(low), math.log(high)
+            top = math.log(high + 1) if self.integer else hi
+            x = _math_map(math.exp, lo + u * (top - lo))
+            if self.integer:
+                x = np.minimum(np.floor(x), float(high)).astype(np.int64)
+            values, codes = x.tolist(), x if self.integer else _float_codes(x)
             logs = np.fromiter(map(math.log, values), dtype=float, count=len(values))
             enc = np.clip((logs - lo) / (hi - lo), 0.0, 1.0)
             return values, codes, enc.reshape(-1, 1)
@@ -299,20 +283,6 @@ def _same(a: Any, b: Any) -> bool:
 
 def _key(params: Mapping[str, Any]) -> tuple:
     return tuple(sorted((k, repr(v)) for k, v in params.items()))
-
-
-def _make_dicts(names: list[str], columns: list[list]) -> list[dict]:
-    """``[dict(zip(names, row)) for row in zip(*columns)]``, faster."""
-    if len(names) == 1:
-        (n0,) = names
-        return [{n0: a} for a in columns[0]]
-    if len(names) == 2:
-        n0, n1 = names
-        return [{n0: a, n1: b} for a, b in zip(*columns)]
-    if len(names) == 3:
-        n0, n1, n2 = names
-        return [{n0: a, n1: b, n2: c} for a, b, c in zip(*columns)]
-    return [dict(zip(names, row)) for row in zip(*columns)]
 
 
 class CandidateSet:
@@ -419,7 +389,8 @@ class CandidateSet:
                 block = (values, None, enc.reshape(len(values), d.n_columns))
             for out, part in zip((columns, codes, encoded), block):
                 out.append(part)
-        points = _make_dicts([d.name for d in dims], columns)
+        names = [d.name for d in dims]
+        points = [dict(zip(names, row)) for row in zip(*columns)]
         if any(c is None for c in codes):
             return points, encoded, None
         return points, encoded, np.column_stack(codes)
