@@ -173,47 +173,36 @@ class _TrainingTargetScore(DPScorer):
     needs_training_targets = True
 
     def __init__(self, name: str, params: dict):
-        self.score_name = name
-        self.params = dict(params)
-        unit = _named_scorer(name, self._constants(1.0, 1.0))
-        auto = ", ".join(f"{k}='auto'" for k in self._auto())
+        self.score_name, self.params = name, dict(params)
+        keys = ["error_clip"] + (["target_variance"] if name == "r2" else [])
+        self._auto = [k for k in keys if _is_auto(self.params.get(k, "auto"))]
+        unit = _named_scorer(name, {**self.params, **dict.fromkeys(self._auto, 1.0)})
+        auto = ", ".join(f"{k}='auto'" for k in self._auto)
         super().__init__(
             unit.record_score,
             bounds=unit.bounds,
             response_method=unit.response_method,
             name=f"{name}({auto})",
         )
-        self._with_estimator = True
-        self.target = "numeric"
-
-    def _auto(self) -> list:
-        names = ["error_clip"] + (
-            ["target_variance"] if self.score_name == "r2" else []
-        )
-        return [k for k in names if _is_auto(self.params.get(k, "auto"))]
-
-    def _constants(self, clip, variance) -> dict:
-        given = {"error_clip": clip, "target_variance": variance}
-        return {**self.params, **{k: given[k] for k in self._auto()}}
+        self._with_estimator, self.target = True, "numeric"
 
     def for_training_targets(self, y_train) -> DPScorer:
         """The score with its ``"auto"`` constants computed from ``y_train``."""
         y = _training_targets(y_train)
-        clip = variance = None
-        derived = []
-        if "error_clip" in self._auto():
-            clip = public_error_clip(y)
+        constants, derived = {}, []
+        if "error_clip" in self._auto:
+            constants["error_clip"] = clip = public_error_clip(y)
             derived.append(
                 f"error_clip={clip:.6g}, the {AUTO_CLIP_QUANTILE:g}-quantile of "
                 f"|y - median(y)| over the {len(y)} training targets"
             )
-        if "target_variance" in self._auto():
-            variance = _public_target_variance(y)
+        if "target_variance" in self._auto:
+            constants["target_variance"] = variance = _public_target_variance(y)
             derived.append(
                 f"target_variance={variance:.6g}, the variance of the "
                 f"{len(y)} training targets"
             )
-        scorer = _named_scorer(self.score_name, self._constants(clip, variance))
+        scorer = _named_scorer(self.score_name, {**self.params, **constants})
         scorer.public_note = (
             f"the score {self.score_name!r} uses "
             + " and ".join(derived)
