@@ -1,20 +1,13 @@
 """The finite, public candidate set Λ (fixed before any data is read) and its
 encoding into the unit cube (spec ``DPBO.md`` §2).
 
-A search space is a dict (or a list of dicts, whose candidate sets are
-joined) mapping parameter names to one of
-
-- a list of values, or any other sequence (``range``, 1-D array): a grid
-  dimension (numbers, strings, objects; estimators for a Pipeline step);
-- ``(low, high)`` or ``(low, high, "uniform")``: a uniform range (integers
-  if both ends are ints);
-- ``(low, high, "log-uniform")``: a log-uniform range (``0 < low``);
-- a frozen ``scipy.stats`` distribution.
-
-A tuple is a range, never a grid (unlike ``GridSearchCV``). A dict of lists
-only is the product grid; a dict with a range or distribution is
-discretised into ``n_candidates`` points of a scrambled Sobol sequence
-drawn with a public seed and mapped through each dimension's prior.
+A search space (``search_spaces`` of the searches; a list of dicts joins
+their candidate sets) maps names to a sequence (a grid dimension), a range
+``(low, high[, "uniform" | "log-uniform"])`` (integers if both ends are ints;
+``0 < low`` if log-uniform; a tuple is never a grid) or a frozen
+``scipy.stats`` distribution. A dict of sequences only is the product grid;
+any other dict is ``n_candidates`` points of a scrambled Sobol sequence
+(public seed) mapped through each dimension's prior.
 """
 
 from __future__ import annotations
@@ -52,7 +45,6 @@ class _Dimension:
 
     def __init__(self, name: str, spec: Any):
         self.name = name
-        self.kind: str
         if _is_unfrozen_distribution(spec):
             family = getattr(spec, "name", type(spec).__name__)
             raise SearchSpaceTypeError(
@@ -174,9 +166,7 @@ class _Dimension:
 
     @property
     def n_columns(self) -> int:
-        if self.kind == "list":
-            return self.width
-        return 1
+        return self.width if self.kind == "list" else 1
 
     def encode(self, value: Any) -> list[float]:
         """Encode a value into ``n_columns`` coordinates in [0, 1]."""
@@ -205,11 +195,8 @@ class _Dimension:
         if self.kind == "list":
             n_values = len(self.values)
             idx = np.minimum((u * float(n_values)).astype(np.int64), n_values - 1)
-            rep_code: dict[str, int] = {}
-            value_codes = np.array(
-                [rep_code.setdefault(repr(v), len(rep_code)) for v in self.values],
-                dtype=np.int64,
-            )
+            reprs = [repr(v) for v in self.values]
+            value_codes = np.unique(reprs, return_inverse=True)[1].astype(np.int64)
             table = np.array(
                 [self.encode(v) for v in self.values], dtype=float
             ).reshape(n_values, self.n_columns)
@@ -351,16 +338,12 @@ class CandidateSet:
             first = np.unique(blocks[0][2], axis=0, return_index=True)[1]
             kept = [(0, i) for i in np.sort(first).tolist()]
         else:
-            kept = []
-            seen: set = set()
+            kept, seen = [], set()  # a setting several dicts give: the first
             for s, (points, _, _) in enumerate(blocks):
                 for i, p in enumerate(points):
-                    # A setting several dicts produce is kept once (the first).
-                    key = _key(p)
-                    if key in seen:
-                        continue
-                    seen.add(key)
-                    kept.append((s, i))
+                    if (key := _key(p)) not in seen:
+                        seen.add(key)
+                        kept.append((s, i))
         self.params = [blocks[s][0][i] for s, i in kept]
         self.space_of = np.asarray([s for s, _ in kept], dtype=int)
         self.X = self._encode_all(blocks, kept)
@@ -391,9 +374,8 @@ class CandidateSet:
                 out.append(part)
         names = [d.name for d in dims]
         points = [dict(zip(names, row)) for row in zip(*columns)]
-        if any(c is None for c in codes):
-            return points, encoded, None
-        return points, encoded, np.column_stack(codes)
+        whole = all(c is not None for c in codes)
+        return points, encoded, np.column_stack(codes) if whole else None
 
     def _encode_all(self, blocks, kept) -> np.ndarray:
         n_spaces = len(self.spaces_dims)
