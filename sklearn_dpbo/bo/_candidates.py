@@ -72,8 +72,7 @@ class _Dimension:
                     f"Parameter grid for parameter {name!r} need to be a non-empty "
                     f"sequence, got: {spec!r}. Give at least one value."
                 )
-            self.kind = "list"
-            self.values = values
+            self.kind, self.values = "list", values
             self._init_list_encoding()
         else:
             raise SearchSpaceTypeError(
@@ -378,23 +377,15 @@ class CandidateSet:
         return points, encoded, np.column_stack(codes) if whole else None
 
     def _encode_all(self, blocks, kept) -> np.ndarray:
-        n_spaces = len(self.spaces_dims)
-        space_cols = n_spaces if n_spaces > 1 else 0
-        offset = space_cols  # the dict indicator, then every dimension in order
-        width = sum(d.n_columns for dims in self.spaces_dims for d in dims)
-        X = np.zeros((len(kept), offset + width))
-        local = np.asarray([i for _, i in kept], dtype=int)
-        for s, dims in enumerate(self.spaces_dims):
-            rows = np.flatnonzero(self.space_of == s)
-            src = local[rows]
-            if space_cols:
-                X[rows, s] = 1.0
-            for d, enc in zip(dims, blocks[s][1]):
-                width = d.n_columns
-                if width and len(rows):
-                    X[rows, offset : offset + width] = enc[src]
-                offset += width
-        return X
+        """The dict indicator (with several dicts), then every dimension in order."""
+        n_spaces, local = len(self.spaces_dims), np.asarray([i for _, i in kept])
+        parts = [np.eye(n_spaces)[self.space_of]] if n_spaces > 1 else []
+        for s in range(n_spaces):
+            rows = self.space_of == s
+            for enc in blocks[s][1]:
+                parts.append(np.zeros((len(kept), enc.shape[1])))
+                parts[-1][rows] = enc[local[rows]]
+        return np.hstack(parts) if parts else np.zeros((len(kept), 0))
 
     @property
     def parameter_names(self) -> set[str]:
