@@ -218,16 +218,13 @@ def _row(row, dtype) -> np.ndarray:
     if a.dtype.kind in "biuf":
         return np.asarray(a, dtype=dtype)
     integer = np.dtype(dtype).kind in "iu"
-    flat = [_entry(v, integer) for v in np.asarray(a, dtype=object).reshape(-1)]
+
+    def entry(v):  # an integer exactly, above 2**53 too
+        key = label_key(v) if integer else None
+        return key if isinstance(key, int) and not isinstance(key, bool) else number(v)
+
+    flat = [entry(v) for v in np.asarray(a, dtype=object).reshape(-1)]
     return np.asarray(flat, dtype=dtype).reshape(a.shape)
-
-
-def _entry(v, integer: bool):
-    if integer:
-        key = label_key(v)
-        if isinstance(key, int) and not isinstance(key, bool):
-            return key  # exact, above 2**53 too
-    return number(v)
 
 
 def _parts(v, n: int):
