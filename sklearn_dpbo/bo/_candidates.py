@@ -1,20 +1,13 @@
 """The finite, public candidate set Λ (fixed before any data is read) and its
 encoding into the unit cube (spec ``DPBO.md`` §2).
 
-A search space is a dict (or a list of dicts, whose candidate sets are
-joined) mapping parameter names to one of
-
-- a list of values, or any other sequence (``range``, 1-D array): a grid
-  dimension (numbers, strings, objects; estimators for a Pipeline step);
-- ``(low, high)`` or ``(low, high, "uniform")``: a uniform range (integers
-  if both ends are ints);
-- ``(low, high, "log-uniform")``: a log-uniform range (``0 < low``);
-- a frozen ``scipy.stats`` distribution.
-
-A tuple is a range, never a grid (unlike ``GridSearchCV``). A dict of lists
-only is the product grid; a dict with a range or distribution is
-discretised into ``n_candidates`` points of a scrambled Sobol sequence
-drawn with a public seed and mapped through each dimension's prior.
+A search space (``search_spaces`` of the searches; a list of dicts joins
+their candidate sets) maps names to a sequence (a grid dimension), a range
+``(low, high[, "uniform" | "log-uniform"])`` (integers if both ends are ints;
+``0 < low`` if log-uniform; a tuple is never a grid) or a frozen
+``scipy.stats`` distribution. A dict of sequences only is the product grid;
+any other dict is ``n_candidates`` points of a scrambled Sobol sequence
+(public seed) mapped through each dimension's prior.
 """
 
 from __future__ import annotations
@@ -52,7 +45,6 @@ class _Dimension:
 
     def __init__(self, name: str, spec: Any):
         self.name = name
-        self.kind: str
         if _is_unfrozen_distribution(spec):
             family = getattr(spec, "name", type(spec).__name__)
             raise SearchSpaceTypeError(
@@ -80,8 +72,7 @@ class _Dimension:
                     f"Parameter grid for parameter {name!r} need to be a non-empty "
                     f"sequence, got: {spec!r}. Give at least one value."
                 )
-            self.kind = "list"
-            self.values = values
+            self.kind, self.values = "list", values
             self._init_list_encoding()
         else:
             raise SearchSpaceTypeError(
@@ -158,14 +149,9 @@ class _Dimension:
             self.width = len(self.categories) if len(self.categories) > 1 else 0
 
     def from_unit(self, u: float) -> Any:
-        """Map a Sobol coordinate u in [0, 1) to a value of this dimension."""
-        if self.kind == "list":
-            return self.values[min(int(u * len(self.values)), len(self.values) - 1)]
-        if self.kind == "distribution":
-            value = float(self.dist.ppf(min(max(u, 1e-12), 1 - 1e-12)))
-            if _is_discrete(self.dist):
-                return int(round(value))
-            return value
+        """Map u in [0, 1) to a value where :meth:`sample_block` cannot."""
+        if self.kind == "distribution":  # discrete
+            return int(round(float(self.dist.ppf(min(max(u, 1e-12), 1 - 1e-12)))))
         if self.prior == "log-uniform":
             top = self.high + 1 if self.integer else self.high
             lo, hi = math.log(self.low), math.log(top)
@@ -179,9 +165,7 @@ class _Dimension:
 
     @property
     def n_columns(self) -> int:
-        if self.kind == "list":
-            return self.width
-        return 1
+        return self.width if self.kind == "list" else 1
 
     def encode(self, value: Any) -> list[float]:
         """Encode a value into ``n_columns`` coordinates in [0, 1]."""
@@ -210,11 +194,8 @@ class _Dimension:
         if self.kind == "list":
             n_values = len(self.values)
             idx = np.minimum((u * float(n_values)).astype(np.int64), n_values - 1)
-            rep_code: dict[str, int] = {}
-            value_codes = np.array(
-                [rep_code.setdefault(repr(v), len(rep_code)) for v in self.values],
-                dtype=np.int64,
-            )
+            reprs = [repr(v) for v in self.values]
+            value_codes = np.unique(reprs, return_inverse=True)[1].astype(np.int64)
             table = np.array(
                 [self.encode(v) for v in self.values], dtype=float
             ).reshape(n_values, self.n_columns)
@@ -226,34 +207,23 @@ class _Dimension:
             if _is_discrete(self.dist):
                 if not np.all(np.abs(x) < _INT_LIMIT):  # also catches NaN
                     return None
-                ints = np.round(x).astype(np.int64)
-                values = ints.tolist()
-                codes = ints
-                cdf_at = np.asarray(values)
+                x = codes = np.round(x).astype(np.int64)
             else:
-                values = x.tolist()
                 codes = _float_codes(x)
-                cdf_at = x
-            enc = np.clip(np.asarray(self.dist.cdf(cdf_at), dtype=float), 0.0, 1.0)
-            return values, codes, enc.reshape(-1, 1)
+            enc = np.clip(np.asarray(self.dist.cdf(x), dtype=float), 0.0, 1.0)
+            return x.tolist(), codes, enc.reshape(-1, 1)
         low, high = self.low, self.high
         if not all(type(v) in (int, float) for v in (low, high)):
             return None
         if self.integer and not (abs(low) < _INT_LIMIT and abs(high) < _INT_LIMIT):
             return None
         if self.prior == "log-uniform":
-            if self.integer:
-                lo, hi = math.log(low), math.log(high + 1)
-                e = _math_map(math.exp, lo + u * (hi - lo))
-                ints = np.minimum(np.floor(e), float(high)).astype(np.int64)
-                values = ints.tolist()
-                codes = ints
-            else:
-                lo, hi = math.log(low), math.log(high)
-                x = _math_map(math.exp, lo + u * (hi - lo))
-                values = x.tolist()
-                codes = _float_codes(x)
             lo, hi = math.log(low), math.log(high)
+            top = math.log(high + 1) if self.integer else hi
+            x = _math_map(math.exp, lo + u * (top - lo))
+            if self.integer:
+                x = np.minimum(np.floor(x), float(high)).astype(np.int64)
+            values, codes = x.tolist(), x if self.integer else _float_codes(x)
             logs = np.fromiter(map(math.log, values), dtype=float, count=len(values))
             enc = np.clip((logs - lo) / (hi - lo), 0.0, 1.0)
             return values, codes, enc.reshape(-1, 1)
@@ -299,20 +269,6 @@ def _same(a: Any, b: Any) -> bool:
 
 def _key(params: Mapping[str, Any]) -> tuple:
     return tuple(sorted((k, repr(v)) for k, v in params.items()))
-
-
-def _make_dicts(names: list[str], columns: list[list]) -> list[dict]:
-    """``[dict(zip(names, row)) for row in zip(*columns)]``, faster."""
-    if len(names) == 1:
-        (n0,) = names
-        return [{n0: a} for a in columns[0]]
-    if len(names) == 2:
-        n0, n1 = names
-        return [{n0: a, n1: b} for a, b in zip(*columns)]
-    if len(names) == 3:
-        n0, n1, n2 = names
-        return [{n0: a, n1: b, n2: c} for a, b, c in zip(*columns)]
-    return [dict(zip(names, row)) for row in zip(*columns)]
 
 
 class CandidateSet:
@@ -381,16 +337,12 @@ class CandidateSet:
             first = np.unique(blocks[0][2], axis=0, return_index=True)[1]
             kept = [(0, i) for i in np.sort(first).tolist()]
         else:
-            kept = []
-            seen: set = set()
+            kept, seen = [], set()  # a setting several dicts give: the first
             for s, (points, _, _) in enumerate(blocks):
                 for i, p in enumerate(points):
-                    # A setting several dicts produce is kept once (the first).
-                    key = _key(p)
-                    if key in seen:
-                        continue
-                    seen.add(key)
-                    kept.append((s, i))
+                    if (key := _key(p)) not in seen:
+                        seen.add(key)
+                        kept.append((s, i))
         self.params = [blocks[s][0][i] for s, i in kept]
         self.space_of = np.asarray([s for s, _ in kept], dtype=int)
         self.X = self._encode_all(blocks, kept)
@@ -419,29 +371,21 @@ class CandidateSet:
                 block = (values, None, enc.reshape(len(values), d.n_columns))
             for out, part in zip((columns, codes, encoded), block):
                 out.append(part)
-        points = _make_dicts([d.name for d in dims], columns)
-        if any(c is None for c in codes):
-            return points, encoded, None
-        return points, encoded, np.column_stack(codes)
+        names = [d.name for d in dims]
+        points = [dict(zip(names, row)) for row in zip(*columns)]
+        whole = all(c is not None for c in codes)
+        return points, encoded, np.column_stack(codes) if whole else None
 
     def _encode_all(self, blocks, kept) -> np.ndarray:
-        n_spaces = len(self.spaces_dims)
-        space_cols = n_spaces if n_spaces > 1 else 0
-        offset = space_cols  # the dict indicator, then every dimension in order
-        width = sum(d.n_columns for dims in self.spaces_dims for d in dims)
-        X = np.zeros((len(kept), offset + width))
-        local = np.asarray([i for _, i in kept], dtype=int)
-        for s, dims in enumerate(self.spaces_dims):
-            rows = np.flatnonzero(self.space_of == s)
-            src = local[rows]
-            if space_cols:
-                X[rows, s] = 1.0
-            for d, enc in zip(dims, blocks[s][1]):
-                width = d.n_columns
-                if width and len(rows):
-                    X[rows, offset : offset + width] = enc[src]
-                offset += width
-        return X
+        """The dict indicator (with several dicts), then every dimension in order."""
+        n_spaces, local = len(self.spaces_dims), np.asarray([i for _, i in kept])
+        parts = [np.eye(n_spaces)[self.space_of]] if n_spaces > 1 else []
+        for s in range(n_spaces):
+            rows = self.space_of == s
+            for enc in blocks[s][1]:
+                parts.append(np.zeros((len(kept), enc.shape[1])))
+                parts[-1][rows] = enc[local[rows]]
+        return np.hstack(parts) if parts else np.zeros((len(kept), 0))
 
     @property
     def parameter_names(self) -> set[str]:

@@ -10,6 +10,7 @@ import math
 from typing import Callable, Optional, Union
 
 import numpy as np
+from scipy.special import expit
 
 from ._scorers import DPScorer
 
@@ -17,18 +18,14 @@ AUTO_CLIP_QUANTILE = 0.95
 """Quantile q of ``error_clip="auto"`` (:func:`public_error_clip`)."""
 
 
-def _proba_of_true_class(y_true, proba, estimator) -> np.ndarray:
-    """p(y_i) per record; 0 for a label the model does not know."""
+def _onehot(y_true, proba, estimator):
+    """(proba, y_true one-hot over ``classes_``): a zero row for an unknown label."""
     classes = np.asarray(estimator.classes_)
-    y_true = np.asarray(y_true)
     proba = np.asarray(proba, dtype=float)
-    if proba.ndim != 2 or proba.shape[1] != len(classes):
+    onehot = np.asarray(y_true)[:, None] == classes[None, :]
+    if proba.shape != onehot.shape:
         raise ValueError("predict_proba must return one column per class.")
-    out = np.zeros(len(y_true))
-    for k, c in enumerate(classes):
-        hit = y_true == c
-        out[hit] = proba[hit, k]
-    return out
+    return proba, onehot
 
 
 def _accuracy(y_true, y_pred, estimator=None) -> np.ndarray:
@@ -43,58 +40,44 @@ def _accuracy(y_true, y_pred, estimator=None) -> np.ndarray:
 
 def _log_loss(floor: float):
     def neg_log_loss(y_true, proba, estimator) -> np.ndarray:
-        p = _proba_of_true_class(y_true, proba, estimator)
-        return np.log(np.maximum(p, floor))
+        proba, onehot = _onehot(y_true, proba, estimator)
+        return np.log(np.maximum(np.where(onehot, proba, 0.0).sum(axis=1), floor))
 
     return neg_log_loss
 
 
 def _brier(y_true, proba, estimator) -> np.ndarray:
-    classes = np.asarray(estimator.classes_)
-    proba = np.asarray(proba, dtype=float)
-    onehot = (np.asarray(y_true)[:, None] == classes[None, :]).astype(float)
-    if proba.shape != onehot.shape:
-        raise ValueError("predict_proba must return one column per class.")
+    proba, onehot = _onehot(y_true, proba, estimator)
     return -0.5 * np.sum((proba - onehot) ** 2, axis=1)
 
 
-def _signed_margins(y_true, z, estimator) -> np.ndarray:
-    """y·w·x with y = +1 for ``classes_[1]``, −1 for every other label."""
-    z = np.asarray(z, dtype=float)
-    if z.ndim != 1:
-        raise ValueError(
-            "This score needs a binary classifier (1-D decision_function)."
-        )
-    positive = np.asarray(y_true) == estimator.classes_[1]
-    return np.where(positive, z, -z)
+def _margin(loss):
+    """The record value loss(y·w·x), y = +1 for ``classes_[1]``, −1 otherwise."""
+
+    def record(y_true, z, estimator) -> np.ndarray:
+        z = np.asarray(z, dtype=float)
+        if z.ndim != 1:
+            raise ValueError(
+                "This score needs a binary classifier (1-D decision_function)."
+            )
+        return loss(np.where(np.asarray(y_true) == estimator.classes_[1], z, -z))
+
+    return record
 
 
-def _sigmoid_loss(y_true, z, estimator) -> np.ndarray:
-    """−1/(1 + exp(y w·x)) per record: the normalised sigmoid loss, negated.
-
-    g ∈ (0, 1), so g* = 1; |dg/dz| ≤ 1/4 and z = y w·x is ‖x‖-Lipschitz in
-    w: g is R/4-Lipschitz in w for ‖x‖ ≤ R (Kusner et al. 2015, Assumption 2).
-    """
-    from scipy.special import expit
-
-    return -expit(-_signed_margins(y_true, z, estimator))
-
-
-def _ramp_loss(y_true, z, estimator) -> np.ndarray:
-    """−min(1, max(0, 1 − y w·x)) per record: the ramp loss, negated.
-
-    g ∈ [0, 1] (g* = 1) and 1-Lipschitz in the margin: R-Lipschitz in w.
-    """
-    return -np.clip(1.0 - _signed_margins(y_true, z, estimator), 0.0, 1.0)
-
-
-def _hinge(clip: float):
-    def neg_hinge_loss(y_true, z, estimator) -> np.ndarray:
-        return -np.minimum(
-            np.maximum(0.0, 1.0 - _signed_margins(y_true, z, estimator)), clip
-        )
-
-    return neg_hinge_loss
+_LOSS, _DF = (-1.0, 0.0), "decision_function"
+_SIMPLE = {  # name: (record value, bounds, response_method, lipschitz)
+    "accuracy": (_accuracy, (0.0, 1.0), "predict", None),
+    "neg_zero_one_loss": (lambda y, p, e: _accuracy(y, p) - 1, _LOSS, "predict", None),
+    "neg_brier_score": (_brier, _LOSS, "predict_proba", None),
+    # −1/(1 + exp(y w·x)): g ∈ (0, 1), so g* = 1; |dg/dz| ≤ 1/4 and z = y w·x
+    # is ‖x‖-Lipschitz in w: g is R/4-Lipschitz in w for ‖x‖ ≤ R (Kusner et
+    # al. 2015, Assumption 2).
+    "neg_sigmoid_loss": (_margin(lambda z: -expit(-z)), _LOSS, _DF, 0.25),
+    # −min(1, max(0, 1 − y w·x)): g ∈ [0, 1] (g* = 1) and 1-Lipschitz in the
+    # margin: R-Lipschitz in w.
+    "neg_ramp_loss": (_margin(lambda z: -np.clip(1.0 - z, 0.0, 1.0)), _LOSS, _DF, 1.0),
+}
 
 
 def _residual(y_true, y_pred) -> np.ndarray:
@@ -106,19 +89,15 @@ def _residual(y_true, y_pred) -> np.ndarray:
     return err
 
 
-def _regression(kind: str, clip: float, huber_delta: float = 1.0, variance=None):
-    def record(y_true, y_pred, estimator=None) -> np.ndarray:
-        e = np.minimum(_residual(y_true, y_pred), clip)
-        if kind == "mae":
-            return -e
-        if kind == "mse":
-            return -(e**2)
-        if kind == "huber":
-            d = huber_delta
-            return -np.where(e <= d, 0.5 * e**2, d * (e - 0.5 * d))
-        return 1.0 - e**2 / variance  # r2 against a public variance
-
-    return record
+_REGRESSION = {  # name: (value at a clipped error e ≤ c, lowest value: at e = c)
+    "neg_mean_absolute_error": (lambda e, d, v: -e, lambda c, d, v: -c),
+    "neg_mean_squared_error": (lambda e, d, v: -(e**2), lambda c, d, v: -(c * c)),
+    "neg_huber_loss": (  # the lowest value written out: np.where could overflow
+        lambda e, d, v: -np.where(e <= d, 0.5 * e**2, d * (e - 0.5 * d)),
+        lambda c, d, v: -(0.5 * c * c if c <= d else d * (c - 0.5 * d)),
+    ),
+    "r2": (lambda e, d, v: 1.0 - e**2 / v, lambda c, d, v: 1.0 - c * c / v),
+}
 
 
 def _training_targets(y_train) -> np.ndarray:
@@ -194,47 +173,36 @@ class _TrainingTargetScore(DPScorer):
     needs_training_targets = True
 
     def __init__(self, name: str, params: dict):
-        self.score_name = name
-        self.params = dict(params)
-        unit = _named_scorer(name, self._constants(1.0, 1.0))
-        auto = ", ".join(f"{k}='auto'" for k in self._auto())
+        self.score_name, self.params = name, dict(params)
+        keys = ["error_clip"] + (["target_variance"] if name == "r2" else [])
+        self._auto = [k for k in keys if _is_auto(self.params.get(k, "auto"))]
+        unit = _named_scorer(name, {**self.params, **dict.fromkeys(self._auto, 1.0)})
+        auto = ", ".join(f"{k}='auto'" for k in self._auto)
         super().__init__(
             unit.record_score,
             bounds=unit.bounds,
             response_method=unit.response_method,
             name=f"{name}({auto})",
         )
-        self._with_estimator = True
-        self.target = "numeric"
-
-    def _auto(self) -> list:
-        names = ["error_clip"] + (
-            ["target_variance"] if self.score_name == "r2" else []
-        )
-        return [k for k in names if _is_auto(self.params.get(k, "auto"))]
-
-    def _constants(self, clip, variance) -> dict:
-        given = {"error_clip": clip, "target_variance": variance}
-        return {**self.params, **{k: given[k] for k in self._auto()}}
+        self._with_estimator, self.target = True, "numeric"
 
     def for_training_targets(self, y_train) -> DPScorer:
         """The score with its ``"auto"`` constants computed from ``y_train``."""
         y = _training_targets(y_train)
-        clip = variance = None
-        derived = []
-        if "error_clip" in self._auto():
-            clip = public_error_clip(y)
+        constants, derived = {}, []
+        if "error_clip" in self._auto:
+            constants["error_clip"] = clip = public_error_clip(y)
             derived.append(
                 f"error_clip={clip:.6g}, the {AUTO_CLIP_QUANTILE:g}-quantile of "
                 f"|y - median(y)| over the {len(y)} training targets"
             )
-        if "target_variance" in self._auto():
-            variance = _public_target_variance(y)
+        if "target_variance" in self._auto:
+            constants["target_variance"] = variance = _public_target_variance(y)
             derived.append(
                 f"target_variance={variance:.6g}, the variance of the "
                 f"{len(y)} training targets"
             )
-        scorer = _named_scorer(self.score_name, self._constants(clip, variance))
+        scorer = _named_scorer(self.score_name, {**self.params, **constants})
         scorer.public_note = (
             f"the score {self.score_name!r} uses "
             + " and ".join(derived)
@@ -259,7 +227,7 @@ def _builtin(func, bounds, name, response_method="predict", lipschitz=None) -> D
     s = DPScorer(func, bounds=bounds, response_method=response_method, name=name)
     s._with_estimator = True
     s.lipschitz = lipschitz
-    s.target = "numeric" if name.split("(")[0] in (*_REGRESSION, "r2") else "classes"
+    s.target = "numeric" if name.split("(")[0] in _REGRESSION else "classes"
     return s
 
 
@@ -268,13 +236,6 @@ def _positive(name: str, value, what: str) -> float:
     if not (math.isfinite(v) and v > 0):
         raise ValueError(f"{name} must be a finite number > 0 ({what}); got {value!r}.")
     return v
-
-
-_REGRESSION = {
-    "neg_mean_absolute_error": "mae",
-    "neg_mean_squared_error": "mse",
-    "neg_huber_loss": "huber",
-}
 
 
 def _named_scorer(name: str, params: dict) -> DPScorer:
@@ -288,14 +249,10 @@ def _named_scorer(name: str, params: dict) -> DPScorer:
                 f"got unexpected {extra}."
             )
 
-    if name == "accuracy":
+    if name in _SIMPLE:
         take()
-        return _builtin(_accuracy, (0.0, 1.0), "accuracy")
-    if name == "neg_zero_one_loss":
-        take()
-        return _builtin(
-            lambda y, p, e: _accuracy(y, p) - 1.0, (-1.0, 0.0), "neg_zero_one_loss"
-        )
+        func, bounds, response_method, lipschitz = _SIMPLE[name]
+        return _builtin(func, bounds, name, response_method, lipschitz)
     if name == "neg_log_loss":
         take("floor")
         floor = params.get("floor", 1e-3)
@@ -306,24 +263,15 @@ def _named_scorer(name: str, params: dict) -> DPScorer:
         return _builtin(
             _log_loss(floor), (math.log(floor), 0.0), label, "predict_proba"
         )
-    if name == "neg_brier_score":
-        take()
-        return _builtin(_brier, (-1.0, 0.0), name, "predict_proba")
-    if name in ("neg_sigmoid_loss", "neg_ramp_loss"):
-        take()
-        sigmoid = name == "neg_sigmoid_loss"
-        func, lipschitz = (_sigmoid_loss, 0.25) if sigmoid else (_ramp_loss, 1.0)
-        return _builtin(func, (-1.0, 0.0), name, "decision_function", lipschitz)
     if name == "neg_hinge_loss":
         take("clip")
         clip = _positive("clip", params.get("clip", 2.0), "largest hinge loss counted")
         label = f"neg_hinge_loss(clip={clip:g})"
-        return _builtin(_hinge(clip), (-clip, 0.0), label, "decision_function")
-    if name in _REGRESSION or name == "r2":
-        allowed = ["error_clip"] + (["huber_delta"] if name == "neg_huber_loss" else [])
-        if name == "r2":
-            allowed.append("target_variance")
-        take(*allowed)
+        hinge = _margin(lambda z: -np.clip(1.0 - z, 0.0, clip))
+        return _builtin(hinge, (-clip, 0.0), label, _DF)
+    if name in _REGRESSION:
+        extra = {"neg_huber_loss": ["huber_delta"], "r2": ["target_variance"]}
+        take("error_clip", *extra.get(name, []))
         for key in ("error_clip", "target_variance"):
             value = params.get(key, "auto")
             if isinstance(value, str) and value != "auto" or value is None:
@@ -335,34 +283,24 @@ def _named_scorer(name: str, params: dict) -> DPScorer:
             name == "r2" and _is_auto(params.get("target_variance", "auto"))
         ):
             return _TrainingTargetScore(name, params)
-        clip = _positive(
+        c = _positive(
             "error_clip", params["error_clip"], "largest |y - y_pred| counted"
         )
-        kind = _REGRESSION.get(name, "r2")
-        label = f"{name}(error_clip={clip:g}"
-        d = var = None
-        if kind == "huber":
-            d = _positive(
-                "huber_delta", params.get("huber_delta", 1.0), "Huber threshold"
-            )
+        label = f"{name}(error_clip={c:g}"
+        d = _positive("huber_delta", params.get("huber_delta", 1.0), "Huber threshold")
+        if name == "neg_huber_loss":
             label += f", huber_delta={d:g}"
-        if kind == "r2":
-            var = params["target_variance"]
-            var = _positive("target_variance", var, "public variance of the target")
-            label += f", target_variance={var:g}"
-        # The range of a record's value at clipped errors e ≤ c, written out
-        # (evaluating both Huber branches could overflow).
-        high = 0.0
-        if kind == "mae":
-            low = -clip
-        elif kind == "mse":
-            low = -(clip * clip)
-        elif kind == "huber":
-            low = -(0.5 * clip * clip if clip <= d else d * (clip - 0.5 * d))
-        else:
-            low, high = 1.0 - clip * clip / var, 1.0
-        record = _regression(kind, clip, huber_delta=d, variance=var)
-        return _builtin(record, (low, high), label + ")")
+        v = params.get("target_variance")
+        if name == "r2":
+            v = _positive("target_variance", v, "public variance of the target")
+            label += f", target_variance={v:g}"
+        value, lowest = _REGRESSION[name]
+
+        def record(y_true, y_pred, estimator=None) -> np.ndarray:
+            return value(np.minimum(_residual(y_true, y_pred), c), d, v)
+
+        bounds = (lowest(c, d, v), 1.0 if name == "r2" else 0.0)
+        return _builtin(record, bounds, label + ")")
     raise ValueError(_unknown_message(name))
 
 
@@ -370,7 +308,6 @@ BUILTIN_SCORES = (
     *"accuracy neg_zero_one_loss neg_log_loss neg_brier_score".split(),
     *"neg_hinge_loss neg_sigmoid_loss neg_ramp_loss".split(),
     *_REGRESSION,
-    "r2",
 )
 # Aggregate metrics one record can move by far more than 1/m.
 _NON_DECOMPOSABLE = {

@@ -27,12 +27,8 @@ def _is_frame(X) -> bool:
 
 def _elements(a) -> list:
     """The records of ``a`` as a Python list; no dtype inferred over the batch."""
-    if isinstance(a, list):
-        return a
-    if isinstance(a, tuple):
-        return list(a)
-    if isinstance(a, np.ndarray):
-        return list(a)  # rows (numpy scalars or 1-D arrays), dtype kept
+    if isinstance(a, (list, tuple, np.ndarray)):
+        return list(a)  # an array's rows (numpy scalars or arrays), dtype kept
     if hasattr(a, "iloc") and hasattr(a, "tolist") and getattr(a, "ndim", 0) == 1:
         return a.tolist()  # a pandas Series: its values, one by one
     if hasattr(a, "iloc") and hasattr(a, "to_numpy"):
@@ -55,6 +51,15 @@ def _failed(exc: BaseException) -> None:
     """A record's conversion raised: its failure, unless ``KeyboardInterrupt``."""
     if isinstance(exc, KeyboardInterrupt):
         raise exc
+
+
+def _or(fallback, func, *args):
+    """``func(*args)``, or ``fallback`` if it raises (this record only)."""
+    try:
+        return func(*args)
+    except BaseException as exc:  # noqa: BLE001 - a raising __hash__/__eq__ too
+        _failed(exc)
+        return fallback
 
 
 @dataclass(frozen=True)
@@ -108,11 +113,9 @@ class RecordSchema:
         labels = None
         n_outputs = 0 if y is None else (1 if np.ndim(y) <= 1 else np.shape(y)[1])
         if classes and y is not None and hasattr(estimator, "classes_"):
-            found = estimator.classes_
-            if isinstance(found, list):  # multi-output
-                labels = tuple(np.asarray(c) for c in found)
-            else:
-                labels = (np.asarray(found),)
+            found = estimator.classes_  # a list for multi-output
+            found = found if isinstance(found, list) else [found]
+            labels = tuple(np.asarray(c) for c in found)
         return cls(classes=labels, n_outputs=n_outputs)
 
     def check_columns(self, X_val) -> None:
@@ -156,9 +159,7 @@ class RecordSchema:
                         _failed(exc)
                         ok[i] = False
             cols = [c[codes[:, j]] for j, c in enumerate(self.classes)]
-            if not multi:
-                return cols[0]
-            return np.column_stack(cols)
+            return np.column_stack(cols) if multi else cols[0]
         width = max(self.n_outputs, 1)
         out = np.zeros((m, width) if multi else m, dtype=float)
         for i, v in enumerate(values):
@@ -180,10 +181,8 @@ class RecordSchema:
             return _cast_frame(X, *self.frame)
         numeric = self.row_dtype is not None and self.row_dtype.kind in "biuf"
         if isinstance(X, np.ndarray) and X.dtype != object:
-            if numeric and X.dtype.kind in "biuf":
-                return X  # numbers for a numeric training set: as given
-            if not numeric and X.dtype.kind not in "US":
-                return X
+            if (X.dtype.kind in "biuf") if numeric else (X.dtype.kind not in "US"):
+                return X  # numbers for a numeric training set (or no strings): as given
             # A dtype one entry may have given the batch: read entry by entry.
         elif not isinstance(X, (list, tuple, np.ndarray)) and not (
             numeric and _is_frame(X)
@@ -219,26 +218,19 @@ def _row(row, dtype) -> np.ndarray:
     if a.dtype.kind in "biuf":
         return np.asarray(a, dtype=dtype)
     integer = np.dtype(dtype).kind in "iu"
-    flat = [_entry(v, integer) for v in np.asarray(a, dtype=object).reshape(-1)]
+
+    def entry(v):  # an integer exactly, above 2**53 too
+        key = label_key(v) if integer else None
+        return key if isinstance(key, int) and not isinstance(key, bool) else number(v)
+
+    flat = [entry(v) for v in np.asarray(a, dtype=object).reshape(-1)]
     return np.asarray(flat, dtype=dtype).reshape(a.shape)
-
-
-def _entry(v, integer: bool):
-    if integer:
-        key = label_key(v)
-        if isinstance(key, int) and not isinstance(key, bool):
-            return key  # exact, above 2**53 too
-    return number(v)
 
 
 def _parts(v, n: int):
     """The n outputs of one multi-output record, or None."""
-    try:
-        parts = list(v.tolist() if isinstance(v, np.ndarray) else v)
-    except BaseException as exc:  # noqa: BLE001 - this record only
-        _failed(exc)
-        return None
-    return parts if len(parts) == n else None
+    parts = _or(None, lambda: list(v.tolist() if isinstance(v, np.ndarray) else v))
+    return parts if parts is not None and len(parts) == n else None
 
 
 def _cast_frame(X, columns: list, dtypes: list):
@@ -265,36 +257,23 @@ def _cast_frame(X, columns: list, dtypes: list):
 
 def _canonical(v):
     """One object entry typed from itself; a whole float as an int (pandas 1.0)."""
-    try:
-        key = label_key(v)
-        if isinstance(key, float) and key.is_integer() and abs(key) <= 2.0**53:
-            return int(key)
-        return key
-    except BaseException as exc:  # noqa: BLE001 - this record's cell only
-        _failed(exc)
-        return None
+    key = _or(None, label_key, v)
+    if isinstance(key, float) and key.is_integer() and abs(key) <= 2.0**53:
+        return int(key)
+    return key
 
 
 def _category(v, table: dict, cats: np.ndarray):
     """The training category a value matches, else None."""
-    try:
-        k = table.get(label_key(v))
-        return None if k is None else cats[k]
-    except BaseException as exc:  # noqa: BLE001 - a raising __hash__/__eq__
-        _failed(exc)
-        return None
+    k = _or(None, lambda: table.get(label_key(v)))
+    return None if k is None else cats[k]
 
 
 def _picklable(value) -> bool:
     """Whether one record's value can travel to a worker process."""
     import pickle  # stricter than cloudpickle: what any backend can send
 
-    try:
-        pickle.dumps(value)
-        return True
-    except BaseException as exc:  # noqa: BLE001 - this record only
-        _failed(exc)
-        return False
+    return _or(False, lambda: pickle.dumps(value) is not None)
 
 
 @dataclass
@@ -311,24 +290,17 @@ class Records:
     def picklable(self) -> Records:
         """These records, each unpicklable one replaced and failed alone (so it
         cannot fail the block sent to a worker process)."""
-        X = self.X
+        X, bad = self.X, np.zeros(len(self), dtype=bool)
         if _is_frame(X):
-            objects = [c for c in X.columns if X[c].dtype == object]
-            if not objects:
-                return self
-            rows = X[objects].to_numpy(dtype=object)
-            bad = [not _picklable(tuple(row)) for row in rows]
+            cols = [i for i, t in enumerate(X.dtypes) if t == np.dtype("O")]
+            rows = X.iloc[:, cols].to_numpy(dtype=object)
+            bad[:] = [not _picklable(tuple(row)) for row in rows] if cols else False
         elif isinstance(X, np.ndarray) and X.dtype == object:
-            bad = [not _picklable(row) for row in X]
-        else:
-            return self
-        bad = np.asarray(bad, dtype=bool)
+            bad[:] = [not _picklable(row) for row in X]
         if not bad.any():
             return self
         X = X.copy()
         if _is_frame(X):  # by position: index labels may repeat
-            names = set(objects)
-            cols = [i for i, c in enumerate(X.columns) if c in names]
             X.iloc[np.flatnonzero(bad), cols] = None
         else:
             X[bad] = None

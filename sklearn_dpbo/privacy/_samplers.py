@@ -28,21 +28,18 @@ _BLOCK = 1 << 16  # bytes read from os.urandom at once
 _urandom = os.urandom
 
 
-class _Block:
-    """A block of OS random bytes and the next unread byte."""
+class _Block(threading.local):
+    """This thread's block of OS random bytes and the next unread byte."""
 
-    __slots__ = ("data", "pos")
-
-    def __init__(self) -> None:
-        self.data, self.pos = b"", 0
+    data, pos = b"", 0
 
 
-_THREAD = threading.local()  # each thread reads its own block
+_THREAD = _Block()
 
 
-def _new_block() -> _Block:
-    _THREAD.block = block = _Block()
-    return block
+def _new_block() -> None:
+    """Drop this thread's unread bytes."""
+    _THREAD.data, _THREAD.pos = b"", 0
 
 
 if hasattr(os, "register_at_fork"):  # a forked child never reuses the parent's bytes
@@ -51,10 +48,7 @@ if hasattr(os, "register_at_fork"):  # a forked child never reuses the parent's 
 
 def _take(n: int) -> bytes:
     """The next n unread bytes of this thread's block (a new block when it runs out)."""
-    try:
-        block = _THREAD.block
-    except AttributeError:  # this thread's first draw
-        block = _new_block()
+    block = _THREAD
     pos, end = block.pos, block.pos + n
     if end > len(block.data):
         if n > _BLOCK:
@@ -242,15 +236,10 @@ def sample_gamma_on_lattice(d: int, scale: float, step: float, rng) -> float:
     d = int(d)
     if d < 1:
         raise ValueError("d must be >= 1.")
-    # scale/step = t/s in lowest terms, s > 0, with integers only.
     (ap, aq), (bp, bq) = _ratio(scale), _ratio(step)
-    num, den = ap * bq, aq * bp
-    if den < 0:
-        num, den = -num, -den
-    if num <= 0 or den == 0:
+    if ap <= 0 or bp <= 0:
         raise ValueError("scale and step must be > 0.")
-    g = math.gcd(num, den)
-    t, s = num // g, den // g
+    t, s = Fraction(ap * bq, aq * bp).as_integer_ratio()  # scale/step, lowest terms
     one = 1 << _FRACTION_BITS
     whole, frac = 0, 0  # Σ G and Σ (2k + 1), exactly
     for _ in range(d):

@@ -12,7 +12,9 @@ A record that does not map or fails (an exception, a non-finite value) gets
 
 from __future__ import annotations
 
+import copy
 import math
+import pickle
 from typing import Any, Callable, Optional
 
 import numpy as np
@@ -50,8 +52,6 @@ class _Copies:
     """Fresh copies of a fitted model: from one pickle, else ``copy.deepcopy``."""
 
     def __init__(self, estimator: Any):
-        import pickle
-
         self.estimator = estimator
         try:
             self.blob = pickle.dumps(estimator, protocol=pickle.HIGHEST_PROTOCOL)
@@ -59,9 +59,6 @@ class _Copies:
             self.blob = None
 
     def fresh(self) -> Any:
-        import copy
-        import pickle
-
         if self.blob is not None:
             return pickle.loads(self.blob)
         return copy.deepcopy(self.estimator)
@@ -69,21 +66,19 @@ class _Copies:
 
 def check_copyable(estimator: Any) -> None:
     """Raise if the fitted model can be neither pickled nor deep-copied."""
-    import copy
-
-    if _Copies(estimator).blob is not None:
-        return
-    try:
-        copy.deepcopy(estimator)
-    except Exception as exc:
-        raise ValueError(
-            "The fitted candidate can be neither pickled nor deep-copied "
-            f"({type(exc).__name__}: {exc}). Validation records are scored one "
-            "at a time, each from a fresh copy of the model fitted on the "
-            "public training set, so that no record can influence another "
-            "record's value; make the estimator copyable (or use scikit-learn "
-            "steps without user functions, which are scored in batches)."
-        ) from exc
+    if _Copies(estimator).blob is None:
+        try:
+            copy.deepcopy(estimator)
+        except Exception as exc:
+            raise ValueError(
+                "The fitted candidate can be neither pickled nor deep-copied "
+                f"({type(exc).__name__}: {exc}). Validation records are scored "
+                "one at a time, each from a fresh copy of the model fitted on "
+                "the public training set, so that no record can influence "
+                "another record's value; make the estimator copyable (or use "
+                "scikit-learn steps without user functions, which are scored "
+                "in batches)."
+            ) from exc
 
 
 class RowIndependenceError(ValueError):
@@ -258,44 +253,36 @@ class DPScorer:
         from ._rowwise import is_rowwise
 
         m = len(records)
-        out = np.full(m, -np.inf)
+        out = np.full(m, -np.inf)  # failures stay -inf: clipped to low
         with quiet():
-            if is_rowwise(estimator):
-                self._fill_batches(estimator, records, out)
-            else:
+            if not is_rowwise(estimator):
                 self._fill_alone(estimator, records, out)
+            else:
+                for start in range(0, m, BATCH_ROWS):
+                    idx = np.arange(start, min(start + BATCH_ROWS, m))
+                    try:
+                        X, y = records.X, records.y  # one batch: as mapped
+                        if len(idx) < m:
+                            X, y = _take(X, idx), _take(y, idx)
+                        out[idx] = self._raw(estimator, X, y)
+                    except Exception:  # this batch again, one record at a time
+                        self._fill_alone(estimator, records, out, idx, copy=False)
         out[~records.ok] = -np.inf
         return self._clip(out)
+
+    def _fill_alone(self, estimator, records, out, idx=None, copy=True) -> None:
+        """Score records ``idx`` (all) one by one, each from a fresh copy if asked."""
+        fresh = _Copies(estimator).fresh if copy else lambda: estimator
+        for i in range(len(records)) if idx is None else idx.tolist():
+            if records.ok[i]:
+                try:
+                    out[i] = self._one(fresh(), records, i)
+                except Exception:
+                    out[i] = -np.inf
 
     def _one(self, estimator, records, i: int) -> float:
         y = None if records.y is None else records.y[i : i + 1]
         return float(self._raw(estimator, _take(records.X, [i]), y)[0])
-
-    def _fill_batches(self, estimator, records, out: np.ndarray) -> None:
-        m = len(records)
-        for start in range(0, m, BATCH_ROWS):
-            idx = np.arange(start, min(start + BATCH_ROWS, m))
-            whole = len(idx) == m
-            X = records.X if whole else _take(records.X, idx)
-            y = records.y if (whole or records.y is None) else records.y[idx]
-            try:
-                out[idx] = self._raw(estimator, X, y)
-            except Exception:
-                for i in idx.tolist():
-                    if records.ok[i]:
-                        try:
-                            out[i] = self._one(estimator, records, i)
-                        except Exception:
-                            out[i] = -np.inf
-
-    def _fill_alone(self, estimator, records, out: np.ndarray) -> None:
-        copies = _Copies(estimator)
-        for i in range(len(records)):
-            if records.ok[i]:
-                try:
-                    out[i] = self._one(copies.fresh(), records, i)
-                except Exception:
-                    out[i] = -np.inf
 
     def _fill(self, estimator, X, y, idx: np.ndarray, out: np.ndarray) -> None:
         stack = [idx]
@@ -339,15 +326,13 @@ class DPScorer:
             return self._clip(self._raw(estimator, _take(X_b, rows), _take(y_b, rows)))
 
         k = len(idx)
-        order = np.arange(k)
+        order, half = np.arange(k), len(idx) // 2
         try:
             with quiet(private=False):  # public rows
-                batch = values(order)
-                parts = [batch]
-                if k > 1:
-                    half = k // 2
+                batch, parts = values(order), []
+                if k > 1:  # halves, then reversed
                     parts.append(
-                        np.concatenate([values(order[:half]), values(order[half:])])
+                        np.hstack([values(order[:half]), values(order[half:])])
                     )
                     parts.append(values(order[::-1])[::-1])
                 singles = [values([i])[0] for i in range(min(SINGLE_ROWS, k))]
