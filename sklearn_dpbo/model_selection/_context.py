@@ -142,8 +142,9 @@ def check_gp_units(offset: float, scale: float, bounds, mode) -> None:
     if scale < default * (1 - 1e-12):
         raise ValueError(
             f"score_scale={score_scale!r} is below the scorer-range "
-            f"default (high - low)/4 = {default:g}: in method='gp-ucb' it "
-            f"multiplies the privacy loss by {default:g}/score_scale. "
+            f"default (high - low)/4 = {default:g}: method='gp-ucb' fixes its "
+            "sensitivities in GP units (score - score_offset)/score_scale, so "
+            f"it multiplies the privacy loss by {default:g}/score_scale. "
             f"Leave score_scale=None or pass a value >= {default:g}."
         )
     z_low, z_high = (low - offset) / scale, (high - offset) / scale
