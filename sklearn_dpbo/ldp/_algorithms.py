@@ -337,15 +337,12 @@ def _is_positive(x) -> bool:
 
 
 class _Algorithm:
-    """Parameters of one algorithm (stored untouched, validated by ``start``)."""
+    """Parameters of one algorithm (stored untouched by the dataclass
+    ``__init__``, validated by ``start``)."""
 
     name = ""
     #: c of ``width="practical"``: β_t = c × the theory β_t [E].
     practical_width = 1.0
-
-    def __repr__(self) -> str:
-        args = ", ".join(f"{k}={v!r}" for k, v in vars(self).items())
-        return f"{type(self).__name__}({args})"
 
     def __eq__(self, other):
         return type(self) is type(other) and vars(self) == vars(other)
@@ -383,6 +380,7 @@ class _Algorithm:
         return self._learner(problem, rng, self.settings(problem.horizon))
 
 
+@dataclass(eq=False)
 class TGPUCB(_Algorithm):
     """LDP-TGP-UCB (spec A1 [R]): truncated GP-UCB, sub-Weibull level.
 
@@ -418,11 +416,9 @@ class TGPUCB(_Algorithm):
     name = "ldp-tgp-ucb"
     _learner = _TGPLearner
     practical_width = 0.01
-
-    def __init__(self, delta: float = 0.1, width="practical", truncation="theory"):
-        self.delta = delta
-        self.width = width
-        self.truncation = truncation
+    delta: float = 0.1
+    width: str | float = "practical"
+    truncation: str | float = "theory"
 
     def truncation_tail(self) -> float | None:
         t = self.truncation
@@ -436,6 +432,7 @@ class TGPUCB(_Algorithm):
         )
 
 
+@dataclass(eq=False)
 class GPUCB(_Algorithm):
     """Plain GP-UCB on privatised rewards: the baseline (no guarantee).
 
@@ -455,12 +452,11 @@ class GPUCB(_Algorithm):
     name = "gp-ucb"
     _learner = _GPUCBLearner
     practical_width = 1.0  # β_t has no noise term
-
-    def __init__(self, delta: float = 0.1, width="practical"):
-        self.delta = delta
-        self.width = width
+    delta: float = 0.1
+    width: str | float = "practical"
 
 
+@dataclass(eq=False)
 class ATAGPUCB(_Algorithm):
     """LDP-ATA-GP-UCB (spec A2 [B][R]): adaptive truncation in Nyström space.
 
@@ -491,14 +487,10 @@ class ATAGPUCB(_Algorithm):
     name = "ldp-ata-gp-ucb"
     _learner = _ATALearner
     practical_width = 0.01
-
-    def __init__(
-        self, delta=0.1, nystrom_accuracy=0.1, q="practical", width="practical"
-    ):
-        self.delta = delta
-        self.nystrom_accuracy = nystrom_accuracy
-        self.q = q
-        self.width = width
+    delta: float = 0.1
+    nystrom_accuracy: float = 0.1
+    q: str | float = "practical"
+    width: str | float = "practical"
 
     def settings(self, horizon: int) -> _Settings:
         delta, e, q = self._delta(), self.nystrom_accuracy, self.q
@@ -519,6 +511,7 @@ class ATAGPUCB(_Algorithm):
         )
 
 
+@dataclass(eq=False)
 class MoMAGPUCB(_Algorithm):
     """LDP-MoMA-GP-UCB (spec A3 [P][M][R]): median of means, Nyström space.
 
@@ -551,30 +544,19 @@ class MoMAGPUCB(_Algorithm):
     name = "ldp-moma-gp-ucb"
     _learner = _MoMALearner
     practical_width = 0.002
-
-    def __init__(
-        self,
-        delta=0.1,
-        n_groups="practical",
-        nystrom_accuracy=0.1,
-        q="practical",
-        width="practical",
-    ):
-        self.delta = delta
-        self.n_groups = n_groups
-        self.nystrom_accuracy = nystrom_accuracy
-        self.q = q
-        self.width = width
+    delta: float = 0.1
+    n_groups: str | int = "practical"
+    nystrom_accuracy: float = 0.1
+    q: str | float = "practical"
+    width: str | float = "practical"
 
     def groups(self, horizon: int) -> int:
         """k for the horizon T (validates ``n_groups`` and ``delta``)."""
-        delta = self._delta()
-        g = self.n_groups
+        g, log_t = self.n_groups, math.log(math.exp(0.125) * horizon / self._delta())
         if isinstance(g, str) and g == "practical":  # MENU's k without its 24 [E]
-            k = math.ceil(math.log(math.exp(0.125) * horizon / delta))
-            return max(1, min(k, horizon))
+            return max(1, min(math.ceil(log_t), horizon))
         if isinstance(g, str) and g == "theory":
-            k = math.ceil(24.0 * math.log(math.exp(0.125) * horizon / delta))
+            k = math.ceil(24.0 * log_t)
         elif isinstance(g, numbers.Integral) and not isinstance(g, bool) and g >= 2:
             k = int(g)
         else:
