@@ -46,8 +46,6 @@ from sklearn.model_selection import ParameterGrid
 from ..privacy._accounting import Release
 from ..privacy._mechanisms import permute_and_flip
 
-__all__ = ["PrivateGridSelection", "PublicDataSelection", "plan_selection"]
-
 
 def _is_real(x) -> bool:
     return isinstance(x, numbers.Real) and not isinstance(x, bool)
@@ -109,18 +107,13 @@ class PrivateGridSelection:
         params = list(ParameterGrid(self.param_grid))
         if not params:
             raise ValueError("param_grid is empty.")
-        for p in params:
-            bad = [
-                key
-                for key in p
-                if key not in ("alpha", "inducing_points")
-                and not key.startswith("kernel__")
-            ]
-            if bad:
-                raise ValueError(
-                    f"param_grid names {sorted(bad)}; only 'alpha', "
-                    "'inducing_points' and 'kernel__<name>' can be selected."
-                )
+        bad = {k for p in params for k in p if not k.startswith("kernel__")}
+        bad -= {"alpha", "inducing_points"}
+        if bad:
+            raise ValueError(
+                f"param_grid names {sorted(bad)}; only 'alpha', "
+                "'inducing_points' and 'kernel__<name>' can be selected."
+            )
         return params
 
 
