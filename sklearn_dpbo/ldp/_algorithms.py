@@ -32,8 +32,6 @@ from ._nystrom import (
     nystrom_embedding,
 )
 
-__all__ = ["LDPProblem", "TGPUCB", "ATAGPUCB", "MoMAGPUCB", "GPUCB", "ALGORITHMS"]
-
 
 @dataclass(frozen=True)
 class LDPProblem:

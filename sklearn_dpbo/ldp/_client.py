@@ -27,8 +27,6 @@ from ..privacy._samplers import (
 from ..privacy._silence import quiet
 from ..privacy._validation import PrivacyLeakWarning, check_epsilon, check_privacy_rng
 
-__all__ = ["LDPReport", "MechanismSpec", "LaplaceRandomizer", "RandomizedResponse"]
-
 
 @dataclass(frozen=True)
 class MechanismSpec:

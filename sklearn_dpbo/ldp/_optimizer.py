@@ -23,8 +23,6 @@ from ._client import (
     _Randomizer,
 )
 
-__all__ = ["LDPBayesianOptimizer", "LDPOptimizeResult", "ldp_maximize"]
-
 # kernel=None: RBF(length_scale=0.2), as in the base paper's experiments.
 DEFAULT_KERNEL = ("squared-exponential", 0.2)
 
