@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 
+from ..bo._acquisition import ucb_beta
 from ..privacy._validation import check_probability
 from ._nystrom import (
     _dtc_variance,
@@ -155,8 +156,6 @@ class _TGPLearner(_AggregatedGP):
 
 class _GPUCBLearner(_AggregatedGP):
     def _beta(self) -> float:
-        from ..bo._acquisition import ucb_beta
-
         n = self.p.K.shape[0]
         return self.s.scale * math.sqrt(ucb_beta(self.t + 1, n, self.s.delta))
 
@@ -196,11 +195,9 @@ class _ATALearner(_NystromLearner):
         self._vals = [np.empty(0) for _ in range(n)]
         self.b = math.inf
 
-    def _constants(self, m: int):
+    def _constants(self):
         """(b_t, β_{t+1}) of Theorem 4 of the base paper [B]; α = 1 for LDP [R]."""
-        p, a = self.p, self.s
-        m = max(m, 1)
-        al = p.alpha
+        p, a, m, al = self.p, self.s, max(self.m, 1), self.p.alpha
         log_term = math.log(4.0 * m * p.horizon / a.delta)
         growth = self.t ** ((1.0 - al) / (2.0 * (1.0 + al)))
         b = (p.moment / log_term) ** (1.0 / (1.0 + al)) * growth
@@ -231,7 +228,7 @@ class _ATALearner(_NystromLearner):
         self.counts[j] += 1
         self.t += 1
         Phi, S, V = self._embed()
-        b, beta_next = self._constants(self.m)
+        b, beta_next = self._constants()
         if self.m:
             w, U = np.linalg.eigh(V)
             V_inv_half = (U / np.sqrt(w)) @ U.T
@@ -275,11 +272,9 @@ class _MoMALearner(_NystromLearner):
         self._buffer: list[float] = []
         self.best_group = 0
 
-    def _beta(self, m: int) -> float:
+    def _beta(self) -> float:
         """3((9 m v)^{1/(1+α)} n^{(1−α)/(2(1+α))} + √λ B(1 + 1/√(1−ε_N))) [M][R]."""
-        p, a = self.p, self.s
-        m = max(m, 1)
-        al = p.alpha
+        p, a, m, al = self.p, self.s, max(self.m, 1), self.p.alpha
         growth = self.epoch ** ((1.0 - al) / (2.0 * (1.0 + al)))
         noise = (9.0 * m * p.moment) ** (1.0 / (1.0 + al)) * growth
         B = _nystrom_b_term(p, a.nystrom_accuracy)
@@ -310,7 +305,7 @@ class _MoMALearner(_NystromLearner):
             self.var = _dtc_variance(self.K_diag, Phi, Vinv, self.p.lam)
         else:
             self._reset()
-        self.beta = self._beta(self.m)
+        self.beta = self._beta()
         if self.epoch < self.n_epochs:
             self._current = None  # next epoch picks a new point
 
@@ -500,13 +495,9 @@ class ATAGPUCB(_Algorithm):
             raise ValueError(
                 f"q must be 'practical', 'theory' or a finite number > 0; got {q!r}."
             )
-        eps_n = float(e)
-        return _Settings(
-            delta=delta,
-            scale=self.width_scale(),
-            nystrom_accuracy=eps_n,
-            q=_nystrom_q(self.q, eps_n, delta, horizon),
-        )
+        base = _Algorithm.settings(self, horizon)  # delta and width
+        q = _nystrom_q(q, float(e), delta, horizon)
+        return replace(base, nystrom_accuracy=float(e), q=q)
 
 
 @dataclass(eq=False)
