@@ -281,14 +281,11 @@ def plan_selection(
     perm = np.random.default_rng(seed).permutation(n)
     tests = [np.sort(perm[f::n_folds]) for f in range(n_folds)]
     folds = [(np.setdiff1d(np.arange(n), test), test) for test in tests]
-    maps_all, sens = [], []
-    for kernel, alpha, Z in configs:
-        maps = [
-            make_posterior(kernel, alpha, Z, X[train]).mean_map(X[test])
-            for train, test in folds
-        ]
-        maps_all.append(maps)
-        sens.append(cv_sensitivity(maps, folds, n, residual_bound, width))
+    maps_all = [  # maps_all[h][f] = C^{(f)}(h)
+        [make_posterior(k, a, Z, X[tr]).mean_map(X[te]) for tr, te in folds]
+        for k, a, Z in configs
+    ]
+    sens = [cv_sensitivity(m, folds, n, residual_bound, width) for m in maps_all]
     penalties = [
         n * float(np.mean(p.noise_std() ** 2)) if account_for_noise else 0.0
         for p in plans
