@@ -378,9 +378,7 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
                     "you need: fewer query inputs, less noise)."
                 )
             return Xq
-        return np.asarray(
-            validate_data(self, self.query_points, reset=False, dtype=float), float
-        )
+        return validate_data(self, self.query_points, reset=False, dtype=float)
 
     def _config(self, params: dict, X, seed):
         """(kernel, alpha, Z) of one configuration."""
