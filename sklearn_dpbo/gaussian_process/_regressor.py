@@ -45,8 +45,6 @@ from ._selection import (
     plan_selection,
 )
 
-__all__ = ["DPGaussianProcessRegressor"]
-
 _MAX_DEFAULT_QUERY = 5000
 _REFERENCE = {
     "cloaking": "Smith et al. (AISTATS 2018) §3 cloaking; Hall et al. (JMLR 2013) "
@@ -64,11 +62,9 @@ def _output_value(v) -> float:
     try:
         if isinstance(v, (np.ndarray, list, tuple)):
             items = v.reshape(-1) if isinstance(v, np.ndarray) else v
-            if len(items) != 1:
+            v = items[0] if len(items) == 1 else None  # None: NaN
+            if isinstance(v, (np.ndarray, list, tuple)):
                 return math.nan
-            v = items[0]
-        if isinstance(v, (np.ndarray, list, tuple)):
-            return math.nan
         return number_or_nan(v, inf_on_overflow=True)
     except BaseException as exc:  # noqa: BLE001 - a record that does not convert
         if isinstance(exc, KeyboardInterrupt):  # the user's, not the record's
@@ -382,9 +378,7 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
                     "you need: fewer query inputs, less noise)."
                 )
             return Xq
-        return np.asarray(
-            validate_data(self, self.query_points, reset=False, dtype=float), float
-        )
+        return validate_data(self, self.query_points, reset=False, dtype=float)
 
     def _config(self, params: dict, X, seed):
         """(kernel, alpha, Z) of one configuration."""
@@ -410,9 +404,8 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
         -------
         self : object
         """
-        for attr in [
-            a for a in vars(self) if a.endswith("_") and not a.startswith("_")
-        ]:
+        fitted = [a for a in vars(self) if a.endswith("_") and not a.startswith("_")]
+        for attr in fitted:
             delattr(self, attr)
         s = self._check_settings()
         sel = self.hyperparameter_selection
@@ -562,29 +555,6 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
             self.selected_index_ = int(index)
         return self
 
-    def _query_index(self, X):
-        return np.array([self._rows.get(row.tobytes(), -1) for row in X], dtype=int)
-
-    def _mean_n(self, X):
-        idx = self._query_index(X)
-        out = np.empty(X.shape[0])
-        hit = idx >= 0
-        out[hit] = self._released_n[idx[hit]]
-        if np.any(~hit):
-            out[~hit] = self.kernel_(X[~hit], self.query_points_) @ self._interp
-        return out
-
-    def _release_weights(self, X):
-        """A(X) of :meth:`predict`: the released function at X is A ỹ_*."""
-        idx = self._query_index(X)
-        A = np.zeros((X.shape[0], self.query_points_.shape[0]))
-        hit = idx >= 0
-        A[np.flatnonzero(hit), idx[hit]] = 1.0
-        if np.any(~hit):
-            Kq = self.kernel_(self.query_points_, X[~hit])
-            A[~hit] = cho_solve((self._Lq, True), Kq, check_finite=False).T
-        return A
-
     def predict(self, X, return_std=False, return_cov=False):
         """Post-processing of the release (no privacy cost).
 
@@ -601,15 +571,25 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
                 "At most one of return_std or return_cov can be requested."
             )
         X = np.ascontiguousarray(validate_data(self, X, reset=False, dtype=float))
-        mean = self._offset + self._scale * self._mean_n(X)
-        A = self._release_weights(X) if return_std or return_cov else None
+        idx = np.array([self._rows.get(row.tobytes(), -1) for row in X], dtype=int)
+        hit, miss = idx >= 0, idx < 0
+        mean = np.empty(X.shape[0])
+        mean[hit] = self._released_n[idx[hit]]
+        if miss.any():
+            mean[miss] = self.kernel_(X[miss], self.query_points_) @ self._interp
+        mean = self._offset + self._scale * mean
+        if not (return_std or return_cov):
+            return mean
+        A = np.zeros((X.shape[0], self.query_points_.shape[0]))  # f̃(X) = A ỹ_*
+        A[np.flatnonzero(hit), idx[hit]] = 1.0
+        if miss.any():
+            Kq = self.kernel_(self.query_points_, X[miss])
+            A[miss] = cho_solve((self._Lq, True), Kq, check_finite=False).T
         if return_std:
             noise_var = np.maximum(np.sum((A @ self._noise_cov_n) * A, axis=1), 0.0)
             return mean, self._scale * np.sqrt(self._post.variance(X) + noise_var)
-        if return_cov:
-            cov = self._post.covariance(X) + A @ self._noise_cov_n @ A.T
-            return mean, self._scale**2 * cov
-        return mean
+        cov = self._post.covariance(X) + A @ self._noise_cov_n @ A.T
+        return mean, self._scale**2 * cov
 
     def sample_y(self, X, n_samples=1, random_state=0):
         """Draws from N(predict(X), cov), ``cov`` of ``predict(return_cov=True)``.

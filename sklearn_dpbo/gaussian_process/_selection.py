@@ -46,8 +46,6 @@ from sklearn.model_selection import ParameterGrid
 from ..privacy._accounting import Release
 from ..privacy._mechanisms import permute_and_flip
 
-__all__ = ["PrivateGridSelection", "PublicDataSelection", "plan_selection"]
-
 
 def _is_real(x) -> bool:
     return isinstance(x, numbers.Real) and not isinstance(x, bool)
@@ -109,18 +107,13 @@ class PrivateGridSelection:
         params = list(ParameterGrid(self.param_grid))
         if not params:
             raise ValueError("param_grid is empty.")
-        for p in params:
-            bad = [
-                key
-                for key in p
-                if key not in ("alpha", "inducing_points")
-                and not key.startswith("kernel__")
-            ]
-            if bad:
-                raise ValueError(
-                    f"param_grid names {sorted(bad)}; only 'alpha', "
-                    "'inducing_points' and 'kernel__<name>' can be selected."
-                )
+        bad = {k for p in params for k in p if not k.startswith("kernel__")}
+        bad -= {"alpha", "inducing_points"}
+        if bad:
+            raise ValueError(
+                f"param_grid names {sorted(bad)}; only 'alpha', "
+                "'inducing_points' and 'kernel__<name>' can be selected."
+            )
         return params
 
 
@@ -288,14 +281,11 @@ def plan_selection(
     perm = np.random.default_rng(seed).permutation(n)
     tests = [np.sort(perm[f::n_folds]) for f in range(n_folds)]
     folds = [(np.setdiff1d(np.arange(n), test), test) for test in tests]
-    maps_all, sens = [], []
-    for kernel, alpha, Z in configs:
-        maps = [
-            make_posterior(kernel, alpha, Z, X[train]).mean_map(X[test])
-            for train, test in folds
-        ]
-        maps_all.append(maps)
-        sens.append(cv_sensitivity(maps, folds, n, residual_bound, width))
+    maps_all = [  # maps_all[h][f] = C^{(f)}(h)
+        [make_posterior(k, a, Z, X[tr]).mean_map(X[te]) for tr, te in folds]
+        for k, a, Z in configs
+    ]
+    sens = [cv_sensitivity(m, folds, n, residual_bound, width) for m in maps_all]
     penalties = [
         n * float(np.mean(p.noise_std() ** 2)) if account_for_noise else 0.0
         for p in plans

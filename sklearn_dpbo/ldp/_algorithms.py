@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 
+from ..bo._acquisition import ucb_beta
 from ..privacy._validation import check_probability
 from ._nystrom import (
     _dtc_variance,
@@ -31,8 +32,6 @@ from ._nystrom import (
     _sample_dictionary,
     nystrom_embedding,
 )
-
-__all__ = ["LDPProblem", "TGPUCB", "ATAGPUCB", "MoMAGPUCB", "GPUCB", "ALGORITHMS"]
 
 
 @dataclass(frozen=True)
@@ -157,8 +156,6 @@ class _TGPLearner(_AggregatedGP):
 
 class _GPUCBLearner(_AggregatedGP):
     def _beta(self) -> float:
-        from ..bo._acquisition import ucb_beta
-
         n = self.p.K.shape[0]
         return self.s.scale * math.sqrt(ucb_beta(self.t + 1, n, self.s.delta))
 
@@ -198,11 +195,9 @@ class _ATALearner(_NystromLearner):
         self._vals = [np.empty(0) for _ in range(n)]
         self.b = math.inf
 
-    def _constants(self, m: int):
+    def _constants(self):
         """(b_t, β_{t+1}) of Theorem 4 of the base paper [B]; α = 1 for LDP [R]."""
-        p, a = self.p, self.s
-        m = max(m, 1)
-        al = p.alpha
+        p, a, m, al = self.p, self.s, max(self.m, 1), self.p.alpha
         log_term = math.log(4.0 * m * p.horizon / a.delta)
         growth = self.t ** ((1.0 - al) / (2.0 * (1.0 + al)))
         b = (p.moment / log_term) ** (1.0 / (1.0 + al)) * growth
@@ -233,7 +228,7 @@ class _ATALearner(_NystromLearner):
         self.counts[j] += 1
         self.t += 1
         Phi, S, V = self._embed()
-        b, beta_next = self._constants(self.m)
+        b, beta_next = self._constants()
         if self.m:
             w, U = np.linalg.eigh(V)
             V_inv_half = (U / np.sqrt(w)) @ U.T
@@ -277,11 +272,9 @@ class _MoMALearner(_NystromLearner):
         self._buffer: list[float] = []
         self.best_group = 0
 
-    def _beta(self, m: int) -> float:
+    def _beta(self) -> float:
         """3((9 m v)^{1/(1+α)} n^{(1−α)/(2(1+α))} + √λ B(1 + 1/√(1−ε_N))) [M][R]."""
-        p, a = self.p, self.s
-        m = max(m, 1)
-        al = p.alpha
+        p, a, m, al = self.p, self.s, max(self.m, 1), self.p.alpha
         growth = self.epoch ** ((1.0 - al) / (2.0 * (1.0 + al)))
         noise = (9.0 * m * p.moment) ** (1.0 / (1.0 + al)) * growth
         B = _nystrom_b_term(p, a.nystrom_accuracy)
@@ -312,7 +305,7 @@ class _MoMALearner(_NystromLearner):
             self.var = _dtc_variance(self.K_diag, Phi, Vinv, self.p.lam)
         else:
             self._reset()
-        self.beta = self._beta(self.m)
+        self.beta = self._beta()
         if self.epoch < self.n_epochs:
             self._current = None  # next epoch picks a new point
 
@@ -337,15 +330,12 @@ def _is_positive(x) -> bool:
 
 
 class _Algorithm:
-    """Parameters of one algorithm (stored untouched, validated by ``start``)."""
+    """Parameters of one algorithm (stored untouched by the dataclass
+    ``__init__``, validated by ``start``)."""
 
     name = ""
     #: c of ``width="practical"``: β_t = c × the theory β_t [E].
     practical_width = 1.0
-
-    def __repr__(self) -> str:
-        args = ", ".join(f"{k}={v!r}" for k, v in vars(self).items())
-        return f"{type(self).__name__}({args})"
 
     def __eq__(self, other):
         return type(self) is type(other) and vars(self) == vars(other)
@@ -383,6 +373,7 @@ class _Algorithm:
         return self._learner(problem, rng, self.settings(problem.horizon))
 
 
+@dataclass(eq=False)
 class TGPUCB(_Algorithm):
     """LDP-TGP-UCB (spec A1 [R]): truncated GP-UCB, sub-Weibull level.
 
@@ -418,11 +409,9 @@ class TGPUCB(_Algorithm):
     name = "ldp-tgp-ucb"
     _learner = _TGPLearner
     practical_width = 0.01
-
-    def __init__(self, delta: float = 0.1, width="practical", truncation="theory"):
-        self.delta = delta
-        self.width = width
-        self.truncation = truncation
+    delta: float = 0.1
+    width: str | float = "practical"
+    truncation: str | float = "theory"
 
     def truncation_tail(self) -> float | None:
         t = self.truncation
@@ -436,6 +425,7 @@ class TGPUCB(_Algorithm):
         )
 
 
+@dataclass(eq=False)
 class GPUCB(_Algorithm):
     """Plain GP-UCB on privatised rewards: the baseline (no guarantee).
 
@@ -455,12 +445,11 @@ class GPUCB(_Algorithm):
     name = "gp-ucb"
     _learner = _GPUCBLearner
     practical_width = 1.0  # β_t has no noise term
-
-    def __init__(self, delta: float = 0.1, width="practical"):
-        self.delta = delta
-        self.width = width
+    delta: float = 0.1
+    width: str | float = "practical"
 
 
+@dataclass(eq=False)
 class ATAGPUCB(_Algorithm):
     """LDP-ATA-GP-UCB (spec A2 [B][R]): adaptive truncation in Nyström space.
 
@@ -491,14 +480,10 @@ class ATAGPUCB(_Algorithm):
     name = "ldp-ata-gp-ucb"
     _learner = _ATALearner
     practical_width = 0.01
-
-    def __init__(
-        self, delta=0.1, nystrom_accuracy=0.1, q="practical", width="practical"
-    ):
-        self.delta = delta
-        self.nystrom_accuracy = nystrom_accuracy
-        self.q = q
-        self.width = width
+    delta: float = 0.1
+    nystrom_accuracy: float = 0.1
+    q: str | float = "practical"
+    width: str | float = "practical"
 
     def settings(self, horizon: int) -> _Settings:
         delta, e, q = self._delta(), self.nystrom_accuracy, self.q
@@ -510,15 +495,12 @@ class ATAGPUCB(_Algorithm):
             raise ValueError(
                 f"q must be 'practical', 'theory' or a finite number > 0; got {q!r}."
             )
-        eps_n = float(e)
-        return _Settings(
-            delta=delta,
-            scale=self.width_scale(),
-            nystrom_accuracy=eps_n,
-            q=_nystrom_q(self.q, eps_n, delta, horizon),
-        )
+        base = _Algorithm.settings(self, horizon)  # delta and width
+        q = _nystrom_q(q, float(e), delta, horizon)
+        return replace(base, nystrom_accuracy=float(e), q=q)
 
 
+@dataclass(eq=False)
 class MoMAGPUCB(_Algorithm):
     """LDP-MoMA-GP-UCB (spec A3 [P][M][R]): median of means, Nyström space.
 
@@ -551,30 +533,19 @@ class MoMAGPUCB(_Algorithm):
     name = "ldp-moma-gp-ucb"
     _learner = _MoMALearner
     practical_width = 0.002
-
-    def __init__(
-        self,
-        delta=0.1,
-        n_groups="practical",
-        nystrom_accuracy=0.1,
-        q="practical",
-        width="practical",
-    ):
-        self.delta = delta
-        self.n_groups = n_groups
-        self.nystrom_accuracy = nystrom_accuracy
-        self.q = q
-        self.width = width
+    delta: float = 0.1
+    n_groups: str | int = "practical"
+    nystrom_accuracy: float = 0.1
+    q: str | float = "practical"
+    width: str | float = "practical"
 
     def groups(self, horizon: int) -> int:
         """k for the horizon T (validates ``n_groups`` and ``delta``)."""
-        delta = self._delta()
-        g = self.n_groups
+        g, log_t = self.n_groups, math.log(math.exp(0.125) * horizon / self._delta())
         if isinstance(g, str) and g == "practical":  # MENU's k without its 24 [E]
-            k = math.ceil(math.log(math.exp(0.125) * horizon / delta))
-            return max(1, min(k, horizon))
+            return max(1, min(math.ceil(log_t), horizon))
         if isinstance(g, str) and g == "theory":
-            k = math.ceil(24.0 * math.log(math.exp(0.125) * horizon / delta))
+            k = math.ceil(24.0 * log_t)
         elif isinstance(g, numbers.Integral) and not isinstance(g, bool) and g >= 2:
             k = int(g)
         else:

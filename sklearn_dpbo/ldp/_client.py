@@ -27,8 +27,6 @@ from ..privacy._samplers import (
 from ..privacy._silence import quiet
 from ..privacy._validation import PrivacyLeakWarning, check_epsilon, check_privacy_rng
 
-__all__ = ["LDPReport", "MechanismSpec", "LaplaceRandomizer", "RandomizedResponse"]
-
 
 @dataclass(frozen=True)
 class MechanismSpec:
@@ -173,11 +171,8 @@ class _Randomizer:
     def __repr__(self) -> str:
         return f"{type(self).__name__}(bounds={self.bounds}, epsilon={self.epsilon!r})"
 
-    def __getstate__(self):
-        # A restored randomiser starts a fresh noise source.
-        state = dict(self.__dict__)
-        state.pop("_source", None)
-        return state
+    def __getstate__(self):  # a restored randomiser starts a fresh noise source
+        return {k: v for k, v in vars(self).items() if k != "_source"}
 
     def __setstate__(self, state):
         self.__dict__.update(state)

@@ -23,8 +23,6 @@ from ._client import (
     _Randomizer,
 )
 
-__all__ = ["LDPBayesianOptimizer", "LDPOptimizeResult", "ldp_maximize"]
-
 # kernel=None: RBF(length_scale=0.2), as in the base paper's experiments.
 DEFAULT_KERNEL = ("squared-exponential", 0.2)
 
@@ -137,9 +135,8 @@ class LDPBayesianOptimizer:
         self.random_state = random_state
         delta = self.algorithm_.settings(int(n_calls)).delta
         X = self.candidates_.X
-        K = kernel_matrix(X, X, name, length_scale)
         self.problem_ = LDPProblem(
-            K=K,
+            K=kernel_matrix(X, X, name, length_scale),
             rkhs_norm=B,
             moment=self.spec_.second_moment,
             truncation_level=self.spec_.truncation_level(
@@ -148,11 +145,8 @@ class LDPBayesianOptimizer:
             horizon=self.n_calls,
             lam=lam,
         )
-        self._rng = np.random.default_rng(
-            np.random.SeedSequence(
-                [int(public_rng(random_state).integers(2**63 - 1)), 1]
-            )
-        )
+        learner_seed = int(public_rng(random_state).integers(2**63 - 1))
+        self._rng = np.random.default_rng([learner_seed, 1])  # = SeedSequence([s, 1])
         self.learner_ = self.algorithm_.start(self.problem_, self._rng)
         self.history_: list[tuple[int, float]] = []
         self._pending: int | None = None

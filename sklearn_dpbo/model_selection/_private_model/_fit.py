@@ -42,7 +42,6 @@ from ...privacy._mechanisms import permute_and_flip
 from ...privacy._silence import quiet
 from ...privacy._validation import check_privacy_rng
 from .._budget import check_charge
-from .._cv_results import _param_column
 from .._entries import (
     check_containers,
     check_label_classes,
@@ -52,7 +51,7 @@ from .._entries import (
 from .._progress import ProgressPrinter
 from .._releases import _grid_laplace
 from .._sealed import run_sealed
-from .._whole_data._fit import WHOLE_DATA_RELATION, candidate_list, default_params
+from .._whole_data import _fit as wd
 from . import _stopping as st
 from . import _zcdp as zc
 from ._diffprivlib import (
@@ -70,31 +69,16 @@ from ._rule import (  # noqa: F401  (re-exported: the rule's constants)
     default_suffices,
 )
 
-__all__ = [
-    "PrivateModelReport",
-    "check_dp_learner",
-    "choose_strategy",
-    "prune_candidates",
-    "split_rows",
-    "fit_private_model",
-    "MAX_SCORE_NOISE",
-]
-
-_PS = "Papernot & Steinke, ICLR 2022 (arXiv 2110.03620), Theorem 2"
-_LT = "Liu & Talwar, STOC 2019"
 _PURE = "the learner's fit is epsilon-DP (its documented proof)"
 
 
 # Before any row is read
 def check_dp_learner(estimator: Any, names) -> None:
-    """Refuse an estimator whose per-fit privacy cost cannot be read and trusted.
-
-    Accepted: the learners of :mod:`sklearn_dpbo.dp_learners` with
-    ``noise_random_state=None``, and diffprivlib's models as
-    :func:`~._diffprivlib.check_diffprivlib_learner` checks them.
-    """
+    """Refuse an estimator whose per-fit privacy cost cannot be read and trusted
+    (accepted: :mod:`sklearn_dpbo.dp_learners` with ``noise_random_state=None``,
+    diffprivlib's models as :func:`~._diffprivlib.check_diffprivlib_learner`)."""
     if is_diffprivlib(estimator):
-        check_diffprivlib_learner(estimator, names)  # _diffprivlib.py
+        check_diffprivlib_learner(estimator, names)
         return
     if not (
         getattr(type(estimator), "_dp_learner", False)
@@ -130,12 +114,8 @@ def check_dp_learner(estimator: Any, names) -> None:
 
 
 def check_candidate_params(estimator: Any, candidates) -> None:
-    """Every candidate's (and the estimator's own) parameters, validated publicly.
-
-    Before any row is read or budget charged (a bad value would otherwise
-    fail inside the sealed run, or not, depending on private draws): the
-    declared constraints, the privacy parameters and the ``classes``.
-    """
+    """Every candidate's (and the estimator's own) constraints, privacy parameters
+    and ``classes``, checked before any row is read or budget charged."""
     diffprivlib = is_diffprivlib(estimator)
     for params in [{}, *candidates]:
         est = clone(estimator).set_params(**clone(params, safe=False))
@@ -311,7 +291,8 @@ def _random_stopping(ctx, cfg):
             f"the cap, delta = (1 + e^eps) P[K > K_max] + sampler slack"
         ),
         assumption=cfg.get("assumption", _PURE.replace("epsilon", "epsilon0")),
-        reference=f"{_PS}; {_LT}",
+        reference="Papernot & Steinke, ICLR 2022 (arXiv 2110.03620), Theorem 2; "
+        "Liu & Talwar, STOC 2019",
     )
     return release, c, model, score
 
@@ -470,7 +451,7 @@ def _plan_strategy(search, plan, learner, n, m, candidates, n_features=None) -> 
         cfg["fitted"] = "the first candidate (every candidate has its law at epsilon)"
     elif strategy == "default":
         names = sorted({k for p in candidates for k in p})
-        cfg["candidates"] = [default_params(learner, names)]
+        cfg["candidates"] = [wd.default_params(learner, names)]
     if strategy != "random-stopping":
         return cfg
     gamma, cap, delta = _capped_runs(
@@ -496,21 +477,6 @@ def release_score(search) -> bool:
     return False if isinstance(value, str) else bool(value)
 
 
-def _refuse_training_target_scores(scorer) -> None:
-    """Refuse a score whose constants come from the (here private) targets."""
-    if not getattr(scorer, "needs_training_targets", False):
-        return
-    name = getattr(scorer, "score_name", None) or str(scorer.name).split("(")[0]
-    given = "error_clip=c, target_variance=v" if name == "r2" else "error_clip=c"
-    raise ValueError(
-        f"scoring={scorer.name}: method='private-model' protects every row, "
-        "targets included, so no clip can be derived from them (checked "
-        "before any row is read and before any budget is spent). Pass "
-        f"make_dp_scorer({name!r}, {given}) with values from public knowledge "
-        "of the target (errors above c count as c)."
-    )
-
-
 def fit_private_model(search, plan, X, y, fit_params, other_scorers, extra):
     """``DPBayesSearchCV.fit`` in the private-model mode; returns the search.
 
@@ -526,8 +492,8 @@ def fit_private_model(search, plan, X, y, fit_params, other_scorers, extra):
         raise ValueError(
             "method='private-model' takes one scorer and no fit parameters."
         )
-    _refuse_training_target_scores(plan.scorer)
-    searched = candidate_list(search, plan)
+    wd.refuse_target_clip(plan.scorer, "private-model")
+    searched = wd.candidate_list(search, plan)
     steps, learner, prefix = split_pipeline(
         search.estimator, {k for p in searched for k in p}
     )
@@ -575,18 +541,17 @@ def fit_private_model(search, plan, X, y, fit_params, other_scorers, extra):
                 *cost, label=f"{type(search).__name__}(method='private-model')"
             )
         charged.append(cost)
-        est = learner
         with quiet():
             # every entry read on its own: no batch dtype decides a record
             if steps:  # one row at a time: row i's output is row i's alone
                 Xp = transform_rows(steps, Xp, n_features)
             Xp, yp = float_entries(Xp), read_labels(yp, classes)
-            X_tr, y_tr = _safe_split(est, Xp, yp, train)
-            X_va, y_va = (
-                (None, None) if val is None else _safe_split(est, Xp, yp, val, train)
-            )
+            X_tr, y_tr = _safe_split(learner, Xp, yp, train)
+            X_va, y_va = None, None
+            if val is not None:
+                X_va, y_va = _safe_split(learner, Xp, yp, val, train)
             del Xp, yp
-            ctx.learner, ctx.scorer = est, plan.scorer
+            ctx.learner, ctx.scorer = learner, plan.scorer
             ctx.m = 0 if val is None else len(val)
             ctx.parts = (X_tr, y_tr, X_va, y_va)
             return list(_STRATEGIES[cfg["strategy"]](ctx, cfg))
@@ -634,10 +599,7 @@ def _ingest(search, plan, cfg, release, c, model, score, learner, prefix) -> Non
         [public],
         "private-model",
         stopping=stopping,
-        neighbouring=WHOLE_DATA_RELATION,
+        neighbouring=wd.WHOLE_DATA_RELATION,
         uncovered={},
     )
-    names = sorted({k for p in cands for k in p})
-    table = {f"param_{k}": _param_column(cands, k) for k in names}
-    table["params"] = [dict(p) for p in cands]
-    vars(search)["cv_results_"] = table
+    vars(search)["cv_results_"] = wd.param_table(cands)

@@ -53,19 +53,6 @@ from ._part_types import part_target as _part_target
 from ._part_types import part_view as _part_view
 from ._releases import anchor_margin, releases_from_scores
 
-__all__ = [
-    "WHOLE_DATA_RELATION",
-    "MAX_PARTS",
-    "n_parts_for",
-    "partition",
-    "inner_splits",
-    "selection_temperature",
-    "can_tell_apart",
-    "tunes",
-    "whole_data_requested",
-    "fit_whole_data",
-]
-
 WHOLE_DATA_RELATION = (
     "replace any one row of X, y (with its sample-aligned fit parameters, "
     "e.g. sample_weight); n is public"
@@ -205,12 +192,8 @@ def _verbose_params(estimator: Any) -> list[str]:
 
 # --- One part's job (runs in a worker): scores of every candidate on the part ---
 def _part_payload(estimator, X, y, fit_params, idx, n: int) -> bytes | None:
-    """The part's rows, y and fit parameters, serialised here, or None.
-
-    A row no pickler can serialise would otherwise fail the whole search at
-    dispatch; serialised part by part (in every backend), it fails its own
-    part only (None: the part scores ``low``).
-    """
+    """The part's rows, y and fit parameters, serialised, or None (the part
+    scores ``low``): a row no pickler takes fails its own part only."""
     try:  # what loky and Dask serialise with, when installed
         import cloudpickle as pickler
     except ImportError:  # pragma: no cover - then the standard pickle
@@ -242,13 +225,9 @@ def _score_part(estimator, candidates, payload, splits, scorer):
 
 @contextmanager
 def _one_thread():
-    """One BLAS/OpenMP thread for a part's fits (small models; the parts run in
-    parallel through ``n_jobs``), restored when the part ends.
-
-    The pools are looked up once per set of imported modules. Limits are
-    process-wide and parts may run in threads: each pin restores what it
-    found, and the last to close what the first found.
-    """
+    """One BLAS/OpenMP thread for a part's fits (parts run in parallel through
+    ``n_jobs``). Limits are process-wide and parts may run in threads: each pin
+    restores what it found, the last to close what the first found."""
     with _PIN_LOCK:
         if _POOLS[1] != len(sys.modules):
             _POOLS[:] = [ThreadpoolController(), len(sys.modules)]
@@ -389,21 +368,15 @@ def part_score_matrix(
 def whole_data_requested(search, plan, X_val, y_val, cv) -> bool:
     """Whether this fit runs the whole-data mode: asked for, or the default
     ``method`` string with no validation set and ``cv=None``."""
-    if plan.mode.method == "whole-data":
-        if X_val is not None or y_val is not None or cv is not None:
-            raise ValueError(
-                "method='whole-data' treats every row of X, y as private and "
-                "makes its own public split of them: pass the whole data as "
-                "fit(X, y), without X_val/y_val and with cv=None."
-            )
-        return True
-    return (
-        isinstance(search.method, str)
-        and search.method == "private-selection"
-        and X_val is None
-        and y_val is None
-        and cv is None
-    )
+    rows_only = X_val is None and y_val is None and cv is None
+    if plan.mode.method == "whole-data" and not rows_only:
+        raise ValueError(
+            "method='whole-data' treats every row of X, y as private and "
+            "makes its own public split of them: pass the whole data as "
+            "fit(X, y), without X_val/y_val and with cv=None."
+        )
+    default = isinstance(search.method, str) and search.method == "private-selection"
+    return plan.mode.method == "whole-data" or (default and rows_only)
 
 
 def _fit_params_refusal(estimator, fit_params: dict) -> str | None:
@@ -447,13 +420,7 @@ def _refuse(search, plan, other_scorers, groups, val_groups) -> None:
             "method='whole-data' releases one metric: pass one scorer as "
             "scoring (several metrics are supported with a validation set)."
         )
-    if plan.scorer.needs_training_targets:
-        raise ValueError(
-            f"scoring={plan.scorer.name}: method='whole-data' protects every "
-            "row, targets included, so no clip can be derived from them. Pass "
-            "make_dp_scorer(name, error_clip=c) with c from public knowledge "
-            "of the target (errors above c count as c)."
-        )
+    refuse_target_clip(plan.scorer, "whole-data")
     if groups is not None or val_groups is not None:
         raise ValueError(
             "method='whole-data' splits the rows into parts by a public random "
@@ -467,6 +434,21 @@ def _refuse(search, plan, other_scorers, groups, val_groups) -> None:
             f"{', '.join(loud)} would print what it sees: set "
             f"{loud[0]}=0 (the search's own verbose is safe)."
         )
+
+
+def refuse_target_clip(scorer, method: str) -> None:
+    """Refuse a score whose constants come from the (here private) targets."""
+    if not getattr(scorer, "needs_training_targets", False):
+        return
+    name = getattr(scorer, "score_name", None) or str(scorer.name).split("(")[0]
+    given = "error_clip=c, target_variance=v" if name == "r2" else "error_clip=c"
+    raise ValueError(
+        f"scoring={scorer.name}: method={method!r} protects every row, "
+        "targets included, so no clip can be derived from them (checked "
+        "before any row is read and before any budget is spent). Pass "
+        f"make_dp_scorer({name!r}, {given}) with values from public knowledge "
+        "of the target (errors above c count as c)."
+    )
 
 
 def _warn_settings(search, plan, k, tuning, eps_p, score_budget, n_cands, anchored):
@@ -529,25 +511,16 @@ def _warn_settings(search, plan, k, tuning, eps_p, score_budget, n_cands, anchor
             )
 
 
-def _public_table(params: list[dict], default_row) -> dict:
-    """``cv_results_``: the evaluated candidates (public), no score."""
+def param_table(params: list[dict]) -> dict:
+    """``cv_results_`` of the all-rows-private modes: the candidates, no score."""
     names = sorted({name for p in params for name in p})
     table = {f"param_{name}": _param_column(params, name) for name in names}
     table["params"] = [dict(p) for p in params]
-    table["is_default"] = np.array([i == default_row for i in range(len(params))])
     return table
 
 
 def fit_whole_data(
-    search,
-    plan,
-    cost,
-    X,
-    y,
-    fit_params,
-    groups=None,
-    val_groups=None,
-    other_scorers=None,
+    search, plan, cost, X, y, fit_params, groups, val_groups, other_scorers
 ):
     """``DPBayesSearchCV.fit`` in the whole-data mode; returns the search."""
     from .._modes import WholeData
@@ -656,4 +629,6 @@ def _ingest(search, releases, index, candidates, default_row, plan, k) -> None:
     search.privacy_report_ = PrivacyReport(
         releases, "whole-data", neighbouring=WHOLE_DATA_RELATION, uncovered=uncovered
     )
-    vars(search)["cv_results_"] = _public_table(candidates, default_row)
+    table = param_table(candidates)
+    table["is_default"] = np.arange(len(candidates)) == default_row
+    vars(search)["cv_results_"] = table
