@@ -5,8 +5,8 @@ One command: ``PYTHONPATH=. python benchmarks/bench_untuned_C.py [--seeds
 ``results/bench_untuned_C.json`` (or ``--out``) and a Markdown table on
 stdout; ``--quick`` (one task, two splits) writes to a temporary directory.
 
-The rule (``scale_C``, fixed with the tasks ``HELD_OUT_3`` of
-``bench_private_model.py`` before their run): C = 0.3 × the plateau's C of
+The rule (fixed with the tasks ``HELD_OUT_3`` of ``bench_private_model.py``
+before their run, now the library's ``C="scale"``): C = 0.3 × the plateau's C of
 objective perturbation, C_p = (e^(ε_obj/4) − 1)/(c R²) (c = 1/4, R² =
 data_norm² + 1 with the intercept, ε_obj = 0.99 ε per binary problem;
 every C ≥ C_p gives the same model, ``_logistic._distribution_key``).
@@ -17,7 +17,7 @@ the training rows at the whole ε, paired: the same ``noise_random_state``
 for the fixed-C models (common random numbers) and the split for ``auto``:
 
 - ``C = 1``: the untuned model as the library fits it today;
-- ``C rule``: :func:`scale_C`;
+- ``C rule``: ``DPLogisticRegression(C="scale")``;
 - ``C = 0.15`` (secondary, reported only: the best constant on the data
   the rule was derived from);
 - ``auto``: ``PrivateModel(strategy="auto")`` with the mode's default
@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import sys
 import time
@@ -49,23 +48,16 @@ import warnings
 
 import _checkout  # noqa: F401  (this checkout's sklearn_dpbo, before any import)
 import bench_overhead
+import bench_private_model as bpm
 import numpy as np
 from _results import results_dir
-from bench_private_model import HELD_OUT_3, learner_params, load
+from bench_private_model import HELD_OUT_3, _mean_se, learner_params, load
 from sklearn.model_selection import train_test_split
 
-from sklearn_dpbo import DPBayesSearchCV
 from sklearn_dpbo.dp_learners import DPLogisticRegression
-from sklearn_dpbo.model_selection import PrivateModel
 
 GRID = np.logspace(-4, 1, 12)
 ROWS = ["C = 1", "C rule", "C = 0.15", "auto", "auto, rule"]
-
-
-def scale_C(epsilon: float, data_norm: float, n_classes: int = 2) -> float:
-    """0.3 × the plateau's C at ε (module docstring)."""
-    eps = 0.99 * epsilon / (1 if n_classes == 2 else n_classes)
-    return 0.3 * math.expm1(eps / 4.0) / (0.25 * (data_norm**2 + 1.0))
 
 
 def run_seed(task, eps, seed):
@@ -76,34 +68,18 @@ def run_seed(task, eps, seed):
     out = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        fixed = {"C = 1": 1.0, "C rule": scale_C(eps, params["data_norm"])}
-        fixed["C = 0.15"] = 0.15
-        for name, C in fixed.items():
+        for name, C in {"C = 1": 1.0, "C rule": "scale", "C = 0.15": 0.15}.items():
             m = DPLogisticRegression(
                 C=C, epsilon=eps, noise_random_state=noise_seed, **params
             ).fit(X_tr, y_tr)
             out[name] = {"acc": float(m.score(X_te, y_te)), "C": C}
-        search = DPBayesSearchCV(  # C = 1 its own: "scale" would never tune
-            DPLogisticRegression(C=1.0, **params),
-            {"C": list(GRID)},
-            method=PrivateModel(strategy="auto"),
-            epsilon=eps,
-            delta=1e-6,
-            scoring="accuracy",
-            n_iter=len(GRID),
-            random_state=seed,
-            noise_random_state=noise_seed,
-        ).fit(X_tr, y_tr)
-    acc = float(search.best_estimator_.score(X_te, y_te))
-    out["auto"] = {"acc": acc, "strategy": search.strategy_}
-    tuned = search.strategy_ != "default"
-    out["auto, rule"] = {"acc": acc if tuned else out["C rule"]["acc"]}
+    # C = 1 its own ("scale" would never tune), the mode's default release_score
+    out["auto"] = bpm.run_seed(
+        task, eps, seed, GRID, rules=["auto, no score"], C=1.0, refs=False
+    )["auto, no score"]
+    tuned = out["auto"]["strategy"] != "default"
+    out["auto, rule"] = {"acc": out["auto"]["acc"] if tuned else out["C rule"]["acc"]}
     return out
-
-
-def _mean_se(a):
-    a = np.asarray(a, dtype=float)
-    return float(a.mean()), float(a.std(ddof=1) / np.sqrt(len(a)))
 
 
 def table(results):
