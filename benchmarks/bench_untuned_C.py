@@ -72,6 +72,8 @@ def run_seed(task, eps, seed):
             m = DPLogisticRegression(
                 C=C, epsilon=eps, noise_random_state=noise_seed, **params
             ).fit(X_tr, y_tr)
+            if C == "scale":  # the number the library resolved
+                C = m._C(eps, m._ball(X.shape[1])[2])
             out[name] = {"acc": float(m.score(X_te, y_te)), "C": C}
     # C = 1 its own ("scale" would never tune), the mode's default release_score
     out["auto"] = bpm.run_seed(
