@@ -465,7 +465,7 @@ def _plan_strategy(search, plan, learner, n, m, candidates, n_features=None) -> 
         cap=cap,
         delta=delta,
         added=delta,
-        eps0=plan.epsilon / st.cost_factor(eta),
+        eps0=eps_fit,  # ε/(2 + η), as pruned (_prune_for)
     )
     return cfg
 
