@@ -40,8 +40,6 @@ from ..._compat import _get_feature_names, _num_samples, _safe_split
 from ...privacy._accounting import PrivacyReport, Release
 from ...privacy._mechanisms import permute_and_flip
 from ...privacy._silence import quiet
-from ...privacy._validation import check_privacy_rng
-from .._budget import check_charge
 from .._entries import (
     check_containers,
     check_label_classes,
@@ -50,7 +48,6 @@ from .._entries import (
 )
 from .._progress import ProgressPrinter
 from .._releases import _grid_laplace
-from .._sealed import run_sealed
 from .._whole_data import _fit as wd
 from . import _stopping as st
 from . import _zcdp as zc
@@ -527,20 +524,9 @@ def fit_private_model(search, plan, X, y, fit_params, other_scorers, extra):
         f"private-model: strategy={cfg['strategy']!r}, {len(candidates)} "
         f"candidates, {n} rows; budget epsilon={cost[0]:g}, delta={cost[1]:.3g}"
     )
-    charged: list = []
-
-    class _Ctx:  # what run_sealed clears: the private data and the noise source
-        rng = check_privacy_rng(search.noise_random_state)
-        data = (X, y)
 
     def run(ctx):
         Xp, yp = ctx.data
-        progress.seal()
-        if search.accountant is not None:
-            search.accountant.spend(
-                *cost, label=f"{type(search).__name__}(method='private-model')"
-            )
-        charged.append(cost)
         with quiet():
             # every entry read on its own: no batch dtype decides a record
             if steps:  # one row at a time: row i's output is row i's alone
@@ -554,10 +540,13 @@ def fit_private_model(search, plan, X, y, fit_params, other_scorers, extra):
             ctx.learner, ctx.scorer = learner, plan.scorer
             ctx.m = 0 if val is None else len(val)
             ctx.parts = (X_tr, y_tr, X_va, y_va)
-            return list(_STRATEGIES[cfg["strategy"]](ctx, cfg))
+            release, *rest = _STRATEGIES[cfg["strategy"]](ctx, cfg)
+            return [release], rest
 
-    release, c, model, score = run_sealed(run, _Ctx(), charged)
-    check_charge([release], charged)
+    method = "private-model"
+    [release], (c, model, score) = wd.run_charged(
+        search, method, cost, progress, (X, y), run
+    )
     if names is not None and not steps and not is_diffprivlib(model):
         model.feature_names_in_ = names  # as fit(X) on the DataFrame sets it
     if prefix:  # the released model is the pipeline, its steps public

@@ -29,6 +29,7 @@ import threading
 import warnings
 from contextlib import contextmanager
 from dataclasses import replace
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -511,6 +512,26 @@ def _warn_settings(search, plan, k, tuning, eps_p, score_budget, n_cands, anchor
             )
 
 
+def run_charged(search, method: str, cost, progress, data, body):
+    """``body(ctx)`` sealed (:func:`run_sealed`) after the charge, ``ctx.data`` the
+    private ``data`` and ``ctx.rng`` the noise source; ``body`` returns (releases,
+    anything), checked against the charge."""
+    charged: list = []
+
+    def run(ctx):
+        progress.seal()  # the charge, before the first read of any row
+        if search.accountant is not None:
+            label = f"{type(search).__name__}(method={method!r})"
+            search.accountant.spend(*cost, label=label)
+        charged.append(cost)
+        return body(ctx)
+
+    rng = check_privacy_rng(search.noise_random_state)
+    releases, rest = run_sealed(run, SimpleNamespace(rng=rng, data=data), charged)
+    check_charge(releases, charged)
+    return releases, rest
+
+
 def param_table(params: list[dict]) -> dict:
     """``cv_results_`` of the all-rows-private modes: the candidates, no score."""
     names = sorted({name for p in params for name in p})
@@ -537,11 +558,7 @@ def fit_whole_data(
             "part would fail and score low; refused from the names, before "
             "any row is read.)"
         )
-    n = _num_samples(X)
-    if y is not None and _num_samples(y) != n:
-        raise ValueError(
-            f"X has {n} rows but y has {_num_samples(y)}; they must match."
-        )
+    n = _num_samples(X)  # y's length: checked by the search (check_inputs)
     if n < 2:
         raise ValueError("method='whole-data' needs at least 2 rows.")
     k = n_parts_for(mode, n)
@@ -571,20 +588,9 @@ def fit_whole_data(
         f"whole-data: {len(evaluated)} candidates on k={k} disjoint parts of "
         f"{n} rows; budget epsilon={cost[0]:g}"
     )
-    charged: list = []
-
-    class _Ctx:  # what run_sealed clears: the private data and the noise source
-        rng = check_privacy_rng(search.noise_random_state)
-        data = (X, y, fit_params)
 
     def run(ctx):
         Xp, yp, fp = ctx.data
-        progress.seal()  # the charge, before the first read of any row
-        if search.accountant is not None:
-            search.accountant.spend(
-                *cost, label=f"{type(search).__name__}(method='whole-data')"
-            )
-        charged.append(cost)
         scores = part_score_matrix(
             search, evaluated, Xp, yp, fp, parts, mode.inner_split, plan.seed, scorer
         )
@@ -594,13 +600,14 @@ def fit_whole_data(
             scorer,
             eps_params=eps_p if tuning else None,
             default_row=default_row,
-            eps_score=None if score_budget is None else score_budget[0],
+            eps_score=eps_s,
             rng=ctx.rng,
             train_size=train_size,
-        )
+        ), None
 
-    releases = run_sealed(run, _Ctx(), charged)
-    check_charge(releases, charged)
+    releases, _ = run_charged(
+        search, "whole-data", cost, progress, (X, y, fit_params), run
+    )
     index = releases[0].value if tuning else default_row
     try:
         _ingest(search, releases, index, candidates, default_row, plan, k)
