@@ -30,8 +30,6 @@ from sklearn.base import clone
 
 from ...privacy._numbers import number_or_nan
 
-__all__ = ["split_pipeline", "fit_public_steps", "transform_rows"]
-
 _STATELESS = ("Normalizer", "FunctionTransformer")
 _ACCEPTED = (
     "Normalizer, FunctionTransformer, OneHotEncoder(categories=[...] with every "

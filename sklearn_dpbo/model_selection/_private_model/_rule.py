@@ -6,9 +6,6 @@ from __future__ import annotations
 from .._whole_data._fit import can_tell_apart
 from . import _stopping as st
 
-__all__ = ["MAX_SCORE_NOISE", "TUNE_FROM", "DEFAULT_SUFFICES"]
-__all__ += ["choose_strategy", "default_suffices"]
-
 MAX_SCORE_NOISE = 0.05
 """Above this score noise of one run (score-range units) ``"auto"`` does not tune."""
 

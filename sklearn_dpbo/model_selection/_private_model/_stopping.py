@@ -24,18 +24,6 @@ from scipy.special import gammaln
 
 from ...privacy._samplers import _uniform_open, as_random_source
 
-__all__ = [
-    "DISTRIBUTIONS",
-    "cost_factor",
-    "log_pmf",
-    "mean_of",
-    "gamma_for_mean",
-    "tail_probability",
-    "cap_for_delta",
-    "added_delta",
-    "sample_runs",
-]
-
 DISTRIBUTIONS = {"logarithmic": 0.0, "negative-binomial": 0.5, "geometric": 1.0}
 """Name → shape η."""
 

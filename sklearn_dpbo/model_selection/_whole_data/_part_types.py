@@ -27,8 +27,6 @@ import numpy as np
 
 from ...privacy._numbers import number
 
-__all__ = ["part_target", "part_view"]
-
 _WHOLE = 2.0**53  # integers of larger magnitude are not all floats
 
 

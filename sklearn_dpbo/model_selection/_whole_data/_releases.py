@@ -15,8 +15,6 @@ import numpy as np
 from ...privacy._accounting import Release
 from .._releases import _grid_laplace, release_best_params_selection
 
-__all__ = ["anchor_margin", "releases_from_scores"]
-
 _REFERENCE = (
     "Nissim, Raskhodnikova & Smith, STOC 2007 (subsample and aggregate); "
     "McKenna & Sheldon, NeurIPS 2020 (permute-and-flip)"
