@@ -22,13 +22,13 @@ NaN (the learners' zero row).
 from __future__ import annotations
 
 import math
-import sys
 from typing import Any
 
 import numpy as np
 from sklearn.base import clone
 
 from ...privacy._numbers import number_or_nan
+from .._entries import _is_pandas
 
 _STATELESS = ("Normalizer", "FunctionTransformer")
 _ACCEPTED = (
@@ -61,36 +61,31 @@ def _is_sklearn(step: Any, name: str) -> bool:
 
 
 def _check_step(name: str, step: Any) -> None:
-    if _passthrough(step):
-        return
-    if any(_is_sklearn(step, k) for k in _STATELESS):
+    if _passthrough(step) or any(_is_sklearn(step, k) for k in _STATELESS):
         return
     if _is_sklearn(step, "OneHotEncoder"):
         p = step.get_params()
+        why = None
         if isinstance(p["categories"], str):
-            _refuse(
-                name,
-                step,
+            why = (
                 "has categories='auto': it would learn the categories from the "
                 "rows. Give every category, categories=[[...], ...], and "
-                "handle_unknown='ignore'.",
+                "handle_unknown='ignore'."
             )
-        if p["handle_unknown"] != "ignore":
-            _refuse(
-                name,
-                step,
+        elif p["handle_unknown"] != "ignore":
+            why = (
                 f"has handle_unknown={p['handle_unknown']!r}: a private value "
                 "outside the categories would raise (one record deciding "
                 "whether fit fails). Pass handle_unknown='ignore' (an unknown "
-                "value is encoded as all zeros).",
+                "value is encoded as all zeros)."
             )
-        if p["min_frequency"] is not None or p["max_categories"] is not None:
-            _refuse(
-                name,
-                step,
+        elif p["min_frequency"] is not None or p["max_categories"] is not None:
+            why = (
                 "groups infrequent categories, counted on the rows. Leave "
-                "min_frequency and max_categories unset.",
+                "min_frequency and max_categories unset."
             )
+        if why:
+            _refuse(name, step, why)
         for cats in p["categories"]:
             for c in cats:
                 if isinstance(c, str) and not math.isnan(number_or_nan(c)):
@@ -169,7 +164,7 @@ def fit_public_steps(steps: list, X) -> tuple[list, Any, int]:
     the first step encodes; ``width`` is what the learner receives. No row
     of X is read.
     """
-    columns = list(X.columns) if _is_pandas_frame(X) else list(range(X.shape[1]))
+    columns = list(X.columns) if _is_pandas(X, "DataFrame") else list(range(X.shape[1]))
     first = steps[0][1] if steps else None
     cats = _encoded_columns(first, columns)
     values = [cats.get(c, cats.get(j, 0.0)) for j, c in enumerate(columns)]
@@ -183,11 +178,6 @@ def fit_public_steps(steps: list, X) -> tuple[list, Any, int]:
     return fitted, dummy, int(_dense(Z).shape[1])
 
 
-def _is_pandas_frame(A) -> bool:
-    pd = sys.modules.get("pandas")
-    return pd is not None and isinstance(A, pd.DataFrame)
-
-
 def _entry(v) -> Any:
     """One entry on its own: a number, a numeric string's number, a string, NaN."""
     f = number_or_nan(v)
@@ -198,7 +188,7 @@ def _entry(v) -> Any:
 
 def _row_container(values: list, X) -> Any:
     """One row as X's kind of container, its types decided by its own entries."""
-    if _is_pandas_frame(X):
+    if _is_pandas(X, "DataFrame"):
         import pandas as pd
 
         return pd.DataFrame([values], columns=X.columns)
@@ -252,7 +242,7 @@ def transform_rows(steps: list, X, width: int) -> np.ndarray:
             pass
         rows = (_slice(batch, i) for i in range(n))
     else:
-        it = X.itertuples(index=False) if _is_pandas_frame(X) else iter(X)
+        it = X.itertuples(index=False) if _is_pandas(X, "DataFrame") else iter(X)
         rows = (_row_container([_entry(v) for v in row], X) for row in it)
     for i, row in enumerate(rows):
         try:
@@ -266,7 +256,7 @@ def transform_rows(steps: list, X, width: int) -> np.ndarray:
 
 def _entries_of(X) -> Any:
     """X with every entry read on its own (:func:`_entry`), object dtype."""
-    if _is_pandas_frame(X):
+    if _is_pandas(X, "DataFrame"):
         import pandas as pd
 
         cols = {
@@ -279,4 +269,4 @@ def _entries_of(X) -> Any:
 
 
 def _slice(batch, i: int) -> Any:
-    return batch.iloc[i : i + 1] if _is_pandas_frame(batch) else batch[i : i + 1]
+    return batch.iloc[i : i + 1] if _is_pandas(batch, "DataFrame") else batch[i : i + 1]
