@@ -60,7 +60,6 @@ from ._diffprivlib import (
 from ._public_steps import fit_public_steps, split_pipeline, transform_rows
 from ._rule import (  # noqa: F401  (re-exported: the rule's constants)
     DEFAULT_SUFFICES,
-    MAX_SCORE_NOISE,
     TUNE_FROM,
     choose_strategy,
     default_suffices,
@@ -323,14 +322,12 @@ def _split(ctx, cfg):
     return release, c, models[c], score
 
 
-_OWN = "the estimator's own parameters"
-
-
 def _default(ctx, cfg):
     eps = cfg["epsilon"]
     texts = {"fit": eps, "eps_score": eps, "guarantee": "pure epsilon-DP"}
     texts.update(cfg.get("zcdp", {"assumption": _PURE}))  # zCDP: _zcdp.py
     model, value = _run(ctx, cfg["candidates"][0], texts["fit"])
+    fitted = cfg.get("fitted", "the estimator's own parameters")
     score, where = None, " on every row"
     if ctx.parts[2] is not None:
         score = _noisy(value, texts["eps_score"], ctx.m, ctx.scorer, ctx.rng)[0]
@@ -338,7 +335,7 @@ def _default(ctx, cfg):
     release = Release(
         quantity="best_params_",
         value=(0, model, score),
-        mechanism=f"no tuning: {cfg.get('fitted', _OWN)}, fitted at epsilon" + where,
+        mechanism=f"no tuning: {fitted}, fitted at epsilon" + where,
         epsilon=eps,
         delta=cfg["delta"],
         sensitivity=0.0 if score is None else ctx.scorer.sensitivity_for(ctx.m),
@@ -543,9 +540,8 @@ def fit_private_model(search, plan, X, y, fit_params, other_scorers, extra):
             release, *rest = _STRATEGIES[cfg["strategy"]](ctx, cfg)
             return [release], rest
 
-    method = "private-model"
     [release], (c, model, score) = wd.run_charged(
-        search, method, cost, progress, (X, y), run
+        search, "private-model", cost, progress, (X, y), run
     )
     if names is not None and not steps and not is_diffprivlib(model):
         model.feature_names_in_ = names  # as fit(X) on the DataFrame sets it

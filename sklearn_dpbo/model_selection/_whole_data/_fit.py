@@ -162,10 +162,8 @@ def _candidates(search, plan, mode) -> tuple[list[dict], int | None]:
     own = default_params(search.estimator, names)
     if not mode.include_default or len(own) != len(names):
         return params, None
-    for i, p in enumerate(params):
-        if _same_params(p, own):
-            return params, i
-    return params + [own], len(params)
+    row = next((i for i, p in enumerate(params) if _same_params(p, own)), None)
+    return (params + [own], len(params)) if row is None else (params, row)
 
 
 def _same_params(a: dict, b: dict) -> bool:
@@ -348,19 +346,17 @@ def part_score_matrix(
     search, candidates, X, y, fit_params, parts, inner_split, seed, scorer
 ) -> np.ndarray:
     """s[j, c] = s_j(λ_c) ∈ [low, high]: one joblib job per part."""
-    n = _num_samples(X)
-    jobs = []
-    for j, idx in enumerate(parts):
-        payload = _part_payload(search.estimator, X, y, fit_params, idx, n)
-        jobs.append(
-            delayed(_score_part)(
-                search.estimator,
-                candidates,
-                payload,
-                inner_splits(len(idx), inner_split, seed + j),
-                scorer,
-            )
+    n, est = _num_samples(X), search.estimator
+    jobs = [
+        delayed(_score_part)(
+            est,
+            candidates,
+            _part_payload(est, X, y, fit_params, idx, n),
+            inner_splits(len(idx), inner_split, seed + j),
+            scorer,
         )
+        for j, idx in enumerate(parts)
+    ]
     with Parallel(n_jobs=search.n_jobs, pre_dispatch=search.pre_dispatch) as par:
         return np.vstack(par(jobs))
 
@@ -565,9 +561,8 @@ def fit_whole_data(
     (eps_p, _), score_budget = split_budget(
         plan.epsilon, 0.0, search.budget_split, search.release_score
     )
-    tuning = tunes(mode, k, eps_p)
-    if not tuning and score_budget is not None:
-        score_budget = (plan.epsilon, 0.0)  # nothing spent on best_params_
+    tuning = tunes(mode, k, eps_p)  # else nothing is spent on best_params_:
+    eps_s = score_budget and (score_budget[0] if tuning else plan.epsilon)
     candidates, default_row = _candidates(search, plan, mode)
     if not tuning and default_row is None:
         raise ValueError(
@@ -578,7 +573,6 @@ def fit_whole_data(
             "None to tune anyway."
         )
     anchored = default_row is not None and mode.max_worse_probability is not None
-    eps_s = score_budget and score_budget[0]
     _warn_settings(search, plan, k, tuning, eps_p, eps_s, len(candidates), anchored)
     parts = partition(n, k, plan.seed)
     train_size = part_train_size(parts, mode.inner_split, plan.seed)
