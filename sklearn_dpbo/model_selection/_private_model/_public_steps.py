@@ -1,22 +1,13 @@
 """Pipelines in the private-model mode: steps that learn nothing from the rows.
 
-Every row is private, so no step may be fitted on the rows (a scaler's
-mean or an encoder's categories would be releases of their own). A
-``Pipeline`` whose last step is a DP learner is accepted when each earlier
-step is configured by public values only: ``"passthrough"`` (or None);
-``Normalizer`` and ``FunctionTransformer`` (stateless);
-``OneHotEncoder(categories=[...], handle_unknown="ignore")`` with every
-category given (``min_frequency``, ``max_categories`` unset; an unknown
-value is all zeros, never raises); a ``ColumnTransformer`` of these
-(columns named or indexed, not a callable; ``remainder`` ``"drop"``,
-``"passthrough"`` or one of these).
-
-Checked from the parameters before any row is read (:func:`split_pipeline`).
-The steps are fitted on one public dummy row (:func:`fit_public_steps`) and
-applied to the private rows **one row at a time** (:func:`transform_rows`:
-row i's output depends on row i alone); each entry is read on its own
-first, and a row whose transform raises or has another width is a row of
-NaN (the learners' zero row).
+The accepted steps are listed in ``docs/private_model.md`` (Preprocessing)
+and in :data:`_ACCEPTED`; ``OneHotEncoder`` also needs ``min_frequency`` and
+``max_categories`` unset, a ``ColumnTransformer`` a ``remainder`` of
+``"drop"``, ``"passthrough"`` or an accepted step. Checked from the
+parameters before any row is read (:func:`split_pipeline`), fitted on one
+public dummy row (:func:`fit_public_steps`), applied one row at a time
+(:func:`transform_rows`: row i's output depends on row i alone; a row whose
+transform raises or has another width is a row of NaN).
 """
 
 from __future__ import annotations
