@@ -109,16 +109,16 @@ def check_dp_learner(estimator: Any, names) -> None:
         )
 
 
-def check_candidate_params(estimator: Any, candidates) -> None:
-    """Every candidate's (and the estimator's own) constraints, privacy parameters
-    and ``classes``, checked before any row is read or budget charged."""
+def check_candidate_params(estimator: Any, candidates, n_features: int) -> None:
+    """Every candidate's (and the estimator's own) constraints, privacy parameters,
+    ``classes`` and ``bounds`` (against the public d), checked before any row is
+    read or budget charged; then the no-bounds warning."""
     diffprivlib = is_diffprivlib(estimator)
     for params in [{}, *candidates]:
         est = clone(estimator).set_params(**clone(params, safe=False))
         where = f"candidate {params!r}" if params else "the estimator"
         try:
-            if hasattr(est, "_validate_params"):
-                est._validate_params()
+            est._validate_params()  # scikit-learn >= 1.6: every estimator's
             if not diffprivlib:
                 est._check_privacy_params()
         except (ValueError, TypeError) as exc:
@@ -129,23 +129,15 @@ def check_candidate_params(estimator: Any, candidates) -> None:
             ) from None
         if not diffprivlib:
             check_label_classes(est, where)
-
-
-def _check_width(learner, candidates, n_features: int) -> None:
-    """Each candidate's ``bounds`` against the public d, and the no-bounds warning."""
-    if not hasattr(learner, "_ball"):
-        return
-    for params in [{}, *candidates]:
-        est = clone(learner).set_params(**clone(params, safe=False))
         try:
-            est._ball(n_features)
+            if hasattr(est, "_ball"):
+                est._ball(n_features)
         except (ValueError, TypeError) as exc:
             raise type(exc)(
                 f"method='private-model': {exc} (checked before any row is read "
                 "and before any budget is spent)"
             ) from None
-    message = learner._no_bounds_message()
-    if message is not None:
+    if hasattr(estimator, "_ball") and (message := estimator._no_bounds_message()):
         warnings.warn(message, UserWarning, stacklevel=4)
 
 
@@ -493,7 +485,6 @@ def fit_private_model(search, plan, X, y, fit_params, other_scorers, extra):
     )
     candidates = [{k[len(prefix) :]: v for k, v in p.items()} for p in searched]
     check_dp_learner(learner, {k for p in candidates for k in p})
-    check_candidate_params(learner, candidates)
     check_containers(X, y)
     n = _num_samples(X)
     if y is None or _num_samples(y) != n or n < 2:
@@ -503,7 +494,7 @@ def fit_private_model(search, plan, X, y, fit_params, other_scorers, extra):
     n_features = int(X.shape[1])  # a checked 2-D container: its public shape
     if steps:  # fitted on a public dummy row: the learner's width is public
         steps, _, n_features = fit_public_steps(steps, X)
-    _check_width(learner, candidates, n_features)
+    check_candidate_params(learner, candidates, n_features)
     pipe = clone(search.estimator) if prefix else None  # before the charge
     try:  # public: the container's column names, read before the charge
         names = _get_feature_names(X)
@@ -585,6 +576,5 @@ def _ingest(search, plan, cfg, release, c, model, score, learner, prefix) -> Non
         "private-model",
         stopping=stopping,
         neighbouring=wd.WHOLE_DATA_RELATION,
-        uncovered={},
     )
     vars(search)["cv_results_"] = wd.param_table(cands)

@@ -214,13 +214,9 @@ def _apply(steps: list, Z) -> np.ndarray:
 
 
 def transform_rows(steps: list, X, width: int) -> np.ndarray:
-    """The fitted public steps applied to each private row on its own.
-
-    Row i of the (n, width) result depends on row i of X only (entries read
-    by :func:`_entry`; a failing or mis-shaped row is NaN). When every step
-    is :func:`_row_wise`, the rows (object dtype, fixed) go through at once,
-    row by row if that raises.
-    """
+    """The fitted public steps applied to each private row on its own, entries
+    read by :func:`_entry` (module docstring); at once when every step is
+    :func:`_row_wise`, row by row if that raises."""
     n = X.shape[0]
     out = np.full((n, width), np.nan, dtype=object)
     if all(_row_wise(step) for _, step in steps):

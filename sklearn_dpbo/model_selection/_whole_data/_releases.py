@@ -1,9 +1,5 @@
-"""The whole-data mode's releases from the part-score matrix (k × candidates).
-
-The selection over the part-averaged scores (or the parts' votes), with the
-default anchor, and the Laplace release of the selected candidate's score;
-the proofs are in :mod:`._fit`'s docstring, step 3 and 4.
-"""
+"""The whole-data mode's releases from the part-score matrix (k × candidates):
+the anchored selection and the selected score's Laplace (proofs: :mod:`._fit`)."""
 
 from __future__ import annotations
 
