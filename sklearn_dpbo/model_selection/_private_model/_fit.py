@@ -150,12 +150,9 @@ def split_rows(n: int, fraction: float, seed: int) -> tuple[np.ndarray, np.ndarr
 
 
 def prune_candidates(learner, candidates, n_fit: int, eps_fit: float) -> list[dict]:
-    """The candidates minus those whose fit has the same law as an earlier one.
-
-    Equal public ``_distribution_key(n_fit, eps_fit)`` means the same law of
-    the fitted model (objective perturbation's plateau in C); the first of
-    each group is kept. Learners without a key are not pruned.
-    """
+    """The first candidate of each group with equal public
+    ``_distribution_key(n_fit, eps_fit)``, the same law of the fitted model
+    (objective perturbation's plateau in C); no key: no pruning."""
     key_of = getattr(type(learner), "_distribution_key", None)
     if key_of is None:
         return list(candidates)
@@ -170,12 +167,8 @@ def prune_candidates(learner, candidates, n_fit: int, eps_fit: float) -> list[di
 
 
 def _prune_for(strategy, learner, candidates, n_fit, epsilon, eta):
-    """(kept, per-fit ε): pruned at the ε each kept candidate is fitted at.
-
-    Split: the smallest L whose pruning at ε/L keeps at most L; each kept
-    candidate is fitted at that ε/L (at most ε in all), where the dropped
-    ones have its law.
-    """
+    """(kept, per-fit ε): pruned at the ε each kept candidate is fitted at; for
+    the split, the smallest L whose pruning at ε/L keeps at most L."""
     if strategy == "random-stopping":
         eps0 = epsilon / st.cost_factor(eta)
         return prune_candidates(learner, candidates, n_fit, eps0), eps0
@@ -422,13 +415,12 @@ def _plan_strategy(search, plan, learner, n, m, candidates, n_features=None) -> 
             kept, eps_fit = _prune_for(
                 strategy, learner, candidates, n_fit, plan.epsilon, eta
             )
-    candidates = kept
     cfg = {
         "strategy": strategy,
         "epsilon": plan.epsilon,
         "eps_fit": eps_fit,
         "delta": 0.0,
-        "candidates": candidates,
+        "candidates": kept,
         "budget_split": search.budget_split,
         "release_score": release_score(search),
     }
@@ -436,13 +428,11 @@ def _plan_strategy(search, plan, learner, n, m, candidates, n_features=None) -> 
         cfg["strategy"] = "default"
         cfg["fitted"] = "the first candidate (every candidate has its law at epsilon)"
     elif strategy == "default":
-        names = sorted({k for p in candidates for k in p})
+        names = sorted({k for p in kept for k in p})
         cfg["candidates"] = [wd.default_params(learner, names)]
     if strategy != "random-stopping":
         return cfg
-    gamma, cap, delta = _capped_runs(
-        mode, eta, len(candidates), plan.epsilon, plan.delta
-    )
+    gamma, cap, delta = _capped_runs(mode, eta, len(kept), plan.epsilon, plan.delta)
     cfg.update(
         name=law,
         eta=eta,

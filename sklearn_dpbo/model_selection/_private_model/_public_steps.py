@@ -111,12 +111,8 @@ def _check_step(name: str, step: Any) -> None:
 
 
 def split_pipeline(estimator: Any, names) -> tuple[list, Any, str]:
-    """(public steps, DP learner, parameter prefix) of the search's estimator.
-
-    A non-Pipeline is its own learner ([], estimator, ""); a ``Pipeline``'s
-    steps but the last are checked, and only the learner's parameters
-    (``"<last step>__..."``) may be searched.
-    """
+    """(public steps, DP learner, parameter prefix): a non-Pipeline is its own
+    learner; only a Pipeline's last step's parameters may be searched."""
     if not _is_sklearn(estimator, "Pipeline"):
         return [], estimator, ""
     steps = list(estimator.steps)
@@ -149,12 +145,9 @@ def _encoded_columns(step: Any, columns) -> dict:
 
 
 def fit_public_steps(steps: list, X) -> tuple[list, Any, int]:
-    """(fitted steps, dummy, width): the steps fitted on one public dummy row.
-
-    The dummy has X's columns and holds 0.0, or the first category where
-    the first step encodes; ``width`` is what the learner receives. No row
-    of X is read.
-    """
+    """(fitted steps, dummy, width the learner receives): the steps fitted on
+    a row of X's columns holding 0.0, or the first category where the first
+    step encodes; no row of X is read."""
     columns = list(X.columns) if _is_pandas(X, "DataFrame") else list(range(X.shape[1]))
     first = steps[0][1] if steps else None
     cats = _encoded_columns(first, columns)

@@ -208,11 +208,8 @@ def _part_payload(estimator, X, y, fit_params, idx, n: int) -> bytes | None:
 
 
 def _score_part(estimator, candidates, payload, splits, scorer):
-    """s_j(λ) for every candidate λ: a vector in [low, high], never raises.
-
-    Warnings, log records and prints are withheld (``quiet``, in the worker),
-    a ``__del__`` of the part's models included; any failure scores ``low``.
-    """
+    """s_j(λ) ∈ [low, high] for every candidate λ, never raises: a failure scores
+    ``low``; output is withheld (``quiet``, in the worker, ``__del__`` too)."""
     low = scorer.bounds[0]
     out = np.full(len(candidates), low, dtype=float)
     if payload is None:
@@ -393,12 +390,11 @@ def _fit_params_refusal(estimator, fit_params: dict) -> str | None:
         est, key = estimator, name
         while isinstance(est, Pipeline):
             step, sep, rest = key.partition("__")
-            last = est.steps[-1][0]
             if not sep:
                 return (
                     f"Pipeline.fit takes a step's parameter as <step>__{key}, "
-                    f"as in scikit-learn: pass {last}__{key}=... (the final "
-                    "step), or enable metadata routing and set_fit_request"
+                    f"as in scikit-learn: pass {est.steps[-1][0]}__{key}=... (the "
+                    "final step), or enable metadata routing and set_fit_request"
                 )
             est = dict(est.steps).get(step)
             if est is None or isinstance(est, str):
