@@ -518,8 +518,9 @@ def run_charged(search, method: str, cost, progress, data, body):
         charged.append(cost)
         return body(ctx)
 
-    rng = check_privacy_rng(search.noise_random_state)
-    releases, rest = run_sealed(run, SimpleNamespace(rng=rng, data=data), charged)
+    # no local holds the noise source: run_sealed clears it on ctx
+    ctx = SimpleNamespace(rng=check_privacy_rng(search.noise_random_state), data=data)
+    releases, rest = run_sealed(run, ctx, charged)
     check_charge(releases, charged)
     return releases, rest
 
