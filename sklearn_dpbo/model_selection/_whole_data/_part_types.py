@@ -83,9 +83,8 @@ def _retyped_column(col):
 def _retyped_index(obj):
     import pandas as pd
 
-    if isinstance(obj.index, pd.MultiIndex):  # its levels: left as they are
-        return obj
-    obj.index = _retyped_labels(obj.index)
+    if not isinstance(obj.index, pd.MultiIndex):  # a MultiIndex: left as it is
+        obj.index = _retyped_labels(obj.index)
     return obj
 
 
