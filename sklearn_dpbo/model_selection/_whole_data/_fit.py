@@ -167,10 +167,8 @@ def _candidates(search, plan, mode) -> tuple[list[dict], int | None]:
 
 
 def _same_params(a: dict, b: dict) -> bool:
-    if a.keys() != b.keys():
-        return False
     try:
-        return all(bool(a[k] == b[k]) for k in a)
+        return a.keys() == b.keys() and all(bool(a[k] == b[k]) for k in a)
     except (TypeError, ValueError):
         return False
 
