@@ -66,7 +66,7 @@ def test_prune_keeps_one_candidate_on_the_plateau():
 def test_search_prunes_before_reading_rows(strategy, monkeypatch):
     X, y = _data()
     events = []
-    real_prune, real_run = pm.prune_candidates, pm.run_sealed
+    real_prune, real_run = pm.prune_candidates, pm.wd.run_sealed
 
     def spy(learner, candidates, n_fit, eps_fit):
         events.append((n_fit, eps_fit))
@@ -77,7 +77,7 @@ def test_search_prunes_before_reading_rows(strategy, monkeypatch):
         return real_run(*args, **kwargs)
 
     monkeypatch.setattr(pm, "prune_candidates", spy)
-    monkeypatch.setattr(pm, "run_sealed", run)
+    monkeypatch.setattr(pm.wd, "run_sealed", run)  # the sealed run
     s = _search(strategy).fit(X, y)
     n_fit = len(y) - math.ceil(0.3 * len(y))
     kept = sorted(p["C"] for p in s.candidate_params_)

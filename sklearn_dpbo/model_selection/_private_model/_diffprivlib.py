@@ -41,15 +41,6 @@ from typing import Any
 
 import numpy as np
 
-__all__ = [
-    "DIFFPRIVLIB_ASSUMPTION",
-    "VETTED",
-    "check_diffprivlib_learner",
-    "fit_dp_learner",
-    "is_diffprivlib",
-    "learner_assumption",
-]
-
 VETTED = ((0, 6, 6), (0, 7))
 """diffprivlib versions accepted: [0.6.6, 0.7), the source read for this module."""
 _VETTED_TEXT = ">= 0.6.6, < 0.7"

@@ -40,8 +40,6 @@ from ..._compat import _get_feature_names, _num_samples, _safe_split
 from ...privacy._accounting import PrivacyReport, Release
 from ...privacy._mechanisms import permute_and_flip
 from ...privacy._silence import quiet
-from ...privacy._validation import check_privacy_rng
-from .._budget import check_charge
 from .._entries import (
     check_containers,
     check_label_classes,
@@ -50,7 +48,6 @@ from .._entries import (
 )
 from .._progress import ProgressPrinter
 from .._releases import _grid_laplace
-from .._sealed import run_sealed
 from .._whole_data import _fit as wd
 from . import _stopping as st
 from . import _zcdp as zc
@@ -63,7 +60,6 @@ from ._diffprivlib import (
 from ._public_steps import fit_public_steps, split_pipeline, transform_rows
 from ._rule import (  # noqa: F401  (re-exported: the rule's constants)
     DEFAULT_SUFFICES,
-    MAX_SCORE_NOISE,
     TUNE_FROM,
     choose_strategy,
     default_suffices,
@@ -113,16 +109,16 @@ def check_dp_learner(estimator: Any, names) -> None:
         )
 
 
-def check_candidate_params(estimator: Any, candidates) -> None:
-    """Every candidate's (and the estimator's own) constraints, privacy parameters
-    and ``classes``, checked before any row is read or budget charged."""
+def check_candidate_params(estimator: Any, candidates, n_features: int) -> None:
+    """Every candidate's (and the estimator's own) constraints, privacy parameters,
+    ``classes`` and ``bounds`` (against the public d), checked before any row is
+    read or budget charged; then the no-bounds warning."""
     diffprivlib = is_diffprivlib(estimator)
     for params in [{}, *candidates]:
         est = clone(estimator).set_params(**clone(params, safe=False))
         where = f"candidate {params!r}" if params else "the estimator"
         try:
-            if hasattr(est, "_validate_params"):
-                est._validate_params()
+            est._validate_params()  # scikit-learn >= 1.6: every estimator's
             if not diffprivlib:
                 est._check_privacy_params()
         except (ValueError, TypeError) as exc:
@@ -133,23 +129,15 @@ def check_candidate_params(estimator: Any, candidates) -> None:
             ) from None
         if not diffprivlib:
             check_label_classes(est, where)
-
-
-def _check_width(learner, candidates, n_features: int) -> None:
-    """Each candidate's ``bounds`` against the public d, and the no-bounds warning."""
-    if not hasattr(learner, "_ball"):
-        return
-    for params in [{}, *candidates]:
-        est = clone(learner).set_params(**clone(params, safe=False))
         try:
-            est._ball(n_features)
+            if hasattr(est, "_ball"):
+                est._ball(n_features)
         except (ValueError, TypeError) as exc:
             raise type(exc)(
                 f"method='private-model': {exc} (checked before any row is read "
                 "and before any budget is spent)"
             ) from None
-    message = learner._no_bounds_message()
-    if message is not None:
+    if hasattr(estimator, "_ball") and (message := estimator._no_bounds_message()):
         warnings.warn(message, UserWarning, stacklevel=4)
 
 
@@ -162,12 +150,9 @@ def split_rows(n: int, fraction: float, seed: int) -> tuple[np.ndarray, np.ndarr
 
 
 def prune_candidates(learner, candidates, n_fit: int, eps_fit: float) -> list[dict]:
-    """The candidates minus those whose fit has the same law as an earlier one.
-
-    Equal public ``_distribution_key(n_fit, eps_fit)`` means the same law of
-    the fitted model (objective perturbation's plateau in C); the first of
-    each group is kept. Learners without a key are not pruned.
-    """
+    """The first candidate of each group with equal public
+    ``_distribution_key(n_fit, eps_fit)``, the same law of the fitted model
+    (objective perturbation's plateau in C); no key: no pruning."""
     key_of = getattr(type(learner), "_distribution_key", None)
     if key_of is None:
         return list(candidates)
@@ -182,12 +167,8 @@ def prune_candidates(learner, candidates, n_fit: int, eps_fit: float) -> list[di
 
 
 def _prune_for(strategy, learner, candidates, n_fit, epsilon, eta):
-    """(kept, per-fit ε): pruned at the ε each kept candidate is fitted at.
-
-    Split: the smallest L whose pruning at ε/L keeps at most L; each kept
-    candidate is fitted at that ε/L (at most ε in all), where the dropped
-    ones have its law.
-    """
+    """(kept, per-fit ε): pruned at the ε each kept candidate is fitted at; for
+    the split, the smallest L whose pruning at ε/L keeps at most L."""
     if strategy == "random-stopping":
         eps0 = epsilon / st.cost_factor(eta)
         return prune_candidates(learner, candidates, n_fit, eps0), eps0
@@ -326,14 +307,12 @@ def _split(ctx, cfg):
     return release, c, models[c], score
 
 
-_OWN = "the estimator's own parameters"
-
-
 def _default(ctx, cfg):
     eps = cfg["epsilon"]
     texts = {"fit": eps, "eps_score": eps, "guarantee": "pure epsilon-DP"}
     texts.update(cfg.get("zcdp", {"assumption": _PURE}))  # zCDP: _zcdp.py
     model, value = _run(ctx, cfg["candidates"][0], texts["fit"])
+    fitted = cfg.get("fitted", "the estimator's own parameters")
     score, where = None, " on every row"
     if ctx.parts[2] is not None:
         score = _noisy(value, texts["eps_score"], ctx.m, ctx.scorer, ctx.rng)[0]
@@ -341,7 +320,7 @@ def _default(ctx, cfg):
     release = Release(
         quantity="best_params_",
         value=(0, model, score),
-        mechanism=f"no tuning: {cfg.get('fitted', _OWN)}, fitted at epsilon" + where,
+        mechanism=f"no tuning: {fitted}, fitted at epsilon" + where,
         epsilon=eps,
         delta=cfg["delta"],
         sensitivity=0.0 if score is None else ctx.scorer.sensitivity_for(ctx.m),
@@ -436,13 +415,12 @@ def _plan_strategy(search, plan, learner, n, m, candidates, n_features=None) -> 
             kept, eps_fit = _prune_for(
                 strategy, learner, candidates, n_fit, plan.epsilon, eta
             )
-    candidates = kept
     cfg = {
         "strategy": strategy,
         "epsilon": plan.epsilon,
         "eps_fit": eps_fit,
         "delta": 0.0,
-        "candidates": candidates,
+        "candidates": kept,
         "budget_split": search.budget_split,
         "release_score": release_score(search),
     }
@@ -450,13 +428,11 @@ def _plan_strategy(search, plan, learner, n, m, candidates, n_features=None) -> 
         cfg["strategy"] = "default"
         cfg["fitted"] = "the first candidate (every candidate has its law at epsilon)"
     elif strategy == "default":
-        names = sorted({k for p in candidates for k in p})
+        names = sorted({k for p in kept for k in p})
         cfg["candidates"] = [wd.default_params(learner, names)]
     if strategy != "random-stopping":
         return cfg
-    gamma, cap, delta = _capped_runs(
-        mode, eta, len(candidates), plan.epsilon, plan.delta
-    )
+    gamma, cap, delta = _capped_runs(mode, eta, len(kept), plan.epsilon, plan.delta)
     cfg.update(
         name=law,
         eta=eta,
@@ -499,7 +475,6 @@ def fit_private_model(search, plan, X, y, fit_params, other_scorers, extra):
     )
     candidates = [{k[len(prefix) :]: v for k, v in p.items()} for p in searched]
     check_dp_learner(learner, {k for p in candidates for k in p})
-    check_candidate_params(learner, candidates)
     check_containers(X, y)
     n = _num_samples(X)
     if y is None or _num_samples(y) != n or n < 2:
@@ -509,7 +484,7 @@ def fit_private_model(search, plan, X, y, fit_params, other_scorers, extra):
     n_features = int(X.shape[1])  # a checked 2-D container: its public shape
     if steps:  # fitted on a public dummy row: the learner's width is public
         steps, _, n_features = fit_public_steps(steps, X)
-    _check_width(learner, candidates, n_features)
+    check_candidate_params(learner, candidates, n_features)
     pipe = clone(search.estimator) if prefix else None  # before the charge
     try:  # public: the container's column names, read before the charge
         names = _get_feature_names(X)
@@ -527,20 +502,9 @@ def fit_private_model(search, plan, X, y, fit_params, other_scorers, extra):
         f"private-model: strategy={cfg['strategy']!r}, {len(candidates)} "
         f"candidates, {n} rows; budget epsilon={cost[0]:g}, delta={cost[1]:.3g}"
     )
-    charged: list = []
-
-    class _Ctx:  # what run_sealed clears: the private data and the noise source
-        rng = check_privacy_rng(search.noise_random_state)
-        data = (X, y)
 
     def run(ctx):
         Xp, yp = ctx.data
-        progress.seal()
-        if search.accountant is not None:
-            search.accountant.spend(
-                *cost, label=f"{type(search).__name__}(method='private-model')"
-            )
-        charged.append(cost)
         with quiet():
             # every entry read on its own: no batch dtype decides a record
             if steps:  # one row at a time: row i's output is row i's alone
@@ -554,10 +518,12 @@ def fit_private_model(search, plan, X, y, fit_params, other_scorers, extra):
             ctx.learner, ctx.scorer = learner, plan.scorer
             ctx.m = 0 if val is None else len(val)
             ctx.parts = (X_tr, y_tr, X_va, y_va)
-            return list(_STRATEGIES[cfg["strategy"]](ctx, cfg))
+            release, *rest = _STRATEGIES[cfg["strategy"]](ctx, cfg)
+            return [release], rest
 
-    release, c, model, score = run_sealed(run, _Ctx(), charged)
-    check_charge([release], charged)
+    [release], (c, model, score) = wd.run_charged(
+        search, "private-model", cost, progress, (X, y), run
+    )
     if names is not None and not steps and not is_diffprivlib(model):
         model.feature_names_in_ = names  # as fit(X) on the DataFrame sets it
     if prefix:  # the released model is the pipeline, its steps public
@@ -600,6 +566,5 @@ def _ingest(search, plan, cfg, release, c, model, score, learner, prefix) -> Non
         "private-model",
         stopping=stopping,
         neighbouring=wd.WHOLE_DATA_RELATION,
-        uncovered={},
     )
     vars(search)["cv_results_"] = wd.param_table(cands)

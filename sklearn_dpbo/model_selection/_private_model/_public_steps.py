@@ -1,36 +1,25 @@
 """Pipelines in the private-model mode: steps that learn nothing from the rows.
 
-Every row is private, so no step may be fitted on the rows (a scaler's
-mean or an encoder's categories would be releases of their own). A
-``Pipeline`` whose last step is a DP learner is accepted when each earlier
-step is configured by public values only: ``"passthrough"`` (or None);
-``Normalizer`` and ``FunctionTransformer`` (stateless);
-``OneHotEncoder(categories=[...], handle_unknown="ignore")`` with every
-category given (``min_frequency``, ``max_categories`` unset; an unknown
-value is all zeros, never raises); a ``ColumnTransformer`` of these
-(columns named or indexed, not a callable; ``remainder`` ``"drop"``,
-``"passthrough"`` or one of these).
-
-Checked from the parameters before any row is read (:func:`split_pipeline`).
-The steps are fitted on one public dummy row (:func:`fit_public_steps`) and
-applied to the private rows **one row at a time** (:func:`transform_rows`:
-row i's output depends on row i alone); each entry is read on its own
-first, and a row whose transform raises or has another width is a row of
-NaN (the learners' zero row).
+The accepted steps are listed in ``docs/private_model.md`` (Preprocessing)
+and in :data:`_ACCEPTED`; ``OneHotEncoder`` also needs ``min_frequency`` and
+``max_categories`` unset, a ``ColumnTransformer`` a ``remainder`` of
+``"drop"``, ``"passthrough"`` or an accepted step. Checked from the
+parameters before any row is read (:func:`split_pipeline`), fitted on one
+public dummy row (:func:`fit_public_steps`), applied one row at a time
+(:func:`transform_rows`: row i's output depends on row i alone; a row whose
+transform raises or has another width is a row of NaN).
 """
 
 from __future__ import annotations
 
 import math
-import sys
 from typing import Any
 
 import numpy as np
 from sklearn.base import clone
 
 from ...privacy._numbers import number_or_nan
-
-__all__ = ["split_pipeline", "fit_public_steps", "transform_rows"]
+from .._entries import _is_pandas
 
 _STATELESS = ("Normalizer", "FunctionTransformer")
 _ACCEPTED = (
@@ -63,36 +52,31 @@ def _is_sklearn(step: Any, name: str) -> bool:
 
 
 def _check_step(name: str, step: Any) -> None:
-    if _passthrough(step):
-        return
-    if any(_is_sklearn(step, k) for k in _STATELESS):
+    if _passthrough(step) or any(_is_sklearn(step, k) for k in _STATELESS):
         return
     if _is_sklearn(step, "OneHotEncoder"):
         p = step.get_params()
+        why = None
         if isinstance(p["categories"], str):
-            _refuse(
-                name,
-                step,
+            why = (
                 "has categories='auto': it would learn the categories from the "
                 "rows. Give every category, categories=[[...], ...], and "
-                "handle_unknown='ignore'.",
+                "handle_unknown='ignore'."
             )
-        if p["handle_unknown"] != "ignore":
-            _refuse(
-                name,
-                step,
+        elif p["handle_unknown"] != "ignore":
+            why = (
                 f"has handle_unknown={p['handle_unknown']!r}: a private value "
                 "outside the categories would raise (one record deciding "
                 "whether fit fails). Pass handle_unknown='ignore' (an unknown "
-                "value is encoded as all zeros).",
+                "value is encoded as all zeros)."
             )
-        if p["min_frequency"] is not None or p["max_categories"] is not None:
-            _refuse(
-                name,
-                step,
+        elif p["min_frequency"] is not None or p["max_categories"] is not None:
+            why = (
                 "groups infrequent categories, counted on the rows. Leave "
-                "min_frequency and max_categories unset.",
+                "min_frequency and max_categories unset."
             )
+        if why:
+            _refuse(name, step, why)
         for cats in p["categories"]:
             for c in cats:
                 if isinstance(c, str) and not math.isnan(number_or_nan(c)):
@@ -127,12 +111,8 @@ def _check_step(name: str, step: Any) -> None:
 
 
 def split_pipeline(estimator: Any, names) -> tuple[list, Any, str]:
-    """(public steps, DP learner, parameter prefix) of the search's estimator.
-
-    A non-Pipeline is its own learner ([], estimator, ""); a ``Pipeline``'s
-    steps but the last are checked, and only the learner's parameters
-    (``"<last step>__..."``) may be searched.
-    """
+    """(public steps, DP learner, parameter prefix): a non-Pipeline is its own
+    learner; only a Pipeline's last step's parameters may be searched."""
     if not _is_sklearn(estimator, "Pipeline"):
         return [], estimator, ""
     steps = list(estimator.steps)
@@ -165,13 +145,10 @@ def _encoded_columns(step: Any, columns) -> dict:
 
 
 def fit_public_steps(steps: list, X) -> tuple[list, Any, int]:
-    """(fitted steps, dummy, width): the steps fitted on one public dummy row.
-
-    The dummy has X's columns and holds 0.0, or the first category where
-    the first step encodes; ``width`` is what the learner receives. No row
-    of X is read.
-    """
-    columns = list(X.columns) if _is_pandas_frame(X) else list(range(X.shape[1]))
+    """(fitted steps, dummy, width the learner receives): the steps fitted on
+    a row of X's columns holding 0.0, or the first category where the first
+    step encodes; no row of X is read."""
+    columns = list(X.columns) if _is_pandas(X, "DataFrame") else list(range(X.shape[1]))
     first = steps[0][1] if steps else None
     cats = _encoded_columns(first, columns)
     values = [cats.get(c, cats.get(j, 0.0)) for j, c in enumerate(columns)]
@@ -185,11 +162,6 @@ def fit_public_steps(steps: list, X) -> tuple[list, Any, int]:
     return fitted, dummy, int(_dense(Z).shape[1])
 
 
-def _is_pandas_frame(A) -> bool:
-    pd = sys.modules.get("pandas")
-    return pd is not None and isinstance(A, pd.DataFrame)
-
-
 def _entry(v) -> Any:
     """One entry on its own: a number, a numeric string's number, a string, NaN."""
     f = number_or_nan(v)
@@ -200,7 +172,7 @@ def _entry(v) -> Any:
 
 def _row_container(values: list, X) -> Any:
     """One row as X's kind of container, its types decided by its own entries."""
-    if _is_pandas_frame(X):
+    if _is_pandas(X, "DataFrame"):
         import pandas as pd
 
         return pd.DataFrame([values], columns=X.columns)
@@ -235,13 +207,9 @@ def _apply(steps: list, Z) -> np.ndarray:
 
 
 def transform_rows(steps: list, X, width: int) -> np.ndarray:
-    """The fitted public steps applied to each private row on its own.
-
-    Row i of the (n, width) result depends on row i of X only (entries read
-    by :func:`_entry`; a failing or mis-shaped row is NaN). When every step
-    is :func:`_row_wise`, the rows (object dtype, fixed) go through at once,
-    row by row if that raises.
-    """
+    """The fitted public steps applied to each private row on its own, entries
+    read by :func:`_entry` (module docstring); at once when every step is
+    :func:`_row_wise`, row by row if that raises."""
     n = X.shape[0]
     out = np.full((n, width), np.nan, dtype=object)
     if all(_row_wise(step) for _, step in steps):
@@ -254,7 +222,7 @@ def transform_rows(steps: list, X, width: int) -> np.ndarray:
             pass
         rows = (_slice(batch, i) for i in range(n))
     else:
-        it = X.itertuples(index=False) if _is_pandas_frame(X) else iter(X)
+        it = X.itertuples(index=False) if _is_pandas(X, "DataFrame") else iter(X)
         rows = (_row_container([_entry(v) for v in row], X) for row in it)
     for i, row in enumerate(rows):
         try:
@@ -268,7 +236,7 @@ def transform_rows(steps: list, X, width: int) -> np.ndarray:
 
 def _entries_of(X) -> Any:
     """X with every entry read on its own (:func:`_entry`), object dtype."""
-    if _is_pandas_frame(X):
+    if _is_pandas(X, "DataFrame"):
         import pandas as pd
 
         cols = {
@@ -281,4 +249,4 @@ def _entries_of(X) -> Any:
 
 
 def _slice(batch, i: int) -> Any:
-    return batch.iloc[i : i + 1] if _is_pandas_frame(batch) else batch[i : i + 1]
+    return batch.iloc[i : i + 1] if _is_pandas(batch, "DataFrame") else batch[i : i + 1]

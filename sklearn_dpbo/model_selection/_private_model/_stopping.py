@@ -24,18 +24,6 @@ from scipy.special import gammaln
 
 from ...privacy._samplers import _uniform_open, as_random_source
 
-__all__ = [
-    "DISTRIBUTIONS",
-    "cost_factor",
-    "log_pmf",
-    "mean_of",
-    "gamma_for_mean",
-    "tail_probability",
-    "cap_for_delta",
-    "added_delta",
-    "sample_runs",
-]
-
 DISTRIBUTIONS = {"logarithmic": 0.0, "negative-binomial": 0.5, "geometric": 1.0}
 """Name → shape η."""
 
@@ -64,9 +52,7 @@ def mean_of(eta: float, gamma: float) -> float:
 
 
 def gamma_for_mean(eta: float, mean: float) -> float:
-    """γ with E[K] = ``mean`` (bisection; E[K] decreases in γ)."""
-    if mean < 1:
-        raise ValueError("the mean number of runs must be >= 1.")
+    """γ with E[K] = ``mean`` ≥ 1 (bisection; E[K] decreases in γ)."""
     if mean == 1:
         return 1.0
     lo, hi = 1e-12, 1.0
@@ -102,9 +88,7 @@ def added_delta(cap: int, eta: float, gamma: float, epsilon: float) -> float:
 
 
 def cap_for_delta(eta: float, gamma: float, epsilon: float, delta: float) -> int:
-    """The smallest K_max whose :func:`added_delta` is ≤ ``delta``."""
-    if delta <= 0:
-        raise ValueError("a cap on the number of runs needs delta > 0.")
+    """The smallest K_max whose :func:`added_delta` is ≤ ``delta`` > 0."""
     lo, hi = 1, 1
     while added_delta(hi, eta, gamma, epsilon) > delta:
         lo, hi = hi, hi * 2

@@ -28,8 +28,6 @@ from sklearn.base import clone
 from ...privacy import _rdp as rdp
 from .._whole_data._fit import default_params
 
-__all__ = ["CAP_SHARE", "is_zcdp", "plan"]
-
 CAP_SHARE = 0.1
 """The share of δ the cap on K may add (the rest is the RDP conversion's;
 the cap grows like log(1/δ) only)."""

@@ -29,6 +29,7 @@ import threading
 import warnings
 from contextlib import contextmanager
 from dataclasses import replace
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -161,17 +162,13 @@ def _candidates(search, plan, mode) -> tuple[list[dict], int | None]:
     own = default_params(search.estimator, names)
     if not mode.include_default or len(own) != len(names):
         return params, None
-    for i, p in enumerate(params):
-        if _same_params(p, own):
-            return params, i
-    return params + [own], len(params)
+    row = next((i for i, p in enumerate(params) if _same_params(p, own)), None)
+    return (params + [own], len(params)) if row is None else (params, row)
 
 
 def _same_params(a: dict, b: dict) -> bool:
-    if a.keys() != b.keys():
-        return False
     try:
-        return all(bool(a[k] == b[k]) for k in a)
+        return a.keys() == b.keys() and all(bool(a[k] == b[k]) for k in a)
     except (TypeError, ValueError):
         return False
 
@@ -209,11 +206,8 @@ def _part_payload(estimator, X, y, fit_params, idx, n: int) -> bytes | None:
 
 
 def _score_part(estimator, candidates, payload, splits, scorer):
-    """s_j(λ) for every candidate λ: a vector in [low, high], never raises.
-
-    Warnings, log records and prints are withheld (``quiet``, in the worker),
-    a ``__del__`` of the part's models included; any failure scores ``low``.
-    """
+    """s_j(λ) ∈ [low, high] for every candidate λ, never raises: a failure scores
+    ``low``; output is withheld (``quiet``, in the worker, ``__del__`` too)."""
     low = scorer.bounds[0]
     out = np.full(len(candidates), low, dtype=float)
     if payload is None:
@@ -347,19 +341,17 @@ def part_score_matrix(
     search, candidates, X, y, fit_params, parts, inner_split, seed, scorer
 ) -> np.ndarray:
     """s[j, c] = s_j(λ_c) ∈ [low, high]: one joblib job per part."""
-    n = _num_samples(X)
-    jobs = []
-    for j, idx in enumerate(parts):
-        payload = _part_payload(search.estimator, X, y, fit_params, idx, n)
-        jobs.append(
-            delayed(_score_part)(
-                search.estimator,
-                candidates,
-                payload,
-                inner_splits(len(idx), inner_split, seed + j),
-                scorer,
-            )
+    n, est = _num_samples(X), search.estimator
+    jobs = [
+        delayed(_score_part)(
+            est,
+            candidates,
+            _part_payload(est, X, y, fit_params, idx, n),
+            inner_splits(len(idx), inner_split, seed + j),
+            scorer,
         )
+        for j, idx in enumerate(parts)
+    ]
     with Parallel(n_jobs=search.n_jobs, pre_dispatch=search.pre_dispatch) as par:
         return np.vstack(par(jobs))
 
@@ -396,12 +388,11 @@ def _fit_params_refusal(estimator, fit_params: dict) -> str | None:
         est, key = estimator, name
         while isinstance(est, Pipeline):
             step, sep, rest = key.partition("__")
-            last = est.steps[-1][0]
             if not sep:
                 return (
                     f"Pipeline.fit takes a step's parameter as <step>__{key}, "
-                    f"as in scikit-learn: pass {last}__{key}=... (the final "
-                    "step), or enable metadata routing and set_fit_request"
+                    f"as in scikit-learn: pass {est.steps[-1][0]}__{key}=... (the "
+                    "final step), or enable metadata routing and set_fit_request"
                 )
             est = dict(est.steps).get(step)
             if est is None or isinstance(est, str):
@@ -511,6 +502,27 @@ def _warn_settings(search, plan, k, tuning, eps_p, score_budget, n_cands, anchor
             )
 
 
+def run_charged(search, method: str, cost, progress, data, body):
+    """``body(ctx)`` sealed (:func:`run_sealed`) after the charge, ``ctx.data`` the
+    private ``data`` and ``ctx.rng`` the noise source; ``body`` returns (releases,
+    anything), checked against the charge."""
+    charged: list = []
+
+    def run(ctx):
+        progress.seal()  # the charge, before the first read of any row
+        if search.accountant is not None:
+            label = f"{type(search).__name__}(method={method!r})"
+            search.accountant.spend(*cost, label=label)
+        charged.append(cost)
+        return body(ctx)
+
+    # no local holds the noise source: run_sealed clears it on ctx
+    ctx = SimpleNamespace(rng=check_privacy_rng(search.noise_random_state), data=data)
+    releases, rest = run_sealed(run, ctx, charged)
+    check_charge(releases, charged)
+    return releases, rest
+
+
 def param_table(params: list[dict]) -> dict:
     """``cv_results_`` of the all-rows-private modes: the candidates, no score."""
     names = sorted({name for p in params for name in p})
@@ -537,20 +549,15 @@ def fit_whole_data(
             "part would fail and score low; refused from the names, before "
             "any row is read.)"
         )
-    n = _num_samples(X)
-    if y is not None and _num_samples(y) != n:
-        raise ValueError(
-            f"X has {n} rows but y has {_num_samples(y)}; they must match."
-        )
+    n = _num_samples(X)  # y's length: checked by the search (check_inputs)
     if n < 2:
         raise ValueError("method='whole-data' needs at least 2 rows.")
     k = n_parts_for(mode, n)
     (eps_p, _), score_budget = split_budget(
         plan.epsilon, 0.0, search.budget_split, search.release_score
     )
-    tuning = tunes(mode, k, eps_p)
-    if not tuning and score_budget is not None:
-        score_budget = (plan.epsilon, 0.0)  # nothing spent on best_params_
+    tuning = tunes(mode, k, eps_p)  # else nothing is spent on best_params_:
+    eps_s = score_budget and (score_budget[0] if tuning else plan.epsilon)
     candidates, default_row = _candidates(search, plan, mode)
     if not tuning and default_row is None:
         raise ValueError(
@@ -561,7 +568,6 @@ def fit_whole_data(
             "None to tune anyway."
         )
     anchored = default_row is not None and mode.max_worse_probability is not None
-    eps_s = score_budget and score_budget[0]
     _warn_settings(search, plan, k, tuning, eps_p, eps_s, len(candidates), anchored)
     parts = partition(n, k, plan.seed)
     train_size = part_train_size(parts, mode.inner_split, plan.seed)
@@ -571,20 +577,9 @@ def fit_whole_data(
         f"whole-data: {len(evaluated)} candidates on k={k} disjoint parts of "
         f"{n} rows; budget epsilon={cost[0]:g}"
     )
-    charged: list = []
-
-    class _Ctx:  # what run_sealed clears: the private data and the noise source
-        rng = check_privacy_rng(search.noise_random_state)
-        data = (X, y, fit_params)
 
     def run(ctx):
         Xp, yp, fp = ctx.data
-        progress.seal()  # the charge, before the first read of any row
-        if search.accountant is not None:
-            search.accountant.spend(
-                *cost, label=f"{type(search).__name__}(method='whole-data')"
-            )
-        charged.append(cost)
         scores = part_score_matrix(
             search, evaluated, Xp, yp, fp, parts, mode.inner_split, plan.seed, scorer
         )
@@ -594,13 +589,14 @@ def fit_whole_data(
             scorer,
             eps_params=eps_p if tuning else None,
             default_row=default_row,
-            eps_score=None if score_budget is None else score_budget[0],
+            eps_score=eps_s,
             rng=ctx.rng,
             train_size=train_size,
-        )
+        ), None
 
-    releases = run_sealed(run, _Ctx(), charged)
-    check_charge(releases, charged)
+    releases, _ = run_charged(
+        search, "whole-data", cost, progress, (X, y, fit_params), run
+    )
     index = releases[0].value if tuning else default_row
     try:
         _ingest(search, releases, index, candidates, default_row, plan, k)

@@ -1,24 +1,11 @@
 """How a whole-data part's rows reach the estimator: typed from the part alone.
 
-One row may change its own part's scores only, but containers are typed by
-the whole batch (pandas makes an int column float64 when one row is
-missing, complex or object for one complex or string row; ``np.array``
-stringifies every entry for one string; a categorical's categories come
-from every row). Each part's rows are retyped from its own values:
-
-- numbers (DataFrame columns, ``y``, bools, pandas' nullable "Int64" and
-  "Float64"): int64 when every value is a whole number of magnitude ≤ 2⁵³,
-  else float64 (complex values without imaginary part are real);
-- object columns and ``y``: re-inferred; unordered categoricals rebuilt
-  from the part's values, ordered ones keep the user's order minus unused
-  categories; indexes and categories re-inferred from the part's labels;
-- NumPy strings (X or ``y``): numbers when every entry is one
-  (:func:`~..privacy._numbers.number`); a numeric (or imaginary-free
-  complex) NumPy ``X`` is float64; a NumPy object ``y`` is rebuilt from its
-  entries. An object ``X`` and lists are left as they are.
-
-So a float column whose values in a part are all whole is integer there
-(``docs/whole_data.md``).
+Containers are typed by the whole batch (one missing, complex or string
+row changes a column's dtype; a categorical's categories come from every
+row), so one row could change every part's scores. Each part's rows are
+retyped from its own values, by the rules of ``docs/whole_data.md`` (step
+3): whole numbers of magnitude ≤ 2⁵³ int64, other numbers float64, object
+columns re-inferred, categoricals and indexes rebuilt from the part.
 """
 
 from __future__ import annotations
@@ -26,8 +13,6 @@ from __future__ import annotations
 import numpy as np
 
 from ...privacy._numbers import number
-
-__all__ = ["part_target", "part_view"]
 
 _WHOLE = 2.0**53  # integers of larger magnitude are not all floats
 
@@ -98,9 +83,8 @@ def _retyped_column(col):
 def _retyped_index(obj):
     import pandas as pd
 
-    if isinstance(obj.index, pd.MultiIndex):  # its levels: left as they are
-        return obj
-    obj.index = _retyped_labels(obj.index)
+    if not isinstance(obj.index, pd.MultiIndex):  # a MultiIndex: left as it is
+        obj.index = _retyped_labels(obj.index)
     return obj
 
 

@@ -1,9 +1,5 @@
-"""The whole-data mode's releases from the part-score matrix (k × candidates).
-
-The selection over the part-averaged scores (or the parts' votes), with the
-default anchor, and the Laplace release of the selected candidate's score;
-the proofs are in :mod:`._fit`'s docstring, step 3 and 4.
-"""
+"""The whole-data mode's releases from the part-score matrix (k × candidates):
+the anchored selection and the selected score's Laplace (proofs: :mod:`._fit`)."""
 
 from __future__ import annotations
 
@@ -14,8 +10,6 @@ import numpy as np
 
 from ...privacy._accounting import Release
 from .._releases import _grid_laplace, release_best_params_selection
-
-__all__ = ["anchor_margin", "releases_from_scores"]
 
 _REFERENCE = (
     "Nissim, Raskhodnikova & Smith, STOC 2007 (subsample and aggregate); "
