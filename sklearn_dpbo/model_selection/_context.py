@@ -173,3 +173,8 @@ class SearchContext:
     def mode(self) -> Any:
         """The resolved mode object (its parameters; public)."""
         return self.plan.mode
+
+    def fit_args(self, params: dict) -> tuple:
+        """(estimator, params, X_train, y_train, fit_params): a training-set fit."""
+        d = self.data
+        return self.search.estimator, params, d.X_train, d.y_train, d.fit_params

@@ -106,17 +106,8 @@ def run_gp_ucb(ctx: SearchContext) -> tuple[list[Release], int, dict]:
             if est is not None:
                 jobs.append(delayed(score_private)(est, records, plan.scorer))
             else:
-                jobs.append(
-                    delayed(fit_and_score_private)(
-                        search.estimator,
-                        candidates.params[j],
-                        data.X_train,
-                        data.y_train,
-                        data.fit_params,
-                        records,
-                        plan.scorer,
-                    )
-                )
+                args = (*ctx.fit_args(candidates.params[j]), records, plan.scorer)
+                jobs.append(delayed(fit_and_score_private)(*args))
         return [(s - offset) / scale for s in ctx.parallel(jobs)]
 
     # Algorithm 1, lines 2-8.

@@ -88,18 +88,8 @@ def public_search(ctx: SearchContext) -> PublicSearch:
         )
 
     def fit_job(j: int) -> Job:
-        return Job(
-            _timed_fit_public,
-            (
-                search.estimator,
-                candidates.params[j],
-                data.X_train,
-                data.y_train,
-                data.fit_params,
-                search.error_score,
-            ),
-            tag=("fit", j),
-        )
+        args = (*ctx.fit_args(candidates.params[j]), search.error_score)
+        return Job(_timed_fit_public, args, tag=("fit", j))
 
     def to_gp(score: float) -> float:
         # A failed (NaN) or out-of-range public score: the range's ends.
