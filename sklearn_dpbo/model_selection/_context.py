@@ -136,12 +136,10 @@ def check_gp_units(offset: float, scale: float, bounds, mode) -> None:
     """Refuse GP units that inflate gp-ucb's privacy loss (before data):
     a scale below (high − low)/4, or a range mapped outside [−2, 2]."""
     low, high = bounds
-    score_scale = mode.score_scale
-    width = float(high) - float(low)
-    default = width / 4
+    default = (float(high) - float(low)) / 4
     if scale < default * (1 - 1e-12):
         raise ValueError(
-            f"score_scale={score_scale!r} is below the scorer-range "
+            f"score_scale={mode.score_scale!r} is below the scorer-range "
             f"default (high - low)/4 = {default:g}: method='gp-ucb' fixes its "
             "sensitivities in GP units (score - score_offset)/score_scale, so "
             f"it multiplies the privacy loss by {default:g}/score_scale. "

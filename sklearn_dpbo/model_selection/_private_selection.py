@@ -73,22 +73,14 @@ def public_search(ctx: SearchContext) -> PublicSearch:
         search, public_cv, data.X_train, data.y_train, plan.seed, data.fit_params
     )
     low, high = plan.scorer.bounds
+    estimator, scorer, error_score = search.estimator, plan.scorer, search.error_score
 
     def fold_job(j: int, k: int) -> Job:
-        return Job(
-            _public_fold,
-            (
-                search.estimator,
-                candidates.params[j],
-                folds[k],
-                plan.scorer,
-                search.error_score,
-            ),
-            tag=(j, k),
-        )
+        args = (estimator, candidates.params[j], folds[k], scorer, error_score)
+        return Job(_public_fold, args, tag=(j, k))
 
     def fit_job(j: int) -> Job:
-        args = (*ctx.fit_args(candidates.params[j]), search.error_score)
+        args = (*ctx.fit_args(candidates.params[j]), error_score)
         return Job(_timed_fit_public, args, tag=("fit", j))
 
     def to_gp(score: float) -> float:
@@ -98,7 +90,6 @@ def public_search(ctx: SearchContext) -> PublicSearch:
 
     n_iter = min(int(search.n_iter), n)
     kernel, length_scale = mode._gp_kernel()
-    fold0_size = _num_samples(folds[0][2])
     return PublicSearch(
         candidates.X,
         n_iter=n_iter,
@@ -106,7 +97,7 @@ def public_search(ctx: SearchContext) -> PublicSearch:
         tie_break=plan.tie_break,
         fold_job=fold_job,
         n_folds=len(folds),
-        fold0_size=fold0_size,
+        fold0_size=_num_samples(folds[0][2]),
         bounds=plan.scorer.bounds,
         to_gp=to_gp,
         racing=mode.racing,
@@ -216,7 +207,6 @@ def run_private_selection(ctx: SearchContext) -> tuple[list[Release], int, dict]
     if releases[0].value in fitted:
         extra[FITTED_KEY] = fitted[releases[0].value]
     if table is not None:
-        kept = set(shortlist.tolist())
-        table["shortlisted"] &= np.isin(table["candidate_index"], list(kept))
+        table["shortlisted"] &= np.isin(table["candidate_index"], shortlist)
         extra["cv_results_"] = table
     return releases, releases[0].value, extra

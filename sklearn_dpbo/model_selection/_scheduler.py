@@ -222,7 +222,7 @@ def run_ordered(
                 lambda r: rounds(delayed(job.func)(*job.args) for job in r)
             )
 
-    finished = getattr(driver, "finished", lambda: False)
+    finished = getattr(driver, "finished", None) or (lambda: False)
     feed = _Feed(IDLE_SECONDS, WAIT_SECONDS)
     top_up(feed.put)
     if state["submitted"] == 0:

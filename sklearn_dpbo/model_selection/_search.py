@@ -33,7 +33,6 @@ from ._inputs import check_inputs
 from ._lipschitz import run_lipschitz
 from ._metrics import (
     plan_for_metrics,
-    public_score,
     run_with_other_metrics,
     search_scorers,
 )
@@ -346,8 +345,8 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         ``ValueError``: the metric is the unweighted per-record mean.
         """
         self._check_fitted_refit("score")
-        params = route_score_params(self, params)
-        return public_score(self.scorer_, self.best_estimator_, X, y, **params)
+        route_score_params(self, params)  # refuses every one
+        return self.scorer_.metric(self.best_estimator_, X, y)
 
     def get_metadata_routing(self):
         """Metadata routing of this object, as ``GridSearchCV``'s.
