@@ -7,8 +7,11 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
+from .._compat import _num_samples
 from ..bo._candidates import CandidateSet
+from ..privacy._records import RecordSchema
 from ..privacy._scorers import DPScorer
+from ..privacy._silence import quiet
 
 
 @dataclass(frozen=True)
@@ -55,8 +58,6 @@ class SearchData:
         """The validation set mapped into the training set's schema (a read)."""
         kind = bool(scorer.maps_labels(estimator))
         if kind not in self._records:
-            from ..privacy._silence import quiet
-
             schema = self.schema(classes=kind)
             X_val, y_val = self.X_val, self.y_val  # the read (charged once)
             with quiet():  # a record's conversion must not warn
@@ -65,8 +66,6 @@ class SearchData:
 
     def schema(self, *, classes: bool):
         """The public schema of the training set (no validation row read)."""
-        from ..privacy._records import RecordSchema
-
         if classes not in self._schemas:
             self._schemas[classes] = RecordSchema.from_training(
                 self.X_train, self.y_train, classes=classes
@@ -99,8 +98,6 @@ class SearchData:
 
     @property
     def n_validation(self) -> int:
-        from .._compat import _num_samples
-
         return int(_num_samples(self._X_val))
 
 
