@@ -61,11 +61,9 @@ def score_noise_scale(search, plan, eps_s: float, delta_s: float) -> float:
         return gp_ucb_score_scale(
             eps_s, T, n, delta_s, mode.dataset_kernel, mode.noise, gamma
         )
-    A, tau = mode.noise_free_constants
     return noise_free_score_scale(
         eps_s,
-        A,
-        tau,
+        *mode.noise_free_constants,
         T,
         candidates.X.shape[1],
         n,

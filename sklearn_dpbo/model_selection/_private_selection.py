@@ -1,10 +1,5 @@
-"""Mode ``"private-selection"``: a shortlist from **public** information
-(``"bo"``, ``"random"`` or ``"grid"``), each shortlisted candidate scored
-once on the validation set (utilities u, sensitivity Δ), ``best_params_``
-by permute-and-flip (or the exponential mechanism) on u at ε₁,
-``best_score_`` = u(λ̃) + Lap(Δ/ε₂): pure (ε₁ + ε₂)-DP by basic
-composition, with no modelling assumption.
-"""
+"""Mode ``"private-selection"`` (:class:`~._modes.PrivateSelection`): a public
+shortlist, its validation scores, private selection and a Laplace score."""
 
 from __future__ import annotations
 
