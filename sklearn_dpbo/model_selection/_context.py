@@ -7,8 +7,11 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
+from .._compat import _num_samples
 from ..bo._candidates import CandidateSet
+from ..privacy._records import RecordSchema
 from ..privacy._scorers import DPScorer
+from ..privacy._silence import quiet
 
 
 @dataclass(frozen=True)
@@ -55,8 +58,6 @@ class SearchData:
         """The validation set mapped into the training set's schema (a read)."""
         kind = bool(scorer.maps_labels(estimator))
         if kind not in self._records:
-            from ..privacy._silence import quiet
-
             schema = self.schema(classes=kind)
             X_val, y_val = self.X_val, self.y_val  # the read (charged once)
             with quiet():  # a record's conversion must not warn
@@ -65,8 +66,6 @@ class SearchData:
 
     def schema(self, *, classes: bool):
         """The public schema of the training set (no validation row read)."""
-        from ..privacy._records import RecordSchema
-
         if classes not in self._schemas:
             self._schemas[classes] = RecordSchema.from_training(
                 self.X_train, self.y_train, classes=classes
@@ -99,8 +98,6 @@ class SearchData:
 
     @property
     def n_validation(self) -> int:
-        from .._compat import _num_samples
-
         return int(_num_samples(self._X_val))
 
 
@@ -136,12 +133,10 @@ def check_gp_units(offset: float, scale: float, bounds, mode) -> None:
     """Refuse GP units that inflate gp-ucb's privacy loss (before data):
     a scale below (high − low)/4, or a range mapped outside [−2, 2]."""
     low, high = bounds
-    score_scale = mode.score_scale
-    width = float(high) - float(low)
-    default = width / 4
+    default = (float(high) - float(low)) / 4
     if scale < default * (1 - 1e-12):
         raise ValueError(
-            f"score_scale={score_scale!r} is below the scorer-range "
+            f"score_scale={mode.score_scale!r} is below the scorer-range "
             f"default (high - low)/4 = {default:g}: method='gp-ucb' fixes its "
             "sensitivities in GP units (score - score_offset)/score_scale, so "
             f"it multiplies the privacy loss by {default:g}/score_scale. "
@@ -173,3 +168,8 @@ class SearchContext:
     def mode(self) -> Any:
         """The resolved mode object (its parameters; public)."""
         return self.plan.mode
+
+    def fit_args(self, params: dict) -> tuple:
+        """(estimator, params, X_train, y_train, fit_params): a training-set fit."""
+        d = self.data
+        return self.search.estimator, params, d.X_train, d.y_train, d.fit_params

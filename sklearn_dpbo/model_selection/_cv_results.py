@@ -60,12 +60,7 @@ class PublicCVResults(dict):
 
 def best_row(table, candidate: int) -> int:
     """The first row of ``table`` whose ``candidate_index`` is ``candidate``."""
-    rows = np.flatnonzero(np.asarray(table["candidate_index"]) == int(candidate))
-    if rows.size == 0:
-        raise RuntimeError(
-            "internal error: the released candidate is not a row of cv_results_."
-        )
-    return int(rows[0])
+    return int(np.flatnonzero(np.asarray(table["candidate_index"]) == candidate)[0])
 
 
 def _per_row(values: np.ndarray, run: np.ndarray, reduce) -> np.ndarray:

@@ -86,17 +86,16 @@ def check_containers(X, y) -> None:
                 f"({type(A).__name__}): pass a dense array, e.g. "
                 f"{name}.toarray(), chosen without looking at the data."
             )
-        ok = isinstance(A, np.ndarray) or _is_pandas(
-            A, "DataFrame" if name == "X" else "Series"
-        )
-        if name == "y" and _is_pandas(A, "DataFrame"):
-            ok = True  # refused below from its shape, with the fix
-        if not ok:
-            kind = "a NumPy array or a pandas " + (
-                "DataFrame" if name == "X" else "Series"
-            )
+        frame = "DataFrame" if name == "X" else "Series"
+        # A DataFrame y is refused below from its shape, with the fix.
+        if not (
+            isinstance(A, np.ndarray)
+            or _is_pandas(A, frame)
+            or _is_pandas(A, "DataFrame")
+        ):
             raise TypeError(
-                f"method='private-model' needs {name} as {kind}; got "
+                f"method='private-model' needs {name} as a NumPy array or a "
+                f"pandas {frame}; got "
                 f"{type(A).__name__}. Converting it would be one conversion of "
                 "the whole batch (one mistyped entry could change how every row "
                 "is read): convert it yourself into a numeric NumPy array, e.g. "

@@ -117,15 +117,8 @@ def fit_and_score_private(
 
 def fit_on_training(ctx, index: int, *, error_score):
     """:func:`fit_public` of public candidate ``index`` on the whole training set."""
-    data = ctx.data
-    return fit_public(
-        ctx.search.estimator,
-        ctx.plan.candidates.params[index],
-        data.X_train,
-        data.y_train,
-        data.fit_params,
-        error_score=error_score,
-    )
+    params = ctx.plan.candidates.params[index]
+    return fit_public(*ctx.fit_args(params), error_score=error_score)
 
 
 def public_preflight(ctx, index: int):
@@ -139,14 +132,6 @@ def public_preflight(ctx, index: int):
         est, data.X_train, data.y_train, random_state=plan.seed
     )
     return est
-
-
-def _snapshot(est) -> Optional[bytes]:
-    """The fitted public model as bytes, or None if it cannot be pickled."""
-    try:
-        return pickle.dumps(est, protocol=pickle.HIGHEST_PROTOCOL)
-    except Exception:
-        return None
 
 
 def prepare_private_scoring(
@@ -181,9 +166,11 @@ def prepare_private_scoring(
     snapshots = {}
     if keep_fitted:
         for i in keep:
-            snapshot = _snapshot(fitted[i][0])
-            if snapshot is not None:
-                snapshots[int(indices[i])] = (snapshot, fitted[i][2])
+            try:  # a model that cannot be pickled is refitted after the read
+                snapshot = pickle.dumps(fitted[i][0], protocol=pickle.HIGHEST_PROTOCOL)
+            except Exception:
+                continue
+            snapshots[int(indices[i])] = (snapshot, fitted[i][2])
     kept = [int(indices[i]) for i in keep]
     here = _score_here(
         search.n_jobs,
@@ -222,17 +209,10 @@ def score_public_candidates(
     ctx, indices: Sequence[int], *, keep_fitted: bool = False
 ) -> tuple[np.ndarray, np.ndarray, dict]:
     """Fit, check and score public candidates: ``(kept, utilities, snapshots)``."""
-    search, plan, data = ctx.search, ctx.plan, ctx.data
+    params, error_score = ctx.plan.candidates.params, ctx.search.error_score
     fitted = list(
         ctx.parallel(
-            delayed(_timed_fit_public)(
-                search.estimator,
-                plan.candidates.params[j],
-                data.X_train,
-                data.y_train,
-                data.fit_params,
-                error_score=search.error_score,
-            )
+            delayed(_timed_fit_public)(*ctx.fit_args(params[j]), error_score)
             for j in indices
         )
     )

@@ -46,11 +46,6 @@ def owner_order(groups, seed: int) -> tuple[np.ndarray, list[np.ndarray]]:
 
 def check_groups(groups, n_validation: int, n_iter: int) -> None:
     """Refuse owner ids that do not fit the guarantee (before any data read)."""
-    if groups is None:
-        raise ValueError(
-            "method='federated-ldp' needs the public owner id of every "
-            "validation record: fit(X, y, X_val=..., y_val=..., val_groups=ids)."
-        )
     arr = np.asarray(groups)
     if arr.ndim != 1 or arr.shape[0] != n_validation:
         raise ValueError(
@@ -91,14 +86,10 @@ class OwnersAsked:
             setattr(search, cls.ATTRIBUTE, record)
         return record
 
-    def asked_before(self, owners) -> list:
-        """The owners among ``owners`` that an earlier fit asked."""
-        return [o for o in owners if _owner_key(o) in self._asks]
-
     def check(self, owners, accountant, epsilon: float) -> int:
         """Refuse asking an owner again unless ``accountant`` recorded her
         asks; return how many of ``owners`` were asked before."""
-        again = self.asked_before(owners)
+        again = [o for o in owners if _owner_key(o) in self._asks]
         unrecorded = [
             o
             for o in again
@@ -129,29 +120,10 @@ class OwnersAsked:
 
 def _owner_report(ctx, params, rows, randomizer) -> LDPReport:
     """The owner's side: score on her records, clip, randomise."""
-    search, plan, data = ctx.search, ctx.plan, ctx.data
-    own = data.records(plan.scorer, search.estimator).take(rows)
-    score = fit_and_score_private(
-        search.estimator,
-        params,
-        data.X_train,
-        data.y_train,
-        data.fit_params,
-        own,
-        plan.scorer,
-    )
+    scorer = ctx.plan.scorer
+    own = ctx.data.records(scorer, ctx.search.estimator).take(rows)
+    score = fit_and_score_private(*ctx.fit_args(params), own, scorer)
     return randomizer._privatize(score, ctx.rng)
-
-
-def _again_text(n_again: int) -> str:
-    if n_again == 0:
-        return "none of them asked by an earlier fit of this estimator; "
-    return (
-        f"{n_again} of them asked by earlier fits of this estimator, all "
-        "recorded by this fit's accountant: each of those has lost the sum "
-        "of the epsilons of the fits that asked her (basic composition), "
-        "bounded by the accountant's total spent; "
-    )
 
 
 def run_federated_ldp(ctx: SearchContext) -> tuple[list[Release], int, dict]:
@@ -194,7 +166,14 @@ def run_federated_ldp(ctx: SearchContext) -> tuple[list[Release], int, dict]:
             "ids, hence each owner's number of records, are public; "
             f"{T} distinct owners asked once each in this fit (no "
             "composition within it: epsilon per owner); "
-            + _again_text(n_again)
+            + (
+                f"{n_again} of them asked by earlier fits of this estimator, all "
+                "recorded by this fit's accountant: each of those has lost the sum "
+                "of the epsilons of the fits that asked her (basic composition), "
+                "bounded by the accountant's total spent; "
+                if n_again
+                else "none of them asked by an earlier fit of this estimator; "
+            )
             + "best_params_, best_score_ and "
             "cv_results_ are post-processing of the reports"
         ),

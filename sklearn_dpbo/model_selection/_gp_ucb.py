@@ -61,11 +61,9 @@ def score_noise_scale(search, plan, eps_s: float, delta_s: float) -> float:
         return gp_ucb_score_scale(
             eps_s, T, n, delta_s, mode.dataset_kernel, mode.noise, gamma
         )
-    A, tau = mode.noise_free_constants
     return noise_free_score_scale(
         eps_s,
-        A,
-        tau,
+        *mode.noise_free_constants,
         T,
         candidates.X.shape[1],
         n,
@@ -106,17 +104,8 @@ def run_gp_ucb(ctx: SearchContext) -> tuple[list[Release], int, dict]:
             if est is not None:
                 jobs.append(delayed(score_private)(est, records, plan.scorer))
             else:
-                jobs.append(
-                    delayed(fit_and_score_private)(
-                        search.estimator,
-                        candidates.params[j],
-                        data.X_train,
-                        data.y_train,
-                        data.fit_params,
-                        records,
-                        plan.scorer,
-                    )
-                )
+                args = (*ctx.fit_args(candidates.params[j]), records, plan.scorer)
+                jobs.append(delayed(fit_and_score_private)(*args))
         return [(s - offset) / scale for s in ctx.parallel(jobs)]
 
     # Algorithm 1, lines 2-8.
@@ -145,47 +134,38 @@ def run_gp_ucb(ctx: SearchContext) -> tuple[list[Release], int, dict]:
         )
     ]
     if score_budget is not None:
+        if mode.noise > 0:  # lines 13-15
+            release, observed = release_best_score_gp, float(trace.scores.max())
+            note = (
+                "; sequential GP-UCB with beta_t = 2 log(|Lambda| t^2 pi^2 / delta) "
+                "(Srinivas et al. 2010 at delta/6 on each of V and V'; Algorithm "
+                "1's 3 delta would not cover both)"
+            )
+        else:  # Algorithm 2: f_V(λ_T) ("icml") or max_{2<=t<=T} f_V(λ_t)
+            icml = mode.noise_free_bound == "icml"
+            tail = trace.scores[-1:] if icml else trace.scores[min(1, T - 1) :]
+            release, observed = release_best_score_noise_free, float(tail.max())
+            note = (
+                "; the de Freitas et al. (2012) regret bound with "
+                f"A, tau = {mode.noise_free_constants} "
+                f"({mode.noise_free_bound} variant) holds on each of V "
+                "and V' with probability >= 1 - delta/4 for the search run "
+                "here, which is GP-UCB: de Freitas et al. prove their "
+                "bound for their own optimiser (UCB with shrinking search "
+                "regions), so this is an assumption, not a theorem"
+            )
         eps_s, delta_s = score_budget
-        common = dict(
-            epsilon=eps_s,
-            delta=delta_s,
-            noise_scale=score_b,
-            score_offset=offset,
-            score_scale=scale,
-            bounds=plan.scorer.bounds,
-            rng=ctx.rng,
+        releases.append(
+            release(
+                observed,
+                epsilon=eps_s,
+                delta=delta_s,
+                noise_scale=score_b,
+                score_offset=offset,
+                score_scale=scale,
+                bounds=plan.scorer.bounds,
+                assumption=assumption + note,
+                rng=ctx.rng,
+            )
         )
-        if mode.noise > 0:
-            # Lines 13-15.
-            releases.append(
-                release_best_score_gp(
-                    float(trace.scores.max()),
-                    assumption=assumption
-                    + "; sequential GP-UCB with beta_t = 2 log(|Lambda| t^2 "
-                    "pi^2 / delta) (Srinivas et al. 2010 at delta/6 on each of "
-                    "V and V'; Algorithm 1's 3 delta would not cover both)",
-                    **common,
-                )
-            )
-        else:
-            # Algorithm 2: f_V(λ_T) ("icml") or max_{2<=t<=T} f_V(λ_t).
-            if mode.noise_free_bound == "icml":
-                observed = float(trace.scores[-1])
-            else:
-                tail = trace.scores[1:] if T > 1 else trace.scores
-                observed = float(tail.max())
-            releases.append(
-                release_best_score_noise_free(
-                    observed,
-                    assumption=assumption
-                    + "; the de Freitas et al. (2012) regret bound with "
-                    f"A, tau = {mode.noise_free_constants} "
-                    f"({mode.noise_free_bound} variant) holds on each of V "
-                    "and V' with probability >= 1 - delta/4 for the search run "
-                    "here, which is GP-UCB: de Freitas et al. prove their "
-                    "bound for their own optimiser (UCB with shrinking search "
-                    "regions), so this is an assumption, not a theorem",
-                    **common,
-                )
-            )
     return releases, int(releases[0].value), {}

@@ -216,6 +216,17 @@ def regularisation_to_lambda(kind: str, values, n_train: int) -> np.ndarray:
     return 1.0 / (values * float(n_train)) if kind == "C" else values.copy()
 
 
+def path_sensitivity(setup: LipschitzSetup, candidates, n_train: int, m: int):
+    """(λmin, λmax, Δ_L, capped) of the public regularisation path."""
+    values = [p[setup.parameter] for p in candidates.params]
+    lam = regularisation_to_lambda(setup.kind, values, n_train)
+    lam_min, lam_max = float(lam.min()), float(lam.max())
+    sens, capped = lipschitz_score_sensitivity(
+        m, setup.lipschitz, setup.g_star, lam_min, lam_max
+    )
+    return lam_min, lam_max, sens, capped
+
+
 def _check_training(data) -> int:
     """Checks on the public training set and fit parameters; returns n."""
     if data.fit_params:
@@ -258,11 +269,8 @@ def run_lipschitz(ctx: SearchContext) -> tuple[list[Release], int, dict]:
     m = data.n_validation
 
     # Public constants, before the validation set is touched.
-    values = [p[setup.parameter] for p in candidates.params]
-    lam = regularisation_to_lambda(setup.kind, values, n_train)
-    lam_min, lam_max = float(lam.min()), float(lam.max())
-    score_sens, capped = lipschitz_score_sensitivity(
-        m, setup.lipschitz, setup.g_star, lam_min, lam_max
+    lam_min, lam_max, score_sens, capped = path_sensitivity(
+        setup, candidates, n_train, m
     )
     (eps_p, _), score_budget = split_budget(
         plan.epsilon, 0.0, search.budget_split, search.release_score

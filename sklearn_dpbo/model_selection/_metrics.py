@@ -136,18 +136,7 @@ def release_other_metrics(ctx, index: int, other_scorers: dict, snapshot=None) -
 def best_scores(releases: list, refit: str, best_score: float, names) -> dict:
     """``best_scores_``: metric name → released score, from the releases only."""
     by_quantity = {r.quantity: float(r.value) for r in releases}
-    scores = {refit: best_score}
-    for name in names:
-        scores[name] = by_quantity[f"best_scores_[{name!r}]"]
-    return scores
-
-
-def public_score(scorer, estimator, X, y, **params) -> float:
-    """The metric on the user's own (public) data, not clipped."""
-    metric = getattr(scorer, "metric", None)
-    if callable(metric) and not params:
-        return float(metric(estimator, X, y))
-    return float(scorer(estimator, X, y, **params))
+    return {refit: best_score} | {n: by_quantity[f"best_scores_[{n!r}]"] for n in names}
 
 
 def run_with_other_metrics(run, ctx, other_scorers: dict):

@@ -73,32 +73,30 @@ class SearchMode(CachedParamNamesMixin, BaseEstimator):
 
     __hash__ = None  # mutable through set_params, as a kernel
 
-    def _validate_in(self, owner: str, prefix: str = "method__") -> None:
-        """Validate the parameters, named ``<prefix><name>`` for ``owner``."""
+    def _validate_in(self, owner: str) -> None:
+        """Validate the parameters, named ``method__<name>`` for ``owner``."""
         params = self.get_params(deep=False)
         validate_parameter_constraints(
-            {prefix + k: v for k, v in self._parameter_constraints.items()},
-            {prefix + k: v for k, v in params.items()},
+            {"method__" + k: v for k, v in self._parameter_constraints.items()},
+            {"method__" + k: v for k, v in params.items()},
             caller_name=owner,
         )
         for name in _INT_PARAMS:
             value = params.get(name)
             if isinstance(value, bool):
                 raise ValueError(
-                    f"{prefix}{name} must be a positive int, not a bool; got "
+                    f"method__{name} must be a positive int, not a bool; got "
                     f"{name}={value!r}. Pass e.g. "
                     f"{type(self).__name__}({name}=3)."
                 )
         if "kernel" in params:
-            self._gp_kernel(owner=owner, prefix=prefix)
+            self._gp_kernel(owner)
 
-    def _gp_kernel(
-        self, *, owner: str = "DPBayesSearchCV", prefix="method__"
-    ) -> tuple[str, float]:
+    def _gp_kernel(self, owner: str = "DPBayesSearchCV") -> tuple[str, float]:
         """(internal kernel name, length-scale) of the mode's GP."""
         if self.kernel is None:
             return DEFAULT_KERNEL
-        return internal_kernel(self.kernel, prefix + "kernel", owner)
+        return internal_kernel(self.kernel, "method__kernel", owner)
 
 
 def _same(a, b) -> bool:

@@ -9,8 +9,8 @@ from ..privacy._accounting import split_budget
 from ..privacy._validation import UselessReleaseWarning
 from ._budget import PURE_EPSILON_MODES
 from ._gp_ucb import score_noise_scale
-from ._lipschitz import check_assumption_2, regularisation_to_lambda
-from ._releases import gp_ucb_params_sensitivity, lipschitz_score_sensitivity
+from ._lipschitz import check_assumption_2, path_sensitivity
+from ._releases import gp_ucb_params_sensitivity
 
 
 def public_noise_scales(search, plan, n_train: int, n_validation: int) -> dict:
@@ -42,15 +42,7 @@ def public_noise_scales(search, plan, n_train: int, n_validation: int) -> dict:
         return noise
     if plan.mode.method == "lipschitz":
         setup = check_assumption_2(search.estimator, plan.candidates, plan.scorer)
-        values = [p[setup.parameter] for p in plan.candidates.params]
-        lam = regularisation_to_lambda(setup.kind, values, n_train)
-        sens, _ = lipschitz_score_sensitivity(
-            n_validation,
-            setup.lipschitz,
-            setup.g_star,
-            float(lam.min()),
-            float(lam.max()),
-        )
+        _, _, sens, _ = path_sensitivity(setup, plan.candidates, n_train, n_validation)
         noise["best_score_"] = sens / score[0]
     else:
         noise["best_score_"] = smallest / score[0]

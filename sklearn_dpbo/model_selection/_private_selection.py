@@ -1,10 +1,5 @@
-"""Mode ``"private-selection"``: a shortlist from **public** information
-(``"bo"``, ``"random"`` or ``"grid"``), each shortlisted candidate scored
-once on the validation set (utilities u, sensitivity Δ), ``best_params_``
-by permute-and-flip (or the exponential mechanism) on u at ε₁,
-``best_score_`` = u(λ̃) + Lap(Δ/ε₂): pure (ε₁ + ε₂)-DP by basic
-composition, with no modelling assumption.
-"""
+"""Mode ``"private-selection"`` (:class:`~._modes.PrivateSelection`): a public
+shortlist, its validation scores, private selection and a Laplace score."""
 
 from __future__ import annotations
 
@@ -73,33 +68,15 @@ def public_search(ctx: SearchContext) -> PublicSearch:
         search, public_cv, data.X_train, data.y_train, plan.seed, data.fit_params
     )
     low, high = plan.scorer.bounds
+    estimator, scorer, error_score = search.estimator, plan.scorer, search.error_score
 
     def fold_job(j: int, k: int) -> Job:
-        return Job(
-            _public_fold,
-            (
-                search.estimator,
-                candidates.params[j],
-                folds[k],
-                plan.scorer,
-                search.error_score,
-            ),
-            tag=(j, k),
-        )
+        args = (estimator, candidates.params[j], folds[k], scorer, error_score)
+        return Job(_public_fold, args, tag=(j, k))
 
     def fit_job(j: int) -> Job:
-        return Job(
-            _timed_fit_public,
-            (
-                search.estimator,
-                candidates.params[j],
-                data.X_train,
-                data.y_train,
-                data.fit_params,
-                search.error_score,
-            ),
-            tag=("fit", j),
-        )
+        args = (*ctx.fit_args(candidates.params[j]), error_score)
+        return Job(_timed_fit_public, args, tag=("fit", j))
 
     def to_gp(score: float) -> float:
         # A failed (NaN) or out-of-range public score: the range's ends.
@@ -108,7 +85,6 @@ def public_search(ctx: SearchContext) -> PublicSearch:
 
     n_iter = min(int(search.n_iter), n)
     kernel, length_scale = mode._gp_kernel()
-    fold0_size = _num_samples(folds[0][2])
     return PublicSearch(
         candidates.X,
         n_iter=n_iter,
@@ -116,7 +92,7 @@ def public_search(ctx: SearchContext) -> PublicSearch:
         tie_break=plan.tie_break,
         fold_job=fold_job,
         n_folds=len(folds),
-        fold0_size=fold0_size,
+        fold0_size=_num_samples(folds[0][2]),
         bounds=plan.scorer.bounds,
         to_gp=to_gp,
         racing=mode.racing,
@@ -226,7 +202,6 @@ def run_private_selection(ctx: SearchContext) -> tuple[list[Release], int, dict]
     if releases[0].value in fitted:
         extra[FITTED_KEY] = fitted[releases[0].value]
     if table is not None:
-        kept = set(shortlist.tolist())
-        table["shortlisted"] &= np.isin(table["candidate_index"], list(kept))
+        table["shortlisted"] &= np.isin(table["candidate_index"], shortlist)
         extra["cv_results_"] = table
     return releases, releases[0].value, extra

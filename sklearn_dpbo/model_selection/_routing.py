@@ -84,13 +84,12 @@ def route_fit_params(search, params: dict) -> tuple[dict, dict]:
     return dict(routed.estimator.fit), dict(routed.splitter.split)
 
 
-def route_score_params(search, params: dict) -> dict:
+def route_score_params(search, params: dict) -> None:
     """Refuse any param of ``search.score(X, y, **params)`` with the reason."""
-    if not params:
-        return params
-    raise ValueError(
-        f"{type(search).__name__}.score takes no metadata; got "
-        f"{sorted(params)}. It scores with the search's metric, the unweighted "
-        "mean of per-record values. For a weighted score, compute it directly "
-        "instead, e.g. accuracy_score(y, search.predict(X), sample_weight=w)."
-    )
+    if params:
+        raise ValueError(
+            f"{type(search).__name__}.score takes no metadata; got "
+            f"{sorted(params)}. It scores with the search's metric, the unweighted "
+            "mean of per-record values. For a weighted score, compute it directly "
+            "instead, e.g. accuracy_score(y, search.predict(X), sample_weight=w)."
+        )

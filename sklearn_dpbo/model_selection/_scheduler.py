@@ -37,11 +37,6 @@ class Job:
         self.tag = tag
 
 
-def _finished(driver) -> bool:
-    finished = getattr(driver, "finished", None)
-    return bool(finished()) if finished is not None else False
-
-
 def default_window(n_jobs: Any) -> int:
     """Jobs in flight by default: max(4, 2 × workers), so that ``n_jobs`` of 1
     and 2 give the same jobs (and releases) and a free worker finds one."""
@@ -110,12 +105,12 @@ class _Feed:
         self.wait_seconds = wait_seconds
         self._queue: deque = deque()
         self._cond = threading.Condition()
-        self._closed = False
+        self.closed = False
         self.token = uuid.uuid4().hex
 
     def put(self, seq: int, job: Job) -> None:
         with self._cond:
-            if self._closed:
+            if self.closed:
                 raise RuntimeError(
                     "run_ordered: a job was submitted after the driver said it "
                     "was finished (a bug in the driver)."
@@ -126,26 +121,22 @@ class _Feed:
     def take(self, wait: float):
         """The oldest queued ``(seq, job)``; else wait up to ``wait`` s; else None."""
         with self._cond:
-            if not self._queue and wait > 0 and not self._closed:
+            if not self._queue and wait > 0 and not self.closed:
                 self._cond.wait(wait)
             return self._queue.popleft() if self._queue else None
 
     def close(self) -> None:
         """No more jobs: queued ones are still handed out, then the end."""
         with self._cond:
-            self._closed = True
+            self.closed = True
             self._cond.notify_all()
-
-    @property
-    def closed(self) -> bool:
-        return self._closed
 
     def __iter__(self) -> Iterator:
         return self
 
     def __next__(self):
         with self._cond:
-            if self._closed and not self._queue:
+            if self.closed and not self._queue:
                 raise StopIteration
         return _Slot(self), (), {}  # a task as joblib's delayed gives it
 
@@ -231,12 +222,12 @@ def run_ordered(
                 lambda r: rounds(delayed(job.func)(*job.args) for job in r)
             )
 
+    finished = getattr(driver, "finished", None) or (lambda: False)
     feed = _Feed(IDLE_SECONDS, WAIT_SECONDS)
-    put = feed.put
-    top_up(put)
+    top_up(feed.put)
     if state["submitted"] == 0:
         return 0
-    if _finished(driver):
+    if finished():
         feed.close()  # every job is queued already
     _LIVE_FEEDS[feed.token] = feed
     try:
@@ -250,8 +241,8 @@ def run_ordered(
             if seq is None or seq < state["processed"] or seq in buffer:
                 continue  # an idle task (or a job run twice by the backend)
             buffer[seq] = result
-            drain(put)
-            if state["processed"] == state["submitted"] or _finished(driver):
+            drain(feed.put)
+            if state["processed"] == state["submitted"] or finished():
                 feed.close()  # nothing more to submit
     except BaseException as exc:
         # Closing the live generator would make joblib warn with counts that

@@ -1,9 +1,4 @@
-"""The fail-closed boundary of a fit: after the first private read, no detail leaves.
-
-:func:`run_sealed` runs a mode; once the private data has been read (the
-accountant charged), any exception is replaced by one of a public type
-with a fixed message (:class:`PrivateComputationError`).
-"""
+"""The fail-closed boundary of a fit: after the first private read, no detail leaves."""
 
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ from sklearn.utils.metadata_routing import UNUSED
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from .._compat import BaseSearchCV
+from .._compat import BaseSearchCV, _num_samples
 from ..privacy._validation import PrivacyLeakWarning, check_privacy_rng
 from ._budget import check_charge, planned_cost
 from ._context import SearchContext, SearchData, SearchPlan
@@ -33,7 +33,6 @@ from ._inputs import check_inputs
 from ._lipschitz import run_lipschitz
 from ._metrics import (
     plan_for_metrics,
-    public_score,
     run_with_other_metrics,
     search_scorers,
 )
@@ -44,7 +43,7 @@ from ._progress import ProgressPrinter
 from ._routing import metadata_routing, route_fit_params, route_score_params
 from ._sealed import run_sealed
 from ._search_params import PARAMETER_CONSTRAINTS, check_set_params, check_settings
-from ._splits import check_cpu_inputs, num_rows, split_data
+from ._splits import check_cpu_inputs, split_data
 from ._whole_data._fit import fit_whole_data, whole_data_requested
 
 # Each returns (releases, released index, extra public attributes).
@@ -346,8 +345,8 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         ``ValueError``: the metric is the unweighted per-record mean.
         """
         self._check_fitted_refit("score")
-        params = route_score_params(self, params)
-        return public_score(self.scorer_, self.best_estimator_, X, y, **params)
+        route_score_params(self, params)  # refuses every one
+        return self.scorer_.metric(self.best_estimator_, X, y)
 
     def get_metadata_routing(self):
         """Metadata routing of this object, as ``GridSearchCV``'s.
@@ -446,8 +445,8 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
             self.estimator, self.cv, X, y, X_val, y_val, groups, split_params
         )
         if train_idx is not None:
-            fit_params = index_fit_params(fit_params, train_idx, num_rows(X))
-        n_train, m = num_rows(X_tr), num_rows(X_va)
+            fit_params = index_fit_params(fit_params, train_idx, _num_samples(X))
+        n_train, m = _num_samples(X_tr), _num_samples(X_va)
         if m < 1 or n_train < 1:
             raise ValueError("The training and validation sets must be non-empty.")
         warn_useless_releases(self, plan, n_train, m)  # public: settings, n, m

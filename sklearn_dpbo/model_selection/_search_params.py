@@ -84,6 +84,7 @@ def check_set_params(search, params: dict) -> None:
     """Refuse a foreign or a mode's parameter, or ``method__<name>`` while
     ``method`` is a string, with what to pass."""
     owner = type(search).__name__
+    string_method = "method" not in params and isinstance(search.method, str)
     for name, value in params.items():
         hint = FOREIGN_PARAMETERS.get(name) or moved_parameter_hint(
             name, value, params.get("method", search.method)
@@ -92,19 +93,16 @@ def check_set_params(search, params: dict) -> None:
             raise ValueError(
                 f"Invalid parameter {name!r} for estimator {owner}: {hint}"
             )
-        if name.startswith("method__") and "method" not in params:
-            if isinstance(search.method, str):
-                leaf = name[len("method__") :]
-                cls = MODES.get(search.method)
-                example = (
-                    f"{cls.__name__}({leaf}={value!r})" if cls else "a mode object"
-                )
-                raise ValueError(
-                    f"Invalid parameter {name!r} for estimator {owner}: method "
-                    f"is the string {search.method!r} (the mode's defaults), "
-                    "which has no parameters to set. Pass "
-                    f"set_params(method={example})."
-                )
+        if name.startswith("method__") and string_method:
+            leaf = name[len("method__") :]
+            cls = MODES.get(search.method)
+            example = f"{cls.__name__}({leaf}={value!r})" if cls else "a mode object"
+            raise ValueError(
+                f"Invalid parameter {name!r} for estimator {owner}: method "
+                f"is the string {search.method!r} (the mode's defaults), "
+                "which has no parameters to set. Pass "
+                f"set_params(method={example})."
+            )
 
 
 def check_settings(search) -> SearchPlan:
@@ -193,7 +191,15 @@ def _check_gp_ucb(mode, delta: float, release_score: bool) -> None:
                 "DPGPUCB(noise=0, noise_free_constants=(A, tau)), or "
                 "release_score=False, or a positive noise (Algorithm 1)."
             )
-        _check_noise_free_constants(mode.noise_free_constants)
+        consts = mode.noise_free_constants
+        if len(consts) != 2 or not all(
+            isinstance(c, numbers.Real) and not isinstance(c, bool) and 0 < c < math.inf
+            for c in consts
+        ):
+            raise ValueError(
+                "noise_free_constants must be a tuple (A, tau) of two finite "
+                f"positive numbers; got {consts!r}."
+            )
 
 
 def _refuse_inner_accountants(estimator, candidates) -> None:
@@ -244,22 +250,3 @@ def _check_parameter_names(estimator, candidates) -> None:
                 "step__param inside a Pipeline; a step searched in the same "
                 "dict, as in {'clf': [SVC()], 'clf__C': [...]}, is set first)."
             ) from None
-
-
-def _check_noise_free_constants(consts) -> None:
-    ok = (
-        isinstance(consts, tuple)
-        and len(consts) == 2
-        and all(
-            isinstance(c, numbers.Real)
-            and not isinstance(c, bool)
-            and math.isfinite(c)
-            and c > 0
-            for c in consts
-        )
-    )
-    if not ok:
-        raise ValueError(
-            "noise_free_constants must be a tuple (A, tau) of two finite "
-            f"positive numbers; got {consts!r}."
-        )
