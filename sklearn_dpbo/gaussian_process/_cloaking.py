@@ -37,8 +37,6 @@ from scipy.linalg import solve_triangular
 
 from ..bo._gp_posterior import robust_cholesky
 
-__all__ = ["d_optimal_design", "cloak"]
-
 _SAFETY = 1e-9  # relative margin over the solve's rounding (≈1e-13) on Δ₁
 
 

@@ -35,8 +35,6 @@ from ..privacy._gaussian_mechanism import (
 from ..privacy._samplers import as_random_source, round_to_grid, sample_standard_normal
 from ._cloaking import cloak
 
-__all__ = ["ReleasePlan", "plan_release", "paper_sensitivity_factor"]
-
 
 @dataclass(frozen=True)
 class ReleasePlan:
@@ -131,8 +129,6 @@ def plan_release(
             )
         parts = (cov.basis, cov.reduced_map, cov.factor)
         return ReleasePlan(method, C, *parts, sens, s, calib, valid, solver)
-    if method != "standard":
-        raise ValueError(f"unknown method {method!r}")
     if paper_faithful:
         if not isinstance(posterior, ExactPosterior):
             raise ValueError(

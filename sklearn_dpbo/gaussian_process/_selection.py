@@ -293,19 +293,11 @@ def plan_selection(
     return SelectionPlan(maps_all, folds, residual_bound, float(max(sens)), penalties)
 
 
-_TOO_HARD = getattr(np, "exceptions", np).TooHardError  # numpy < 1.25: np.*
-
-
 def _same_buffer(a, b) -> bool:
     """Whether ``a`` is ``b`` or an array sharing its memory (values never read)."""
-    if a is b:
-        return True
-    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
-        try:  # exact: two columns of one table do not share memory
-            return bool(np.shares_memory(a, b, max_work=10**6))
-        except _TOO_HARD:  # pragma: no cover - a strided corner case
-            return bool(np.may_share_memory(a, b))
-    return False
+    arrays = isinstance(a, np.ndarray) and isinstance(b, np.ndarray)
+    # Exact (max_work=None): two columns of one table do not share memory.
+    return a is b or (arrays and bool(np.shares_memory(a, b)))
 
 
 def _inputs_are_private_inputs(Xs: np.ndarray, X: np.ndarray) -> bool:
