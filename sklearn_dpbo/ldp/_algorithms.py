@@ -331,17 +331,11 @@ def _is_positive(x) -> bool:
 
 class _Algorithm:
     """Parameters of one algorithm (stored untouched by the dataclass
-    ``__init__``, validated by ``start``)."""
+    ``__init__``, compared and hashed by value, validated by ``start``)."""
 
     name = ""
     #: c of ``width="practical"``: β_t = c × the theory β_t [E].
     practical_width = 1.0
-
-    def __eq__(self, other):
-        return type(self) is type(other) and vars(self) == vars(other)
-
-    def __hash__(self):
-        return hash((type(self).__name__, tuple(sorted(map(repr, vars(self).items())))))
 
     def width_scale(self) -> float:
         """The multiplier of the theory width used (validates ``width``)."""
@@ -373,7 +367,7 @@ class _Algorithm:
         return self._learner(problem, rng, self.settings(problem.horizon))
 
 
-@dataclass(eq=False)
+@dataclass(unsafe_hash=True)
 class TGPUCB(_Algorithm):
     """LDP-TGP-UCB (spec A1 [R]): truncated GP-UCB, sub-Weibull level.
 
@@ -425,7 +419,7 @@ class TGPUCB(_Algorithm):
         )
 
 
-@dataclass(eq=False)
+@dataclass(unsafe_hash=True)
 class GPUCB(_Algorithm):
     """Plain GP-UCB on privatised rewards: the baseline (no guarantee).
 
@@ -449,7 +443,7 @@ class GPUCB(_Algorithm):
     width: str | float = "practical"
 
 
-@dataclass(eq=False)
+@dataclass(unsafe_hash=True)
 class ATAGPUCB(_Algorithm):
     """LDP-ATA-GP-UCB (spec A2 [B][R]): adaptive truncation in Nyström space.
 
@@ -500,7 +494,7 @@ class ATAGPUCB(_Algorithm):
         return replace(base, nystrom_accuracy=float(e), q=q)
 
 
-@dataclass(eq=False)
+@dataclass(unsafe_hash=True)
 class MoMAGPUCB(_Algorithm):
     """LDP-MoMA-GP-UCB (spec A3 [P][M][R]): median of means, Nyström space.
 
