@@ -116,17 +116,15 @@ def _check_output_container(y, n: int):
     return records
 
 
-def _output_values(records) -> np.ndarray:
-    """The outputs as float64, silently; record by record unless numeric."""
+def _map_outputs(records, lo: float, hi: float) -> np.ndarray:
+    """Every output as float64 in [lo, hi], silently, record by record unless
+    numeric: NaN to the midpoint, ±inf and others clipped."""
     with quiet():
         if isinstance(records, np.ndarray) and records.dtype.kind in "biuf":
-            return records.astype(np.float64)
-        values = records.tolist() if isinstance(records, np.ndarray) else records
-        return np.array([_output_value(v) for v in values], dtype=np.float64)
-
-
-def _map_outputs(values: np.ndarray, lo: float, hi: float) -> np.ndarray:
-    """Every output into [lo, hi]: NaN to the midpoint, ±inf and others clipped."""
+            values = records.astype(np.float64)
+        else:
+            values = records.tolist() if isinstance(records, np.ndarray) else records
+            values = np.array([_output_value(v) for v in values], dtype=np.float64)
     return np.clip(np.where(np.isnan(values), 0.5 * (lo + hi), values), lo, hi)
 
 
@@ -481,7 +479,7 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
             )
 
         # ---- private: the first read of the outputs (cannot raise or warn) ----
-        y_mapped = _map_outputs(_output_values(y_records), s["lo"], s["hi"])
+        y_mapped = _map_outputs(y_records, s["lo"], s["hi"])
         del y_records
         # Charged once, before anything derived from the outputs is computed.
         if self.accountant is not None:
