@@ -205,20 +205,6 @@ class _ATALearner(_NystromLearner):
         B = _nystrom_b_term(p, a.nystrom_accuracy)
         return b, a.scale * (B + noise * log_term ** (al / (1.0 + al)) * growth)
 
-    def truncated_sums(self, S, W, b):
-        """r̂ = Σ_τ u_{·,τ} ȳ_τ 1{|u_{·,τ} ȳ_τ| ≤ b}, grouped by candidate.
-
-        ``W[a]`` = Ṽ^{-1/2} φ̃(x_a) for the a-th observed candidate: a report
-        at candidate a is kept in direction i iff |ȳ| ≤ b / |W[a, i]|.
-        """
-        r = np.zeros(W.shape[1])
-        with np.errstate(divide="ignore"):
-            thr = b / np.abs(W)
-        for row, a in enumerate(S):
-            idx = np.searchsorted(self._abs[a], thr[row], side="right")
-            r += W[row] * self._cum[a][idx]
-        return r
-
     def update(self, j: int, y: float) -> None:
         vals = np.append(self._vals[j], y)
         order = np.argsort(np.abs(vals), kind="stable")
@@ -233,7 +219,14 @@ class _ATALearner(_NystromLearner):
             w, U = np.linalg.eigh(V)
             V_inv_half = (U / np.sqrt(w)) @ U.T
             W = Phi[S] @ V_inv_half  # rows u_{·,τ} for τ at each candidate
-            r = self.truncated_sums(S, W, b)
+            # r̂ = Σ_τ u_{·,τ} ȳ_τ 1{|u_{·,τ} ȳ_τ| ≤ b}: a report at the a-th
+            # observed candidate is kept in direction i iff |ȳ| ≤ b / |W[a, i]|.
+            r = np.zeros(self.m)
+            with np.errstate(divide="ignore"):
+                thr = b / np.abs(W)
+            for row, a in enumerate(S):
+                idx = np.searchsorted(self._abs[a], thr[row], side="right")
+                r += W[row] * self._cum[a][idx]
             theta = V_inv_half @ r
             self.mean = Phi @ theta
             self.var = _dtc_variance(self.K_diag, Phi, (U / w) @ U.T, self.p.lam)
