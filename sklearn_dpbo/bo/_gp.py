@@ -121,6 +121,7 @@ class IncrementalGP:
         self._V = np.empty((cap, n))  # rows of L⁻¹ K(Λ_t, Λ)
         self._L = np.zeros((cap, cap))  # Cholesky factor of K_t + σ²I
         self._w = np.empty(cap)  # L⁻¹ v_t
+        self.index = np.empty(cap, dtype=int)  # candidate index of each row
         self.n_rows = 0  # rows added (observed + pending)
         self.n_observed = 0  # rows whose score is known
         self.mean = np.zeros(n)  # μ_t over Λ
@@ -142,6 +143,7 @@ class IncrementalGP:
             np.divide(k_row, d, out=v_row)
         self._L[t, :t] = ell
         self._L[t, t] = d
+        self.index[t] = j
         self.n_rows = t + 1
         np.multiply(v_row, v_row, out=k_row)  # k_row is no longer needed
         self.var -= k_row

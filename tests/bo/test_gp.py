@@ -107,6 +107,7 @@ def test_incremental_equals_dense_after_every_step(kernel, noise):
         np.testing.assert_allclose(gp.var, var, rtol=0, atol=1e-10)
         np.testing.assert_allclose(gp.std, np.sqrt(np.maximum(var, 0)), atol=1e-5)
     assert gp.n_observed == gp.n_rows == 25
+    np.testing.assert_array_equal(gp.index[:25], idx)
 
 
 @pytest.mark.parametrize("kernel", KERNEL_NAMES)
