@@ -104,6 +104,4 @@ def argmax(values: np.ndarray, tie_break: np.ndarray) -> int:
     """Index of the largest value; ties broken by the public ranks ``tie_break``."""
     values = np.asarray(values)
     top = np.flatnonzero(values == values.max())
-    if top.size == 1:
-        return int(top[0])
     return int(top[np.argmin(tie_break[top])])

@@ -50,6 +50,7 @@ class _Dimension:
         if hasattr(spec, "ppf") and hasattr(spec, "cdf"):
             self.kind = "distribution"
             self.dist = spec
+            self.n_columns = 1
         elif isinstance(spec, tuple):
             self._init_range(spec)
         elif isinstance(spec, np.ndarray) or (
@@ -112,6 +113,7 @@ class _Dimension:
                 f"low={low!r}."
             )
         self.kind = "range"
+        self.n_columns = 1
         self.low, self.high, self.prior = low, high, prior
         self.integer = isinstance(low, numbers.Integral) and isinstance(
             high, numbers.Integral
@@ -132,7 +134,7 @@ class _Dimension:
             self.log = bool(lo > 0 and hi / lo >= 100.0)
             self.enc_lo = math.log10(lo) if self.log else lo
             self.enc_hi = math.log10(hi) if self.log else hi
-            self.width = 1 if hi > lo else 0
+            self.n_columns = 1 if hi > lo else 0
             self.categorical = False
         else:
             self.categorical = True
@@ -140,7 +142,7 @@ class _Dimension:
             for v in vals:
                 if not any(_same(v, c) for c in self.categories):
                     self.categories.append(v)
-            self.width = len(self.categories) if len(self.categories) > 1 else 0
+            self.n_columns = len(self.categories) if len(self.categories) > 1 else 0
 
     def from_unit(self, u: float) -> Any:
         """Map u in [0, 1) to a value where :meth:`sample_block` cannot."""
@@ -157,14 +159,10 @@ class _Dimension:
             return int(self.low + min(int(u * n), n - 1))
         return float(self.low + u * (self.high - self.low))
 
-    @property
-    def n_columns(self) -> int:
-        return self.width if self.kind == "list" else 1
-
     def encode(self, value: Any) -> list[float]:
         """Encode a value into ``n_columns`` coordinates in [0, 1]."""
         if self.kind == "list":
-            if self.width == 0:
+            if self.n_columns == 0:
                 return []
             if self.categorical:
                 return [1.0 if _same(value, c) else 0.0 for c in self.categories]
