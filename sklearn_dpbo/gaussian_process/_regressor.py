@@ -428,18 +428,16 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
         Xq = self._query(X)
 
         # ---- public: hyper-parameters, plans, sensitivities ----
-        if s["candidates"] is not None:
-            configs = [self._config(p, X, seed) for p in s["candidates"]]
-        else:
-            kernel, alpha, Z = self._config({}, X, seed)
-            if isinstance(sel, PublicDataSelection):
-                kernel, alpha = sel.fit(
-                    kernel,
-                    alpha,
-                    lambda v: (np.clip(v, s["lo"], s["hi"]) - s["offset"]) / s["scale"],
-                    seed,
-                    inputs=X,  # public: compared with the selection inputs
-                )
+        configs = [self._config(p, X, seed) for p in s["candidates"] or [{}]]
+        if isinstance(sel, PublicDataSelection):
+            kernel, alpha, Z = configs[0]
+            kernel, alpha = sel.fit(
+                kernel,
+                alpha,
+                lambda v: (np.clip(v, s["lo"], s["hi"]) - s["offset"]) / s["scale"],
+                seed,
+                inputs=X,  # public: compared with the selection inputs
+            )
             configs = [(kernel, alpha, Z)]
         posteriors = [self._posterior(k, a, Z, X) for k, a, Z in configs]
         kw = dict(width=s["width"], epsilon=s["eps_rel"], delta=s["delta"])
