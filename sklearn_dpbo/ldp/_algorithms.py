@@ -318,8 +318,16 @@ def _is_real(x) -> bool:
     return isinstance(x, numbers.Real) and not isinstance(x, bool)
 
 
-def _is_positive(x) -> bool:
-    return _is_real(x) and math.isfinite(x) and x > 0
+def _option_or_positive(value, name: str, options: tuple, what: str = ""):
+    """``value`` if one of ``options``, else a finite number > 0 as a float."""
+    if isinstance(value, str) and value in options:
+        return value
+    if _is_real(value) and math.isfinite(value) and value > 0:
+        return float(value)
+    names = ", ".join(map(repr, options))
+    raise ValueError(
+        f"{name} must be {names} or a finite number > 0{what}; got {value!r}."
+    )
 
 
 class _Algorithm:
@@ -332,15 +340,9 @@ class _Algorithm:
 
     def width_scale(self) -> float:
         """The multiplier of the theory width used (validates ``width``)."""
-        width = self.width
-        if isinstance(width, str) and width in ("practical", "theory"):
-            return self.practical_width if width == "practical" else 1.0
-        if _is_positive(width):
-            return float(width)
-        raise ValueError(
-            "width must be 'practical', 'theory' or a finite number > 0 (a "
-            f"multiple of the theory width); got {width!r}."
-        )
+        what = " (a multiple of the theory width)"
+        w = _option_or_positive(self.width, "width", ("practical", "theory"), what)
+        return {"practical": self.practical_width, "theory": 1.0}.get(w, w)
 
     def truncation_tail(self) -> float | None:
         """κ of TGP's level (b − a)/2 + κ l; ``None``: the theory κ."""
@@ -401,15 +403,9 @@ class TGPUCB(_Algorithm):
     truncation: str | float = "theory"
 
     def truncation_tail(self) -> float | None:
-        t = self.truncation
-        if isinstance(t, str) and t == "theory":
-            return None
-        if _is_positive(t):
-            return float(t)
-        raise ValueError(
-            "truncation must be 'theory' or a finite number > 0 "
-            f"(κ in the level (b − a)/2 + κ l); got {t!r}."
-        )
+        what = " (κ in the level (b − a)/2 + κ l)"
+        t = _option_or_positive(self.truncation, "truncation", ("theory",), what)
+        return None if t == "theory" else t
 
 
 @dataclass(unsafe_hash=True)
@@ -476,12 +472,7 @@ class ATAGPUCB(_Algorithm):
         delta, e, q = self._delta(), self.nystrom_accuracy, self.q
         if not (_is_real(e) and 0.0 < e < 1.0):
             raise ValueError(f"nystrom_accuracy must be a number in (0, 1); got {e!r}.")
-        if not (
-            (isinstance(q, str) and q in ("theory", "practical")) or _is_positive(q)
-        ):
-            raise ValueError(
-                f"q must be 'practical', 'theory' or a finite number > 0; got {q!r}."
-            )
+        _option_or_positive(q, "q", ("practical", "theory"))
         base = _Algorithm.settings(self, horizon)  # delta and width
         q = _nystrom_q(q, float(e), delta, horizon)
         return replace(base, nystrom_accuracy=float(e), q=q)
