@@ -136,11 +136,8 @@ class IncrementalGP:
         d = math.sqrt(max(d2, _JITTER))
         # v_row = (k_row − ellᵀ V_t) / d, written straight into row t of V.
         v_row = self._V[t]
-        if t:
-            np.subtract(k_row, ell @ self._V[:t], out=v_row)
-            np.divide(v_row, d, out=v_row)
-        else:
-            np.divide(k_row, d, out=v_row)
+        np.subtract(k_row, ell @ self._V[:t], out=v_row)
+        np.divide(v_row, d, out=v_row)
         self._L[t, :t] = ell
         self._L[t, t] = d
         self.index[t] = j
@@ -152,8 +149,6 @@ class IncrementalGP:
     def observe(self, y: float) -> None:
         """Supply the score of the oldest pending point; update μ."""
         k = self.n_observed
-        if k >= self.n_rows:
-            raise RuntimeError("observe() called with no pending point.")
         w_k = (float(y) - self._L[k, :k] @ self._w[:k]) / self._L[k, k]
         self._w[k] = w_k
         self.mean += w_k * self._V[k]

@@ -179,16 +179,6 @@ def test_pending_batch_before_observing(kernel, batch):
     np.testing.assert_allclose(gp.var, var, atol=1e-10)
 
 
-def test_observe_without_pending_point_raises():
-    gp = IncrementalGP(np.eye(3), noise=0.1)
-    with pytest.raises(RuntimeError, match="no pending point"):
-        gp.observe(1.0)
-    gp.add(0)
-    gp.observe(1.0)
-    with pytest.raises(RuntimeError):
-        gp.observe(1.0)
-
-
 def test_posterior_does_not_depend_on_score_scale_of_variance():
     # The variance never depends on the scores (GP-BUCB relies on this).
     rng = np.random.default_rng(6)
