@@ -175,20 +175,16 @@ class PublicDataSelection:
         """(fitted kernel, fitted noise variance) on the public data."""
         from sklearn.gaussian_process import GaussianProcessRegressor
         from sklearn.gaussian_process.kernels import WhiteKernel
-        from sklearn.utils.validation import check_array, column_or_1d
+        from sklearn.utils.validation import check_X_y, column_or_1d
 
-        try:
-            X = check_array(self.X, dtype=float)
+        try:  # finite X, and finite y with one output per row of X
             y = column_or_1d(np.asarray(self.y, dtype=float))
+            X, y = check_X_y(self.X, y, dtype=float)
         except (TypeError, ValueError) as exc:
             raise ValueError(
                 f"PublicDataSelection's public data are not a numeric table X and "
-                f"a 1-D vector y of finite numbers: {exc}"
+                f"a 1-D vector y of finite numbers, one per row of X: {exc}"
             ) from exc
-        if not np.all(np.isfinite(y)) or y.shape[0] != X.shape[0]:
-            raise ValueError(
-                "PublicDataSelection needs finite public outputs y, one per row of X."
-            )
         if inputs is not None and _inputs_are_private_inputs(X, inputs):
             warnings.warn(SHARED_INPUTS_WARNING, UserWarning, stacklevel=3)
         gpr = GaussianProcessRegressor(
