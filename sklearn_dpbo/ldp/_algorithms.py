@@ -334,7 +334,6 @@ class _Algorithm:
     """Parameters of one algorithm (stored untouched by the dataclass
     ``__init__``, compared and hashed by value, validated by ``start``)."""
 
-    name = ""
     #: c of ``width="practical"``: β_t = c × the theory β_t [E].
     practical_width = 1.0
 
@@ -495,9 +494,6 @@ class MoMAGPUCB(_Algorithm):
     α = 1 with d → m_n, c → v [M][R]); practical width
     ``practical_width`` × that [E]; q, ε_N as :class:`ATAGPUCB` [B].
 
-    Each report is one query to a different owner: an owner answering all k
-    queries of an epoch would get kε (spec §2).
-
     Parameters
     ----------
     delta : float in (0, 1), default=0.1
@@ -542,12 +538,7 @@ class MoMAGPUCB(_Algorithm):
         return replace(ATAGPUCB.settings(self, horizon), k=self.groups(horizon))
 
 
-ALGORITHMS = {
-    "ldp-tgp-ucb": TGPUCB,
-    "ldp-ata-gp-ucb": ATAGPUCB,
-    "ldp-moma-gp-ucb": MoMAGPUCB,
-    "gp-ucb": GPUCB,
-}
+ALGORITHMS = {a.name: a for a in (TGPUCB, ATAGPUCB, MoMAGPUCB, GPUCB)}
 
 
 def resolve_algorithm(algorithm) -> _Algorithm:

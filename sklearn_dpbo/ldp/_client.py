@@ -202,9 +202,8 @@ class LaplaceRandomizer(_Randomizer):
     -----
     Privacy: for any two rewards y, y', the clipped values are within
     b − a, their grid roundings within b − a + 2^k, so the output
-    distributions differ by a factor ≤ exp(ε) (Dwork et al. 2006). Each
-    report is ε-LDP for the owner of that reward; an owner who reports m
-    times gets mε (basic composition).
+    distributions differ by a factor ≤ exp(ε) (Dwork et al. 2006): each
+    report is ε-LDP for the owner of that reward.
     """
 
     mechanism = "laplace"
