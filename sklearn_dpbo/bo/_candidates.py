@@ -328,8 +328,7 @@ class CandidateSet:
     def _space_block(self, s: int, dims: list[_Dimension]):
         """Candidates of one dict: (points, encoding per dimension, codes or None)."""
         if all(d.kind == "list" for d in dims):
-            grid = ParameterGrid({d.name: d.values for d in dims})
-            points = [dict(p) for p in grid]
+            points = [dict(p) for p in ParameterGrid({d.name: d.values for d in dims})]
             encoded = [
                 np.array([d.encode(p[d.name]) for p in points], dtype=float).reshape(
                     len(points), d.n_columns

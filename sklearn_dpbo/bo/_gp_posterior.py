@@ -70,9 +70,8 @@ class ExactPosterior(_Posterior):
         self.kernel = kernel
         self.X = X
         self.noise = float(noise)
-        K = kernel(X)
         # GPML Alg. 2.1, line 2: L = chol(K + σ² I)
-        self.L, _ = robust_cholesky(K + self.noise * np.eye(X.shape[0]))
+        self.L, _ = robust_cholesky(kernel(X) + self.noise * np.eye(X.shape[0]))
 
     def mean_map(self, Xq: np.ndarray) -> np.ndarray:
         """C = K_*f (K + σ²I)⁻¹ (n_* × n), so that μ_* = C y."""
