@@ -235,7 +235,6 @@ class SelectionPlan:
             for maps, pen in zip(self.maps, self.penalties)
         ]
         index = permute_and_flip(utilities, epsilon, self.sensitivity, rng=rng)
-        del utilities
         release = Release(
             quantity="selected_params_",
             value=index,
