@@ -12,18 +12,12 @@ import numpy as np
 from scipy.special import erfcx, log_ndtr
 
 
-def _check_beta_inputs(t: int, n_candidates: int, delta: float) -> None:
-    if t < 1 or n_candidates < 1 or not (0.0 < delta < 1.0):
-        raise ValueError("need t >= 1, |Λ| >= 1 and 0 < δ < 1.")
-
-
 def ucb_beta(t: int, n_candidates: int, delta: float) -> float:
     """β_t = 2 log(|Λ| t² π² / (3δ)) (Kusner et al. Algorithm 1, line 3).
 
     Used where no guarantee rests on it; mode ``"gp-ucb"`` uses
     :func:`gp_ucb_beta`.
     """
-    _check_beta_inputs(t, n_candidates, delta)
     return 2.0 * math.log(n_candidates * t * t * math.pi**2 / (3.0 * delta))
 
 
@@ -54,7 +48,6 @@ def gp_ucb_beta(t: int, n_candidates: int, delta: float) -> float:
     the score release then fails with probability up to
     2 · (δ/2) Σ_{t≤T} 6/(π² t²) + 2δ/3 ≈ 1.65δ at T = 30.
     """
-    _check_beta_inputs(t, n_candidates, delta)
     return 2.0 * math.log(n_candidates * t * t * math.pi**2 / delta)
 
 
@@ -111,6 +104,4 @@ def argmax(values: np.ndarray, tie_break: np.ndarray) -> int:
     """Index of the largest value; ties broken by the public ranks ``tie_break``."""
     values = np.asarray(values)
     top = np.flatnonzero(values == values.max())
-    if top.size == 1:
-        return int(top[0])
     return int(top[np.argmin(tie_break[top])])

@@ -37,14 +37,12 @@ def bayesian_optimisation(
     noise: float = 0.01,
     batch_size: int = 1,
     acquisition: str = "ucb",
-    progress: Callable[[int, int], None] | None = None,
 ) -> BOTrace:
     """Run T = ``n_iter`` steps of GP-UCB (or EI) over the encoded candidates ``X``.
 
     ``evaluate(indices) -> scores`` is called for candidates never evaluated
     before (repeats come from a cache); ``beta(t)`` for t = 1..T;
-    ``tie_break``: public ranks breaking exact ties; ``progress(n_done,
-    n_iter)`` is called after every batch and receives no score.
+    ``tie_break``: public ranks breaking exact ties.
     """
     gp = IncrementalGP(
         X, kernel=kernel, length_scale=length_scale, noise=noise, max_points=n_iter
@@ -74,6 +72,4 @@ def bayesian_optimisation(
             indices.append(j)
             scores.append(cache[j])
         t += len(batch)
-        if progress is not None:
-            progress(t, n_iter)
     return BOTrace(np.asarray(indices, dtype=int), np.asarray(scores), gp)

@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from scipy.stats import qmc
+from scipy.stats import qmc, rv_continuous, rv_discrete
 from sklearn.model_selection import ParameterGrid
 
 _PRIORS = ("uniform", "log-uniform")
@@ -34,18 +34,12 @@ class SearchSpaceTypeError(TypeError, ValueError):
     """A search space of the wrong type (``TypeError`` as in scikit-learn)."""
 
 
-def _is_unfrozen_distribution(spec: Any) -> bool:
-    from scipy.stats import rv_continuous, rv_discrete
-
-    return isinstance(spec, (rv_continuous, rv_discrete))
-
-
 class _Dimension:
     """One hyper-parameter: how to sample it from u in [0, 1) and encode it."""
 
     def __init__(self, name: str, spec: Any):
         self.name = name
-        if _is_unfrozen_distribution(spec):
+        if isinstance(spec, (rv_continuous, rv_discrete)):  # not frozen
             family = getattr(spec, "name", type(spec).__name__)
             raise SearchSpaceTypeError(
                 f"Parameter {name!r}: scipy.stats.{family} is a distribution "
@@ -56,6 +50,7 @@ class _Dimension:
         if hasattr(spec, "ppf") and hasattr(spec, "cdf"):
             self.kind = "distribution"
             self.dist = spec
+            self.n_columns = 1
         elif isinstance(spec, tuple):
             self._init_range(spec)
         elif isinstance(spec, np.ndarray) or (
@@ -118,6 +113,7 @@ class _Dimension:
                 f"low={low!r}."
             )
         self.kind = "range"
+        self.n_columns = 1
         self.low, self.high, self.prior = low, high, prior
         self.integer = isinstance(low, numbers.Integral) and isinstance(
             high, numbers.Integral
@@ -138,7 +134,7 @@ class _Dimension:
             self.log = bool(lo > 0 and hi / lo >= 100.0)
             self.enc_lo = math.log10(lo) if self.log else lo
             self.enc_hi = math.log10(hi) if self.log else hi
-            self.width = 1 if hi > lo else 0
+            self.n_columns = 1 if hi > lo else 0
             self.categorical = False
         else:
             self.categorical = True
@@ -146,7 +142,7 @@ class _Dimension:
             for v in vals:
                 if not any(_same(v, c) for c in self.categories):
                     self.categories.append(v)
-            self.width = len(self.categories) if len(self.categories) > 1 else 0
+            self.n_columns = len(self.categories) if len(self.categories) > 1 else 0
 
     def from_unit(self, u: float) -> Any:
         """Map u in [0, 1) to a value where :meth:`sample_block` cannot."""
@@ -163,14 +159,10 @@ class _Dimension:
             return int(self.low + min(int(u * n), n - 1))
         return float(self.low + u * (self.high - self.low))
 
-    @property
-    def n_columns(self) -> int:
-        return self.width if self.kind == "list" else 1
-
     def encode(self, value: Any) -> list[float]:
         """Encode a value into ``n_columns`` coordinates in [0, 1]."""
         if self.kind == "list":
-            if self.width == 0:
+            if self.n_columns == 0:
                 return []
             if self.categorical:
                 return [1.0 if _same(value, c) else 0.0 for c in self.categories]
@@ -204,7 +196,7 @@ class _Dimension:
         if self.kind == "distribution":
             q = np.clip(u, 1e-12, 1 - 1e-12)
             x = np.asarray(self.dist.ppf(q), dtype=float).reshape(u.shape)
-            if _is_discrete(self.dist):
+            if isinstance(getattr(self.dist, "dist", None), rv_discrete):
                 if not np.all(np.abs(x) < _INT_LIMIT):  # also catches NaN
                     return None
                 x = codes = np.round(x).astype(np.int64)
@@ -220,7 +212,7 @@ class _Dimension:
         if self.prior == "log-uniform":
             lo, hi = math.log(low), math.log(high)
             top = math.log(high + 1) if self.integer else hi
-            x = _math_map(math.exp, lo + u * (top - lo))
+            x = np.fromiter(map(math.exp, (lo + u * (top - lo)).tolist()), float)
             if self.integer:
                 x = np.minimum(np.floor(x), float(high)).astype(np.int64)
             values, codes = x.tolist(), x if self.integer else _float_codes(x)
@@ -241,21 +233,10 @@ class _Dimension:
 _INT_LIMIT = 2**52  # integers exact in float64 and int64: vectorised below it
 
 
-def _math_map(func, x: np.ndarray) -> np.ndarray:
-    """``func`` (from ``math``) applied elementwise, as a float array."""
-    return np.fromiter(map(func, x.tolist()), dtype=float, count=x.size)
-
-
 def _float_codes(x: np.ndarray) -> np.ndarray:
     """int64 codes of floats, equal iff their ``repr`` is (all NaNs alike)."""
     x = np.where(np.isnan(x), np.nan, x)
     return x.view(np.int64)
-
-
-def _is_discrete(dist) -> bool:
-    from scipy.stats import rv_discrete
-
-    return isinstance(getattr(dist, "dist", None), rv_discrete)
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -265,10 +246,6 @@ def _same(a: Any, b: Any) -> bool:
         return type(a) is type(b) and bool(a == b)
     except Exception:  # objects without a usable ==
         return False
-
-
-def _key(params: Mapping[str, Any]) -> tuple:
-    return tuple(sorted((k, repr(v)) for k, v in params.items()))
 
 
 class CandidateSet:
@@ -340,7 +317,8 @@ class CandidateSet:
             kept, seen = [], set()  # a setting several dicts give: the first
             for s, (points, _, _) in enumerate(blocks):
                 for i, p in enumerate(points):
-                    if (key := _key(p)) not in seen:
+                    key = tuple(sorted((k, repr(v)) for k, v in p.items()))
+                    if key not in seen:
                         seen.add(key)
                         kept.append((s, i))
         self.params = [blocks[s][0][i] for s, i in kept]
@@ -350,8 +328,7 @@ class CandidateSet:
     def _space_block(self, s: int, dims: list[_Dimension]):
         """Candidates of one dict: (points, encoding per dimension, codes or None)."""
         if all(d.kind == "list" for d in dims):
-            grid = ParameterGrid({d.name: d.values for d in dims})
-            points = [dict(p) for p in grid]
+            points = [dict(p) for p in ParameterGrid({d.name: d.values for d in dims})]
             encoded = [
                 np.array([d.encode(p[d.name]) for p in points], dtype=float).reshape(
                     len(points), d.n_columns

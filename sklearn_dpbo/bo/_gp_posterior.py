@@ -50,31 +50,38 @@ def robust_cholesky(S: np.ndarray) -> tuple[np.ndarray, float]:
     )
 
 
-class ExactPosterior:
+class _Posterior:
+    def covariance(self, Xq: np.ndarray) -> np.ndarray:
+        """Σ_* = K_** − AᵀA + BᵀB, (A, B) from ``_cov_terms``."""
+        A, B = self._cov_terms(Xq)
+        return self.kernel(Xq) - A.T @ A + B.T @ B
+
+    def variance(self, Xq: np.ndarray) -> np.ndarray:
+        """diag Σ_*, clipped at 0."""
+        A, B = self._cov_terms(Xq)
+        var = self.kernel.diag(Xq) - np.sum(A**2, axis=0) + np.sum(B**2, axis=0)
+        return np.maximum(var, 0.0)
+
+
+class ExactPosterior(_Posterior):
     """Exact GP posterior maps for public X, kernel k and noise variance σ²."""
 
     def __init__(self, kernel, X: np.ndarray, noise: float):
         self.kernel = kernel
         self.X = X
         self.noise = float(noise)
-        K = kernel(X)
         # GPML Alg. 2.1, line 2: L = chol(K + σ² I)
-        self.L, _ = robust_cholesky(K + self.noise * np.eye(X.shape[0]))
+        self.L, _ = robust_cholesky(kernel(X) + self.noise * np.eye(X.shape[0]))
 
     def mean_map(self, Xq: np.ndarray) -> np.ndarray:
         """C = K_*f (K + σ²I)⁻¹ (n_* × n), so that μ_* = C y."""
         Kqf = self.kernel(Xq, self.X)
         return cho_solve((self.L, True), Kqf.T, check_finite=False).T
 
-    def covariance(self, Xq: np.ndarray) -> np.ndarray:
+    def _cov_terms(self, Xq):
         """Σ_* = K_** − K_*f (K + σ²I)⁻¹ K_f* (GPML Alg. 2.1, lines 5–6)."""
         V = solve_triangular(self.L, self.kernel(self.X, Xq), lower=True)
-        return self.kernel(Xq) - V.T @ V
-
-    def variance(self, Xq: np.ndarray) -> np.ndarray:
-        """diag Σ_*, clipped at 0."""
-        V = solve_triangular(self.L, self.kernel(self.X, Xq), lower=True)
-        return np.maximum(self.kernel.diag(Xq) - np.sum(V**2, axis=0), 0.0)
+        return V, np.zeros((0, V.shape[1]))
 
     def rkhs_factors(self) -> np.ndarray:
         """sqrt([A K A]_jj) = sqrt(A_jj − σ² Σ_i A_ij²), A = (K + σ²I)⁻¹.
@@ -87,7 +94,7 @@ class ExactPosterior:
         return np.sqrt(np.maximum(aka, 0.0))
 
 
-class InducingPosterior:
+class InducingPosterior(_Posterior):
     """FITC posterior maps with public inducing inputs Z (m ≪ n)."""
 
     def __init__(self, kernel, X: np.ndarray, noise: float, Z: np.ndarray):
@@ -112,18 +119,9 @@ class InducingPosterior:
         return self.kernel(Xq, self.Z) @ self.W
 
     def _cov_terms(self, Xq):
+        """Σ_* = K_** − K_*M (K_MM⁻¹ − Q⁻¹) K_M* (FITC, latent function)."""
         Kmq = self.kernel(self.Z, Xq)
         return tuple(solve_triangular(L, Kmq, lower=True) for L in (self.Lmm, self.Lq))
-
-    def covariance(self, Xq: np.ndarray) -> np.ndarray:
-        """Σ_* = K_** − K_*M (K_MM⁻¹ − Q⁻¹) K_M* (FITC, latent function)."""
-        A, B = self._cov_terms(Xq)
-        return self.kernel(Xq) - A.T @ A + B.T @ B
-
-    def variance(self, Xq: np.ndarray) -> np.ndarray:
-        A, B = self._cov_terms(Xq)
-        var = self.kernel.diag(Xq) - np.sum(A**2, axis=0) + np.sum(B**2, axis=0)
-        return np.maximum(var, 0.0)
 
     def rkhs_factors(self) -> np.ndarray:
         """sqrt(w_jᵀ K_MM w_j), w_j = column j of W (spec §3.1, [D])."""

@@ -37,8 +37,6 @@ from scipy.linalg import solve_triangular
 
 from ..bo._gp_posterior import robust_cholesky
 
-__all__ = ["d_optimal_design", "cloak"]
-
 _SAFETY = 1e-9  # relative margin over the solve's rounding (≈1e-13) on Δ₁
 
 
@@ -64,10 +62,10 @@ def _design_factor(P: np.ndarray, u: np.ndarray) -> np.ndarray:
     return L
 
 
-def _leverages(P: np.ndarray, u: np.ndarray):
-    L = _design_factor(P, u)
-    V = solve_triangular(L, P, lower=True)
-    return L, np.sum(V**2, axis=0)
+def _leverages(P: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """ω_j = p_jᵀ W(u)⁻¹ p_j for every column p_j of P."""
+    V = solve_triangular(_design_factor(P, u), P, lower=True)
+    return np.sum(V**2, axis=0)
 
 
 def d_optimal_design(
@@ -88,7 +86,7 @@ def d_optimal_design(
     u = np.full(n, 1.0 / n)
     it = 0
     while True:
-        _, omega = _leverages(P[:, keep], u)
+        omega = _leverages(P[:, keep], u)
         excess = float(np.max(omega)) / r - 1.0
         if excess <= tol or it >= max_iter:
             break
@@ -104,19 +102,19 @@ def d_optimal_design(
                 keep, u = keep[alive], u[alive] / u[alive].sum()
     weights = np.zeros(n)
     weights[keep] = u
-    _, omega_all = _leverages(P, weights)
+    omega_all = _leverages(P, weights)
     if np.max(omega_all) > r * (1.0 + tol) and keep.size < n:
         # Safety net: a deleted point is needed after all (rounding): resume
         # without deletion from the current weights, mixed with uniform.
         weights = 0.5 * weights + 0.5 / n
         while it < max_iter:
-            _, omega_all = _leverages(P, weights)
+            omega_all = _leverages(P, weights)
             if np.max(omega_all) <= r * (1.0 + tol):
                 break
             weights = weights * omega_all / r
             weights /= weights.sum()
             it += 1
-        _, omega_all = _leverages(P, weights)
+        omega_all = _leverages(P, weights)
     ratio = float(np.max(omega_all)) / r
     return DOptimalDesign(
         weights=weights,

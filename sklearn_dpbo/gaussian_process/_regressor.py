@@ -116,17 +116,15 @@ def _check_output_container(y, n: int):
     return records
 
 
-def _output_values(records) -> np.ndarray:
-    """The outputs as float64, silently; record by record unless numeric."""
+def _map_outputs(records, lo: float, hi: float) -> np.ndarray:
+    """Every output as float64 in [lo, hi], silently, record by record unless
+    numeric: NaN to the midpoint, ±inf and others clipped."""
     with quiet():
         if isinstance(records, np.ndarray) and records.dtype.kind in "biuf":
-            return records.astype(np.float64)
-        values = records.tolist() if isinstance(records, np.ndarray) else records
-        return np.array([_output_value(v) for v in values], dtype=np.float64)
-
-
-def _map_outputs(values: np.ndarray, lo: float, hi: float) -> np.ndarray:
-    """Every output into [lo, hi]: NaN to the midpoint, ±inf and others clipped."""
+            values = records.astype(np.float64)
+        else:
+            values = records.tolist() if isinstance(records, np.ndarray) else records
+            values = np.array([_output_value(v) for v in values], dtype=np.float64)
     return np.clip(np.where(np.isnan(values), 0.5 * (lo + hi), values), lo, hi)
 
 
@@ -430,18 +428,16 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
         Xq = self._query(X)
 
         # ---- public: hyper-parameters, plans, sensitivities ----
-        if s["candidates"] is not None:
-            configs = [self._config(p, X, seed) for p in s["candidates"]]
-        else:
-            kernel, alpha, Z = self._config({}, X, seed)
-            if isinstance(sel, PublicDataSelection):
-                kernel, alpha = sel.fit(
-                    kernel,
-                    alpha,
-                    lambda v: (np.clip(v, s["lo"], s["hi"]) - s["offset"]) / s["scale"],
-                    seed,
-                    inputs=X,  # public: compared with the selection inputs
-                )
+        configs = [self._config(p, X, seed) for p in s["candidates"] or [{}]]
+        if isinstance(sel, PublicDataSelection):
+            kernel, alpha, Z = configs[0]
+            kernel, alpha = sel.fit(
+                kernel,
+                alpha,
+                lambda v: (np.clip(v, s["lo"], s["hi"]) - s["offset"]) / s["scale"],
+                seed,
+                inputs=X,  # public: compared with the selection inputs
+            )
             configs = [(kernel, alpha, Z)]
         posteriors = [self._posterior(k, a, Z, X) for k, a, Z in configs]
         kw = dict(width=s["width"], epsilon=s["eps_rel"], delta=s["delta"])
@@ -481,7 +477,7 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
             )
 
         # ---- private: the first read of the outputs (cannot raise or warn) ----
-        y_mapped = _map_outputs(_output_values(y_records), s["lo"], s["hi"])
+        y_mapped = _map_outputs(y_records, s["lo"], s["hi"])
         del y_records
         # Charged once, before anything derived from the outputs is computed.
         if self.accountant is not None:

@@ -2,21 +2,10 @@
 
 A plan holds everything the mechanism depends on: the linear map
 y ↦ μ_* (public X, X_*, kernel, σ²), the noise design, the sensitivity and
-the calibrated multiplier s. It is built from public quantities only
-(spec DP_GP.md §7, "data independence"); :meth:`ReleasePlan.release` is the
-only function that touches the (clipped, normalised) outputs.
-
-``"cloaking"`` (Smith et al. 2018, §3; spec §4.6)
-    ``ỹ_* = U_r (C̃ y + s L g)``, g ~ N(0, I_r), M̃ = L Lᵀ the
-    minimum-volume covariance of :func:`~._cloaking.cloak`,
-    Δ = d · max_j ‖L⁻¹ c̃_j‖.
-``"standard"`` (Hall et al. 2013 function release; spec §3.3)
-    ``ỹ_* = μ_* + s L_* g``, L_* L_*ᵀ = K_** + τI, with the exact RKHS
-    sensitivity Δ = d · max_j sqrt([A K A]_jj) ([D][S]), or the paper's
-    ``max(P, N)`` bound (``paper_faithful``).
-
-Calibration: s = the analytic Gaussian scale of Balle & Wang (2018) for
-(Δ, ε, δ) [S], or Hall's Δ c(δ)/ε with ``paper_faithful`` [P][C].
+the calibrated multiplier s (formulas: :class:`DPGaussianProcessRegressor`,
+spec §3.3 and §4.6). It is built from public quantities only (spec DP_GP.md
+§7, "data independence"); :meth:`ReleasePlan.release` is the only function
+that touches the (clipped, normalised) outputs.
 """
 
 from __future__ import annotations
@@ -34,8 +23,6 @@ from ..privacy._gaussian_mechanism import (
 )
 from ..privacy._samplers import as_random_source, round_to_grid, sample_standard_normal
 from ._cloaking import cloak
-
-__all__ = ["ReleasePlan", "plan_release", "paper_sensitivity_factor"]
 
 
 @dataclass(frozen=True)
@@ -131,8 +118,6 @@ def plan_release(
             )
         parts = (cov.basis, cov.reduced_map, cov.factor)
         return ReleasePlan(method, C, *parts, sens, s, calib, valid, solver)
-    if method != "standard":
-        raise ValueError(f"unknown method {method!r}")
     if paper_faithful:
         if not isinstance(posterior, ExactPosterior):
             raise ValueError(

@@ -175,20 +175,16 @@ class PublicDataSelection:
         """(fitted kernel, fitted noise variance) on the public data."""
         from sklearn.gaussian_process import GaussianProcessRegressor
         from sklearn.gaussian_process.kernels import WhiteKernel
-        from sklearn.utils.validation import check_array, column_or_1d
+        from sklearn.utils.validation import check_X_y, column_or_1d
 
-        try:
-            X = check_array(self.X, dtype=float)
+        try:  # finite X, and finite y with one output per row of X
             y = column_or_1d(np.asarray(self.y, dtype=float))
+            X, y = check_X_y(self.X, y, dtype=float)
         except (TypeError, ValueError) as exc:
             raise ValueError(
                 f"PublicDataSelection's public data are not a numeric table X and "
-                f"a 1-D vector y of finite numbers: {exc}"
+                f"a 1-D vector y of finite numbers, one per row of X: {exc}"
             ) from exc
-        if not np.all(np.isfinite(y)) or y.shape[0] != X.shape[0]:
-            raise ValueError(
-                "PublicDataSelection needs finite public outputs y, one per row of X."
-            )
         if inputs is not None and _inputs_are_private_inputs(X, inputs):
             warnings.warn(SHARED_INPUTS_WARNING, UserWarning, stacklevel=3)
         gpr = GaussianProcessRegressor(
@@ -239,7 +235,6 @@ class SelectionPlan:
             for maps, pen in zip(self.maps, self.penalties)
         ]
         index = permute_and_flip(utilities, epsilon, self.sensitivity, rng=rng)
-        del utilities
         release = Release(
             quantity="selected_params_",
             value=index,
@@ -293,19 +288,11 @@ def plan_selection(
     return SelectionPlan(maps_all, folds, residual_bound, float(max(sens)), penalties)
 
 
-_TOO_HARD = getattr(np, "exceptions", np).TooHardError  # numpy < 1.25: np.*
-
-
 def _same_buffer(a, b) -> bool:
     """Whether ``a`` is ``b`` or an array sharing its memory (values never read)."""
-    if a is b:
-        return True
-    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
-        try:  # exact: two columns of one table do not share memory
-            return bool(np.shares_memory(a, b, max_work=10**6))
-        except _TOO_HARD:  # pragma: no cover - a strided corner case
-            return bool(np.may_share_memory(a, b))
-    return False
+    arrays = isinstance(a, np.ndarray) and isinstance(b, np.ndarray)
+    # Exact (max_work=None): two columns of one table do not share memory.
+    return a is b or (arrays and bool(np.shares_memory(a, b)))
 
 
 def _inputs_are_private_inputs(Xs: np.ndarray, X: np.ndarray) -> bool:

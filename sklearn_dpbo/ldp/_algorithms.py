@@ -205,20 +205,6 @@ class _ATALearner(_NystromLearner):
         B = _nystrom_b_term(p, a.nystrom_accuracy)
         return b, a.scale * (B + noise * log_term ** (al / (1.0 + al)) * growth)
 
-    def truncated_sums(self, S, W, b):
-        """r̂ = Σ_τ u_{·,τ} ȳ_τ 1{|u_{·,τ} ȳ_τ| ≤ b}, grouped by candidate.
-
-        ``W[a]`` = Ṽ^{-1/2} φ̃(x_a) for the a-th observed candidate: a report
-        at candidate a is kept in direction i iff |ȳ| ≤ b / |W[a, i]|.
-        """
-        r = np.zeros(W.shape[1])
-        with np.errstate(divide="ignore"):
-            thr = b / np.abs(W)
-        for row, a in enumerate(S):
-            idx = np.searchsorted(self._abs[a], thr[row], side="right")
-            r += W[row] * self._cum[a][idx]
-        return r
-
     def update(self, j: int, y: float) -> None:
         vals = np.append(self._vals[j], y)
         order = np.argsort(np.abs(vals), kind="stable")
@@ -233,7 +219,14 @@ class _ATALearner(_NystromLearner):
             w, U = np.linalg.eigh(V)
             V_inv_half = (U / np.sqrt(w)) @ U.T
             W = Phi[S] @ V_inv_half  # rows u_{·,τ} for τ at each candidate
-            r = self.truncated_sums(S, W, b)
+            # r̂ = Σ_τ u_{·,τ} ȳ_τ 1{|u_{·,τ} ȳ_τ| ≤ b}: a report at the a-th
+            # observed candidate is kept in direction i iff |ȳ| ≤ b / |W[a, i]|.
+            r = np.zeros(self.m)
+            with np.errstate(divide="ignore"):
+                thr = b / np.abs(W)
+            for row, a in enumerate(S):
+                idx = np.searchsorted(self._abs[a], thr[row], side="right")
+                r += W[row] * self._cum[a][idx]
             theta = V_inv_half @ r
             self.mean = Phi @ theta
             self.var = _dtc_variance(self.K_diag, Phi, (U / w) @ U.T, self.p.lam)
@@ -325,35 +318,30 @@ def _is_real(x) -> bool:
     return isinstance(x, numbers.Real) and not isinstance(x, bool)
 
 
-def _is_positive(x) -> bool:
-    return _is_real(x) and math.isfinite(x) and x > 0
+def _option_or_positive(value, name: str, options: tuple, what: str = ""):
+    """``value`` if one of ``options``, else a finite number > 0 as a float."""
+    if isinstance(value, str) and value in options:
+        return value
+    if _is_real(value) and math.isfinite(value) and value > 0:
+        return float(value)
+    names = ", ".join(map(repr, options))
+    raise ValueError(
+        f"{name} must be {names} or a finite number > 0{what}; got {value!r}."
+    )
 
 
 class _Algorithm:
     """Parameters of one algorithm (stored untouched by the dataclass
-    ``__init__``, validated by ``start``)."""
+    ``__init__``, compared and hashed by value, validated by ``start``)."""
 
-    name = ""
     #: c of ``width="practical"``: β_t = c × the theory β_t [E].
     practical_width = 1.0
 
-    def __eq__(self, other):
-        return type(self) is type(other) and vars(self) == vars(other)
-
-    def __hash__(self):
-        return hash((type(self).__name__, tuple(sorted(map(repr, vars(self).items())))))
-
     def width_scale(self) -> float:
         """The multiplier of the theory width used (validates ``width``)."""
-        width = self.width
-        if isinstance(width, str) and width in ("practical", "theory"):
-            return self.practical_width if width == "practical" else 1.0
-        if _is_positive(width):
-            return float(width)
-        raise ValueError(
-            "width must be 'practical', 'theory' or a finite number > 0 (a "
-            f"multiple of the theory width); got {width!r}."
-        )
+        what = " (a multiple of the theory width)"
+        w = _option_or_positive(self.width, "width", ("practical", "theory"), what)
+        return {"practical": self.practical_width, "theory": 1.0}.get(w, w)
 
     def truncation_tail(self) -> float | None:
         """κ of TGP's level (b − a)/2 + κ l; ``None``: the theory κ."""
@@ -373,7 +361,7 @@ class _Algorithm:
         return self._learner(problem, rng, self.settings(problem.horizon))
 
 
-@dataclass(eq=False)
+@dataclass(unsafe_hash=True)
 class TGPUCB(_Algorithm):
     """LDP-TGP-UCB (spec A1 [R]): truncated GP-UCB, sub-Weibull level.
 
@@ -414,18 +402,12 @@ class TGPUCB(_Algorithm):
     truncation: str | float = "theory"
 
     def truncation_tail(self) -> float | None:
-        t = self.truncation
-        if isinstance(t, str) and t == "theory":
-            return None
-        if _is_positive(t):
-            return float(t)
-        raise ValueError(
-            "truncation must be 'theory' or a finite number > 0 "
-            f"(κ in the level (b − a)/2 + κ l); got {t!r}."
-        )
+        what = " (κ in the level (b − a)/2 + κ l)"
+        t = _option_or_positive(self.truncation, "truncation", ("theory",), what)
+        return None if t == "theory" else t
 
 
-@dataclass(eq=False)
+@dataclass(unsafe_hash=True)
 class GPUCB(_Algorithm):
     """Plain GP-UCB on privatised rewards: the baseline (no guarantee).
 
@@ -449,7 +431,7 @@ class GPUCB(_Algorithm):
     width: str | float = "practical"
 
 
-@dataclass(eq=False)
+@dataclass(unsafe_hash=True)
 class ATAGPUCB(_Algorithm):
     """LDP-ATA-GP-UCB (spec A2 [B][R]): adaptive truncation in Nyström space.
 
@@ -489,18 +471,13 @@ class ATAGPUCB(_Algorithm):
         delta, e, q = self._delta(), self.nystrom_accuracy, self.q
         if not (_is_real(e) and 0.0 < e < 1.0):
             raise ValueError(f"nystrom_accuracy must be a number in (0, 1); got {e!r}.")
-        if not (
-            (isinstance(q, str) and q in ("theory", "practical")) or _is_positive(q)
-        ):
-            raise ValueError(
-                f"q must be 'practical', 'theory' or a finite number > 0; got {q!r}."
-            )
+        _option_or_positive(q, "q", ("practical", "theory"))
         base = _Algorithm.settings(self, horizon)  # delta and width
         q = _nystrom_q(q, float(e), delta, horizon)
         return replace(base, nystrom_accuracy=float(e), q=q)
 
 
-@dataclass(eq=False)
+@dataclass(unsafe_hash=True)
 class MoMAGPUCB(_Algorithm):
     """LDP-MoMA-GP-UCB (spec A3 [P][M][R]): median of means, Nyström space.
 
@@ -516,9 +493,6 @@ class MoMAGPUCB(_Algorithm):
     β_{n+1} = 3(√(9 m_n v) + √λ B(1 + 1/√(1 − ε_N))) (MENU's width at
     α = 1 with d → m_n, c → v [M][R]); practical width
     ``practical_width`` × that [E]; q, ε_N as :class:`ATAGPUCB` [B].
-
-    Each report is one query to a different owner: an owner answering all k
-    queries of an epoch would get kε (spec §2).
 
     Parameters
     ----------
@@ -564,12 +538,7 @@ class MoMAGPUCB(_Algorithm):
         return replace(ATAGPUCB.settings(self, horizon), k=self.groups(horizon))
 
 
-ALGORITHMS = {
-    "ldp-tgp-ucb": TGPUCB,
-    "ldp-ata-gp-ucb": ATAGPUCB,
-    "ldp-moma-gp-ucb": MoMAGPUCB,
-    "gp-ucb": GPUCB,
-}
+ALGORITHMS = {a.name: a for a in (TGPUCB, ATAGPUCB, MoMAGPUCB, GPUCB)}
 
 
 def resolve_algorithm(algorithm) -> _Algorithm:

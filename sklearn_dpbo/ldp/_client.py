@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from contextlib import nullcontext
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Callable
@@ -116,11 +117,8 @@ def _check_bounds(bounds) -> tuple[float, float]:
 def _clip(value, low: float, high: float) -> float:
     """The reward in [low, high], read silently, never raising: ±inf clipped,
     a non-number or NaN the worst value ``low`` (like ``DPScorer``)."""
-    if type(value) in _PLAIN:  # nothing to print or warn
+    with nullcontext() if type(value) in _PLAIN else quiet():  # plain: nothing shown
         value = number_or_nan(value, inf_on_overflow=True)
-    else:
-        with quiet():
-            value = number_or_nan(value, inf_on_overflow=True)
     if math.isnan(value):
         return low
     return min(max(value, low), high)
@@ -204,9 +202,8 @@ class LaplaceRandomizer(_Randomizer):
     -----
     Privacy: for any two rewards y, y', the clipped values are within
     b − a, their grid roundings within b − a + 2^k, so the output
-    distributions differ by a factor ≤ exp(ε) (Dwork et al. 2006). Each
-    report is ε-LDP for the owner of that reward; an owner who reports m
-    times gets mε (basic composition).
+    distributions differ by a factor ≤ exp(ε) (Dwork et al. 2006): each
+    report is ε-LDP for the owner of that reward.
     """
 
     mechanism = "laplace"

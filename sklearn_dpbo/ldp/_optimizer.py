@@ -335,11 +335,10 @@ def ldp_maximize(
         if callback is not None:
             callback(t + 1, params, report.value)
     j = opt.recommend_index()
-    mean, _ = opt.posterior()
     return LDPOptimizeResult(
         x=dict(opt.candidates_.params[j]),
         x_index=j,
-        mean=float(mean[j]),
+        mean=float(opt.posterior()[0][j]),
         x_iters=x_iters,
         reports=np.asarray([v for _, v in opt.history_]),
         epsilon=client.epsilon,
