@@ -29,10 +29,8 @@ def _onehot(y_true, proba, estimator):
 
 
 def _accuracy(y_true, y_pred, estimator=None) -> np.ndarray:
-    y_true, y_pred = np.asarray(y_true), np.asarray(y_pred)
-    if y_pred.shape != y_true.shape:
-        y_pred = y_pred.reshape(y_true.shape)
-    eq = y_true == y_pred
+    y_true = np.asarray(y_true)
+    eq = y_true == np.asarray(y_pred).reshape(y_true.shape)
     if eq.ndim > 1:  # multi-output: a record is right if every output is
         eq = eq.reshape(len(eq), -1).all(axis=1)
     return eq.astype(float)

@@ -252,11 +252,9 @@ class DPScorer:
             else:
                 for start in range(0, m, BATCH_ROWS):
                     idx = np.arange(start, min(start + BATCH_ROWS, m))
-                    try:
-                        X, y = records.X, records.y  # one batch: as mapped
-                        if len(idx) < m:
-                            X, y = _take(X, idx), _take(y, idx)
-                        out[idx] = self._raw(estimator, X, y)
+                    try:  # one batch: the records as mapped
+                        part = records if len(idx) == m else records.take(idx)
+                        out[idx] = self._raw(estimator, part.X, part.y)
                     except Exception:  # this batch again, one record at a time
                         self._fill_alone(estimator, records, out, idx, copy=False)
         out[~records.ok] = -np.inf
