@@ -44,26 +44,23 @@ def exponential_mechanism_log_probabilities(
     return logits - logsumexp(logits)
 
 
-def _exact_coins(utilities, epsilon, sensitivity, rng, owner: str):
-    """``(K, source, coin)``: ``coin(i)`` an exact Bernoulli(exp(−γ_i)),
-    γ_i = ε (u* − u_i) / (2Δ) an exact ratio of integers (CKS20 Algorithm 1)."""
-    u, eps, delta_u = _check_selection_inputs(utilities, epsilon, sensitivity, owner)
-    source = as_random_source(rng)
-    en, ed = eps.as_integer_ratio()
-    sn, sd = delta_u.as_integer_ratio()
+def _exact_gammas(u: np.ndarray, epsilon: float, sensitivity: float):
+    """γ_i = ε (u* − u_i) / (2Δ) as an exact ratio of integers (a_i, b_i), lazily."""
+    en, ed = float(epsilon).as_integer_ratio()
+    sn, sd = float(sensitivity).as_integer_ratio()
     fn, fd = en * sd, 2 * ed * sn  # ε / (2Δ)
     tn, td = float(u.max()).as_integer_ratio()
     values = u.tolist()
     cache: dict[int, tuple[int, int]] = {}
 
-    def coin(i: int) -> bool:
+    def gamma(i: int) -> tuple[int, int]:
         g = cache.get(i)
         if g is None:
             xn, xd = float(values[i]).as_integer_ratio()
             g = cache[i] = (fn * (tn * xd - xn * td), fd * td * xd)
-        return _bernoulli_exp_ratio(*g, source)
+        return g
 
-    return u.size, source, coin
+    return gamma
 
 
 def exponential_mechanism(
@@ -82,12 +79,15 @@ def exponential_mechanism(
     2007, Theorem 6; the factor 2 covers utilities moving in opposite
     directions).
     """
-    k, source, coin = _exact_coins(
-        utilities, epsilon, sensitivity, rng, "exponential_mechanism"
+    u, eps, delta_u = _check_selection_inputs(
+        utilities, epsilon, sensitivity, "exponential_mechanism"
     )
+    source = as_random_source(rng)
+    gamma = _exact_gammas(u, eps, delta_u)
+    k = u.size
     while True:
         i = source.randrange(k)
-        if coin(i):
+        if _bernoulli_exp_ratio(*gamma(i), source):
             return int(i)
 
 
@@ -103,15 +103,18 @@ def permute_and_flip(utilities, epsilon: float, sensitivity: float, rng=None) ->
     Privacy: ε-DP under ‖u − u'‖∞ ≤ Δ (McKenna & Sheldon 2020, Theorem 1);
     expected utility never below the exponential mechanism's (Theorem 2).
     """
-    k, source, coin = _exact_coins(
-        utilities, epsilon, sensitivity, rng, "permute_and_flip"
+    u, eps, delta_u = _check_selection_inputs(
+        utilities, epsilon, sensitivity, "permute_and_flip"
     )
+    source = as_random_source(rng)
+    gamma = _exact_gammas(u, eps, delta_u)
+    k = u.size
     swapped: dict[int, int] = {}  # sparse Fisher–Yates state
     for r in range(k):
         j = r + source.randrange(k - r)
         pick = swapped.get(j, j)
         swapped[j] = swapped.get(r, r)
-        if coin(pick):
+        if _bernoulli_exp_ratio(*gamma(pick), source):
             return int(pick)
     # Unreachable: the maximiser has γ = 0 and its coin is always heads.
     raise AssertionError("permute-and-flip visited every candidate")  # noqa
