@@ -114,9 +114,6 @@ class BudgetAccountant:
         """Every spend, in order (a copy)."""
         return tuple(self.__history)
 
-    def _min_epsilon(self) -> float:
-        return max(1e-12, 1e-14 * float(self.__epsilon))
-
     @property
     def can_spend(self) -> bool:
         """False for a copy made by pickling (it can only report)."""
@@ -132,10 +129,11 @@ class BudgetAccountant:
             raise BudgetError(_COPY_REFUSAL)
         eps = check_epsilon(epsilon, owner=caller)
         dlt = check_delta(delta, owner=caller)
-        if eps < self._min_epsilon():
+        smallest = max(1e-12, 1e-14 * float(self.__epsilon))
+        if eps < smallest:
             raise ValueError(
                 f"epsilon={eps!r} is below the smallest spend this accountant "
-                f"records ({self._min_epsilon():g}); spend a larger amount."
+                f"records ({smallest:g}); spend a larger amount."
             )
         new_eps = self.__spent_epsilon + Fraction(eps)
         new_delta = self.__spent_delta + Fraction(dlt)

@@ -76,7 +76,8 @@ class PrivacyReport:
         ),
         uncovered: dict | None = None,
     ):
-        self._releases = tuple(r.describe() for r in releases)
+        #: The public description of every release (:meth:`Release.describe`).
+        self.releases = tuple(r.describe() for r in releases)
         self.method = method
         #: The neighbouring relation the guarantee is stated for.
         self.neighbouring = neighbouring
@@ -84,18 +85,14 @@ class PrivacyReport:
         self.uncovered = dict(uncovered or {})
 
     @property
-    def releases(self) -> tuple[dict, ...]:
-        return self._releases
-
-    @property
     def epsilon(self) -> float:
         """Total ε spent (basic composition)."""
-        return math.fsum(r["epsilon"] for r in self._releases)
+        return math.fsum(r["epsilon"] for r in self.releases)
 
     @property
     def delta(self) -> float:
         """Total δ spent (basic composition)."""
-        return math.fsum(r["delta"] for r in self._releases)
+        return math.fsum(r["delta"] for r in self.releases)
 
     def to_dict(self) -> dict:
         return {
@@ -103,7 +100,7 @@ class PrivacyReport:
             "neighbouring": self.neighbouring,
             "epsilon": self.epsilon,
             "delta": self.delta,
-            "releases": [dict(r) for r in self._releases],
+            "releases": [dict(r) for r in self.releases],
             "not_covered": dict(self.uncovered),
         }
 
@@ -124,16 +121,9 @@ class PrivacyReport:
         Use ``neighboring_relation=ADD_OR_REMOVE_ONE``: the sensitivities
         already refer to swapping one validation record.
         """
-        try:
-            from dp_accounting import dp_event
-        except ImportError as exc:  # pragma: no cover - depends on the env
-            raise ImportError(
-                "PrivacyReport.to_dp_event needs the optional dp-accounting "
-                'package: pip install "sklearn-dpbo[accounting]" (or pip '
-                "install dp-accounting)."
-            ) from exc
+        dp_event = _dp_accounting("to_dp_event").dp_event
         events = []
-        for r in self._releases:
+        for r in self.releases:
             if r["delta"] > 0:
                 cls = getattr(dp_event, "EpsilonDeltaDpEvent", None)
                 events.append(
@@ -161,25 +151,21 @@ class PrivacyReport:
         is at most ``report.epsilon`` plus ``value_discretization_interval``
         per release.
         """
-        try:
-            from dp_accounting.pld import common, privacy_loss_distribution
-        except ImportError as exc:  # pragma: no cover - depends on the env
-            raise ImportError(
-                "PrivacyReport.to_pld needs the optional dp-accounting package: "
-                'pip install "sklearn-dpbo[accounting]".'
-            ) from exc
+        pld_lib = _dp_accounting("to_pld").pld
         pld = None
-        for r in self._releases:
+        for r in self.releases:
             if r["delta"] == 0 and r["mechanism"].startswith("Laplace"):
-                part = privacy_loss_distribution.from_laplace_mechanism(
+                part = pld_lib.privacy_loss_distribution.from_laplace_mechanism(
                     r["noise_scale"] / r["sensitivity"],
                     sensitivity=1.0,
                     value_discretization_interval=value_discretization_interval,
                     use_connect_dots=False,
                 )
             else:
-                part = privacy_loss_distribution.from_privacy_parameters(
-                    common.DifferentialPrivacyParameters(r["epsilon"], r["delta"]),
+                part = pld_lib.privacy_loss_distribution.from_privacy_parameters(
+                    pld_lib.common.DifferentialPrivacyParameters(
+                        r["epsilon"], r["delta"]
+                    ),
                     value_discretization_interval=value_discretization_interval,
                 )
             pld = part if pld is None else pld.compose(part, tail_mass_truncation=0.0)
@@ -193,7 +179,7 @@ class PrivacyReport:
 
     def __str__(self) -> str:
         lines = [self._header() + "; full text: privacy_report_.explain()"]
-        for r in self._releases:
+        for r in self.releases:
             lines.append(
                 f"- {r['quantity']}: {r['mechanism']}, {r['guarantee']}, "
                 f"epsilon={r['epsilon']:.4g}, delta={r['delta']:.3g}, noise "
@@ -208,9 +194,9 @@ class PrivacyReport:
 
         Print it: ``print(search.privacy_report_.explain())``.
         """
-        assumptions = list(dict.fromkeys(r["assumption"] for r in self._releases))
+        assumptions = list(dict.fromkeys(r["assumption"] for r in self.releases))
         lines = [self._header(), f"neighbouring data sets: {self.neighbouring}"]
-        for r in self._releases:
+        for r in self.releases:
             lines.append(
                 f"- {r['quantity']}: {r['mechanism']}, {r['guarantee']} with "
                 f"epsilon={r['epsilon']:.4g}, delta={r['delta']:.3g}; "
@@ -224,11 +210,23 @@ class PrivacyReport:
         return "\n".join(lines)
 
     def __repr__(self) -> str:
-        parts = ", ".join(r["quantity"] for r in self._releases)
+        parts = ", ".join(r["quantity"] for r in self.releases)
         return (
             f"PrivacyReport(method={self.method!r}, epsilon={self.epsilon:.4g}, "
             f"delta={self.delta:.3g}, releases=[{parts}])"
         )
+
+
+def _dp_accounting(method: str):
+    """The optional ``dp_accounting`` package, or an ImportError saying how."""
+    try:
+        import dp_accounting
+    except ImportError as exc:  # pragma: no cover - depends on the env
+        raise ImportError(
+            f"PrivacyReport.{method} needs the optional dp-accounting package: "
+            'pip install "sklearn-dpbo[accounting]" (or pip install dp-accounting).'
+        ) from exc
+    return dp_accounting
 
 
 def _head(text: str) -> str:

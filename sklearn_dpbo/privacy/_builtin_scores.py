@@ -29,10 +29,8 @@ def _onehot(y_true, proba, estimator):
 
 
 def _accuracy(y_true, y_pred, estimator=None) -> np.ndarray:
-    y_true, y_pred = np.asarray(y_true), np.asarray(y_pred)
-    if y_pred.shape != y_true.shape:
-        y_pred = y_pred.reshape(y_true.shape)
-    eq = y_true == y_pred
+    y_true = np.asarray(y_true)
+    eq = y_true == np.asarray(y_pred).reshape(y_true.shape)
     if eq.ndim > 1:  # multi-output: a record is right if every output is
         eq = eq.reshape(len(eq), -1).all(axis=1)
     return eq.astype(float)
@@ -147,22 +145,6 @@ def public_error_clip(y_train) -> float:
     return c
 
 
-def _public_target_variance(y_train) -> float:
-    """Variance of the public training targets (mean over outputs)."""
-    y = _training_targets(y_train)
-    v = float(np.mean(np.var(y.reshape(len(y), -1), axis=0)))
-    if not (math.isfinite(v) and v > 0):
-        raise ValueError(
-            "target_variance='auto': the training targets are constant. Pass "
-            "target_variance=v (a public variance of the target)."
-        )
-    return v
-
-
-def _is_auto(value) -> bool:
-    return isinstance(value, str) and value == "auto"
-
-
 class _TrainingTargetScore(DPScorer):
     """A regression score whose ``"auto"`` constants await the training targets.
 
@@ -172,10 +154,8 @@ class _TrainingTargetScore(DPScorer):
 
     needs_training_targets = True
 
-    def __init__(self, name: str, params: dict):
-        self.score_name, self.params = name, dict(params)
-        keys = ["error_clip"] + (["target_variance"] if name == "r2" else [])
-        self._auto = [k for k in keys if _is_auto(self.params.get(k, "auto"))]
+    def __init__(self, name: str, params: dict, auto: list):
+        self.score_name, self.params, self._auto = name, dict(params), auto
         unit = _named_scorer(name, {**self.params, **dict.fromkeys(self._auto, 1.0)})
         auto = ", ".join(f"{k}='auto'" for k in self._auto)
         super().__init__(
@@ -197,7 +177,13 @@ class _TrainingTargetScore(DPScorer):
                 f"|y - median(y)| over the {len(y)} training targets"
             )
         if "target_variance" in self._auto:
-            constants["target_variance"] = variance = _public_target_variance(y)
+            variance = float(np.mean(np.var(y.reshape(len(y), -1), axis=0)))
+            if not (math.isfinite(variance) and variance > 0):
+                raise ValueError(
+                    "target_variance='auto': the training targets are constant. "
+                    "Pass target_variance=v (a public variance of the target)."
+                )
+            constants["target_variance"] = variance
             derived.append(
                 f"target_variance={variance:.6g}, the variance of the "
                 f"{len(y)} training targets"
@@ -270,19 +256,18 @@ def _named_scorer(name: str, params: dict) -> DPScorer:
         hinge = _margin(lambda z: -np.clip(1.0 - z, 0.0, clip))
         return _builtin(hinge, (-clip, 0.0), label, _DF)
     if name in _REGRESSION:
-        extra = {"neg_huber_loss": ["huber_delta"], "r2": ["target_variance"]}
-        take("error_clip", *extra.get(name, []))
-        for key in ("error_clip", "target_variance"):
+        keys = ["error_clip"] + (["target_variance"] if name == "r2" else [])
+        take(*keys, *(["huber_delta"] if name == "neg_huber_loss" else []))
+        for key in keys:
             value = params.get(key, "auto")
             if isinstance(value, str) and value != "auto" or value is None:
                 raise ValueError(
                     f"{key} must be 'auto' (derived from the public training "
                     f"targets) or a number > 0; got {value!r}."
                 )
-        if _is_auto(params.get("error_clip", "auto")) or (
-            name == "r2" and _is_auto(params.get("target_variance", "auto"))
-        ):
-            return _TrainingTargetScore(name, params)
+        auto = [k for k in keys if isinstance(params.get(k, "auto"), str)]
+        if auto:
+            return _TrainingTargetScore(name, params, auto)
         c = _positive(
             "error_clip", params["error_clip"], "largest |y - y_pred| counted"
         )
@@ -324,19 +309,6 @@ _NON_DECOMPOSABLE = {
     "neg_median_absolute_error": "neg_mean_absolute_error",
     "top_k_accuracy": "accuracy",
 }
-
-
-def _regression_message(name: str) -> str:
-    return (
-        f"A regression score such as {name!r} clips each record's error: "
-        "one record's error is unbounded, so it could move the mean without "
-        "limit. scoring='neg_mean_squared_error' (or "
-        "'neg_mean_absolute_error', 'neg_huber_loss', 'r2') derives the clip "
-        "from the public training targets (error_clip='auto', stated in "
-        "privacy_report_); make_dp_scorer(name, error_clip=c) sets it from "
-        "public knowledge of the target, never from the validation data. "
-        "Errors above c count as c."
-    )
 
 
 def _unknown_message(name: str) -> str:
@@ -444,13 +416,12 @@ def make_dp_scorer(
             "make_dp_scorer(function) needs bounds=(low, high): the public range "
             "each record's value is clipped into."
         )
-    name = getattr(score, "__name__", "custom")
     return DPScorer(
         score,
         bounds=bounds,
         response_method=response_method,
         greater_is_better=greater_is_better,
-        name=name,
+        name=getattr(score, "__name__", "custom"),
     )
 
 
@@ -466,8 +437,15 @@ def get_dp_scorer(scoring, estimator) -> DPScorer:
         if is_regressor(estimator):
             raise ValueError(
                 "scoring=None: a regressor has no default private score; pass "
-                "e.g. scoring='neg_mean_squared_error'. "
-                + _regression_message("neg_mean_squared_error")
+                "e.g. scoring='neg_mean_squared_error'. A regression score such "
+                "as 'neg_mean_squared_error' clips each record's error: one "
+                "record's error is unbounded, so it could move the mean without "
+                "limit. scoring='neg_mean_squared_error' (or "
+                "'neg_mean_absolute_error', 'neg_huber_loss', 'r2') derives the "
+                "clip from the public training targets (error_clip='auto', "
+                "stated in privacy_report_); make_dp_scorer(name, error_clip=c) "
+                "sets it from public knowledge of the target, never from the "
+                "validation data. Errors above c count as c."
             )
         raise ValueError(
             "scoring=None: only classifiers have a default private score "

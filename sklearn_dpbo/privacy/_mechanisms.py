@@ -9,7 +9,6 @@ data in the message.
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 
 import numpy as np
 from scipy.special import logsumexp
@@ -47,8 +46,8 @@ def exponential_mechanism_log_probabilities(
 
 def _exact_gammas(u: np.ndarray, epsilon: float, sensitivity: float):
     """γ_i = ε (u* − u_i) / (2Δ) as an exact ratio of integers (a_i, b_i), lazily."""
-    en, ed = Fraction(epsilon).as_integer_ratio()
-    sn, sd = Fraction(sensitivity).as_integer_ratio()
+    en, ed = float(epsilon).as_integer_ratio()
+    sn, sd = float(sensitivity).as_integer_ratio()
     fn, fd = en * sd, 2 * ed * sn  # ε / (2Δ)
     tn, td = float(u.max()).as_integer_ratio()
     values = u.tolist()
@@ -138,14 +137,12 @@ def permute_and_flip_probabilities(
         utilities, epsilon, sensitivity, "permute_and_flip_probabilities"
     )
     q = np.exp((eps / (2.0 * delta_u)) * (u - u.max()))
-    n_nodes = u.size // 2 + 2
-    nodes, weights = np.polynomial.legendre.leggauss(n_nodes)
+    nodes, weights = np.polynomial.legendre.leggauss(u.size // 2 + 2)
     z = 0.5 * (nodes + 1.0)  # map [-1, 1] -> [0, 1]
     w = 0.5 * weights
     log_terms = np.log1p(-np.outer(q, z))  # (K, n_nodes), finite since z < 1
     total = log_terms.sum(axis=0)
-    probs = q * (np.exp(total[None, :] - log_terms) @ w)
-    return probs
+    return q * (np.exp(total[None, :] - log_terms) @ w)
 
 
 def laplace_mechanism(value: float, scale: float, rng=None) -> float:
@@ -158,6 +155,4 @@ def laplace_mechanism(value: float, scale: float, rng=None) -> float:
     scale = float(scale)
     if not math.isfinite(scale) or scale <= 0:
         raise ValueError(f"scale must be finite and > 0; got {scale!r}.")
-    if not math.isfinite(float(value)):
-        raise ValueError("value must be finite.")
     return laplace_on_grid(float(value), scale, 1.0, as_random_source(rng))[0]

@@ -46,18 +46,14 @@ def number_or_nan(v, *, inf_on_overflow: bool = False) -> float:
     is NaN, or ±inf with ``inf_on_overflow`` (NaN if ``v > 0`` fails).
     """
     try:
-        return number(v)
+        try:
+            return number(v)
+        except OverflowError:
+            if not inf_on_overflow:
+                return math.nan
+            return math.inf if v > 0 else -math.inf
     except KeyboardInterrupt:
         raise
-    except OverflowError:
-        if not inf_on_overflow:
-            return math.nan
-        try:
-            return math.inf if v > 0 else -math.inf
-        except KeyboardInterrupt:
-            raise
-        except BaseException:  # noqa: BLE001 - this entry's own failure
-            return math.nan
     except BaseException:  # noqa: BLE001 - this entry's own failure
         return math.nan
 

@@ -12,6 +12,7 @@ rule), the dummy estimators (random strategies draw per batch).
 
 from __future__ import annotations
 
+import importlib
 import types
 from typing import Any
 
@@ -67,39 +68,19 @@ sklearn.tree: DecisionTreeClassifier DecisionTreeRegressor ExtraTreeClassifier
 """
 
 
-def _parse(text: str) -> dict:
-    table: dict = {}
-    for word in text.split():
-        if word.endswith(":"):
-            names = table[word[:-1]] = []
-        else:
-            names.append(word)
-    return table
-
-
-ROWWISE_CLASSES = _parse(_TABLE)
-
-
-def _load() -> frozenset:
-    import importlib
-
-    found = set()
-    for module, names in ROWWISE_CLASSES.items():
-        mod = importlib.import_module(module)
-        for name in names:
-            cls = getattr(mod, name, None)  # absent in older versions: skipped
-            if isinstance(cls, type):
-                found.add(cls)
-    return frozenset(found)
-
-
 _CACHE: dict = {}
 
 
 def rowwise_classes() -> frozenset:
     """The accepted classes (exact types; subclasses are not accepted)."""
     if "classes" not in _CACHE:
-        _CACHE["classes"] = _load()
+        found = set()
+        for word in _TABLE.split():
+            if word.endswith(":"):
+                module = importlib.import_module(word[:-1])
+            elif isinstance(cls := getattr(module, word, None), type):
+                found.add(cls)  # a class absent in older versions is skipped
+        _CACHE["classes"] = frozenset(found)
     return _CACHE["classes"]
 
 
@@ -120,9 +101,14 @@ def _sklearn_function(value: Any) -> bool:
 
 
 def _value_ok(value: Any, depth: int) -> bool:
+    if isinstance(value, dict):
+        value = list(value.values())
     if depth > 50:
         return False
-    if isinstance(value, _PLAIN):
+    if isinstance(value, (*_PLAIN, np.random.RandomState, np.dtype)) or (
+        isinstance(value, type)
+        and (issubclass(value, np.generic) or value in (int, float, bool, str))
+    ):  # a dtype parameter (e.g. OneHotEncoder(dtype=np.float64))
         return True
     if isinstance(value, np.ndarray):  # e.g. OneHotEncoder's categories
         return value.dtype != object or all(
@@ -130,19 +116,10 @@ def _value_ok(value: Any, depth: int) -> bool:
         )
     if isinstance(value, (list, tuple)):
         return all(_value_ok(v, depth + 1) for v in value)
-    if isinstance(value, dict):
-        return all(_value_ok(v, depth + 1) for v in value.values())
-    if isinstance(value, np.random.RandomState):
-        return True
-    if isinstance(value, np.dtype) or (
-        isinstance(value, type)
-        and (issubclass(value, np.generic) or value in (int, float, bool, str))
-    ):  # a dtype parameter (e.g. OneHotEncoder(dtype=np.float64))
-        return True
     cls = type(value)
-    if cls in rowwise_classes():
-        return _params_ok(value, depth + 1)
-    if cls.__module__ == _KERNELS_MODULE and hasattr(value, "get_params"):
+    if cls in rowwise_classes() or (
+        cls.__module__ == _KERNELS_MODULE and hasattr(value, "get_params")
+    ):
         return _params_ok(value, depth + 1)
     return _sklearn_function(value)
 

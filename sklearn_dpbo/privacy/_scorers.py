@@ -18,10 +18,12 @@ import pickle
 from typing import Any, Callable, Optional
 
 import numpy as np
+from sklearn.base import is_classifier
 from sklearn.utils import check_random_state
 
 from .._compat import _num_samples
-from ._records import _take
+from ._records import RecordSchema, _take
+from ._rowwise import is_rowwise
 from ._silence import quiet
 
 SINGLE_ROWS = 8  # rows :meth:`DPScorer.check_public_rows` also scores alone
@@ -48,25 +50,24 @@ ROW_INDEPENDENCE = (
 """What every per-record sensitivity rests on; stated in ``privacy_report_``."""
 
 
-class _Copies:
+def _pickle(estimator: Any) -> Optional[bytes]:
+    try:
+        return pickle.dumps(estimator, protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception:
+        return None
+
+
+def _copier(estimator: Any) -> Callable[[], Any]:
     """Fresh copies of a fitted model: from one pickle, else ``copy.deepcopy``."""
-
-    def __init__(self, estimator: Any):
-        self.estimator = estimator
-        try:
-            self.blob = pickle.dumps(estimator, protocol=pickle.HIGHEST_PROTOCOL)
-        except Exception:
-            self.blob = None
-
-    def fresh(self) -> Any:
-        if self.blob is not None:
-            return pickle.loads(self.blob)
-        return copy.deepcopy(self.estimator)
+    blob = _pickle(estimator)
+    if blob is None:
+        return lambda: copy.deepcopy(estimator)
+    return lambda: pickle.loads(blob)
 
 
 def check_copyable(estimator: Any) -> None:
     """Raise if the fitted model can be neither pickled nor deep-copied."""
-    if _Copies(estimator).blob is None:
+    if _pickle(estimator) is None:
         try:
             copy.deepcopy(estimator)
         except Exception as exc:
@@ -172,8 +173,6 @@ class DPScorer:
     def maps_labels(self, estimator: Any) -> bool:
         """Whether targets are mapped to the training classes (else to floats)."""
         if self.target == "auto":
-            from sklearn.base import is_classifier
-
             return bool(is_classifier(estimator))
         return self.target == "classes"
 
@@ -193,11 +192,8 @@ class DPScorer:
     def _raw(self, estimator: Any, X, y) -> np.ndarray:
         """Unclipped per-record values of one batch (raises on failure)."""
         out = np.asarray(getattr(estimator, self.response_method)(X))
-        if self._with_estimator:
-            values = self.record_score(y, out, estimator)
-        else:
-            values = self.record_score(y, out)
-        values = np.asarray(values, dtype=float)
+        extra = (estimator,) if self._with_estimator else ()
+        values = np.asarray(self.record_score(y, out, *extra), dtype=float)
         if not self.greater_is_better:
             values = -values
         m = _num_samples(X)
@@ -222,8 +218,6 @@ class DPScorer:
         rows): scored at once, bisected on failure down to single records.
         """
         if private:
-            from ._records import RecordSchema
-
             schema = RecordSchema.from_estimator(
                 estimator, y, classes=self.maps_labels(estimator)
             )
@@ -250,8 +244,6 @@ class DPScorer:
         Failures and non-finite values give ``low``; runs under
         :func:`quiet`.
         """
-        from ._rowwise import is_rowwise
-
         m = len(records)
         out = np.full(m, -np.inf)  # failures stay -inf: clipped to low
         with quiet():
@@ -260,11 +252,9 @@ class DPScorer:
             else:
                 for start in range(0, m, BATCH_ROWS):
                     idx = np.arange(start, min(start + BATCH_ROWS, m))
-                    try:
-                        X, y = records.X, records.y  # one batch: as mapped
-                        if len(idx) < m:
-                            X, y = _take(X, idx), _take(y, idx)
-                        out[idx] = self._raw(estimator, X, y)
+                    try:  # one batch: the records as mapped
+                        part = records if len(idx) == m else records.take(idx)
+                        out[idx] = self._raw(estimator, part.X, part.y)
                     except Exception:  # this batch again, one record at a time
                         self._fill_alone(estimator, records, out, idx, copy=False)
         out[~records.ok] = -np.inf
@@ -272,17 +262,14 @@ class DPScorer:
 
     def _fill_alone(self, estimator, records, out, idx=None, copy=True) -> None:
         """Score records ``idx`` (all) one by one, each from a fresh copy if asked."""
-        fresh = _Copies(estimator).fresh if copy else lambda: estimator
+        fresh = _copier(estimator) if copy else lambda: estimator
         for i in range(len(records)) if idx is None else idx.tolist():
             if records.ok[i]:
+                y = None if records.y is None else records.y[i : i + 1]
                 try:
-                    out[i] = self._one(fresh(), records, i)
+                    out[i] = self._raw(fresh(), _take(records.X, [i]), y)[0]
                 except Exception:
                     out[i] = -np.inf
-
-    def _one(self, estimator, records, i: int) -> float:
-        y = None if records.y is None else records.y[i : i + 1]
-        return float(self._raw(estimator, _take(records.X, [i]), y)[0])
 
     def _fill(self, estimator, X, y, idx: np.ndarray, out: np.ndarray) -> None:
         stack = [idx]
@@ -319,14 +306,13 @@ class DPScorer:
         n = _num_samples(X)
         rng = check_random_state(random_state)
         idx = np.sort(rng.choice(n, size=min(n, n_rows), replace=False))
-        X_b = _take(X, idx)
-        y_b = _take(y, idx)
 
         def values(rows) -> np.ndarray:
-            return self._clip(self._raw(estimator, _take(X_b, rows), _take(y_b, rows)))
+            rows = idx[rows]
+            return self._clip(self._raw(estimator, _take(X, rows), _take(y, rows)))
 
         k = len(idx)
-        order, half = np.arange(k), len(idx) // 2
+        order, half = np.arange(k), k // 2
         try:
             with quiet(private=False):  # public rows
                 batch, parts = values(order), []
@@ -336,6 +322,7 @@ class DPScorer:
                     )
                     parts.append(values(order[::-1])[::-1])
                 singles = [values([i])[0] for i in range(min(SINGLE_ROWS, k))]
+                parts.append(np.array(singles))  # compared with the first rows
         except Exception as exc:
             raise ValueError(
                 f"Scoring a fitted candidate with {self.name!r} on rows of the "
@@ -344,15 +331,10 @@ class DPScorer:
                 "validation record would silently get the worst value. Fix the "
                 "estimator or the score on public data first."
             ) from exc
-        from ._rowwise import is_rowwise
-
         if not is_rowwise(estimator):
             check_copyable(estimator)  # records will be scored alone, on copies
         tol = 1e-9 * (self.bounds[1] - self.bounds[0])
-        same = all(np.allclose(p, batch, rtol=0, atol=tol) for p in parts) and all(
-            abs(s - batch[i]) <= tol for i, s in enumerate(singles)
-        )
-        if not same:
+        if not all(np.allclose(p, batch[: len(p)], rtol=0, atol=tol) for p in parts):
             raise RowIndependenceError(
                 f"The score {self.name!r} of a fitted candidate changes with the "
                 "batch a record is scored in (checked on public training rows: "

@@ -13,7 +13,6 @@ from contextlib import contextmanager, redirect_stderr, redirect_stdout
 import numpy as np
 
 _QUIET_LOCK = threading.RLock()
-_IN_QUIET = threading.local()  # depth of this thread's quiet() sections
 _EVERY_LEVEL = 2**62  # logging.disable(level) withholds records of level ≤ it
 
 
@@ -25,41 +24,18 @@ def quiet(private: bool = True):
     (``catch_warnings`` is process-global); ``private=True`` also drops
     ``sys.stdout``/``sys.stderr`` and disables logging (``private=False``:
     public rows, prints and logs are the user's). Both run under
-    ``np.errstate(all="ignore")``; a nested section shares the outer filter.
+    ``np.errstate(all="ignore")``.
     """
-    if getattr(_IN_QUIET, "depth", 0):  # the outer section's filter covers it
-        _IN_QUIET.depth += 1
-        try:
-            with _withheld_output(private):
-                yield
-        finally:
-            _IN_QUIET.depth -= 1
-        return
-    with _QUIET_LOCK:
-        _IN_QUIET.depth = 1
-        try:
-            with (
-                np.errstate(all="ignore"),
-                warnings.catch_warnings(record=True),
-                _withheld_output(private),
-            ):
-                warnings.simplefilter("always")
-                yield
-        finally:
-            _IN_QUIET.depth = 0
-
-
-@contextmanager
-def _withheld_output(private: bool):
-    """Prints go to a dropped buffer and logging is disabled (private only)."""
-    if not private:
-        yield
-        return
-    disabled = logging.root.manager.disable
-    logging.disable(_EVERY_LEVEL)
-    try:
-        sink = io.StringIO()
-        with redirect_stdout(sink), redirect_stderr(sink):
+    with _QUIET_LOCK, np.errstate(all="ignore"), warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
+        if not private:
             yield
-    finally:
-        logging.disable(disabled)
+            return
+        disabled = logging.root.manager.disable
+        logging.disable(_EVERY_LEVEL)
+        try:
+            sink = io.StringIO()
+            with redirect_stdout(sink), redirect_stderr(sink):
+                yield
+        finally:
+            logging.disable(disabled)

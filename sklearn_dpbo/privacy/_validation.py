@@ -8,12 +8,14 @@ so ``skip_parameter_validation=True`` cannot switch the check off.
 from __future__ import annotations
 
 import numbers
+import random
 import secrets
 import warnings
 
 import numpy as np
 
 from .._compat import Interval, InvalidParameterError, validate_parameter_constraints
+from ._samplers import secure_source
 
 
 class PrivacyLeakWarning(RuntimeWarning):
@@ -91,10 +93,6 @@ def public_rng(random_state) -> np.random.Generator:
 def check_privacy_rng(noise_random_state=None):
     """The noise source: ``None``, the OS CSPRNG; an int, a seeded
     :class:`random.Random` (tests only)."""
-    import random
-
-    from ._samplers import secure_source
-
     if noise_random_state is None:
         return secure_source()
     if isinstance(noise_random_state, (bool, np.bool_)) or not isinstance(
