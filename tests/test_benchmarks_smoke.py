@@ -306,7 +306,7 @@ def test_bench_naive_bayes_quick():
 def test_bench_gd_quick():
     result, _, _ = _run("bench_gd")
     acc = result["accuracy"]
-    assert acc["DPGradientDescent (T=20, default)"]["splits"] == 3
+    assert acc["DPGradientDescent (T=20, default)"]["splits"] == 2
     assert all(0 <= v["mean"] <= 1 for v in acc.values())
     assert result["budgets"]
 
