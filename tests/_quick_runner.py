@@ -90,9 +90,9 @@ def main(out: str, spec: str) -> int:
             try:
                 code = _child(BENCHMARKS / f"{script}.py", args, *files[:2])
             finally:
-                sys.stdout.flush()
-                sys.stderr.flush()
-                os._exit(code)
+                # The interpreter's own exit, as after ``python script``:
+                # joblib's workers are shut down and waited for.
+                raise SystemExit(code)
         _, status, usage = os.wait4(pid, 0)
         files[2].write_text(str(os.waitstatus_to_exitcode(status)))
         cpu = usage.ru_utime + usage.ru_stime  # the child and its own children
