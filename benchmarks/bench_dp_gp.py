@@ -50,7 +50,7 @@ Timings are noisy on a shared machine.
 Usage (from the repository root)::
 
     python benchmarks/bench_dp_gp.py           # 10 seeds, !Kung + synthetic
-    python benchmarks/bench_dp_gp.py --quick   # synthetic (n = 150), 2 seeds, offline
+    python benchmarks/bench_dp_gp.py --quick   # synthetic (n = 100), 2 seeds, offline
 
 Writes ``benchmarks/results/bench_dp_gp.json`` and ``bench_dp_gp.png``
 (to a temporary folder with ``--quick``). The noise comes from the OS CSPRNG.
@@ -104,6 +104,7 @@ SEL_GRID = {
     "kernel__length_scale": [3.0, 6.0, 9.0, 12.0, 18.0, 27.0, 40.0, 60.0, 81.0],
     "alpha": [0.1, 0.3, 1.0],
 }
+QUICK_SEL_GRID = {"kernel__length_scale": [9.0, 27.0], "alpha": [0.3, 1.0]}
 
 
 # ---------------------------------------------------------------------------
@@ -244,17 +245,18 @@ def _gp(ell, alpha=NOISE, **kw):
     )
 
 
-def nonprivate_selection(X, y, Xq, eps_rel, paper_faithful, seed):
+def nonprivate_selection(X, y, Xq, eps_rel, paper_faithful, seed, sel_grid=SEL_GRID):
     """The paper's "hyper-parameters chosen without DP" (its 14.3 cm row).
 
-    argmax over ``SEL_GRID`` (the paper's ℓ range 3–81 y) of the library's
+    argmax over ``sel_grid`` (``SEL_GRID``: the paper's ℓ range 3–81 y;
+    ``--quick``: ``QUICK_SEL_GRID``, a 2 x 2 grid) of the library's
     selection score u(h) = −(5-fold CV SSE of clipped residuals) − n·p(h),
     where p(h) is the mean noise variance the release would have under h
     with the given calibration (the authors' code scores DP-cloaked CV
     predictions for the same effect), computed on the training rows
     without any noise: reads the private outputs, so not DP.
     """
-    grid = list(ParameterGrid(SEL_GRID))
+    grid = list(ParameterGrid(sel_grid))
     configs = [(RBF(p["kernel__length_scale"]), p["alpha"], None) for p in grid]
     width = (HI - LO) / SCALE
 
@@ -298,10 +300,10 @@ def cloak_once():
     ``cloak(C)`` is a deterministic function of the public matrix C and the
     solver settings (no noise, no private value): the RMSE table solves the
     same C up to four times (the paper's and the analytic multiplier, the
-    private and the non-private selection on one split; 173 solves, 59
-    distinct, in ``--quick``). The memo keys on C's bytes and the settings
-    and hands back the same solution, its arrays read-only (a caller
-    writing into one would raise instead of changing a later release).
+    private and the non-private selection on one split). The memo keys on
+    C's bytes and the settings and hands back the same solution, its arrays
+    read-only (a caller writing into one would raise instead of changing a
+    later release).
     Not used around :func:`timing`, which measures the solver.
     """
     import sklearn_dpbo.gaussian_process._release as release
@@ -329,7 +331,15 @@ def cloak_once():
 
 
 def rmse_table(
-    X, y, seeds, epsilons, lengthscales, bin_widths, with_selection, like_for_like
+    X,
+    y,
+    seeds,
+    epsilons,
+    lengthscales,
+    bin_widths,
+    with_selection,
+    like_for_like,
+    sel_grid=SEL_GRID,
 ):
     rows = []
 
@@ -389,7 +399,7 @@ def rmse_table(
     if with_selection:
         res, picks = [], []
         for i, (tr, te) in enumerate(splits):
-            sel = PrivateGridSelection(SEL_GRID, epsilon_fraction=0.5, n_folds=5)
+            sel = PrivateGridSelection(sel_grid, epsilon_fraction=0.5, n_folds=5)
             est = _gp(
                 25.0,
                 epsilon=2.0,
@@ -410,7 +420,7 @@ def rmse_table(
             res, picks = [], []
             for i, (tr, te) in enumerate(splits):
                 p = nonprivate_selection(
-                    X[tr], y[tr], X[te], 1.0, faithful, seed=2000 + i
+                    X[tr], y[tr], X[te], 1.0, faithful, 2000 + i, sel_grid
                 )
                 est = _gp(
                     p["kernel__length_scale"],
@@ -487,7 +497,7 @@ def timing(ns_exact, ns_inducing, m=50):
     return rows
 
 
-def plot(X, y, path, title):
+def plot(X, y, path, title, dpi=110):
     import matplotlib
 
     matplotlib.use("Agg")
@@ -516,7 +526,7 @@ def plot(X, y, path, title):
     axes[0].set_ylabel("height (cm)")
     axes[0].legend(fontsize=7, loc="lower right")
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=dpi)
     plt.close(fig)
 
 
@@ -545,7 +555,7 @@ def main():
     }
     warnings.simplefilter("ignore", UserWarning)
     with threadpool_limits(limits=1):
-        data = {"synthetic": synthetic(150 if quick else 300)}
+        data = {"synthetic": synthetic(100 if quick else 300)}
         if not quick:
             kung = load_kung()
             if kung is not None:
@@ -566,6 +576,7 @@ def main():
                     widths,
                     with_selection=True,
                     like_for_like=True,
+                    sel_grid=QUICK_SEL_GRID if quick else SEL_GRID,
                 )
             result[key] = {"rmse": table, "standard_noise": standard_noise(X)}
             print(f"  {time.perf_counter() - t0:.1f}s")
@@ -576,12 +587,17 @@ def main():
                 )
             print("  standard-release noise:", result[key]["standard_noise"])
         if quick:
-            result["timing"] = timing((300,), (2000,))
+            result["timing"] = timing((200,), (1000,))
         else:
             result["timing"] = timing((500, 1000, 2000, 4000), (1000, 5000, 20000))
         key = "kung" if "kung" in data else "synthetic"
         png = out[: -len(".json")] + ".png"
-        plot(*data[key], png, "!Kung" if key == "kung" else "synthetic")
+        plot(
+            *data[key],
+            png,
+            "!Kung" if key == "kung" else "synthetic",
+            40 if quick else 110,
+        )
         result["meta"]["plot"] = os.path.basename(png)
     os.makedirs(os.path.dirname(out), exist_ok=True)
     with open(out, "w", encoding="utf-8") as fh:

@@ -2,8 +2,9 @@
 
 One command: ``PYTHONPATH=. python benchmarks/bench_gd.py [--splits 40]
 [--out PATH]``. Writes ``results/bench_gd.json`` (or ``--out``) and a
-Markdown table on stdout; ``--quick`` (3 splits) writes to a temporary
-folder, never over the stored results.
+Markdown table on stdout; ``--quick`` (2 splits, the private-model
+DPGradientDescent grid ``QUICK_GD_GRID``) writes to a temporary folder,
+never over the stored results.
 
 Task (fixed before the run, issue 37's): scikit-learn's bundled
 breast_cancer, raw features, declared bounds (0, 1.25 × each feature's
@@ -53,6 +54,8 @@ from sklearn_dpbo.model_selection._private_model import _stopping as st
 from sklearn_dpbo.privacy import _rdp as rdp
 
 EPSILON, DELTA = 1.0, 1e-5
+GD_GRID = {"C": [0.1, 1.0, 10.0], "max_iter": [10, 20, 50]}
+QUICK_GD_GRID = {"C": [0.1, 1.0], "max_iter": [10, 20]}  # --quick
 
 
 def _search(estimator, grid):
@@ -68,7 +71,7 @@ def _search(estimator, grid):
     )
 
 
-def models(bounds):
+def models(bounds, gd_grid=GD_GRID):
     gd = dict(epsilon=EPSILON, delta=DELTA, bounds=bounds)
     return {
         "LogisticRegression (no privacy)": lambda: LogisticRegression(max_iter=5000),
@@ -87,16 +90,16 @@ def models(bounds):
         ),
         "private-model, DPGradientDescent (RDP)": lambda: _search(
             DPGradientDescentLogisticRegression(bounds=bounds, delta=DELTA),
-            {"C": [0.1, 1.0, 10.0], "max_iter": [10, 20, 50]},
+            gd_grid,
         ),
     }
 
 
-def accuracy(splits: int) -> dict:
+def accuracy(splits: int, gd_grid=GD_GRID) -> dict:
     X, y = load_breast_cancer(return_X_y=True)
     bounds = (0.0, 1.25 * X.max(axis=0))  # the task's declared bounds
     out = {}
-    for name, make in models(bounds).items():
+    for name, make in models(bounds, gd_grid).items():
         acc = []
         for seed in range(splits):
             Xtr, Xte, ytr, yte = train_test_split(
@@ -149,9 +152,10 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
-    splits = 3 if args.quick else args.splits
+    splits = 2 if args.quick else args.splits
     start = time.time()
-    result = {"accuracy": accuracy(splits), "budgets": budgets()}
+    grid = QUICK_GD_GRID if args.quick else GD_GRID
+    result = {"accuracy": accuracy(splits, grid), "budgets": budgets()}
     result["meta"] = {
         "task": "breast_cancer, bounds (0, 1.25*max), stratified 80/20",
         "epsilon": EPSILON,

@@ -929,7 +929,7 @@ def main(argv=None):
         speed[name] = {"total_s": cum[-1], "ms_per_round_window": per_round}
     if old is None:
         fed = run_federated(
-            trials=1 if q else 10, n_iter=8 if q else 40, n_cand=8 if q else 64
+            trials=1 if q else 10, n_iter=4 if q else 40, n_cand=4 if q else 64
         )
     else:  # the federated mode's learner is GP-UCB: merged, not rerun
         fed = old["federated"]
@@ -1080,6 +1080,7 @@ def plot(result, folder, suffix):
         return
     cps = result["meta"]["checkpoints"]
     envs = result["meta"]["envs"]
+    dpi = 40 if suffix else 110  # --quick: the same plots, fewer pixels
 
     def curves_panel(ax, env):
         per = result["curves"][env]
@@ -1113,7 +1114,7 @@ def plot(result, folder, suffix):
     axes[0][0].legend(fontsize=5)
     fig.suptitle("LDP: defaults (solid), theory (dotted), uniform (dashed)", fontsize=9)
     fig.tight_layout()
-    fig.savefig(os.path.join(folder, f"bench_ldp_regret{suffix}.png"), dpi=110)
+    fig.savefig(os.path.join(folder, f"bench_ldp_regret{suffix}.png"), dpi=dpi)
     plt.close(fig)
 
     heavy = [e for e in envs if e.startswith("heavy")]
@@ -1124,7 +1125,7 @@ def plot(result, folder, suffix):
         curves_panel(axes[0][c], env)
     axes[0][0].legend(fontsize=5)
     fig.tight_layout()
-    fig.savefig(os.path.join(folder, f"bench_ldp_heavy{suffix}.png"), dpi=110)
+    fig.savefig(os.path.join(folder, f"bench_ldp_heavy{suffix}.png"), dpi=dpi)
     plt.close(fig)
 
     ncol = min(len(envs), 5)
@@ -1159,7 +1160,7 @@ def plot(result, folder, suffix):
         "R_T/T against the width: default (star), theory (x at c = 1)", fontsize=9
     )
     fig.tight_layout()
-    fig.savefig(os.path.join(folder, f"bench_ldp_widths{suffix}.png"), dpi=110)
+    fig.savefig(os.path.join(folder, f"bench_ldp_widths{suffix}.png"), dpi=dpi)
     plt.close(fig)
 
     fig, ax = plt.subplots(figsize=(5, 3.5))
@@ -1179,7 +1180,7 @@ def plot(result, folder, suffix):
     ax.set_ylabel("process ms per round (window ending at t)")
     ax.legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(os.path.join(folder, f"bench_ldp_time{suffix}.png"), dpi=110)
+    fig.savefig(os.path.join(folder, f"bench_ldp_time{suffix}.png"), dpi=dpi)
     plt.close(fig)
 
 

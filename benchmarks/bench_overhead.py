@@ -44,7 +44,7 @@ Three measurements.
    ``BayesSearchCV`` (each skipped with a note when not installed), on
    ``TinyClassifier`` with the same two ranges (sampled continuously; this
    library discretises them into 1024 Sobol points), n_iter = 100
-   (``--quick``: 10), one process, one BLAS thread, one train/validation
+   (``--quick``: 5), one process, one BLAS thread, one train/validation
    split (``cv=PredefinedSplit``); ratios to ``DPBayesSearchCV``
    (gp-ucb). Best of 3 runs (scikit-optimize: one run, ~0.5-3 s per
    iteration).
@@ -53,7 +53,8 @@ Three measurements.
    tuning ``svc__C`` (1e-2..1e3, log-uniform) and ``svc__gamma``
    (1e-5..1e0, log-uniform) on ``load_digits`` (stratified split, seed 0:
    50 % public training set, 25 % validation set, 25 % unused test set),
-   ``epsilon=1``, ``n_iter=30``, default method (private-selection), with
+   ``epsilon=1``, ``n_iter=30`` (``--quick``: the first 300 rows,
+   ``n_iter=2``), default method (private-selection), with
    ``n_jobs=1`` and ``n_jobs=2``. For ``n_jobs=2`` the first (cold: the
    loky workers start) and the median of the following (warm) runs are
    reported; the speed-up uses the warm medians. At ``n_jobs=1`` the time
@@ -114,7 +115,7 @@ HERE = Path(__file__).resolve().parent
 FULL_SIZES = [100, 1024, 10_000, 100_000]
 FULL_ITERS = [30, 100, 300]
 QUICK_SIZES = [100, 1024]
-QUICK_ITERS = [10, 30]
+QUICK_ITERS = [5]
 METHODS = ["gp-ucb", "private-selection"]
 TARGET_MS = 2.0  # the issue's target at |Λ| = 1024, T = 100
 
@@ -508,7 +509,8 @@ class _EvaluationTimer:
         return replaced(**{n: self._wrap(getattr(evaluation, n)) for n in self.NAMES})
 
 
-def readme_task(n_iter, repeats, batch_sizes=(None,), log=print):
+def readme_task(n_iter, repeats, batch_sizes=(None,), n_rows=None, log=print):
+    """``n_rows``: the first rows of ``load_digits`` only (``--quick``)."""
     from sklearn.datasets import load_digits
     from sklearn.model_selection import train_test_split
     from sklearn.pipeline import make_pipeline
@@ -519,6 +521,7 @@ def readme_task(n_iter, repeats, batch_sizes=(None,), log=print):
     from sklearn_dpbo.model_selection import PrivateSelection
 
     X, y = load_digits(return_X_y=True)
+    X, y = X[:n_rows], y[:n_rows]
     X_tr, X_rest, y_tr, y_rest = train_test_split(
         X, y, train_size=0.5, stratify=y, random_state=0
     )
@@ -773,7 +776,7 @@ def main(argv=None):
     if not args.no_tools:
         print("Overhead vs other searchers")
         tools = compare_tools(
-            n_iter=10 if args.quick else 100,
+            n_iter=5 if args.quick else 100,
             repeats=1 if args.quick else 3,
             skip=args.skip_tools,
         )
@@ -784,6 +787,7 @@ def main(argv=None):
             n_iter=2 if args.quick else 30,
             repeats=1 if args.quick else 3,
             batch_sizes=args.batch_sizes or (None,),
+            n_rows=300 if args.quick else None,
         )
 
     if rows:

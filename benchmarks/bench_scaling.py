@@ -350,7 +350,7 @@ def readme_task(n_rows=None):
 
 
 def large_task(n_samples, max_iter=100):
-    """``max_iter``: boosting iterations (``--quick``: 10; default 100)."""
+    """``max_iter``: boosting iterations (``--quick``: 5; default 100)."""
     from scipy.stats import loguniform, randint
     from sklearn.datasets import make_classification
     from sklearn.ensemble import HistGradientBoostingClassifier
@@ -1237,7 +1237,7 @@ def main(argv=None):
     if "readme" in sections:
         print("1. README task")
         readme = compare_searchers(
-            readme_task(400 if q else None),
+            readme_task(200 if q else None),
             n_iter=4 if q else 30,
             repeats=repeats,
             cold_run=not q,
@@ -1245,7 +1245,7 @@ def main(argv=None):
     if "large" in sections:
         print("2. Larger task")
         large = compare_searchers(
-            large_task(*((1_000, 10) if q else (50_000,))),
+            large_task(*((500, 5) if q else (50_000,))),
             n_iter=4 if q else 20,
             repeats=repeats_large,
             cold_run=False,
@@ -1255,7 +1255,7 @@ def main(argv=None):
         ks = (1, 2) if q else (1, 2, 4, 8)
         sched = scheduling(
             ks,
-            n_iter=6 if q else 24,
+            n_iter=4 if q else 24,
             sleep=0.005 if q else 0.04,
             repeats=repeats,
             dask_ks=(2,) if q else ks,

@@ -9,7 +9,7 @@ validation set (25 %) and a test set (25 %), and on a harder
 m = 5000 validation and 1000 test rows).
 
 Candidate set: a fixed public grid of 32 log-spaced C x 32 log-spaced gamma
-values (1024 candidates; ``--quick``: 5 x 5), passed as ``search_spaces``
+values (1024 candidates; ``--quick``: 4 x 4), passed as ``search_spaces``
 lists, so ``candidate_params_`` is the same for every ``random_state``.
 
 Methods (one row each; the private ones for every total epsilon in
@@ -497,7 +497,7 @@ EXTERNAL_SEEDS = {SKOPT: 3, OPTUNA: 20}
 
 
 def _set_grid(k: int) -> None:
-    """Use a k x k grid (``--quick``: 5 x 5, so that the CI smoke run's
+    """Use a k x k grid (``--quick``: 4 x 4, so that the CI smoke run's
     precompute takes seconds). Called before any work is dispatched; the
     joblib workers receive the functions with these globals."""
     global C_VALUES, GAMMA_VALUES, SEARCH_SPACES
@@ -1327,7 +1327,7 @@ def regret_pivot(rows, tables) -> str:
     return "\n".join(out)
 
 
-def plot_utility(result: dict, path: Path) -> bool:
+def plot_utility(result: dict, path: Path, dpi: int = 90) -> bool:
     """PNG of regret vs ε per method, one panel per dataset, drawn by
     ``sklearn_dpbo.plotting.plot_privacy_utility``."""
     try:
@@ -1349,7 +1349,7 @@ def plot_utility(result: dict, path: Path) -> bool:
     fig.legend(handles, labels, loc="lower center", ncol=5, fontsize=7)
     fig.tight_layout(rect=(0, 0.14, 1, 1))
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=90)
+    fig.savefig(path, dpi=dpi)
     plt.close(fig)
     return True
 
@@ -1747,7 +1747,7 @@ def main(argv=None) -> int:
     mode.add_argument(
         "--quick",
         action="store_true",
-        help="smoke run: breast_cancer, a 5 x 5 grid, n_iter=10, 2 seeds, "
+        help="smoke run: breast_cancer, a 4 x 4 grid, n_iter=6, 2 seeds, "
         "epsilon=1, one process, one verified seed",
     )
     mode.add_argument(
@@ -1911,8 +1911,8 @@ def main(argv=None) -> int:
         args.verify_seeds = 1 if args.quick else 2
     if args.quick:
         n_seeds, epsilons = 2, (1.0,)
-        _set_grid(5)
-        N_ITER = 10
+        _set_grid(4)
+        N_ITER = 6
     elif args.defaults:
         n_seeds, epsilons = 40, DEFAULT_EPSILONS
     else:
@@ -2118,7 +2118,7 @@ def main(argv=None) -> int:
         stem = "bench_utility_quick" if args.quick else "bench_utility"
         out = args.out or results_dir(args.quick) / f"{stem}.json"
         png = out.with_suffix(".png")
-        if plot_utility({"meta": meta, "rows": rows}, png):
+        if plot_utility({"meta": meta, "rows": rows}, png, 40 if args.quick else 90):
             print(f"wrote {png}")
         else:
             print("matplotlib not importable: no plot")

@@ -9,7 +9,7 @@ training part:
 
 - ``whole-data eps=E``: ``DPBayesSearchCV(...).fit(X, y)`` (the
   GridSearchCV call; every row private), ε ∈ {1, 4} (``--epsilons``;
-  ``--quick``: ε = 1 only);
+  ``--quick``: ε = 1 only, ``n_iter`` = 5 instead of 20);
 - ``RandomizedSearchCV``: not private, 3-fold CV over the same ``n_iter``
   public random candidates the whole-data mode evaluates (run as
   ``GridSearchCV`` over that list, so the comparison is of the selection);
@@ -72,6 +72,7 @@ from sklearn_dpbo.model_selection import WholeData  # noqa: E402
 EPSILONS = (1.0, 4.0)
 QUICK_EPSILONS = (1.0,)  # --quick: the smoke run
 N_ITER = 20
+QUICK_N_ITER = 5  # --quick
 
 
 def _svc(C=(1e-2, 1e2), gamma=(1e-4, 1.0)):
@@ -175,7 +176,7 @@ def _test_score(est, params, X_tr, y_tr, X_te, y_te, cache):
     return cache[key]
 
 
-def run_seed(name, task, seed, epsilons, variants, validation_only):
+def run_seed(name, task, seed, epsilons, variants, validation_only, n_iter=N_ITER):
     X, y, est, space, scoring = task
     strat = y if scoring == "accuracy" else None
     X_tr, X_te, y_tr, y_te = train_test_split(
@@ -205,7 +206,7 @@ def run_seed(name, task, seed, epsilons, variants, validation_only):
             s = DPBayesSearchCV(
                 est,
                 space,
-                n_iter=N_ITER,
+                n_iter=n_iter,
                 epsilon=eps,
                 scoring=dp_scoring,
                 refit=False,
@@ -248,7 +249,7 @@ def run_seed(name, task, seed, epsilons, variants, validation_only):
                     est,
                     space,
                     method=mode,
-                    n_iter=N_ITER,
+                    n_iter=n_iter,
                     epsilon=1.0,
                     scoring=dp_scoring,
                     refit=False,
@@ -264,7 +265,7 @@ def run_seed(name, task, seed, epsilons, variants, validation_only):
         # over 20 public random candidates: GridSearchCV over the same points.
         rs = GridSearchCV(
             est,
-            [{k: [v] for k, v in p.items()} for p in cands[:N_ITER]],
+            [{k: [v] for k, v in p.items()} for p in cands[:n_iter]],
             cv=3,
             scoring=scoring,
             refit=False,
@@ -285,7 +286,7 @@ def run_seed(name, task, seed, epsilons, variants, validation_only):
             v = DPBayesSearchCV(
                 est,
                 space,
-                n_iter=N_ITER,
+                n_iter=n_iter,
                 epsilon=eps,
                 scoring=dp_scoring,
                 refit=True,
@@ -442,6 +443,7 @@ def main():
     if args.quick:  # the two smallest tasks (a classifier, a regressor)
         all_tasks = {k: all_tasks[k] for k in ("breast_cancer", "diabetes_ridge")}
     n_seeds = 2 if args.quick else args.seeds
+    n_iter = QUICK_N_ITER if args.quick else N_ITER
     started = time.perf_counter()
     jobs = [
         (name, task, seed)
@@ -459,7 +461,9 @@ def main():
             if os.path.exists(cached):
                 with open(cached) as fh:
                     return name, tuple(json.load(fh))
-        res = run_seed(name, task, seed, epsilons, args.variants, args.validation_only)
+        res = run_seed(
+            name, task, seed, epsilons, args.variants, args.validation_only, n_iter
+        )
         if cached:
             with open(cached, "w") as fh:
                 json.dump(res, fh)
@@ -499,7 +503,7 @@ def main():
             "python": platform.python_version(),
             "sklearn": sklearn.__version__,
             "seeds": n_seeds,
-            "n_iter": N_ITER,
+            "n_iter": n_iter,
             "epsilons": epsilons,
             "seconds": time.perf_counter() - started,
             "load_average": os.getloadavg()[0] if hasattr(os, "getloadavg") else None,

@@ -35,7 +35,8 @@ figure on a shared machine, wall time is reported next to it. Each figure is the
 median of ``--repeats`` runs (``random_state`` = repeat index for the
 whole-data mode; the same candidates for the reference). Writes
 ``benchmarks/results/bench_whole_data_cost.json`` (``--out``); ``--quick``
-(6,000 and 4,000 rows, 6 candidates, one repeat) writes to a temporary
+(1,000 rows each, so 5 parts; 2 HistGradientBoosting candidates of 10
+boosting iterations; C in {0.1, 1}; one repeat) writes to a temporary
 folder only.
 """
 
@@ -81,12 +82,13 @@ HGB_SPACE = {  # bench_utility.py's HistGradientBoosting grid
 C_GRID = [0.01, 0.1, 1.0, 10.0, 100.0]
 
 
-def hgb_task(n: int):
+def hgb_task(n: int, max_iter: int = 100):
     X, y = make_classification(n, 20, n_informative=10, random_state=0)
-    return X, y, HistGradientBoostingClassifier(random_state=0), HGB_SPACE
+    est = HistGradientBoostingClassifier(max_iter=max_iter, random_state=0)
+    return X, y, est, HGB_SPACE
 
 
-def frame_task(n: int):
+def frame_task(n: int, c_grid=C_GRID):
     """A DataFrame with numeric and string columns and a logistic target."""
     rng = np.random.default_rng(20261128)
     num = rng.normal(size=(n, 4))
@@ -107,7 +109,7 @@ def frame_task(n: int):
         ]
     )
     est = Pipeline([("pre", pre), ("logisticregression", LogisticRegression())])
-    return X, y, est, {"logisticregression__C": C_GRID}
+    return X, y, est, {"logisticregression__C": list(c_grid)}
 
 
 def _cpu() -> float:
@@ -204,11 +206,13 @@ def main():
     results = []
     run_args = (args.repeats, args.threads, args.n_jobs)
     if "hgb_30000" in wanted:
-        n, n_iter = (6000, 6) if args.quick else (30000, 30)
-        X, y, est, space = hgb_task(n)
+        n, n_iter = (1000, 2) if args.quick else (30000, 30)
+        X, y, est, space = hgb_task(n, 10 if args.quick else 100)
         results.append(run_task("hgb_30000", X, y, est, space, n_iter, 3, *run_args))
     if "frame_pipeline_20000" in wanted:
-        X, y, est, space = frame_task(4000 if args.quick else 20000)
+        X, y, est, space = (
+            frame_task(1000, [0.1, 1.0]) if args.quick else frame_task(20000)
+        )
         results.append(
             run_task("frame_pipeline_20000", X, y, est, space, 30, 5, *run_args)
         )

@@ -2,10 +2,12 @@
 
 CI runs them with the test suite: this is what keeps the benchmarks working.
 Outputs go to a temporary folder, never to ``benchmarks/results/`` (the
-stored results the docs' tables are generated from). The subprocesses
-start in the background when collection finishes and run one at a time
-while the other tests run (``_background.py``); each test reads its own
-run's output.
+stored results the docs' tables are generated from). One background
+command (``_background.py``) starts when collection finishes and runs the
+scripts one at a time while the other tests run: ``_quick_runner.py``
+imports the libraries once and runs each script in a forked child, as
+``python benchmarks/<script>.py --quick ...`` would (the imports were
+most of a smoke run's CPU time); each test reads its own script's output.
 """
 
 from __future__ import annotations
@@ -41,21 +43,66 @@ ONE_THREAD = {
 }
 
 
-def _quick(script, *extra):
-    """The smoke run of ``benchmarks/<script>.py``, started in the background."""
-    argv = [sys.executable, str(ROOT / "benchmarks" / f"{script}.py"), "--quick"]
-    argv += ["--out", f"{{out}}/{script}.json", *extra]
-    return pytest.mark.background(script, argv, cwd=ROOT, env=ONE_THREAD, timeout=2000)
+# (script, extra arguments) of every smoke run, in the order they run.
+QUICK_RUNS = [
+    ("bench_scaling",),
+    ("bench_overhead", "--no-memory"),
+    ("bench_ldp",),
+    ("bench_dp_gp",),
+    ("bench_utility", "--racing", "none", "1"),
+    ("bench_whole_data",),
+    ("bench_gd",),
+    ("bench_private_model",),
+    ("bench_whole_data_cost",),
+    ("bench_isolation",),
+    ("bench_svm",),
+    ("bench_untuned_C",),
+    ("bench_naive_bayes",),
+]
+_SPEC = [
+    [script, script, "--quick", "--out", f"{{out}}/{script}.json", *extra]
+    for script, *extra in QUICK_RUNS
+]
+# Without --out, as a user types it (test_quick_runs_leave_the_stored_...).
+_SPEC.append(["quick_default_out", "bench_solver_fuzz", "--quick"])
+_RUNNER = ROOT / "tests" / "_quick_runner.py"
+_ALL = pytest.mark.background(
+    "benchmarks_quick",
+    [sys.executable, str(_RUNNER), "{out}", json.dumps(_SPEC)],
+    cwd=ROOT,
+    env=ONE_THREAD,
+    timeout=3000,
+)
+
+
+def _quick(key):
+    """The test reads the smoke run ``key`` of the one background command;
+    under pytest-xdist the smoke tests share a worker (one command)."""
+    assert key in [k for k, *_ in _SPEC], key
+
+    def mark(test):
+        return pytest.mark.xdist_group("benchmarks_quick")(_ALL(test))
+
+    return mark
+
+
+def _output(key):
+    """(exit status, stdout, stderr, output folder) of the smoke run ``key``."""
+    proc, out_dir = _background.result("benchmarks_quick")
+    rc = out_dir / f"{key}.rc"
+    assert rc.is_file(), proc.stdout[-3000:] + proc.stderr[-3000:]
+    text = [(out_dir / f"{key}.{ext}").read_text() for ext in ("stdout", "stderr")]
+    return int(rc.read_text()), *text, out_dir
 
 
 def _run(script):
-    proc, out_dir = _background.result(script)
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    code, stdout, stderr, out_dir = _output(script)
+    assert code == 0, stdout[-3000:] + stderr[-3000:]
     out = out_dir / f"{script}.json"
-    return json.loads(out.read_text()), proc.stdout, out_dir
+    return json.loads(out.read_text()), stdout, out_dir
 
 
-@_quick("bench_utility", "--racing", "none", "1")
+@_quick("bench_utility")
 def test_bench_utility_quick():
     result, stdout, _ = _run("bench_utility")
     assert all(c["identical"] for c in result["meta"]["verification"])
@@ -86,7 +133,7 @@ def test_bench_utility_loads_every_task():
         assert len(X_tr) == len(y_tr) > 0 and len(X_va) == len(y_va) > 0, name
 
 
-@_quick("bench_overhead", "--no-memory")
+@_quick("bench_overhead")
 def test_bench_overhead_quick():
     result, _, _ = _run("bench_overhead")
     assert result["overhead"] and result["readme_task"]
@@ -306,7 +353,7 @@ def test_bench_naive_bayes_quick():
 def test_bench_gd_quick():
     result, _, _ = _run("bench_gd")
     acc = result["accuracy"]
-    assert acc["DPGradientDescent (T=20, default)"]["splits"] == 3
+    assert acc["DPGradientDescent (T=20, default)"]["splits"] == 2
     assert all(0 <= v["mean"] <= 1 for v in acc.values())
     assert result["budgets"]
 
@@ -318,13 +365,7 @@ def test_bench_whole_data_cost_quick():
         assert task["whole_data_cpu_s"] > 0 and task["reference_cpu_s"] > 0
 
 
-@pytest.mark.background(
-    "quick_default_out",
-    [sys.executable, str(ROOT / "benchmarks" / "bench_solver_fuzz.py"), "--quick"],
-    cwd=ROOT,
-    env=ONE_THREAD,
-    timeout=2000,
-)
+@_quick("quick_default_out")
 def test_quick_runs_leave_the_stored_results_unchanged():
     """A ``--quick`` run without ``--out`` (as a user types it) writes to a
     fresh temporary folder that it prints; no smoke run of this session added
@@ -332,9 +373,9 @@ def test_quick_runs_leave_the_stored_results_unchanged():
     output folder from ``benchmarks/_results.py``."""
     import shutil
 
-    proc, _ = _background.result("quick_default_out")
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    (line,) = [x for x in proc.stdout.splitlines() if x.startswith("--quick: ")]
+    code, stdout, stderr, _ = _output("quick_default_out")
+    assert code == 0, stdout[-3000:] + stderr[-3000:]
+    (line,) = [x for x in stdout.splitlines() if x.startswith("--quick: ")]
     folder = Path(line.split("writing to ")[1].split(" (")[0])
     try:
         assert (folder / "bench_solver_fuzz.json").is_file()
