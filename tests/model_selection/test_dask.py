@@ -1,9 +1,11 @@
 """Scale-out: the same releases under joblib's Dask backend.
 
 A ``dask.distributed`` LocalCluster of 2 worker *processes* (one thread
-each) runs the fits; the releases must equal those of the default (loky)
-backend for the same seeds. Skipped when ``dask[distributed]`` is not
-installed (``pip install "sklearn-dpbo[dask]"``; the ``test`` extra has it).
+each) runs the fits; the releases must equal those of a sequential run
+(``n_jobs=1``: no process pool to start; loky and the other joblib
+backends are compared in test_search.py) for the same seeds. Skipped when
+``dask[distributed]`` is not installed (``pip install
+"sklearn-dpbo[dask]"``; the ``test`` extra has it).
 """
 
 from __future__ import annotations
@@ -36,12 +38,12 @@ def _data():
     return X_tr, y_tr, X_va, y_va
 
 
-def _search(seed, **kwargs):
+def _search(seed, n_jobs, **kwargs):
     params = dict(
         epsilon=1.0,
         n_iter=4,
         n_candidates=64,
-        n_jobs=2,
+        n_jobs=n_jobs,
         random_state=seed,
         **kwargs,
     )
@@ -76,7 +78,7 @@ def test_dask_backend_gives_the_same_releases():
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="noise_random_state is set")
         for seed, cfg in enumerate(CONFIGS):
-            search = _search(seed, **cfg).fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
+            search = _search(seed, 1, **cfg).fit(X_tr, y_tr, X_val=X_va, y_val=y_va)
             expected.append(_releases(search))
 
         with (
@@ -93,7 +95,7 @@ def test_dask_backend_gives_the_same_releases():
             got = []
             with joblib.parallel_backend("dask"), get_task_stream(client) as ts:
                 for seed, cfg in enumerate(CONFIGS):
-                    search = _search(seed, **cfg).fit(
+                    search = _search(seed, 2, **cfg).fit(
                         X_tr, y_tr, X_val=X_va, y_val=y_va
                     )
                     got.append(_releases(search))

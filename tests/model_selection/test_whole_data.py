@@ -832,10 +832,11 @@ def test_warns_up_front_when_candidates_cannot_be_told_apart(data, monkeypatch):
     # 5 candidates (4 + the defaults C=1.0 is among them: 4), k = 3, ε₁ = 0.5
     assert "2*ln(4)/(3*0.5)" in said[0] and "expect the defaults" in said[0]
     assert f"{wd.noise_floor(3, 0.5, 4):.3g}" in said[0]
-    # Enough parts and budget: no warning.
-    mode = WholeData(n_parts=100, max_selection_noise=None, min_part_size=2)
-    X2, y2 = make_classification(2000, 5, random_state=1)
-    _, said = _warned(X2, y2, search_spaces=SPACE, method=mode, epsilon=40.0)
+    # Enough parts and budget (the floor and margin fall as 1/(k*epsilon):
+    # k = 10 at epsilon = 400 as k = 100 at 40, on 10x fewer part fits).
+    mode = WholeData(n_parts=10, max_selection_noise=None, min_part_size=2)
+    X2, y2 = make_classification(200, 5, random_state=1)
+    _, said = _warned(X2, y2, search_spaces=SPACE, method=mode, epsilon=400.0)
     assert said == []
     # No tuning at all (max_selection_noise): the warning says the floor too.
     _, said = _warned(X, y, search_spaces=SPACE)
@@ -947,8 +948,6 @@ def test_part_scores_do_not_depend_on_the_thread_count(monkeypatch, which, seed)
         before = [p["num_threads"] for p in threadpool_info()]
         pinned = scores()
         after = [p["num_threads"] for p in threadpool_info()]
-        print(before, after, wd._POOLS[0].info())
-        print("DBG", before, after)
         assert after == before
         monkeypatch.setattr(wd, "_one_thread", nullcontext)
         two = scores()
@@ -986,8 +985,6 @@ def test_parts_fit_on_one_thread_and_the_callers_limits_stay(data):
             warnings.simplefilter("ignore")  # refit=True and k=3: announced
             DPBayesSearchCV(_ThreadProbe(), SPACE, refit=True).fit(X, y)
         after = [p["num_threads"] for p in threadpool_info()]
-        print(before, after, wd._POOLS[0].info())
-        print("DBG", before, after)
         assert after == before
     assert max(before) == 2 and len(_ThreadProbe.seen) > 2
     assert _ThreadProbe.seen[:-1] == [1] * (len(_ThreadProbe.seen) - 1)
