@@ -140,20 +140,18 @@ def laplace_bin_loss(epsilon_effective):
 # ---------------------------------------------------------------------------
 @contextlib.contextmanager
 def checked_once():
-    """The selections' public work on their arguments, memoised: speed only.
+    """The selections' checks of their arguments, memoised: speed only.
 
     A selection audit calls the same release N times with the same
     utilities, ε and Δ; each call re-checked them
-    (``_mechanisms._check_selection_inputs``) and rebuilt the exact ratios
-    γ_i (``_mechanisms._exact_gammas``), about half of a draw. Both are
-    pure functions of those public arguments: the memo keys on their values
-    (the array's bytes) and returns what the real function returned (a
-    read-only array). The randomness (the order, the coins) is drawn fresh
-    in every call (``test_memos_change_no_selection``).
+    (``_mechanisms._check_selection_inputs``), a large part of a draw. The check
+    is a pure function of those public arguments: the memo keys on their
+    values (the array's bytes) and returns what the real function returned
+    (a read-only array). The exact ratios γ_i, the order and the coins are
+    computed and drawn fresh in every call (``test_memos_change_no_selection``).
     """
-    real_check, real_gammas = mech._check_selection_inputs, mech._exact_gammas
+    real_check = mech._check_selection_inputs
     checked: dict = {}
-    gammas: dict = {}
 
     def check(utilities, epsilon, sensitivity, owner):
         u = np.asarray(utilities)
@@ -166,16 +164,8 @@ def checked_once():
             out = checked[key] = (u_checked, eps, delta_u)
         return out
 
-    def exact_gammas(u, epsilon, sensitivity):
-        key = (u.tobytes(), epsilon, sensitivity)
-        out = gammas.get(key)
-        if out is None:
-            out = gammas[key] = real_gammas(u, epsilon, sensitivity)
-        return out
-
     with mock.patch.object(mech, "_check_selection_inputs", check):
-        with mock.patch.object(mech, "_exact_gammas", exact_gammas):
-            yield
+        yield
 
 
 def _draw_checked_once(select, n, dtype):
@@ -583,4 +573,3 @@ def test_memos_change_no_selection(selection):
     assert memoised == plain
     assert len(set(plain)) > 1  # fresh randomness in every call
     assert mech._check_selection_inputs.__module__ == mech.__name__
-    assert mech._exact_gammas.__module__ == mech.__name__

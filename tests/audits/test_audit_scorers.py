@@ -169,6 +169,10 @@ def make_search(config: str) -> DPBayesSearchCV:
     )
 
 
+def _skip(*args, **kwargs) -> None:
+    return None
+
+
 def run_fits(config: str, neighbour: bool, n: int):
     """(best_index_, selection calls) of n fits on V or V′ (fresh CSPRNG
     noise each time; every call of the selection release recorded)."""
@@ -181,7 +185,12 @@ def run_fits(config: str, neighbour: bool, n: int):
         warnings.simplefilter("error")  # any warning here is a finding
         search.fit(X_TRAIN, y_train, X_val=X_val, y_val=y_val)
         index[0] = search.best_index_
-        with mock.patch.object(search, "_validate_params", lambda: None):
+        # The search's and its method's parameter validation: functions of
+        # the constructor arguments, run on the first fit (test_audit_search).
+        with (
+            mock.patch.object(search, "_validate_params", _skip),
+            mock.patch.object(type(search.method), "_validate_in", _skip),
+        ):
             for i in range(1, n):
                 search.fit(X_TRAIN, y_train, X_val=X_val, y_val=y_val)
                 index[i] = search.best_index_
