@@ -140,18 +140,22 @@ def laplace_bin_loss(epsilon_effective):
 # ---------------------------------------------------------------------------
 @contextlib.contextmanager
 def checked_once():
-    """The selections' checks of their arguments, memoised: speed only.
+    """The selections' public work on their arguments, memoised: speed only.
 
     A selection audit calls the same release N times with the same
     utilities, ε and Δ; each call re-checked them
-    (``_mechanisms._check_selection_inputs``), a large part of a draw. The check
-    is a pure function of those public arguments: the memo keys on their
-    values (the array's bytes) and returns what the real function returned
-    (a read-only array). The exact ratios γ_i, the order and the coins are
-    computed and drawn fresh in every call (``test_memos_change_no_selection``).
+    (``_mechanisms._check_selection_inputs``) and, where the module builds
+    them in a function of their own (``_exact_gammas``), rebuilt the exact
+    ratios γ_i: about half of a draw. Both are pure functions of those
+    public arguments: the memo keys on their values (the array's bytes) and
+    returns what the real function returned (a read-only array). The
+    randomness (the order, the coins) is drawn fresh in every call
+    (``test_memos_change_no_selection``).
     """
     real_check = mech._check_selection_inputs
+    real_gammas = getattr(mech, "_exact_gammas", None)
     checked: dict = {}
+    gammas: dict = {}
 
     def check(utilities, epsilon, sensitivity, owner):
         u = np.asarray(utilities)
@@ -164,7 +168,17 @@ def checked_once():
             out = checked[key] = (u_checked, eps, delta_u)
         return out
 
-    with mock.patch.object(mech, "_check_selection_inputs", check):
+    def exact_gammas(u, epsilon, sensitivity):
+        key = (u.tobytes(), epsilon, sensitivity)
+        out = gammas.get(key)
+        if out is None:
+            out = gammas[key] = real_gammas(u, epsilon, sensitivity)
+        return out
+
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(mock.patch.object(mech, "_check_selection_inputs", check))
+        if real_gammas is not None:
+            stack.enter_context(mock.patch.object(mech, "_exact_gammas", exact_gammas))
         yield
 
 
@@ -573,3 +587,5 @@ def test_memos_change_no_selection(selection):
     assert memoised == plain
     assert len(set(plain)) > 1  # fresh randomness in every call
     assert mech._check_selection_inputs.__module__ == mech.__name__
+    gammas = getattr(mech, "_exact_gammas", None)
+    assert gammas is None or gammas.__module__ == mech.__name__
