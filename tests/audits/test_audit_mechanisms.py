@@ -42,17 +42,16 @@ least 6 standard deviations of ε̂.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import math
 import os
-from unittest import mock
 
 import numpy as np
 import pytest
 from _audit import (
     ALPHA,
     binned,
+    checked_once,
     draw_outcomes,
     epsilon_lower_bound,
     exact_epsilon,
@@ -138,50 +137,6 @@ def laplace_bin_loss(epsilon_effective):
 # ---------------------------------------------------------------------------
 # Audit drivers
 # ---------------------------------------------------------------------------
-@contextlib.contextmanager
-def checked_once():
-    """The selections' public work on their arguments, memoised: speed only.
-
-    A selection audit calls the same release N times with the same
-    utilities, ε and Δ; each call re-checked them
-    (``_mechanisms._check_selection_inputs``) and, where the module builds
-    them in a function of their own (``_exact_gammas``), rebuilt the exact
-    ratios γ_i: about half of a draw. Both are pure functions of those
-    public arguments: the memo keys on their values (the array's bytes) and
-    returns what the real function returned (a read-only array). The
-    randomness (the order, the coins) is drawn fresh in every call
-    (``test_memos_change_no_selection``).
-    """
-    real_check = mech._check_selection_inputs
-    real_gammas = getattr(mech, "_exact_gammas", None)
-    checked: dict = {}
-    gammas: dict = {}
-
-    def check(utilities, epsilon, sensitivity, owner):
-        u = np.asarray(utilities)
-        key = (u.shape, u.dtype.str, u.tobytes(), epsilon, sensitivity, owner)
-        out = checked.get(key)
-        if out is None:
-            u_checked, eps, delta_u = real_check(utilities, epsilon, sensitivity, owner)
-            u_checked = u_checked.copy()
-            u_checked.setflags(write=False)
-            out = checked[key] = (u_checked, eps, delta_u)
-        return out
-
-    def exact_gammas(u, epsilon, sensitivity):
-        key = (u.tobytes(), epsilon, sensitivity)
-        out = gammas.get(key)
-        if out is None:
-            out = gammas[key] = real_gammas(u, epsilon, sensitivity)
-        return out
-
-    with contextlib.ExitStack() as stack:
-        stack.enter_context(mock.patch.object(mech, "_check_selection_inputs", check))
-        if real_gammas is not None:
-            stack.enter_context(mock.patch.object(mech, "_exact_gammas", exact_gammas))
-        yield
-
-
 def _draw_checked_once(select, n, dtype):
     with checked_once():
         return draw_outcomes(select, n, dtype)

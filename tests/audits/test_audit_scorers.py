@@ -53,6 +53,7 @@ import pytest
 from _audit import (
     ALPHA,
     assert_batches_equal_records_alone,
+    checked_once,
     epsilon_lower_bound,
     in_worker_processes,
     public_checks_once,
@@ -206,9 +207,10 @@ def draw_selections(call, n: int) -> np.ndarray:
     u = np.asarray(utilities)
     rng = check_privacy_rng(None)  # what the fit uses: the OS CSPRNG
     select = getattr(private_selection, RELEASE)
-    return np.fromiter(
-        (select(u, rng=rng, **kwargs).value for _ in range(n)), dtype=int, count=n
-    )
+    with checked_once():  # the same argument checks, once (speed only)
+        return np.fromiter(
+            (select(u, rng=rng, **kwargs).value for _ in range(n)), dtype=int, count=n
+        )
 
 
 def expected_utilities(config: str, neighbour: bool) -> list:

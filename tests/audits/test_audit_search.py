@@ -69,6 +69,7 @@ from _audit import (
     ALPHA,
     assert_batches_equal_records_alone,
     binned,
+    checked_once,
     epsilon_lower_bound,
     in_worker_processes,
     public_checks_once,
@@ -214,10 +215,11 @@ def draw_releases(selection_call, score_call, n: int):
     release_score = private_selection.release_best_score_selection
     index = np.empty(n, dtype=int)
     score = np.empty(n)
-    for i in range(n):
-        position = select(u, rng=rng, **selection_kwargs).value
-        index[i] = position
-        score[i] = release_score(float(u[position]), rng=rng, **score_kwargs).value
+    with checked_once():  # the same argument checks, once (speed only)
+        for i in range(n):
+            position = select(u, rng=rng, **selection_kwargs).value
+            index[i] = position
+            score[i] = release_score(float(u[position]), rng=rng, **score_kwargs).value
     return index, score
 
 
