@@ -189,7 +189,12 @@ def _grid_laplace(
     noisy, eff_scale, k = laplace_on_grid(
         float(value), sensitivity, epsilon, as_random_source(rng)
     )
-    return float(np.clip(noisy, *bounds)), sensitivity + 2.0**k, eff_scale
+    low, high = bounds
+    return (
+        float(min(max(noisy, float(low)), float(high))),
+        sensitivity + 2.0**k,
+        eff_scale,
+    )
 
 
 def _score_release(value, sensitivity, epsilon, bounds, rng, *, delta=0.0, **text):

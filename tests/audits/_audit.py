@@ -50,6 +50,7 @@ from scipy import stats
 
 __all__ = [
     "capture_private_model_run",
+    "checked_once",
     "ALPHA",
     "AuditResult",
     "Secrets",
@@ -551,6 +552,52 @@ def solve_once(module):
         return out
 
     with mock.patch.object(module, "certified_newton", certified_newton):
+        yield
+
+
+@contextlib.contextmanager
+def checked_once():
+    """The selections' public work on their arguments, memoised: speed only.
+
+    A selection audit calls the same release N times with the same
+    utilities, ε and Δ; each call re-checked them
+    (``_mechanisms._check_selection_inputs``) and, where the module builds
+    them in a function of their own (``_exact_gammas``), rebuilt the exact
+    ratios γ_i: about half of a draw. Both are pure functions of those
+    public arguments: the memo keys on their values (the array's bytes) and
+    returns what the real function returned (a read-only array). The
+    randomness (the order, the coins) is drawn fresh in every call
+    (``test_audit_mechanisms.test_memos_change_no_selection``).
+    """
+    import sklearn_dpbo.privacy._mechanisms as mech
+
+    real_check = mech._check_selection_inputs
+    real_gammas = getattr(mech, "_exact_gammas", None)
+    checked: dict = {}
+    gammas: dict = {}
+
+    def check(utilities, epsilon, sensitivity, owner):
+        u = np.asarray(utilities)
+        key = (u.shape, u.dtype.str, u.tobytes(), epsilon, sensitivity, owner)
+        out = checked.get(key)
+        if out is None:
+            u_checked, eps, delta_u = real_check(utilities, epsilon, sensitivity, owner)
+            u_checked = u_checked.copy()
+            u_checked.setflags(write=False)
+            out = checked[key] = (u_checked, eps, delta_u)
+        return out
+
+    def exact_gammas(u, epsilon, sensitivity):
+        key = (u.tobytes(), epsilon, sensitivity)
+        out = gammas.get(key)
+        if out is None:
+            out = gammas[key] = real_gammas(u, epsilon, sensitivity)
+        return out
+
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(mock.patch.object(mech, "_check_selection_inputs", check))
+        if real_gammas is not None:
+            stack.enter_context(mock.patch.object(mech, "_exact_gammas", exact_gammas))
         yield
 
 

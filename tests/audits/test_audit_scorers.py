@@ -53,6 +53,7 @@ import pytest
 from _audit import (
     ALPHA,
     assert_batches_equal_records_alone,
+    checked_once,
     epsilon_lower_bound,
     in_worker_processes,
     public_checks_once,
@@ -169,6 +170,10 @@ def make_search(config: str) -> DPBayesSearchCV:
     )
 
 
+def _skip(*args, **kwargs) -> None:
+    return None
+
+
 def run_fits(config: str, neighbour: bool, n: int):
     """(best_index_, selection calls) of n fits on V or V′ (fresh CSPRNG
     noise each time; every call of the selection release recorded)."""
@@ -181,7 +186,12 @@ def run_fits(config: str, neighbour: bool, n: int):
         warnings.simplefilter("error")  # any warning here is a finding
         search.fit(X_TRAIN, y_train, X_val=X_val, y_val=y_val)
         index[0] = search.best_index_
-        with mock.patch.object(search, "_validate_params", lambda: None):
+        # The search's and its method's parameter validation: functions of
+        # the constructor arguments, run on the first fit (test_audit_search).
+        with (
+            mock.patch.object(search, "_validate_params", _skip),
+            mock.patch.object(type(search.method), "_validate_in", _skip),
+        ):
             for i in range(1, n):
                 search.fit(X_TRAIN, y_train, X_val=X_val, y_val=y_val)
                 index[i] = search.best_index_
@@ -197,9 +207,10 @@ def draw_selections(call, n: int) -> np.ndarray:
     u = np.asarray(utilities)
     rng = check_privacy_rng(None)  # what the fit uses: the OS CSPRNG
     select = getattr(private_selection, RELEASE)
-    return np.fromiter(
-        (select(u, rng=rng, **kwargs).value for _ in range(n)), dtype=int, count=n
-    )
+    with checked_once():  # the same argument checks, once (speed only)
+        return np.fromiter(
+            (select(u, rng=rng, **kwargs).value for _ in range(n)), dtype=int, count=n
+        )
 
 
 def expected_utilities(config: str, neighbour: bool) -> list:

@@ -23,11 +23,12 @@ Cost and resolution: the audit runs in two layers (``_audit.py``, "End-to-end
 audits in two layers"). Layer 1: N_fit = 10⁴ complete ``fit`` calls per side,
 the two sides in two worker processes at once
 (``_audit.in_worker_processes``), each fit's calls of the two release
-functions recorded. A fit costs ~0.6 ms: two pure functions of public inputs
-run on the first fit of each side only and are skipped on its other fits,
-whose inputs are the same: scikit-learn's declarative parameter validation
-(``_validate_params``, 0.9 ms of a 2 ms fit; a function of the constructor
-arguments, the same object in every fit, tested in ``test_search.py``) and
+functions recorded. Pure functions of public inputs run on the first fit
+of each side only and are skipped on its other fits, whose inputs are the
+same: scikit-learn's declarative parameter validation of the search and of
+its ``method`` object (``_validate_params``, ``_validate_in``; functions of
+the constructor arguments, the same objects in every fit, tested in
+``test_search.py`` and ``test_modes.py``) and
 the scorer's check on public training rows (``check_public_rows``, 40 % of
 the rest: it returns nothing or raises, and with 4 training rows it scores
 all of them whatever the public seed; ``_audit.public_checks_once``);
@@ -68,6 +69,7 @@ from _audit import (
     ALPHA,
     assert_batches_equal_records_alone,
     binned,
+    checked_once,
     epsilon_lower_bound,
     in_worker_processes,
     public_checks_once,
@@ -161,14 +163,19 @@ def make_search():
     )
 
 
+def _skip(*args, **kwargs) -> None:
+    return None
+
+
 def run_fits(neighbour: bool, n: int):
     """(best_index_, best_score_, search, release calls) of n fits on V or V'.
 
     The release calls are those of every fit, recorded by
     ``_audit.recorded_releases``. The first fit runs scikit-learn's
-    parameter validation; the other n − 1 fits of the same, unchanged
-    estimator skip it (speed only: it depends on the constructor arguments
-    alone). Module-level, so that worker processes can run it.
+    parameter validation of the search and of its ``method`` object; the
+    other n − 1 fits of the same, unchanged estimator skip both (speed
+    only: they depend on the constructor arguments alone, return nothing
+    or raise). Module-level, so that worker processes can run it.
     """
     X_val, y_val = validation_set(neighbour)
     search = make_search()
@@ -179,7 +186,10 @@ def run_fits(neighbour: bool, n: int):
         warnings.simplefilter("error")  # any warning here is a finding
         search.fit(X_TRAIN, Y_TRAIN, X_val=X_val, y_val=y_val)
         index[0], score[0] = search.best_index_, search.best_score_
-        with mock.patch.object(search, "_validate_params", lambda: None):
+        with (
+            mock.patch.object(search, "_validate_params", lambda: None),
+            mock.patch.object(type(search.method), "_validate_in", _skip),
+        ):
             for i in range(1, n):
                 search.fit(X_TRAIN, Y_TRAIN, X_val=X_val, y_val=y_val)
                 index[i] = search.best_index_
@@ -205,10 +215,11 @@ def draw_releases(selection_call, score_call, n: int):
     release_score = private_selection.release_best_score_selection
     index = np.empty(n, dtype=int)
     score = np.empty(n)
-    for i in range(n):
-        position = select(u, rng=rng, **selection_kwargs).value
-        index[i] = position
-        score[i] = release_score(float(u[position]), rng=rng, **score_kwargs).value
+    with checked_once():  # the same argument checks, once (speed only)
+        for i in range(n):
+            position = select(u, rng=rng, **selection_kwargs).value
+            index[i] = position
+            score[i] = release_score(float(u[position]), rng=rng, **score_kwargs).value
     return index, score
 
 
