@@ -572,7 +572,7 @@ def checked_once():
     import sklearn_dpbo.privacy._mechanisms as mech
 
     real_check = mech._check_selection_inputs
-    real_gammas = getattr(mech, "_exact_gammas", None)
+    real_gammas = mech._exact_gammas
     checked: dict = {}
     gammas: dict = {}
 
@@ -596,8 +596,7 @@ def checked_once():
 
     with contextlib.ExitStack() as stack:
         stack.enter_context(mock.patch.object(mech, "_check_selection_inputs", check))
-        if real_gammas is not None:
-            stack.enter_context(mock.patch.object(mech, "_exact_gammas", exact_gammas))
+        stack.enter_context(mock.patch.object(mech, "_exact_gammas", exact_gammas))
         yield
 
 
