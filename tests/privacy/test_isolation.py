@@ -634,6 +634,36 @@ def test_prints_and_high_level_logs_of_a_private_section_are_withheld(capsys, ca
     assert caplog.records == []
 
 
+def test_nested_quiet_withholds_until_the_outer_exit_and_restores_the_user_state():
+    """Each quiet() section saves and restores the warnings state itself (no
+    nesting depth): a warning after an inner section closes is still withheld
+    by the outer one, and afterwards the user's filters, showwarning, logging
+    level and errstate are back, with no "once" state hiding a public warning."""
+    import logging
+
+    def state():
+        disabled = logging.root.manager.disable
+        return list(warnings.filters), warnings.showwarning, disabled, np.geterr()
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a warning that escapes fails the test
+        before = state()
+        with quiet():
+            with quiet(private=False):
+                with quiet():
+                    warnings.warn("secret 1", stacklevel=2)
+                warnings.warn("secret 2", stacklevel=2)
+            np.log(np.zeros(1))
+            warnings.warn("secret 3", stacklevel=2)
+        assert state() == before
+    with warnings.catch_warnings(record=True) as log:
+        warnings.simplefilter("once")
+        with quiet(), quiet():
+            warnings.warn("public later", UserWarning, stacklevel=2)
+        warnings.warn("public later", UserWarning, stacklevel=2)
+    assert [str(w.message) for w in log] == ["public later"]
+
+
 def test_dp_gp_output_raising_a_base_exception_is_its_own_nan():
     from sklearn_dpbo.gaussian_process._regressor import _output_value
 
