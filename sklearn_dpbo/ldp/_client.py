@@ -203,7 +203,8 @@ class LaplaceRandomizer(_Randomizer):
     Privacy: for any two rewards y, y', the clipped values are within
     b − a, their grid roundings within b − a + 2^k, so the output
     distributions differ by a factor ≤ exp(ε) (Dwork et al. 2006): each
-    report is ε-LDP for the owner of that reward.
+    report is ε-LDP for the owner of that reward; an owner who reports m
+    times gets mε (basic composition).
     """
 
     mechanism = "laplace"
