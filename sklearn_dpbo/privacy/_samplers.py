@@ -85,8 +85,15 @@ class BufferedSystemRandom(random.SystemRandom):
         k = (start - 1).bit_length()
         numbytes = (k + 7) >> 3
         shift = (numbytes << 3) - k
-        while True:
-            r = int.from_bytes(_take(numbytes), "big") >> shift
+        block = _THREAD
+        while True:  # _take(numbytes), inlined while the block lasts
+            data, pos = block.data, block.pos
+            end = pos + numbytes
+            if end <= len(data):
+                block.pos = end
+                r = int.from_bytes(data[pos:end], "big") >> shift
+            else:
+                r = int.from_bytes(_take(numbytes), "big") >> shift
             if r < start:
                 return r
 
@@ -168,14 +175,6 @@ def sample_bernoulli_exp(gamma: Fraction, rng: RandomSource) -> bool:
     return _bernoulli_exp_ratio(gamma.numerator, gamma.denominator, rng)
 
 
-def sample_geometric_exp(rng: RandomSource) -> int:
-    """V ≥ 0 with Pr[V = v] = (1 − e^{−1}) e^{−v} (heads of Bernoulli(e^{−1}))."""
-    v = 0
-    while _bernoulli_exp_unit_ratio(1, 1, rng):
-        v += 1
-    return v
-
-
 def sample_discrete_laplace(scale: Fraction, rng: RandomSource) -> int:
     """Exact sample of Lap_ℤ(scale): Pr[z] ∝ exp(−|z| / scale), z ∈ ℤ.
 
@@ -193,11 +192,25 @@ def sample_discrete_laplace(scale: Fraction, rng: RandomSource) -> int:
 
 
 def _geometric(t: int, s: int, rng: RandomSource) -> int:
-    """Y ≥ 0 with Pr[Y = y] = (1 − e^(−s/t)) e^(−y s/t): CKS20 Alg. 2, steps 1–3."""
+    """Y ≥ 0 with Pr[Y = y] = (1 − e^(−s/t)) e^(−y s/t): CKS20 Alg. 2, steps 1–3.
+
+    The Bernoulli(exp(−u/t)) and Bernoulli(e^{−1}) coins of
+    :func:`_bernoulli_exp_unit_ratio` inlined (the same draws, in order)."""
+    randrange = rng.randrange
     while True:
-        u = rng.randrange(t)
-        if _bernoulli_exp_unit_ratio(u, t, rng):  # exp(−u/t), u/t < 1
-            return (u + t * sample_geometric_exp(rng)) // s
+        u = randrange(t)
+        k = 1
+        while randrange(t * k) < u:
+            k += 1
+        if k % 2 == 1:  # heads of Bernoulli(exp(−u/t)), u/t < 1
+            v = 0  # V ~ Geometric(1 − e^{−1}): heads of Bernoulli(e^{−1})
+            while True:
+                k = 1
+                while randrange(k) < 1:
+                    k += 1
+                if k % 2 == 0:
+                    return (u + t * v) // s
+                v += 1
 
 
 def _discrete_laplace(t: int, s: int, rng: RandomSource) -> int:
@@ -320,8 +333,8 @@ def _ratio(x) -> tuple[int, int]:
 
 def _uniform_open(n: int, rng) -> np.ndarray:
     """n uniforms on (0, 1): (k + ½)/2⁵³ for k uniform on {0, …, 2⁵³ − 1}."""
-    if hasattr(rng, "getrandbits"):  # secrets.SystemRandom, random.Random
-        raw = rng.getrandbits(64 * n).to_bytes(8 * n, "little")
+    if hasattr(rng, "randbytes"):  # BufferedSystemRandom, random.Random
+        raw = rng.randbytes(8 * n)  # random.Random: getrandbits(64n), little-endian
     else:  # _NumpySource (tests only)
         raw = rng._gen.bytes(8 * n)
     k = np.frombuffer(raw, dtype="<u8") >> np.uint64(11)
