@@ -108,8 +108,8 @@ class Logistic:
     def slope(self, m):
         return expit(m)
 
-    def curvature(self, m):
-        p = expit(m)
+    def curvature(self, m, slope=None):
+        p = expit(m) if slope is None else slope  # ``slope(m)`` if known
         return p * (1.0 - p)
 
 
@@ -137,7 +137,7 @@ class Huber:
     def slope(self, m):
         return np.clip((m + (1.0 + self.h)) / (2.0 * self.h), 0.0, 1.0)
 
-    def curvature(self, m):
+    def curvature(self, m, slope=None):
         u = m + (1.0 + self.h)
         inside = (u >= 0.0) & (u <= 2.0 * self.h)
         return np.where(inside, self.curvature_bound, 0.0)
@@ -207,63 +207,78 @@ def newton(X, s, lam, lin, max_iter, tol=None, stats=None, weights=None, loss=LO
     tol = GAMMA / 2 if tol is None else float(tol)
     n, d = X.shape
     v = np.zeros(d)
-    ridge = lam * np.eye(d)
-    # labels folded into the rows: A = −s·X (an exact sign flip)
-    XT = X.T
+    # labels folded into the rows: A = −s·X (an exact sign flip; AᵀcA = XᵀcX)
     A = -(s[:, None] * X)
-    AT = A.T
+    AT = np.ascontiguousarray(A.T)
 
-    def objective(u):  # (J̃(u), the negated margins −s·(X u)), the latter reused
-        mz = A @ u
+    def objective(u, mz):  # J̃(u), mz = A u the negated margins
         values = loss.value(mz)
         if weights is not None:
             values = weights * values
-        return (float(values.sum() / n + 0.5 * lam * u @ u + lin @ u), mz)
+        return float(values.sum()) / n + float(0.5 * lam * (u @ u) + lin @ u)
 
-    def gradient(u, p):  # ∇J̃(u), p = −ℓ′(s·(X u)) the per-row slopes
-        if weights is not None:
-            p = weights * p
-        return (AT @ p) / n + lam * u + lin
+    def gradient(u, mz):  # ∇J̃(u) and −ℓ′ = slope per row
+        p = loss.slope(mz)
+        return (AT @ (p if weights is None else weights * p)) / n + lam * u + lin, p
 
-    value, mz = objective(v)
+    mz, value = v @ AT, None  # J̃ when a test needs it
     stats = {} if stats is None else stats
     for it in range(int(max_iter)):
         stats["iterations"] = it + 1
-        grad = gradient(v, loss.slope(mz))
+        grad, p = gradient(v, mz)
         if math.sqrt(float(grad @ grad)) <= tol:
             return v
-        curv = loss.curvature(mz)
-        if weights is not None:
-            curv = weights * curv
-        H = (XT * curv) @ X / n + ridge
-        try:
-            step = np.linalg.solve(H, grad)
-        except np.linalg.LinAlgError:  # H singular in floating point
+        curv = loss.curvature(mz, p)
+        H = (AT * (curv if weights is None else weights * curv)) @ A / n
+        H.flat[:: d + 1] += lam
+        step = _solve(H, grad)
+        if step is None:  # H singular in floating point
             return None
-        if float(grad @ step) <= 1e-10 * max(1.0, abs(value)):  # full step
+        drop = float(grad @ step)
+        if not drop <= 1e-10 and value is None:
+            value = objective(v, mz)
+        if drop <= 1e-10 * max(1.0, abs(value or 0.0)):  # full step
             v = v - step
-            value, mz = objective(v)
+            mz, value = v @ AT, None
             continue
         if loss.exact_line_search:
-            t = _line_minimum(loss, mz, A @ step, v, step, lam, lin, n, weights)
+            t = _line_minimum(loss, mz, step @ AT, v, step, lam, lin, n, weights)
             cand = v - t * step
-            new, mz_new = objective(cand)
+            mz_new = cand @ AT
+            new = objective(cand, mz_new)
             if new <= value:
                 v, value, mz = cand, new, mz_new
                 continue
         t = 1.0
         while t > 1e-12:
             cand = v - t * step
-            new, mz_new = objective(cand)
-            if new <= value - 1e-4 * t * float(grad @ step):
+            mz_new = cand @ AT
+            new = objective(cand, mz_new)
+            if new <= value - 1e-4 * t * drop:
                 break
             t *= 0.5
         if t <= 1e-12:  # rounding-level decrease: the full Newton step
             cand = v - step
-            new, mz_new = objective(cand)
+            mz_new = cand @ AT
+            new = objective(cand, mz_new)
         v, value, mz = cand, new, mz_new
-    grad = gradient(v, loss.slope(A @ v))
+    grad = gradient(v, mz)[0]
     return v if math.sqrt(float(grad @ grad)) <= tol else None
+
+
+def _solve(H, g):
+    """H⁻¹g, or None if H is singular; 2×2 in closed form (Cramer)."""
+    if len(g) == 2:
+        (a, b), (c, e) = H.tolist()
+        det = a * e - b * c
+        if det == 0:
+            return None
+        g0, g1 = g.tolist()
+        return np.array([(e * g0 - b * g1) / det, (a * g1 - c * g0) / det])
+    try:
+        return np.linalg.solve(H, g)
+    except np.linalg.LinAlgError:
+        return None
 
 
 def _line_minimum(loss, mz, q, v, p, lam, lin, n, weights) -> float:

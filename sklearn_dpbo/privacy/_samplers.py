@@ -29,9 +29,11 @@ _urandom = os.urandom
 
 
 class _Block(threading.local):
-    """This thread's block of OS random bytes and the next unread byte."""
+    """This thread's block of OS random bytes and the next unread byte, as the
+    list ``block = [data, pos]`` (one thread-local read per draw)."""
 
-    data, pos = b"", 0
+    def __init__(self):
+        self.block = [b"", 0]
 
 
 _THREAD = _Block()
@@ -39,7 +41,7 @@ _THREAD = _Block()
 
 def _new_block() -> None:
     """Drop this thread's unread bytes."""
-    _THREAD.data, _THREAD.pos = b"", 0
+    _THREAD.block = [b"", 0]
 
 
 if hasattr(os, "register_at_fork"):  # a forked child never reuses the parent's bytes
@@ -48,14 +50,16 @@ if hasattr(os, "register_at_fork"):  # a forked child never reuses the parent's 
 
 def _take(n: int) -> bytes:
     """The next n unread bytes of this thread's block (a new block when it runs out)."""
-    block = _THREAD
-    pos, end = block.pos, block.pos + n
-    if end > len(block.data):
+    block = _THREAD.block
+    data, pos = block
+    end = pos + n
+    if end > len(data):
         if n > _BLOCK:
             return _urandom(n)
-        block.data, pos, end = _urandom(_BLOCK), 0, n
-    block.pos = end
-    return block.data[pos:end]
+        data, pos, end = _urandom(_BLOCK), 0, n
+        block[0] = data
+    block[1] = end
+    return data[pos:end]
 
 
 class BufferedSystemRandom(random.SystemRandom):
@@ -83,12 +87,22 @@ class BufferedSystemRandom(random.SystemRandom):
         if stop is not None or step != 1 or type(start) is not int or start <= 0:
             return super().randrange(start, stop, step)
         k = (start - 1).bit_length()
+        if not k:
+            return 0  # start = 1: no byte to read
         numbytes = (k + 7) >> 3
         shift = (numbytes << 3) - k
-        while True:
-            r = int.from_bytes(_take(numbytes), "big") >> shift
-            if r < start:
-                return r
+        block = _THREAD.block
+        while True:  # _take(numbytes), inlined while the block lasts
+            data, pos = block
+            end = pos + numbytes
+            if end > len(data):
+                r = int.from_bytes(_take(numbytes), "big")
+            elif numbytes == 1:
+                block[1], r = end, data[pos]
+            else:
+                block[1], r = end, int.from_bytes(data[pos:end], "big")
+            if r >> shift < start:
+                return r >> shift
 
 
 def secure_source() -> RandomSource:
@@ -168,14 +182,6 @@ def sample_bernoulli_exp(gamma: Fraction, rng: RandomSource) -> bool:
     return _bernoulli_exp_ratio(gamma.numerator, gamma.denominator, rng)
 
 
-def sample_geometric_exp(rng: RandomSource) -> int:
-    """V ≥ 0 with Pr[V = v] = (1 − e^{−1}) e^{−v} (heads of Bernoulli(e^{−1}))."""
-    v = 0
-    while _bernoulli_exp_unit_ratio(1, 1, rng):
-        v += 1
-    return v
-
-
 def sample_discrete_laplace(scale: Fraction, rng: RandomSource) -> int:
     """Exact sample of Lap_ℤ(scale): Pr[z] ∝ exp(−|z| / scale), z ∈ ℤ.
 
@@ -193,11 +199,25 @@ def sample_discrete_laplace(scale: Fraction, rng: RandomSource) -> int:
 
 
 def _geometric(t: int, s: int, rng: RandomSource) -> int:
-    """Y ≥ 0 with Pr[Y = y] = (1 − e^(−s/t)) e^(−y s/t): CKS20 Alg. 2, steps 1–3."""
+    """Y ≥ 0 with Pr[Y = y] = (1 − e^(−s/t)) e^(−y s/t): CKS20 Alg. 2, steps 1–3.
+
+    The Bernoulli(exp(−u/t)) and Bernoulli(e^{−1}) coins of
+    :func:`_bernoulli_exp_unit_ratio` inlined (the same draws, in order)."""
+    randrange = rng.randrange
     while True:
-        u = rng.randrange(t)
-        if _bernoulli_exp_unit_ratio(u, t, rng):  # exp(−u/t), u/t < 1
-            return (u + t * sample_geometric_exp(rng)) // s
+        u = randrange(t)
+        k = 1
+        while randrange(t * k) < u:
+            k += 1
+        if k % 2 == 1:  # heads of Bernoulli(exp(−u/t)), u/t < 1
+            v = 0  # V ~ Geometric(1 − e^{−1}): heads of Bernoulli(e^{−1})
+            while True:
+                k = 1
+                while randrange(k) < 1:
+                    k += 1
+                if k % 2 == 0:
+                    return (u + t * v) // s
+                v += 1
 
 
 def _discrete_laplace(t: int, s: int, rng: RandomSource) -> int:
@@ -239,13 +259,14 @@ def sample_gamma_on_lattice(d: int, scale: float, step: float, rng) -> float:
     (ap, aq), (bp, bq) = _ratio(scale), _ratio(step)
     if ap <= 0 or bp <= 0:
         raise ValueError("scale and step must be > 0.")
-    t, s = Fraction(ap * bq, aq * bp).as_integer_ratio()  # scale/step, lowest terms
-    one = 1 << _FRACTION_BITS
+    g = math.gcd(ap * bq, aq * bp)
+    t, s = ap * bq // g, aq * bp // g  # scale/step, lowest terms
+    one, randrange = 1 << _FRACTION_BITS, rng.randrange
     whole, frac = 0, 0  # Σ G and Σ (2k + 1), exactly
     for _ in range(d):
         whole += _geometric(t, s, rng)
         while True:  # V ∝ e^(−V s/t) on [0, 1): accept w.p. exp(−(2k+1)s/(2^54 t))
-            odd = 2 * rng.randrange(one) + 1
+            odd = 2 * randrange(one) + 1
             if _bernoulli_exp_ratio(odd * s, 2 * one * t, rng):
                 frac += odd
                 break
@@ -320,8 +341,8 @@ def _ratio(x) -> tuple[int, int]:
 
 def _uniform_open(n: int, rng) -> np.ndarray:
     """n uniforms on (0, 1): (k + ½)/2⁵³ for k uniform on {0, …, 2⁵³ − 1}."""
-    if hasattr(rng, "getrandbits"):  # secrets.SystemRandom, random.Random
-        raw = rng.getrandbits(64 * n).to_bytes(8 * n, "little")
+    if hasattr(rng, "randbytes"):  # BufferedSystemRandom, random.Random
+        raw = rng.randbytes(8 * n)  # random.Random: getrandbits(64n), little-endian
     else:  # _NumpySource (tests only)
         raw = rng._gen.bytes(8 * n)
     k = np.frombuffer(raw, dtype="<u8") >> np.uint64(11)

@@ -598,7 +598,7 @@ def test_no_float_log_of_a_uniform_in_the_samplers():
         _samplers.laplace_on_grid,
         _samplers._bernoulli_exp_ratio,
         _samplers._bernoulli_exp_unit_ratio,
-        _samplers.sample_geometric_exp,
+        _samplers._geometric,
         _mechanisms.exponential_mechanism,
         _mechanisms.permute_and_flip,
         _mechanisms.laplace_mechanism,
