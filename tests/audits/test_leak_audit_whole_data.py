@@ -111,12 +111,15 @@ def _secrets(matrix, noise_pairs):
 
 
 def _parameter_numbers(search) -> set:
-    """The search's numeric parameters as a message writes them (public)."""
+    """The search's numeric parameters and candidate values as a message
+    writes them (public; e.g. C=0.001 in a repr, which a noise draw near
+    0.001 would otherwise match)."""
     params = search.get_params(deep=True)
     params.update(search.method.__dict__)
+    values = [*params.values(), *(v for vs in SPACE.values() for v in vs)]
     return {
         format(v, "g")
-        for v in params.values()
+        for v in values
         if isinstance(v, (int, float)) and not isinstance(v, bool)
     }
 
