@@ -320,10 +320,12 @@ def test_runs_leave_no_output_whatever_n_jobs_or_verbose(setting, capfd):
 
 def test_a_bad_candidate_is_refused_before_any_budget_is_spent():
     """C = −1 in the grid failed inside the sealed run, or not, depending on
-    whether random stopping drew it."""
+    whether random stopping drew it. The candidates are checked after the
+    containers' types and shapes (a well-formed X: the refusal comes from the
+    grid alone)."""
     acct = BudgetAccountant(epsilon=5.0, delta=1e-4)
     with pytest.raises(ValueError, match=r"candidate \{'C': -1"):
         _search(_logreg(), {"C": [1.0, 2.0, -1.0]}, accountant=acct, n_iter=3).fit(
-            _NoRead(), np.zeros(100)
+            np.zeros((100, 31)), np.zeros(100)
         )
     assert acct.spent == (0.0, 0.0)
