@@ -101,8 +101,9 @@ class BufferedSystemRandom(random.SystemRandom):
                 block[1], r = end, data[pos]
             else:
                 block[1], r = end, int.from_bytes(data[pos:end], "big")
-            if r >> shift < start:
-                return r >> shift
+            r >>= shift
+            if r < start:
+                return r
 
 
 def secure_source() -> RandomSource:
@@ -199,25 +200,14 @@ def sample_discrete_laplace(scale: Fraction, rng: RandomSource) -> int:
 
 
 def _geometric(t: int, s: int, rng: RandomSource) -> int:
-    """Y ≥ 0 with Pr[Y = y] = (1 − e^(−s/t)) e^(−y s/t): CKS20 Alg. 2, steps 1–3.
-
-    The Bernoulli(exp(−u/t)) and Bernoulli(e^{−1}) coins of
-    :func:`_bernoulli_exp_unit_ratio` inlined (the same draws, in order)."""
-    randrange = rng.randrange
+    """Y ≥ 0 with Pr[Y = y] = (1 − e^(−s/t)) e^(−y s/t): CKS20 Alg. 2, steps 1–3."""
     while True:
-        u = randrange(t)
-        k = 1
-        while randrange(t * k) < u:
-            k += 1
-        if k % 2 == 1:  # heads of Bernoulli(exp(−u/t)), u/t < 1
+        u = rng.randrange(t)
+        if _bernoulli_exp_unit_ratio(u, t, rng):  # exp(−u/t), u/t < 1
             v = 0  # V ~ Geometric(1 − e^{−1}): heads of Bernoulli(e^{−1})
-            while True:
-                k = 1
-                while randrange(k) < 1:
-                    k += 1
-                if k % 2 == 0:
-                    return (u + t * v) // s
+            while _bernoulli_exp_unit_ratio(1, 1, rng):
                 v += 1
+            return (u + t * v) // s
 
 
 def _discrete_laplace(t: int, s: int, rng: RandomSource) -> int:
