@@ -52,14 +52,14 @@ def _exact_gammas(u: np.ndarray, epsilon: float, sensitivity: float):
     en, ed = float(epsilon).as_integer_ratio()
     sn, sd = float(sensitivity).as_integer_ratio()
     fn, fd = en * sd, 2 * ed * sn  # ε / (2Δ)
-    tn, td = float(u.max()).as_integer_ratio()
-    values = u.tolist()
+    values = u.tolist()  # Python floats
+    tn, td = max(values).as_integer_ratio()  # u is finite: max(values) = u.max()
     cache: dict[int, tuple[int, int]] = {}
 
     def gamma(i: int) -> tuple[int, int]:
         g = cache.get(i)
         if g is None:
-            xn, xd = float(values[i]).as_integer_ratio()
+            xn, xd = values[i].as_integer_ratio()
             g = cache[i] = (fn * (tn * xd - xn * td), fd * td * xd)
         return g
 
