@@ -271,6 +271,7 @@ def release_best_params_selection(
     rng=None,
     mechanism: str | None = None,
     assumption: str = ROW_INDEPENDENCE,
+    reference: str | None = None,
 ) -> Release:
     """Select a position of ``utilities`` (by default the public shortlist's
     validation scores; sensitivity: the scorer's, 1/m for accuracy), pure ε-DP."""
@@ -286,7 +287,7 @@ def release_best_params_selection(
         noise_scale=2.0 * sensitivity / epsilon,
         guarantee="pure epsilon-DP",
         assumption=assumption,
-        reference=ref,
+        reference=reference or ref,
     )
 
 

@@ -14,7 +14,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from ._samplers import _bernoulli_exp_ratio, as_random_source, laplace_on_grid
-from ._validation import check_epsilon
+from ._validation import MIN_EPSILON, check_epsilon
 
 
 def _check_selection_inputs(
@@ -24,9 +24,12 @@ def _check_selection_inputs(
     u = np.asarray(utilities, dtype=float)
     if u.ndim != 1 or u.size == 0:
         raise ValueError("utilities must be a non-empty 1-D array.")
-    if not np.all(np.isfinite(u)):
+    if not np.isfinite(u).all():
         raise ValueError("utilities must be finite (clip them before selection).")
-    eps = check_epsilon(epsilon, owner=owner)
+    if type(epsilon) is float and MIN_EPSILON <= epsilon < math.inf:
+        eps = epsilon  # what check_epsilon returns, without its generic checks
+    else:
+        eps = check_epsilon(epsilon, owner=owner)
     s = float(sensitivity)
     if not math.isfinite(s) or s <= 0:
         raise ValueError(f"sensitivity must be finite and > 0; got {s!r}.")
@@ -49,14 +52,14 @@ def _exact_gammas(u: np.ndarray, epsilon: float, sensitivity: float):
     en, ed = float(epsilon).as_integer_ratio()
     sn, sd = float(sensitivity).as_integer_ratio()
     fn, fd = en * sd, 2 * ed * sn  # ε / (2Δ)
-    tn, td = float(u.max()).as_integer_ratio()
-    values = u.tolist()
+    values = u.tolist()  # Python floats
+    tn, td = max(values).as_integer_ratio()  # u is finite: max(values) = u.max()
     cache: dict[int, tuple[int, int]] = {}
 
     def gamma(i: int) -> tuple[int, int]:
         g = cache.get(i)
         if g is None:
-            xn, xd = float(values[i]).as_integer_ratio()
+            xn, xd = values[i].as_integer_ratio()
             g = cache[i] = (fn * (tn * xd - xn * td), fd * td * xd)
         return g
 

@@ -10,6 +10,7 @@ arithmetic only (Canonne, Kamath & Steinke, NeurIPS 2020 (CKS20), Algorithms
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import random
@@ -106,9 +107,12 @@ class BufferedSystemRandom(random.SystemRandom):
                 return r
 
 
+_SECURE = BufferedSystemRandom()  # stateless: its bytes live in the thread's block
+
+
 def secure_source() -> RandomSource:
     """The OS CSPRNG as an object with ``randrange`` (:class:`BufferedSystemRandom`)."""
-    return BufferedSystemRandom()
+    return _SECURE
 
 
 class _NumpySource:
@@ -160,8 +164,8 @@ def _bernoulli_exp_unit_ratio(a: int, b: int, rng: RandomSource) -> bool:
 
     The k-th coin Bernoulli(a/(b·k)) is ``randrange(b·k) < a``.
     """
-    k = 1
-    while rng.randrange(b * k) < a:
+    k, randrange = 1, rng.randrange
+    while randrange(b * k) < a:
         k += 1
     return k % 2 == 1
 
@@ -201,8 +205,9 @@ def sample_discrete_laplace(scale: Fraction, rng: RandomSource) -> int:
 
 def _geometric(t: int, s: int, rng: RandomSource) -> int:
     """Y ≥ 0 with Pr[Y = y] = (1 − e^(−s/t)) e^(−y s/t): CKS20 Alg. 2, steps 1–3."""
+    randrange = rng.randrange
     while True:
-        u = rng.randrange(t)
+        u = randrange(t)
         if _bernoulli_exp_unit_ratio(u, t, rng):  # exp(−u/t), u/t < 1
             v = 0  # V ~ Geometric(1 − e^{−1}): heads of Bernoulli(e^{−1})
             while _bernoulli_exp_unit_ratio(1, 1, rng):
@@ -212,9 +217,10 @@ def _geometric(t: int, s: int, rng: RandomSource) -> int:
 
 def _discrete_laplace(t: int, s: int, rng: RandomSource) -> int:
     """:func:`sample_discrete_laplace` for scale = t/s in lowest terms, t, s > 0."""
+    randrange = rng.randrange
     while True:
         y = _geometric(t, s, rng)
-        b = rng.randrange(2)
+        b = randrange(2)
         if b == 1 and y == 0:
             continue
         return -y if b else y
@@ -290,13 +296,28 @@ def laplace_on_grid(
     """
     if not math.isfinite(value):
         raise ValueError("value must be finite.")
-    base_scale = sensitivity / epsilon
-    k = granularity_exponent(base_scale, bits=bits)
+    k, tp, tq, t, s, eff_scale = _grid_constants(sensitivity, epsilon, bits)
+    vp, vq = _ratio(value)
+    # n = round(Fraction(value) / step): ties to even, exactly.
+    q, r = divmod(vp * tq, vq * tp)
+    twice = 2 * r
+    n = q + (twice > vq * tp or (twice == vq * tp and q % 2 == 1))
+    z = _discrete_laplace(t, s, rng)
+    # float((n + z) * step), float(eff_sensitivity / Fraction(epsilon)).
+    m = n + z
+    release = (m << k) / 1 if k >= 0 else m / tq
+    return release, eff_scale, k
+
+
+@functools.lru_cache(maxsize=64, typed=True)
+def _grid_constants(sensitivity, epsilon, bits: int) -> tuple:
+    """(k, 2^k = tp/tq, scale t/s in grid steps, (Δ + 2^k)/ε) of
+    :func:`laplace_on_grid`: public settings only, computed once per setting."""
+    k = granularity_exponent(sensitivity / epsilon, bits=bits)
     # Exact integer arithmetic computing the Fraction expressions in the
     # comments; the step is 2^k = tp/tq.
     sp, sq = _ratio(sensitivity)
     ep, eq = _ratio(epsilon)
-    vp, vq = _ratio(value)
     tp, tq = (1 << k, 1) if k >= 0 else (1, 1 << -k)
     # scale_steps = (Fraction(sensitivity) + step) / (Fraction(epsilon) * step),
     # in lowest terms with a positive denominator (what the sampler reads).
@@ -308,15 +329,8 @@ def laplace_on_grid(
         t, s = -t, -s
     if t <= 0:
         raise ValueError("scale must be > 0.")
-    # n = round(Fraction(value) / step): ties to even, exactly.
-    q, r = divmod(vp * tq, vq * tp)
-    twice = 2 * r
-    n = q + (twice > vq * tp or (twice == vq * tp and q % 2 == 1))
-    z = _discrete_laplace(t, s, rng)
-    # float((n + z) * step), float(eff_sensitivity / Fraction(epsilon)).
-    m = n + z
-    release = (m << k) / 1 if k >= 0 else m / tq
-    return release, (eff_num * eq) / (eff_den * ep), k
+    # float(eff_sensitivity / Fraction(epsilon)) as the last item.
+    return k, tp, tq, t, s, (eff_num * eq) / (eff_den * ep)
 
 
 def _ratio(x) -> tuple[int, int]:

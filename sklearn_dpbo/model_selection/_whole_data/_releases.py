@@ -4,7 +4,6 @@ the anchored selection and the selected score's Laplace (proofs: :mod:`._fit`)."
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 
 import numpy as np
 
@@ -67,13 +66,15 @@ def _release_params(scores, mode, eps, k, scorer, rng, default_row=None):
         what = "the parts' votes (sensitivity 1)"
         bound = float(k)
     else:
-        utilities, sensitivity = scores.mean(axis=0), scorer.sensitivity_for(k)
+        # scores.mean(axis=0) (the same sum, divided by k), without its wrapper
+        utilities = np.add.reduce(scores, axis=0) / k
+        sensitivity = scorer.sensitivity_for(k)
         what = f"the scores averaged over k={k} disjoint parts"
         bound = max(abs(b) for b in scorer.bounds)
     utilities, sensitivity, _, note = _anchored(
         utilities, sensitivity, eps, default_row, mode, bound
     )
-    release = release_best_params_selection(
+    return release_best_params_selection(
         utilities,
         epsilon=eps,
         sensitivity=sensitivity,
@@ -81,8 +82,8 @@ def _release_params(scores, mode, eps, k, scorer, rng, default_row=None):
         rng=rng,
         mechanism=f"{mode.selection} over {what}{note}",
         assumption="none (subsample-and-aggregate: one row moves one part)",
+        reference=_REFERENCE,
     )
-    return replace(release, reference=_REFERENCE)
 
 
 def _release_default(index: int) -> Release:
@@ -135,7 +136,7 @@ def releases_from_scores(
     the defaults (the one scored column) at no cost; ``eps_score=None``: no score."""
     k = scores.shape[0]
     low, high = scorer.bounds
-    scores = np.clip(np.where(np.isfinite(scores), scores, low), low, high)
+    scores = np.where(np.isfinite(scores), scores, low).clip(low, high)
     if eps_params is not None:
         releases = [
             _release_params(scores, mode, eps_params, k, scorer, rng, default_row)
@@ -145,6 +146,6 @@ def releases_from_scores(
         releases = [_release_default(default_row)]
         chosen = 0
     if eps_score is not None:
-        value = float(np.clip(scores[:, chosen].mean(), low, high))
+        value = float(min(max(np.add.reduce(scores[:, chosen]) / k, low), high))
         releases.append(_release_score(value, eps_score, k, scorer, rng, train_size))
     return releases
