@@ -29,6 +29,7 @@ post-processing of a DP release of ``U_rᵀ C y``.
 
 from __future__ import annotations
 
+import hashlib
 import math
 from dataclasses import dataclass
 
@@ -63,8 +64,19 @@ def _design_factor(P: np.ndarray, u: np.ndarray) -> np.ndarray:
 
 
 def _leverages(P: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """ω_j = p_jᵀ W(u)⁻¹ p_j for every column p_j of P."""
-    V = solve_triangular(_design_factor(P, u), P, lower=True)
+    """ω_j = p_jᵀ W(u)⁻¹ p_j for every column p_j of P (P finite).
+
+    The factor of :func:`_design_factor` without its copies: the lower
+    triangle of the raw QR output is Rᵀ, and the sign flips the factor
+    makes are exact, so the solve gives the same ω bit for bit.
+    """
+    r = P.shape[0]
+    h, _ = np.linalg.qr((P * np.sqrt(u)).T, mode="raw")
+    L = h[:, :r]  # lower triangle Rᵀ (Householder vectors above: not read)
+    diag = np.abs(np.diag(L))
+    if not (diag.size and diag.min() > 1e-13 * diag.max()):
+        L = _design_factor(P, u)  # the jittered-Cholesky fallback
+    V = solve_triangular(L, P, lower=True, check_finite=False)
     return np.sum(V**2, axis=0)
 
 
@@ -82,6 +94,8 @@ def d_optimal_design(
     weight. The final certificate is computed on *all* n points.
     """
     r, n = P.shape
+    if not np.all(np.isfinite(P)):
+        raise ValueError("the cloaking map contains infs or NaNs.")
     keep = np.arange(n)
     u = np.full(n, 1.0 / n)
     it = 0
@@ -139,8 +153,32 @@ class CloakingCovariance:
         return int(self.basis.shape[1])
 
 
+_SOLVED: dict = {}  # digest of a public map C and tol → its CloakingCovariance
+_SOLVED_MAX = 8
+
+
 def cloak(C: np.ndarray, *, tol: float = 1e-3) -> CloakingCovariance:
-    """Rank-reduce C and solve the cloaking problem (spec §4.5, §4.6 steps 3–5)."""
+    """Rank-reduce C and solve the cloaking problem (spec §4.5, §4.6 steps 3–5).
+
+    The solution is a deterministic function of the public C and ``tol``:
+    the last few are kept (arrays read-only), so refitting on the same
+    public inputs with other outputs solves the design once.
+    """
+    C = np.ascontiguousarray(C, dtype=float)
+    key = (C.shape, float(tol), hashlib.sha256(C.tobytes()).digest())
+    if key not in _SOLVED:
+        cov = _cloak(C, tol)
+        for a in (cov.basis, cov.reduced_map, cov.factor):
+            a.setflags(write=False)
+        if cov.design is not None:
+            cov.design.weights.setflags(write=False)
+        while len(_SOLVED) >= _SOLVED_MAX:
+            del _SOLVED[next(iter(_SOLVED))]  # oldest first
+        _SOLVED[key] = cov
+    return _SOLVED[key]
+
+
+def _cloak(C: np.ndarray, tol: float) -> CloakingCovariance:
     n_q = C.shape[0]
     if C.size == 0 or not np.any(C):
         # No output can move the predictions: nothing to protect, no noise.
