@@ -35,6 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.linalg import solve_triangular
+from scipy.linalg.lapack import dtrtrs
 
 from ..bo._gp_posterior import robust_cholesky
 
@@ -64,19 +65,23 @@ def _design_factor(P: np.ndarray, u: np.ndarray) -> np.ndarray:
 
 
 def _leverages(P: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """ω_j = p_jᵀ W(u)⁻¹ p_j for every column p_j of P (P finite).
+    """ω_j = p_jᵀ W(u)⁻¹ p_j for every column p_j of P (P finite, float64).
 
     The factor of :func:`_design_factor` without its copies: the lower
     triangle of the raw QR output is Rᵀ, and the sign flips the factor
-    makes are exact, so the solve gives the same ω bit for bit.
+    makes are exact, so the same LAPACK solve gives the same ω bit for bit.
     """
     r = P.shape[0]
     h, _ = np.linalg.qr((P * np.sqrt(u)).T, mode="raw")
     L = h[:, :r]  # lower triangle Rᵀ (Householder vectors above: not read)
     diag = np.abs(np.diag(L))
-    if not (diag.size and diag.min() > 1e-13 * diag.max()):
-        L = _design_factor(P, u)  # the jittered-Cholesky fallback
-    V = solve_triangular(L, P, lower=True, check_finite=False)
+    if diag.size and diag.min() > 1e-13 * diag.max():
+        # What solve_triangular(L, P, lower=True) calls for this Fortran L.
+        V, info = dtrtrs(L, P, lower=1)
+        if info != 0:
+            raise np.linalg.LinAlgError("singular design factor")
+    else:  # the jittered-Cholesky fallback
+        V = solve_triangular(_design_factor(P, u), P, lower=True)
     return np.sum(V**2, axis=0)
 
 
@@ -99,8 +104,9 @@ def d_optimal_design(
     keep = np.arange(n)
     u = np.full(n, 1.0 / n)
     it = 0
+    Pk = P
     while True:
-        omega = _leverages(P[:, keep], u)
+        omega = _leverages(Pk, u)
         excess = float(np.max(omega)) / r - 1.0
         if excess <= tol or it >= max_iter:
             break
@@ -114,6 +120,7 @@ def d_optimal_design(
             alive = omega >= h
             if not np.all(alive) and np.count_nonzero(alive) >= r:
                 keep, u = keep[alive], u[alive] / u[alive].sum()
+                Pk = P[:, keep]
     weights = np.zeros(n)
     weights[keep] = u
     omega_all = _leverages(P, weights)
