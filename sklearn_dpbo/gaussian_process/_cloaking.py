@@ -161,28 +161,29 @@ class CloakingCovariance:
 
 
 _SOLVED: dict = {}  # digest of a public map C and tol → its CloakingCovariance
-_SOLVED_MAX = 8
+_SOLVED_BYTES = 2**26  # the kept solutions' arrays take at most 64 MiB
 
 
 def cloak(C: np.ndarray, *, tol: float = 1e-3) -> CloakingCovariance:
     """Rank-reduce C and solve the cloaking problem (spec §4.5, §4.6 steps 3–5).
 
     The solution is a deterministic function of the public C and ``tol``:
-    the last few are kept (arrays read-only), so refitting on the same
+    the latest (64 MiB) are kept, arrays read-only, so refitting on the same
     public inputs with other outputs solves the design once.
     """
     C = np.ascontiguousarray(C, dtype=float)
     key = (C.shape, float(tol), hashlib.sha256(C.tobytes()).digest())
     if key not in _SOLVED:
         cov = _cloak(C, tol)
-        for a in (cov.basis, cov.reduced_map, cov.factor):
+        arrays = [cov.basis, cov.reduced_map, cov.factor]
+        arrays += [] if cov.design is None else [cov.design.weights]
+        for a in arrays:
             a.setflags(write=False)
-        if cov.design is not None:
-            cov.design.weights.setflags(write=False)
-        while len(_SOLVED) >= _SOLVED_MAX:
+        size = sum(a.nbytes for a in arrays)
+        while _SOLVED and size + sum(b for _, b in _SOLVED.values()) > _SOLVED_BYTES:
             del _SOLVED[next(iter(_SOLVED))]  # oldest first
-        _SOLVED[key] = cov
-    return _SOLVED[key]
+        _SOLVED[key] = (cov, size)
+    return _SOLVED[key][0]
 
 
 def _cloak(C: np.ndarray, tol: float) -> CloakingCovariance:

@@ -269,6 +269,20 @@ def test_d_optimal_design_on_a_known_optimum():
     assert abs(design.weights[2] - 1 / 3) > 0.3
 
 
+def test_cloak_solves_a_public_map_once():
+    """The same public map and tol: the same solution, read-only (refits with
+    other outputs do not solve again; no caller can change a later release)."""
+    X = np.linspace(0, 5, 20)[:, None]
+    C_map = ExactPosterior(RBF(1.0), X, 0.1).mean_map(X[::3])
+    first = cloak(C_map)
+    assert cloak(C_map.copy()) is first
+    with pytest.raises(ValueError, match="read-only"):
+        first.factor[0, 0] = 0.0
+    assert cloak(C_map, tol=1e-4) is not first
+    with pytest.raises(ValueError, match="NaN"):
+        d_optimal_design(np.array([[np.nan, 1.0]]))
+
+
 def test_cloaking_zero_map_needs_no_noise():
     cov = cloak(np.zeros((3, 5)))
     assert cov.rank == 0 and cov.sensitivity_factor == 0.0
