@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -162,6 +163,7 @@ class CloakingCovariance:
 
 _SOLVED: dict = {}  # digest of a public map C and tol → its CloakingCovariance
 _SOLVED_BYTES = 2**26  # the kept solutions' arrays take at most 64 MiB
+_SOLVED_LOCK = threading.Lock()  # fits may run in threads
 
 
 def cloak(C: np.ndarray, *, tol: float = 1e-3) -> CloakingCovariance:
@@ -173,17 +175,20 @@ def cloak(C: np.ndarray, *, tol: float = 1e-3) -> CloakingCovariance:
     """
     C = np.ascontiguousarray(C, dtype=float)
     key = (C.shape, float(tol), hashlib.sha256(C.tobytes()).digest())
-    if key not in _SOLVED:
-        cov = _cloak(C, tol)
-        arrays = [cov.basis, cov.reduced_map, cov.factor]
-        arrays += [] if cov.design is None else [cov.design.weights]
-        for a in arrays:
-            a.setflags(write=False)
-        size = sum(a.nbytes for a in arrays)
+    with _SOLVED_LOCK:
+        if key in _SOLVED:
+            return _SOLVED[key][0]
+    cov = _cloak(C, tol)
+    arrays = [cov.basis, cov.reduced_map, cov.factor]
+    arrays += [] if cov.design is None else [cov.design.weights]
+    for a in arrays:
+        a.setflags(write=False)
+    size = sum(a.nbytes for a in arrays)
+    with _SOLVED_LOCK:
         while _SOLVED and size + sum(b for _, b in _SOLVED.values()) > _SOLVED_BYTES:
             del _SOLVED[next(iter(_SOLVED))]  # oldest first
         _SOLVED[key] = (cov, size)
-    return _SOLVED[key][0]
+    return cov
 
 
 def _cloak(C: np.ndarray, tol: float) -> CloakingCovariance:
