@@ -29,11 +29,14 @@ post-processing of a DP release of ``U_rᵀ C y``.
 
 from __future__ import annotations
 
+import hashlib
 import math
+import threading
 from dataclasses import dataclass
 
 import numpy as np
 from scipy.linalg import solve_triangular
+from scipy.linalg.lapack import dtrtrs
 
 from ..bo._gp_posterior import robust_cholesky
 
@@ -63,8 +66,23 @@ def _design_factor(P: np.ndarray, u: np.ndarray) -> np.ndarray:
 
 
 def _leverages(P: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """ω_j = p_jᵀ W(u)⁻¹ p_j for every column p_j of P."""
-    V = solve_triangular(_design_factor(P, u), P, lower=True)
+    """ω_j = p_jᵀ W(u)⁻¹ p_j for every column p_j of P (P finite, float64).
+
+    The factor of :func:`_design_factor` without its copies: the lower
+    triangle of the raw QR output is Rᵀ, and the sign flips the factor
+    makes are exact, so the same LAPACK solve gives the same ω bit for bit.
+    """
+    r = P.shape[0]
+    h, _ = np.linalg.qr((P * np.sqrt(u)).T, mode="raw")
+    L = h[:, :r]  # lower triangle Rᵀ (Householder vectors above: not read)
+    diag = np.abs(np.diag(L))
+    if diag.size and diag.min() > 1e-13 * diag.max():
+        # What solve_triangular(L, P, lower=True) calls for this Fortran L.
+        V, info = dtrtrs(L, P, lower=1)
+        if info != 0:
+            raise np.linalg.LinAlgError("singular design factor")
+    else:  # the jittered-Cholesky fallback
+        V = solve_triangular(_design_factor(P, u), P, lower=True)
     return np.sum(V**2, axis=0)
 
 
@@ -82,11 +100,14 @@ def d_optimal_design(
     weight. The final certificate is computed on *all* n points.
     """
     r, n = P.shape
+    if not np.all(np.isfinite(P)):
+        raise ValueError("the cloaking map contains infs or NaNs.")
     keep = np.arange(n)
     u = np.full(n, 1.0 / n)
     it = 0
+    Pk = P
     while True:
-        omega = _leverages(P[:, keep], u)
+        omega = _leverages(Pk, u)
         excess = float(np.max(omega)) / r - 1.0
         if excess <= tol or it >= max_iter:
             break
@@ -100,6 +121,7 @@ def d_optimal_design(
             alive = omega >= h
             if not np.all(alive) and np.count_nonzero(alive) >= r:
                 keep, u = keep[alive], u[alive] / u[alive].sum()
+                Pk = P[:, keep]
     weights = np.zeros(n)
     weights[keep] = u
     omega_all = _leverages(P, weights)
@@ -139,8 +161,38 @@ class CloakingCovariance:
         return int(self.basis.shape[1])
 
 
+_SOLVED: dict = {}  # digest of a public map C and tol → its CloakingCovariance
+_SOLVED_BYTES = 2**26  # the kept solutions' arrays take at most 64 MiB
+_SOLVED_LOCK = threading.Lock()  # fits may run in threads
+
+
 def cloak(C: np.ndarray, *, tol: float = 1e-3) -> CloakingCovariance:
-    """Rank-reduce C and solve the cloaking problem (spec §4.5, §4.6 steps 3–5)."""
+    """Rank-reduce C and solve the cloaking problem (spec §4.5, §4.6 steps 3–5).
+
+    The solution is a deterministic function of the public C and ``tol``:
+    the latest (64 MiB) are kept, arrays read-only, so refitting on the same
+    public inputs with other outputs solves the design once.
+    """
+    C = np.asarray(C, dtype=float)
+    digest = hashlib.sha256(C.tobytes()).digest()  # values in C order
+    key = (C.shape, C.strides, float(tol), digest)  # layout: same BLAS calls
+    with _SOLVED_LOCK:
+        if key in _SOLVED:
+            return _SOLVED[key][0]
+    cov = _cloak(C, tol)
+    arrays = [cov.basis, cov.reduced_map, cov.factor]
+    arrays += [] if cov.design is None else [cov.design.weights]
+    for a in arrays:
+        a.setflags(write=False)
+    size = sum(a.nbytes for a in arrays)
+    with _SOLVED_LOCK:
+        while _SOLVED and size + sum(b for _, b in _SOLVED.values()) > _SOLVED_BYTES:
+            del _SOLVED[next(iter(_SOLVED))]  # oldest first
+        _SOLVED[key] = (cov, size)
+    return cov
+
+
+def _cloak(C: np.ndarray, tol: float) -> CloakingCovariance:
     n_q = C.shape[0]
     if C.size == 0 or not np.any(C):
         # No output can move the predictions: nothing to protect, no noise.

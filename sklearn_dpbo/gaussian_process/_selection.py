@@ -209,12 +209,16 @@ def cv_sensitivity(maps, folds, n: int, e: float, width: float) -> float:
     return float(min(e * e, 2.0 * e * width) + np.max(total))
 
 
-def cv_sse(maps, folds, y: np.ndarray, e: float) -> float:
-    """Σ_f Σ_{i ∈ T_f} clip(y_i − ŷ_i, −e, e)² (reads the private outputs)."""
+def cv_sse(maps, folds, y: np.ndarray, e: float):
+    """Σ_f Σ_{i ∈ T_f} clip(y_i − ŷ_i, −e, e)² (reads the private outputs).
+
+    ``y`` of shape (n,) gives a float; a stack of output vectors, shape
+    (m, n), gives the m scores at once (an array).
+    """
     total = 0.0
     for (train, test), C in zip(folds, maps):
-        r = np.clip(y[test] - C @ y[train], -e, e)
-        total += float(r @ r)
+        r = np.clip(y[..., test] - (C @ y[..., train].T).T, -e, e)
+        total += float(r @ r) if r.ndim == 1 else np.einsum("ij,ij->i", r, r)
     return total
 
 

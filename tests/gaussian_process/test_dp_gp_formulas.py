@@ -269,6 +269,20 @@ def test_d_optimal_design_on_a_known_optimum():
     assert abs(design.weights[2] - 1 / 3) > 0.3
 
 
+def test_cloak_solves_a_public_map_once():
+    """The same public map and tol: the same solution, read-only (refits with
+    other outputs do not solve again; no caller can change a later release)."""
+    X = np.linspace(0, 5, 20)[:, None]
+    C_map = ExactPosterior(RBF(1.0), X, 0.1).mean_map(X[::3])
+    first = cloak(C_map)
+    assert cloak(C_map.copy()) is first
+    with pytest.raises(ValueError, match="read-only"):
+        first.factor[0, 0] = 0.0
+    assert cloak(C_map, tol=1e-4) is not first
+    with pytest.raises(ValueError, match="NaN"):
+        d_optimal_design(np.array([[np.nan, 1.0]]))
+
+
 def test_cloaking_zero_map_needs_no_noise():
     cov = cloak(np.zeros((3, 5)))
     assert cov.rank == 0 and cov.sensitivity_factor == 0.0
@@ -298,11 +312,14 @@ def test_cv_sensitivity_bounds_brute_force(ls, e):
     for _ in range(150):  # random and extreme outputs in [−d/2, d/2]
         y = rng.choice([-d / 2, d / 2], size=n) * rng.uniform(0, 1, size=n) ** 0.2
         base = cv_sse(maps, folds, y, e)
-        for j in range(n):
-            for t in np.linspace(-d / 2 - y[j], d / 2 - y[j], 9):
-                y2 = y.copy()
-                y2[j] += t
-                worst = max(worst, abs(cv_sse(maps, folds, y2, e) - base))
+        # The 9n neighbours: y_j moved by each of 9 steps t spanning [−d/2, d/2].
+        t = np.linspace(-d / 2 - y, d / 2 - y, 9)  # t[:, j]
+        Y2 = np.tile(y, (9 * n, 1))
+        Y2[np.arange(9 * n), np.repeat(np.arange(n), 9)] += t.T.ravel()
+        worst = max(worst, np.max(np.abs(cv_sse(maps, folds, Y2, e) - base)))
+    # The stacked scores are the one-vector scores.
+    one = [cv_sse(maps, folds, y2, e) for y2 in Y2[::7]]
+    np.testing.assert_allclose(cv_sse(maps, folds, Y2[::7], e), one, rtol=1e-12)
     assert worst <= bound
     assert worst >= 0.3 * bound  # not vacuous
 
@@ -326,14 +343,13 @@ def test_paper_selection_sensitivity_is_invalid():
     sq = np.array([np.max(np.sum(C**2, axis=0)) for C in maps])
     paper_train = float(np.sum(np.sort(d**2 * sq)[::-1][: k - 1]))
     ours = cv_sensitivity(maps, folds, n, e, d)
-    worst_train = worst_total = 0.0
-    for bits in itertools.product([-1.0, 1.0], repeat=n):
-        y = np.array(bits) * d / 2
-        base = cv_sse(maps, folds, y, e)
-        for j in range(n):
-            y2 = y.copy()
-            y2[j] = -y[j]
-            worst_total = max(worst_total, abs(cv_sse(maps, folds, y2, e) - base))
+    Y = np.array(list(itertools.product([-1.0, 1.0], repeat=n))) * d / 2
+    Y2 = np.repeat(Y[:, None, :], n, axis=1)  # Y2[v, j]: vertex v, y_j flipped
+    Y2[:, np.arange(n), np.arange(n)] *= -1
+    flips = cv_sse(maps, folds, Y2.reshape(-1, n), e).reshape(len(Y), n)
+    worst_total = np.max(np.abs(flips - cv_sse(maps, folds, Y, e)[:, None]))
+    worst_train = 0.0
+    for y in Y:
         # The training-fold change for every flipped j at once: flipping
         # y_j (j in tr) moves the residuals y_te − C y_tr by 2 y_j C[:, j].
         change = np.zeros(n)
