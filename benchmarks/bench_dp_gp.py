@@ -60,7 +60,6 @@ from __future__ import annotations
 
 import argparse
 import ast
-import contextlib
 import json
 import math
 import os
@@ -291,43 +290,6 @@ def nonprivate_selection(X, y, Xq, eps_rel, paper_faithful, seed, sel_grid=SEL_G
         for maps, pen in zip(selection.maps, selection.penalties)
     ]
     return grid[int(np.argmax(utilities))]
-
-
-@contextlib.contextmanager
-def cloak_once():
-    """Solve each cloaking design once while the block runs (speed only).
-
-    ``cloak(C)`` is a deterministic function of the public matrix C and the
-    solver settings (no noise, no private value): the RMSE table solves the
-    same C up to four times (the paper's and the analytic multiplier, the
-    private and the non-private selection on one split). The memo keys on
-    C's bytes and the settings and hands back the same solution, its arrays
-    read-only (a caller writing into one would raise instead of changing a
-    later release).
-    Not used around :func:`timing`, which measures the solver.
-    """
-    import sklearn_dpbo.gaussian_process._release as release
-
-    real = release.cloak
-    memo: dict = {}
-
-    def cloak(C, **kwargs):
-        C = np.asarray(C)
-        key = (C.shape, C.dtype.str, C.tobytes(), tuple(sorted(kwargs.items())))
-        if key not in memo:
-            cov = real(C, **kwargs)
-            arrays = [cov.basis, cov.reduced_map, cov.factor]
-            arrays += [cov.design.weights] if cov.design is not None else []
-            for a in arrays:
-                a.setflags(write=False)
-            memo[key] = cov
-        return memo[key]
-
-    release.cloak = cloak
-    try:
-        yield
-    finally:
-        release.cloak = real
 
 
 def rmse_table(
@@ -566,18 +528,17 @@ def main():
         for key, (X, y) in data.items():
             print(f"[{key}] n={len(y)}")
             t0 = time.perf_counter()
-            with cloak_once():
-                table = rmse_table(
-                    X,
-                    y,
-                    seeds,
-                    eps_list,
-                    ells,
-                    widths,
-                    with_selection=True,
-                    like_for_like=True,
-                    sel_grid=QUICK_SEL_GRID if quick else SEL_GRID,
-                )
+            table = rmse_table(
+                X,
+                y,
+                seeds,
+                eps_list,
+                ells,
+                widths,
+                with_selection=True,
+                like_for_like=True,
+                sel_grid=QUICK_SEL_GRID if quick else SEL_GRID,
+            )
             result[key] = {"rmse": table, "standard_noise": standard_noise(X)}
             print(f"  {time.perf_counter() - t0:.1f}s")
             for r in result[key]["rmse"]:
