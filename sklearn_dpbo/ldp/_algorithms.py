@@ -247,9 +247,8 @@ class _ATALearner(_NystromLearner):
             idx = np.searchsorted(self._keys, query, side="right")
             idx += np.arange(S.size)[:, None]
             kept = W * np.concatenate([self._cum[a] for a in S])[idx]
-            r = np.zeros(self.m)
-            for row in kept:  # summed in S's order
-                r += row
+            # Σ over S in S's order, from 0 (accumulate: sequential by definition)
+            r = 0.0 + np.cumsum(kept, axis=0)[-1]
             theta = V_inv_half @ r
             self.mean = Phi @ theta
             self.var = _dtc_variance(self.K_diag, Phi, (U / w) @ U.T, self.p.lam)
