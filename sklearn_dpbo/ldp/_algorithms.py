@@ -21,7 +21,8 @@ import numbers
 from dataclasses import dataclass, replace
 
 import numpy as np
-from scipy.linalg import cho_factor, cho_solve
+from scipy.linalg.lapack import dpotrf as _potrf
+from scipy.linalg.lapack import dpotrs as _potrs
 
 from ..bo._acquisition import ucb_beta
 from ..privacy._validation import check_probability
@@ -67,22 +68,25 @@ def _argmax(values: np.ndarray, rng: np.random.Generator) -> int:
     return int(top[rng.integers(top.size)])
 
 
-def aggregated_posterior(K, counts, sums, lam):
+def aggregated_posterior(K_diag, KS, KSS, counts_S, sums_S, lam):
     """μ, σ² over all candidates and ln det(I_t + λ⁻¹K_t), from (c_j, Σ y).
 
     μ = K_{:,S} A⁻¹ (s_S / c_S), σ² = diag K − diag(K_{:,S} A⁻¹ K_{S,:}),
-    A = K_SS + λ diag(1/c_S), S = {j : c_j > 0}.
+    A = K_SS + λ diag(1/c_S), S = {j : c_j > 0}; ``KS`` = K_{:,S} and
+    ``KSS`` = K_SS (kept by the learner while S is unchanged). LAPACK's
+    potrf/potrs are called directly (what ``cho_factor``/``cho_solve`` call,
+    without their per-call checks: every input here is finite).
     """
-    S = np.flatnonzero(counts)  # non-empty: called after a report
-    diag = np.diag(K).copy()
-    c = counts[S].astype(float)
-    A = K[np.ix_(S, S)] + np.diag(lam / c)
-    cf = cho_factor(A, lower=True)
-    KS = K[:, S]
-    mean = KS @ cho_solve(cf, sums[S] / c)
-    W = cho_solve(cf, KS.T)
-    var = np.maximum(diag - (KS * W.T).sum(axis=1), 0.0)
-    logdet = 2.0 * float(np.log(np.diag(cf[0])).sum()) + float(np.log(c / lam).sum())
+    c = counts_S.astype(float)
+    A = KSS.copy()
+    A.flat[:: A.shape[0] + 1] += lam / c
+    L, info = _potrf(A, lower=True, clean=False)
+    if info:
+        raise np.linalg.LinAlgError("K_SS + λ diag(1/c) is not positive definite")
+    mean = KS @ _potrs(L, sums_S / c, lower=True)[0]
+    W = _potrs(L, KS.T, lower=True)[0]
+    var = np.maximum(K_diag - (KS * W.T).sum(axis=1), 0.0)
+    logdet = 2.0 * float(np.log(np.diag(L)).sum()) + float(np.log(c / lam).sum())
     return mean, var, logdet
 
 
@@ -125,8 +129,13 @@ class _AggregatedGP(_Learner):
         self.counts[j] += 1
         self.sums[j] += self._value(y)
         self.t += 1
+        if self.counts[j] == 1:  # S grows: new kernel slices
+            S = self._S = np.flatnonzero(self.counts)
+            self._KS = self.p.K[:, S]
+            self._KSS = self._KS[S]
+        S = self._S
         self.mean, self.var, self.logdet = aggregated_posterior(
-            self.p.K, self.counts, self.sums, self.p.lam
+            self.K_diag, self._KS, self._KSS, self.counts[S], self.sums[S], self.p.lam
         )
         self.beta = self._beta()
 
@@ -167,15 +176,18 @@ class _NystromLearner(_Learner):
         super().__init__(problem, rng, settings)
         self.q = settings.q
         self.dictionary = np.zeros(0, dtype=int)
+        self._Phi = None
         self.m = 0
         self.beta = settings.scale * problem.rkhs_norm
 
     def _embed(self):
         """(Φ over all candidates, observed indices, Ṽ) for a fresh dictionary."""
         D = _sample_dictionary(self.counts, self.var, self.q, self.rng)
+        if not np.array_equal(D, self.dictionary) or self._Phi is None:
+            self._Phi = nystrom_embedding(self.p.K, D)  # Φ depends on D only
         self.dictionary = D  # public: drawn from the learner's public rng
         self.m = int(D.size)
-        Phi = nystrom_embedding(self.p.K, D)
+        Phi = self._Phi
         S = np.flatnonzero(self.counts)
         PhiS = Phi[S]
         V = (PhiS.T * self.counts[S]) @ PhiS + self.p.lam * np.eye(self.m)
@@ -188,11 +200,13 @@ class _ATALearner(_NystromLearner):
     def __init__(self, problem, rng, settings):
         super().__init__(problem, rng, settings)
         n = problem.K.shape[0]
-        # Per candidate: reports sorted by |ȳ| and their prefix sums, so
-        # Σ ȳ·1{|ȳ| ≤ thr} is one searchsorted.
-        self._abs = [np.empty(0) for _ in range(n)]
-        self._cum = [np.zeros(1) for _ in range(n)]
+        # Per candidate: reports sorted by |ȳ| (stably) and their prefix
+        # sums; all reports as complex keys j + i|ȳ| in lexicographic order
+        # (numpy's order for complex), so Σ ȳ·1{|ȳ| ≤ thr} at every observed
+        # candidate and direction is one searchsorted.
         self._vals = [np.empty(0) for _ in range(n)]
+        self._cum = [np.zeros(1) for _ in range(n)]
+        self._keys = np.empty(0, dtype=complex)
         self.b = math.inf
 
     def _constants(self):
@@ -206,10 +220,12 @@ class _ATALearner(_NystromLearner):
         return b, a.scale * (B + noise * log_term ** (al / (1.0 + al)) * growth)
 
     def update(self, j: int, y: float) -> None:
-        vals = np.append(self._vals[j], y)
-        order = np.argsort(np.abs(vals), kind="stable")
-        self._vals[j] = vals[order]
-        self._abs[j] = np.abs(self._vals[j])
+        keys, key = self._keys, complex(j, abs(y))
+        g = int(keys.searchsorted(key, side="right"))
+        self._keys = np.concatenate((keys[:g], [key], keys[g:]))
+        # after the reports of candidates < j and those at j with |ȳ'| ≤ |y|
+        vals, g = self._vals[j], g - int(self.counts[:j].sum())
+        self._vals[j] = np.concatenate((vals[:g], [y], vals[g:]))
         self._cum[j] = np.concatenate(([0.0], np.cumsum(self._vals[j])))
         self.counts[j] += 1
         self.t += 1
@@ -221,12 +237,18 @@ class _ATALearner(_NystromLearner):
             W = Phi[S] @ V_inv_half  # rows u_{·,τ} for τ at each candidate
             # r̂ = Σ_τ u_{·,τ} ȳ_τ 1{|u_{·,τ} ȳ_τ| ≤ b}: a report at the a-th
             # observed candidate is kept in direction i iff |ȳ| ≤ b / |W[a, i]|.
-            r = np.zeros(self.m)
+            # The keys ≤ a + i·thr are those of candidates < a and the kept
+            # ones at a; the prefix sums of S's candidates, concatenated, hold
+            # one more entry (the leading 0) per earlier candidate of S.
+            query = np.empty(W.shape, dtype=complex)
+            query.real = S[:, None]
             with np.errstate(divide="ignore"):
-                thr = b / np.abs(W)
-            for row, a in enumerate(S):
-                idx = np.searchsorted(self._abs[a], thr[row], side="right")
-                r += W[row] * self._cum[a][idx]
+                query.imag = b / np.abs(W)
+            idx = np.searchsorted(self._keys, query, side="right")
+            idx += np.arange(S.size)[:, None]
+            kept = W * np.concatenate([self._cum[a] for a in S])[idx]
+            # Σ over S in S's order, from 0 (accumulate: sequential by definition)
+            r = 0.0 + np.cumsum(kept, axis=0)[-1]
             theta = V_inv_half @ r
             self.mean = Phi @ theta
             self.var = _dtc_variance(self.K_diag, Phi, (U / w) @ U.T, self.p.lam)
