@@ -40,6 +40,11 @@ def pytest_configure(config):
     config.addinivalue_line(
         "markers", "xdist_group(name): tests run by one pytest-xdist worker"
     )
+    config.addinivalue_line(
+        "markers",
+        "ends_loky_pool: an error inside a loky Parallel (joblib ends the "
+        "reusable worker pool); run after the other tests",
+    )
     _choose_distribution(config)
 
 
@@ -70,10 +75,14 @@ def _xdist_worker(config) -> bool:
 # expensive module fixture are one unit (``xdist_group``; such units go
 # first). The long tests (subprocesses, statistical audits) are collected
 # first, so the many short ones fill the gaps and the workers finish
-# together instead of one running a minute-long audit at the end. Only the
-# order changes (a stable sort). Set here rather than in setup.cfg's
-# addopts: .ci/version_smoke.py runs pytest with that setup.cfg and without
-# xdist, where ``--dist`` is not an option.
+# together instead of one running a minute-long audit at the end. Tests
+# marked ``ends_loky_pool`` go last: joblib ends its reusable loky pool on
+# an error inside a Parallel (joblib 1.6: any job or driver error), and the
+# next test using loky would start new workers, each importing
+# sklearn_dpbo (~2.5 s of CPU a worker); run last, the other tests share
+# one pool per process. Only the order changes (a stable sort). Set here
+# rather than in setup.cfg's addopts: .ci/version_smoke.py runs pytest with
+# that setup.cfg and without xdist, where ``--dist`` is not an option.
 # ---------------------------------------------------------------------------
 _DIST_FLAGS = ("--dist", "-d", "--distload")
 
@@ -109,6 +118,8 @@ def _start_rank(item) -> int:
         return 0  # a subprocess (benchmark smoke run)
     if item.get_closest_marker("slow") is not None:
         return 1  # a statistical audit
+    if item.get_closest_marker("ends_loky_pool") is not None:
+        return 3  # after every test that could reuse the loky pool
     return 2
 
 

@@ -165,6 +165,7 @@ def test_window_bounds_the_jobs_running_at_once():
     assert running[1] == 3  # never more than the window, and it is used
 
 
+@pytest.mark.ends_loky_pool  # n_jobs=2
 @pytest.mark.parametrize("n_jobs", [1, 2])
 def test_a_failing_job_raises_its_error(n_jobs):
     class Driver:

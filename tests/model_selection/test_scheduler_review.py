@@ -50,6 +50,7 @@ class _RaisesOnResult:
             raise self.error
 
 
+@pytest.mark.ends_loky_pool  # backend="loky"
 @pytest.mark.parametrize("backend", ["loky", "threading"])
 @pytest.mark.parametrize("error", [ValueError("public check"), KeyboardInterrupt()])
 def test_a_driver_error_stops_the_stream_without_a_joblib_warning(backend, error):

@@ -53,7 +53,7 @@ from sklearn_dpbo.model_selection._progress import (
 
 READ_LINE = READ_TEXT.format("the validation set")
 
-N_TRAIN, N_VAL, N_OWNERS = 150, 60, 12
+N_TRAIN, N_VAL, N_OWNERS = 150, 48, 12  # 4 rows an owner
 N_ITER, N_CANDIDATES = 4, 6
 EPSILON, DELTA = 1.0, 1e-3
 SPACE = {"logisticregression__C": (1e-3, 1e2, "log-uniform")}

@@ -414,7 +414,11 @@ def test_record_blocks_in_workers_give_the_in_thread_values(monkeypatch):
     blocks of records: the utilities are exactly those computed in-thread."""
     from sklearn_dpbo.model_selection import _evaluation
 
-    X, y, X_val, y_val = _data(seed=6, m=600)
+    # Smaller blocks than the library's (public, per-block cost only): four
+    # blocks of 50 records over two workers instead of two blocks of 300.
+    monkeypatch.setattr(_evaluation, "BLOCK_ROWS", 50)
+    X, y, X_val, y_val = _data(seed=6, m=200)
+    assert len(_evaluation.record_blocks(len(y_val), 2)) == 4
     est = make_pipeline(FunctionTransformer(np.tanh), LogisticRegression())
     here = observe(_search(est, n_jobs=1), X, y, X_val, y_val)
     monkeypatch.setattr(_evaluation, "_score_here", lambda *a, **k: False)
