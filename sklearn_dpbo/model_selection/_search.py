@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import warnings
+from contextlib import nullcontext
 from dataclasses import replace
 
-from joblib import Parallel
+from joblib import Parallel, effective_n_jobs
 from sklearn.base import BaseEstimator, MetaEstimatorMixin
 from sklearn.utils import get_tags
 from sklearn.utils.metadata_routing import UNUSED
@@ -471,7 +472,11 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         data = SearchData(X_tr, y_tr, X_va, y_va, fit_params, charge, val_groups)
         plan, other_scorers = data.prepare(plan, other_scorers, self.estimator)
         run = _MODES[plan.mode.method]
-        with Parallel(n_jobs=self.n_jobs, pre_dispatch=self.pre_dispatch) as parallel:
+        with (
+            nullcontext(in_order)
+            if effective_n_jobs(self.n_jobs) == 1  # as joblib would: in this thread
+            else Parallel(n_jobs=self.n_jobs, pre_dispatch=self.pre_dispatch)
+        ) as parallel:
             rng = check_privacy_rng(self.noise_random_state)
             ctx = SearchContext(self, plan, data, parallel, rng, progress)
             releases, index, extra = run_sealed(
@@ -488,3 +493,9 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         refit(self, X_tr, y_tr, fit_params, selected_fit)  # the releases stand
         progress.done()
         return self
+
+
+def in_order(tasks) -> list:
+    """Run joblib ``delayed`` tasks one after the other in this thread (what
+    :class:`joblib.Parallel` does with one job, without building it)."""
+    return [func(*args, **kwargs) for func, args, kwargs in tasks]
