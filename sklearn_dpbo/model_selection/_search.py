@@ -32,18 +32,19 @@ from ._fitted import (
 from ._gp_ucb import run_gp_ucb
 from ._inputs import check_inputs
 from ._lipschitz import run_lipschitz
-from ._metrics import (
-    plan_for_metrics,
-    run_with_other_metrics,
-    search_scorers,
-)
+from ._metrics import plan_for_metrics, run_with_other_metrics
 from ._noise_check import warn_useless_releases
 from ._private_model._fit import fit_private_model
 from ._private_selection import FITTED_KEY, run_private_selection
 from ._progress import ProgressPrinter
 from ._routing import metadata_routing, route_fit_params, route_score_params
 from ._sealed import run_sealed
-from ._search_params import PARAMETER_CONSTRAINTS, check_set_params, check_settings
+from ._search_params import (
+    PARAMETER_CONSTRAINTS,
+    check_set_params,
+    check_settings,
+    check_settings_and_metrics,
+)
 from ._splits import check_cpu_inputs, split_data
 from ._whole_data._fit import fit_whole_data, whole_data_requested
 
@@ -407,8 +408,7 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         """
         clear_fitted(self)
         # 1. Settings, plan and cost: public, before any data is touched.
-        plan = check_settings(self)
-        _, other_scorers = search_scorers(self)
+        plan, other_scorers = check_settings_and_metrics(self)
         plan = plan_for_metrics(
             plan, other_scorers, self.budget_split, self.release_score
         )
