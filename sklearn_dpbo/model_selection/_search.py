@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import warnings
+from contextlib import nullcontext
 from dataclasses import replace
 
-from joblib import Parallel
+from joblib import Parallel, effective_n_jobs
 from sklearn.base import BaseEstimator, MetaEstimatorMixin
 from sklearn.utils import get_tags
 from sklearn.utils.metadata_routing import UNUSED
@@ -31,18 +32,19 @@ from ._fitted import (
 from ._gp_ucb import run_gp_ucb
 from ._inputs import check_inputs
 from ._lipschitz import run_lipschitz
-from ._metrics import (
-    plan_for_metrics,
-    run_with_other_metrics,
-    search_scorers,
-)
+from ._metrics import plan_for_metrics, run_with_other_metrics
 from ._noise_check import warn_useless_releases
 from ._private_model._fit import fit_private_model
 from ._private_selection import FITTED_KEY, run_private_selection
 from ._progress import ProgressPrinter
 from ._routing import metadata_routing, route_fit_params, route_score_params
 from ._sealed import run_sealed
-from ._search_params import PARAMETER_CONSTRAINTS, check_set_params, check_settings
+from ._search_params import (
+    PARAMETER_CONSTRAINTS,
+    check_set_params,
+    check_settings,
+    check_settings_and_metrics,
+)
 from ._splits import check_cpu_inputs, split_data
 from ._whole_data._fit import fit_whole_data, whole_data_requested
 
@@ -406,8 +408,7 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         """
         clear_fitted(self)
         # 1. Settings, plan and cost: public, before any data is touched.
-        plan = check_settings(self)
-        _, other_scorers = search_scorers(self)
+        plan, other_scorers = check_settings_and_metrics(self)
         plan = plan_for_metrics(
             plan, other_scorers, self.budget_split, self.release_score
         )
@@ -471,7 +472,11 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         data = SearchData(X_tr, y_tr, X_va, y_va, fit_params, charge, val_groups)
         plan, other_scorers = data.prepare(plan, other_scorers, self.estimator)
         run = _MODES[plan.mode.method]
-        with Parallel(n_jobs=self.n_jobs, pre_dispatch=self.pre_dispatch) as parallel:
+        with (
+            nullcontext(in_order)
+            if effective_n_jobs(self.n_jobs) == 1  # as joblib would: in this thread
+            else Parallel(n_jobs=self.n_jobs, pre_dispatch=self.pre_dispatch)
+        ) as parallel:
             rng = check_privacy_rng(self.noise_random_state)
             ctx = SearchContext(self, plan, data, parallel, rng, progress)
             releases, index, extra = run_sealed(
@@ -488,3 +493,9 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         refit(self, X_tr, y_tr, fit_params, selected_fit)  # the releases stand
         progress.done()
         return self
+
+
+def in_order(tasks) -> list:
+    """Run joblib ``delayed`` tasks one after the other in this thread (what
+    :class:`joblib.Parallel` does with one job, without building it)."""
+    return [func(*args, **kwargs) for func, args, kwargs in tasks]

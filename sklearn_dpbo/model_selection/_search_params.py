@@ -107,6 +107,12 @@ def check_set_params(search, params: dict) -> None:
 
 def check_settings(search) -> SearchPlan:
     """Validate everything that does not need data; return the public plan."""
+    return check_settings_and_metrics(search)[0]
+
+
+def check_settings_and_metrics(search) -> tuple[SearchPlan, dict]:
+    """:func:`check_settings`'s plan and the scorers of the other metrics
+    (``{name: DPScorer}``, from the same :func:`search_scorers` call)."""
     if isinstance(search.cv, numbers.Integral) and not isinstance(search.cv, bool):
         check_cv_structure(search.cv)  # cv=1, cv=5: why, before the generic message
     search._validate_params()
@@ -139,7 +145,7 @@ def check_settings(search) -> SearchPlan:
     check_release_budgets(
         epsilon, delta, search.budget_split, search.release_score, mode.method
     )
-    scorer, _ = search_scorers(search)
+    scorer, other_scorers = search_scorers(search)
     offset, scale = gp_units(mode, scorer.bounds)
     if not math.isfinite(offset):
         raise ValueError("score_offset must be finite.")
@@ -154,7 +160,7 @@ def check_settings(search) -> SearchPlan:
     if mode.method == "lipschitz":
         check_assumption_2(search.estimator, candidates, scorer)
     check_cv_structure(search.cv)
-    return SearchPlan(
+    plan = SearchPlan(
         epsilon=epsilon,
         delta=delta,
         scorer=scorer,
@@ -165,6 +171,7 @@ def check_settings(search) -> SearchPlan:
         tie_break=public_rng(search.random_state).permutation(len(candidates)),
         mode=mode,
     )
+    return plan, other_scorers
 
 
 def _check_gp_ucb(mode, delta: float, release_score: bool) -> None:

@@ -196,7 +196,8 @@ class DPScorer:
         values = np.asarray(self.record_score(y, out, *extra), dtype=float)
         if not self.greater_is_better:
             values = -values
-        m = _num_samples(X)
+        # _num_samples's answer for an ndarray, without its checks (per record).
+        m = X.shape[0] if type(X) is np.ndarray and X.ndim else _num_samples(X)
         if values.shape != (m,):
             raise ValueError(
                 f"The per-record score returned shape {values.shape} for {m} "

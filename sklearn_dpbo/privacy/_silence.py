@@ -31,11 +31,15 @@ def quiet(private: bool = True):
         if not private:
             yield
             return
+        # logging.disable clears every logger's cache: called only to change
+        # the level (not when an enclosing quiet() already set it).
         disabled = logging.root.manager.disable
-        logging.disable(_EVERY_LEVEL)
+        if disabled != _EVERY_LEVEL:
+            logging.disable(_EVERY_LEVEL)
         try:
             sink = io.StringIO()
             with redirect_stdout(sink), redirect_stderr(sink):
                 yield
         finally:
-            logging.disable(disabled)
+            if logging.root.manager.disable != disabled:
+                logging.disable(disabled)
