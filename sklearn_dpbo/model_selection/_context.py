@@ -160,7 +160,7 @@ class SearchContext:
     search: Any  # the DPBayesSearchCV (its mode-independent parameters)
     plan: SearchPlan
     data: SearchData
-    parallel: Any  # a joblib.Parallel
+    parallel: Any  # a joblib.Parallel, or in_order for one job
     rng: Any  # noise source with randrange (private; never stored)
     progress: Any  # a _progress.ProgressPrinter: sealed at the first private read
 
