@@ -14,6 +14,8 @@ types are public.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import math
 import numbers
 import warnings
@@ -288,6 +290,25 @@ def check_weights(sample_weight, n: int, owner: str):
     return np.clip(np.nan_to_num(w, nan=0.0, posinf=1.0, neginf=0.0), 0.0, 1.0)
 
 
+_CHECKED_ROWS: contextvars.ContextVar = contextvars.ContextVar(
+    "checked_rows", default=None
+)
+
+
+@contextlib.contextmanager
+def checked_rows(X: np.ndarray):
+    """Within, ``predict`` (and the other prediction methods) of this package's
+    learners takes this very array ``X`` without scikit-learn's ``validate_data``
+    when fitted on arrays of its width: for the library's own validation rows,
+    a 2-D float64 array it built (the private-model mode's runs). Any other
+    input is checked as usual."""
+    token = _CHECKED_ROWS.set(X)
+    try:
+        yield
+    finally:
+        _CHECKED_ROWS.reset(token)
+
+
 SHARED_CONSTRAINTS: dict = {
     "epsilon": EPSILON_CONSTRAINTS,
     "bounds": [None, tuple, list],
@@ -419,8 +440,15 @@ class DPLearnerMixin(CachedParamNamesMixin):
             return self._fit_private(X, y, rng, sample_weight=weights)
 
     def _predict_rows(self, X) -> np.ndarray:
-        """Rows to predict on: checked like ``fit``'s, mapped by the same public map."""
-        check_is_fitted(self)
-        X = self._float_rows(X, reset=False)
+        """Rows to predict on: checked like ``fit``'s (but the library's own
+        :func:`checked_rows`), mapped by the same public map."""
+        if not (
+            X is not None
+            and X is _CHECKED_ROWS.get()
+            and getattr(self, "n_features_in_", None) == X.shape[1]
+            and not hasattr(self, "feature_names_in_")
+        ):
+            check_is_fitted(self)
+            X = self._float_rows(X, reset=False)
         with np.errstate(all="ignore"):
             return self._rows(X)

@@ -230,8 +230,7 @@ def newton(X, s, lam, lin, max_iter, tol=None, stats=None, weights=None, loss=LO
             return v
         curv = loss.curvature(mz, p)
         H = (AT * (curv if weights is None else weights * curv)) @ A / n
-        H.flat[:: d + 1] += lam
-        step = _solve(H, grad)
+        step = _solve(H, lam, grad)
         if step is None:  # H singular in floating point
             return None
         drop = float(grad @ step)
@@ -266,15 +265,17 @@ def newton(X, s, lam, lin, max_iter, tol=None, stats=None, weights=None, loss=LO
     return v if math.sqrt(float(grad @ grad)) <= tol else None
 
 
-def _solve(H, g):
-    """H⁻¹g, or None if H is singular; 2×2 in closed form (Cramer)."""
+def _solve(H, lam, g):
+    """(H + lam·I)⁻¹g, or None if singular; 2×2 in closed form (Cramer)."""
     if len(g) == 2:
         (a, b), (c, e) = H.tolist()
+        a, e = a + lam, e + lam
         det = a * e - b * c
         if det == 0:
             return None
         g0, g1 = g.tolist()
         return np.array([(e * g0 - b * g1) / det, (a * g1 - c * g0) / det])
+    H.flat[:: len(g) + 1] += lam
     try:
         return np.linalg.solve(H, g)
     except np.linalg.LinAlgError:

@@ -32,9 +32,10 @@ intercept).
   when they drew V twice. Every run re-clipped the same training and
   validation rows; the draws memoise the learner's ``clip_rows`` on its
   arguments' values (``_audit.clip_rows_once``: a pure function of them, so
-  every model, score and release is the same), and the learner's checked and
-  mapped validation rows (``_audit.predict_rows_once``, the same argument).
-  They run inside ``quiet()``, as the fit runs the strategy.
+  every model, score and release is the same); the validation rows are
+  scored as the fit scores them (the library's ``checked_rows``: not
+  re-validated by scikit-learn). They run inside ``quiet()``, as the fit
+  runs the strategy.
 - Power: the same mechanism with K fixed at 5 (best of 5 runs, no random
   stopping) leaks ≈ 5ε₀ = 2.5 through "every run scored ≤ 0" (P ≈ 0.5⁵ on
   V′, (0.5e^−0.5)⁵ on V); it must be caught (ε̂ > ε). Its outcomes are the
@@ -125,9 +126,8 @@ def _draw(role, n, fixed_runs=None, coarse=False):
         pm._fit_and_score = _oracle(1.0 if role == "V" else 0.0)
     out = np.empty(n, dtype=int)
     try:
-        rows_once = predict_rows_once(DPLogisticRegression)
         # quiet(): the section the fit runs the strategy in (fit_private_model)
-        with quiet(), clip_rows_once(logistic), rows_once:
+        with quiet(), clip_rows_once(logistic):
             for i in range(n):
                 ctx.rng = secure_source()
                 o = _outcome(pm._random_stopping(ctx, cfg)[0])

@@ -139,3 +139,39 @@ def test_target_range_pair(cancer):
     assert 100 < est.intercept_ < 250
     with pytest.raises(ValueError, match="low < high"):
         DPLinearRegression(target_bound=(1, 0), data_norm=1.0).fit(X, y)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn_dpbo.PrivacyLeakWarning")  # the seed
+def test_checked_rows_skip_validation_of_that_array_only(monkeypatch):
+    """``checked_rows`` (the private-model runs' validation rows): that very
+    array is predicted without ``validate_data``, with the public path's
+    values; another array, another width or an unfitted learner is checked."""
+    from sklearn.exceptions import NotFittedError
+
+    import sklearn_dpbo.dp_learners._base as base
+
+    X = np.random.default_rng(0).normal(size=(30, 3))
+    y = (X[:, 0] > 0).astype(int)
+    est = DPLogisticRegression(data_norm=2.0, noise_random_state=0).fit(X, y)
+    public = est.decision_function(X), est.predict_proba(X), est.predict(X)
+    narrow = DPLogisticRegression(data_norm=2.0, noise_random_state=0)
+    narrow.fit(X[:, :2], y)
+
+    def refused(*args, **kwargs):
+        raise AssertionError("validate_data called")
+
+    monkeypatch.setattr(base, "validate_data", refused)
+    with base.checked_rows(X):
+        fast = est.decision_function(X), est.predict_proba(X), est.predict(X)
+        for call in (
+            lambda: est.predict(X.copy()),
+            lambda: narrow.predict(X),
+        ):
+            with pytest.raises(AssertionError, match="validate_data called"):
+                call()
+        with pytest.raises(NotFittedError):
+            DPLogisticRegression().predict(X)
+    with pytest.raises(AssertionError, match="validate_data called"):
+        est.predict(X)
+    for a, b in zip(public, fast):
+        np.testing.assert_array_equal(a, b)

@@ -37,6 +37,7 @@ import numpy as np
 from sklearn.base import clone
 
 from ..._compat import _get_feature_names, _num_samples, _safe_split
+from ...dp_learners._base import checked_rows
 from ...privacy._accounting import PrivacyReport, Release
 from ...privacy._mechanisms import permute_and_flip
 from ...privacy._silence import quiet
@@ -182,18 +183,33 @@ def _prune_for(strategy, learner, candidates, n_fit, epsilon, eta):
 
 
 # One run (fit at ε_fit on the training part, clean validation score)
+def _candidate(learner, params: dict, privacy: dict):
+    """``clone(learner).set_params(**params, **privacy)``, the candidate's values
+    copied. A learner of this package (flat parameters, stored untouched by its
+    constructor) is built at once from ``learner``'s parameters: ``learner``
+    is the search's own copy (``run`` in :func:`fit_private_model`), so no
+    value of the user's estimator is shared."""
+    params = clone(params, safe=False)
+    if is_diffprivlib(learner):
+        return clone(learner).set_params(**params, **privacy)
+    est = type(learner)(**{**learner.get_params(deep=False), **params, **privacy})
+    if hasattr(learner, "_metadata_request"):  # as clone copies it
+        est._metadata_request = clone(learner._metadata_request)
+    return est
+
+
 def _fit_and_score(learner, params, eps_fit, X_tr, y_tr, X_va, y_va, scorer, rng):
     """(model, clean validation score in [low, high]); ``eps_fit`` the learner's ε,
     or its privacy parameters (a dict: ``_zcdp``)."""
     low, high = scorer.bounds
     privacy = eps_fit if isinstance(eps_fit, dict) else {"epsilon": eps_fit}
-    est = clone(learner).set_params(**clone(params, safe=False), **privacy)
-    est = fit_dp_learner(est, X_tr, y_tr, rng)
+    est = fit_dp_learner(_candidate(learner, params, privacy), X_tr, y_tr, rng)
     if X_va is None:
         return est, low
-    values = scorer.record_values(est, X_va, y_va, private=False)
+    with checked_rows(X_va):  # float64 rows of the fitted width (float_entries)
+        values = scorer.record_values(est, X_va, y_va, private=False)
     value = float(np.mean(values)) if len(values) else low
-    return est, float(np.clip(value if math.isfinite(value) else low, low, high))
+    return est, float(min(max(value, low), high) if math.isfinite(value) else low)
 
 
 def _run(ctx, params, eps_fit):
@@ -515,7 +531,7 @@ def fit_private_model(search, plan, X, y, fit_params, other_scorers, extra):
             if val is not None:
                 X_va, y_va = _safe_split(learner, Xp, yp, val, train)
             del Xp, yp
-            ctx.learner, ctx.scorer = learner, plan.scorer
+            ctx.learner, ctx.scorer = clone(learner), plan.scorer  # _candidate
             ctx.m = 0 if val is None else len(val)
             ctx.parts = (X_tr, y_tr, X_va, y_va)
             release, *rest = _STRATEGIES[cfg["strategy"]](ctx, cfg)
