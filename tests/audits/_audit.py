@@ -56,7 +56,6 @@ __all__ = [
     "Secrets",
     "binned",
     "clip_rows_once",
-    "predict_rows_once",
     "solve_once",
     "cp_lower",
     "cp_upper",
@@ -460,53 +459,6 @@ def clip_rows_once(*modules):
     with contextlib.ExitStack() as stack:
         for module in modules:
             stack.enter_context(mock.patch.object(module, "clip_rows", clip_rows))
-        yield
-
-
-@contextlib.contextmanager
-def predict_rows_once(*classes):
-    """``cls._predict_rows`` of each DP learner class, memoised on its inputs.
-
-    A learner's ``predict`` maps X through ``_predict_rows``: scikit-learn's
-    ``validate_data`` (types and shapes), then the public map of ``fit``
-    (bounds, clipping, intercept). An audit that scores N fitted learners on
-    the same validation rows re-checked and re-mapped the same rows on every
-    draw. The result is a pure function of the rows and of the learner's
-    public parameters and ``n_features_in_`` (never of its fitted weights),
-    so the memo keys on exactly those: a NumPy array's bytes, shape and
-    dtype, ``get_params()``, ``n_features_in_``; any other input (a
-    DataFrame, a learner fitted with feature names) runs the real method.
-    The rows are returned read-only. Speed only: every prediction, score
-    and release is the one the real method gives
-    (``test_audit_private_model.test_memoised_rows_change_no_value``).
-    """
-    memo: dict = {}
-
-    def patched(real):
-        def _predict_rows(self, X):
-            if type(X) is not np.ndarray or hasattr(self, "feature_names_in_"):
-                return real(self, X)
-            key = (
-                type(self),
-                repr(sorted(self.get_params().items())),
-                getattr(self, "n_features_in_", None),
-                X.shape,
-                X.dtype.str,
-                X.tobytes(),
-            )
-            out = memo.get(key)
-            if out is None:
-                out = real(self, X)
-                out.setflags(write=False)
-                memo[key] = out
-            return out
-
-        return _predict_rows
-
-    with contextlib.ExitStack() as stack:
-        for cls in classes:
-            real = cls._predict_rows
-            stack.enter_context(mock.patch.object(cls, "_predict_rows", patched(real)))
         yield
 
 

@@ -33,10 +33,9 @@ public functions of the candidate: :func:`_model_edges`).
   seen whole by the score family (the 24-outcome family sums 8 bounds:
   with the library's score noise ÷ 10 it gave ε̂ = 0.52 at N = 2,000,
   the score family 1.36). The V draws serve both neighbours (as in
-  ``test_audit_private_model``; false alarms add up to 2α). Memoised pure
-  functions (``_audit.clip_rows_once``, ``predict_rows_once``) make a
-  draw cheaper; every model, score and release is the one the real
-  functions give.
+  ``test_audit_private_model``; false alarms add up to 2α). A memoised
+  pure function (``_audit.clip_rows_once``) makes a draw cheaper; every
+  model, score and release is the one the real functions give.
 
 What these pairs can show. The accounting is an upper bound, loose here
 (Papernot & Steinke's theorem, then the RDP → (ε, δ) conversion). On the
@@ -99,7 +98,6 @@ from _audit import (
     delta_audit,
     epsilon_lower_bound,
     in_worker_processes,
-    predict_rows_once,
 )
 from scipy import stats
 
@@ -207,8 +205,7 @@ def _draw(role, n, broken=None):
         )
     out = np.empty(n, dtype=int)
     try:
-        rows_once = predict_rows_once(DPGradientDescentLogisticRegression)
-        with warnings.catch_warnings(), clip_rows_once(logistic), rows_once:
+        with warnings.catch_warnings(), clip_rows_once(logistic):
             warnings.simplefilter("ignore")
             for i in range(n):
                 ctx.rng = secure_source()
@@ -295,8 +292,8 @@ def test_power_broken_variant_is_caught(broken, role, n):
 
 @pytest.mark.parametrize("role", ["V", "train"])
 def test_memoised_rows_change_no_value(role):
-    """``clip_rows_once`` and ``predict_rows_once`` are speed only for this
-    learner too: the same seeded runs give the same models and scores."""
+    """``clip_rows_once`` is speed only for this learner too: the same seeded
+    runs give the same models and scores."""
     import random
 
     ctx, cfg = _capture(role)
@@ -312,16 +309,11 @@ def test_memoised_rows_change_no_value(role):
         return out
 
     plain = runs()
-    real_rows = DPGradientDescentLogisticRegression._predict_rows
-    with (
-        clip_rows_once(logistic),
-        predict_rows_once(DPGradientDescentLogisticRegression),
-    ):
+    with clip_rows_once(logistic):
         memoised, again = runs(), runs()
     assert memoised == again == plain
     assert len({str(run) for run in plain}) == len(plain)  # fresh noise per run
     assert logistic.clip_rows is _base.clip_rows  # the real ones are back
-    assert DPGradientDescentLogisticRegression._predict_rows is real_rows
 
 
 # ---------------------------------------------------------------------------
