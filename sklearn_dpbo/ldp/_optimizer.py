@@ -205,6 +205,12 @@ class LDPBayesianOptimizer:
                 "the learner's constants assume it chose every queried point."
             )
         value = float(report.value)
+        if not math.isfinite(value):  # the randomisers' reports always are
+            raise ValueError(
+                f"the report's value is {value!r}: a LaplaceRandomizer or "
+                "RandomizedResponse report is always finite, so this report was "
+                "not made by the owner's randomiser; it is not recorded."
+            )
         self.learner_.update(j, value - self.spec_.midpoint)
         self.history_.append((j, value))
         self._pending = None

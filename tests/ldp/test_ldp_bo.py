@@ -78,6 +78,26 @@ def test_tell_refuses_bare_numbers_and_foreign_reports():
         opt.tell(x, client.privatize(0.5))
 
 
+@pytest.mark.parametrize("algorithm", ["ldp-tgp-ucb", "ldp-ata-gp-ucb", "gp-ucb"])
+@pytest.mark.parametrize("value", [math.nan, math.inf, -math.inf])
+def test_tell_refuses_a_non_finite_report(algorithm, value):
+    """A randomiser's report is always finite: a forged non-finite one is
+    refused before the learner sees it (a NaN key would break ATA's sorted
+    reports of the other candidates), and nothing is recorded."""
+    client = LaplaceRandomizer((0.0, 1.0), 1.0)
+    opt = LDPBayesianOptimizer(SPACE, client, 10, algorithm=algorithm, random_state=0)
+    j = opt.ask_index()
+    opt.tell(j, client.privatize(0.5))
+    j = opt.ask_index()
+    counts = opt.learner_.counts.copy()
+    with pytest.raises(ValueError, match="always finite"):
+        opt.tell(j, LDPReport(value, opt.spec_))
+    assert len(opt.history_) == 1
+    np.testing.assert_array_equal(opt.learner_.counts, counts)
+    opt.tell(j, client.privatize(0.5))  # the ask still stands
+    assert len(opt.history_) == 2
+
+
 def test_learner_holds_no_client_rng_and_pickles():
     with pytest.warns(PrivacyLeakWarning):
         client = LaplaceRandomizer((0.0, 1.0), 1.0, noise_random_state=4)
