@@ -70,12 +70,9 @@ class ReleasePlan:
 
 
 def paper_sensitivity_factor(posterior: ExactPosterior) -> float:
-    """The paper's bound max(P, N) on max_j sqrt([AKA]_jj) (eqs. 3–4, ``msense``).
-
-    P (N) is the largest row sum of A with negative (positive) entries set
-    to zero. Valid for kernels with values in [0, 1] by the paper's
-    argument, which is informal; always larger than the exact value here.
-    """
+    """The paper's bound max(P, N) on max_j sqrt([AKA]_jj) (eqs. 3–4, ``msense``):
+    P (N) the largest row sum of A with negative (positive) entries zeroed.
+    Valid for kernels in [0, 1] by the paper's informal argument."""
     n = posterior.X.shape[0]
     A = cho_solve((posterior.L, True), np.eye(n), check_finite=False)
     pos = np.clip(A, 0, None).sum(axis=1).max()
