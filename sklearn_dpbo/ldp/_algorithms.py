@@ -73,9 +73,7 @@ def aggregated_posterior(K_diag, KS, KSS, counts_S, sums_S, lam):
 
     μ = K_{:,S} A⁻¹ (s_S / c_S), σ² = diag K − diag(K_{:,S} A⁻¹ K_{S,:}),
     A = K_SS + λ diag(1/c_S), S = {j : c_j > 0}; ``KS`` = K_{:,S} and
-    ``KSS`` = K_SS (kept by the learner while S is unchanged). LAPACK's
-    potrf/potrs are called directly (what ``cho_factor``/``cho_solve`` call,
-    without their per-call checks: every input here is finite).
+    ``KSS`` = K_SS (kept while S is unchanged); LAPACK potrf/potrs directly.
     """
     c = counts_S.astype(float)
     A = KSS.copy()
@@ -200,10 +198,8 @@ class _ATALearner(_NystromLearner):
     def __init__(self, problem, rng, settings):
         super().__init__(problem, rng, settings)
         n = problem.K.shape[0]
-        # Per candidate: reports sorted by |ȳ| (stably) and their prefix
-        # sums; all reports as complex keys j + i|ȳ| in lexicographic order
-        # (numpy's order for complex), so Σ ȳ·1{|ȳ| ≤ thr} at every observed
-        # candidate and direction is one searchsorted.
+        # per candidate: reports sorted by |ȳ| and prefix sums; all reports as
+        # complex keys j + i|ȳ| (sorted), so each truncated sum is a searchsorted
         self._vals = [np.empty(0) for _ in range(n)]
         self._cum = [np.zeros(1) for _ in range(n)]
         self._keys = np.empty(0, dtype=complex)
@@ -353,8 +349,7 @@ def _option_or_positive(value, name: str, options: tuple, what: str = ""):
 
 
 class _Algorithm:
-    """Parameters of one algorithm (stored untouched by the dataclass
-    ``__init__``, compared and hashed by value, validated by ``start``)."""
+    """Parameters of one algorithm (a dataclass, validated by ``start``)."""
 
     #: c of ``width="practical"``: β_t = c × the theory β_t [E].
     practical_width = 1.0

@@ -88,11 +88,8 @@ class MechanismSpec:
 
 @dataclass(frozen=True)
 class LDPReport:
-    """One privatised reward: the only thing a learner may receive.
-
-    ``value`` is in reward units (unbiased for the clipped reward);
-    ``spec`` is the public description of the randomiser that produced it.
-    """
+    """One privatised reward, the only thing a learner may receive: ``value``
+    (reward units, unbiased for the clipped reward) and the randomiser's ``spec``."""
 
     value: float
     spec: MechanismSpec
@@ -162,8 +159,7 @@ class _Randomizer:
     def report(
         self, objective: Callable[..., float], *args: Any, **kwargs: Any
     ) -> LDPReport:
-        """Evaluate ``objective(*args, **kwargs)`` and return only its report
-        (an exception of the objective propagates unchanged)."""
+        """The report of ``objective(*args, **kwargs)`` (its exceptions propagate)."""
         return self.privatize(objective(*args, **kwargs))
 
     def __repr__(self) -> str:
