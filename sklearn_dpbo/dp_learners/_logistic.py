@@ -32,8 +32,6 @@ from ._objective import (
     objective_plan,
 )
 
-__all__ = ["DPLogisticRegression", "logistic_sensitivity", "output_regularization"]
-
 
 def output_regularization(n: int, C: float, row_norm: float) -> float:
     """Λ = max(1/(C n), (R²/4)/(κ_max − 1)): the solver's conditioning floor."""
