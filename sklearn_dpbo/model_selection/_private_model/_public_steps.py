@@ -165,9 +165,7 @@ def fit_public_steps(steps: list, X) -> tuple[list, Any, int]:
 def _entry(v) -> Any:
     """One entry on its own: a number, a numeric string's number, a string, NaN."""
     f = number_or_nan(v)
-    if not math.isnan(f) or not isinstance(v, str):
-        return f
-    return v
+    return v if math.isnan(f) and isinstance(v, str) else f
 
 
 def _row_container(values: list, X) -> Any:
@@ -181,9 +179,7 @@ def _row_container(values: list, X) -> Any:
 
 
 def _dense(Z) -> np.ndarray:
-    if hasattr(Z, "toarray"):
-        Z = Z.toarray()
-    return np.asarray(Z)
+    return np.asarray(Z.toarray() if hasattr(Z, "toarray") else Z)
 
 
 def _row_wise(step: Any) -> bool:
