@@ -13,11 +13,8 @@ from scipy.special import erfcx, log_ndtr
 
 
 def ucb_beta(t: int, n_candidates: int, delta: float) -> float:
-    """β_t = 2 log(|Λ| t² π² / (3δ)) (Kusner et al. Algorithm 1, line 3).
-
-    Used where no guarantee rests on it; mode ``"gp-ucb"`` uses
-    :func:`gp_ucb_beta`.
-    """
+    """β_t = 2 log(|Λ| t² π² / (3δ)) (Kusner et al. Algorithm 1, line 3), where no
+    guarantee rests on it (mode ``"gp-ucb"``: :func:`gp_ucb_beta`)."""
     return 2.0 * math.log(n_candidates * t * t * math.pi**2 / (3.0 * delta))
 
 
@@ -61,11 +58,8 @@ def upper_confidence_bound(
 def log_expected_improvement(
     mean: np.ndarray, std: np.ndarray, best: float
 ) -> np.ndarray:
-    """log EI(λ) = log(σ (z Φ(z) + φ(z))), z = (μ − best)/σ, stably.
-
-    Finite for every input: σ = 0 gives log(max(μ − best, 0)) floored at
-    −1e300 rather than −inf, so argmax is always defined.
-    """
+    """log EI(λ) = log(σ (z Φ(z) + φ(z))), z = (μ − best)/σ, stably; floored at
+    −1e300 (σ = 0: log(max(μ − best, 0))), so argmax is always defined."""
     mean = np.asarray(mean, dtype=float)
     std = np.asarray(std, dtype=float)
     out = np.full(mean.shape, -1e300)
