@@ -56,9 +56,8 @@ _REFERENCE = {
 
 
 def _output_value(v) -> float:
-    """One private output as a float (one-element sequences unwrapped, a
-    non-number NaN, a too-large int ±inf), decided by that record alone; never
-    raises."""
+    """One private output as a float from that record alone, never raising
+    (one-element sequences unwrapped, a non-number NaN, a too-large int ±inf)."""
     try:
         if isinstance(v, (np.ndarray, list, tuple)):
             items = v.reshape(-1) if isinstance(v, np.ndarray) else v

@@ -88,8 +88,9 @@ class MechanismSpec:
 
 @dataclass(frozen=True)
 class LDPReport:
-    """One privatised reward, the only thing a learner may receive: ``value``
-    (reward units, unbiased for the clipped reward) and the randomiser's ``spec``."""
+    """One privatised reward: the only thing a learner may receive.
+
+    ``value``: reward units, unbiased for the clipped reward; ``spec``: public."""
 
     value: float
     spec: MechanismSpec

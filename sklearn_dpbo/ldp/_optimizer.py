@@ -174,10 +174,8 @@ class LDPBayesianOptimizer:
     def tell(self, x, report: LDPReport) -> None:
         """Record the privatised ``report`` of the candidate ``x`` just asked.
 
-        ``x`` is the dict returned by :meth:`ask` or the index from
-        :meth:`ask_index`; ``report`` an :class:`LDPReport` from a randomiser
-        with this learner's public description (a bare number is refused).
-        """
+        ``x``: the dict from :meth:`ask` or the index from :meth:`ask_index`;
+        ``report``: an :class:`LDPReport` of this learner's randomiser."""
         if self._pending is None:
             raise RuntimeError("tell() without a pending ask(); call ask() first.")
         if not isinstance(report, LDPReport):
