@@ -201,9 +201,8 @@ class DPLogisticRegression(DPLearnerMixin, ClassifierMixin, BaseEstimator):
     def _binary_problems(self, y) -> list[np.ndarray]:
         """s ∈ {−1, +1}^n per binary problem (one, or one per class)."""
         codes = label_codes(y, self.classes)
-        if len(self.classes) == 2:
-            return [np.where(codes == 1, 1.0, -1.0)]
-        return [np.where(codes == k, 1.0, -1.0) for k in range(len(self.classes))]
+        positives = [1] if len(self.classes) == 2 else range(len(self.classes))
+        return [np.where(codes == k, 1.0, -1.0) for k in positives]
 
     def _loss(self):
         """The margin loss objective perturbation minimises (``_objective``)."""

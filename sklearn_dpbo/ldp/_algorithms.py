@@ -60,14 +60,6 @@ class LDPProblem:
     alpha: float = 1.0
 
 
-def _argmax(values: np.ndarray, rng: np.random.Generator) -> int:
-    """argmax with ties broken uniformly at random (public rng) [B code]."""
-    top = np.flatnonzero(values == values.max())
-    if top.size == 1:
-        return int(top[0])
-    return int(top[rng.integers(top.size)])
-
-
 def aggregated_posterior(K_diag, KS, KSS, counts_S, sums_S, lam):
     """μ, σ² over all candidates and ln det(I_t + λ⁻¹K_t), from (c_j, Σ y).
 
@@ -108,7 +100,9 @@ class _Learner:
     def propose(self) -> int:
         if self.t == 0:
             return int(self.rng.integers(self.K_diag.size))  # round 1 [B code]
-        return _argmax(self.mean + self.beta * self.std, self.rng)
+        ucb = self.mean + self.beta * self.std
+        top = np.flatnonzero(ucb == ucb.max())  # ties: uniform, public rng [B code]
+        return int(top[0]) if top.size == 1 else int(top[self.rng.integers(top.size)])
 
 
 class _AggregatedGP(_Learner):
