@@ -111,9 +111,8 @@ def check_dp_learner(estimator: Any, names) -> None:
 
 
 def check_candidate_params(estimator: Any, candidates, n_features: int) -> None:
-    """Every candidate's (and the estimator's own) constraints, privacy parameters,
-    ``classes`` and ``bounds`` (against the public d), checked before any row is
-    read or budget charged; then the no-bounds warning."""
+    """Every candidate's (and the estimator's) parameters checked before any row is
+    read or budget charged (``bounds`` against the public d); then the warning."""
     diffprivlib = is_diffprivlib(estimator)
     for params in [{}, *candidates]:
         est = clone(estimator).set_params(**clone(params, safe=False))
