@@ -269,12 +269,9 @@ class DPLogisticRegression(DPLearnerMixin, ClassifierMixin, BaseEstimator):
         return isinstance(self.C, str)
 
     def _distribution_key(self, n: int, epsilon: float) -> tuple:
-        """A public key: equal keys ⇒ the same distribution of the fitted model.
-
-        Every C on objective perturbation's plateau (Δ > 0), or where output
-        perturbation's conditioning floor binds, gives the same model. With
-        scalar ``bounds`` the radius depends on the unknown d: no C shares.
-        """
+        """A public key, equal ⇒ the same law of the fitted model: every C on the
+        plateau (Δ > 0) or the conditioning floor shares one (scalar ``bounds``:
+        d unknown, none)."""
         params = self.get_params()
         for name in ("C", "epsilon", "noise_random_state"):
             params.pop(name)
