@@ -216,7 +216,8 @@ def transform_rows(steps: list, X, width: int) -> np.ndarray:
                 return Z
         except Exception:  # noqa: BLE001 - some row fails: row by row below
             pass
-        rows = (_slice(batch, i) for i in range(n))
+        rows_of = batch.iloc if _is_pandas(batch, "DataFrame") else batch
+        rows = (rows_of[i : i + 1] for i in range(n))
     else:
         it = X.itertuples(index=False) if _is_pandas(X, "DataFrame") else iter(X)
         rows = (_row_container([_entry(v) for v in row], X) for row in it)
@@ -242,7 +243,3 @@ def _entries_of(X) -> Any:
         return pd.DataFrame(cols, columns=X.columns, dtype=object)
     flat = np.asarray(X, dtype=object).reshape(-1)
     return np.fromiter(map(_entry, flat), dtype=object).reshape(X.shape)
-
-
-def _slice(batch, i: int) -> Any:
-    return batch.iloc[i : i + 1] if _is_pandas(batch, "DataFrame") else batch[i : i + 1]
