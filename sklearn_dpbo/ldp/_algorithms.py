@@ -226,10 +226,8 @@ class _ATALearner(_NystromLearner):
             V_inv_half = (U / np.sqrt(w)) @ U.T
             W = Phi[S] @ V_inv_half  # rows u_{·,τ} for τ at each candidate
             # r̂ = Σ_τ u_{·,τ} ȳ_τ 1{|u_{·,τ} ȳ_τ| ≤ b}: a report at the a-th
-            # observed candidate is kept in direction i iff |ȳ| ≤ b / |W[a, i]|.
-            # The keys ≤ a + i·thr are those of candidates < a and the kept
-            # ones at a; the prefix sums of S's candidates, concatenated, hold
-            # one more entry (the leading 0) per earlier candidate of S.
+            # observed candidate is kept in direction i iff |ȳ| ≤ b / |W[a, i]|:
+            # keys ≤ a + i·thr, offset by one leading 0 per earlier candidate of S.
             query = np.empty(W.shape, dtype=complex)
             query.real = S[:, None]
             with np.errstate(divide="ignore"):

@@ -104,11 +104,9 @@ class LDPBayesianOptimizer:
             or n_calls < 1
         ):
             raise ValueError(f"n_calls must be a positive int; got {n_calls!r}.")
-        name, length_scale = (
-            DEFAULT_KERNEL
-            if kernel is None
-            else internal_kernel(kernel, caller=type(self).__name__)
-        )
+        name, length_scale = DEFAULT_KERNEL
+        if kernel is not None:
+            name, length_scale = internal_kernel(kernel, caller=type(self).__name__)
         lam = float(noise_variance)
         if not (math.isfinite(lam) and lam > 0):
             raise ValueError(f"noise_variance must be finite and > 0; got {lam!r}.")
