@@ -307,10 +307,8 @@ class DPLearnerMixin(CachedParamNamesMixin):
     constructor parameter, ``noise_random_state=None`` the OS CSPRNG.
     :meth:`_fit_private` fits with an explicit noise source on validated
     parameters (the search validates every candidate before any row is
-    read) and re-checks ε, ``bounds`` and ``data_norm``. Rows: ``bounds``
-    maps each feature onto [−1, 1] and clips the row to norm
-    :data:`BOUNDS_NORM_SHARE`·√d; ``data_norm`` clips to that norm; neither:
-    norm 1, with a ``UserWarning`` before any row is read.
+    read) and re-checks ε, ``bounds`` and ``data_norm``. Rows: as
+    :class:`~._logistic.DPLogisticRegression` documents (:meth:`_ball`).
     """
 
     _dp_learner = True
