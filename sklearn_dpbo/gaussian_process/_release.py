@@ -1,11 +1,9 @@
 """The two DP-GP releases, as plans fixed before the outputs are read.
 
-A plan holds everything the mechanism depends on: the linear map
-y ↦ μ_* (public X, X_*, kernel, σ²), the noise design, the sensitivity and
-the calibrated multiplier s (formulas: :class:`DPGaussianProcessRegressor`,
-spec §3.3 and §4.6). It is built from public quantities only (spec DP_GP.md
-§7, "data independence"); :meth:`ReleasePlan.release` is the only function
-that touches the (clipped, normalised) outputs.
+A plan (map y ↦ μ_*, noise design, sensitivity, multiplier s; formulas:
+:class:`DPGaussianProcessRegressor`, spec §3.3, §4.6) is built from public
+quantities only (spec DP_GP.md §7); :meth:`ReleasePlan.release` alone reads
+the (clipped, normalised) outputs.
 """
 
 from __future__ import annotations
