@@ -218,9 +218,8 @@ def _score_part(estimator, candidates, payload, splits, scorer):
 
 @contextmanager
 def _one_thread():
-    """One BLAS/OpenMP thread for a part's fits (parts run in parallel through
-    ``n_jobs``). Limits are process-wide and parts may run in threads: each pin
-    restores what it found, the last to close what the first found."""
+    """One BLAS/OpenMP thread for a part's fits (process-wide; parts may run in
+    threads: each pin restores what it found, the last what the first found)."""
     with _PIN_LOCK:
         if _POOLS[1] != len(sys.modules):
             _POOLS[:] = [ThreadpoolController(), len(sys.modules)]
