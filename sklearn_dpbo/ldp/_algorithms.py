@@ -246,10 +246,8 @@ class _ATALearner(_NystromLearner):
 
 
 def median_of_means_index(Theta: np.ndarray, V: np.ndarray) -> int:
-    """j* = argmin_j median{‖θ_j − θ_s‖_V : s ≠ j} (MENU selection [M]).
-
-    ``Theta`` has one column per group; ties go to the lowest index.
-    """
+    """j* = argmin_j median{‖θ_j − θ_s‖_V : s ≠ j} (MENU selection [M]), θ_j the
+    columns of ``Theta``; ties to the lowest index."""
     G = Theta.T @ V @ Theta
     g = np.diag(G)
     d2 = np.maximum(g[:, None] + g[None, :] - 2.0 * G, 0.0)
