@@ -21,11 +21,9 @@ def ucb_beta(t: int, n_candidates: int, delta: float) -> float:
 def gp_ucb_beta(t: int, n_candidates: int, delta: float) -> float:
     """β_t = 2 log(|Λ| t² π² / δ): GP-UCB's β_t for the releases of mode "gp-ucb".
 
-    ``delta`` is the δ of one release.
-
-    Derivation. Srinivas et al. (2010), Lemma 5.1 (finite D, used by their
-    Theorem 1): with β_t = 2 log(|D| π_t / δ_S), π_t = π² t² / 6 (so that
-    Σ_t 1/π_t = 1),
+    Derivation (``delta``: the δ of one release). Srinivas et al. (2010),
+    Lemma 5.1 (finite D, used by their Theorem 1): with β_t = 2 log(|D| π_t /
+    δ_S), π_t = π² t² / 6 (so that Σ_t 1/π_t = 1),
 
         |f(λ) − μ_{t−1}(λ)| ≤ √β_t σ_{t−1}(λ)  for all λ ∈ Λ and all t ≥ 1
 
