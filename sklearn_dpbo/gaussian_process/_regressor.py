@@ -589,8 +589,7 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
     def sample_y(self, X, n_samples=1, random_state=0):
         """Draws from N(predict(X), cov), ``cov`` of ``predict(return_cov=True)``.
 
-        Public randomness; returns an array of shape (n_query, n_samples).
-        """
+        Public randomness; returns an array of shape (n_query, n_samples)."""
         mean, cov = self.predict(X, return_cov=True)
         L, _ = robust_cholesky(cov)
         rng = np.random.default_rng(public_rng(random_state).integers(2**63 - 1))
