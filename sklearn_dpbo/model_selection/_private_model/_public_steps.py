@@ -1,13 +1,11 @@
 """Pipelines in the private-model mode: steps that learn nothing from the rows.
 
-The accepted steps are listed in ``docs/private_model.md`` (Preprocessing)
-and in :data:`_ACCEPTED`; ``OneHotEncoder`` also needs ``min_frequency`` and
-``max_categories`` unset, a ``ColumnTransformer`` a ``remainder`` of
-``"drop"``, ``"passthrough"`` or an accepted step. Checked from the
-parameters before any row is read (:func:`split_pipeline`), fitted on one
-public dummy row (:func:`fit_public_steps`), applied one row at a time
-(:func:`transform_rows`: row i's output depends on row i alone; a row whose
-transform raises or has another width is a row of NaN).
+The accepted steps: ``docs/private_model.md`` (Preprocessing), :data:`_ACCEPTED`
+and :func:`_check_step`; checked from the parameters before any row is read
+(:func:`split_pipeline`), fitted on one public dummy row
+(:func:`fit_public_steps`), applied one row at a time (:func:`transform_rows`:
+row i's output depends on row i alone; a row whose transform raises or has
+another width is a row of NaN).
 """
 
 from __future__ import annotations
