@@ -117,9 +117,7 @@ def _clip(value, low: float, high: float) -> float:
     a non-number or NaN the worst value ``low`` (like ``DPScorer``)."""
     with nullcontext() if type(value) in _PLAIN else quiet():  # plain: nothing shown
         value = number_or_nan(value, inf_on_overflow=True)
-    if math.isnan(value):
-        return low
-    return min(max(value, low), high)
+    return low if math.isnan(value) else min(max(value, low), high)
 
 
 _PLAIN = (float, int, np.float64)
