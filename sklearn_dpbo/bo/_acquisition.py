@@ -13,22 +13,17 @@ from scipy.special import erfcx, log_ndtr
 
 
 def ucb_beta(t: int, n_candidates: int, delta: float) -> float:
-    """β_t = 2 log(|Λ| t² π² / (3δ)) (Kusner et al. Algorithm 1, line 3).
-
-    Used where no guarantee rests on it; mode ``"gp-ucb"`` uses
-    :func:`gp_ucb_beta`.
-    """
+    """β_t = 2 log(|Λ| t² π² / (3δ)) (Kusner et al. Algorithm 1, line 3), where no
+    guarantee rests on it (mode ``"gp-ucb"``: :func:`gp_ucb_beta`)."""
     return 2.0 * math.log(n_candidates * t * t * math.pi**2 / (3.0 * delta))
 
 
 def gp_ucb_beta(t: int, n_candidates: int, delta: float) -> float:
     """β_t = 2 log(|Λ| t² π² / δ): GP-UCB's β_t for the releases of mode "gp-ucb".
 
-    ``delta`` is the δ of one release.
-
-    Derivation. Srinivas et al. (2010), Lemma 5.1 (finite D, used by their
-    Theorem 1): with β_t = 2 log(|D| π_t / δ_S), π_t = π² t² / 6 (so that
-    Σ_t 1/π_t = 1),
+    Derivation (``delta``: the δ of one release). Srinivas et al. (2010),
+    Lemma 5.1 (finite D, used by their Theorem 1): with β_t = 2 log(|D| π_t /
+    δ_S), π_t = π² t² / 6 (so that Σ_t 1/π_t = 1),
 
         |f(λ) − μ_{t−1}(λ)| ≤ √β_t σ_{t−1}(λ)  for all λ ∈ Λ and all t ≥ 1
 
@@ -61,11 +56,8 @@ def upper_confidence_bound(
 def log_expected_improvement(
     mean: np.ndarray, std: np.ndarray, best: float
 ) -> np.ndarray:
-    """log EI(λ) = log(σ (z Φ(z) + φ(z))), z = (μ − best)/σ, stably.
-
-    Finite for every input: σ = 0 gives log(max(μ − best, 0)) floored at
-    −1e300 rather than −inf, so argmax is always defined.
-    """
+    """log EI(λ) = log(σ (z Φ(z) + φ(z))), z = (μ − best)/σ, stably; floored at
+    −1e300 (σ = 0: log(max(μ − best, 0))), so argmax is always defined."""
     mean = np.asarray(mean, dtype=float)
     std = np.asarray(std, dtype=float)
     out = np.full(mean.shape, -1e300)

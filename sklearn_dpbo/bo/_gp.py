@@ -39,11 +39,8 @@ def as_sklearn_kernel(name: str, length_scale: float) -> Kernel:
 def internal_kernel(
     kernel, param: str = "kernel", caller: str = "this call"
 ) -> tuple[str, float]:
-    """(internal name, length-scale) of ``Matern(nu=2.5)`` or ``RBF``, fixed.
-
-    Anything else raises ``InvalidParameterError`` naming ``param`` of
-    ``caller``, with the reason.
-    """
+    """(internal name, length-scale) of ``Matern(nu=2.5)`` or ``RBF``, fixed; else
+    ``InvalidParameterError`` naming ``param`` of ``caller`` and the reason."""
     if isinstance(kernel, Matern):  # before RBF: Matern subclasses RBF
         name = "matern52" if kernel.nu == 2.5 else None
         reason = "the GP over the candidates computes Matern with nu=2.5 only"

@@ -84,11 +84,8 @@ class ExactPosterior(_Posterior):
         return V, np.zeros((0, V.shape[1]))
 
     def rkhs_factors(self) -> np.ndarray:
-        """sqrt([A K A]_jj) = sqrt(A_jj − σ² Σ_i A_ij²), A = (K + σ²I)⁻¹.
-
-        The RKHS norm of the change of the posterior mean function when y_j
-        moves by one unit (spec §3.1 item 3, with A K A = A − σ² A²).
-        """
+        """sqrt([A K A]_jj) = sqrt(A_jj − σ² Σ_i A_ij²), A = (K + σ²I)⁻¹ (spec §3.1
+        item 3, A K A = A − σ² A²; module docstring)."""
         A = cho_solve((self.L, True), np.eye(self.X.shape[0]), check_finite=False)
         aka = np.diag(A) - self.noise * np.sum(A**2, axis=0)
         return np.sqrt(np.maximum(aka, 0.0))

@@ -39,19 +39,6 @@ from ..privacy._validation import (
     check_privacy_rng,
 )
 
-__all__ = [
-    "BOUNDS_NORM_SHARE",
-    "DPLearnerMixin",
-    "check_bounds",
-    "clip_rows",
-    "label_codes",
-    "map_features",
-    "sample_gamma_norm_noise",
-    "gradient_slack",
-    "conditioned",
-    "solver_iterations",
-]
-
 GRADIENT_TOL = 1e-10
 """‖∇J(ŵ)‖ the solvers reach, relative to the public bound on one row's loss
 gradient (so it stays above the float floor whatever the scales)."""
@@ -225,11 +212,8 @@ NO_BOUNDS_MESSAGE = (
 
 
 def check_targets(y, n: int, owner: str):
-    """``y`` as a 1-D array of n entries, from its shape and type only.
-
-    A column vector is raveled (``DataConversionWarning``); a list or tuple
-    becomes an object array entry by entry (not the batch's dtype).
-    """
+    """``y`` as a 1-D array of n entries, from its shape and type only (a list or
+    tuple as an object array entry by entry; a column raveled with a warning)."""
     if y is None:
         raise ValueError(f"{owner} requires y to be passed, but the target y is None.")
     if isinstance(y, (list, tuple)):
@@ -297,11 +281,8 @@ _CHECKED_ROWS: contextvars.ContextVar = contextvars.ContextVar(
 
 @contextlib.contextmanager
 def checked_rows(X: np.ndarray):
-    """Within, ``predict`` (and the other prediction methods) of this package's
-    learners takes this very array ``X`` without scikit-learn's ``validate_data``
-    when fitted on arrays of its width: for the library's own validation rows,
-    a 2-D float64 array it built (the private-model mode's runs). Any other
-    input is checked as usual."""
+    """Within, this package's learners predict on this very array ``X`` (the
+    library's own 2-D float64 validation rows) without ``validate_data``."""
     token = _CHECKED_ROWS.set(X)
     try:
         yield
@@ -326,10 +307,8 @@ class DPLearnerMixin(CachedParamNamesMixin):
     constructor parameter, ``noise_random_state=None`` the OS CSPRNG.
     :meth:`_fit_private` fits with an explicit noise source on validated
     parameters (the search validates every candidate before any row is
-    read) and re-checks ε, ``bounds`` and ``data_norm``. Rows: ``bounds``
-    maps each feature onto [−1, 1] and clips the row to norm
-    :data:`BOUNDS_NORM_SHARE`·√d; ``data_norm`` clips to that norm; neither:
-    norm 1, with a ``UserWarning`` before any row is read.
+    read) and re-checks ε, ``bounds`` and ``data_norm``. Rows: as
+    :class:`~._logistic.DPLogisticRegression` documents (:meth:`_ball`).
     """
 
     _dp_learner = True
@@ -390,11 +369,8 @@ class DPLearnerMixin(CachedParamNamesMixin):
         return bounds, norm, augmented_norm(norm, self.fit_intercept)
 
     def _float_rows(self, X, *, reset: bool) -> np.ndarray:
-        """``validate_data`` without the finiteness check, then floats per entry.
-
-        scikit-learn's messages for a 1-D or complex X print its values: only
-        their first line (the shape or the type) is kept.
-        """
+        """``validate_data`` without the finiteness check, then floats per entry
+        (of scikit-learn's 1-D/complex X messages only line one: no values)."""
         kw = {"accept_sparse": False, "dtype": None, "ensure_all_finite": False}
         try:
             X = validate_data(self, X, reset=reset, **kw)

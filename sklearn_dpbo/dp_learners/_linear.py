@@ -26,8 +26,6 @@ from ._base import (
     release_weights,
 )
 
-__all__ = ["DPLinearRegression", "ridge_sensitivity", "ridge_regularization"]
-
 
 def ridge_sensitivity(
     n: int, alpha: float, row_norm: float, target_bound: float

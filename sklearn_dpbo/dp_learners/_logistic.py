@@ -32,8 +32,6 @@ from ._objective import (
     objective_plan,
 )
 
-__all__ = ["DPLogisticRegression", "logistic_sensitivity", "output_regularization"]
-
 
 def output_regularization(n: int, C: float, row_norm: float) -> float:
     """Λ = max(1/(C n), (R²/4)/(κ_max − 1)): the solver's conditioning floor."""
@@ -203,9 +201,8 @@ class DPLogisticRegression(DPLearnerMixin, ClassifierMixin, BaseEstimator):
     def _binary_problems(self, y) -> list[np.ndarray]:
         """s ∈ {−1, +1}^n per binary problem (one, or one per class)."""
         codes = label_codes(y, self.classes)
-        if len(self.classes) == 2:
-            return [np.where(codes == 1, 1.0, -1.0)]
-        return [np.where(codes == k, 1.0, -1.0) for k in range(len(self.classes))]
+        positives = [1] if len(self.classes) == 2 else range(len(self.classes))
+        return [np.where(codes == k, 1.0, -1.0) for k in positives]
 
     def _loss(self):
         """The margin loss objective perturbation minimises (``_objective``)."""
@@ -272,12 +269,9 @@ class DPLogisticRegression(DPLearnerMixin, ClassifierMixin, BaseEstimator):
         return isinstance(self.C, str)
 
     def _distribution_key(self, n: int, epsilon: float) -> tuple:
-        """A public key: equal keys ⇒ the same distribution of the fitted model.
-
-        Every C on objective perturbation's plateau (Δ > 0), or where output
-        perturbation's conditioning floor binds, gives the same model. With
-        scalar ``bounds`` the radius depends on the unknown d: no C shares.
-        """
+        """A public key, equal ⇒ the same law of the fitted model: every C on the
+        plateau (Δ > 0) or the conditioning floor shares one (scalar ``bounds``:
+        d unknown, none)."""
         params = self.get_params()
         for name in ("C", "epsilon", "noise_random_state"):
             params.pop(name)

@@ -83,17 +83,6 @@ from ._base import (
     solver_iterations,
 )
 
-__all__ = [
-    "LOGISTIC",
-    "Huber",
-    "Logistic",
-    "OUTPUT_SHARE",
-    "GAMMA",
-    "ObjectivePlan",
-    "objective_plan",
-    "fit_objective",
-]
-
 
 class Logistic:
     """ℓ(z) = log(1 + e^(−z)), c = 1/4: ``value``, ``slope`` = −ℓ′ ∈ [0, 1] and
@@ -221,6 +210,10 @@ def newton(X, s, lam, lin, max_iter, tol=None, stats=None, weights=None, loss=LO
         p = loss.slope(mz)
         return (AT @ (p if weights is None else weights * p)) / n + lam * u + lin, p
 
+    def point(u):  # (u, A u, J̃(u))
+        mz_u = u @ AT
+        return u, mz_u, objective(u, mz_u)
+
     mz, value = v @ AT, None  # J̃ when a test needs it
     stats = {} if stats is None else stats
     for it in range(int(max_iter)):
@@ -242,24 +235,18 @@ def newton(X, s, lam, lin, max_iter, tol=None, stats=None, weights=None, loss=LO
             continue
         if loss.exact_line_search:
             t = _line_minimum(loss, mz, step @ AT, v, step, lam, lin, n, weights)
-            cand = v - t * step
-            mz_new = cand @ AT
-            new = objective(cand, mz_new)
+            cand, mz_new, new = point(v - t * step)
             if new <= value:
                 v, value, mz = cand, new, mz_new
                 continue
         t = 1.0
         while t > 1e-12:
-            cand = v - t * step
-            mz_new = cand @ AT
-            new = objective(cand, mz_new)
+            cand, mz_new, new = point(v - t * step)
             if new <= value - 1e-4 * t * drop:
                 break
             t *= 0.5
         if t <= 1e-12:  # rounding-level decrease: the full Newton step
-            cand = v - step
-            mz_new = cand @ AT
-            new = objective(cand, mz_new)
+            cand, mz_new, new = point(v - step)
         v, value, mz = cand, new, mz_new
     grad = gradient(v, mz)[0]
     return v if math.sqrt(float(grad @ grad)) <= tol else None

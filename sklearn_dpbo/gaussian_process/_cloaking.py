@@ -66,12 +66,8 @@ def _design_factor(P: np.ndarray, u: np.ndarray) -> np.ndarray:
 
 
 def _leverages(P: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """ω_j = p_jᵀ W(u)⁻¹ p_j for every column p_j of P (P finite, float64).
-
-    The factor of :func:`_design_factor` without its copies: the lower
-    triangle of the raw QR output is Rᵀ, and the sign flips the factor
-    makes are exact, so the same LAPACK solve gives the same ω bit for bit.
-    """
+    """ω_j = p_jᵀ W(u)⁻¹ p_j per column p_j of P, with :func:`_design_factor`'s
+    factor read off the raw QR (Rᵀ; its exact sign flips leave ω bit-identical)."""
     r = P.shape[0]
     h, _ = np.linalg.qr((P * np.sqrt(u)).T, mode="raw")
     L = h[:, :r]  # lower triangle Rᵀ (Householder vectors above: not read)
@@ -126,8 +122,7 @@ def d_optimal_design(
     weights[keep] = u
     omega_all = _leverages(P, weights)
     if np.max(omega_all) > r * (1.0 + tol) and keep.size < n:
-        # Safety net: a deleted point is needed after all (rounding): resume
-        # without deletion from the current weights, mixed with uniform.
+        # a deleted point is needed after all (rounding): resume without deletion
         weights = 0.5 * weights + 0.5 / n
         while it < max_iter:
             omega_all = _leverages(P, weights)
@@ -167,12 +162,8 @@ _SOLVED_LOCK = threading.Lock()  # fits may run in threads
 
 
 def cloak(C: np.ndarray, *, tol: float = 1e-3) -> CloakingCovariance:
-    """Rank-reduce C and solve the cloaking problem (spec §4.5, §4.6 steps 3–5).
-
-    The solution is a deterministic function of the public C and ``tol``:
-    the latest (64 MiB) are kept, arrays read-only, so refitting on the same
-    public inputs with other outputs solves the design once.
-    """
+    """Rank-reduce C and solve the cloaking problem (spec §4.5, §4.6 steps 3–5),
+    cached by the public (C, ``tol``): the latest 64 MiB, arrays read-only."""
     C = np.asarray(C, dtype=float)
     digest = hashlib.sha256(C.tobytes()).digest()  # values in C order
     key = (C.shape, C.strides, float(tol), digest)  # layout: same BLAS calls

@@ -56,9 +56,8 @@ _REFERENCE = {
 
 
 def _output_value(v) -> float:
-    """One private output as a float (one-element sequences unwrapped, a
-    non-number NaN, a too-large int ±inf), decided by that record alone; never
-    raises."""
+    """One private output as a float from that record alone, never raising
+    (one-element sequences unwrapped, a non-number NaN, a too-large int ±inf)."""
     try:
         if isinstance(v, (np.ndarray, list, tuple)):
             items = v.reshape(-1) if isinstance(v, np.ndarray) else v
@@ -590,8 +589,7 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
     def sample_y(self, X, n_samples=1, random_state=0):
         """Draws from N(predict(X), cov), ``cov`` of ``predict(return_cov=True)``.
 
-        Public randomness; returns an array of shape (n_query, n_samples).
-        """
+        Public randomness; returns an array of shape (n_query, n_samples)."""
         mean, cov = self.predict(X, return_cov=True)
         L, _ = robust_cholesky(cov)
         rng = np.random.default_rng(public_rng(random_state).integers(2**63 - 1))

@@ -1,11 +1,9 @@
 """The two DP-GP releases, as plans fixed before the outputs are read.
 
-A plan holds everything the mechanism depends on: the linear map
-y ↦ μ_* (public X, X_*, kernel, σ²), the noise design, the sensitivity and
-the calibrated multiplier s (formulas: :class:`DPGaussianProcessRegressor`,
-spec §3.3 and §4.6). It is built from public quantities only (spec DP_GP.md
-§7, "data independence"); :meth:`ReleasePlan.release` is the only function
-that touches the (clipped, normalised) outputs.
+A plan (map y ↦ μ_*, noise design, sensitivity, multiplier s; formulas:
+:class:`DPGaussianProcessRegressor`, spec §3.3, §4.6) is built from public
+quantities only (spec DP_GP.md §7); :meth:`ReleasePlan.release` alone reads
+the (clipped, normalised) outputs.
 """
 
 from __future__ import annotations
@@ -70,12 +68,9 @@ class ReleasePlan:
 
 
 def paper_sensitivity_factor(posterior: ExactPosterior) -> float:
-    """The paper's bound max(P, N) on max_j sqrt([AKA]_jj) (eqs. 3–4, ``msense``).
-
-    P (N) is the largest row sum of A with negative (positive) entries set
-    to zero. Valid for kernels with values in [0, 1] by the paper's
-    argument, which is informal; always larger than the exact value here.
-    """
+    """The paper's bound max(P, N) on max_j sqrt([AKA]_jj) (eqs. 3–4, ``msense``):
+    P (N) the largest row sum of A with negative (positive) entries zeroed.
+    Valid for kernels in [0, 1] by the paper's informal argument."""
     n = posterior.X.shape[0]
     A = cho_solve((posterior.L, True), np.eye(n), check_finite=False)
     pos = np.clip(A, 0, None).sum(axis=1).max()

@@ -144,12 +144,8 @@ class PublicDataSelection:
 
     scikit-learn's ``GaussianProcessRegressor`` with the estimator's kernel
     plus a ``WhiteKernel``, after the regressor's public clipping and scaling.
-    Contract (the user's): the data must be public and independent of the
-    private outputs passed to ``fit``; the fitted kernel and noise variance
-    are stored without noise (``kernel_``, ``alpha_``). ``fit`` refuses the
-    very array passed as ``y`` (or a view of it) and warns when the selection
-    inputs are, row for row, among the regressor's ``X``; it never compares
-    values with the private outputs.
+    Contract: :data:`PUBLIC_DATA_CONTRACT`; ``fit`` refuses the very array
+    passed as ``y`` (or a view) and warns (:data:`SHARED_INPUTS_WARNING`).
 
     Parameters
     ----------
@@ -198,11 +194,8 @@ class PublicDataSelection:
 
 
 def cv_sensitivity(maps, folds, n: int, e: float, width: float) -> float:
-    """Δ(h): the exact per-j bound above (K-fold partition, public inputs only).
-
-    ``maps[f]`` is C^{(f)} (|T_f| × |R_f|), ``folds[f] = (R_f, T_f)``; ``e``
-    and ``width`` (= d) in normalised output units.
-    """
+    """Δ(h), the exact per-j bound above: ``maps[f]`` = C^{(f)} (|T_f| × |R_f|),
+    ``folds[f]`` = (R_f, T_f); ``e``, ``width`` (= d) in normalised units."""
     total = np.zeros(n)  # per j: Σ_{f: j ∈ R_f} Σ_{i ∈ T_f} min(e², 2ed|C_ij|)
     for (train, _test), C in zip(folds, maps):
         total[train] += np.minimum(e * e, 2.0 * e * width * np.abs(C)).sum(axis=0)
@@ -210,11 +203,8 @@ def cv_sensitivity(maps, folds, n: int, e: float, width: float) -> float:
 
 
 def cv_sse(maps, folds, y: np.ndarray, e: float):
-    """Σ_f Σ_{i ∈ T_f} clip(y_i − ŷ_i, −e, e)² (reads the private outputs).
-
-    ``y`` of shape (n,) gives a float; a stack of output vectors, shape
-    (m, n), gives the m scores at once (an array).
-    """
+    """Σ_f Σ_{i ∈ T_f} clip(y_i − ŷ_i, −e, e)² (private): a float for y of shape
+    (n,), the m scores for a stack of shape (m, n)."""
     total = 0.0
     for (train, test), C in zip(folds, maps):
         r = np.clip(y[..., test] - (C @ y[..., train].T).T, -e, e)
@@ -293,9 +283,9 @@ def plan_selection(
 
 
 def _same_buffer(a, b) -> bool:
-    """Whether ``a`` is ``b`` or an array sharing its memory (values never read)."""
+    """Whether ``a`` is ``b`` or an array sharing its memory (values never read;
+    exact test: two columns of one table do not share memory)."""
     arrays = isinstance(a, np.ndarray) and isinstance(b, np.ndarray)
-    # Exact (max_work=None): two columns of one table do not share memory.
     return a is b or (arrays and bool(np.shares_memory(a, b)))
 
 

@@ -60,22 +60,12 @@ class LDPProblem:
     alpha: float = 1.0
 
 
-def _argmax(values: np.ndarray, rng: np.random.Generator) -> int:
-    """argmax with ties broken uniformly at random (public rng) [B code]."""
-    top = np.flatnonzero(values == values.max())
-    if top.size == 1:
-        return int(top[0])
-    return int(top[rng.integers(top.size)])
-
-
 def aggregated_posterior(K_diag, KS, KSS, counts_S, sums_S, lam):
     """μ, σ² over all candidates and ln det(I_t + λ⁻¹K_t), from (c_j, Σ y).
 
     μ = K_{:,S} A⁻¹ (s_S / c_S), σ² = diag K − diag(K_{:,S} A⁻¹ K_{S,:}),
     A = K_SS + λ diag(1/c_S), S = {j : c_j > 0}; ``KS`` = K_{:,S} and
-    ``KSS`` = K_SS (kept by the learner while S is unchanged). LAPACK's
-    potrf/potrs are called directly (what ``cho_factor``/``cho_solve`` call,
-    without their per-call checks: every input here is finite).
+    ``KSS`` = K_SS (kept while S is unchanged); LAPACK potrf/potrs directly.
     """
     c = counts_S.astype(float)
     A = KSS.copy()
@@ -110,7 +100,9 @@ class _Learner:
     def propose(self) -> int:
         if self.t == 0:
             return int(self.rng.integers(self.K_diag.size))  # round 1 [B code]
-        return _argmax(self.mean + self.beta * self.std, self.rng)
+        ucb = self.mean + self.beta * self.std
+        top = np.flatnonzero(ucb == ucb.max())  # ties: uniform, public rng [B code]
+        return int(top[0]) if top.size == 1 else int(top[self.rng.integers(top.size)])
 
 
 class _AggregatedGP(_Learner):
@@ -200,10 +192,8 @@ class _ATALearner(_NystromLearner):
     def __init__(self, problem, rng, settings):
         super().__init__(problem, rng, settings)
         n = problem.K.shape[0]
-        # Per candidate: reports sorted by |ȳ| (stably) and their prefix
-        # sums; all reports as complex keys j + i|ȳ| in lexicographic order
-        # (numpy's order for complex), so Σ ȳ·1{|ȳ| ≤ thr} at every observed
-        # candidate and direction is one searchsorted.
+        # per candidate: reports sorted by |ȳ| and prefix sums; all reports as
+        # complex keys j + i|ȳ| (sorted), so each truncated sum is a searchsorted
         self._vals = [np.empty(0) for _ in range(n)]
         self._cum = [np.zeros(1) for _ in range(n)]
         self._keys = np.empty(0, dtype=complex)
@@ -236,10 +226,8 @@ class _ATALearner(_NystromLearner):
             V_inv_half = (U / np.sqrt(w)) @ U.T
             W = Phi[S] @ V_inv_half  # rows u_{·,τ} for τ at each candidate
             # r̂ = Σ_τ u_{·,τ} ȳ_τ 1{|u_{·,τ} ȳ_τ| ≤ b}: a report at the a-th
-            # observed candidate is kept in direction i iff |ȳ| ≤ b / |W[a, i]|.
-            # The keys ≤ a + i·thr are those of candidates < a and the kept
-            # ones at a; the prefix sums of S's candidates, concatenated, hold
-            # one more entry (the leading 0) per earlier candidate of S.
+            # observed candidate is kept in direction i iff |ȳ| ≤ b / |W[a, i]|:
+            # keys ≤ a + i·thr, offset by one leading 0 per earlier candidate of S.
             query = np.empty(W.shape, dtype=complex)
             query.real = S[:, None]
             with np.errstate(divide="ignore"):
@@ -258,10 +246,8 @@ class _ATALearner(_NystromLearner):
 
 
 def median_of_means_index(Theta: np.ndarray, V: np.ndarray) -> int:
-    """j* = argmin_j median{‖θ_j − θ_s‖_V : s ≠ j} (MENU selection [M]).
-
-    ``Theta`` has one column per group; ties go to the lowest index.
-    """
+    """j* = argmin_j median{‖θ_j − θ_s‖_V : s ≠ j} (MENU selection [M]), θ_j the
+    columns of ``Theta``; ties to the lowest index."""
     G = Theta.T @ V @ Theta
     g = np.diag(G)
     d2 = np.maximum(g[:, None] + g[None, :] - 2.0 * G, 0.0)
@@ -353,8 +339,7 @@ def _option_or_positive(value, name: str, options: tuple, what: str = ""):
 
 
 class _Algorithm:
-    """Parameters of one algorithm (stored untouched by the dataclass
-    ``__init__``, compared and hashed by value, validated by ``start``)."""
+    """Parameters of one algorithm (a dataclass, validated by ``start``)."""
 
     #: c of ``width="practical"``: β_t = c × the theory β_t [E].
     practical_width = 1.0

@@ -90,9 +90,7 @@ class MechanismSpec:
 class LDPReport:
     """One privatised reward: the only thing a learner may receive.
 
-    ``value`` is in reward units (unbiased for the clipped reward);
-    ``spec`` is the public description of the randomiser that produced it.
-    """
+    ``value``: reward units, unbiased for the clipped reward; ``spec``: public."""
 
     value: float
     spec: MechanismSpec
@@ -119,9 +117,7 @@ def _clip(value, low: float, high: float) -> float:
     a non-number or NaN the worst value ``low`` (like ``DPScorer``)."""
     with nullcontext() if type(value) in _PLAIN else quiet():  # plain: nothing shown
         value = number_or_nan(value, inf_on_overflow=True)
-    if math.isnan(value):
-        return low
-    return min(max(value, low), high)
+    return low if math.isnan(value) else min(max(value, low), high)
 
 
 _PLAIN = (float, int, np.float64)
@@ -162,8 +158,7 @@ class _Randomizer:
     def report(
         self, objective: Callable[..., float], *args: Any, **kwargs: Any
     ) -> LDPReport:
-        """Evaluate ``objective(*args, **kwargs)`` and return only its report
-        (an exception of the objective propagates unchanged)."""
+        """The report of ``objective(*args, **kwargs)`` (its exceptions propagate)."""
         return self.privatize(objective(*args, **kwargs))
 
     def __repr__(self) -> str:

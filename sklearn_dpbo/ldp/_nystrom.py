@@ -10,17 +10,12 @@ import math
 
 import numpy as np
 
-# Eigenvalues of K_D below this fraction of the largest are treated as 0
-# (spec §6, "Linear algebra").
 _EIG_RTOL = 1e-10
 
 
 def nystrom_embedding(K: np.ndarray, dictionary: np.ndarray) -> np.ndarray:
-    """Φ with rows φ̃(x) = (K_D^{1/2})⁺ k_D(x) for every candidate x.
-
-    ``(K_D^{1/2})⁺`` from ``eigh`` of K_D, eigenvalues below 1e-10·max set
-    to 0 (spec §6). Returns an array of shape (n_candidates, |D|).
-    """
+    """Φ (n_candidates × |D|), rows φ̃(x) = (K_D^{1/2})⁺ k_D(x), by ``eigh`` of K_D
+    with eigenvalues below ``_EIG_RTOL``·max set to 0 (spec §6)."""
     D = np.asarray(dictionary, dtype=int)
     if D.size == 0:
         return np.zeros((K.shape[0], 0))
@@ -31,12 +26,9 @@ def nystrom_embedding(K: np.ndarray, dictionary: np.ndarray) -> np.ndarray:
 
 
 def _sample_dictionary(counts, var, q, rng) -> np.ndarray:
-    """Distinct candidates of D_t (spec A2, NyströmEmbedding [B]).
-
-    Each past point enters w.p. p = min(q σ̃²_{t−1}(x_i), 1), so a candidate
-    played c_j times enters w.p. 1 − (1 − p_j)^{c_j}; copies add only null
-    directions to φ̃, so D_t keeps each candidate once [R].
-    """
+    """Distinct candidates of D_t (spec A2 [B]): each past point enters w.p.
+    p = min(q σ̃²_{t−1}(x_i), 1), so candidate j (c_j plays) w.p. 1 − (1 − p_j)^{c_j};
+    copies add only null directions to φ̃, so D_t keeps each once [R]."""
     S = np.flatnonzero(counts)
     p = np.minimum(q * var[S], 1.0)
     p_any = 1.0 - np.power(1.0 - p, counts[S])

@@ -104,11 +104,9 @@ class LDPBayesianOptimizer:
             or n_calls < 1
         ):
             raise ValueError(f"n_calls must be a positive int; got {n_calls!r}.")
-        name, length_scale = (
-            DEFAULT_KERNEL
-            if kernel is None
-            else internal_kernel(kernel, caller=type(self).__name__)
-        )
+        name, length_scale = DEFAULT_KERNEL
+        if kernel is not None:
+            name, length_scale = internal_kernel(kernel, caller=type(self).__name__)
         lam = float(noise_variance)
         if not (math.isfinite(lam) and lam > 0):
             raise ValueError(f"noise_variance must be finite and > 0; got {lam!r}.")
@@ -174,10 +172,8 @@ class LDPBayesianOptimizer:
     def tell(self, x, report: LDPReport) -> None:
         """Record the privatised ``report`` of the candidate ``x`` just asked.
 
-        ``x`` is the dict returned by :meth:`ask` or the index from
-        :meth:`ask_index`; ``report`` an :class:`LDPReport` from a randomiser
-        with this learner's public description (a bare number is refused).
-        """
+        ``x``: the dict from :meth:`ask` or the index from :meth:`ask_index`;
+        ``report``: an :class:`LDPReport` of this learner's randomiser."""
         if self._pending is None:
             raise RuntimeError("tell() without a pending ask(); call ask() first.")
         if not isinstance(report, LDPReport):

@@ -27,9 +27,7 @@ Both: ``random_state=None`` (``secrets.SystemRandom``; a seed would use a
 Mersenne Twister), no privacy parameter searched, non-finite rows set to 0
 (per row), a fresh ``BudgetAccountant`` per fit (the process-wide one is
 neither read nor charged). LogisticRegression fits with ``n_jobs=1`` and
-``verbose=0`` (the user's values are put back): worker processes would warn
-once per run (revealing the number of runs) and ``verbose`` prints the
-solver's trace of the private objective.
+``verbose=0`` (then put back): nothing printed or warned per run.
 """
 
 from __future__ import annotations
@@ -211,27 +209,20 @@ def check_diffprivlib_learner(estimator: Any, names) -> None:
     _bound_pair(params.get("bounds_y"), "bounds_y")
 
 
-def _finite_rows(X) -> np.ndarray:
-    """Rows of X as floats; a row with a non-finite value becomes 0 (per row)."""
-    X = np.array(X, dtype=float)  # a copy
-    if X.ndim != 2:
-        X = X.reshape(X.shape[0], -1)
-    X[~np.isfinite(X).all(axis=1)] = 0.0
-    return X
-
-
 def _fit_diffprivlib(est: Any, X, y) -> Any:
     """Fit a checked diffprivlib model on private rows (no data-dependent branch)."""
     from diffprivlib.accountant import BudgetAccountant
 
     est.set_params(accountant=BudgetAccountant())  # this fit's own, fresh
-    X = _finite_rows(X)
+    X = np.array(X, dtype=float)  # a copy; a non-finite row becomes 0 (per row)
+    if X.ndim != 2:
+        X = X.reshape(X.shape[0], -1)
+    X[~np.isfinite(X).all(axis=1)] = 0.0
     y = np.asarray(y).reshape(X.shape[0], -1)
     if type(est).__name__ == "LogisticRegression":
         labels = (y[:, 0] == 1).astype(int)
         X = np.vstack([X, np.zeros((2, X.shape[1]))])
         labels = np.concatenate([labels, [0, 1]])
-        # in this process and silent (module docstring)
         user = {"n_jobs": est.n_jobs, "verbose": est.verbose}
         est.set_params(n_jobs=1, verbose=0)
         est.fit(X, labels)

@@ -111,9 +111,8 @@ def check_dp_learner(estimator: Any, names) -> None:
 
 
 def check_candidate_params(estimator: Any, candidates, n_features: int) -> None:
-    """Every candidate's (and the estimator's own) constraints, privacy parameters,
-    ``classes`` and ``bounds`` (against the public d), checked before any row is
-    read or budget charged; then the no-bounds warning."""
+    """Every candidate's (and the estimator's) parameters checked before any row is
+    read or budget charged (``bounds`` against the public d); then the warning."""
     diffprivlib = is_diffprivlib(estimator)
     for params in [{}, *candidates]:
         est = clone(estimator).set_params(**clone(params, safe=False))
@@ -184,11 +183,8 @@ def _prune_for(strategy, learner, candidates, n_fit, epsilon, eta):
 
 # One run (fit at ε_fit on the training part, clean validation score)
 def _candidate(learner, params: dict, privacy: dict):
-    """``clone(learner).set_params(**params, **privacy)``, the candidate's values
-    copied. A learner of this package (flat parameters, stored untouched by its
-    constructor) is built at once from ``learner``'s parameters: ``learner``
-    is the search's own copy (``run`` in :func:`fit_private_model`), so no
-    value of the user's estimator is shared."""
+    """``clone(learner).set_params(**params, **privacy)``; a learner of this
+    package is built at once from the search's own copy ``learner``."""
     params = clone(params, safe=False)
     if is_diffprivlib(learner):
         return clone(learner).set_params(**params, **privacy)
@@ -470,10 +466,8 @@ def release_score(search) -> bool:
 
 
 def fit_private_model(search, plan, X, y, fit_params, other_scorers, extra):
-    """``DPBayesSearchCV.fit`` in the private-model mode; returns the search.
-
-    ``extra`` is (X_val, y_val, groups, val_groups): all must be None.
-    """
+    """``DPBayesSearchCV.fit`` in the private-model mode (``extra``: X_val, y_val,
+    groups, val_groups, all None); returns the search."""
     if any(v is not None for v in extra) or search.cv is not None:
         raise ValueError(
             "method='private-model' treats every row of X, y as private and "

@@ -1,13 +1,11 @@
 """Pipelines in the private-model mode: steps that learn nothing from the rows.
 
-The accepted steps are listed in ``docs/private_model.md`` (Preprocessing)
-and in :data:`_ACCEPTED`; ``OneHotEncoder`` also needs ``min_frequency`` and
-``max_categories`` unset, a ``ColumnTransformer`` a ``remainder`` of
-``"drop"``, ``"passthrough"`` or an accepted step. Checked from the
-parameters before any row is read (:func:`split_pipeline`), fitted on one
-public dummy row (:func:`fit_public_steps`), applied one row at a time
-(:func:`transform_rows`: row i's output depends on row i alone; a row whose
-transform raises or has another width is a row of NaN).
+The accepted steps: ``docs/private_model.md`` (Preprocessing), :data:`_ACCEPTED`
+and :func:`_check_step`; checked from the parameters before any row is read
+(:func:`split_pipeline`), fitted on one public dummy row
+(:func:`fit_public_steps`), applied one row at a time (:func:`transform_rows`:
+row i's output depends on row i alone; a row whose transform raises or has
+another width is a row of NaN).
 """
 
 from __future__ import annotations
@@ -165,9 +163,7 @@ def fit_public_steps(steps: list, X) -> tuple[list, Any, int]:
 def _entry(v) -> Any:
     """One entry on its own: a number, a numeric string's number, a string, NaN."""
     f = number_or_nan(v)
-    if not math.isnan(f) or not isinstance(v, str):
-        return f
-    return v
+    return v if math.isnan(f) and isinstance(v, str) else f
 
 
 def _row_container(values: list, X) -> Any:
@@ -181,9 +177,7 @@ def _row_container(values: list, X) -> Any:
 
 
 def _dense(Z) -> np.ndarray:
-    if hasattr(Z, "toarray"):
-        Z = Z.toarray()
-    return np.asarray(Z)
+    return np.asarray(Z.toarray() if hasattr(Z, "toarray") else Z)
 
 
 def _row_wise(step: Any) -> bool:
@@ -220,7 +214,8 @@ def transform_rows(steps: list, X, width: int) -> np.ndarray:
                 return Z
         except Exception:  # noqa: BLE001 - some row fails: row by row below
             pass
-        rows = (_slice(batch, i) for i in range(n))
+        rows_of = batch.iloc if _is_pandas(batch, "DataFrame") else batch
+        rows = (rows_of[i : i + 1] for i in range(n))
     else:
         it = X.itertuples(index=False) if _is_pandas(X, "DataFrame") else iter(X)
         rows = (_row_container([_entry(v) for v in row], X) for row in it)
@@ -246,7 +241,3 @@ def _entries_of(X) -> Any:
         return pd.DataFrame(cols, columns=X.columns, dtype=object)
     flat = np.asarray(X, dtype=object).reshape(-1)
     return np.fromiter(map(_entry, flat), dtype=object).reshape(X.shape)
-
-
-def _slice(batch, i: int) -> Any:
-    return batch.iloc[i : i + 1] if _is_pandas(batch, "DataFrame") else batch[i : i + 1]

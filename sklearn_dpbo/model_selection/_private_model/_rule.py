@@ -37,15 +37,9 @@ def choose_strategy(m: int, n_candidates: int, epsilon: float, eta: float) -> st
 
 
 def default_suffices(learner, n: int, epsilon: float, n_features) -> bool:
-    """Whether ``"auto"`` skips tuning: x = n·ε/d outside [15, 30).
-
-    1/x is objective perturbation's noise against the n rows: below 15 the
-    candidates differ more by noise than by C, from 30 a numeric C near the
-    plateau is near the best (``benchmarks/bench_private_model.py``). Only for
-    learners declaring ``_auto_default_rule``; ``_auto_never_tunes`` always
-    gets the default. n, ε and d (X's columns, or the public steps' output
-    width) are public.
-    """
+    """Whether ``"auto"`` skips tuning: x = n·ε/d (public) outside [15, 30)
+    (``benchmarks/bench_private_model.py``), for learners declaring
+    ``_auto_default_rule``; ``_auto_never_tunes`` always gets the default."""
     applies = getattr(learner, "_auto_default_rule", None)
     if applies is None or not applies():
         return False

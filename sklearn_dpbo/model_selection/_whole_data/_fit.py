@@ -90,8 +90,8 @@ def partition(n: int, k: int, seed: int) -> list[np.ndarray]:
 
 
 def inner_splits(size: int, inner_split, seed: int) -> list[tuple]:
-    """(train, test) positions in a part: a float f holds out ⌈f·size⌉ of a public
-    permutation, an int K makes K folds; [] when the part is too small."""
+    """(train, test) positions in a part (public permutation): a float f holds out
+    ⌈f·size⌉, an int K makes K folds; [] when the part is too small."""
     order = np.random.default_rng([int(seed), size, 0x1A]).permutation(size)
     if isinstance(inner_split, float) or not float(inner_split).is_integer():
         n_test = min(size - 1, max(1, math.ceil(float(inner_split) * size)))
@@ -130,8 +130,7 @@ def noise_floor(k: int, eps_params: float, n_candidates: int) -> float:
 
 
 def can_tell_apart(noise: float, limit: float | None) -> bool:
-    """Tune only when one comparison's noise (score-range units) is ≤ ``limit``
-    (None: always); shared by both all-rows-private modes."""
+    """Tune only when one comparison's noise (score-range units) is ≤ ``limit``."""
     return limit is None or noise <= limit
 
 
@@ -219,9 +218,8 @@ def _score_part(estimator, candidates, payload, splits, scorer):
 
 @contextmanager
 def _one_thread():
-    """One BLAS/OpenMP thread for a part's fits (parts run in parallel through
-    ``n_jobs``). Limits are process-wide and parts may run in threads: each pin
-    restores what it found, the last to close what the first found."""
+    """One BLAS/OpenMP thread for a part's fits (process-wide; parts may run in
+    threads: each pin restores what it found, the last what the first found)."""
     with _PIN_LOCK:
         if _POOLS[1] != len(sys.modules):
             _POOLS[:] = [ThreadpoolController(), len(sys.modules)]

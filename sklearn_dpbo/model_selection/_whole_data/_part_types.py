@@ -1,11 +1,9 @@
 """How a whole-data part's rows reach the estimator: typed from the part alone.
 
-Containers are typed by the whole batch (one missing, complex or string
-row changes a column's dtype; a categorical's categories come from every
-row), so one row could change every part's scores. Each part's rows are
-retyped from its own values, by the rules of ``docs/whole_data.md`` (step
-3): whole numbers of magnitude ≤ 2⁵³ int64, other numbers float64, object
-columns re-inferred, categoricals and indexes rebuilt from the part.
+A container's dtypes and categories come from every row, so each part is
+retyped from its own values (``docs/whole_data.md``, step 3): whole numbers
+of magnitude ≤ 2⁵³ int64, other numbers float64, object columns re-inferred,
+categoricals and indexes rebuilt from the part.
 """
 
 from __future__ import annotations
