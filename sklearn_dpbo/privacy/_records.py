@@ -177,6 +177,9 @@ class RecordSchema:
             cols = [c[codes[:, j]] for j, c in enumerate(self.classes)]
             return np.column_stack(cols) if multi else cols[0]
         width = max(self.n_outputs, 1)
+        if not multi and type(y) is np.ndarray and y.ndim == 1:
+            if y.dtype.kind in "iu" or y.dtype.char in "efd":
+                return y.astype(float)  # each record's number(v): float(v), cast
         out = np.zeros((m, width) if multi else m, dtype=float)
         for i, v in enumerate(values):
             try:
