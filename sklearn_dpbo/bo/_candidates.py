@@ -356,13 +356,16 @@ class CandidateSet:
     def _encode_all(self, blocks, kept) -> np.ndarray:
         """The dict indicator (with several dicts), then every dimension in order."""
         n_spaces, local = len(self.spaces_dims), np.asarray([i for _, i in kept])
-        parts = [np.eye(n_spaces)[self.space_of]] if n_spaces > 1 else []
+        if n_spaces == 1:  # every row from the one dict: its kept rows
+            parts = [enc[local] for enc in blocks[0][1]]
+            return np.hstack(parts) if parts else np.zeros((len(kept), 0))
+        parts = [np.eye(n_spaces)[self.space_of]]
         for s in range(n_spaces):
             rows = self.space_of == s
             for enc in blocks[s][1]:
                 parts.append(np.zeros((len(kept), enc.shape[1])))
                 parts[-1][rows] = enc[local[rows]]
-        return np.hstack(parts) if parts else np.zeros((len(kept), 0))
+        return np.hstack(parts)
 
     @property
     def parameter_names(self) -> set[str]:

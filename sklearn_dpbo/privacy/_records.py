@@ -147,6 +147,22 @@ class RecordSchema:
         if self.classes is not None:
             tables = [_lookup(c) for c in self.classes]
             codes = np.zeros((m, len(tables)), dtype=np.intp)
+            if (
+                not multi
+                and type(y) is np.ndarray
+                and y.ndim == 1
+                and y.dtype.kind in "iu"
+            ):
+                # Each record's label_key is its .item(): a Python int, found
+                # in the table or not (this record only).
+                table, col = tables[0], codes[:, 0]
+                for i, key in enumerate(y.tolist()):
+                    k = table.get(key)
+                    if k is None:
+                        ok[i] = False
+                    else:
+                        col[i] = k
+                return self.classes[0][col]
             for i, v in enumerate(values):
                 parts = _parts(v, len(tables)) if multi else [v]
                 if parts is None:
@@ -161,6 +177,9 @@ class RecordSchema:
             cols = [c[codes[:, j]] for j, c in enumerate(self.classes)]
             return np.column_stack(cols) if multi else cols[0]
         width = max(self.n_outputs, 1)
+        if not multi and type(y) is np.ndarray and y.ndim == 1:
+            if y.dtype.kind in "iu" or y.dtype.char in "efd":
+                return y.astype(float)  # each record's number(v): float(v), cast
         out = np.zeros((m, width) if multi else m, dtype=float)
         for i, v in enumerate(values):
             try:

@@ -13,6 +13,7 @@ from contextlib import contextmanager, redirect_stderr, redirect_stdout
 import numpy as np
 
 _QUIET_LOCK = threading.RLock()
+_THREAD = threading.local()  # .log: the warnings list of this thread's quiet()
 _EVERY_LEVEL = 2**62  # logging.disable(level) withholds records of level ≤ it
 
 
@@ -24,9 +25,21 @@ def quiet(private: bool = True):
     (``catch_warnings`` is process-global); ``private=True`` also drops
     ``sys.stdout``/``sys.stderr`` and disables logging (``private=False``:
     public rows, prints and logs are the user's). Both run under
-    ``np.errstate(all="ignore")``.
+    ``np.errstate(all="ignore")``. Inside this thread's ``quiet()`` section,
+    which holds the lock and withholds all of that already, a nested
+    ``quiet`` only drops the warnings recorded meanwhile (the outer section
+    restores the user's state on exit).
     """
-    with _QUIET_LOCK, np.errstate(all="ignore"), warnings.catch_warnings(record=True):
+    log = getattr(_THREAD, "log", None)
+    if log is not None:
+        start = len(log)
+        try:
+            yield
+        finally:
+            del log[start:]  # memory: what a nested section withheld is dropped
+        return
+    withheld = warnings.catch_warnings(record=True)  # entered under the lock
+    with _QUIET_LOCK, np.errstate(all="ignore"), withheld as log:
         warnings.simplefilter("always")
         if not private:
             yield
@@ -37,9 +50,11 @@ def quiet(private: bool = True):
         if disabled != _EVERY_LEVEL:
             logging.disable(_EVERY_LEVEL)
         try:
+            _THREAD.log = log
             sink = io.StringIO()
             with redirect_stdout(sink), redirect_stderr(sink):
                 yield
         finally:
+            _THREAD.log = None
             if logging.root.manager.disable != disabled:
                 logging.disable(disabled)

@@ -7,6 +7,7 @@ so ``skip_parameter_validation=True`` cannot switch the check off.
 
 from __future__ import annotations
 
+import math
 import numbers
 import random
 import secrets
@@ -56,11 +57,15 @@ def _check_real(value, name: str, owner: str, constraints: list) -> float:
 def check_epsilon(epsilon, name: str = "epsilon", owner: str = "this call") -> float:
     """Return ``epsilon`` as a float ≥ 1e-12 (``EPSILON_CONSTRAINTS``), or raise
     ``InvalidParameterError`` (bools, NaN, infinities, zero, subnormals...)."""
+    if type(epsilon) is float and MIN_EPSILON <= epsilon < math.inf:
+        return epsilon  # what _check_real returns, without its generic checks
     return _check_real(epsilon, name, owner, EPSILON_CONSTRAINTS)
 
 
 def check_delta(delta, name: str = "delta", owner: str = "this call") -> float:
     """Return ``delta`` as a float in [0, 1), or raise ``InvalidParameterError``."""
+    if type(delta) is float and 0.0 <= delta < 1.0:
+        return delta  # what _check_real returns, without its generic checks
     return _check_real(delta, name, owner, DELTA_CONSTRAINTS)
 
 
