@@ -639,8 +639,8 @@ def test_prints_and_high_level_logs_of_a_private_section_are_withheld(capsys, ca
 
 
 def test_nested_quiet_withholds_until_the_outer_exit_and_restores_the_user_state():
-    """Each quiet() section saves and restores the warnings state itself (no
-    nesting depth): a warning after an inner section closes is still withheld
+    """A section nested in this thread's private quiet() leaves the state to
+    the outer one: a warning after an inner section closes is still withheld
     by the outer one, and afterwards the user's filters, showwarning, logging
     level and errstate are back, with no "once" state hiding a public warning."""
     import logging
