@@ -14,7 +14,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from ._samplers import _bernoulli_exp_ratio, as_random_source, laplace_on_grid
-from ._validation import MIN_EPSILON, check_epsilon
+from ._validation import check_epsilon
 
 
 def _check_selection_inputs(
@@ -26,10 +26,7 @@ def _check_selection_inputs(
         raise ValueError("utilities must be a non-empty 1-D array.")
     if not np.isfinite(u).all():
         raise ValueError("utilities must be finite (clip them before selection).")
-    if type(epsilon) is float and MIN_EPSILON <= epsilon < math.inf:
-        eps = epsilon  # what check_epsilon returns, without its generic checks
-    else:
-        eps = check_epsilon(epsilon, owner=owner)
+    eps = check_epsilon(epsilon, owner=owner)
     s = float(sensitivity)
     if not math.isfinite(s) or s <= 0:
         raise ValueError(f"sensitivity must be finite and > 0; got {s!r}.")
