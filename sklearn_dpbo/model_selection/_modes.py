@@ -458,22 +458,10 @@ MODES: dict[str, type[SearchMode]] = {
 }
 
 
-_ATOMS = (str, int, float, bool, type(None))  # deepcopy and clone return them
-
-
 def resolve_mode(method) -> SearchMode:
     """A fresh mode object: the defaults for a string, a clone for an object."""
     if isinstance(method, str):
         return MODES[method]()
-    cls = type(method)
-    if MODES.get(getattr(cls, "method", None)) is cls:
-        params = method.get_params(deep=False)
-        if vars(method).keys() <= params.keys() and all(
-            type(v) in _ATOMS for v in params.values()
-        ):
-            # What clone returns for a library mode holding plain values
-            # only (nothing else in its __dict__), without its generic work.
-            return cls(**params)
     return clone(method)
 
 
