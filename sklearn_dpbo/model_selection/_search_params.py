@@ -153,17 +153,13 @@ def check_settings_and_metrics(search) -> tuple[SearchPlan, dict]:
         # (else checked when the training targets give the bounds: _context)
         check_gp_units(offset, scale, scorer.bounds, mode)
 
-    rng = public_rng(search.random_state)
-    seed = rng.integers(2**31 - 1)
+    seed = public_rng(search.random_state).integers(2**31 - 1)
     candidates = CandidateSet(search.search_spaces, search.n_candidates, int(seed))
     _check_parameter_names(search.estimator, candidates)
     _refuse_inner_accountants(search.estimator, candidates)
     if mode.method == "lipschitz":
         check_assumption_2(search.estimator, candidates, scorer)
     check_cv_structure(search.cv)
-    # A seed draws the same generator again; None: the fresh OS-seeded one
-    # already built serves (a second fresh one would be as random).
-    tie_rng = rng if search.random_state is None else public_rng(search.random_state)
     plan = SearchPlan(
         epsilon=epsilon,
         delta=delta,
@@ -172,7 +168,7 @@ def check_settings_and_metrics(search) -> tuple[SearchPlan, dict]:
         scale=scale,
         candidates=candidates,
         seed=int(seed),
-        tie_break=tie_rng.permutation(len(candidates)),
+        tie_break=public_rng(search.random_state).permutation(len(candidates)),
         mode=mode,
     )
     return plan, other_scorers
