@@ -719,6 +719,30 @@ def test_labels_and_classes_are_keyed_the_same_whichever_their_type():
             assert [str(v) for v in rec.y] == [str(classes[i]) for i in (0, 1, 1)]
 
 
+def test_integer_and_float_target_arrays_map_as_their_records_one_by_one():
+    """The array paths of RecordSchema.map (integer labels, numeric targets)
+    give every record what the same values read one by one (a list) give: an
+    unknown label fails alone, a non-finite target stays itself."""
+    classes = RecordSchema.from_training(np.zeros((3, 1)), [0, 1, 2], classes=True)
+    labels = [0, 2, 7, 1, -1]
+    for dtype in (np.int64, np.int8, np.uint16):
+        values = [v for v in labels if v >= 0] if dtype is np.uint16 else labels
+        X = np.zeros((len(values), 1))
+        a = classes.map(X, np.array(values, dtype=dtype))
+        b = classes.map(X, [int(v) for v in values])
+        assert a.ok.tolist() == b.ok.tolist() == [v in (0, 1, 2) for v in values]
+        assert a.y[a.ok].tolist() == b.y[b.ok].tolist()
+    numeric = RecordSchema.from_training(np.zeros((3, 1)), [0.5, 1, 2], classes=False)
+    targets = [2.5, 0.1, np.nan, np.inf, -3.0, 2**53 + 1]
+    for dtype in (np.float64, np.float32, np.int64):
+        values = [2, -3, 2**53 + 1] if dtype is np.int64 else targets
+        X = np.zeros((len(values), 1))
+        a = numeric.map(X, np.array(values, dtype=dtype))
+        b = numeric.map(X, np.array(values, dtype=dtype).tolist())
+        assert a.ok.tolist() == b.ok.tolist()
+        np.testing.assert_array_equal(a.y, b.y)
+
+
 def test_integer_rows_above_2_53_are_read_exactly_from_strings():
     X = np.array([[2**53 + 1], [2**53 + 3]], dtype=np.int64)
     schema = RecordSchema.from_training(X, [0, 1], classes=True)
