@@ -13,6 +13,7 @@ from __future__ import annotations
 import inspect
 import warnings
 
+import joblib
 import numpy as np
 import pytest
 from sklearn.datasets import load_breast_cancer
@@ -23,9 +24,6 @@ from sklearn.svm import SVC
 
 from sklearn_dpbo import DPBayesSearchCV
 from sklearn_dpbo.model_selection import PrivateSelection
-
-distributed = pytest.importorskip("distributed")
-joblib = pytest.importorskip("joblib")
 
 SPACE = {"svc__C": (1e-2, 1e3, "log-uniform"), "svc__gamma": (1e-5, 1e0, "log-uniform")}
 
@@ -70,6 +68,9 @@ CONFIGS = [
 
 
 def test_dask_backend_gives_the_same_releases():
+    # Imported here, not at collection: distributed's import costs every
+    # pytest-xdist worker ~0.4 s of CPU, and only this test's worker needs it.
+    pytest.importorskip("distributed")
     from distributed import Client, LocalCluster, get_task_stream
 
     data = _data()
