@@ -23,17 +23,18 @@ Cost and resolution: the audit runs in two layers (``_audit.py``, "End-to-end
 audits in two layers"). Layer 1: N_fit = 10⁴ complete ``fit`` calls per side,
 the two sides in two worker processes at once
 (``_audit.in_worker_processes``), each fit's calls of the two release
-functions recorded. Pure functions of public inputs run on the first fit
-of each side only and are skipped on its other fits, whose inputs are the
-same: scikit-learn's declarative parameter validation of the search and of
-its ``method`` object (``_validate_params``, ``_validate_in``; functions of
-the constructor arguments, the same objects in every fit, tested in
-``test_search.py`` and ``test_modes.py``) and
-the scorer's check on public training rows (``check_public_rows``, 40 % of
-the rest: it returns nothing or raises, and with 4 training rows it scores
-all of them whatever the public seed; ``_audit.public_checks_once``);
-everything else (the privacy checks done by hand, the candidate set,
-scoring through ``fit_and_score``, clipping, both releases, ``_ingest``,
+functions recorded. What depends on public inputs only runs on the first
+fit of each side and is reused by its other fits, whose inputs are the
+same: the public plan (``check_settings_and_metrics``: scikit-learn's
+parameter validation of the search and of its ``method``, the settings
+checks, the scorer, the candidate set, the public seed and tie-break
+order; ``_audit.plan_once``, ~40 % of a fit; its public randomness decides
+no output here, ``test_plan_randomness_decides_nothing``) and the scorer's
+check on public training rows (``check_public_rows``: it returns nothing
+or raises, and with 4 training rows it scores all of them whatever the
+public seed; ``_audit.public_checks_once``); everything else (the inputs'
+checks, the public fits, scoring through the validation records,
+clipping, both releases, ``_ingest``,
 the privacy report) runs on every fit. Every fit must call each release
 function once, with the same arguments (u(V) or u(V'), ε₁ = ε₂ = 1, the
 scorer's Δ, the OS CSPRNG) and release exactly what the calls returned: the
