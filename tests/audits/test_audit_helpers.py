@@ -286,6 +286,7 @@ def test_public_checks_once_runs_each_distinct_check_and_refuses_alike():
     assert spy.call_count == 2
 
 
+@pytest.mark.filterwarnings("ignore::sklearn_dpbo.UselessReleaseWarning")  # m = 12
 def test_plan_once_builds_one_plan_per_search_and_only_for_it():
     """``plan_once(search)``: the real plan on the first fit of ``search``,
     the same plan object on its later fits; another search builds its own
