@@ -100,7 +100,8 @@ def warn_fit_failures(failures: list[str], n_fits: int, error_score) -> None:
 
 def score_private(fitted: Any, records, scorer) -> float:
     """Mean of the clipped per-record values (:meth:`DPScorer.private_values`)."""
-    return float(np.mean(scorer.private_values(fitted, records)))
+    values = scorer.private_values(fitted, records)
+    return float(np.add.reduce(values) / values.size)  # np.mean's sum and division
 
 
 def fit_and_score_private(
@@ -210,9 +211,9 @@ def score_public_candidates(
 ) -> tuple[np.ndarray, np.ndarray, dict]:
     """Fit, check and score public candidates: ``(kept, utilities, snapshots)``."""
     params, error_score = ctx.plan.candidates.params, ctx.search.error_score
-    fitted = list(
+    fitted = list(  # (function, args, kwargs) tasks, what delayed() returns
         ctx.parallel(
-            delayed(_timed_fit_public)(*ctx.fit_args(params[j]), error_score)
+            (_timed_fit_public, (*ctx.fit_args(params[j]), error_score), {})
             for j in indices
         )
     )

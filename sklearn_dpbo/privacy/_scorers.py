@@ -207,7 +207,7 @@ class DPScorer:
 
     def _clip(self, values: np.ndarray) -> np.ndarray:
         low, high = self.bounds
-        return np.clip(np.where(np.isfinite(values), values, low), low, high)
+        return np.where(np.isfinite(values), values, low).clip(low, high)
 
     def record_values(
         self, estimator: Any, X, y, *, private: bool = True

@@ -38,6 +38,7 @@ import math
 import multiprocessing
 import os
 import sys
+import warnings
 from concurrent.futures import ProcessPoolExecutor
 from typing import Callable, Iterable
 from unittest import mock
@@ -65,6 +66,8 @@ __all__ = [
     "epsilon_lower_bound",
     "in_worker_processes",
     "public_checks_once",
+    "plan_once",
+    "assert_plan_randomness_decides_nothing",
     "exact_epsilon",
     "recorded_releases",
     "resolution",
@@ -427,6 +430,72 @@ def public_checks_once():
 
     with mock.patch.object(DPScorer, "check_public_rows", check):
         yield
+
+
+@contextlib.contextmanager
+def plan_once(search):
+    """``search.fit``'s public plan (``check_settings_and_metrics``) built once.
+
+    The plan is a function of the constructor arguments and of public
+    randomness only (``random_state=None``: a fresh public seed and tie-break
+    order per fit); it runs scikit-learn's parameter validation of the
+    search and of its ``method`` and builds the candidate set, about 40 % of
+    an oracle's fit. The first fit in the block builds it; later fits of the
+    same, unchanged ``search`` reuse it (other searches build their own). An
+    audit using this shows that its outputs do not depend on the plan's
+    public randomness (``test_audit_search.test_plan_randomness_decides_
+    nothing``): then every fit's output has the law it has with a fresh plan.
+    """
+    import sklearn_dpbo.model_selection._search as search_module
+
+    real = search_module.check_settings_and_metrics
+    built: list = []
+
+    def check_settings_and_metrics(s):
+        if s is not search:
+            return real(s)
+        if not built:
+            built.append(real(s))
+        return built[0]
+
+    with mock.patch.object(
+        search_module, "check_settings_and_metrics", check_settings_and_metrics
+    ):
+        yield
+
+
+def assert_plan_randomness_decides_nothing(make_search, fit, module, *names):
+    """Fits that differ only in ``random_state`` (the plan's public seed and
+    tie-break order, fresh in every fit with ``None``) call the release
+    functions ``module.<names>`` with the same arguments and, on the same
+    seeded noise, release the same values and candidates: what
+    :func:`plan_once` needs. ``fit(search)`` fits one search on the audit's
+    data."""
+    from sklearn_dpbo import PrivacyLeakWarning
+
+    for noise in (0, 1, 2):
+        seen = set()
+        for random_state in (None, 0, 1, 12345):
+            search = make_search().set_params(
+                random_state=random_state, noise_random_state=noise
+            )
+            with (
+                warnings.catch_warnings(record=True) as caught,
+                recorded_releases(module, *names) as calls,
+            ):
+                warnings.simplefilter("always")
+                fit(search)
+            assert [w.category for w in caught] == [PrivacyLeakWarning]
+            assert [len(calls[name]) for name in names] == [1] * len(names)
+            outputs = (
+                [calls[name][0] for name in names],  # arguments and values
+                search.best_index_,
+                getattr(search, "best_score_", None),
+                search.candidate_params_,
+                search.shortlist_.tolist(),
+            )
+            seen.add(repr(outputs))
+        assert len(seen) == 1, seen
 
 
 @contextlib.contextmanager

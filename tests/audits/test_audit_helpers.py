@@ -24,6 +24,7 @@ from _audit import (
     epsilon_lower_bound,
     exact_epsilon,
     in_worker_processes,
+    plan_once,
     public_checks_once,
     resolution,
     walk,
@@ -283,3 +284,44 @@ def test_public_checks_once_runs_each_distinct_check_and_refuses_alike():
             for seed in (0, 1, 0):
                 scorer.check_public_rows(est, big_X, big_y, random_state=seed)
     assert spy.call_count == 2
+
+
+@pytest.mark.filterwarnings("ignore::sklearn_dpbo.UselessReleaseWarning")  # m = 12
+def test_plan_once_builds_one_plan_per_search_and_only_for_it():
+    """``plan_once(search)``: the real plan on the first fit of ``search``,
+    the same plan object on its later fits; another search builds its own
+    every time; outside the block every fit builds it again."""
+    from unittest import mock
+
+    from sklearn.linear_model import LogisticRegression
+
+    import sklearn_dpbo.model_selection._search as search_module
+    from sklearn_dpbo import DPBayesSearchCV
+    from sklearn_dpbo.model_selection import PrivateSelection
+
+    X = np.array([[0.0], [1.0], [2.0], [3.0]] * 3)
+    y = np.array([0, 0, 1, 1] * 3)
+
+    def make():
+        return DPBayesSearchCV(
+            LogisticRegression(),
+            {"C": [0.1, 1.0]},
+            method=PrivateSelection(shortlist="grid"),
+            refit=False,
+        )
+
+    search, other = make(), make()
+    real = search_module.check_settings_and_metrics
+    built = []  # (search, plan) of every real build
+
+    def spy(s):
+        built.append((s, real(s)))
+        return built[-1][1]
+
+    with mock.patch.object(search_module, "check_settings_and_metrics", spy):
+        with plan_once(search):
+            for s in (search, search, other, search, other):
+                s.fit(X, y, X_val=X, y_val=y)
+        assert [s for s, _ in built] == [search, other, other]
+        search.fit(X, y, X_val=X, y_val=y)  # outside the block: built again
+        assert len(built) == 4

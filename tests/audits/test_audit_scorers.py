@@ -46,16 +46,17 @@ from __future__ import annotations
 
 import os
 import warnings
-from unittest import mock
 
 import numpy as np
 import pytest
 from _audit import (
     ALPHA,
     assert_batches_equal_records_alone,
+    assert_plan_randomness_decides_nothing,
     checked_once,
     epsilon_lower_bound,
     in_worker_processes,
+    plan_once,
     public_checks_once,
     recorded_releases,
     resolution,
@@ -170,10 +171,6 @@ def make_search(config: str) -> DPBayesSearchCV:
     )
 
 
-def _skip(*args, **kwargs) -> None:
-    return None
-
-
 def run_fits(config: str, neighbour: bool, n: int):
     """(best_index_, selection calls) of n fits on V or V′ (fresh CSPRNG
     noise each time; every call of the selection release recorded)."""
@@ -182,20 +179,32 @@ def run_fits(config: str, neighbour: bool, n: int):
     search = make_search(config)
     index = np.empty(n, dtype=int)
     recorder = recorded_releases(private_selection, RELEASE)
-    with warnings.catch_warnings(), public_checks_once(), recorder as c:
+    with (
+        warnings.catch_warnings(),
+        public_checks_once(),
+        plan_once(search),  # public, built on the first fit (test_audit_search)
+        recorder as c,
+    ):
         warnings.simplefilter("error")  # any warning here is a finding
-        search.fit(X_TRAIN, y_train, X_val=X_val, y_val=y_val)
-        index[0] = search.best_index_
-        # The search's and its method's parameter validation: functions of
-        # the constructor arguments, run on the first fit (test_audit_search).
-        with (
-            mock.patch.object(search, "_validate_params", _skip),
-            mock.patch.object(type(search.method), "_validate_in", _skip),
-        ):
-            for i in range(1, n):
-                search.fit(X_TRAIN, y_train, X_val=X_val, y_val=y_val)
-                index[i] = search.best_index_
+        for i in range(n):
+            search.fit(X_TRAIN, y_train, X_val=X_val, y_val=y_val)
+            index[i] = search.best_index_
     return index, c[RELEASE]
+
+
+@pytest.mark.parametrize("config", ["regression", "log-loss", "failing record"])
+@pytest.mark.parametrize("neighbour", [False, True])
+def test_plan_randomness_decides_nothing(config, neighbour):
+    """What ``plan_once`` in :func:`run_fits` needs: the plan's public
+    randomness changes no release argument and no output."""
+    X_val, y_val = validation_set(config, neighbour)
+    y_train = Y_TRAIN.astype(float) if config == "regression" else Y_TRAIN
+    assert_plan_randomness_decides_nothing(
+        lambda: make_search(config),
+        lambda s: s.fit(X_TRAIN, y_train, X_val=X_val, y_val=y_val),
+        private_selection,
+        RELEASE,
+    )
 
 
 def draw_selections(call, n: int) -> np.ndarray:

@@ -23,17 +23,18 @@ Cost and resolution: the audit runs in two layers (``_audit.py``, "End-to-end
 audits in two layers"). Layer 1: N_fit = 10⁴ complete ``fit`` calls per side,
 the two sides in two worker processes at once
 (``_audit.in_worker_processes``), each fit's calls of the two release
-functions recorded. Pure functions of public inputs run on the first fit
-of each side only and are skipped on its other fits, whose inputs are the
-same: scikit-learn's declarative parameter validation of the search and of
-its ``method`` object (``_validate_params``, ``_validate_in``; functions of
-the constructor arguments, the same objects in every fit, tested in
-``test_search.py`` and ``test_modes.py``) and
-the scorer's check on public training rows (``check_public_rows``, 40 % of
-the rest: it returns nothing or raises, and with 4 training rows it scores
-all of them whatever the public seed; ``_audit.public_checks_once``);
-everything else (the privacy checks done by hand, the candidate set,
-scoring through ``fit_and_score``, clipping, both releases, ``_ingest``,
+functions recorded. What depends on public inputs only runs on the first
+fit of each side and is reused by its other fits, whose inputs are the
+same: the public plan (``check_settings_and_metrics``: scikit-learn's
+parameter validation of the search and of its ``method``, the settings
+checks, the scorer, the candidate set, the public seed and tie-break
+order; ``_audit.plan_once``, ~40 % of a fit; its public randomness decides
+no output here, ``test_plan_randomness_decides_nothing``) and the scorer's
+check on public training rows (``check_public_rows``: it returns nothing
+or raises, and with 4 training rows it scores all of them whatever the
+public seed; ``_audit.public_checks_once``); everything else (the inputs'
+checks, the public fits, scoring through the validation records,
+clipping, both releases, ``_ingest``,
 the privacy report) runs on every fit. Every fit must call each release
 function once, with the same arguments (u(V) or u(V'), ε₁ = ε₂ = 1, the
 scorer's Δ, the OS CSPRNG) and release exactly what the calls returned: the
@@ -61,17 +62,18 @@ from __future__ import annotations
 import dataclasses
 import os
 import warnings
-from unittest import mock
 
 import numpy as np
 import pytest
 from _audit import (
     ALPHA,
     assert_batches_equal_records_alone,
+    assert_plan_randomness_decides_nothing,
     binned,
     checked_once,
     epsilon_lower_bound,
     in_worker_processes,
+    plan_once,
     public_checks_once,
     recorded_releases,
     resolution,
@@ -163,37 +165,35 @@ def make_search():
     )
 
 
-def _skip(*args, **kwargs) -> None:
-    return None
-
-
 def run_fits(neighbour: bool, n: int):
     """(best_index_, best_score_, search, release calls) of n fits on V or V'.
 
     The release calls are those of every fit, recorded by
-    ``_audit.recorded_releases``. The first fit runs scikit-learn's
-    parameter validation of the search and of its ``method`` object; the
-    other n − 1 fits of the same, unchanged estimator skip both (speed
-    only: they depend on the constructor arguments alone, return nothing
-    or raise). Module-level, so that worker processes can run it.
+    ``_audit.recorded_releases``. The first fit builds the public plan
+    (``check_settings_and_metrics``: scikit-learn's parameter validation of
+    the search and of its ``method``, the candidate set, the public seed and
+    tie-break order); the other n − 1 fits of the same, unchanged estimator
+    reuse it (``_audit.plan_once``; speed only: the plan depends on the
+    constructor arguments and public randomness alone, and no output
+    depends on that randomness, test_plan_randomness_decides_nothing).
+    Module-level, so that worker processes can run it.
     """
     X_val, y_val = validation_set(neighbour)
     search = make_search()
     index = np.empty(n, dtype=int)
     score = np.empty(n)
     recorder = recorded_releases(private_selection, *RELEASES)
-    with warnings.catch_warnings(), public_checks_once(), recorder as calls:
+    with (
+        warnings.catch_warnings(),
+        public_checks_once(),
+        plan_once(search),
+        recorder as calls,
+    ):
         warnings.simplefilter("error")  # any warning here is a finding
-        search.fit(X_TRAIN, Y_TRAIN, X_val=X_val, y_val=y_val)
-        index[0], score[0] = search.best_index_, search.best_score_
-        with (
-            mock.patch.object(search, "_validate_params", lambda: None),
-            mock.patch.object(type(search.method), "_validate_in", _skip),
-        ):
-            for i in range(1, n):
-                search.fit(X_TRAIN, Y_TRAIN, X_val=X_val, y_val=y_val)
-                index[i] = search.best_index_
-                score[i] = search.best_score_
+        for i in range(n):
+            search.fit(X_TRAIN, Y_TRAIN, X_val=X_val, y_val=y_val)
+            index[i] = search.best_index_
+            score[i] = search.best_score_
     return index, score, search, calls
 
 
@@ -322,6 +322,21 @@ def test_oracle_fixture_flips_the_best_candidate():
     Xb, yb = validation_set(True)
     differs = np.any(Xa != Xb, axis=1) | (ya != yb)
     assert differs.sum() == 1  # neighbours: one swapped record
+
+
+@pytest.mark.parametrize("neighbour", [False, True])
+def test_plan_randomness_decides_nothing(neighbour):
+    """The plan's public randomness changes no release argument and no
+    output here, so layer 1 may build the plan once (``_audit.plan_once``).
+    Fails if the seed or the tie-break order reached the candidates, the
+    shortlist, the utilities, Δ or ε."""
+    X_val, y_val = validation_set(neighbour)
+    assert_plan_randomness_decides_nothing(
+        make_search,
+        lambda s: s.fit(X_TRAIN, Y_TRAIN, X_val=X_val, y_val=y_val),
+        private_selection,
+        *RELEASES,
+    )
 
 
 @pytest.mark.slow
