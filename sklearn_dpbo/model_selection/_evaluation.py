@@ -211,9 +211,9 @@ def score_public_candidates(
 ) -> tuple[np.ndarray, np.ndarray, dict]:
     """Fit, check and score public candidates: ``(kept, utilities, snapshots)``."""
     params, error_score = ctx.plan.candidates.params, ctx.search.error_score
-    fitted = list(  # (function, args, kwargs) tasks, what delayed() returns
+    fitted = list(
         ctx.parallel(
-            (_timed_fit_public, (*ctx.fit_args(params[j]), error_score), {})
+            delayed(_timed_fit_public)(*ctx.fit_args(params[j]), error_score)
             for j in indices
         )
     )
