@@ -9,8 +9,9 @@ args`` would run it (``__main__``, ``sys.argv``, ``benchmarks/`` first on
 ``sys.path``), with its stdout and stderr in ``OUT/<key>.stdout`` and
 ``OUT/<key>.stderr`` and its exit status in ``OUT/<key>.rc``. The child
 starts from the parent's imports only: nothing a script does reaches
-another one. Without ``os.fork`` (Windows) each script runs in a fresh
-interpreter instead.
+another one; joblib's loky workers are forked from it (``_preload``).
+Without ``os.fork`` (Windows) each script runs in a fresh interpreter
+instead.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import runpy
 import subprocess
 import sys
 import traceback
+import warnings
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -49,6 +51,15 @@ def _preload() -> None:
     import sklearn_dpbo.model_selection  # noqa: F401
 
     sys.path.remove(str(ROOT))
+    # joblib's loky workers are forked from the script's process, with its
+    # imports, instead of fresh interpreters that import scikit-learn and
+    # sklearn_dpbo again (~2.8 s of CPU per worker, two per script that
+    # runs n_jobs=2). The tasks they run are the same; that a fresh worker
+    # finds the checkout is test_bench_scaling_workers_find_the_checkout.
+    from joblib.externals.loky.backend.context import set_start_method
+
+    set_start_method("fork")
+    warnings.filterwarnings("ignore", "`fork` start method", UserWarning)
 
 
 def _child(script: Path, args: list, stdout: Path, stderr: Path) -> int:
