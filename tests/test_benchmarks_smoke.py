@@ -229,8 +229,10 @@ def test_bench_scaling_quick():
     seq = {r["searcher"]: r["fits_sequential"] for r in rows if r["k"] == 1}
     assert seq["RandomizedSearchCV"] == result["scheduling"]["n_iter"]
     assert seq["DPBayesSearchCV"] >= result["scheduling"]["n_iter"]
-    (over,) = [r for r in result["overhead"]["rows"] if r["method"] == "gp-ucb"]
-    assert over["n_candidates"] == 1024 and over["n_iter"] == 100
+    section = result["overhead"]
+    (over,) = [r for r in section["rows"] if r["method"] == "gp-ucb"]
+    assert over["n_candidates"] == section["n_candidates"] == 1024
+    assert over["n_iter"] == section["n_iter"] > 0  # quick: 10 (full run: 100)
     assert over["overhead_ms_per_iter"] > 0
     assert {g["goal"].split(",")[0] for g in result["goals"]} >= {
         "README task wall time ÷ RandomizedSearchCV",
