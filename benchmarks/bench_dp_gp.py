@@ -548,7 +548,7 @@ def main():
                 )
             print("  standard-release noise:", result[key]["standard_noise"])
         if quick:
-            result["timing"] = timing((200,), (1000,))
+            result["timing"] = timing((100,), (200,))
         else:
             result["timing"] = timing((500, 1000, 2000, 4000), (1000, 5000, 20000))
         key = "kung" if "kung" in data else "synthetic"

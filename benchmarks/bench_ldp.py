@@ -22,8 +22,9 @@ and the learner's public randomness for every row):
   practical ``q`` and ``n_groups`` for ATA and MoMA);
 - ``theory``: every theorem constant (``width="theory"``, ``q="theory"``,
   ``n_groups="theory"``);
-- ``c=…``: widths c × the theory width for the five values of the public
-  grid :data:`WIDTH_GRID` nearest the algorithm's practical factor (the
+- ``c=…``: widths c × the theory width for the five values (``--quick``:
+  two) of the public grid :data:`WIDTH_GRID` nearest the algorithm's
+  practical factor (the
   default's q and k). "Best on grid" is the lowest mean among them,
   picked on the same seeds: an optimistic reference, not a method; marked
   † when it is at the edge of those five (a better c may lie outside);
@@ -825,7 +826,7 @@ def main(argv=None):
     eps_list = [1.0] if q else [0.5, 1.0, 2.0]
     kernels = ["se"] if q else ["se", "matern"]
     noises = ["student-t"] if q else ["student-t", "pareto"]
-    n_window = 3 if q else 5
+    n_window = 2 if q else 5
     suffix = "_quick" if q else ""
     out_path = args.out or os.path.join(results_dir(q), f"bench_ldp{suffix}.json")
     t_start = time.time()

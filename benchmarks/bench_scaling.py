@@ -59,9 +59,10 @@ only; the machine is shared, so timings are noisy).
    speed-up joblib itself reaches with no search and no dependency
    between tasks, an upper bound for any search run through joblib.
    Every timed run starts after a full ``gc.collect()`` (all searchers).
-4. Overhead per iteration at |Λ| = 1024, T = 100 (``TinyClassifier``, one
-   process, one BLAS thread), measured by ``bench_overhead.measure_overhead``
-   (imported; best of ``--repeats``), for the default method and gp-ucb.
+4. Overhead per iteration at |Λ| = 1024, T = 100 (``--quick``: T = 10;
+   ``TinyClassifier``, one process, one BLAS thread), measured by
+   ``bench_overhead.measure_overhead`` (imported; best of ``--repeats``),
+   for the default method and gp-ucb.
 
 5. ``--sections rule`` (not in the default run): the default public
    signal on two large tasks fixed in ``rule_tasks`` (25,000 training rows
@@ -1022,13 +1023,13 @@ def plot(res, path, log=print):
 # ---------------------------------------------------------------------------
 # Section 4 and goals
 # ---------------------------------------------------------------------------
-def overhead(repeats, log=print):
+def overhead(repeats, n_iter=100, log=print):
     rows = bench_overhead.measure_overhead(
-        [1024], [100], repeats, memory=False, log=log
+        [1024], [n_iter], repeats, memory=False, log=log
     )
     return {
         "n_candidates": 1024,
-        "n_iter": 100,
+        "n_iter": n_iter,
         "repeats": repeats,
         "target_ms": bench_overhead.TARGET_MS,
         "rows": rows,
@@ -1102,7 +1103,7 @@ def goals(readme, sched, over, large=None):
         ms = r["overhead_ms_per_iter"]
         label = r["method"] + (" (default)" if r["method"] == default else "")
         add(
-            f"overhead per iteration, |Λ|=1024, T=100, {label} (ms)",
+            f"overhead per iteration, |Λ|=1024, T={over['n_iter']}, {label} (ms)",
             round(ms, 3),
             f"≤ {over['target_ms']:g}",
             ms <= over["target_ms"],
@@ -1238,7 +1239,7 @@ def main(argv=None):
         print("1. README task")
         readme = compare_searchers(
             readme_task(200 if q else None),
-            n_iter=4 if q else 30,
+            n_iter=2 if q else 30,
             repeats=repeats,
             cold_run=not q,
         )
@@ -1246,7 +1247,7 @@ def main(argv=None):
         print("2. Larger task")
         large = compare_searchers(
             large_task(*((500, 5) if q else (50_000,))),
-            n_iter=4 if q else 20,
+            n_iter=2 if q else 20,
             repeats=repeats_large,
             cold_run=False,
         )
@@ -1255,7 +1256,7 @@ def main(argv=None):
         ks = (1, 2) if q else (1, 2, 4, 8)
         sched = scheduling(
             ks,
-            n_iter=4 if q else 24,
+            n_iter=2 if q else 24,
             sleep=0.005 if q else 0.04,
             repeats=repeats,
             dask_ks=(2,) if q else ks,
@@ -1263,7 +1264,7 @@ def main(argv=None):
         )
     if "overhead" in sections:
         print("4. Overhead per iteration")
-        over = overhead(repeats)
+        over = overhead(repeats, n_iter=10 if q else 100)
     goal_rows = goals(readme, sched, over, large)
 
     for res in (readme, large):
@@ -1272,7 +1273,10 @@ def main(argv=None):
     if sched is not None:
         print(scheduling_table(sched))
     if over is not None:
-        print("\n**Overhead per iteration** (|Λ|=1024, T=100, TinyClassifier)\n")
+        print(
+            f"\n**Overhead per iteration** (|Λ|=1024, T={over['n_iter']}, "
+            "TinyClassifier)\n"
+        )
         print("| method | ms / iteration (best) | median |")
         print("|---|---:|---:|")
         for r in over["rows"]:

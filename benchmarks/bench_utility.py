@@ -9,7 +9,7 @@ validation set (25 %) and a test set (25 %), and on a harder
 m = 5000 validation and 1000 test rows).
 
 Candidate set: a fixed public grid of 32 log-spaced C x 32 log-spaced gamma
-values (1024 candidates; ``--quick``: 4 x 4), passed as ``search_spaces``
+values (1024 candidates; ``--quick``: 3 x 3), passed as ``search_spaces``
 lists, so ``candidate_params_`` is the same for every ``random_state``.
 
 Methods (one row each; the private ones for every total epsilon in
@@ -497,7 +497,7 @@ EXTERNAL_SEEDS = {SKOPT: 3, OPTUNA: 20}
 
 
 def _set_grid(k: int) -> None:
-    """Use a k x k grid (``--quick``: 4 x 4, so that the CI smoke run's
+    """Use a k x k grid (``--quick``: 3 x 3, so that the CI smoke run's
     precompute takes seconds). Called before any work is dispatched; the
     joblib workers receive the functions with these globals."""
     global C_VALUES, GAMMA_VALUES, SEARCH_SPACES
@@ -1747,7 +1747,7 @@ def main(argv=None) -> int:
     mode.add_argument(
         "--quick",
         action="store_true",
-        help="smoke run: breast_cancer, a 4 x 4 grid, n_iter=6, 2 seeds, "
+        help="smoke run: breast_cancer, a 3 x 3 grid, n_iter=4, 2 seeds, "
         "epsilon=1, one process, one verified seed",
     )
     mode.add_argument(
@@ -1911,8 +1911,8 @@ def main(argv=None) -> int:
         args.verify_seeds = 1 if args.quick else 2
     if args.quick:
         n_seeds, epsilons = 2, (1.0,)
-        _set_grid(4)
-        N_ITER = 6
+        _set_grid(3)
+        N_ITER = 4
     elif args.defaults:
         n_seeds, epsilons = 40, DEFAULT_EPSILONS
     else:

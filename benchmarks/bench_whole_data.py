@@ -9,7 +9,7 @@ training part:
 
 - ``whole-data eps=E``: ``DPBayesSearchCV(...).fit(X, y)`` (the
   GridSearchCV call; every row private), ε ∈ {1, 4} (``--epsilons``;
-  ``--quick``: ε = 1 only, ``n_iter`` = 5 instead of 20);
+  ``--quick``: ε = 1 only, ``n_iter`` = 3 instead of 20);
 - ``RandomizedSearchCV``: not private, 3-fold CV over the same ``n_iter``
   public random candidates the whole-data mode evaluates (run as
   ``GridSearchCV`` over that list, so the comparison is of the selection);
@@ -72,7 +72,7 @@ from sklearn_dpbo.model_selection import WholeData  # noqa: E402
 EPSILONS = (1.0, 4.0)
 QUICK_EPSILONS = (1.0,)  # --quick: the smoke run
 N_ITER = 20
-QUICK_N_ITER = 5  # --quick
+QUICK_N_ITER = 3  # --quick
 
 
 def _svc(C=(1e-2, 1e2), gamma=(1e-4, 1.0)):
