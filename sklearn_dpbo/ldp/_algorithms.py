@@ -192,10 +192,11 @@ class _ATALearner(_NystromLearner):
     def __init__(self, problem, rng, settings):
         super().__init__(problem, rng, settings)
         n = problem.K.shape[0]
-        # per candidate: reports sorted by |ȳ| and prefix sums; all reports as
-        # complex keys j + i|ȳ| (sorted), so each truncated sum is a searchsorted
+        # per candidate: reports sorted by |ȳ|, prefix sums (from a 0) joined
+        # over the observed candidates; all reports as complex keys j + i|ȳ|
+        # (sorted), so each truncated sum is a searchsorted
         self._vals = [np.empty(0) for _ in range(n)]
-        self._cum = [np.zeros(1) for _ in range(n)]
+        self._cums = np.empty(0)
         self._keys = np.empty(0, dtype=complex)
         self.b = math.inf
 
@@ -214,9 +215,12 @@ class _ATALearner(_NystromLearner):
         g = int(keys.searchsorted(key, side="right"))
         self._keys = np.concatenate((keys[:g], [key], keys[g:]))
         # after the reports of candidates < j and those at j with |ȳ'| ≤ |y|
-        vals, g = self._vals[j], g - int(self.counts[:j].sum())
+        before = self.counts[:j]
+        vals, g = self._vals[j], g - int(before.sum())
         self._vals[j] = np.concatenate((vals[:g], [y], vals[g:]))
-        self._cum[j] = np.concatenate(([0.0], np.cumsum(self._vals[j])))
+        s = int(before.sum() + np.count_nonzero(before))  # j's sums start here
+        c, e = self._cums, s + (vals.size + 1 if vals.size else 0)
+        self._cums = np.concatenate((c[:s], [0.0], np.cumsum(self._vals[j]), c[e:]))
         self.counts[j] += 1
         self.t += 1
         Phi, S, V = self._embed()
@@ -234,7 +238,7 @@ class _ATALearner(_NystromLearner):
                 query.imag = b / np.abs(W)
             idx = np.searchsorted(self._keys, query, side="right")
             idx += np.arange(S.size)[:, None]
-            kept = W * np.concatenate([self._cum[a] for a in S])[idx]
+            kept = W * self._cums[idx]
             # Σ over S in S's order, from 0 (accumulate: sequential by definition)
             r = 0.0 + np.cumsum(kept, axis=0)[-1]
             theta = V_inv_half @ r
