@@ -179,8 +179,7 @@ class _NystromLearner(_Learner):
             self._Phi = nystrom_embedding(self.p.K, D)  # Φ depends on D only
         self.dictionary = D  # public: drawn from the learner's public rng
         self.m = int(D.size)
-        Phi = self._Phi
-        S = np.flatnonzero(self.counts)
+        Phi, S = self._Phi, np.flatnonzero(self.counts)
         PhiS = Phi[S]
         V = (PhiS.T * self.counts[S]) @ PhiS + self.p.lam * np.eye(self.m)
         return Phi, S, V
@@ -192,10 +191,10 @@ class _ATALearner(_NystromLearner):
     def __init__(self, problem, rng, settings):
         super().__init__(problem, rng, settings)
         n = problem.K.shape[0]
-        # per candidate: reports sorted by |ȳ| and prefix sums; all reports as
-        # complex keys j + i|ȳ| (sorted), so each truncated sum is a searchsorted
+        # per candidate: reports sorted by |ȳ|, prefix sums from 0 (all joined);
+        # all reports as complex keys j + i|ȳ|, sorted: truncated sums by searchsorted
         self._vals = [np.empty(0) for _ in range(n)]
-        self._cum = [np.zeros(1) for _ in range(n)]
+        self._cums = np.zeros(n)
         self._keys = np.empty(0, dtype=complex)
         self.b = math.inf
 
@@ -214,9 +213,10 @@ class _ATALearner(_NystromLearner):
         g = int(keys.searchsorted(key, side="right"))
         self._keys = np.concatenate((keys[:g], [key], keys[g:]))
         # after the reports of candidates < j and those at j with |ȳ'| ≤ |y|
-        vals, g = self._vals[j], g - int(self.counts[:j].sum())
-        self._vals[j] = np.concatenate((vals[:g], [y], vals[g:]))
-        self._cum[j] = np.concatenate(([0.0], np.cumsum(self._vals[j])))
+        s, vals, c = int(self.counts[:j].sum()) + j, self._vals[j], self._cums
+        self._vals[j] = np.concatenate((vals[: g - s + j], [y], vals[g - s + j :]))
+        cum, rest = np.cumsum(self._vals[j]), c[s + vals.size + 1 :]  # j's: from s
+        self._cums = np.concatenate((c[:s], [0.0], cum, rest))
         self.counts[j] += 1
         self.t += 1
         Phi, S, V = self._embed()
@@ -227,14 +227,14 @@ class _ATALearner(_NystromLearner):
             W = Phi[S] @ V_inv_half  # rows u_{·,τ} for τ at each candidate
             # r̂ = Σ_τ u_{·,τ} ȳ_τ 1{|u_{·,τ} ȳ_τ| ≤ b}: a report at the a-th
             # observed candidate is kept in direction i iff |ȳ| ≤ b / |W[a, i]|:
-            # keys ≤ a + i·thr, offset by one leading 0 per earlier candidate of S.
+            # keys ≤ a + i·thr, offset by one leading 0 per earlier candidate.
             query = np.empty(W.shape, dtype=complex)
             query.real = S[:, None]
             with np.errstate(divide="ignore"):
                 query.imag = b / np.abs(W)
             idx = np.searchsorted(self._keys, query, side="right")
-            idx += np.arange(S.size)[:, None]
-            kept = W * np.concatenate([self._cum[a] for a in S])[idx]
+            idx += S[:, None]
+            kept = W * self._cums[idx]
             # Σ over S in S's order, from 0 (accumulate: sequential by definition)
             r = 0.0 + np.cumsum(kept, axis=0)[-1]
             theta = V_inv_half @ r

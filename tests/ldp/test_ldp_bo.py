@@ -236,11 +236,11 @@ def _small_environment_regret(algorithm, seeds=range(8), T=1000, epsilon=4.0):
         opt = LDPBayesianOptimizer(
             cands, client, T, algorithm=algorithm, rkhs_norm=1.0, random_state=seed
         )
-        total = 0.0
-        for _ in range(T):
+        total, best = 0.0, f.max()
+        for owner_noise in rng.uniform(-1.0, 1.0, T):  # = T draws one by one
             j = opt.ask_index()
-            opt.tell(j, client.privatize(f[j] + rng.uniform(-1.0, 1.0)))
-            total += f.max() - f[j]
+            opt.tell(j, client.privatize(f[j] + owner_noise))
+            total += best - f[j]
         regret.append(total / T)
         uniform.append(f.max() - f.mean())
     return float(np.mean(regret)), float(np.mean(uniform))
