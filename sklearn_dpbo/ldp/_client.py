@@ -257,8 +257,8 @@ class RandomizedResponse(_Randomizer):
 
     def _noisy(self, clipped: float, source) -> float:
         low, high = self.bounds
-        a = Fraction(low)  # clipped is in [low, high] (_clip): u in [0, 1]
-        bit = sample_bernoulli((Fraction(clipped) - a) / (Fraction(high) - a), source)
+        u = (Fraction(clipped) - Fraction(low)) / (Fraction(high) - Fraction(low))
+        bit = sample_bernoulli(min(max(u, Fraction(0)), Fraction(1)), source)
         gamma = Fraction(self.epsilon)
         while True:  # keep w.p. 1/(1 + e^-ε), flip w.p. e^-ε/(1 + e^-ε)
             if source.randrange(2) == 0:
