@@ -24,10 +24,10 @@ and the learner's public randomness for every row):
   ``n_groups="theory"``);
 - ``c=…``: widths c × the theory width for the five values (``--quick``:
   two) of the public grid :data:`WIDTH_GRID` nearest the algorithm's
-  practical factor (the
-  default's q and k). "Best on grid" is the lowest mean among them,
-  picked on the same seeds: an optimistic reference, not a method; marked
-  † when it is at the edge of those five (a better c may lie outside);
+  practical factor (the default's q and k). "Best on grid" is the lowest
+  mean among them, picked on the same seeds: an optimistic reference, not
+  a method; marked † when it is at the edge of those five (a better c may
+  lie outside);
 - ``uniform``: a uniformly random candidate every round, whose expected
   time-average regret max f − mean f is computed exactly per seed.
 
