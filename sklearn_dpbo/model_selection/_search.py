@@ -42,7 +42,6 @@ from ._sealed import run_sealed
 from ._search_params import (
     PARAMETER_CONSTRAINTS,
     check_set_params,
-    check_settings,
     check_settings_and_metrics,
 )
 from ._splits import check_cpu_inputs, split_data
@@ -367,7 +366,7 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
 
     def _check_settings(self) -> SearchPlan:
         """Validate everything that does not need data; return the public plan."""
-        return check_settings(self)
+        return check_settings_and_metrics(self)[0]
 
     # --- fit ---
     def fit(

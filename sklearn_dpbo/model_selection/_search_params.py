@@ -36,7 +36,7 @@ PARAMETER_CONSTRAINTS: dict = {
     "release_score": ["boolean", StrOptions({"auto"})],
     "n_iter": [Interval(numbers.Integral, 1, None, closed="left")],
     "n_candidates": [Interval(numbers.Integral, 1, None, closed="left")],
-    # get_dp_scorer and check_settings refuse the rest with guidance.
+    # get_dp_scorer and check_settings_and_metrics refuse the rest with guidance.
     "scoring": [None, str, callable, list, tuple, dict],
     "refit": ["boolean", str, callable],
     "cv": [None, "cv_object"],
@@ -105,14 +105,10 @@ def check_set_params(search, params: dict) -> None:
             )
 
 
-def check_settings(search) -> SearchPlan:
-    """Validate everything that does not need data; return the public plan."""
-    return check_settings_and_metrics(search)[0]
-
-
 def check_settings_and_metrics(search) -> tuple[SearchPlan, dict]:
-    """:func:`check_settings`'s plan and the scorers of the other metrics
-    (``{name: DPScorer}``, from the same :func:`search_scorers` call)."""
+    """Validate everything that does not need data; return the public plan and
+    the scorers of the other metrics (``{name: DPScorer}``, from the same
+    :func:`search_scorers` call)."""
     if isinstance(search.cv, numbers.Integral) and not isinstance(search.cv, bool):
         check_cv_structure(search.cv)  # cv=1, cv=5: why, before the generic message
     search._validate_params()
