@@ -100,8 +100,7 @@ def warn_fit_failures(failures: list[str], n_fits: int, error_score) -> None:
 
 def score_private(fitted: Any, records, scorer) -> float:
     """Mean of the clipped per-record values (:meth:`DPScorer.private_values`)."""
-    values = scorer.private_values(fitted, records)
-    return float(np.add.reduce(values) / values.size)  # np.mean's sum and division
+    return float(np.mean(scorer.private_values(fitted, records)))
 
 
 def fit_and_score_private(
