@@ -81,6 +81,27 @@ def clip_rows(X, data_norm: float, *, intercept: bool) -> np.ndarray:
     return X
 
 
+def check_rows_container(X, owner: str) -> None:
+    """Refuse X without an array type (a list or tuple of rows), from its type.
+
+    NumPy converts a Python sequence in one pass and infers one shape and
+    dtype from every entry: one ragged, nested or complex row would decide
+    how every row is read, or whether ``fit`` raises (rule 6). Arrays,
+    DataFrames and objects with ``__array__`` carry their shape and dtype.
+    """
+    from scipy import sparse
+
+    if X is None or hasattr(X, "__array__") or sparse.issparse(X):
+        return  # None and sparse X: validate_data's errors, from the type
+    raise TypeError(
+        f"{owner}.fit needs X as a NumPy array or a pandas DataFrame of shape "
+        f"(n_samples, n_features); got {type(X).__name__}. NumPy would convert "
+        "it in one pass over every entry (one ragged, nested or complex row "
+        "could change how every row is read, or make fit raise): convert it "
+        "yourself, e.g. np.asarray(X, dtype=float), and check its shape."
+    )
+
+
 BOUNDS_NORM_SHARE = 0.5
 """ρ: with ``bounds``, rows mapped into [−1, 1]^d are clipped to L2 norm ρ·√d."""
 
@@ -407,6 +428,7 @@ class DPLearnerMixin(CachedParamNamesMixin):
         message = self._no_bounds_message()
         if message is not None:
             warnings.warn(message, UserWarning, stacklevel=2)
+        check_rows_container(X, type(self).__name__)
         rng = self._noise_source()
         X = self._float_rows(X, reset=True)
         self._ball(X.shape[1])  # the bounds' shape against d, before any value

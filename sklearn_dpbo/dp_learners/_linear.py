@@ -17,6 +17,7 @@ from ._base import (
     SOLVER_MIN_ITER,
     DPLearnerMixin,
     SolverError,
+    check_rows_container,
     clip_rows,
     conditioned,
     float_rows,
@@ -57,14 +58,11 @@ def ridge_gradient_bound(alpha: float, row_norm: float, target_bound: float) -> 
 
 
 def _shape(X) -> tuple[int, int | None]:
-    """(rows, columns) of X from its container (``shape`` or ``len``), values unread."""
+    """(rows, columns) of X from its container's ``shape``, values unread."""
     shape = getattr(X, "shape", None)
     if shape is not None and len(shape) == 2:
         return int(shape[0]), int(shape[1])
-    try:
-        return len(X), (len(X[0]) if len(X) else None)
-    except TypeError:
-        return 0, None
+    return 0, None
 
 
 def ridge_regularization(alpha: float, row_norm: float) -> float:
@@ -187,6 +185,7 @@ class DPLinearRegression(DPLearnerMixin, RegressorMixin, BaseEstimator):
         """Fit on private rows; ε-DP (warns first when the noise would dominate)."""
         self._validate_params()
         self._check_privacy_params()
+        check_rows_container(X, type(self).__name__)
         n, d = _shape(X)
         if n and d is not None:
             noise, variance = self._noise_error(n, d)

@@ -9,12 +9,29 @@ refused from the container's dtype (public) when it does not.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
+from sklearn.base import clone
 from sklearn.datasets import load_breast_cancer, load_diabetes
 
-from sklearn_dpbo.dp_learners import DPLinearRegression, DPLogisticRegression
+from sklearn_dpbo.dp_learners import (
+    DPGaussianNB,
+    DPGradientDescentLogisticRegression,
+    DPLinearRegression,
+    DPLinearSVC,
+    DPLogisticRegression,
+)
 from sklearn_dpbo.dp_learners._base import BOUNDS_NORM_SHARE
+
+LEARNERS = [
+    DPLogisticRegression(bounds=(-3, 3)),
+    DPGaussianNB(bounds=(-3, 3)),
+    DPLinearSVC(bounds=(-3, 3)),
+    DPGradientDescentLogisticRegression(bounds=(-3, 3), delta=1e-5),
+    DPLinearRegression(bounds=(-3, 3)),
+]
 
 
 def _quiet(est):
@@ -74,8 +91,6 @@ def test_no_bounds_warns_before_any_row_is_read():
     "X",
     [
         np.array([0.5, -1.25, 3.0]),
-        [0.5, -1.25, 3.0],
-        0.5,
         np.array([[0.5 + 1j], [-1.25], [3.0]]),
     ],
 )
@@ -84,6 +99,38 @@ def test_a_bad_X_is_refused_without_its_values(X):
     with pytest.raises(ValueError, match="Reshape your data") as info:
         DPLogisticRegression(data_norm=1.0).fit(X, [0, 1, 0][: np.size(X)])
     assert "1.25" not in str(info.value) and "0.5" not in str(info.value)
+
+
+def _rows_with(record):
+    rows = [[0.5, -1.25], [3.0, 0.25], [1.0, 1.0]]
+    return [record, *rows[1:]] if record is not None else rows
+
+
+@pytest.mark.parametrize("learner", LEARNERS, ids=lambda e: type(e).__name__)
+@pytest.mark.parametrize(
+    "record", [None, [0.5], [0.5, [1.0, 2.0]], [0.5 + 1j, 1.0]], ids=str
+)
+def test_a_list_of_rows_is_refused_whatever_its_records(learner, record):
+    """Rule 6: NumPy converts a list in one pass, so one ragged, nested or
+    complex row would decide whether fit raises; a list is refused from its
+    type with the same message whatever its rows, before any noise is drawn;
+    the same rows in an object array fit."""
+    with pytest.raises(TypeError) as info:
+        clone(learner).fit(_rows_with(record), [0, 1, 0])
+    assert str(info.value) == (
+        f"{type(learner).__name__}.fit needs X as a NumPy array or a pandas "
+        "DataFrame of shape (n_samples, n_features); got list. NumPy would "
+        "convert it in one pass over every entry (one ragged, nested or complex "
+        "row could change how every row is read, or make fit raise): convert "
+        "it yourself, e.g. np.asarray(X, dtype=float), and check its shape."
+    )
+    X = np.empty((3, 2), dtype=object)
+    for i, row in enumerate(_rows_with(record)):
+        for j, v in enumerate(row):
+            X[i, j] = v
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert clone(learner).fit(X, [0, 1, 0]).n_features_in_ == 2
 
 
 def test_raw_data_with_declared_bounds(cancer):

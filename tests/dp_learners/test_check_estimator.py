@@ -38,6 +38,11 @@ _CLASSES = (
     "classes are public and declared (default (0, 1)), never read from y: "
     "the check's labels ({0, 1, 2}, strings) are outside the declared classes"
 )
+_LISTS = (
+    "rule 6: fit refuses X as a list from its type; NumPy converts a list in "
+    "one pass, so one ragged, nested or complex row would decide whether fit "
+    "raises (the check fits X.tolist())"
+)
 _COMMON = {
     "check_sample_weight_equivalence_on_dense_data": _WEIGHTS,
     "check_all_zero_sample_weights_error": (
@@ -64,6 +69,7 @@ EXPECTED = {
     "DPLinearRegression": {
         **_COMMON,
         "check_supervised_y_no_nan": _VALUES,
+        "check_regressors_train": _LISTS,
     },
     "DPGaussianNB": {
         **_COMMON,
