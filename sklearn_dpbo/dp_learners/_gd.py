@@ -226,8 +226,11 @@ class DPGradientDescentLogisticRegression(DPLogisticRegression):
         sw = s if weights is None else s * weights
         w = np.zeros(d)
         for _ in range(T):
-            # ω ℓ′(s w·x) s x with ℓ′(z) = −σ(−z): each term's norm ≤ R
-            g = Xc.T @ (-sw * expit(-s * (Xc @ w)))
+            # ω ℓ′(s w·x) s x with ℓ′(z) = −σ(−z): each term's norm ≤ R; a
+            # NaN margin (0·inf once w overflows) is that row's own zero term
+            coef = -sw * expit(-s * (Xc @ w))
+            coef[np.isnan(coef)] = 0.0
+            g = Xc.T @ coef
             noisy = gaussian_on_grid(g, sigma, step, rng)
             w = w - lr * (noisy / n + lam * w)
         self.noise_scale_ = sigma

@@ -187,3 +187,27 @@ def test_audit_learner():
 @pytest.mark.slow
 def test_power_quarter_noise_is_caught():
     assert _audit(broken=True) > 0
+
+
+def test_an_overflowing_step_lets_no_record_decide_whether_fit_raises():
+    """Rule 6: a learning rate that makes w overflow gives a zero row (what a
+    NaN row becomes) the margin 0·inf = NaN; that row's gradient term is its
+    own zero, so V and V′ (one row NaN) both fit, with the same warnings."""
+    V = np.array([[0.5], [-0.3], [0.2], [0.4]])
+    V2 = V.copy()
+    V2[3, 0] = np.nan
+    outcomes = []
+    for X in (V, V2):
+        est = DPGradientDescentLogisticRegression(
+            epsilon=0.01,
+            data_norm=1.0,
+            fit_intercept=False,
+            max_iter=2,
+            learning_rate=1e308,
+            noise_random_state=0,
+        )
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            est.fit(X, np.array([0, 1, 0, 1]))
+        outcomes.append([str(w.message) for w in seen])
+    assert outcomes[0] == outcomes[1]
