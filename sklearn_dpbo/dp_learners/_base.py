@@ -118,8 +118,13 @@ def check_bounds(bounds, d: int, owner: str) -> tuple[np.ndarray, np.ndarray]:
             f"arrays of shape ({d},), one entry per feature, declared from the "
             f"domain (never computed from the private data); got {bounds!r}."
         ) from None
-    if not (np.isfinite(lower).all() and np.isfinite(upper).all()):
-        raise ValueError(f"{owner}(bounds=...) must be finite; got {bounds!r}.")
+    with np.errstate(over="ignore"):
+        finite = np.isfinite((upper - lower) ** 2).all()
+    if not (finite and np.isfinite(lower).all() and np.isfinite(upper).all()):
+        raise ValueError(
+            f"{owner}(bounds=...) must be finite, with (upper − lower)² finite "
+            f"too (the map and the variances use it); got {bounds!r}."
+        )
     if not (lower < upper).all():
         raise ValueError(
             f"{owner}(bounds=...) needs lower < upper for every feature; got "
@@ -232,13 +237,22 @@ NO_BOUNDS_MESSAGE = (
 )
 
 
+def _element(v):
+    """A one-element list, tuple or array entry as its element, else ``v``."""
+    if isinstance(v, (list, tuple)) and len(v) == 1:
+        return v[0]
+    if isinstance(v, np.ndarray) and v.size == 1:
+        return v.reshape(-1)[0]
+    return v
+
+
 def check_targets(y, n: int, owner: str):
     """``y`` as a 1-D array of n entries, from its shape and type only (a list or
     tuple as an object array entry by entry; a column raveled with a warning)."""
     if y is None:
         raise ValueError(f"{owner} requires y to be passed, but the target y is None.")
-    if isinstance(y, (list, tuple)):
-        y = np.fromiter(y, dtype=object, count=len(y))
+    if isinstance(y, (list, tuple)):  # a column's [v] entry as v, entry by entry
+        y = np.fromiter(map(_element, y), dtype=object, count=len(y))
     else:
         y = column_or_1d(y, warn=True)
     if y.shape[0] != n:

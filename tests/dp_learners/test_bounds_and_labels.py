@@ -9,6 +9,7 @@ refused from the container's dtype (public) when it does not.
 
 from __future__ import annotations
 
+import pickle
 import warnings
 
 import numpy as np
@@ -222,3 +223,33 @@ def test_checked_rows_skip_validation_of_that_array_only(monkeypatch):
         est.predict(X)
     for a, b in zip(public, fast):
         np.testing.assert_array_equal(a, b)
+
+
+def test_bounds_whose_width_overflows_are_refused():
+    # (1e307 − (−1e307))² overflows: every mapped feature would be 0 and
+    # DPGaussianNB's variances inf; refused from the parameters alone.
+    for learner in LEARNERS:
+        est = clone(learner).set_params(bounds=(-1e307, 1e307))
+        with pytest.raises(ValueError, match="squared finite|² finite"):
+            est.fit(np.zeros((3, 2)), [0, 1, 0])
+
+
+@pytest.mark.parametrize("learner", LEARNERS, ids=lambda e: type(e).__name__)
+def test_a_list_column_target_is_read_as_its_entries(learner):
+    """y (and sample_weight) given as a list of one-element lists, e.g.
+    y.reshape(-1, 1).tolist(): each entry is its element, read on its own."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-3, 3, size=(40, 2))
+    y = (X[:, 0] > 0).astype(int)
+    w = np.ones(40)
+    flat = clone(learner).set_params(noise_random_state=0)
+    column = clone(learner).set_params(noise_random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        flat.fit(X, y.tolist(), sample_weight=w.tolist())
+        column.fit(
+            X,
+            y.reshape(-1, 1).tolist(),
+            sample_weight=w.reshape(-1, 1).tolist(),
+        )
+    assert pickle.dumps(vars(flat)) == pickle.dumps(vars(column))
