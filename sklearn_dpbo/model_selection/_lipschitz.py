@@ -7,7 +7,7 @@ Assumption 2 (paper Section 5): the model is
 with ℓ convex and 1-Lipschitz in w, and the validation score is
 f_V(w) = −(1/m) Σ g(w, x̄_i, ȳ_i) with g L-Lipschitz in w and 0 ≤ g ≤ g*.
 Then, for BO with *any* acquisition function, f̃_L = max_t f_V(w_λt) +
-Lap(Δ_L/ε) is pure ε-DP (Theorem 7, Corollary 4; Δ_L and the two
+Lap(Δ_L/ε) is pure ε-DP (Theorem 7, Corollary 4; Δ_L and the
 conservative deviations from the paper: ``_releases.py``).
 :func:`check_assumption_2` checks the conditions before any data is read.
 The required ``Normalizer`` puts every row the model sees, training *and
