@@ -12,13 +12,14 @@ optimiser, not GP-UCB; the report says so.
 from __future__ import annotations
 
 import numpy as np
-from joblib import delayed
+from joblib import delayed, effective_n_jobs
 
 from ..bo._acquisition import gp_ucb_beta
 from ..bo._bo import bayesian_optimisation
 from ..bo._gp import greedy_information_gain
 from ..privacy._accounting import Release, split_budget
 from ..privacy._scorers import ROW_INDEPENDENCE
+from ..privacy._silence import quiet
 from ._context import SearchContext
 from ._evaluation import fit_and_score_private, public_preflight, score_private
 from ._releases import (
@@ -95,9 +96,17 @@ def run_gp_ucb(ctx: SearchContext) -> tuple[list[Release], int, dict]:
     prefitted = {first: public_preflight(ctx, first)}
     ctx.progress(f"Bayesian optimisation: {T} steps on the validation set")
 
+    sent = []  # the validation records, read once at the first evaluation
+
     def evaluate(indices):
         # Later candidates are private: fit_and_score_private.
-        records = data.records(plan.scorer, search.estimator)
+        if not sent:
+            records = data.records(plan.scorer, search.estimator)
+            if effective_n_jobs(search.n_jobs) != 1:  # ctx.parallel sends them
+                with quiet():  # a record that cannot travel to a worker fails alone
+                    records = records.picklable()
+            sent.append(records)
+        records = sent[0]
         jobs = []
         for j in indices:
             est = prefitted.pop(j, None)

@@ -7,7 +7,7 @@ Assumption 2 (paper Section 5): the model is
 with ℓ convex and 1-Lipschitz in w, and the validation score is
 f_V(w) = −(1/m) Σ g(w, x̄_i, ȳ_i) with g L-Lipschitz in w and 0 ≤ g ≤ g*.
 Then, for BO with *any* acquisition function, f̃_L = max_t f_V(w_λt) +
-Lap(Δ_L/ε) is pure ε-DP (Theorem 7, Corollary 4; Δ_L and the two
+Lap(Δ_L/ε) is pure ε-DP (Theorem 7, Corollary 4; Δ_L and the
 conservative deviations from the paper: ``_releases.py``).
 :func:`check_assumption_2` checks the conditions before any data is read.
 The required ``Normalizer`` puts every row the model sees, training *and
@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Optional
 
 import numpy as np
 from sklearn.linear_model import LogisticRegression, SGDClassifier
@@ -40,6 +41,7 @@ from sklearn.svm import LinearSVC
 from ..bo._acquisition import ucb_beta
 from ..bo._bo import bayesian_optimisation
 from ..privacy._accounting import Release, split_budget
+from ..privacy._builtin_scores import _SIMPLE
 from ..privacy._scorers import ROW_INDEPENDENCE
 from ._context import SearchContext
 from ._evaluation import score_public_candidates
@@ -71,10 +73,30 @@ class LipschitzSetup:
     training_loss: str
     lipschitz: float  # L of the validation loss in w, for ‖x‖ ≤ R = 1
     g_star: float  # bound of the per-record validation loss
+    loss_at_zero: Optional[float]  # g(0, ·) of every record, None if not one
 
     @property
     def mapping(self) -> str:
         return "lambda = 1/(C * n_train)" if self.kind == "C" else "lambda = alpha"
+
+
+# Per-record value of the built-in margin scores at w = 0 (margin 0), any record.
+_VALUE_AT_ZERO = {"neg_sigmoid_loss": -0.5, "neg_ramp_loss": -1.0}
+
+
+def _loss_at_zero(scorer) -> Optional[float]:
+    """g(0, ·) = high − clip(value at margin 0): one constant for the built-in
+    margin scores, ``None`` (not known to be one) for any other scorer."""
+    name = scorer.name
+    builtin = name in _VALUE_AT_ZERO and (
+        scorer.record_score is _SIMPLE[name][0]
+        and scorer.response_method == "decision_function"
+        and scorer.greater_is_better
+    )
+    if not builtin:
+        return None
+    low, high = scorer.bounds
+    return float(high - min(max(_VALUE_AT_ZERO[name], low), high))
 
 
 def _refuse(condition: str, fix: str) -> None:
@@ -207,6 +229,7 @@ def check_assumption_2(estimator, candidates, scorer) -> LipschitzSetup:
         training_loss=training_loss,
         lipschitz=float(scorer.lipschitz) * FEATURE_NORM_BOUND,
         g_star=float(high - low),
+        loss_at_zero=_loss_at_zero(scorer),
     )
 
 
@@ -222,7 +245,7 @@ def path_sensitivity(setup: LipschitzSetup, candidates, n_train: int, m: int):
     lam = regularisation_to_lambda(setup.kind, values, n_train)
     lam_min, lam_max = float(lam.min()), float(lam.max())
     sens, capped = lipschitz_score_sensitivity(
-        m, setup.lipschitz, setup.g_star, lam_min, lam_max
+        m, setup.lipschitz, setup.g_star, lam_min, lam_max, setup.loss_at_zero
     )
     return lam_min, lam_max, sens, capped
 
@@ -283,10 +306,11 @@ def run_lipschitz(ctx: SearchContext) -> tuple[list[Release], int, dict]:
         "lambda_max": lam_max,
         "lipschitz": setup.lipschitz,
         "g_star": setup.g_star,
+        "loss_at_zero": setup.loss_at_zero,
         "feature_norm_bound": FEATURE_NORM_BOUND,
         "path_term": lipschitz_path_term(setup.lipschitz, lam_min, lam_max),
         "validation_term": lipschitz_validation_term(
-            m, setup.lipschitz, setup.g_star, lam_min
+            m, setup.lipschitz, setup.g_star, lam_min, setup.loss_at_zero
         ),
         "score_sensitivity": score_sens,
         "score_sensitivity_capped": capped,

@@ -68,30 +68,40 @@ def test_path_term_by_hand():
 
 
 def test_validation_term_by_hand():
-    # min(g*, 2L/λmin)/m; the paper's L/λmin is not enough (see below).
-    assert close(lipschitz_validation_term(200, 0.25, 1.0, 1e-4), 1 / 200)
-    assert close(lipschitz_validation_term(200, 0.25, 1.0, 2.0), 0.5 / 2 / 200)
-    assert close(lipschitz_validation_term(50, 1.0, 1.0, 4.0), 0.5 / 50)
+    # min(g*, max(2L/λmin, g* − g₀ + L/λmin))/m; the paper's L/λmin is not
+    # enough (see below). Sigmoid: L = 1/4, g₀ = 1/2; ramp: L = 1, g₀ = 1.
+    assert close(lipschitz_validation_term(200, 0.25, 1.0, 1e-4, 0.5), 1 / 200)
+    assert close(lipschitz_validation_term(200, 0.25, 1.0, 0.5, 0.5), 1 / 200)
+    assert close(lipschitz_validation_term(200, 0.25, 1.0, 0.4, 0.5), 1 / 200)
+    # λmin > 1/2: a failed record (loss g*) is the farther one.
+    assert close(lipschitz_validation_term(200, 0.25, 1.0, 2.0, 0.5), 0.625 / 200)
+    assert close(lipschitz_validation_term(100, 0.25, 1.0, 5.0, 0.5), 0.55 / 100)
+    # Ramp: g₀ = g*, a failed record is never the farther one.
+    assert close(lipschitz_validation_term(50, 1.0, 1.0, 4.0, 1.0), 0.5 / 50)
+    # g(0, ·) not one constant (a user's score): only g*/m.
+    assert close(lipschitz_validation_term(50, 1.0, 1.0, 4.0, None), 1 / 50)
     # Never below the paper's min(g*/m, L/(m λmin)).
     for m, L, g, lam in [(200, 0.25, 1, 1e-4), (200, 0.25, 1, 2.0), (7, 1, 1, 9)]:
-        assert lipschitz_validation_term(m, L, g, lam) >= min(g / m, L / (m * lam))
+        for g0 in (0.5, 1.0, None):
+            term = lipschitz_validation_term(m, L, g, lam, g0)
+            assert term >= min(g / m, L / (m * lam))
 
 
 def test_score_sensitivity_cap_by_hand():
     # λ ∈ [1e-4, 1], sigmoid (L = 1/4): the paper's bound is ~2500 → capped at g*.
-    sens, capped = lipschitz_score_sensitivity(200, 0.25, 1.0, 1e-4, 1.0)
+    sens, capped = lipschitz_score_sensitivity(200, 0.25, 1.0, 1e-4, 1.0, 0.5)
     assert (sens, capped) == (1.0, True)
     # λ ∈ [1e-2, 1]: 24.75 + 0.005 → capped too (and for the ramp loss).
-    assert lipschitz_score_sensitivity(200, 0.25, 1.0, 1e-2, 1.0) == (1.0, True)
-    assert lipschitz_score_sensitivity(200, 1.0, 1.0, 1e-2, 1.0) == (1.0, True)
-    # λ ∈ [1, 2], m = 200: 0.125 + min(1, 0.5)/200 = 0.1275, not capped.
-    sens, capped = lipschitz_score_sensitivity(200, 0.25, 1.0, 1.0, 2.0)
-    assert close(sens, 0.1275) and not capped
-    # One λ only: just the validation term.
-    sens, capped = lipschitz_score_sensitivity(10_000, 0.25, 1.0, 2.0, 2.0)
-    assert close(sens, 2.5e-5) and not capped
+    assert lipschitz_score_sensitivity(200, 0.25, 1.0, 1e-2, 1.0, 0.5) == (1.0, True)
+    assert lipschitz_score_sensitivity(200, 1.0, 1.0, 1e-2, 1.0, 1.0) == (1.0, True)
+    # λ ∈ [1, 2], m = 200: 0.125 + min(1, max(0.5, 0.75))/200 = 0.12875.
+    sens, capped = lipschitz_score_sensitivity(200, 0.25, 1.0, 1.0, 2.0, 0.5)
+    assert close(sens, 0.12875) and not capped
+    # One λ only: just the validation term, (1 − 1/2 + 1/8)/m.
+    sens, capped = lipschitz_score_sensitivity(10_000, 0.25, 1.0, 2.0, 2.0, 0.5)
+    assert close(sens, 6.25e-5) and not capped
     with pytest.raises(ValueError):
-        lipschitz_score_sensitivity(200, 0.25, 1.0, 0.0, 1.0)
+        lipschitz_score_sensitivity(200, 0.25, 1.0, 0.0, 1.0, 0.5)
 
 
 def test_paper_validation_term_is_exceeded_by_an_example():
@@ -119,7 +129,73 @@ def test_paper_validation_term_is_exceeded_by_an_example():
     L = scorer.lipschitz
     assert math.isclose(diff, math.tanh(1 / (2 * lam)) / m, rel_tol=1e-5)
     assert diff > L / (m * lam)  # the paper's term is too small
-    assert diff <= lipschitz_validation_term(m, L, 1.0, lam)
+    assert diff <= lipschitz_validation_term(m, L, 1.0, lam, 0.5)
+
+
+@pytest.mark.parametrize("swap", ["nan", "inf", "unknown label"])
+def test_validation_term_covers_a_failing_record(swap):
+    """V/V': one validation record swapped for one that fails scores ``low``
+    (loss g* = 1), which no scored record reaches when λ > 1/2. The released
+    sensitivity must cover the change: on the earlier min(g*, 2L/λ)/m =
+    0.001 the change was 0.0051 (reviewer repro r2_lipschitz_failed_record).
+    """
+    rng = np.random.RandomState(0)
+    n, m = 200, 100
+    X = rng.randn(n, 3)
+    y = (X[:, 0] > 0).astype(int)
+    X_va = rng.randn(m, 3)
+    y_va = (X_va[:, 0] > 0).astype(int)
+    X_2, y_2 = X_va.copy(), y_va.copy()
+    if swap == "unknown label":
+        y_2[0] = 7
+    else:
+        X_2[0, 1] = np.nan if swap == "nan" else np.inf
+    est = make_pipeline(Normalizer(), LogisticRegression(fit_intercept=False))
+
+    def fit(X_val, y_val):
+        search = DPBayesSearchCV(
+            est,
+            {"logisticregression__C": [0.001]},  # λ = 1/(C n) = 5
+            method="lipschitz",
+            scoring="neg_sigmoid_loss",
+            epsilon=1.0,
+            n_iter=1,
+            random_state=0,
+            noise_random_state=3,
+        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            search.fit(X, y, X_val=X_val, y_val=y_val)
+        return search
+
+    a, b = fit(X_va, y_va), fit(X_2, y_2)
+    sens = a.privacy_report_.releases[1]["sensitivity"]
+    assert sens == b.privacy_report_.releases[1]["sensitivity"]  # public
+    # One λ: f_BO is that λ's score, the mean of the per-record values.
+    model, scorer = a.best_estimator_, a.scorer_
+    f_a = scorer(model, X_va, y_va)
+    f_b = scorer(model, X_2, y_2)
+    assert scorer.record_values(model, X_2, y_2)[0] == -1.0  # failed: low
+    assert abs(f_a - f_b) <= a.lipschitz_constants_["score_sensitivity"] <= sens
+    # (1 − g₀ + L/λ)/m, nearly attained: 2L/(λ m) is 5 times too small.
+    c = a.lipschitz_constants_
+    assert c["loss_at_zero"] == 0.5 and c["lambda_min"] == pytest.approx(5.0)
+    assert close(c["score_sensitivity"], (1 - 0.5 + 0.25 / 5) / m)
+    assert abs(f_a - f_b) > 0.9 * c["score_sensitivity"]
+    assert abs(f_a - f_b) > 5 * (2 * 0.25 / (5.0 * m))
+
+
+def test_user_lipschitz_score_gets_the_range_bound():
+    """A user's score declaring ``lipschitz`` may have a g(0, ·) that varies
+    per record: only g*/m bounds one swap for a fixed λ."""
+    est = lr_pipeline()
+    user = make_dp_scorer(lambda y, z: -np.abs(z).clip(0, 1), bounds=(-1, 0))
+    user.lipschitz = 0.25
+    setup = check_assumption_2(
+        est, CandidateSet({"logisticregression__C": [1e-3]}, 1, 0), user
+    )
+    assert setup.loss_at_zero is None
+    assert close(lipschitz_validation_term(100, 0.25, 1.0, 5.0, None), 1 / 100)
 
 
 # ---------------------------------------------------------------------------
@@ -394,6 +470,10 @@ def test_supported_models_pass_the_check():
             est, CandidateSet(space, 8, 0), get_dp_scorer("neg_ramp_loss", est)
         )
         assert setup.lipschitz == 1.0 and setup.g_star == 1.0
+        assert setup.loss_at_zero == 1.0  # ramp: g(0, ·) = 1 = g*
+    sig = get_dp_scorer("neg_sigmoid_loss", lr_pipeline())
+    setup = check_assumption_2(lr_pipeline(), CandidateSet(C_SPACE, 8, 0), sig)
+    assert setup.loss_at_zero == 0.5  # sigmoid: g(0, ·) = 1/2
 
 
 def test_ei_is_a_parameter_of_lipschitz_only():
@@ -437,7 +517,7 @@ def test_fit_time_checks_before_validation_scoring(cancer_split):
 # ---------------------------------------------------------------------------
 def test_score_release_laplace_scale():
     m, L, g, lam = 10_000, 0.25, 1.0, 2.0
-    sens, _ = lipschitz_score_sensitivity(m, L, g, lam, lam)
+    sens, _ = lipschitz_score_sensitivity(m, L, g, lam, lam, 0.5)
     rng = np.random.default_rng(20240601)
     f_bo = -0.5
     rel = [
