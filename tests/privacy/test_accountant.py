@@ -13,6 +13,7 @@ import os
 import pickle
 import sys
 import threading
+import warnings
 from fractions import Fraction
 
 import pytest
@@ -189,7 +190,9 @@ def test_ledger_inherited_by_fork_can_report_but_not_spend():
     acc = BudgetAccountant(epsilon=1.0)
     acc.spend(0.25, label="before the fork")
     read, write = os.pipe()
-    pid = os.fork()
+    with warnings.catch_warnings():  # Python >= 3.12: fork with threads warns
+        warnings.simplefilter("ignore", DeprecationWarning)
+        pid = os.fork()
     if pid == 0:  # the child: report, then leave without running pytest's exit
         try:
             seen = [acc.can_spend, "cannot spend" in repr(acc), acc.spent]
