@@ -181,7 +181,7 @@ def dp_bin_means(x, y, width, eps):
             if eps is None:
                 means[b] = value
             else:
-                means[b] = laplace_mechanism(value, (HI - LO) / (counts[b] * eps))
+                means[b] = laplace_mechanism(value, (HI - LO) / counts[b], eps)
     return edges, means, counts
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 from fractions import Fraction
 from typing import NamedTuple
@@ -11,9 +12,10 @@ from ._validation import check_delta, check_epsilon
 _COPY_REFUSAL = (
     "This BudgetAccountant is a copy made by pickling (for example a search "
     "shipped to a worker process by joblib's loky or multiprocessing backend, "
-    "cross_val_score(..., n_jobs=2), Dask or multiprocessing), so it cannot "
-    "spend: a copy's spends would never reach the original ledger, and the "
-    "same budget could be spent once per copy. It can still report what was "
+    "cross_val_score(..., n_jobs=2), Dask or multiprocessing) or inherited by "
+    "a forked process (os.fork, multiprocessing's 'fork' start method), so it "
+    "cannot spend: a copy's spends would never reach the original ledger, and "
+    "the same budget could be spent once per copy. It can still report what was "
     "spent before the copy was made. To account for a parallel outer loop: "
     "run the outer loop with n_jobs=1 (or a threading backend, which shares "
     "the ledger); or charge the whole outer loop to your accountant yourself "
@@ -63,7 +65,8 @@ class BudgetAccountant:
     A ledger cannot be copied into extra budget: ``copy.copy`` is refused,
     ``copy.deepcopy`` (hence ``clone``) returns the same ledger, and an
     unpickled copy (a search shipped to a worker process) can report but
-    refuses :meth:`check` and :meth:`spend`.
+    refuses :meth:`check` and :meth:`spend`; so does the ledger a forked
+    child process inherits (only the process that created it spends).
 
     Examples
     --------
@@ -84,7 +87,7 @@ class BudgetAccountant:
         self.__spent_delta = Fraction(0)
         self.__history: list[Spend] = []
         self.__lock = threading.Lock()
-        self.__is_copy = False
+        self.__owner = os.getpid()  # None for an unpickled copy
 
     @property
     def epsilon(self) -> float:
@@ -116,17 +119,22 @@ class BudgetAccountant:
 
     @property
     def can_spend(self) -> bool:
-        """False for a copy made by pickling (it can only report)."""
-        return not self.__is_copy
+        """False for a copy made by pickling or fork (it can only report)."""
+        return self.__owner == os.getpid()
 
     def check(self, epsilon: float, delta: float = 0.0) -> None:
         """Raise if (ε, δ) cannot be spent; change nothing."""
+        self.__refuse_copy()
         with self.__lock:
             self.__check(epsilon, delta, "BudgetAccountant.check")
 
-    def __check(self, epsilon, delta, caller: str) -> None:  # lock held
-        if self.__is_copy:
+    def __refuse_copy(self) -> None:
+        # Before the lock: a forked child's lock may be held by a thread
+        # that only exists in the parent.
+        if not self.can_spend:
             raise BudgetError(_COPY_REFUSAL)
+
+    def __check(self, epsilon, delta, caller: str) -> None:  # lock held
         eps = check_epsilon(epsilon, owner=caller)
         dlt = check_delta(delta, owner=caller)
         smallest = max(1e-12, 1e-14 * float(self.__epsilon))
@@ -150,6 +158,7 @@ class BudgetAccountant:
 
     def spend(self, epsilon: float, delta: float = 0.0, *, label: str = "") -> None:
         """Check, then record (ε, δ), atomically. Never refunded."""
+        self.__refuse_copy()
         with self.__lock:
             self.__check(epsilon, delta, "BudgetAccountant.spend")
             self.__spent_epsilon += Fraction(float(epsilon))
@@ -158,7 +167,7 @@ class BudgetAccountant:
 
     def __repr__(self) -> str:
         eps, dlt = self.spent
-        copy_note = ", pickled copy: cannot spend" if self.__is_copy else ""
+        copy_note = "" if self.can_spend else ", a copy: cannot spend"
         return (
             f"BudgetAccountant(epsilon={self.epsilon:g}, delta={self.delta:g}, "
             f"spent=({eps:g}, {dlt:g}), n_spends={len(self.__history)}"
@@ -175,7 +184,7 @@ class BudgetAccountant:
         # A copy's spends would never reach the original ledger.
         self.__dict__.update(state)
         self.__lock = threading.Lock()
-        self.__is_copy = True
+        self.__owner = None
 
     def __copy__(self):
         raise TypeError(

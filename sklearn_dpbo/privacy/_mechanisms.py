@@ -145,14 +145,26 @@ def permute_and_flip_probabilities(
     return q * (np.exp(total[None, :] - log_terms) @ w)
 
 
-def laplace_mechanism(value: float, scale: float, rng=None) -> float:
-    """Return ``value`` + Laplace noise of scale ``scale``, on a public 2^k grid.
+def laplace_mechanism(
+    value: float, sensitivity: float, epsilon: float, rng=None
+) -> float:
+    """ε-DP release of ``value`` (sensitivity Δ): Laplace noise on a public 2^k grid.
 
-    :func:`~._samplers.laplace_on_grid` at sensitivity ``scale`` and ε = 1
-    (effective scale ``scale + 2^k``): ε-DP when ``scale >= Δ/ε`` for a
-    value of sensitivity Δ (Dwork et al. 2006).
+    :func:`~._samplers.laplace_on_grid` at (Δ, ε): ``value`` rounded to the
+    nearest multiple of 2^k (k = ⌊log2(Δ/ε)⌋ − 20), plus discrete Laplace
+    noise of scale (Δ + 2^k)/(ε 2^k) grid steps; the release is an exact
+    multiple of 2^k, its noise scale (Δ + 2^k)/ε in value units.
+
+    Notes
+    -----
+    Privacy: values at most Δ apart round to grid points at most Δ/2^k + 1
+    steps apart, so the privacy loss is at most (Δ/2^k + 1) · ε 2^k/(Δ + 2^k)
+    = ε (the Laplace mechanism on ℤ, Dwork et al. 2006). The grid's 2^k is
+    added to Δ, not to Δ/ε: noise of scale Δ/ε + 2^k would lose
+    (Δ + 2^k)/(Δ + ε 2^k) · ε > ε when ε < 1.
     """
-    scale = float(scale)
-    if not math.isfinite(scale) or scale <= 0:
-        raise ValueError(f"scale must be finite and > 0; got {scale!r}.")
-    return laplace_on_grid(float(value), scale, 1.0, as_random_source(rng))[0]
+    s = float(sensitivity)
+    if not math.isfinite(s) or s <= 0:
+        raise ValueError(f"sensitivity must be finite and > 0; got {s!r}.")
+    eps = check_epsilon(epsilon, owner="laplace_mechanism")
+    return laplace_on_grid(float(value), s, eps, as_random_source(rng))[0]

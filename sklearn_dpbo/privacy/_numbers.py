@@ -58,12 +58,21 @@ def number_or_nan(v, *, inf_on_overflow: bool = False) -> float:
         return math.nan
 
 
+_NAN = math.nan  # the one NaN key: a dict finds it by identity (NaN != NaN)
+
+
 def label_key(v):
     """The key a label (or a category) is matched by, from ``v`` alone.
 
     ``1``, ``1.0``, ``True``, ``"1"`` and ``np.int64(1)`` all give ``1``
-    (a string spelling an integer gives it exactly, above 2**53 too).
+    (a string spelling an integer gives it exactly, above 2**53 too); every
+    NaN (``"nan"``, ``np.nan``) gives the same NaN object.
     """
+    key = _key(v)
+    return _NAN if isinstance(key, float) and math.isnan(key) else key
+
+
+def _key(v):
     if isinstance(v, np.generic):
         v = v.item()
     if isinstance(v, bytes):

@@ -7,7 +7,8 @@ scored. So the schema (classes, the training frame's columns and dtypes,
 the training array's dtype and row shape) is read from the public training
 data and each validation record is mapped into it alone; one that does not
 map (its conversion raises anything but ``KeyboardInterrupt``) scores
-``low``. Labels match by :func:`~._numbers.label_key` on both sides.
+``low``. A label matches a class equal to it, else the class with the same
+:func:`~._numbers.label_key` when no other class shares that key.
 """
 
 from __future__ import annotations
@@ -37,14 +38,25 @@ def _elements(a) -> list:
 
 
 def _lookup(classes: np.ndarray) -> dict:
-    """Class (or category) key → its position."""
-    table = {}
+    """Class (or category) → its position, read by :func:`_find`: each class
+    by its value, then by its :func:`label_key` unless two classes share it
+    (``"01"`` and ``"1"`` are both 1: a label 1 matches neither)."""
+    exact, alias, shared = {}, {}, set()
     for k, c in enumerate(classes.tolist()):
         try:
-            table.setdefault(label_key(c), k)
+            exact.setdefault(c, k)
+            key = label_key(c)
+            if alias.setdefault(key, k) != k:
+                shared.add(key)
         except TypeError:  # unhashable class: never matched
             pass
-    return table
+    return {**{a: k for a, k in alias.items() if a not in shared}, **exact}
+
+
+def _find(table: dict, v) -> int:
+    """The position of the class ``v`` matches (:func:`_lookup`), else KeyError."""
+    k = table.get(v)
+    return table[label_key(v)] if k is None else k
 
 
 def _failed(exc: BaseException) -> None:
@@ -153,8 +165,8 @@ class RecordSchema:
                 and y.ndim == 1
                 and y.dtype.kind in "iu"
             ):
-                # Each record's label_key is its .item(): a Python int, found
-                # in the table or not (this record only).
+                # Each record is its .item(), a Python int, its own label_key:
+                # found in the table or not (this record only).
                 table, col = tables[0], codes[:, 0]
                 for i, key in enumerate(y.tolist()):
                     k = table.get(key)
@@ -170,7 +182,7 @@ class RecordSchema:
                     continue
                 for j, (table, part) in enumerate(zip(tables, parts)):
                     try:
-                        codes[i, j] = table[label_key(part)]
+                        codes[i, j] = _find(table, part)
                     except BaseException as exc:  # noqa: BLE001 - KeyError too
                         _failed(exc)
                         ok[i] = False
@@ -284,7 +296,7 @@ def _canonical(v):
 
 def _category(v, table: dict, cats: np.ndarray):
     """The training category a value matches, else None."""
-    k = _or(None, lambda: table.get(label_key(v)))
+    k = _or(None, _find, table, v)
     return None if k is None else cats[k]
 
 

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import copy
 import math
+import os
 import pickle
 import sys
 import threading
+import warnings
 from fractions import Fraction
 
 import pytest
@@ -179,6 +181,40 @@ def test_pickled_copy_can_report_but_not_spend():
         pickle.loads(pickle.dumps(copy_)).spend(0.1)
     assert copy_.spent == acc.spent == (0.5, 1e-6)
     acc.spend(1.5)  # the original keeps working
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="os.fork: POSIX only")
+def test_ledger_inherited_by_fork_can_report_but_not_spend():
+    """Rule 6: a forked child's ledger is a byte copy; its spends would not
+    reach the parent's, which would spend the same budget again."""
+    acc = BudgetAccountant(epsilon=1.0)
+    acc.spend(0.25, label="before the fork")
+    read, write = os.pipe()
+    with warnings.catch_warnings():  # Python >= 3.12: fork with threads warns
+        warnings.simplefilter("ignore", DeprecationWarning)
+        pid = os.fork()
+    if pid == 0:  # the child: report, then leave without running pytest's exit
+        try:
+            seen = [acc.can_spend, "cannot spend" in repr(acc), acc.spent]
+            for call in (acc.check, acc.spend):
+                try:
+                    call(0.5)
+                    seen.append("spent")
+                except BudgetError as exc:
+                    seen.append("forked process" in str(exc))
+            seen.append(acc.spent)
+            os.write(write, pickle.dumps(seen))
+        finally:
+            os._exit(0)
+    os.close(write)
+    with os.fdopen(read, "rb") as pipe:
+        seen = pickle.loads(pipe.read())
+    os.waitpid(pid, 0)
+    assert seen == [False, True, (0.25, 0.0), True, True, (0.25, 0.0)]
+    # The parent still owns its ledger, untouched by the child.
+    assert acc.can_spend and "cannot spend" not in repr(acc)
+    acc.spend(0.75)
+    assert acc.spent == (1.0, 0.0)
 
 
 def test_spends_are_atomic_under_racing_threads():

@@ -435,7 +435,7 @@ def test_noise_source_is_secrets_when_unset(monkeypatch):
     monkeypatch.setattr(_samplers, "secure_source", spy)
     _mechanisms.permute_and_flip([0.1, 0.5], 1.0, 0.1)
     _mechanisms.exponential_mechanism([0.1, 0.5], 1.0, 0.1)
-    _mechanisms.laplace_mechanism(0.3, 0.1)
+    _mechanisms.laplace_mechanism(0.3, 0.1, 1.0)
     assert len(calls) == 3
 
 

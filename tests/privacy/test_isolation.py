@@ -33,6 +33,7 @@ from sklearn.preprocessing import FunctionTransformer, StandardScaler
 from sklearn_dpbo import DPBayesSearchCV, make_dp_scorer
 from sklearn_dpbo.model_selection import PrivateSelection, _private_selection
 from sklearn_dpbo.privacy._mechanisms import permute_and_flip_probabilities
+from sklearn_dpbo.privacy._numbers import label_key
 from sklearn_dpbo.privacy._records import RecordSchema
 from sklearn_dpbo.privacy._rowwise import is_rowwise
 from sklearn_dpbo.privacy._scorers import DPScorer
@@ -721,6 +722,44 @@ def test_labels_and_classes_are_keyed_the_same_whichever_their_type():
             rec = schema.map(np.zeros((3, 1)), y_val)
             assert rec.ok.all(), (classes, y_val)
             assert [str(v) for v in rec.y] == [str(classes[i]) for i in (0, 1, 1)]
+
+
+def test_classes_sharing_a_key_match_only_exactly():
+    """ "01" and "1" are both keyed 1: each matches itself and a label 1 neither
+    (ambiguous); a key no other class shares still matches ("2" for 2)."""
+    classes = np.array(["01", "1", "2"])
+    schema = RecordSchema.from_training(np.zeros((3, 1)), classes, classes=True)
+    labels = ["01", "1", "2", 1, 2, " 1", "x"]
+    for y_val in (labels, np.array(labels, dtype=object)):
+        rec = schema.map(np.zeros((7, 1)), y_val)
+        assert rec.ok.tolist() == [True, True, True, False, True, False, False]
+        assert rec.y[rec.ok].tolist() == ["01", "1", "2", "2"]
+    rec = schema.map(np.zeros((2, 1)), np.array([1, 2]))  # the integer-array path
+    assert rec.ok.tolist() == [False, True] and rec.y[1] == "2"
+    frame = pd.DataFrame({"f": pd.Categorical(["01", "1", "2"])})
+    cats = RecordSchema.from_training(frame, [0, 1, 1], classes=True)
+    cells = pd.DataFrame({"f": ["1", "01", 1, 2]}, dtype=object)
+    assert cats.map(cells, [0, 1, 1, 0]).X["f"].tolist()[:2] == ["1", "01"]
+    assert cats.map(cells, [0, 1, 1, 0]).X["f"].isna().tolist() == [0, 0, 1, 0]
+
+
+def test_a_class_spelled_nan_matches_its_labels():
+    """Every NaN is one key (NaN != NaN): a class "nan" (pandas .astype(str)
+    of a missing label) or NaN matches its labels, each read on its own."""
+    assert label_key("nan") is label_key(float("nan")) is label_key(np.float64("nan"))
+    schema = RecordSchema.from_training(
+        np.zeros((3, 1)), np.array(["cat", "dog", "nan"]), classes=True
+    )
+    labels = ["cat", "nan", "dog", float("nan"), " NaN", "x"]
+    for y_val in (labels, np.array(labels, dtype=object)):
+        rec = schema.map(np.zeros((6, 1)), y_val)
+        assert rec.ok.tolist() == [True] * 5 + [False]
+        assert rec.y[:5].tolist() == ["cat", "nan", "dog", "nan", "nan"]
+    floats = np.array([0.0, 1.0, np.nan])
+    schema = RecordSchema.from_training(np.zeros((3, 1)), floats, classes=True)
+    rec = schema.map(np.zeros((4, 1)), [np.nan, "nan", 1.0, 2.0])
+    assert rec.ok.tolist() == [True, True, True, False]
+    assert np.isnan(rec.y[:2]).all() and rec.y[2] == 1.0
 
 
 def test_integer_and_float_target_arrays_map_as_their_records_one_by_one():

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import random
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -24,6 +25,7 @@ from _stats import (
 )
 from scipy import stats
 
+from sklearn_dpbo.privacy import _mechanisms
 from sklearn_dpbo.privacy._mechanisms import (
     exponential_mechanism,
     exponential_mechanism_log_probabilities,
@@ -31,6 +33,7 @@ from sklearn_dpbo.privacy._mechanisms import (
     permute_and_flip,
     permute_and_flip_probabilities,
 )
+from sklearn_dpbo.privacy._samplers import _grid_constants
 
 SELECTORS = [exponential_mechanism, permute_and_flip]
 
@@ -153,9 +156,11 @@ def test_permute_and_flip_chi_square():
 
 @pytest.mark.slow
 def test_laplace_ks_true_scale_passes_wrong_scales_reject():
-    value, scale, n = 3.25, 0.8, 100_000
+    value, sens, eps, n = 3.25, 0.4, 0.5, 100_000
+    scale = sens / eps  # the grid adds 2^-21 / eps ≈ 1e-6 to it
     rng = random.Random(1234)  # a seeded source (the default is the OS CSPRNG)
-    samples = np.array([laplace_mechanism(value, scale, rng) for _ in range(n)])
+    draws = [laplace_mechanism(value, sens, eps, rng) for _ in range(n)]
+    samples = np.array(draws)
     assert ks_pvalue(samples, stats.laplace(loc=value, scale=scale).cdf) > ALPHA
     for factor in (0.7, 1.3):
         wrong = stats.laplace(loc=value, scale=scale * factor).cdf
@@ -173,8 +178,12 @@ def test_selection_uses_the_given_rng():
         assert len(set(a)) > 5  # actually randomised, not an argmax
     # The Laplace noise is exact discrete Laplace on a 2^k grid, drawn from
     # the given source: equal seeds give equal draws, other seeds others.
-    lap = [laplace_mechanism(0.0, 1.0, np.random.default_rng(s)) for s in range(20)]
-    again = [laplace_mechanism(0.0, 1.0, np.random.default_rng(s)) for s in range(20)]
+    lap = [
+        laplace_mechanism(0.0, 1.0, 1.0, np.random.default_rng(s)) for s in range(20)
+    ]
+    again = [
+        laplace_mechanism(0.0, 1.0, 1.0, np.random.default_rng(s)) for s in range(20)
+    ]
     assert lap == again and len(set(lap)) == 20
 
 
@@ -228,6 +237,45 @@ def test_privacy_ratio_adversarial_neighbours_is_tight(name, eps, k):
     assert ratio > 0.9 * eps  # the check is not vacuous
     # A mechanism calibrated to half the true sensitivity breaks ε.
     assert _max_log_ratio(probabilities, u, u2, eps, sens / 2) > 1.5 * eps
+
+
+def _grid_loss(sensitivity, epsilon, true_sens):
+    """Exact privacy loss of laplace_on_grid(·, sensitivity, epsilon) between a
+    value v and a neighbour v' ≤ v + Δ (Δ = true_sens) placed to round
+    ⌊Δ/2^k⌋ + 1 grid steps away, the most any pair can (each rounding moves
+    ≤ 1/2 step; Δ is not dyadic, so Δ/2^k is no integer): steps · s/t, since
+    the noise has Pr[z] ∝ exp(−|z| s/t)."""
+    _, tp, tq, t, s, _ = _grid_constants(sensitivity, epsilon, 20)
+    h = Fraction(tp, tq)
+    d = Fraction(true_sens) / h
+    v = float(h * (1 - (d - math.floor(d))) / 2)  # v/h just below 1/2
+    v2 = v + true_sens
+    while Fraction(v2) - Fraction(v) > Fraction(true_sens):
+        v2 = math.nextafter(v2, -math.inf)
+    steps = abs(round(Fraction(v2) / h) - round(Fraction(v) / h))  # ties to even
+    assert steps == math.floor(d) + 1  # the worst pair
+    return steps * Fraction(s, t)
+
+
+@pytest.mark.parametrize("sens, eps", [(0.7, 0.5), (0.3, 0.1), (0.05, 0.3), (3.3, 2.0)])
+def test_laplace_worst_case_loss_is_at_most_epsilon(monkeypatch, sens, eps):
+    """The grid's 2^k inflates Δ, not Δ/ε: the exact worst loss is ≤ ε, and
+    the call laplace_on_grid(v, Δ/ε, 1) (scale inflated) is caught at ε < 1."""
+    calls = []
+    real = _mechanisms.laplace_on_grid
+
+    def spy(value, sensitivity, epsilon, rng):
+        calls.append((sensitivity, epsilon))
+        return real(value, sensitivity, epsilon, rng)
+
+    monkeypatch.setattr(_mechanisms, "laplace_on_grid", spy)
+    laplace_mechanism(0.0, sens, eps, random.Random(0))
+    loss = _grid_loss(*calls[0], sens)
+    assert loss <= Fraction(eps)
+    assert loss > Fraction(eps) * (1 - Fraction(1, 10**4))  # the pair is near-worst
+    # Power check: the noise scale Δ/ε + 2^k loses (Δ + 2^k)/(Δ + ε 2^k) · ε.
+    old = _grid_loss(sens / eps, 1.0, sens)
+    assert (old > Fraction(eps)) == (eps < 1), float(old - Fraction(eps))
 
 
 # ---------------------------------------------------------------------------
@@ -391,8 +439,10 @@ def test_bad_epsilon_raises(eps, exc):
         assert "8123" not in str(info.value)
 
 
-@pytest.mark.parametrize("scale", [0.0, -1.0, float("nan"), float("inf")])
-def test_laplace_bad_scale_raises(scale):
-    with pytest.raises(ValueError, match="scale") as info:
-        laplace_mechanism(SECRET, scale, np.random.default_rng(0))
-    assert "8123" not in str(info.value)
+@pytest.mark.parametrize("bad", [0.0, -1.0, float("nan"), float("inf")])
+def test_laplace_bad_sensitivity_or_epsilon_raises(bad):
+    rng = np.random.default_rng(0)
+    for args, name in (((bad, 1.0), "sensitivity"), ((1.0, bad), "epsilon")):
+        with pytest.raises(ValueError, match=name) as info:
+            laplace_mechanism(SECRET, *args, rng)
+        assert "8123" not in str(info.value)
