@@ -17,6 +17,7 @@ from fractions import Fraction
 from typing import Any, Callable
 
 import numpy as np
+from scipy.special import expit
 
 from ..privacy._numbers import number_or_nan
 from ..privacy._samplers import (
@@ -46,7 +47,9 @@ class MechanismSpec:
         the flip probability q = 1/(1 + e^ε).
     report_half_width : float or None
         Bound on |report − (a + b)/2| when reports are bounded (randomised
-        response: (b − a)/2 · (e^ε + 1)/(e^ε − 1)); ``None`` for Laplace.
+        response: (b − a)/2 · (e^ε + 1)/(e^ε − 1), computed as the largest
+        ``abs(report - midpoint)`` of the two reports themselves, so a
+        comparison with it never rounds the other way); ``None`` for Laplace.
     second_moment : float
         Bound v on E[(report − (a + b)/2)²] for every reward in [a, b]
         (spec §2, "Statistics of the privatised reward [R]"): Laplace
@@ -78,7 +81,8 @@ class MechanismSpec:
         ``horizon`` centred reports exceeds b] ≤ δ/2 (spec A1 [R]:
         Pr[|L| > s] ≤ e^{−s/l} for the discrete Laplace on the grid too,
         union bound over T). A number: κ = ``tail`` (a public constant).
-        Randomised response: the reports' own bound (never binds).
+        Randomised response: the reports' own bound, the largest centred
+        report in floating point (never binds).
         """
         if self.report_half_width is not None:
             return self.report_half_width
@@ -247,12 +251,21 @@ class RandomizedResponse(_Randomizer):
     mechanism = "randomized-response"
 
     def _flip_probability(self) -> float:
-        return 1.0 / (1.0 + math.exp(self.epsilon))
+        """q = 1/(1 + e^ε) as a float, without overflow for large ε (the same
+        bits as ``1/(1 + exp(ε))`` where that is finite); it only debiases the
+        report: the flip itself is the exact coin of :meth:`_noisy`."""
+        return float(expit(-self.epsilon))
+
+    def _report(self, bit: bool) -> float:
+        """a + (b − a)(B' − q)/(1 − 2q): the report of the flipped bit B'."""
+        low, high = self.bounds
+        q = self._flip_probability()
+        return low + (high - low) * ((1.0 if bit else 0.0) - q) / (1.0 - 2.0 * q)
 
     def public_spec(self) -> MechanismSpec:
         q = self._flip_probability()
-        half = 0.5 * (self.bounds[1] - self.bounds[0])
-        b = half / (1.0 - 2.0 * q)
+        mid = 0.5 * (self.bounds[0] + self.bounds[1])  # MechanismSpec.midpoint
+        b = max(abs(self._report(True) - mid), abs(self._report(False) - mid))
         return MechanismSpec(self.mechanism, self.bounds, self.epsilon, q, b, b * b)
 
     def _noisy(self, clipped: float, source) -> float:
@@ -266,5 +279,4 @@ class RandomizedResponse(_Randomizer):
             if sample_bernoulli_exp(gamma, source):
                 bit = not bit  # flip (weight e^-ε)
                 break
-        q = self._flip_probability()
-        return low + (high - low) * ((1.0 if bit else 0.0) - q) / (1.0 - 2.0 * q)
+        return self._report(bit)

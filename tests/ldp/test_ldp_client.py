@@ -14,6 +14,7 @@ a wide margin.
 
 from __future__ import annotations
 
+import itertools
 import math
 import pickle
 import random
@@ -216,3 +217,36 @@ def test_any_reward_is_read_on_its_own_and_never_raises(reward, same_as, capsys)
             ref = cls((0.0, 1.0), 1.0, noise_random_state=3)
             assert got.privatize(reward) == ref.privatize(same_as)
     assert capsys.readouterr() == ("", "")
+
+
+_RR_BOUNDS = [(0.0, 1.0), (-1.0, 1.0), (0.1, 0.7), (-3.3, 2.9), (0.0, 0.3), (1.0, 7.0)]
+_RR_EPS = [0.1, 0.3, 0.5, 0.7, 1.0, 1.3, 2.0, 3.0, 5.0, 709.0, 710.0, 1e6]
+
+
+def test_randomized_response_reports_never_exceed_their_truncation_level():
+    """The level TGP-UCB truncates at is the reports' own bound: no report
+    may be cut. Computed apart from the report, it was one ulp below it for
+    24 of 126 (bounds, ε, bit) cases (reviewer's rr_trunc.py; e.g. (0, 1),
+    ε = 5), so TGP zeroed every such report and learned the midpoint."""
+    for (lo, hi), eps in itertools.product(_RR_BOUNDS, _RR_EPS):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PrivacyLeakWarning)
+            r = RandomizedResponse((lo, hi), eps, noise_random_state=0)
+        spec = r.public_spec()
+        level = spec.truncation_level(100, 0.1)
+        seen = {r.privatize(u).value for u in (lo, hi) for _ in range(40)}
+        assert seen <= {r._report(False), r._report(True)}
+        for bit in (False, True):
+            value = r._report(bit)
+            assert abs(value - spec.midpoint) <= level, (lo, hi, eps, bit)
+        q = 1.0 / (1.0 + math.exp(eps)) if eps < 709.5 else 0.0
+        assert spec.noise_scale == q  # same bits as the closed form
+        assert level == pytest.approx(0.5 * (hi - lo) / (1 - 2 * q), rel=1e-12)
+
+
+def test_randomized_response_takes_any_epsilon():
+    """1/(1 + e^ε) overflowed from ε = 710 (reviewer's rr_overflow.py)."""
+    for eps in (710.0, 1e6, 1e300):
+        r = RandomizedResponse((0.0, 1.0), eps)
+        assert r.public_spec().noise_scale == 0.0
+        assert r.privatize(0.0).value == 0.0 and r.privatize(1.0).value == 1.0
