@@ -162,8 +162,21 @@ class _Randomizer:
     def report(
         self, objective: Callable[..., float], *args: Any, **kwargs: Any
     ) -> LDPReport:
-        """The report of ``objective(*args, **kwargs)`` (its exceptions propagate)."""
-        return self.privatize(objective(*args, **kwargs))
+        """The report of ``objective(*args, **kwargs)``, evaluated on the owner's side.
+
+        The objective runs silenced (its warnings, prints and logs are
+        withheld) and never makes the client raise: an ``Exception`` counts
+        as a NaN reward, i.e. the lower bound ``a``, as in ``_clip`` and
+        federated mode. The failure is not observable beyond her report
+        (ε-LDP for any reward). ``KeyboardInterrupt`` and other
+        ``BaseException`` still propagate (the user's, not the data's).
+        """
+        try:
+            with quiet():
+                reward = objective(*args, **kwargs)
+        except Exception:  # noqa: BLE001 - the owner's failure is her reward a
+            reward = math.nan
+        return self.privatize(reward)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(bounds={self.bounds}, epsilon={self.epsilon!r})"

@@ -15,6 +15,7 @@ a wide margin.
 from __future__ import annotations
 
 import itertools
+import logging
 import math
 import pickle
 import random
@@ -26,7 +27,12 @@ import pytest
 from audits._audit import ALPHA, binned, epsilon_lower_bound, resolution
 
 from sklearn_dpbo import PrivacyLeakWarning
-from sklearn_dpbo.ldp import LaplaceRandomizer, LDPReport, RandomizedResponse
+from sklearn_dpbo.ldp import (
+    LaplaceRandomizer,
+    LDPReport,
+    RandomizedResponse,
+    ldp_maximize,
+)
 from sklearn_dpbo.privacy._samplers import laplace_on_grid, secure_source
 
 EPS = 1.0
@@ -250,3 +256,68 @@ def test_randomized_response_takes_any_epsilon():
         r = RandomizedResponse((0.0, 1.0), eps)
         assert r.public_spec().noise_scale == 0.0
         assert r.privatize(0.0).value == 0.0 and r.privatize(1.0).value == 1.0
+
+
+def _owner_objective(values, loud: bool):
+    """One owner's evaluation per call. ``loud``: the owner with a negative
+    value raises, and one with a large value warns, prints and logs, each
+    message carrying her value; otherwise NaN and plain returns."""
+    owners = iter(values)
+
+    def objective(params):
+        v = next(owners)
+        if loud and v < 0:
+            raise ValueError(f"negative value in the owner's records: {v}")
+        if loud and v > 0.85:
+            warnings.warn(f"owner value {v} is large", stacklevel=2)
+            print(f"owner value {v}")
+            logging.getLogger("owner").warning("owner value %s", v)
+        return math.nan if v < 0 else v
+
+    return objective
+
+
+def test_failing_or_warning_objective_is_not_observable_beyond_its_report(
+    capsys, caplog
+):
+    """V/V': an objective that raises or warns with the owner's value vs one
+    that returns NaN (the lower bound) or the value silently: the same
+    reports, result, warnings and printed output (reviewer's
+    ldp_objective_raise.py: the exception and its message reached the
+    learner and the reports made so far were lost)."""
+    values = [0.7, 0.4, 0.9, -3.0, 0.5, 0.6]
+    seen = []
+    for loud in (True, False):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            res = ldp_maximize(
+                _owner_objective(values, loud),
+                {"x": (0.0, 1.0)},
+                n_calls=len(values),
+                n_candidates=16,
+                algorithm="gp-ucb",
+                random_state=0,
+                noise_random_state=7,
+            )
+        out = (capsys.readouterr(), [r.getMessage() for r in caplog.records])
+        caplog.clear()
+        seen.append(
+            (res.x, res.mean, res.reports.tolist(), [str(m.message) for m in w], out)
+        )
+    assert seen[0] == seen[1]
+    assert len(seen[0][2]) == len(values)
+    assert not any("owner" in m for m in seen[0][3])
+    # The client alone: a failure is the report of NaN, i.e. of the lower bound.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        a = LaplaceRandomizer((0.0, 1.0), 1.0, noise_random_state=2)
+        b = LaplaceRandomizer((0.0, 1.0), 1.0, noise_random_state=2)
+    assert a.report(lambda: 1 / 0) == b.privatize(0.0)
+
+
+def test_interrupting_the_objective_still_stops_the_client():
+    def objective():
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        LaplaceRandomizer((0.0, 1.0), 1.0).report(objective)
