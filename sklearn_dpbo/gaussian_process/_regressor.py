@@ -450,12 +450,14 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
                 ConvergenceWarning,
                 stacklevel=2,
             )
-        if not plans[0].valid:
+        reasons = sorted({r for p in plans for r in p.not_dp})  # public
+        if reasons:
+            some = " for some candidate configurations" if len(plans) > 1 else ""
             warnings.warn(
-                f"paper_faithful=True: Hall's multiplier is not (epsilon, delta)-DP "
-                f"at epsilon={s['eps_rel']:g}, delta={s['delta']:g} (it is proved for "
-                "epsilon <= 1 and is smaller than the exact analytic scale here). "
-                "The release is NOT differentially private at the stated budget.",
+                "paper_faithful=True: the release is NOT differentially private at "
+                f"epsilon={s['eps_rel']:g}, delta={s['delta']:g}{some}: "
+                f"{'; '.join(reasons)}. Use paper_faithful=False (exact "
+                "sensitivity, analytic calibration) for a DP release.",
                 PrivacyLeakWarning,
                 stacklevel=2,
             )
@@ -504,7 +506,7 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
                 sensitivity=plan.sensitivity * s["scale"],
                 noise_scale=plan.scale * s["scale"],
                 guarantee=(
-                    "(ε, δ)-DP" if plan.valid else "NOT DP (Hall's multiplier, ε > 1)"
+                    f"NOT DP ({'; '.join(plan.not_dp)})" if plan.not_dp else "(ε, δ)-DP"
                 ),
                 assumption="public X and query inputs, public clip interval and "
                 "hyper-parameters; floating-point Gaussian sampler (docs/dp_gp.md). "
@@ -538,7 +540,7 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
         )
         self._post = posteriors[index]
         self._scale, self._offset = scale, offset
-        self._Lq, _ = robust_cholesky(self.kernel_(Xq))
+        self._Lq = plan.query_factor  # factored while planning, before the spend
         self._interp = cho_solve((self._Lq, True), released_n, check_finite=False)
         self._rows = {
             row.tobytes(): i for i, row in enumerate(np.ascontiguousarray(Xq))

@@ -16,6 +16,7 @@ from scipy.linalg import cho_solve, solve_triangular
 from ..bo._gp_posterior import ExactPosterior, robust_cholesky
 from ..privacy._gaussian_mechanism import (
     analytic_gaussian_scale,
+    gaussian_delta,
     hall_gaussian_scale,
     hall_is_valid,
 )
@@ -35,8 +36,9 @@ class ReleasePlan:
     sensitivity: float  # Δ in output units (normalised)
     scale: float  # multiplier s: noise = s · factor @ g
     calibration: str  # "analytic" or "hall"
-    valid: bool  # whether the calibration gives (ε, δ)-DP
+    not_dp: tuple  # why the paper's calibration is not (ε, δ)-DP here; () if it is
     solver: dict  # public solver diagnostics (cloaking)
+    query_factor: np.ndarray  # Cholesky factor of k(X_*, X_*) (predict's interpolation)
 
     def noise_covariance(self) -> np.ndarray:
         """Covariance of the added noise at the query inputs (normalised units)."""
@@ -70,7 +72,9 @@ class ReleasePlan:
 def paper_sensitivity_factor(posterior: ExactPosterior) -> float:
     """The paper's bound max(P, N) on max_j sqrt([AKA]_jj) (eqs. 3–4, ``msense``):
     P (N) the largest row sum of A with negative (positive) entries zeroed.
-    Valid for kernels in [0, 1] by the paper's informal argument."""
+    Stated for kernels in [0, 1] by the paper's informal argument; for a
+    kernel variance c it is too small by about √c (:func:`plan_release`
+    checks it against the exact factor)."""
     n = posterior.X.shape[0]
     A = cho_solve((posterior.L, True), np.eye(n), check_finite=False)
     pos = np.clip(A, 0, None).sum(axis=1).max()
@@ -78,11 +82,21 @@ def paper_sensitivity_factor(posterior: ExactPosterior) -> float:
     return float(max(pos, neg))
 
 
+_HALL_NOT_DP = (
+    "Hall's multiplier is proved for ε ≤ 1 and is below the analytic scale here"
+)
+_PN_NOT_DP = (
+    "the paper's bound max(P, N) assumes kernel values in [0, 1] and is below "
+    "the exact RKHS sensitivity of this kernel"
+)
+
+
 def _calibrate(sensitivity, epsilon, delta, paper_faithful):
+    """(s, calibration, not_dp): Hall's multiplier or the analytic scale."""
     if paper_faithful:
         s = hall_gaussian_scale(sensitivity, epsilon, delta)
-        return s, "hall", hall_is_valid(epsilon, delta)
-    return analytic_gaussian_scale(sensitivity, epsilon, delta), "analytic", True
+        return s, "hall", () if hall_is_valid(epsilon, delta) else (_HALL_NOT_DP,)
+    return analytic_gaussian_scale(sensitivity, epsilon, delta), "analytic", ()
 
 
 def plan_release(
@@ -96,15 +110,27 @@ def plan_release(
     paper_faithful: bool = False,
     solver_tol: float = 1e-3,
 ) -> ReleasePlan:
-    """The release plan at query inputs ``Xq``; ``width`` is d in normalised units."""
+    """The release plan at query inputs ``Xq``; ``width`` is d in normalised units.
+
+    Raises ``LinAlgError`` (public, before any output is read) if k(X_*, X_*)
+    cannot be factored (a kernel that is not positive semi-definite).
+    ``paper_faithful`` with ``"standard"``: the paper's max(P, N) is the
+    sensitivity factor; where it is below the exact factor
+    f = max_j sqrt([AKA]_jj) · (1 + 1e-9) (the default calibration's,
+    rounding margin included), the plan is marked not DP unless Hall's
+    scale s still gives δ(ε; d f / s) ≤ δ, the exact condition for the
+    Gaussian mechanism (e.g. c · RBF with c > 1: max(P, N) is about √c too
+    small, not DP at ε = 1, δ = 1e-3 from c ≈ 2.3 on).
+    """
     C = posterior.mean_map(Xq)
+    Lq, _ = robust_cholesky(posterior.kernel(Xq))
     if method == "cloaking":
         cov = cloak(C, tol=solver_tol)
         sens = width * cov.sensitivity_factor
         if sens > 0:
-            s, calib, valid = _calibrate(sens, epsilon, delta, paper_faithful)
+            s, calib, not_dp = _calibrate(sens, epsilon, delta, paper_faithful)
         else:
-            s, calib, valid = 0.0, "analytic", True
+            s, calib, not_dp = 0.0, "analytic", ()
         d = cov.design
         solver = dict(rank=cov.rank, n_iter=0, converged=True, logdet_gap=0.0)
         if d is not None:
@@ -112,7 +138,9 @@ def plan_release(
                 n_iter=d.n_iter, converged=d.converged, logdet_gap=d.logdet_gap
             )
         parts = (cov.basis, cov.reduced_map, cov.factor)
-        return ReleasePlan(method, C, *parts, sens, s, calib, valid, solver)
+        return ReleasePlan(method, C, *parts, sens, s, calib, not_dp, solver, Lq)
+    exact = float(np.max(posterior.rkhs_factors())) * (1.0 + 1e-9)
+    factor_h = exact
     if paper_faithful:
         if not isinstance(posterior, ExactPosterior):
             raise ValueError(
@@ -121,11 +149,11 @@ def plan_release(
                 "points or use paper_faithful=False (exact sensitivity)."
             )
         factor_h = paper_sensitivity_factor(posterior)
-    else:
-        factor_h = float(np.max(posterior.rkhs_factors())) * (1.0 + 1e-9)
     sens = width * factor_h
-    Lq, _ = robust_cholesky(posterior.kernel(Xq))
-    s, calib, valid = _calibrate(sens, epsilon, delta, paper_faithful)
+    s, calib, not_dp = _calibrate(sens, epsilon, delta, paper_faithful)
+    if factor_h < exact and gaussian_delta(epsilon, width * exact / s) > delta:
+        not_dp += (_PN_NOT_DP,)  # max(P, N) too small for Hall's slack to cover
     solver = dict(rank=int(Xq.shape[0]), n_iter=0, converged=True, logdet_gap=0.0)
     eye, empty = np.eye(Xq.shape[0]), np.zeros((0, C.shape[1]))
-    return ReleasePlan("standard", C, eye, empty, Lq, sens, s, calib, valid, solver)
+    parts = (sens, s, calib, not_dp, solver, Lq)
+    return ReleasePlan("standard", C, eye, empty, Lq, *parts)

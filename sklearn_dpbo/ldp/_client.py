@@ -17,6 +17,7 @@ from fractions import Fraction
 from typing import Any, Callable
 
 import numpy as np
+from scipy.special import expit
 
 from ..privacy._numbers import number_or_nan
 from ..privacy._samplers import (
@@ -46,7 +47,9 @@ class MechanismSpec:
         the flip probability q = 1/(1 + e^ε).
     report_half_width : float or None
         Bound on |report − (a + b)/2| when reports are bounded (randomised
-        response: (b − a)/2 · (e^ε + 1)/(e^ε − 1)); ``None`` for Laplace.
+        response: (b − a)/2 · (e^ε + 1)/(e^ε − 1), computed as the largest
+        ``abs(report - midpoint)`` of the two reports themselves, so a
+        comparison with it never rounds the other way); ``None`` for Laplace.
     second_moment : float
         Bound v on E[(report − (a + b)/2)²] for every reward in [a, b]
         (spec §2, "Statistics of the privatised reward [R]"): Laplace
@@ -78,7 +81,8 @@ class MechanismSpec:
         ``horizon`` centred reports exceeds b] ≤ δ/2 (spec A1 [R]:
         Pr[|L| > s] ≤ e^{−s/l} for the discrete Laplace on the grid too,
         union bound over T). A number: κ = ``tail`` (a public constant).
-        Randomised response: the reports' own bound (never binds).
+        Randomised response: the reports' own bound, the largest centred
+        report in floating point (never binds).
         """
         if self.report_half_width is not None:
             return self.report_half_width
@@ -158,8 +162,21 @@ class _Randomizer:
     def report(
         self, objective: Callable[..., float], *args: Any, **kwargs: Any
     ) -> LDPReport:
-        """The report of ``objective(*args, **kwargs)`` (its exceptions propagate)."""
-        return self.privatize(objective(*args, **kwargs))
+        """The report of ``objective(*args, **kwargs)``, evaluated on the owner's side.
+
+        The objective runs silenced (its warnings, prints and logs are
+        withheld) and never makes the client raise: an ``Exception`` counts
+        as a NaN reward, i.e. the lower bound ``a``, as in ``_clip`` and
+        federated mode. The failure is not observable beyond her report
+        (ε-LDP for any reward). ``KeyboardInterrupt`` and other
+        ``BaseException`` still propagate (the user's, not the data's).
+        """
+        try:
+            with quiet():
+                reward = objective(*args, **kwargs)
+        except Exception:  # noqa: BLE001 - the owner's failure is her reward a
+            reward = math.nan
+        return self.privatize(reward)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(bounds={self.bounds}, epsilon={self.epsilon!r})"
@@ -247,12 +264,21 @@ class RandomizedResponse(_Randomizer):
     mechanism = "randomized-response"
 
     def _flip_probability(self) -> float:
-        return 1.0 / (1.0 + math.exp(self.epsilon))
+        """q = 1/(1 + e^ε) as a float, without overflow for large ε (the same
+        bits as ``1/(1 + exp(ε))`` where that is finite); it only debiases the
+        report: the flip itself is the exact coin of :meth:`_noisy`."""
+        return float(expit(-self.epsilon))
+
+    def _report(self, bit: bool) -> float:
+        """a + (b − a)(B' − q)/(1 − 2q): the report of the flipped bit B'."""
+        low, high = self.bounds
+        q = self._flip_probability()
+        return low + (high - low) * ((1.0 if bit else 0.0) - q) / (1.0 - 2.0 * q)
 
     def public_spec(self) -> MechanismSpec:
         q = self._flip_probability()
-        half = 0.5 * (self.bounds[1] - self.bounds[0])
-        b = half / (1.0 - 2.0 * q)
+        mid = 0.5 * (self.bounds[0] + self.bounds[1])  # MechanismSpec.midpoint
+        b = max(abs(self._report(True) - mid), abs(self._report(False) - mid))
         return MechanismSpec(self.mechanism, self.bounds, self.epsilon, q, b, b * b)
 
     def _noisy(self, clipped: float, source) -> float:
@@ -266,5 +292,4 @@ class RandomizedResponse(_Randomizer):
             if sample_bernoulli_exp(gamma, source):
                 bit = not bit  # flip (weight e^-ε)
                 break
-        q = self._flip_probability()
-        return low + (high - low) * ((1.0 if bit else 0.0) - q) / (1.0 - 2.0 * q)
+        return self._report(bit)

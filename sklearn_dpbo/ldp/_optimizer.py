@@ -293,7 +293,9 @@ def ldp_maximize(
     Parameters
     ----------
     objective : callable
-        ``objective(params: dict) -> float`` (greater is better).
+        ``objective(params: dict) -> float`` (greater is better), run by the
+        client (:meth:`LaplaceRandomizer.report`): silenced, and an
+        ``Exception`` it raises is reported as the lower bound of ``bounds``.
     space : CandidateSet, dict or list of dict
     n_calls : int
     epsilon, bounds, mechanism

@@ -15,7 +15,9 @@ import warnings
 
 import numpy as np
 import pytest
+from scipy.linalg import solve_triangular
 from sklearn.gaussian_process.kernels import RBF
+from sklearn.gaussian_process.kernels import ConstantKernel as CK
 from sklearn.utils import get_tags
 from sklearn.utils.estimator_checks import (
     check_fit2d_1sample,
@@ -30,7 +32,10 @@ from sklearn_dpbo import (
 )
 from sklearn_dpbo.bo._gp_posterior import ExactPosterior
 from sklearn_dpbo.gaussian_process import PrivateGridSelection, PublicDataSelection
-from sklearn_dpbo.privacy._gaussian_mechanism import analytic_gaussian_scale
+from sklearn_dpbo.privacy._gaussian_mechanism import (
+    analytic_gaussian_scale,
+    gaussian_delta,
+)
 
 # One BLAS thread: multi-threaded BLAS on a shared 2-core machine made these
 # small dense solves up to 60x slower.
@@ -194,6 +199,67 @@ def test_paper_faithful_flag():
     # The default calibration is the analytic one and is valid.
     ok = _est(epsilon=20.0).fit(X, y)
     assert ok.privacy_report_.releases[0]["guarantee"] == "(ε, δ)-DP"
+
+
+def _actual_delta(gp, eps):
+    """δ(ε) of the released vector itself: the Gaussian mechanism with the
+    fitted noise covariance and mean difference d · c_j (exact, brute force)."""
+    X = gp.query_points_  # here the training inputs
+    A = np.linalg.inv(gp.kernel_(X) + gp.alpha_ * np.eye(len(X)))
+    C = gp.kernel_(gp.query_points_, X) @ A
+    d = (BOUNDS[1] - BOUNDS[0]) / gp._scale
+    V = solve_triangular(np.linalg.cholesky(gp._noise_cov_n), d * C, lower=True)
+    return gaussian_delta(eps, float(np.sqrt(np.max(np.sum(V**2, axis=0)))))
+
+
+def test_paper_faithful_standard_flags_a_kernel_variance_beyond_max_pn():
+    """The paper's max(P, N) assumes kernel values in [0, 1]: for c · RBF it
+    is √c too small. Reviewer's repro (pf_kernel_scale.py): at c = 10 the
+    release's actual δ was 0.066 against the claimed 1e-3, reported as
+    (ε, δ)-DP with no warning. The label must agree with the actual δ."""
+    X, y = np.arange(10.0)[:, None] * 10.0, np.zeros(10)
+    kw = dict(method="standard", paper_faithful=True, query_points=None)
+    labels = {}
+    for c in (1.0, 2.0, 10.0):
+        est = _est(kernel=CK(c, "fixed") * RBF(1.0, "fixed"), alpha=0.1, **kw)
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            est.fit(X, y)
+        guarantee = est.privacy_report_.releases[0]["guarantee"]
+        dp = _actual_delta(est, 1.0) <= 1e-3
+        assert guarantee.startswith("(ε, δ)-DP" if dp else "NOT DP (the paper's")
+        assert any("NOT differentially" in str(w.message) for w in seen) == (not dp)
+        labels[c] = dp
+    # c = 2: max(P, N) is too small, but Hall's slack at ε = 1 covers it.
+    assert labels == {1.0: True, 2.0: True, 10.0: False}
+
+
+def test_paper_faithful_warns_if_any_grid_configuration_is_not_dp():
+    """Validity is per configuration: the warning covers the whole grid,
+    before any output is read (main checked only the first plan)."""
+    X, y = np.arange(10.0)[:, None] * 10.0, np.zeros(10)
+    grid = {"kernel__k1__constant_value": [1.0, 10.0]}
+    est = _est(
+        kernel=CK(1.0, "fixed") * RBF(1.0, "fixed"),
+        method="standard",
+        paper_faithful=True,
+        query_points=None,
+        hyperparameter_selection=PrivateGridSelection(grid, n_folds=2),
+    )
+    with pytest.warns(PrivacyLeakWarning, match="for some candidate configurations"):
+        est.fit(X, y)
+
+
+@pytest.mark.parametrize("method", ["cloaking", "standard"])
+def test_non_psd_kernel_refused_before_any_spend(method):
+    """k(X_*, X_*) is factored while planning (reviewer's post_spend2.py:
+    cloaking factored it after the spend and lost the paid release)."""
+    X, y = _data(n=20)
+    acc = BudgetAccountant(epsilon=10.0, delta=0.5)
+    est = _est(kernel=CK(-0.1) * RBF(1.0), alpha=1.0, method=method, accountant=acc)
+    with pytest.raises(np.linalg.LinAlgError, match="not positive definite"):
+        est.fit(X, y)
+    assert acc.spent == (0.0, 0.0)
 
 
 # ---------------------------------------------------------------------------

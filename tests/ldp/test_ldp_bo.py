@@ -352,3 +352,27 @@ def test_tgp_low_truncation_binds_and_theory_does_not():
     expected = math.exp(-1.0)  # Pr[|L| > κl]; |y| ≤ 1 cuts 0.61–0.63 of it
     assert cut["theory"] == 0.0
     assert 0.5 * expected < cut[1.0] < expected
+
+
+def test_tgp_learns_a_constant_reward_from_randomized_response():
+    """End to end (reviewer's rr_trunc.py): a constant reward 1.0 on [0, 1]
+    at ε = 5, reports 1.0068 or −0.0068. TGP cut the reports that exceeded
+    the level by one ulp and learned the midpoint 0.5; GP-UCB, which does
+    not truncate, learns 1.0: both must."""
+    for algorithm in ("ldp-tgp-ucb", "gp-ucb"):
+        with pytest.warns(PrivacyLeakWarning):
+            r = ldp_maximize(
+                lambda p: 1.0,
+                {"x": (0.0, 1.0)},
+                n_calls=100,
+                epsilon=5.0,
+                mechanism="randomized-response",
+                algorithm=algorithm,
+                n_candidates=4,
+                random_state=0,
+                noise_random_state=0,
+            )
+        # Reports: q = 0.0067, so 1.0068 w.p. 0.9933; the posterior mean
+        # shrinks toward 0.5 by ≈ λ/(n_j + λ) at the most queried point.
+        assert r.reports.mean() == pytest.approx(1.0, abs=0.02)
+        assert r.mean > 0.95, algorithm

@@ -14,6 +14,8 @@ a wide margin.
 
 from __future__ import annotations
 
+import itertools
+import logging
 import math
 import pickle
 import random
@@ -25,7 +27,12 @@ import pytest
 from audits._audit import ALPHA, binned, epsilon_lower_bound, resolution
 
 from sklearn_dpbo import PrivacyLeakWarning
-from sklearn_dpbo.ldp import LaplaceRandomizer, LDPReport, RandomizedResponse
+from sklearn_dpbo.ldp import (
+    LaplaceRandomizer,
+    LDPReport,
+    RandomizedResponse,
+    ldp_maximize,
+)
 from sklearn_dpbo.privacy._samplers import laplace_on_grid, secure_source
 
 EPS = 1.0
@@ -216,3 +223,101 @@ def test_any_reward_is_read_on_its_own_and_never_raises(reward, same_as, capsys)
             ref = cls((0.0, 1.0), 1.0, noise_random_state=3)
             assert got.privatize(reward) == ref.privatize(same_as)
     assert capsys.readouterr() == ("", "")
+
+
+_RR_BOUNDS = [(0.0, 1.0), (-1.0, 1.0), (0.1, 0.7), (-3.3, 2.9), (0.0, 0.3), (1.0, 7.0)]
+_RR_EPS = [0.1, 0.3, 0.5, 0.7, 1.0, 1.3, 2.0, 3.0, 5.0, 709.0, 710.0, 1e6]
+
+
+def test_randomized_response_reports_never_exceed_their_truncation_level():
+    """The level TGP-UCB truncates at is the reports' own bound: no report
+    may be cut. Computed apart from the report, it was one ulp below it for
+    24 of 126 (bounds, ε, bit) cases (reviewer's rr_trunc.py; e.g. (0, 1),
+    ε = 5), so TGP zeroed every such report and learned the midpoint."""
+    for (lo, hi), eps in itertools.product(_RR_BOUNDS, _RR_EPS):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PrivacyLeakWarning)
+            r = RandomizedResponse((lo, hi), eps, noise_random_state=0)
+        spec = r.public_spec()
+        level = spec.truncation_level(100, 0.1)
+        seen = {r.privatize(u).value for u in (lo, hi) for _ in range(40)}
+        assert seen <= {r._report(False), r._report(True)}
+        for bit in (False, True):
+            value = r._report(bit)
+            assert abs(value - spec.midpoint) <= level, (lo, hi, eps, bit)
+        q = 1.0 / (1.0 + math.exp(eps)) if eps < 709.5 else 0.0
+        assert spec.noise_scale == q  # same bits as the closed form
+        assert level == pytest.approx(0.5 * (hi - lo) / (1 - 2 * q), rel=1e-12)
+
+
+def test_randomized_response_takes_any_epsilon():
+    """1/(1 + e^ε) overflowed from ε = 710 (reviewer's rr_overflow.py)."""
+    for eps in (710.0, 1e6, 1e300):
+        r = RandomizedResponse((0.0, 1.0), eps)
+        assert r.public_spec().noise_scale == 0.0
+        assert r.privatize(0.0).value == 0.0 and r.privatize(1.0).value == 1.0
+
+
+def _owner_objective(values, loud: bool):
+    """One owner's evaluation per call. ``loud``: the owner with a negative
+    value raises, and one with a large value warns, prints and logs, each
+    message carrying her value; otherwise NaN and plain returns."""
+    owners = iter(values)
+
+    def objective(params):
+        v = next(owners)
+        if loud and v < 0:
+            raise ValueError(f"negative value in the owner's records: {v}")
+        if loud and v > 0.85:
+            warnings.warn(f"owner value {v} is large", stacklevel=2)
+            print(f"owner value {v}")
+            logging.getLogger("owner").warning("owner value %s", v)
+        return math.nan if v < 0 else v
+
+    return objective
+
+
+def test_failing_or_warning_objective_is_not_observable_beyond_its_report(
+    capsys, caplog
+):
+    """V/V': an objective that raises or warns with the owner's value vs one
+    that returns NaN (the lower bound) or the value silently: the same
+    reports, result, warnings and printed output (reviewer's
+    ldp_objective_raise.py: the exception and its message reached the
+    learner and the reports made so far were lost)."""
+    values = [0.7, 0.4, 0.9, -3.0, 0.5, 0.6]
+    seen = []
+    for loud in (True, False):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            res = ldp_maximize(
+                _owner_objective(values, loud),
+                {"x": (0.0, 1.0)},
+                n_calls=len(values),
+                n_candidates=16,
+                algorithm="gp-ucb",
+                random_state=0,
+                noise_random_state=7,
+            )
+        out = (capsys.readouterr(), [r.getMessage() for r in caplog.records])
+        caplog.clear()
+        seen.append(
+            (res.x, res.mean, res.reports.tolist(), [str(m.message) for m in w], out)
+        )
+    assert seen[0] == seen[1]
+    assert len(seen[0][2]) == len(values)
+    assert not any("owner" in m for m in seen[0][3])
+    # The client alone: a failure is the report of NaN, i.e. of the lower bound.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        a = LaplaceRandomizer((0.0, 1.0), 1.0, noise_random_state=2)
+        b = LaplaceRandomizer((0.0, 1.0), 1.0, noise_random_state=2)
+    assert a.report(lambda: 1 / 0) == b.privatize(0.0)
+
+
+def test_interrupting_the_objective_still_stops_the_client():
+    def objective():
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        LaplaceRandomizer((0.0, 1.0), 1.0).report(objective)
