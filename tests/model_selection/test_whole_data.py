@@ -12,6 +12,7 @@ from __future__ import annotations
 import pickle
 import sys
 import warnings
+from datetime import datetime, timedelta
 
 import numpy as np
 import pytest
@@ -186,11 +187,11 @@ def test_accountant_is_charged_the_planned_cost(data):
 # ---------------------------------------------------------------------------
 # One row moves one part (by construction, whatever the row)
 # ---------------------------------------------------------------------------
-def _scores(X, y, estimator=None, fit_params=None, k=6):
+def _scores(X, y, estimator=None, fit_params=None, k=6, key="C"):
     estimator = estimator if estimator is not None else LogisticRegression()
     search = DPBayesSearchCV(estimator, SPACE, n_jobs=1)
     parts = wd.partition(len(y), k, seed=3)
-    cands = [{"C": c} for c in SPACE["C"]]
+    cands = [{key: c} for c in SPACE["C"]]
     scorer = get_dp_scorer("accuracy", LogisticRegression())
     return (
         wd.part_score_matrix(
@@ -451,24 +452,82 @@ def _batch_typed(X, y, kind):
     if kind == "complex-y":
         odd = [1j if i == 5 else int(v) for i, v in enumerate(y)]
         return (frame, pd.Series(y)), (frame, pd.Series(odd))
+    if kind == "sparse-column":  # one complex value: Sparse[complex128]
+        values = list(frame["x1"])
+        odd = frame.copy()
+        frame["x1"] = pd.arrays.SparseArray(values)
+        odd["x1"] = pd.arrays.SparseArray(
+            [v + 1j * (i == 5) for i, v in enumerate(values)]
+        )
+        return (frame, y), (odd, y)
+    if kind == "scipy-sparse":  # one complex entry: a complex128 matrix
+        import scipy.sparse as sp
+
+        odd = X.astype(complex)
+        odd[5, 1] += 1j
+        return (sp.csr_matrix(X), y), (sp.csr_matrix(odd), y)
+    if kind in ("datetime", "timedelta"):  # one nanosecond: every row in ns
+        rng = np.random.default_rng(0)
+        secs = [timedelta(seconds=int(v)) for v in rng.integers(0, 10**5, len(y))]
+        start = datetime(2020, 1, 1) if kind == "datetime" else timedelta(0)
+        times = [start + v for v in secs]
+        odd = frame.copy()
+        frame["t"] = times
+        odd["t"] = [
+            (pd.Timestamp(v) if kind == "datetime" else pd.Timedelta(v))
+            + pd.Timedelta(int(i == 5), "ns")
+            for i, v in enumerate(times)
+        ]
+        assert odd["t"].dtype != frame["t"].dtype  # the batch's unit
+        return (frame, y), (odd, y)
     rows = [list(map(float, r)) for r in X]  # "string-array": np.array(rows)
     rows_odd = [list(r) for r in rows]
     rows_odd[5][1] = "oops"
     return (np.array(rows), y), (np.array(rows_odd), y)
 
 
+def _time_residue(frame):
+    """The times as integers of their unit, mod 7: a unit-sensitive feature."""
+    return frame.astype("int64") % 7
+
+
 @pytest.mark.parametrize(
-    "kind", ["complex-column", "categorical-y", "complex-y", "string-array"]
+    "kind",
+    [
+        "complex-column",
+        "categorical-y",
+        "complex-y",
+        "string-array",
+        "sparse-column",
+        "scipy-sparse",
+        "datetime",
+        "timedelta",
+    ],
 )
 def test_batch_retyped_container_changes_only_its_part(data, kind):
     """More batch types found by a second review (2026-11-25): a complex value
     makes a pandas column or y complex128, an odd label makes a categorical
     y's categories objects, np.array(rows) with one string makes every entry
-    a string. Before the fix every part failed (all scored low)."""
+    a string. Before the fix every part failed (all scored low). Found on
+    2026-11-29: one complex value makes a SciPy matrix or a pandas sparse
+    column complex (every part failed), one nanosecond puts a datetime or
+    timedelta column in ns (every part's integers changed)."""
+    from sklearn.compose import make_column_transformer
+    from sklearn.preprocessing import FunctionTransformer
+
     X, y = data
     (X_v, y_v), (X_w, y_w) = _batch_typed(X[:240], y[:240], kind)
-    s, parts = _scores(X_v, y_v)
-    s2, _ = _scores(X_w, y_w)
+    est, key = None, "C"
+    if kind in ("datetime", "timedelta"):
+        key = "logisticregression__C"
+        est = make_pipeline(
+            make_column_transformer(
+                (FunctionTransformer(_time_residue), ["t"]), remainder="passthrough"
+            ),
+            LogisticRegression(),
+        )
+    s, parts = _scores(X_v, y_v, est, key=key)
+    s2, _ = _scores(X_w, y_w, est, key=key)
     assert s.min() > 0 and s.mean() > 0.6
     others = [i for i in range(len(parts)) if i != _row_part(parts, 5)]
     np.testing.assert_array_equal(s[others], s2[others])
