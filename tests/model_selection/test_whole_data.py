@@ -533,6 +533,25 @@ def test_batch_retyped_container_changes_only_its_part(data, kind):
     np.testing.assert_array_equal(s[others], s2[others])
 
 
+@pytest.mark.parametrize("container", ["array", "series"])
+def test_batch_retyped_sample_weight_changes_only_its_part(data, container):
+    """Found on 2026-11-29: one row's weight 1+1j made the weights complex for
+    every row (np.array or a Series), and the parts' slices were not retyped:
+    every part's fit failed and scored low."""
+    pd = pytest.importorskip("pandas")
+    X, y = data
+    X, y = X[:240], y[:240]
+    weights = [1.0] * 240
+    s, parts = _scores(X, y, fit_params={"sample_weight": np.array(weights)})
+    weights[5] = 1 + 1j
+    odd = pd.Series(weights) if container == "series" else np.array(weights)
+    assert odd.dtype == complex
+    s2, _ = _scores(X, y, fit_params={"sample_weight": odd})
+    assert s.min() > 0 and s.mean() > 0.6
+    others = [i for i in range(len(parts)) if i != _row_part(parts, 5)]
+    np.testing.assert_array_equal(s[others], s2[others])
+
+
 def test_part_categories_index_and_2d_targets_come_from_the_part():
     pd = pytest.importorskip("pandas")
     frame = pd.DataFrame(

@@ -189,7 +189,9 @@ def _verbose_params(estimator: Any) -> list[str]:
 # --- One part's job (runs in a worker): scores of every candidate on the part ---
 def _part_payload(estimator, X, y, fit_params, idx, n: int) -> bytes | None:
     """The part's rows, y and fit parameters, serialised, or None (the part
-    scores ``low``): a row no pickler takes fails its own part only."""
+    scores ``low``): a row no pickler takes fails its own part only. The
+    sample-aligned fit parameters are sliced and typed like y, from the part's
+    own values (one row's complex weight no longer makes every part's so)."""
     try:  # what loky and Dask serialise with, when installed
         import cloudpickle as pickler
     except ImportError:  # pragma: no cover - then the standard pickle
@@ -197,7 +199,12 @@ def _part_payload(estimator, X, y, fit_params, idx, n: int) -> bytes | None:
     with quiet():
         try:
             X_j, y_j = _safe_split(estimator, X, y, idx)
-            return pickler.dumps((X_j, y_j, index_fit_params(fit_params, idx, n)))
+            sliced = index_fit_params(fit_params, idx, n)  # others: as given
+            fp_j = {
+                name: value if value is fit_params[name] else _part_target(value)
+                for name, value in sliced.items()
+            }
+            return pickler.dumps((X_j, y_j, fp_j))
         except BaseException as exc:  # noqa: BLE001 - one part's rows only
             if isinstance(exc, (KeyboardInterrupt, SystemExit)):
                 raise
