@@ -148,6 +148,32 @@ def test_too_few_parts_release_the_estimators_values(data):
     assert search.privacy_report_.epsilon == pytest.approx(1.0)
 
 
+def test_no_tuning_and_no_score_reads_and_charges_nothing(data, monkeypatch):
+    """Found on 2026-11-29: with too few parts to tune and release_score=False
+    nothing private is released (best_params_ at epsilon 0), yet every part
+    was fitted on the rows and the accountant charged the whole epsilon."""
+    X, y = data
+
+    def no_read(*args, **kwargs):
+        raise AssertionError("a row was read")
+
+    monkeypatch.setattr(wd, "part_score_matrix", no_read)
+    acct = BudgetAccountant(epsilon=10)
+    search = DPBayesSearchCV(
+        LogisticRegression(C=0.5),
+        SPACE,
+        refit=False,
+        release_score=False,
+        accountant=acct,
+        random_state=0,
+    )
+    with pytest.warns(Warning, match="no row is read and no budget is spent"):
+        search.fit(X, y)  # k = 3, epsilon_1 = 1: temperature 0.67 > 0.05
+    assert search.best_params_ == {"C": 0.5} and not hasattr(search, "best_score_")
+    assert acct.spent == (0.0, 0.0)
+    assert search.privacy_report_.epsilon == 0.0
+
+
 @pytest.mark.parametrize(
     "kwargs, fit_kwargs, match",
     [
