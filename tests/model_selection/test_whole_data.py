@@ -752,6 +752,35 @@ def test_part_bools_categories_and_index_are_typed_alike_whatever_the_odd_row():
     assert len(set(map(str, seen))) == 1, seen
 
 
+def test_part_times_are_typed_alike_whatever_the_odd_row():
+    """Datetimes and timedeltas take their unit from the part: one value with
+    a nanosecond elsewhere puts the batch in ns, never the other parts."""
+    pd = pytest.importorskip("pandas")
+    base = pd.Timestamp("2020-01-01 00:00:01")
+    seen = []
+    for odd in (base, base + pd.Timedelta(1, "ns")):
+        t = pd.Series([base, base + pd.Timedelta(1, "s"), odd])
+        frame = pd.DataFrame(
+            {
+                "t": t,
+                "utc": t.dt.tz_localize("UTC"),
+                "dt": t - base,
+                "cat": pd.Categorical(t),
+                "ordered": pd.Categorical(t, ordered=True),
+            }
+        ).set_axis(pd.DatetimeIndex(t))
+        part = wd._part_view(frame.iloc[:2])
+        times = wd._part_view(t.to_numpy().reshape(-1, 1)[:2])
+        seen.append(
+            [str(part[c].dtype) for c in ("t", "utc", "dt")]
+            + [str(part[c].cat.categories.dtype) for c in ("cat", "ordered")]
+            + [str(part.index.dtype), str(times.dtype), part["t"].tolist()]
+        )
+        own = wd._part_view(frame.iloc[1:])  # the odd value in the part itself
+    assert seen[0] == seen[1] and seen[0][0] == "datetime64[us]", seen
+    assert str(own["t"].dtype) == "datetime64[ns]"  # its own nanosecond
+
+
 # ---------------------------------------------------------------------------
 # Fit parameters: routed as scikit-learn routes them, or refused before a read
 # ---------------------------------------------------------------------------
