@@ -47,7 +47,9 @@ def planned_cost(
     plan, budget_split: float, release_score: bool, n_other_metrics: int = 0
 ) -> tuple[float, float]:
     """(ε, δ) of the whole fit, from public settings only (basic composition),
-    split as the modes split it: equal to ``privacy_report_``'s bit for bit."""
+    split as the modes split it: equal to ``privacy_report_``'s bit for bit
+    (the whole-data mode charges 0 instead when it reads no row: too few
+    parts to tune and ``release_score=False``)."""
     delta = 0.0 if plan.mode.method in PURE_EPSILON_MODES else plan.delta
     parts = [
         p

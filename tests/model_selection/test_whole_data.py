@@ -12,6 +12,7 @@ from __future__ import annotations
 import pickle
 import sys
 import warnings
+from datetime import datetime, timedelta
 
 import numpy as np
 import pytest
@@ -147,6 +148,32 @@ def test_too_few_parts_release_the_estimators_values(data):
     assert search.privacy_report_.epsilon == pytest.approx(1.0)
 
 
+def test_no_tuning_and_no_score_reads_and_charges_nothing(data, monkeypatch):
+    """Found on 2026-11-29: with too few parts to tune and release_score=False
+    nothing private is released (best_params_ at epsilon 0), yet every part
+    was fitted on the rows and the accountant charged the whole epsilon."""
+    X, y = data
+
+    def no_read(*args, **kwargs):
+        raise AssertionError("a row was read")
+
+    monkeypatch.setattr(wd, "part_score_matrix", no_read)
+    acct = BudgetAccountant(epsilon=10)
+    search = DPBayesSearchCV(
+        LogisticRegression(C=0.5),
+        SPACE,
+        refit=False,
+        release_score=False,
+        accountant=acct,
+        random_state=0,
+    )
+    with pytest.warns(Warning, match="no row is read and no budget is spent"):
+        search.fit(X, y)  # k = 3, epsilon_1 = 1: temperature 0.67 > 0.05
+    assert search.best_params_ == {"C": 0.5} and not hasattr(search, "best_score_")
+    assert acct.spent == (0.0, 0.0)
+    assert search.privacy_report_.epsilon == 0.0
+
+
 @pytest.mark.parametrize(
     "kwargs, fit_kwargs, match",
     [
@@ -186,11 +213,11 @@ def test_accountant_is_charged_the_planned_cost(data):
 # ---------------------------------------------------------------------------
 # One row moves one part (by construction, whatever the row)
 # ---------------------------------------------------------------------------
-def _scores(X, y, estimator=None, fit_params=None, k=6):
+def _scores(X, y, estimator=None, fit_params=None, k=6, key="C"):
     estimator = estimator if estimator is not None else LogisticRegression()
     search = DPBayesSearchCV(estimator, SPACE, n_jobs=1)
     parts = wd.partition(len(y), k, seed=3)
-    cands = [{"C": c} for c in SPACE["C"]]
+    cands = [{key: c} for c in SPACE["C"]]
     scorer = get_dp_scorer("accuracy", LogisticRegression())
     return (
         wd.part_score_matrix(
@@ -451,24 +478,101 @@ def _batch_typed(X, y, kind):
     if kind == "complex-y":
         odd = [1j if i == 5 else int(v) for i, v in enumerate(y)]
         return (frame, pd.Series(y)), (frame, pd.Series(odd))
+    if kind == "sparse-column":  # one complex value: Sparse[complex128]
+        values = list(frame["x1"])
+        odd = frame.copy()
+        frame["x1"] = pd.arrays.SparseArray(values)
+        odd["x1"] = pd.arrays.SparseArray(
+            [v + 1j * (i == 5) for i, v in enumerate(values)]
+        )
+        return (frame, y), (odd, y)
+    if kind == "scipy-sparse":  # one complex entry: a complex128 matrix
+        import scipy.sparse as sp
+
+        odd = X.astype(complex)
+        odd[5, 1] += 1j
+        return (sp.csr_matrix(X), y), (sp.csr_matrix(odd), y)
+    if kind in ("datetime", "timedelta"):  # one nanosecond: every row in ns
+        rng = np.random.default_rng(0)
+        secs = [timedelta(seconds=int(v)) for v in rng.integers(0, 10**5, len(y))]
+        start = datetime(2020, 1, 1) if kind == "datetime" else timedelta(0)
+        times = [start + v for v in secs]
+        odd = frame.copy()
+        frame["t"] = times
+        odd["t"] = [
+            (pd.Timestamp(v) if kind == "datetime" else pd.Timedelta(v))
+            + pd.Timedelta(int(i == 5), "ns")
+            for i, v in enumerate(times)
+        ]
+        assert odd["t"].dtype != frame["t"].dtype  # the batch's unit
+        return (frame, y), (odd, y)
     rows = [list(map(float, r)) for r in X]  # "string-array": np.array(rows)
     rows_odd = [list(r) for r in rows]
     rows_odd[5][1] = "oops"
     return (np.array(rows), y), (np.array(rows_odd), y)
 
 
+def _time_residue(frame):
+    """The times as integers of their unit, mod 7: a unit-sensitive feature."""
+    return frame.astype("int64") % 7
+
+
 @pytest.mark.parametrize(
-    "kind", ["complex-column", "categorical-y", "complex-y", "string-array"]
+    "kind",
+    [
+        "complex-column",
+        "categorical-y",
+        "complex-y",
+        "string-array",
+        "sparse-column",
+        "scipy-sparse",
+        "datetime",
+        "timedelta",
+    ],
 )
 def test_batch_retyped_container_changes_only_its_part(data, kind):
     """More batch types found by a second review (2026-11-25): a complex value
     makes a pandas column or y complex128, an odd label makes a categorical
     y's categories objects, np.array(rows) with one string makes every entry
-    a string. Before the fix every part failed (all scored low)."""
+    a string. Before the fix every part failed (all scored low). Found on
+    2026-11-29: one complex value makes a SciPy matrix or a pandas sparse
+    column complex (every part failed), one nanosecond puts a datetime or
+    timedelta column in ns (every part's integers changed)."""
+    from sklearn.compose import make_column_transformer
+    from sklearn.preprocessing import FunctionTransformer
+
     X, y = data
     (X_v, y_v), (X_w, y_w) = _batch_typed(X[:240], y[:240], kind)
-    s, parts = _scores(X_v, y_v)
-    s2, _ = _scores(X_w, y_w)
+    est, key = None, "C"
+    if kind in ("datetime", "timedelta"):
+        key = "logisticregression__C"
+        est = make_pipeline(
+            make_column_transformer(
+                (FunctionTransformer(_time_residue), ["t"]), remainder="passthrough"
+            ),
+            LogisticRegression(),
+        )
+    s, parts = _scores(X_v, y_v, est, key=key)
+    s2, _ = _scores(X_w, y_w, est, key=key)
+    assert s.min() > 0 and s.mean() > 0.6
+    others = [i for i in range(len(parts)) if i != _row_part(parts, 5)]
+    np.testing.assert_array_equal(s[others], s2[others])
+
+
+@pytest.mark.parametrize("container", ["array", "series"])
+def test_batch_retyped_sample_weight_changes_only_its_part(data, container):
+    """Found on 2026-11-29: one row's weight 1+1j made the weights complex for
+    every row (np.array or a Series), and the parts' slices were not retyped:
+    every part's fit failed and scored low."""
+    pd = pytest.importorskip("pandas")
+    X, y = data
+    X, y = X[:240], y[:240]
+    weights = [1.0] * 240
+    s, parts = _scores(X, y, fit_params={"sample_weight": np.array(weights)})
+    weights[5] = 1 + 1j
+    odd = pd.Series(weights) if container == "series" else np.array(weights)
+    assert odd.dtype == complex
+    s2, _ = _scores(X, y, fit_params={"sample_weight": odd})
     assert s.min() > 0 and s.mean() > 0.6
     others = [i for i in range(len(parts)) if i != _row_part(parts, 5)]
     np.testing.assert_array_equal(s[others], s2[others])
@@ -646,6 +750,35 @@ def test_part_bools_categories_and_index_are_typed_alike_whatever_the_odd_row():
             )
         )
     assert len(set(map(str, seen))) == 1, seen
+
+
+def test_part_times_are_typed_alike_whatever_the_odd_row():
+    """Datetimes and timedeltas take their unit from the part: one value with
+    a nanosecond elsewhere puts the batch in ns, never the other parts."""
+    pd = pytest.importorskip("pandas")
+    base = pd.Timestamp("2020-01-01 00:00:01")
+    seen = []
+    for odd in (base, base + pd.Timedelta(1, "ns")):
+        t = pd.Series([base, base + pd.Timedelta(1, "s"), odd])
+        frame = pd.DataFrame(
+            {
+                "t": t,
+                "utc": t.dt.tz_localize("UTC"),
+                "dt": t - base,
+                "cat": pd.Categorical(t),
+                "ordered": pd.Categorical(t, ordered=True),
+            }
+        ).set_axis(pd.DatetimeIndex(t))
+        part = wd._part_view(frame.iloc[:2])
+        times = wd._part_view(t.to_numpy().reshape(-1, 1)[:2])
+        seen.append(
+            [str(part[c].dtype) for c in ("t", "utc", "dt")]
+            + [str(part[c].cat.categories.dtype) for c in ("cat", "ordered")]
+            + [str(part.index.dtype), str(times.dtype), part["t"].tolist()]
+        )
+        own = wd._part_view(frame.iloc[1:])  # the odd value in the part itself
+    assert seen[0] == seen[1] and seen[0][0] == "datetime64[us]", seen
+    assert str(own["t"].dtype) == "datetime64[ns]"  # its own nanosecond
 
 
 # ---------------------------------------------------------------------------

@@ -14,7 +14,8 @@ candidates): the selection runs over u(λ) = S(λ) − τ·[λ ≠ d], τ =
 ≤ Δ (raised by two ulps for the subtraction's rounding): ε₁-DP (McKenna &
 Sheldon 2020, Theorem 1), and with the score's Laplace (ε₂) (ε₁ + ε₂)-DP by
 adaptive composition (``budget_split``; ε₁ = 0 when ``max_selection_noise``
-skips the selection). One candidate no better than the defaults on the
+skips the selection, and no row is read nor ε charged when it does and
+``release_score=False``). One candidate no better than the defaults on the
 parts is released with probability ≤ β (in ``privacy_report_``). A refit on
 the rows (``refit=True``) is outside the guarantee, and the fit says so.
 """
@@ -52,7 +53,7 @@ from .._progress import ProgressPrinter
 from .._sealed import run_sealed
 from ._part_types import part_target as _part_target
 from ._part_types import part_view as _part_view
-from ._releases import anchor_margin, releases_from_scores
+from ._releases import anchor_margin, release_default, releases_from_scores
 
 WHOLE_DATA_RELATION = (
     "replace any one row of X, y (with its sample-aligned fit parameters, "
@@ -189,7 +190,9 @@ def _verbose_params(estimator: Any) -> list[str]:
 # --- One part's job (runs in a worker): scores of every candidate on the part ---
 def _part_payload(estimator, X, y, fit_params, idx, n: int) -> bytes | None:
     """The part's rows, y and fit parameters, serialised, or None (the part
-    scores ``low``): a row no pickler takes fails its own part only."""
+    scores ``low``): a row no pickler takes fails its own part only. The
+    sample-aligned fit parameters are sliced and typed like y, from the part's
+    own values (one row's complex weight no longer makes every part's so)."""
     try:  # what loky and Dask serialise with, when installed
         import cloudpickle as pickler
     except ImportError:  # pragma: no cover - then the standard pickle
@@ -197,7 +200,12 @@ def _part_payload(estimator, X, y, fit_params, idx, n: int) -> bytes | None:
     with quiet():
         try:
             X_j, y_j = _safe_split(estimator, X, y, idx)
-            return pickler.dumps((X_j, y_j, index_fit_params(fit_params, idx, n)))
+            sliced = index_fit_params(fit_params, idx, n)  # others: as given
+            fp_j = {
+                name: value if value is fit_params[name] else _part_target(value)
+                for name, value in sliced.items()
+            }
+            return pickler.dumps((X_j, y_j, fp_j))
         except BaseException as exc:  # noqa: BLE001 - one part's rows only
             if isinstance(exc, (KeyboardInterrupt, SystemExit)):
                 raise
@@ -467,8 +475,14 @@ def _warn_settings(search, plan, k, tuning, eps_p, score_budget, n_cands, anchor
             f"best_params_, the selection's noise ({noise:.3g}"
             f" of the score range) exceeds max_selection_noise="
             f"{plan.mode.max_selection_noise:g} ({arithmetic}): best_params_ "
-            "is the estimator's own values (no tuning) and the whole budget "
-            "goes to best_score_. More rows or a larger epsilon allow tuning."
+            "is the estimator's own values (no tuning) and "
+            + (
+                "the whole budget goes to best_score_"
+                if score_budget is not None
+                else "nothing private is released (release_score=False): no "
+                "row is read and no budget is spent"
+            )
+            + ". More rows or a larger epsilon allow tuning."
         )
     elif n_cands > 1:
         beta = plan.mode.max_worse_probability
@@ -556,6 +570,9 @@ def fit_whole_data(
     )
     tuning = tunes(mode, k, eps_p)  # else nothing is spent on best_params_:
     eps_s = score_budget and (score_budget[0] if tuning else plan.epsilon)
+    reads = tuning or eps_s is not None  # else nothing private to release
+    if not reads:
+        cost = (0.0, 0.0)  # no row is read: nothing is charged
     candidates, default_row = _candidates(search, plan, mode)
     if not tuning and default_row is None:
         raise ValueError(
@@ -574,6 +591,9 @@ def fit_whole_data(
     progress.plan(
         f"whole-data: {len(evaluated)} candidates on k={k} disjoint parts of "
         f"{n} rows; budget epsilon={cost[0]:g}"
+        if reads
+        else "whole-data: best_params_ = the estimator's own values, no score "
+        "(release_score=False): no row is read; budget epsilon=0"
     )
 
     def run(ctx):
@@ -592,9 +612,11 @@ def fit_whole_data(
             train_size=train_size,
         ), None
 
-    releases, _ = run_charged(
-        search, "whole-data", cost, progress, (X, y, fit_params), run
-    )
+    if reads:
+        data = (X, y, fit_params)
+        releases, _ = run_charged(search, "whole-data", cost, progress, data, run)
+    else:
+        releases = [release_default(default_row)]
     index = releases[0].value if tuning else default_row
     try:
         _ingest(search, releases, index, candidates, default_row, plan, k)

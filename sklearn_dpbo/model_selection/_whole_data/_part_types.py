@@ -3,12 +3,15 @@
 A container's dtypes and categories come from every row, so each part is
 retyped from its own values (``docs/whole_data.md``, step 3): whole numbers
 of magnitude ≤ 2⁵³ int64, other numbers float64, object columns re-inferred,
-categoricals and indexes rebuilt from the part.
+categoricals, sparse columns and indexes rebuilt from the part, times in
+microseconds (nanoseconds where the part holds a finer value); a numeric
+NumPy or SciPy sparse ``X`` float64.
 """
 
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 
 from ...privacy._numbers import number
 
@@ -55,10 +58,35 @@ def _parsed_strings(a: np.ndarray):
     return _canonical_numeric(values, np.dtype(float))
 
 
+def _time_unit(a):
+    """Datetimes or timedeltas (a NumPy array, a pandas Series or Index) in
+    microseconds, or in nanoseconds when one of the part's own values is
+    finer: the unit comes from the part, never from the batch."""
+    if isinstance(a, np.ndarray):
+        kind = a.dtype.kind
+        us = a.astype(f"{kind}8[us]")
+        return us if np.all((us == a) | np.isnat(a)) else a.astype(f"{kind}8[ns]")
+    import pandas as pd
+
+    if not hasattr(a.array, "as_unit"):  # pandas < 2: nanoseconds only
+        return a
+    us = a.array.as_unit("us")
+    if not np.all((us == a.array) | a.array.isna()):
+        return a  # nanoseconds, finer than pandas holds
+    if isinstance(a, pd.Index):
+        return pd.Index(us, name=a.name)
+    return pd.Series(us, index=a.index, name=a.name)
+
+
 def _retyped_column(col):
     """One pandas column (or Series ``y``) of a part, typed from its values."""
     import pandas as pd
 
+    if isinstance(col.dtype, pd.SparseDtype):  # rebuilt as the part's values
+        dense = _retyped_column(col.sparse.to_dense())
+        fill = 0 if _numeric_kind(dense.dtype) else None  # NaN stays stored
+        values = pd.arrays.SparseArray(dense.to_numpy(), fill_value=fill)
+        return pd.Series(values, index=col.index, name=col.name)
     if isinstance(col.dtype, pd.CategoricalDtype):
         if col.cat.ordered:  # the user's order: kept, minus unused categories
             col = col.cat.remove_unused_categories()
@@ -72,6 +100,8 @@ def _retyped_column(col):
         values.index = col.index
         return values.astype("category").rename(col.name)
     col = col.infer_objects()
+    if col.dtype.kind in "mM":
+        return _time_unit(col)
     if _numeric_kind(col.dtype):
         values = _canonical_numeric(col.to_numpy(), col.dtype)
         col = pd.Series(values, index=col.index, name=col.name)
@@ -91,6 +121,8 @@ def _retyped_labels(index):
     import pandas as pd
 
     labels = pd.Index(index.tolist(), name=index.name)
+    if labels.dtype.kind in "mM":
+        return _time_unit(labels)
     if _numeric_kind(labels.dtype):
         values = _canonical_numeric(labels.to_numpy(), labels.dtype)
         return pd.Index(values, name=index.name)
@@ -111,6 +143,12 @@ def part_view(X):
         return X.astype(np.float64)
     if isinstance(X, np.ndarray) and X.dtype.kind == "c" and not np.any(X.imag):
         return X.real.astype(np.float64)  # one complex entry made all complex
+    if isinstance(X, np.ndarray) and X.dtype.kind in "mM":
+        return _time_unit(X)
+    if sp.issparse(X) and X.dtype.kind in "biufc":  # its stored values: the part's
+        if X.dtype.kind == "c" and np.any(X.data.imag):
+            return X  # a complex value: this part's own
+        return (X.real if X.dtype.kind == "c" else X).astype(np.float64)
     return X
 
 
@@ -118,6 +156,8 @@ def part_target(y):
     """The part's ``y`` as the estimator gets it (module docstring)."""
     if y is None or isinstance(y, list):
         return y
+    if sp.issparse(y):
+        return part_view(y)
     if hasattr(y, "iloc"):
         if hasattr(y, "columns"):  # a DataFrame y
             return part_view(y)

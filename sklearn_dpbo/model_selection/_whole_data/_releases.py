@@ -86,7 +86,8 @@ def _release_params(scores, mode, eps, k, scorer, rng, default_row=None):
     )
 
 
-def _release_default(index: int) -> Release:
+def release_default(index: int) -> Release:
+    """``best_params_`` = the estimator's own values (row ``index``), public."""
     return Release(
         quantity="best_params_",
         value=int(index),
@@ -143,7 +144,7 @@ def releases_from_scores(
         ]
         chosen = releases[0].value
     else:
-        releases = [_release_default(default_row)]
+        releases = [release_default(default_row)]
         chosen = 0
     if eps_score is not None:
         value = float(min(max(np.add.reduce(scores[:, chosen]) / k, low), high))
