@@ -64,8 +64,11 @@ def plan(learner, mode, candidates, epsilon, delta, law, cfg: dict) -> dict:
         strategy = "random-stopping" if len(candidates) > 1 else "default"
     cfg.update(strategy=strategy, delta=float(delta), candidates=list(candidates))
     if strategy == "default":
-        names = sorted({k for p in candidates for k in p})
-        cfg["candidates"] = [default_params(learner, names)]
+        if mode.strategy == "default":  # "auto": the one candidate, at ε
+            names = sorted({k for p in candidates for k in p})
+            cfg["candidates"] = [default_params(learner, names)]
+        else:
+            cfg["fitted"] = "the one candidate"
         fit, rho, eps_score = _run(learner, epsilon, delta)
         cfg["zcdp"] = {
             "fit": fit,
@@ -86,6 +89,14 @@ def plan(learner, mode, candidates, epsilon, delta, law, cfg: dict) -> dict:
         return rdp.repeat_and_select_epsilon(curve, eta, gamma, mean, left)
 
     rho0 = rdp.largest_parameter(total, epsilon)
+    if not (rho0 > 0 and total(rho0) <= epsilon):
+        raise ValueError(
+            f"epsilon={epsilon:g} is too small for random stopping with {owner} "
+            f"at delta={delta:g} and E[K]={mean:.3g}: even a run at rho -> 0 "
+            "costs more (the log E[K] and log(1/delta) terms of the Renyi DP "
+            "conversion). Raise epsilon, lower mean_runs, or use "
+            "strategy='default'."
+        )
     fit, rho, eps_score = _run(learner, rdp.zcdp_epsilon(rho0, delta), delta)
     if not (rho <= rho0 and total(rho) <= epsilon):  # pragma: no cover
         raise RuntimeError("the zCDP plan of random stopping does not meet epsilon")
