@@ -10,13 +10,15 @@ composition). Strategies:
   STOC 2019): K ~ D_{η,γ} (``_stopping.py``) and the K runs' candidates are
   drawn i.i.d. from the noise source (the theorem needs i.i.d. runs; a
   public order would tell the winner); the best noisy score's run is
-  released, its model ``best_estimator_`` (no refit). ε₀ = ε/(2 + η); the
-  cap K_max adds δ = (1 + e^ε)·P[K > K_max] + the sampler's slack. K and
-  the other runs are not released.
+  released, its model ``best_estimator_`` (no refit). ε₀ = ε/(2 + η) (ε
+  when E[K] = 1: K = 1, pure ε-DP, no δ); the cap K_max adds δ = (1 +
+  e^ε)·P[K > K_max] + the sampler's slack. K and the other runs are not
+  released.
 - ``"split"``: every candidate at ε/L on the training part, permute-and-flip
   (ε₁) and Laplace (ε − ε₁) on the validation part: a training row moves
   the L models (L·ε/L), a validation row selection and score; pure ε-DP.
-- ``"default"``: the estimator's own parameters at ε; pure ε-DP.
+- ``"default"``: the estimator's own parameters at ε (``"auto"`` with one
+  candidate: that candidate); pure ε-DP.
 
 Before any row is read: the pipeline's public steps (:mod:`._public_steps`),
 every candidate's parameters, the containers' types and shapes, and the
@@ -224,7 +226,7 @@ class PrivateModelReport(PrivacyReport):
     Random stopping: ``RepeatAndSelectDpEvent(RandomizedResponseDpEvent(
     2/(1 + e^ε₀), 2), mean=E[K], shape=η)`` (randomized response with ratio
     e^ε₀ dominates every ε₀-DP run; ``ZCDpEvent(ρ₀)`` for a zCDP learner);
-    the cap's δ is not in the event (add it).
+    the cap's δ is not in the event (add it). K = 1: the run's event.
     """
 
     def __init__(self, releases, method, *, stopping=None, **kwargs):

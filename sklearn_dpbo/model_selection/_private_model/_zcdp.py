@@ -15,8 +15,9 @@ e^ε)·P[K > K_max] at most :data:`CAP_SHARE`·δ. The uncapped search is
 adds δ_cap: (ε, δ)-DP. ρ₀ is the largest ρ meeting ε (bisection; the
 learner's own ρ is checked to be ≤ ρ₀ and meet ε).
 
-**The default** (one candidate): one fit at the whole (ε, δ) and its score
-at √(2ρ) on the other rows: ρ-zCDP, (ε, δ)-DP. The split is not accounted.
+**The default** (``"auto"``: the one candidate): one fit at the whole (ε,
+δ) and its score at √(2ρ) on the other rows: ρ-zCDP, (ε, δ)-DP. The split
+is not accounted.
 """
 
 from __future__ import annotations
@@ -64,10 +65,10 @@ def plan(learner, mode, candidates, epsilon, delta, law, cfg: dict) -> dict:
         strategy = "random-stopping" if len(candidates) > 1 else "default"
     cfg.update(strategy=strategy, delta=float(delta), candidates=list(candidates))
     if strategy == "default":
-        if mode.strategy == "default":  # "auto": the one candidate, at ε
+        if mode.strategy == "default":  # the learner's own parameters
             names = sorted({k for p in candidates for k in p})
             cfg["candidates"] = [default_params(learner, names)]
-        else:
+        else:  # "auto" with one candidate: that candidate
             cfg["fitted"] = "the one candidate"
         fit, rho, eps_score = _run(learner, epsilon, delta)
         cfg["zcdp"] = {
