@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import math
 import random
 
@@ -72,6 +73,34 @@ def test_cap_is_the_smallest_within_delta(eta):
         assert cap == 429
 
 
+def test_cap_found_where_every_fitting_cap_lies_between_powers_of_two():
+    # logarithmic, E[K] = 16, ε = 1, δ = 1e-8: added_delta falls with the tail
+    # then rises with the sampler's cap²·2⁻⁵⁰; the caps that fit are 1088 up to
+    # about 1500, neither 1024 nor 2048 (a doubling search jumped past them).
+    g = st.gamma_for_mean(0.0, 16.0)
+    added = [st.added_delta(c, 0.0, g, 1.0) for c in (1024, 1087, 1088, 2048)]
+    assert added[2] <= 1e-8 < min(added[0], added[1], added[3])
+    assert st.cap_for_delta(0.0, g, 1.0, 1e-8) == 1088
+    mode = PrivateModel(strategy="random-stopping", mean_runs=16)
+    assert pm.resolve_distribution(mode, 16, 1.0, 1e-8) == ("logarithmic", 0.0)
+    X, y = _data()
+    grid = {"C": list(np.logspace(-3, 3, 16))}
+    s = _search(method=mode, grid=grid, n_iter=16, delta=1e-8).fit(X, y)
+    stop = s.privacy_report_.stopping
+    assert (stop["shape"], stop["max_runs"], stop["epsilon_run"]) == (0.0, 1088, 0.5)
+
+
+def test_epsilon_where_e_to_the_epsilon_overflows():
+    # ε ≥ 709.8: no cap fits (refused with the reason); the untuned strategy
+    # needs none (both raised OverflowError)
+    X, y = _data()
+    assert st.added_delta(10, 0.0, 0.5, 710.0) == math.inf
+    with pytest.raises(ValueError, match="no cap"):
+        _search(epsilon=710.0, delta=1e-6).fit(X, y)
+    mode = PrivateModel(strategy="default")
+    assert _search(method=mode, epsilon=710.0, delta=1e-6).fit(X, y).strategy_
+
+
 @pytest.mark.parametrize("eta", [0.0, 1.0])
 def test_sampled_runs_follow_the_law(eta):
     g = st.gamma_for_mean(eta, 4.0)
@@ -101,6 +130,33 @@ def test_one_run_law_is_a_point_mass():
         method=PrivateModel(strategy="random-stopping", mean_runs=1), delta=1e-6
     ).fit(X, y)
     assert s.best_params_ in s.candidate_params_
+
+
+def test_one_run_costs_epsilon_and_no_delta():
+    # K = 1 (E[K] = 1): the run is the release, at the whole ε, pure DP; the
+    # report, its event and the accountant's charge agree
+    X, y = _data()
+    acct = BudgetAccountant(epsilon=5.0, delta=1e-4)
+    mode = PrivateModel(strategy="random-stopping", mean_runs=1)
+    s = _search(method=mode, delta=1e-6, accountant=acct).fit(X, y)
+    report, stop = s.privacy_report_, s.privacy_report_.stopping
+    assert (stop["gamma"], stop["epsilon_run"], stop["added_delta"]) == (1, 1, 0)
+    assert s.best_estimator_.epsilon == 1.0
+    assert acct.spent == (1.0, 0.0) == (report.epsilon, report.delta)
+    assert "pure epsilon-DP" in report.explain()
+    if importlib.util.find_spec("dp_accounting"):
+        from dp_accounting import dp_event
+
+        assert isinstance(report.to_dp_event(), dp_event.RandomizedResponseDpEvent)
+
+
+def test_auto_with_one_candidate_fits_that_candidate():
+    X, y = _data()
+    est = DPLogisticRegression(data_norm=1.0, C=1.0)
+    s = _search(estimator=est, grid={"C": [0.003]}, method=PrivateModel(), n_iter=1)
+    s.fit(X, y)
+    assert s.best_params_ == {"C": 0.003} == s.candidate_params_[0]
+    assert s.best_estimator_.C == 0.003 and s.best_estimator_.epsilon == 1.0
 
 
 def test_auto_law_falls_back_where_no_logarithmic_cap_fits():

@@ -17,6 +17,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn_dpbo import BudgetAccountant, DPBayesSearchCV
 from sklearn_dpbo.dp_learners import DPLinearRegression, DPLogisticRegression
 from sklearn_dpbo.model_selection import PrivateModel
+from sklearn_dpbo.model_selection._private_model import _fit as pm
 from sklearn_dpbo.model_selection._private_model._diffprivlib import (
     fit_dp_learner,
     is_diffprivlib,
@@ -83,3 +84,55 @@ def test_dispatch_keeps_the_library_learners_path():
     y = (X[:, 0] > 0).astype(int)
     fitted = fit_dp_learner(ours, X, y, rng)
     assert fitted is ours and fitted.coef_.shape == (1, 2)
+
+
+class LogisticRegression(ClassifierMixin, BaseEstimator):
+    """Stands in for diffprivlib's LogisticRegression (same name and module):
+    fitted, it predicts 1 where x_0 > 0, the rule the data below follows."""
+
+    _parameter_constraints: dict = {}
+
+    def __init__(self, epsilon=1.0, C=1.0):
+        self.epsilon = epsilon
+        self.C = C
+
+    def fit(self, X, y):
+        self.labels_seen_ = set(np.unique(y))
+        self.classes_ = np.array([0, 1])
+        return self
+
+    def predict(self, X):
+        return (np.asarray(X)[:, 0] > 0).astype(int)
+
+
+LogisticRegression.__module__ = "diffprivlib.models.logistic_regression"
+
+
+@pytest.mark.parametrize("labels", [(0, 1), (-1, 1), (2, 1), (False, True)])
+def test_diffprivlib_labels_are_one_or_not_one_in_fit_and_validation(
+    monkeypatch, labels
+):
+    # diffprivlib's LogisticRegression is fitted on y == 1; its validation
+    # rows are scored against the same 0/1 labels (before, raw labels
+    # {-1, 1} or {2, 1} against predictions in {0, 1}: every score the share
+    # of one class). A dtype holding no numbers is refused before any read.
+    monkeypatch.setattr(pm, "check_diffprivlib_learner", lambda est, names: None)
+    monkeypatch.setattr(pm, "fit_dp_learner", lambda est, X, y, rng: est.fit(X, y))
+    X = np.random.default_rng(0).uniform(-1, 1, size=(400, 2))
+    y = np.where(X[:, 0] > 0, labels[1], labels[0])
+    acct = BudgetAccountant(epsilon=100.0, delta=1e-4)
+    search = DPBayesSearchCV(
+        LogisticRegression(),
+        {"C": [0.1, 1.0]},
+        method=PrivateModel(strategy="split"),
+        epsilon=50.0,
+        scoring="accuracy",
+        n_iter=2,
+        release_score=True,
+        accountant=acct,
+    ).fit(X, y)
+    assert search.best_score_ > 0.9  # 1 up to the score's noise at ε = 25
+    assert search.best_estimator_.labels_seen_ == {0.0, 1.0}
+    with pytest.raises(TypeError, match="labels 0/1"):
+        search.fit(X, np.where(y == labels[1], "yes", "no"))
+    assert acct.spent == (50.0, 0.0)

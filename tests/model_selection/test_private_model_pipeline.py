@@ -154,6 +154,23 @@ def test_searching_a_step_parameter_or_a_numeric_string_category_is_refused():
         search.fit(X, y)
 
 
+@pytest.mark.parametrize("selector", [slice(1, 2), [False, True], slice("c", "c")])
+def test_columns_selected_as_scikit_learn_selects_them(selector):
+    # a slice or a boolean mask selects what the list ["c"] selects (a slice
+    # was not iterable; a mask's entries were taken for column keys)
+    df, y = _frame()
+    models = []
+    for cols in (["c"], selector):
+        onehot = OneHotEncoder(categories=[["u", "v", "w"]], handle_unknown="ignore")
+        ct = ColumnTransformer([("oh", onehot, cols)], remainder="passthrough")
+        s = _search("onehot", noise_random_state=0)
+        s.set_params(estimator=make_pipeline(ct, DPLogisticRegression(data_norm=2.0)))
+        with warnings.catch_warnings():  # noise_random_state: for tests only
+            warnings.simplefilter("ignore")
+            models.append(s.fit(df, y).best_estimator_[-1].coef_)
+    assert models[0].shape == (1, 4) and np.array_equal(*models)
+
+
 def test_rows_are_transformed_one_at_a_time():
     # A batch statistic (the column means) couples records in the step's own
     # transform; the library applies it to each row alone, so row 0's output

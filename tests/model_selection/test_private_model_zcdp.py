@@ -80,12 +80,21 @@ def test_one_candidate_is_the_default_at_the_whole_budget():
     assert s.privacy_report_.delta == 1e-5
 
 
+def test_auto_with_one_candidate_fits_that_candidate():
+    s = _search(PrivateModel(), grid={"C": [0.003]}).fit(*_data())
+    assert s.strategy_ == "default" and s.best_params_ == {"C": 0.003}
+    assert s.best_estimator_.C == 0.003  # the learner's own C is 1.0
+    assert "the one candidate" in s.privacy_report_.explain()
+
+
 @pytest.mark.parametrize(
     "kw, match",
     [
         (dict(method=PrivateModel(strategy="split")), "split"),
         (dict(delta=0.0), "delta > 0"),
         (dict(grid={"delta": [1e-5, 1e-6]}), "delta"),
+        # even rho -> 0 costs more than epsilon (the conversion's log terms)
+        (dict(epsilon=2e-5, delta=1e-6), "too small for random stopping"),
     ],
 )
 def test_refusals_come_before_any_budget(kw, match):

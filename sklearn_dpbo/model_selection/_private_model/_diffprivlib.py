@@ -209,6 +209,30 @@ def check_diffprivlib_learner(estimator: Any, names) -> None:
     _bound_pair(params.get("bounds_y"), "bounds_y")
 
 
+def _binary(estimator: Any) -> bool:
+    """diffprivlib's LogisticRegression (its labels are 1 or not 1)."""
+    return is_diffprivlib(estimator) and type(estimator).__name__ == (
+        "LogisticRegression"
+    )
+
+
+def positive_labels(estimator: Any, y):
+    """For ``LogisticRegression``: 1.0 where a label is 1, else 0.0, record by
+    record (as it is fitted, so as its validation rows are scored); else ``y``."""
+    return (np.asarray(y) == 1).astype(float) if _binary(estimator) else y
+
+
+def check_labels_dtype(estimator: Any, y) -> None:
+    """Refuse, from y's dtype alone, labels that cannot be 0/1 numbers."""
+    if _binary(estimator) and getattr(y.dtype, "kind", "O") not in "biuf":
+        raise TypeError(
+            "diffprivlib's LogisticRegression is fitted here on labels 0/1 (1 "
+            "the positive class, any other label read as 0); got y of dtype "
+            f"{y.dtype}. Map it to a numeric 0/1 array yourself, e.g. "
+            "(y == 'yes').astype(int)."
+        )
+
+
 def _fit_diffprivlib(est: Any, X, y) -> Any:
     """Fit a checked diffprivlib model on private rows (no data-dependent branch)."""
     from diffprivlib.accountant import BudgetAccountant

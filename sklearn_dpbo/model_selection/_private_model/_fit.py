@@ -10,13 +10,15 @@ composition). Strategies:
   STOC 2019): K ~ D_{η,γ} (``_stopping.py``) and the K runs' candidates are
   drawn i.i.d. from the noise source (the theorem needs i.i.d. runs; a
   public order would tell the winner); the best noisy score's run is
-  released, its model ``best_estimator_`` (no refit). ε₀ = ε/(2 + η); the
-  cap K_max adds δ = (1 + e^ε)·P[K > K_max] + the sampler's slack. K and
-  the other runs are not released.
+  released, its model ``best_estimator_`` (no refit). ε₀ = ε/(2 + η) (ε
+  when E[K] = 1: K = 1, pure ε-DP, no δ); the cap K_max adds δ = (1 +
+  e^ε)·P[K > K_max] + the sampler's slack. K and the other runs are not
+  released.
 - ``"split"``: every candidate at ε/L on the training part, permute-and-flip
   (ε₁) and Laplace (ε − ε₁) on the validation part: a training row moves
   the L models (L·ε/L), a validation row selection and score; pure ε-DP.
-- ``"default"``: the estimator's own parameters at ε; pure ε-DP.
+- ``"default"``: the estimator's own parameters at ε (``"auto"`` with one
+  candidate: that candidate); pure ε-DP.
 
 Before any row is read: the pipeline's public steps (:mod:`._public_steps`),
 every candidate's parameters, the containers' types and shapes, and the
@@ -54,9 +56,11 @@ from . import _stopping as st
 from . import _zcdp as zc
 from ._diffprivlib import (
     check_diffprivlib_learner,
+    check_labels_dtype,
     fit_dp_learner,
     is_diffprivlib,
     learner_assumption,
+    positive_labels,
 )
 from ._public_steps import fit_public_steps, split_pipeline, transform_rows
 from ._rule import (  # noqa: F401  (re-exported: the rule's constants)
@@ -222,7 +226,7 @@ class PrivateModelReport(PrivacyReport):
     Random stopping: ``RepeatAndSelectDpEvent(RandomizedResponseDpEvent(
     2/(1 + e^ε₀), 2), mean=E[K], shape=η)`` (randomized response with ratio
     e^ε₀ dominates every ε₀-DP run; ``ZCDpEvent(ρ₀)`` for a zCDP learner);
-    the cap's δ is not in the event (add it).
+    the cap's δ is not in the event (add it). K = 1: the run's event.
     """
 
     def __init__(self, releases, method, *, stopping=None, **kwargs):
@@ -238,7 +242,10 @@ class PrivateModelReport(PrivacyReport):
             run = dp_event.ZCDpEvent(self.stopping["rho_run"])
         else:
             eps0 = self.stopping["epsilon_run"]
-            run = dp_event.RandomizedResponseDpEvent(2.0 / (1.0 + math.exp(eps0)), 2)
+            odds = math.exp(-eps0)  # 2/(1 + e^ε₀), no overflow
+            run = dp_event.RandomizedResponseDpEvent(2.0 * odds / (1.0 + odds), 2)
+        if self.stopping["gamma"] >= 1:  # K = 1: the run itself
+            return run
         return dp_event.RepeatAndSelectDpEvent(
             run, self.stopping["mean_runs"], self.stopping["shape"]
         )
@@ -412,7 +419,9 @@ def _plan_strategy(search, plan, learner, n, m, candidates, n_features=None) -> 
     strategy, n_fit = mode.strategy, n - m
     if strategy == "auto":
         strategy = choose_strategy(m, len(candidates), plan.epsilon, eta)
-        if default_suffices(learner, n, plan.epsilon, n_features):
+        if len(candidates) == 1:  # the user's one candidate, at ε
+            strategy = "kept"
+        elif default_suffices(learner, n, plan.epsilon, n_features):
             strategy = "default"
     kept, eps_fit = _prune_for(strategy, learner, candidates, n_fit, plan.epsilon, eta)
     if mode.strategy == "auto" and len(kept) < len(candidates):
@@ -438,13 +447,20 @@ def _plan_strategy(search, plan, learner, n, m, candidates, n_features=None) -> 
     }
     if strategy == "kept":
         cfg["strategy"] = "default"
-        cfg["fitted"] = "the first candidate (every candidate has its law at epsilon)"
+        cfg["fitted"] = (
+            "the first candidate (every candidate has its law at epsilon)"
+            if len(candidates) > 1
+            else "the one candidate"
+        )
     elif strategy == "default":
         names = sorted({k for p in kept for k in p})
         cfg["candidates"] = [wd.default_params(learner, names)]
     if strategy != "random-stopping":
         return cfg
     gamma, cap, delta = _capped_runs(mode, eta, len(kept), plan.epsilon, plan.delta)
+    if gamma >= 1:  # K = 1: one run, pure epsilon-DP
+        eps_fit = plan.epsilon
+        cfg["guarantee"] = "pure epsilon-DP: K = 1, one run at epsilon"
     cfg.update(
         name=law,
         eta=eta,
@@ -453,7 +469,7 @@ def _plan_strategy(search, plan, learner, n, m, candidates, n_features=None) -> 
         cap=cap,
         delta=delta,
         added=delta,
-        eps0=eps_fit,  # ε/(2 + η), as pruned (_prune_for)
+        eps0=eps_fit,  # ε/(2 + η), as pruned (_prune_for); ε if K = 1
     )
     return cfg
 
@@ -489,6 +505,7 @@ def fit_private_model(search, plan, X, y, fit_params, other_scorers, extra):
     n = _num_samples(X)
     if y is None or _num_samples(y) != n or n < 2:
         raise ValueError("method='private-model' needs y and at least 2 rows of X, y.")
+    check_labels_dtype(learner, y)
     mode = plan.mode
     train, val = split_rows(n, mode.validation_fraction, plan.seed)
     n_features = int(X.shape[1])  # a checked 2-D container: its public shape
@@ -520,6 +537,7 @@ def fit_private_model(search, plan, X, y, fit_params, other_scorers, extra):
             if steps:  # one row at a time: row i's output is row i's alone
                 Xp = transform_rows(steps, Xp, n_features)
             Xp, yp = float_entries(Xp), read_labels(yp, classes)
+            yp = positive_labels(learner, yp)  # diffprivlib's: 1 or 0, per label
             X_tr, y_tr = _safe_split(learner, Xp, yp, train)
             X_va, y_va = None, None
             if val is not None:

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 from sklearn.base import clone
 
+from ..._compat import _safe_indexing
 from ...privacy._numbers import number_or_nan
 from .._entries import _is_pandas
 
@@ -23,7 +24,7 @@ _STATELESS = ("Normalizer", "FunctionTransformer")
 _ACCEPTED = (
     "Normalizer, FunctionTransformer, OneHotEncoder(categories=[...] with every "
     "category given, handle_unknown='ignore'), a ColumnTransformer of these "
-    "(columns named or indexed), 'passthrough'"
+    "(columns by name, index, slice or mask), 'passthrough'"
 )
 
 
@@ -128,17 +129,17 @@ def split_pipeline(estimator: Any, names) -> tuple[list, Any, str]:
     return steps[:-1], learner, prefix
 
 
-def _encoded_columns(step: Any, columns) -> dict:
-    """{column key: first category} of the columns an encoder in ``step`` encodes."""
+def _encoded_columns(step: Any, positions) -> dict:
+    """{column position: first category} of the columns an encoder in ``step``
+    encodes; ``positions``: one row holding the positions of ``step``'s input
+    columns, selected as scikit-learn selects (names, indices, slices, masks)."""
     out = {}
     if _is_sklearn(step, "OneHotEncoder"):
-        for key, cats in zip(columns, step.categories):
-            out[key] = cats[0] if len(cats) else 0.0
+        for j, cats in zip(np.asarray(positions).ravel(), step.categories):
+            out[int(j)] = cats[0] if len(cats) else 0.0
     elif _is_sklearn(step, "ColumnTransformer"):
         for _, sub, cols in step.transformers:
-            if isinstance(cols, (str, int, np.integer)):
-                cols = [cols]
-            out.update(_encoded_columns(sub, list(cols)))
+            out.update(_encoded_columns(sub, _safe_indexing(positions, cols, axis=1)))
     return out
 
 
@@ -146,10 +147,9 @@ def fit_public_steps(steps: list, X) -> tuple[list, Any, int]:
     """(fitted steps, dummy, width the learner receives): the steps fitted on
     a row of X's columns holding 0.0, or the first category where the first
     step encodes; no row of X is read."""
-    columns = list(X.columns) if _is_pandas(X, "DataFrame") else list(range(X.shape[1]))
-    first = steps[0][1] if steps else None
-    cats = _encoded_columns(first, columns)
-    values = [cats.get(c, cats.get(j, 0.0)) for j, c in enumerate(columns)]
+    positions = _row_container(list(range(X.shape[1])), X)
+    cats = _encoded_columns(steps[0][1] if steps else None, positions)
+    values = [cats.get(j, 0.0) for j in range(X.shape[1])]
     dummy = _row_container(values, X)
     fitted, Z = [], dummy
     for name, step in steps:

@@ -19,12 +19,13 @@ DEFAULT_SUFFICES = 30.0
 def choose_strategy(m: int, n_candidates: int, epsilon: float, eta: float) -> str:
     """The public rule of ``strategy="auto"`` (m, L, ε; no row is read).
 
-    ``"default"`` for one candidate, or when one random-stopping run's score
-    noise 1/(m ε₀), ε₀ = ε/(2 + η), exceeds :data:`MAX_SCORE_NOISE` (the
-    scores cannot tell candidates apart); ``"split"`` when L ≤ 3 + η (each
-    candidate gets ε/L ≥ ε₀/(1 + 1/(2 + η)), no random K); else
-    ``"random-stopping"``. L counts distinct candidates
-    (``_fit.prune_candidates``); :func:`default_suffices` comes after.
+    ``"default"`` for one candidate (``_fit`` fits that candidate), or when
+    one random-stopping run's score noise 1/(m ε₀), ε₀ = ε/(2 + η), exceeds
+    :data:`MAX_SCORE_NOISE` (the scores cannot tell candidates apart);
+    ``"split"`` when L ≤ 3 + η (each candidate gets ε/L ≥ ε₀/(1 + 1/(2 +
+    η)), no random K); else ``"random-stopping"``. L counts distinct
+    candidates (``_fit.prune_candidates``); :func:`default_suffices` comes
+    after.
     """
     if n_candidates <= 1:
         return "default"

@@ -81,25 +81,42 @@ def tail_probability(cap: int, eta: float, gamma: float) -> float:
 
 
 def added_delta(cap: int, eta: float, gamma: float, epsilon: float) -> float:
-    """(1 + e^ε)(P[K > cap] + cap²·2⁻⁵⁰): δ of the capped, float-sampled K."""
-    return (1.0 + math.exp(epsilon)) * (
-        tail_probability(cap, eta, gamma) + cap * cap * 2.0**-50
-    )
+    """(1 + e^ε)(P[K > cap] + cap²·2⁻⁵⁰): δ of the capped, float-sampled K
+    (0 for γ = 1: K = 1, no sampler; inf where e^ε overflows)."""
+    if gamma >= 1:
+        return 0.0
+    scale = 1.0 + (math.exp(epsilon) if epsilon < 709.0 else math.inf)
+    return scale * (tail_probability(cap, eta, gamma) + cap * cap * 2.0**-50)
 
 
 def cap_for_delta(eta: float, gamma: float, epsilon: float, delta: float) -> int:
-    """The smallest K_max whose :func:`added_delta` is ≤ ``delta`` > 0."""
-    lo, hi = 1, 1
-    while added_delta(hi, eta, gamma, epsilon) > delta:
-        lo, hi = hi, hi * 2
-        if hi > 2**24:
-            raise ValueError(
-                f"no cap on the number of runs up to 2^24 keeps the added "
-                f"delta (the tail P[K > cap] plus the sampler's cap^2 * 2^-50) "
-                f"below {delta:g}; use a smaller mean number of runs, a larger "
-                "delta, or a law with a lighter tail "
-                "(distribution='negative-binomial' or 'geometric')."
-            )
+    """The smallest K_max whose :func:`added_delta` is ≤ ``delta`` > 0.
+
+    added_delta is convex in the cap: its forward difference (1 + e^ε)·
+    ((2c + 1)·2⁻⁵⁰ − P[K = c + 1]) increases in c, as P[K = k] does not
+    (P[K = k + 1]/P[K = k] = (1 − γ)(k + η)/(k + 1) ≤ 1 for η ≤ 1). Its
+    minimum c* is the first c whose difference is ≥ 0 (bisection in [1,
+    2^24]); no cap fits if added_delta(c*) > δ, else the smallest fits on
+    [1, c*], where added_delta does not increase (bisection).
+    """
+    if gamma >= 1:
+        return 1
+    lo, hi = 1, 2**24
+    while lo < hi:  # c*: the first c with added_delta(c + 1) >= added_delta(c)
+        mid = (lo + hi) // 2
+        if math.exp(float(log_pmf(mid + 1, eta, gamma))) <= (2 * mid + 1) * 2.0**-50:
+            hi = mid
+        else:
+            lo = mid + 1
+    if not added_delta(hi, eta, gamma, epsilon) <= delta:
+        raise ValueError(
+            f"no cap on the number of runs keeps the added delta (the tail "
+            f"P[K > cap] plus the sampler's cap^2 * 2^-50, times 1 + e^eps) "
+            f"below {delta:g}; use a smaller mean number of runs, a larger "
+            "delta, or a law with a lighter tail "
+            "(distribution='negative-binomial' or 'geometric')."
+        )
+    lo = 1
     while lo < hi:
         mid = (lo + hi) // 2
         if added_delta(mid, eta, gamma, epsilon) <= delta:

@@ -15,8 +15,9 @@ e^ε)·P[K > K_max] at most :data:`CAP_SHARE`·δ. The uncapped search is
 adds δ_cap: (ε, δ)-DP. ρ₀ is the largest ρ meeting ε (bisection; the
 learner's own ρ is checked to be ≤ ρ₀ and meet ε).
 
-**The default** (one candidate): one fit at the whole (ε, δ) and its score
-at √(2ρ) on the other rows: ρ-zCDP, (ε, δ)-DP. The split is not accounted.
+**The default** (``"auto"``: the one candidate): one fit at the whole (ε,
+δ) and its score at √(2ρ) on the other rows: ρ-zCDP, (ε, δ)-DP. The split
+is not accounted.
 """
 
 from __future__ import annotations
@@ -64,8 +65,11 @@ def plan(learner, mode, candidates, epsilon, delta, law, cfg: dict) -> dict:
         strategy = "random-stopping" if len(candidates) > 1 else "default"
     cfg.update(strategy=strategy, delta=float(delta), candidates=list(candidates))
     if strategy == "default":
-        names = sorted({k for p in candidates for k in p})
-        cfg["candidates"] = [default_params(learner, names)]
+        if mode.strategy == "default":  # the learner's own parameters
+            names = sorted({k for p in candidates for k in p})
+            cfg["candidates"] = [default_params(learner, names)]
+        else:  # "auto" with one candidate: that candidate
+            cfg["fitted"] = "the one candidate"
         fit, rho, eps_score = _run(learner, epsilon, delta)
         cfg["zcdp"] = {
             "fit": fit,
@@ -86,6 +90,14 @@ def plan(learner, mode, candidates, epsilon, delta, law, cfg: dict) -> dict:
         return rdp.repeat_and_select_epsilon(curve, eta, gamma, mean, left)
 
     rho0 = rdp.largest_parameter(total, epsilon)
+    if not (rho0 > 0 and total(rho0) <= epsilon):
+        raise ValueError(
+            f"epsilon={epsilon:g} is too small for random stopping with {owner} "
+            f"at delta={delta:g} and E[K]={mean:.3g}: even a run at rho -> 0 "
+            "costs more (the log E[K] and log(1/delta) terms of the Renyi DP "
+            "conversion). Raise epsilon, lower mean_runs, or use "
+            "strategy='default'."
+        )
     fit, rho, eps_score = _run(learner, rdp.zcdp_epsilon(rho0, delta), delta)
     if not (rho <= rho0 and total(rho) <= epsilon):  # pragma: no cover
         raise RuntimeError("the zCDP plan of random stopping does not meet epsilon")
