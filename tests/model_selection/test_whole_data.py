@@ -1231,3 +1231,36 @@ def test_setting_warnings_point_at_the_callers_fit(data, max_selection_noise):
     ours = [w for w in caught if "method='whole-data'" in str(w.message)]
     assert len(ours) == 3
     assert {w.filename for w in ours} == {__file__}, [str(w.message) for w in ours]
+
+
+def test_fit_parameters_reach_each_part_as_float64():
+    """Typed like X: a whole-valued float weight stays float64 (an estimator
+    normalising its weights in place works), a boolean one too, a complex
+    one without imaginary part in the part float64; a Series keeps its index."""
+    pd = pytest.importorskip("pandas")
+    assert wd.part_fit_param(np.ones(3)).dtype == np.float64
+    assert wd.part_fit_param(np.array([True, False])).tolist() == [1.0, 0.0]
+    odd = pd.Series([1 + 0j, 2 + 0j], index=[7, 9])
+    part = wd.part_fit_param(odd)
+    assert part.dtype == np.float64 and part.index.tolist() == [7, 9]
+
+
+def test_a_list_of_rows_for_a_dp_learner_is_refused_before_any_read():
+    """A DP learner's fit refuses X as a list (one conversion of the whole
+    batch): every part would fail and score low, so the whole-data mode
+    refuses it from its type, before the budget is spent."""
+    from sklearn_dpbo.dp_learners import DPLogisticRegression
+
+    ledger = BudgetAccountant(epsilon=1.0)
+    search = DPBayesSearchCV(
+        DPLogisticRegression(bounds=(0.0, 1.0)),
+        {"C": [0.1, 1.0]},
+        method="whole-data",
+        epsilon=1.0,
+        accountant=ledger,
+        refit=False,
+    )
+    X = np.random.default_rng(0).uniform(size=(200, 2))
+    with pytest.raises(TypeError, match="got list"):
+        search.fit(X.tolist(), (X[:, 0] > 0.5).astype(int))
+    assert ledger.spent == (0.0, 0.0)

@@ -41,6 +41,7 @@ from sklearn.utils.metadata_routing import process_routing
 from threadpoolctl import ThreadpoolController
 
 from ..._compat import _num_samples, _routing_enabled, _safe_split
+from ...dp_learners._base import DPLearnerMixin, check_rows_container
 from ...privacy._accounting import PrivacyReport, split_budget
 from ...privacy._silence import quiet
 from ...privacy._validation import PrivacyLeakWarning, check_privacy_rng
@@ -51,6 +52,7 @@ from .._fitted import clear_fitted, refit
 from .._noise_check import USELESS_FRACTION, UselessReleaseWarning
 from .._progress import ProgressPrinter
 from .._sealed import run_sealed
+from ._part_types import part_fit_param
 from ._part_types import part_target as _part_target
 from ._part_types import part_view as _part_view
 from ._releases import anchor_margin, release_default, releases_from_scores
@@ -191,8 +193,9 @@ def _verbose_params(estimator: Any) -> list[str]:
 def _part_payload(estimator, X, y, fit_params, idx, n: int) -> bytes | None:
     """The part's rows, y and fit parameters, serialised, or None (the part
     scores ``low``): a row no pickler takes fails its own part only. The
-    sample-aligned fit parameters are sliced and typed like y, from the part's
-    own values (one row's complex weight no longer makes every part's so)."""
+    sample-aligned fit parameters are sliced and typed like X, from the part's
+    own values (numbers and booleans float64: one row's complex or fractional
+    weight decides no other part's type)."""
     try:  # what loky and Dask serialise with, when installed
         import cloudpickle as pickler
     except ImportError:  # pragma: no cover - then the standard pickle
@@ -202,7 +205,7 @@ def _part_payload(estimator, X, y, fit_params, idx, n: int) -> bytes | None:
             X_j, y_j = _safe_split(estimator, X, y, idx)
             sliced = index_fit_params(fit_params, idx, n)  # others: as given
             fp_j = {
-                name: value if value is fit_params[name] else _part_target(value)
+                name: value if value is fit_params[name] else part_fit_param(value)
                 for name, value in sliced.items()
             }
             return pickler.dumps((X_j, y_j, fp_j))
@@ -561,6 +564,8 @@ def fit_whole_data(
             "part would fail and score low; refused from the names, before "
             "any row is read.)"
         )
+    if isinstance(search.estimator, DPLearnerMixin):  # it refuses a list of rows
+        check_rows_container(X, type(search.estimator).__name__)
     n = _num_samples(X)  # y's length: checked by the search (check_inputs)
     if n < 2:
         raise ValueError("method='whole-data' needs at least 2 rows.")

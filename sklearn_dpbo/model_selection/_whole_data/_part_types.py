@@ -152,6 +152,14 @@ def part_view(X):
     return X
 
 
+def part_fit_param(v):
+    """A sample-aligned fit parameter's part, typed like ``X`` (a Series keeps
+    its index): numeric or boolean values float64."""
+    if hasattr(v, "iloc") and not hasattr(v, "columns"):
+        return type(v)(part_view(v.to_numpy()), index=v.index, name=v.name)
+    return part_view(v)
+
+
 def part_target(y):
     """The part's ``y`` as the estimator gets it (module docstring)."""
     if y is None or isinstance(y, list):
