@@ -164,15 +164,15 @@ DASK_TIMEOUT_S = 300
 # Searchers
 # ---------------------------------------------------------------------------
 def _split(X, y):
-    """50 % public training, 25 % validation, 25 % test (stratified, seed 0),
-    exactly as ``sklearn_dpbo/demo.py``."""
+    """50 % public training, 25 % validation, 25 % test (seed 0), exactly as
+    ``sklearn_dpbo/demo.py``."""
     from sklearn.model_selection import train_test_split
 
     X_tr, X_rest, y_tr, y_rest = train_test_split(
-        X, y, test_size=0.5, random_state=0, stratify=y
+        X, y, test_size=0.5, random_state=0
     )
     X_va, X_te, y_va, y_te = train_test_split(
-        X_rest, y_rest, test_size=0.5, random_state=0, stratify=y_rest
+        X_rest, y_rest, test_size=0.5, random_state=0
     )
     return X_tr, y_tr, X_va, y_va, X_te, y_te
 

@@ -29,10 +29,10 @@ def main(argv: list[str] | None = None) -> None:
 
     X, y = load_digits(return_X_y=True)
     X_train, X_rest, y_train, y_rest = train_test_split(
-        X, y, test_size=0.5, random_state=0, stratify=y
+        X, y, test_size=0.5, random_state=0
     )
     X_val, X_test, y_val, y_test = train_test_split(
-        X_rest, y_rest, test_size=0.5, random_state=0, stratify=y_rest
+        X_rest, y_rest, test_size=0.5, random_state=0
     )
     search = DPBayesSearchCV(
         make_pipeline(StandardScaler(), SVC()),
