@@ -202,11 +202,10 @@ def sample_gamma_norm_noise(d: int, scale: float, rng) -> np.ndarray:
 
     In polar coordinates b has density ∝ r^(d−1)e^(−r/s)/r^(d−1) = e^(−‖b‖/s),
     so w + b and w′ + b have density ratio ≤ e^(‖w − w′‖/s). The norm is
-    exact in the far tail too (:func:`~..privacy._samplers.sample_gamma_on_lattice`:
-    d exact exponentials on the public grid 2^k ≤ scale/2^20; −s·Σ log U
-    from 53-bit uniforms would leave gaps near U = 2^−53); the direction is
-    d normalised standard normals (float, error ~2^−52, far below the grid
-    step); the release is rounded to the grid (:func:`release_weights`).
+    exact in the far tail too (:func:`~..privacy._samplers.sample_gamma_on_lattice`
+    on the public grid 2^k ≤ scale/2^20); the direction is d normalised
+    standard normals (float, error ~2^−52, far below the grid step); the
+    release is rounded to the grid (:func:`release_weights`).
     """
     source = as_random_source(rng)
     while True:

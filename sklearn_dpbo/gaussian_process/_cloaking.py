@@ -12,12 +12,10 @@ D-optimal design problem: with weights u on the simplex and
 ``W(u) = Σ_j u_j c_j c_jᵀ``, the optimum is ``M* = r W(u*)`` where u*
 maximises log det W(u) (Kiefer & Wolfowitz 1960) [D].
 
-Solver [D][S]: Titterington's multiplicative algorithm (the spec's §4.3
-"better solver"), with the Harman–Pronzato deletion of points that cannot
-support the optimum. It stops when ``max_j ω_j ≤ r (1 + tol)``
-(ω_j = c_jᵀ W⁻¹ c_j); then ``log det M − log det M* ≤ r log(max_j ω_j / r)``
-(weak duality: for feasible M, tr(M⁻¹ W(u)) ≤ 1, and AM–GM), reported as
-the certified gap. Privacy never depends on convergence: the sensitivity is
+Solver [D][S] (the spec's §4.3 "better solver"): :func:`d_optimal_design`.
+At its stop ``log det M − log det M* ≤ r log(max_j ω_j / r)`` (weak
+duality: for feasible M, tr(M⁻¹ W(u)) ≤ 1, and AM–GM), reported as the
+certified gap. Privacy never depends on convergence: the sensitivity is
 recomputed exactly from the Cholesky factor used to sample the noise.
 
 Rank reduction (§4.5) [D][S]: C is numerically low-rank for smooth

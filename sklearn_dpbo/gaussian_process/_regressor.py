@@ -147,8 +147,7 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
     ``paper_faithful=True`` uses Hall's Δ·sqrt(2 ln(2/δ))/ε instead, which is
     not (ε, δ)-DP for large ε (the fit then warns).
 
-    ``predict`` and ``sample_y`` are post-processing of the release. Each
-    ``fit`` is a new release and spends its budget again.
+    ``predict`` and ``sample_y`` are post-processing; each ``fit`` spends again.
 
     Parameters
     ----------
@@ -172,8 +171,8 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
         δ of the release (the selection spends none); the Gaussian
         mechanism needs δ > 0.
     query_points : array-like of shape (n_query, n_features) or None
-        Public inputs at which the mean is released. ``None`` uses the
-        distinct training inputs (at most 5000).
+        Public inputs of the release; ``None``: the distinct training inputs
+        (at most 5000).
     inducing_points : None, int or array-like, default=None
         ``None``: exact GP. An int m: m public inducing inputs, k-means
         centres of the public X (seeded by ``random_state``). An array:
@@ -188,8 +187,7 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
     random_state : None or int, default=None
         Public randomness only (k-means, cross-validation folds).
     noise_random_state : None or int, default=None
-        **Tests only.** ``None`` draws the noise from the OS CSPRNG; an int
-        makes it reproducible (then not DP; ``fit`` warns).
+        **Tests only.** ``None``: the OS CSPRNG; an int: reproducible, not DP.
     accountant : None or BudgetAccountant, default=None
         Checked before any output is read; charged (ε, δ) once, before
         anything derived from the outputs is computed.
@@ -589,9 +587,7 @@ class DPGaussianProcessRegressor(RegressorMixin, BaseEstimator):
         return mean, self._scale**2 * cov
 
     def sample_y(self, X, n_samples=1, random_state=0):
-        """Draws from N(predict(X), cov), ``cov`` of ``predict(return_cov=True)``.
-
-        Public randomness; returns an array of shape (n_query, n_samples)."""
+        """Draws (public randomness) from N(predict(X), cov), cov of ``return_cov``."""
         mean, cov = self.predict(X, return_cov=True)
         L, _ = robust_cholesky(cov)
         rng = np.random.default_rng(public_rng(random_state).integers(2**63 - 1))

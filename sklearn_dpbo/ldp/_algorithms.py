@@ -375,14 +375,10 @@ class TGPUCB(_Algorithm):
     ``x_t = argmax μ̂_{t−1} + β_t σ_{t−1}``; reports with |ȳ − (a+b)/2| > b
     are replaced by 0 [B]; GP posterior with λ = 1 [B].
 
-    Constants: b = (b−a)/2 + κ l for Laplace reports (the reports' bound
-    for randomised response, whatever κ), κ = ln(2T/δ) with
-    ``truncation="theory"`` [R] (the default: then a report is truncated
-    with probability ≤ δ/(2T), i.e. practically never); theory width
-    β_1 = B,
+    Constants: level b = (b−a)/2 + κ l for Laplace reports (``truncation``;
+    randomised response: the reports' bound); theory width β_1 = B,
     β_{t+1} = B + (3/√λ) b √(ln det(I_t + λ⁻¹K_t) + 2 ln(2/δ)) (the
-    TGP-UCB width [B] with b_t := b [R]) at the level b in use; practical
-    width ``practical_width`` × that [E]. Non-private heavy tails
+    TGP-UCB width [B] with b_t := b [R]). Non-private heavy tails
     (``LDPProblem(truncation_level=None)``) use the base paper's moment
     level whatever ``truncation``.
 
@@ -396,9 +392,9 @@ class TGPUCB(_Algorithm):
         same whatever it is (post-processing); only ``"theory"`` comes with
         the regret analysis.
     truncation : "theory" or float, default="theory"
-        κ of the level b = (b − a)/2 + κ l: ``"theory"`` ln(2T/δ), or a
-        number κ > 0. Post-processing too; the regret analysis needs
-        ``"theory"``.
+        κ of the level: ``"theory"`` ln(2T/δ) [R] (a report is truncated with
+        probability ≤ δ/(2T)), or a number κ > 0. Post-processing too; the
+        regret analysis needs ``"theory"``.
     """
 
     name = "ldp-tgp-ucb"

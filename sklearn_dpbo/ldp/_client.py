@@ -46,14 +46,11 @@ class MechanismSpec:
         Laplace: the effective scale (b − a + 2^k)/ε; randomised response:
         the flip probability q = 1/(1 + e^ε).
     report_half_width : float or None
-        Bound on |report − (a + b)/2| when reports are bounded (randomised
-        response: (b − a)/2 · (e^ε + 1)/(e^ε − 1), computed as the largest
-        ``abs(report - midpoint)`` of the two reports themselves, so a
-        comparison with it never rounds the other way); ``None`` for Laplace.
+        Randomised response: max |report − (a + b)/2| over its two reports
+        (≈ (b − a)/2 · (e^ε + 1)/(e^ε − 1)); ``None`` for Laplace.
     second_moment : float
         Bound v on E[(report − (a + b)/2)²] for every reward in [a, b]
-        (spec §2, "Statistics of the privatised reward [R]"): Laplace
-        ((b − a)/2)² + 2 l²; randomised response the square of ``report_half_width``.
+        (spec §2 [R]): ((b − a)/2)² + 2 l², or ``report_half_width``².
     """
 
     mechanism: str
@@ -77,12 +74,9 @@ class MechanismSpec:
     ) -> float:
         """LDP-TGP-UCB's level b: (b − a)/2 + κ l for Laplace reports.
 
-        ``tail=None`` (the theory): κ = ln(2T/δ), so that Pr[any of
-        ``horizon`` centred reports exceeds b] ≤ δ/2 (spec A1 [R]:
-        Pr[|L| > s] ≤ e^{−s/l} for the discrete Laplace on the grid too,
-        union bound over T). A number: κ = ``tail`` (a public constant).
-        Randomised response: the reports' own bound, the largest centred
-        report in floating point (never binds).
+        ``tail=None``: κ = ln(2T/δ), so Pr[any of T centred reports exceeds
+        b] ≤ δ/2 (spec A1 [R]: Pr[|L| > s] ≤ e^{−s/l} on the grid too, union
+        bound); else κ = ``tail``. Randomised response: ``report_half_width``.
         """
         if self.report_half_width is not None:
             return self.report_half_width
@@ -164,12 +158,9 @@ class _Randomizer:
     ) -> LDPReport:
         """The report of ``objective(*args, **kwargs)``, evaluated on the owner's side.
 
-        The objective runs silenced (its warnings, prints and logs are
-        withheld) and never makes the client raise: an ``Exception`` counts
-        as a NaN reward, i.e. the lower bound ``a``, as in ``_clip`` and
-        federated mode. The failure is not observable beyond her report
-        (ε-LDP for any reward). ``KeyboardInterrupt`` and other
-        ``BaseException`` still propagate (the user's, not the data's).
+        The objective runs silenced; an ``Exception`` counts as the lower
+        bound ``a`` (ε-LDP for any reward, the failure included);
+        ``KeyboardInterrupt`` and other ``BaseException`` propagate.
         """
         try:
             with quiet():
@@ -264,9 +255,7 @@ class RandomizedResponse(_Randomizer):
     mechanism = "randomized-response"
 
     def _flip_probability(self) -> float:
-        """q = 1/(1 + e^ε) as a float, without overflow for large ε (the same
-        bits as ``1/(1 + exp(ε))`` where that is finite); it only debiases the
-        report: the flip itself is the exact coin of :meth:`_noisy`."""
+        """q = 1/(1 + e^ε) (no overflow), which debiases; the flip is exact."""
         return float(expit(-self.epsilon))
 
     def _report(self, bit: bool) -> float:

@@ -21,12 +21,9 @@ def public_noise_scales(search, plan, n_train: int, n_validation: int) -> dict:
     """
     low, high = plan.scorer.bounds
     width = float(high) - float(low)
-    pure = plan.mode.method in PURE_EPSILON_MODES
+    delta = 0.0 if plan.mode.method in PURE_EPSILON_MODES else plan.delta
     params, score = split_budget(
-        plan.epsilon,
-        0.0 if pure else plan.delta,
-        search.budget_split,
-        search.release_score,
+        plan.epsilon, delta, search.budget_split, search.release_score
     )
     noise = {}
     if plan.mode.method == "gp-ucb":
@@ -70,12 +67,8 @@ def warn_useless_releases(search, plan, n_train: int, n_validation: int) -> None
         "values: use it unless you need Kusner et al.'s "
         f"{plan.mode.method!r} mode."
     )
-    scales = {
-        quantity: (scale, width)
-        for quantity, scale in public_noise_scales(
-            search, plan, n_train, n_validation
-        ).items()
-    }
+    noise = public_noise_scales(search, plan, n_train, n_validation)
+    scales = {quantity: (scale, width) for quantity, scale in noise.items()}
     if plan.other_scorers and search.release_score:
         _, (eps_score, _) = split_budget(plan.epsilon, 0.0, search.budget_split, True)
         for scorer in plan.other_scorers:

@@ -35,12 +35,9 @@ validation loss g in w (R = 1 behind a ``Normalizer``), g* the bound of g,
 m the validation size, λmin, λmax the extremes of the candidate path of
 eq. (10), g₀ = g(0, ·) the loss of every record at w = 0. Three
 deviations from the paper, all towards more noise: (i) Δ_V uses 2L/λmin
-where the paper has L/λmin: for a fixed w with ‖w‖ ≤ 1/λ, one swapped
-record moves g by up to 2L‖w‖ (g(w, x̄, ȳ) and g(w, −x̄, ȳ) lie L‖w‖ on
-either side of g(0, ·)), an example attains it
-(``tests/model_selection/test_lipschitz.py``); (ii) a record that fails
-(does not map, raises, non-finite) scores ``low``, loss g*, outside the
-paper's model: Δ_V covers it with g* − g₀ + L/λmin; (iii) the total is
+where the paper has L/λmin, (ii) a failing record (loss g*) is covered by
+g* − g₀ + L/λmin (both proved in :func:`lipschitz_validation_term`; (i) is
+attained in ``tests/model_selection/test_lipschitz.py``); (iii) the total is
 capped at g*, the width of the score range [−g*, 0], which the spec allows.
 """
 

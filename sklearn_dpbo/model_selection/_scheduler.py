@@ -18,7 +18,7 @@ import time
 import uuid
 import weakref
 from collections import deque
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, NamedTuple
 
 from joblib import Parallel, delayed, effective_n_jobs
 
@@ -26,15 +26,12 @@ IDLE_SECONDS = 0.002  # an idle process task sleeps this long (s)
 WAIT_SECONDS = 0.05  # an idle thread slot waits at most this long for a job (s)
 
 
-class Job:
+class Job(NamedTuple):
     """One unit of work: ``func(*args)`` and a public tag for the driver."""
 
-    __slots__ = ("func", "args", "tag")
-
-    def __init__(self, func: Callable, args: tuple, tag: Any = None):
-        self.func = func
-        self.args = args
-        self.tag = tag
+    func: Callable
+    args: tuple
+    tag: Any = None
 
 
 def default_window(n_jobs: Any) -> int:

@@ -138,16 +138,14 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         Passed to :class:`joblib.Parallel`.
     verbose : int, default=0
         1: the plan, the phases, the first read of the validation set and
-        the end; 2: every step of the public search; 3: elapsed time and
-        budget before the read. No score is ever printed; after ``reading
-        the validation set ...`` the only line is ``done``.
+        the end; 2: every public search step; 3: times and budget before the
+        read. No score is printed; after the read the only line is ``done``.
     error_score : "raise" or float, default="raise"
         A failed fit of a *public* candidate: ``"raise"`` raises before the
-        validation set is read; a number (or ``np.nan``) becomes its public
-        score, with a :class:`~sklearn.exceptions.FitFailedWarning`, and it
-        is never scored on the validation set (all fail: ``fit`` raises,
-        nothing charged). On the *validation* set nothing raises: a failing
-        record, or a failed private fit (``"gp-ucb"``), scores ``low``.
+        validation set is read; a number (or ``np.nan``) is its public score
+        (``FitFailedWarning``) and it is never scored privately (all fail:
+        ``fit`` raises, nothing charged). On the validation set nothing
+        raises: a failing record or private fit (``"gp-ucb"``) scores ``low``.
     random_state : None, int or RandomState, default=None
         Seeds the *public* randomness only (candidate set, tie-breaks,
         public folds and shortlist), never the privacy noise: an int is
@@ -159,9 +157,9 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
     accountant : None or BudgetAccountant, default=None
         Ledger shared across fits (``None``: every fit has its own budget).
         ``fit`` raises :class:`BudgetError` before touching any data if the
-        cost does not fit; it is recorded at the first read of the
-        validation set and never refunded. ``clone`` shares the ledger; a
-        pickled copy cannot spend (``docs/configurations.md``).
+        cost does not fit; the cost is recorded at the first private read,
+        never refunded. ``clone`` shares the ledger; a pickled copy cannot
+        spend (``docs/configurations.md``).
 
     Attributes
     ----------
@@ -176,8 +174,8 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         Released score (DP), in the scorer's range.
     best_estimator_ : estimator
         ``estimator`` with ``best_params_`` fitted on the training set (in
-        ``"private-selection"`` the scored fit itself). Unset if the refit
-        fails (a ``FitFailedWarning``; the releases stand).
+        ``"private-selection"`` the scored fit). Unset if the refit fails
+        (``FitFailedWarning``; the releases stand).
     refit_time_ : float
         Seconds of that fit if measured before the validation read, else NaN.
     scorer_ : DPScorer
@@ -199,11 +197,11 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         Several metrics only (with ``release_score=True``): metric name →
         the selected candidate's released validation score (DP).
     cv_results_ : dict
-        ``"private-selection"`` with ``shortlist="bo"``: the public
-        cross-validation inside the *training set* in ``GridSearchCV``'s
-        layout (``split<k>_public_cv_score``, ``mean/std/rank_public_cv_score``,
-        times, ``candidate_index``, ``shortlisted``), one row per candidate
-        evaluated. ``"federated-ldp"``: the owners' noisy ε-LDP reports.
+        ``"private-selection"`` with ``shortlist="bo"``: the public CV inside
+        the *training set* in ``GridSearchCV``'s layout (``split<k>_public_cv_score``,
+        ``mean/std/rank_public_cv_score``, times, ``candidate_index``,
+        ``shortlisted``), a row per candidate evaluated. ``"federated-ldp"``:
+        the owners' noisy ε-LDP reports.
 
     Notes
     -----
@@ -341,9 +339,8 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
     def score(self, X, y=None, **params):
         """Score ``best_estimator_`` on (X, y) with the selection metric.
 
-        Not a release: the metric is *not* clipped into the private
-        scorer's bounds. ``**params`` (``sample_weight`` included) raise a
-        ``ValueError``: the metric is the unweighted per-record mean.
+        Not a release: the metric is not clipped into the scorer's bounds.
+        ``**params`` (``sample_weight`` too) raise: it is the unweighted mean.
         """
         self._check_fitted_refit("score")
         route_score_params(self, params)  # refuses every one
@@ -355,10 +352,6 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         ``estimator``'s metadata goes to its ``fit`` (training rows only),
         splitter metadata to ``cv.split``; scorer metadata is refused (a
         weighted private score has no per-record bound).
-
-        Returns
-        -------
-        routing : MetadataRouter
         """
         return metadata_routing(self)
 

@@ -150,10 +150,7 @@ def laplace_mechanism(
 ) -> float:
     """ε-DP release of ``value`` (sensitivity Δ): Laplace noise on a public 2^k grid.
 
-    :func:`~._samplers.laplace_on_grid` at (Δ, ε): ``value`` rounded to the
-    nearest multiple of 2^k (k = ⌊log2(Δ/ε)⌋ − 20), plus discrete Laplace
-    noise of scale (Δ + 2^k)/(ε 2^k) grid steps; the release is an exact
-    multiple of 2^k, its noise scale (Δ + 2^k)/ε in value units.
+    :func:`~._samplers.laplace_on_grid` at (Δ, ε), k = ⌊log2(Δ/ε)⌋ − 20.
 
     Notes
     -----

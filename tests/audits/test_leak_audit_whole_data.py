@@ -39,8 +39,8 @@ from test_leak_audit import (
     scan_texts,
 )
 
+import sklearn_dpbo.model_selection._releases as releases
 import sklearn_dpbo.model_selection._whole_data._fit as wd
-import sklearn_dpbo.model_selection._whole_data._releases as wdr
 from sklearn_dpbo import DPBayesSearchCV
 from sklearn_dpbo.model_selection import WholeData
 
@@ -128,7 +128,9 @@ def test_leak_audit_whole_data(monkeypatch, capfd, caplog, recwarn, recorders):
     X, y = make_classification(K * PART, 8, n_informative=4, flip_y=0.2, random_state=3)
     caplog.set_level(logging.DEBUG)
     monkeypatch.setattr(wd, "part_score_matrix", _record_matrix(wd.part_score_matrix))
-    monkeypatch.setattr(wdr, "_grid_laplace", _record_noise(wdr._grid_laplace))
+    monkeypatch.setattr(
+        releases, "_grid_laplace", _record_noise(releases._grid_laplace)
+    )
 
     search = make_search().fit(X, y)
     out, err = capfd.readouterr()

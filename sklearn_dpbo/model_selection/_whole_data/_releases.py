@@ -8,12 +8,13 @@ import math
 import numpy as np
 
 from ...privacy._accounting import Release
-from .._releases import _grid_laplace, release_best_params_selection
+from .._releases import _score_release, release_best_params_selection
 
 _REFERENCE = (
     "Nissim, Raskhodnikova & Smith, STOC 2007 (subsample and aggregate); "
     "McKenna & Sheldon, NeurIPS 2020 (permute-and-flip)"
 )
+_ASSUMPTION = "none (subsample-and-aggregate: one row moves one part)"
 
 
 def _votes(scores: np.ndarray) -> np.ndarray:
@@ -81,7 +82,7 @@ def _release_params(scores, mode, eps, k, scorer, rng, default_row=None):
         selection=mode.selection,
         rng=rng,
         mechanism=f"{mode.selection} over {what}{note}",
-        assumption="none (subsample-and-aggregate: one row moves one part)",
+        assumption=_ASSUMPTION,
         reference=_REFERENCE,
     )
 
@@ -106,26 +107,19 @@ def release_default(index: int) -> Release:
 
 
 def _release_score(value, eps, k, scorer, rng, train_size=None) -> Release:
-    sensitivity = scorer.sensitivity_for(k)
     size = ""
     if train_size is not None:
         size = f" (models fit on about {train_size} rows, a part's inner training "
         size += "rows, not on the n rows of a refit)"
-    noisy, eff_sensitivity, eff_scale = _grid_laplace(
-        value, sensitivity, eps, scorer.bounds, rng
-    )
-    return Release(
-        quantity="best_score_",
-        value=noisy,
-        mechanism=(
-            f"Laplace on the selected candidate's score averaged over k={k} parts{size}"
-        ),
-        epsilon=eps,
-        delta=0.0,
-        sensitivity=eff_sensitivity,
-        noise_scale=eff_scale,
-        guarantee="pure epsilon-DP",
-        assumption="none (subsample-and-aggregate: one row moves one part)",
+    return _score_release(
+        value,
+        scorer.sensitivity_for(k),
+        eps,
+        scorer.bounds,
+        rng,
+        mechanism="Laplace on the selected candidate's score averaged over "
+        f"k={k} parts{size}",
+        assumption=_ASSUMPTION,
         reference=_REFERENCE + "; Dwork, McSherry, Nissim & Smith, TCC 2006",
     )
 
