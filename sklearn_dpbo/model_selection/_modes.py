@@ -413,14 +413,16 @@ class PrivateModel(SearchMode):
         drawn i.i.d., the best noisy score wins (Papernot & Steinke, ICLR
         2022); ε₀ = ε/(2 + η). ``"split"``: every candidate at ε/L,
         permute-and-flip over the scores. ``"default"``: the estimator's own
-        parameters at ε. ``"auto"``: a public rule of n, m, L and ε.
+        parameters at ε. ``"auto"``: a public rule of n, m, L and ε (one
+        candidate: that candidate at ε).
     distribution : {"auto", "logarithmic", "negative-binomial", "geometric"}, \
             default="auto"
         Law of K: truncated negative binomial with η = 0 (cost 2ε₀), 0.5
         (2.5ε₀) or 1 (3ε₀). ``"auto"``: ``"logarithmic"``, unless no cap on
         K keeps its added δ within ``delta``, then ``"negative-binomial"``.
     mean_runs : float >= 1 or "auto", default="auto"
-        E[K]; ``"auto"`` is the number of candidates.
+        E[K]; ``"auto"`` is the number of candidates. 1: one run at the
+        whole ε, pure ε-DP.
     max_runs : int or "auto", default="auto"
         K_max. ``"auto"``: the smallest cap whose added δ, (1 + e^ε)·P[K >
         K_max] plus the sampler's slack, is at most ``delta``.
