@@ -15,9 +15,11 @@ from __future__ import annotations
 import copy
 import math
 import pickle
+from dataclasses import replace
 from typing import Any, Callable, Optional
 
 import numpy as np
+from scipy.sparse import issparse
 from sklearn.base import is_classifier
 from sklearn.utils import check_random_state
 
@@ -44,14 +46,14 @@ ROW_INDEPENDENCE = (
     "not map scores the worst value) and scored either alone, from a fresh "
     "copy of the candidate fitted on the public training set, or, when every "
     "step of that model is a scikit-learn class on the library's row-wise "
-    "list, at a fixed position in batches whose sizes depend on m only, a "
-    "batch that raises being split into parts scored at the same size and "
-    "positions (the other positions holding copies of a record of the part) "
-    "down to single records, which score the worst value if they raise; this "
-    "assumes such a model computes each output row from its own input row "
-    "only, the same way at the same position of a batch of the same size, "
-    "and raises on a batch only if one of its records raises on a batch of "
-    "copies of itself"
+    "list, at its position in batches whose sizes depend on m only (a batch "
+    "that raises is scored again in parts padded to its size and memory "
+    "layout with copies of a record of the part, down to the records that "
+    "raise in a batch of copies of themselves, which score the worst value), "
+    "assuming such a model computes each output row from its input row only, "
+    "the same way at the same position of batches of the same size and "
+    "layout, and raises on a batch only if one of its records raises on a "
+    "batch of copies of itself"
 )
 """What every per-record sensitivity rests on; stated in ``privacy_report_``."""
 
@@ -88,12 +90,27 @@ def check_copyable(estimator: Any) -> None:
             ) from exc
 
 
+def _as_given(X) -> bool:
+    """Whether a whole validation set is scored as given (else its rows are
+    copied): an array only if contiguous, which :func:`_rows_like` can copy."""
+    if isinstance(X, np.ndarray):
+        return X.flags.c_contiguous or X.flags.f_contiguous
+    return True
+
+
 def _rows_like(a, rows: np.ndarray):
-    """Rows ``rows`` of the batch ``a``; an ndarray keeps ``a``'s memory layout
-    (a Fortran-ordered batch rounds differently from a C-ordered one)."""
-    if type(a) is not np.ndarray:
+    """Rows ``rows`` of the batch ``a``: a contiguous array is copied into
+    memory laid out like ``a``'s (its order and its address modulo 64 bytes),
+    as BLAS rounds by layout (a Fortran-ordered batch differs from a C one)."""
+    if not isinstance(a, np.ndarray):
         return _take(a, rows)
-    out = np.empty_like(a)
+    order = "C" if a.flags.c_contiguous else "F"
+    if a.dtype.hasobject:  # converted by the model: no address to keep
+        out = np.empty(a.shape, a.dtype, order=order)
+    else:
+        buf = np.empty(a.nbytes + 64, np.uint8)
+        shift = (a.ctypes.data - buf.ctypes.data) % 64
+        out = np.ndarray(a.shape, a.dtype, buf, shift, order=order)
     out[...] = a[rows]
     return out
 
@@ -270,10 +287,13 @@ class DPScorer:
             if not is_rowwise(estimator):
                 self._fill_alone(estimator, records, out)
             else:
+                if issparse(records.X) and records.X.format not in ("csr", "csc"):
+                    records = replace(records, X=records.X.tocsr())  # rows by index
+                whole = _as_given(records.X)
                 for start in range(0, m, BATCH_ROWS):
                     idx = np.arange(start, min(start + BATCH_ROWS, m))
                     try:  # one batch: the records as mapped
-                        part = records if len(idx) == m else records.take(idx)
+                        part = records if whole and len(idx) == m else records.take(idx)
                         out[idx] = self._raw(estimator, part.X, part.y)
                     except Exception:  # some record raises: find it, same shape
                         self._fill_batch(estimator, records, idx, out)
@@ -299,7 +319,8 @@ class DPScorer:
         records.
         """
         n = len(idx)
-        batch = records if n == len(records) else records.take(idx)  # as scored
+        whole = n == len(records) and _as_given(records.X)
+        batch = records if whole else records.take(idx)  # as scored
         keep = np.arange(n)
         stack = [keep[n // 2 :], keep[: n // 2]] if n > 1 else []
         while stack:

@@ -16,7 +16,9 @@ sizes are caught.
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.linear_model import LogisticRegression
 
@@ -27,17 +29,18 @@ from sklearn_dpbo.privacy._scorers import DPScorer
 from sklearn_dpbo.privacy._silence import quiet
 
 
-def _boundary(d=40, n=300, m=1000, seed=0):
+def _boundary(d=40, n=300, m=1000, seed=0, frame=False):
     """A public model and m validation records on its decision boundary,
     labelled with its batch predictions (the reviewer's repro)."""
     rng = np.random.RandomState(seed)
     X = rng.randn(n, d)
     y = (X[:, 0] + X[:, 1] > 0).astype(int)
-    model = LogisticRegression(fit_intercept=False).fit(X, y)
+    as_given = (lambda a: pd.DataFrame(a).add_prefix("c")) if frame else np.asarray
+    model = LogisticRegression(fit_intercept=False).fit(as_given(X), y)
     u = model.coef_[0] / np.linalg.norm(model.coef_[0])
     P = rng.randn(m, d)
     X_val = P - np.outer(P @ u, u)
-    return X, y, model, X_val, model.predict(X_val)
+    return as_given(X), y, model, X_val, model.predict(as_given(X_val))
 
 
 def _values(scorer, model, X, y, X_val, y_val):
@@ -45,26 +48,46 @@ def _values(scorer, model, X, y, X_val, y_val):
     return scorer.private_values(model, records)
 
 
-def _swap_changes(scorer, model, X, y, X_val, y_val, swapped):
-    """Values on V and on V' (records ``swapped`` made NaN): how many other
-    records changed, and |f_V − f_V'|."""
-    X_bad = X_val.copy(order="K")  # the same memory layout
+def _swap_changes(scorer, model, X, y, X_val, y_val, swapped, container=None):
+    """Values on V and on V' (records ``swapped`` made NaN), both passed as
+    ``container(array)``: how many other records changed, and |f_V − f_V'|."""
+    X_bad = X_val.copy()
     X_bad[swapped, 0] = np.nan
-    v = _values(scorer, model, X, y, X_val, y_val)
-    w = _values(scorer, model, X, y, X_bad, y_val)
+    container = container or (lambda a: a)
+    v = _values(scorer, model, X, y, container(X_val), y_val)
+    w = _values(scorer, model, X, y, container(X_bad), y_val)
     assert (w[swapped] == scorer.bounds[0]).all()  # a failing record scores low
     others = np.ones(len(v), dtype=bool)
     others[swapped] = False
     return int(np.sum(v[others] != w[others])), abs(v.mean() - w.mean())
 
 
-@pytest.mark.parametrize("order", ["C", "F"])
-def test_a_nan_record_moves_no_other_record_on_the_boundary(order):
+def _at_offset(a):
+    """``a`` C-contiguous at an address 8 bytes past a fresh allocation."""
+    out = np.empty(a.size + 1)[1:].reshape(a.shape)
+    out[...] = a
+    return out
+
+
+CONTAINERS = {
+    "C": np.ascontiguousarray,
+    "F": np.asfortranarray,
+    "offset": _at_offset,
+    "strided": lambda a: np.repeat(a, 2, axis=1)[:, ::2],  # not contiguous
+    "frame": lambda a: pd.DataFrame(a).add_prefix("c"),
+    "csr": sp.csr_matrix,
+    "coo": sp.coo_matrix,  # no rows by index
+}
+
+
+@pytest.mark.parametrize("container", list(CONTAINERS))
+def test_a_nan_record_moves_no_other_record_on_the_boundary(container):
     """The reviewer's repro: 86 of 999 other records flipped on main (C)."""
-    X, y, model, X_val, y_val = _boundary()
-    X_val = np.asarray(X_val, order=order)
+    X, y, model, X_val, y_val = _boundary(frame=container == "frame")
     scorer = make_dp_scorer("accuracy")
-    changed, moved = _swap_changes(scorer, model, X, y, X_val, y_val, [999])
+    changed, moved = _swap_changes(
+        scorer, model, X, y, X_val, y_val, [999], CONTAINERS[container]
+    )
     assert changed == 0
     assert moved <= scorer.sensitivity_for(len(X_val))  # 1/m, rounded up
 
