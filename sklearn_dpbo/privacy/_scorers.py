@@ -39,6 +39,7 @@ def rows_scored_by_check(n_train: int, n_rows: int = PUBLIC_ROWS) -> int:
 
 
 BATCH_ROWS = 2048  # validation records per predict call of a row-wise model
+SCREEN_ROWS = 32  # a failing part this small is split by scoring records alone
 
 ROW_INDEPENDENCE = (
     "row independence, by construction: each validation record is mapped "
@@ -314,29 +315,48 @@ class DPScorer:
         halved; a single record that raises (in a batch of copies of itself)
         scores ``low``. A record's value is thus the one it gets at its
         position in a batch of copies of itself, and whether it fails depends
-        on itself only (the assumption in :data:`ROW_INDEPENDENCE`). At most
-        ``2·len(idx) − 2`` calls; about ``2 k log₂ len(idx)`` for k failing
-        records.
+        on itself only (the assumption in :data:`ROW_INDEPENDENCE`).
+
+        Cost only (the values do not depend on it): about ``2 k log₂ n``
+        calls for k failing records of n; a part of at most
+        :data:`SCREEN_ROWS` records that raises is first split by scoring
+        each record alone (cheap calls): those that pass, then each other
+        record, so many failing records cost about what scoring the batch
+        record by record does.
         """
         n = len(idx)
         whole = n == len(records) and _as_given(records.X)
         batch = records if whole else records.take(idx)  # as scored
         keep = np.arange(n)
         stack = [keep[n // 2 :], keep[: n // 2]] if n > 1 else []
+        screened = set()  # records already screened: their parts are halved
         while stack:
             keep = stack.pop()
             rows = np.full(n, keep[0])
             rows[keep] = keep
             try:
-                values = self._raw(
-                    estimator, _rows_like(batch.X, rows), _take(batch.y, rows)
-                )
-                out[idx[keep]] = values[keep]
+                X, y = _rows_like(batch.X, rows), _take(batch.y, rows)
+                out[idx[keep]] = self._raw(estimator, X, y)[keep]
+                continue
             except Exception:
-                if len(keep) > 1:  # else it stays -inf: clipped to low
-                    half = len(keep) // 2
-                    stack.append(keep[half:])
-                    stack.append(keep[:half])
+                pass
+            if len(keep) == 1:
+                continue  # it stays -inf: clipped to low
+            if len(keep) > SCREEN_ROWS or keep[0] in screened:
+                stack += [keep[len(keep) // 2 :], keep[: len(keep) // 2]]
+                continue
+            alone = np.array([self._passes_alone(estimator, batch, p) for p in keep])
+            stack += [keep[[q]] for q in np.flatnonzero(~alone)]
+            stack += [keep[alone]] if alone.any() else []
+            screened.update(keep.tolist())
+
+    def _passes_alone(self, estimator, batch, p: int) -> bool:
+        """Whether record ``p`` of ``batch`` scores alone (a screen only)."""
+        try:
+            self._raw(estimator, _take(batch.X, [p]), _take(batch.y, [p]))
+        except Exception:
+            return False
+        return True
 
     def _fill_alone(self, estimator, records, out) -> None:
         """Score every record alone, each from a fresh copy of the model."""

@@ -107,8 +107,9 @@ def test_failing_records_in_several_batches_move_no_other_record(monkeypatch):
 class SizeRounding(ClassifierMixin, BaseEstimator):
     """Predicts ``x₀ + ε(n, p) > 0`` for row p of a batch of n rows, with a
     tiny ε that depends on both (as BLAS rounding may); raises on a
-    non-finite row and on a batch mixing rows with x₁ < −5 and x₁ > 5 (a
-    failure that no record has alone)."""
+    non-finite row, on a batch mixing rows with x₁ < −5 and x₁ > 5 (a
+    failure that no record has alone) and on one row with x₁ > 3 alone (a
+    failure of a record alone only)."""
 
     def fit(self, X, y):
         self.classes_ = np.array([0, 1])
@@ -120,6 +121,8 @@ class SizeRounding(ClassifierMixin, BaseEstimator):
             raise ValueError("non-finite input")
         if (X[:, 1] < -5).any() and (X[:, 1] > 5).any():
             raise ValueError("a batch-wide failure")
+        if len(X) == 1 and X[0, 1] > 3:
+            raise ValueError("a failure alone")
         n = len(X)
         eps = 1e-12 * ((np.arange(n) + n) % 3 - 1)
         return (X[:, 0] + eps > 0).astype(int)
@@ -135,6 +138,7 @@ def size_rounding(monkeypatch):
 
 def _rounding_records(rng, m):
     X = np.column_stack([np.zeros(m), rng.normal(size=m)])  # all on the boundary
+    X[1, 1] = 4.0  # fails alone only
     return X, np.ones(m, dtype=int)
 
 
@@ -155,8 +159,9 @@ def _by_definition(scorer, model, X, y, batch_rows):
 def test_each_record_gets_its_value_in_a_batch_of_copies_of_itself(
     size_rounding, monkeypatch
 ):
-    """Random failing records (NaN), and pairs failing only together: every
-    record's value is its value by definition, whatever the others."""
+    """Random failing records (NaN), records failing only together or only
+    alone: every record's value is its value by definition, whatever the
+    others."""
     monkeypatch.setattr(_scorers, "BATCH_ROWS", 8)
     rng = np.random.default_rng(0)
     scorer = make_dp_scorer("accuracy")
@@ -166,6 +171,7 @@ def test_each_record_gets_its_value_in_a_batch_of_copies_of_itself(
         X2 = X.copy()
         X2[rng.random(21) < 0.2, 0] = np.nan
         X2[rng.random(21) < 0.2, 1] = rng.choice([-9.0, 9.0])  # together: raise
+        X2[rng.random(21) < 0.2, 1] = 4.0  # raises alone only
         expected = _by_definition(scorer, size_rounding, X2, y, 8)
         ok = np.isfinite(X2[:, 0])
         np.testing.assert_array_equal(expected[ok], reference[ok])
@@ -196,12 +202,27 @@ def _halves(self, estimator, records, idx, out):
                 stack += [part[len(part) // 2 :], part[: len(part) // 2]]
 
 
-@pytest.mark.parametrize("broken", [_alone, _halves], ids=["alone", "halves"])
+def _trusted_screen(self, estimator, records, idx, out):
+    """The records that fail alone get low; the others in one padded batch."""
+    alone = np.array([self._passes_alone(estimator, records, i) for i in idx])
+    keep = idx[alone]
+    rows = np.where(alone, idx, keep[0])
+    try:
+        values = self._raw(estimator, records.X[rows], records.y[rows])
+        out[keep] = values[alone]
+    except Exception:
+        pass
+
+
+@pytest.mark.parametrize(
+    "broken", [_alone, _halves, _trusted_screen], ids=["alone", "halves", "screen"]
+)
 def test_power_a_fallback_at_other_batch_sizes_is_caught(
     broken, size_rounding, monkeypatch
 ):
     """Both V/V' checks above catch a fallback that scores the other
-    records of a failing batch at another size."""
+    records of a failing batch at another size, or that gives ``low`` to a
+    record that fails alone but not in a batch."""
     monkeypatch.setattr(DPScorer, "_fill_batch", broken)
     rng = np.random.default_rng(1)
     scorer = make_dp_scorer("accuracy")
@@ -215,7 +236,9 @@ def test_power_a_fallback_at_other_batch_sizes_is_caught(
 
 
 def test_one_failing_record_costs_a_logarithmic_number_of_calls(size_rounding):
-    """2 ⌈log₂ n⌉ calls after the batch that raised, not one per record."""
+    """After the batch that raised: about 2 log₂(n / SCREEN_ROWS) calls at the
+    batch's size, then at most SCREEN_ROWS records scored alone (the
+    screen) and two calls; not one call per record."""
     calls = []
     real = SizeRounding.predict
     SizeRounding.predict = lambda self, X: calls.append(len(X)) or real(self, X)
@@ -231,5 +254,7 @@ def test_one_failing_record_costs_a_logarithmic_number_of_calls(size_rounding):
         SizeRounding.predict = real
     assert values[123] == 0.0
     np.testing.assert_array_equal(np.delete(values, 123), np.delete(clean, 123))
-    assert set(calls) == {len(X)}  # every call at the batch's size
-    assert len(calls) <= 1 + 2 * int(np.ceil(np.log2(len(X))))
+    n, screen = len(X), _scorers.SCREEN_ROWS
+    assert set(calls) == {1, n}  # the batch's size, or alone in the screen
+    assert calls.count(1) <= screen
+    assert calls.count(n) <= 1 + 2 * int(np.log2(n / screen)) + 2
