@@ -15,9 +15,11 @@ from __future__ import annotations
 import copy
 import math
 import pickle
+from dataclasses import replace
 from typing import Any, Callable, Optional
 
 import numpy as np
+from scipy.sparse import issparse
 from sklearn.base import is_classifier
 from sklearn.utils import check_random_state
 
@@ -37,6 +39,7 @@ def rows_scored_by_check(n_train: int, n_rows: int = PUBLIC_ROWS) -> int:
 
 
 BATCH_ROWS = 2048  # validation records per predict call of a row-wise model
+SCREEN_ROWS = 32  # a failing part this small is split by scoring records alone
 
 ROW_INDEPENDENCE = (
     "row independence, by construction: each validation record is mapped "
@@ -44,8 +47,14 @@ ROW_INDEPENDENCE = (
     "not map scores the worst value) and scored either alone, from a fresh "
     "copy of the candidate fitted on the public training set, or, when every "
     "step of that model is a scikit-learn class on the library's row-wise "
-    "list, in batches of public sizes (values then equal up to "
-    "floating-point summation order)"
+    "list, at its position in batches whose sizes depend on m only (a batch "
+    "that raises is scored again in parts padded to its size and memory "
+    "layout with copies of a record of the part, down to the records that "
+    "raise in a batch of copies of themselves, which score the worst value), "
+    "assuming such a model computes each output row from its input row only, "
+    "the same way at the same position of batches of the same size and "
+    "layout, and raises on a batch only if one of its records raises on a "
+    "batch of copies of itself"
 )
 """What every per-record sensitivity rests on; stated in ``privacy_report_``."""
 
@@ -80,6 +89,31 @@ def check_copyable(estimator: Any) -> None:
                 "scikit-learn steps without user functions, which are scored "
                 "in batches)."
             ) from exc
+
+
+def _as_given(X) -> bool:
+    """Whether a whole validation set is scored as given (else its rows are
+    copied): an array only if contiguous, which :func:`_rows_like` can copy."""
+    if isinstance(X, np.ndarray):
+        return X.flags.c_contiguous or X.flags.f_contiguous
+    return True
+
+
+def _rows_like(a, rows: np.ndarray):
+    """Rows ``rows`` of the batch ``a``: a contiguous array is copied into
+    memory laid out like ``a``'s (its order and its address modulo 64 bytes),
+    as BLAS rounds by layout (a Fortran-ordered batch differs from a C one)."""
+    if not isinstance(a, np.ndarray):
+        return _take(a, rows)
+    order = "C" if a.flags.c_contiguous else "F"
+    if a.dtype.hasobject:  # converted by the model: no address to keep
+        out = np.empty(a.shape, a.dtype, order=order)
+    else:
+        buf = np.empty(a.nbytes + 64, np.uint8)
+        shift = (a.ctypes.data - buf.ctypes.data) % 64
+        out = np.ndarray(a.shape, a.dtype, buf, shift, order=order)
+    out[...] = a[rows]
+    return out
 
 
 class RowIndependenceError(ValueError):
@@ -238,8 +272,11 @@ class DPScorer:
         * each record was mapped on its own into a public schema
           (:class:`~._records.Records`); one that did not map scores ``low``;
         * a model on the row-wise list (:func:`~._rowwise.is_rowwise`) scores
-          consecutive batches of :data:`BATCH_ROWS` (public sizes), a batch
-          that raises again one record at a time;
+          consecutive batches of :data:`BATCH_ROWS` records (sizes and
+          positions fixed by m); a batch that raises is split by
+          :meth:`_fill_batch`, which keeps every record at its size and
+          position: its value is the one it gets in a batch of copies of
+          itself, whatever the other records;
         * any other model scores every record alone from a fresh copy.
 
         Failures and non-finite values give ``low``; runs under
@@ -251,20 +288,80 @@ class DPScorer:
             if not is_rowwise(estimator):
                 self._fill_alone(estimator, records, out)
             else:
+                if issparse(records.X) and records.X.format not in ("csr", "csc"):
+                    records = replace(records, X=records.X.tocsr())  # rows by index
+                whole = _as_given(records.X)
                 for start in range(0, m, BATCH_ROWS):
                     idx = np.arange(start, min(start + BATCH_ROWS, m))
                     try:  # one batch: the records as mapped
-                        part = records if len(idx) == m else records.take(idx)
+                        part = records if whole and len(idx) == m else records.take(idx)
                         out[idx] = self._raw(estimator, part.X, part.y)
-                    except Exception:  # this batch again, one record at a time
-                        self._fill_alone(estimator, records, out, idx, copy=False)
+                    except Exception:  # some record raises: find it, same shape
+                        self._fill_batch(estimator, records, idx, out)
         out[~records.ok] = -np.inf
         return self._clip(out)
 
-    def _fill_alone(self, estimator, records, out, idx=None, copy=True) -> None:
-        """Score records ``idx`` (all) one by one, each from a fresh copy if asked."""
-        fresh = _copier(estimator) if copy else lambda: estimator
-        for i in range(len(records)) if idx is None else idx.tolist():
+    def _fill_batch(self, estimator, records, idx: np.ndarray, out) -> None:
+        """Score the batch ``idx`` that raised, each record at its position.
+
+        Scoring one row alone rounds differently from scoring it in a batch
+        (a matrix-vector product instead of a matrix product), so re-scoring
+        the batch record by record would let one failing record decide how
+        the others round, and flip a threshold score such as accuracy near
+        the decision boundary. Here part ``keep`` of the batch is scored in a
+        batch of the same size and memory layout whose position p holds
+        record p if p is in ``keep`` and a copy of the part's first record
+        otherwise (only the part's outputs are read). A part that raises is
+        halved; a single record that raises (in a batch of copies of itself)
+        scores ``low``. A record's value is thus the one it gets at its
+        position in a batch of copies of itself, and whether it fails depends
+        on itself only (the assumption in :data:`ROW_INDEPENDENCE`).
+
+        Cost only (the values do not depend on it): about ``2 k log₂ n``
+        calls for k failing records of n; a part of at most
+        :data:`SCREEN_ROWS` records that raises is first split by scoring
+        each record alone (cheap calls): those that pass, then each other
+        record, so many failing records cost about what scoring the batch
+        record by record does.
+        """
+        n = len(idx)
+        whole = n == len(records) and _as_given(records.X)
+        batch = records if whole else records.take(idx)  # as scored
+        keep = np.arange(n)
+        stack = [keep[n // 2 :], keep[: n // 2]] if n > 1 else []
+        screened = set()  # records already screened: their parts are halved
+        while stack:
+            keep = stack.pop()
+            rows = np.full(n, keep[0])
+            rows[keep] = keep
+            try:
+                X, y = _rows_like(batch.X, rows), _take(batch.y, rows)
+                out[idx[keep]] = self._raw(estimator, X, y)[keep]
+                continue
+            except Exception:
+                pass
+            if len(keep) == 1:
+                continue  # it stays -inf: clipped to low
+            if len(keep) > SCREEN_ROWS or keep[0] in screened:
+                stack += [keep[len(keep) // 2 :], keep[: len(keep) // 2]]
+                continue
+            alone = np.array([self._passes_alone(estimator, batch, p) for p in keep])
+            stack += [keep[[q]] for q in np.flatnonzero(~alone)]
+            stack += [keep[alone]] if alone.any() else []
+            screened.update(keep.tolist())
+
+    def _passes_alone(self, estimator, batch, p: int) -> bool:
+        """Whether record ``p`` of ``batch`` scores alone (a screen only)."""
+        try:
+            self._raw(estimator, _take(batch.X, [p]), _take(batch.y, [p]))
+        except Exception:
+            return False
+        return True
+
+    def _fill_alone(self, estimator, records, out) -> None:
+        """Score every record alone, each from a fresh copy of the model."""
+        fresh = _copier(estimator)
+        for i in range(len(records)):
             if records.ok[i]:
                 y = None if records.y is None else records.y[i : i + 1]
                 try:
@@ -302,7 +399,12 @@ class DPScorer:
         """Raise if scoring public rows fails or changes with the batch.
 
         Compares a batch with its halves, its reverse and ``SINGLE_ROWS`` rows
-        alone (to 1e-9 of the bounds' width).
+        alone, to 1e-9 of the bounds' width: it finds a step that uses the
+        statistics of the rows it transforms, early, not rounding. Scored
+        at other sizes, a row's value may differ by rounding, enough to flip
+        a threshold score near a decision boundary, so
+        :meth:`private_values` never relies on this check: it scores each
+        validation record at a size and position fixed by m.
         """
         n = _num_samples(X)
         rng = check_random_state(random_state)
