@@ -13,7 +13,7 @@ map (its conversion raises anything but ``KeyboardInterrupt``) scores
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Optional
 
 import numpy as np
@@ -300,47 +300,97 @@ def _category(v, table: dict, cats: np.ndarray):
     return None if k is None else cats[k]
 
 
-def _picklable(value) -> bool:
-    """Whether one record's value can travel to a worker process."""
+def _pickled(value) -> Optional[bytes]:
+    """One record's value pickled alone, or ``None`` if it cannot be."""
     import pickle  # stricter than cloudpickle: what any backend can send
 
-    return _or(False, lambda: pickle.dumps(value) is not None)
+    return _or(None, pickle.dumps, value, pickle.HIGHEST_PROTOCOL)
+
+
+def _object_part(X):
+    """The object records of ``X`` as ``(rows, columns)``: an object array's
+    rows, a list's items, a frame's object columns (``None``: numbers only)."""
+    if _is_frame(X):
+        cols = [i for i, t in enumerate(X.dtypes) if t == np.dtype("O")]
+        rows = [tuple(r) for r in X.iloc[:, cols].to_numpy(dtype=object)]
+        return (rows, cols) if cols else None
+    if isinstance(X, np.ndarray) and X.dtype == object:  # each row's entries
+        return [tuple(r) for r in _flat(X).tolist()], None
+    if type(X) is list:
+        return X, None
+    return None
+
+
+def _flat(X: np.ndarray) -> np.ndarray:
+    """``X`` as rows of entries, shape ``(m, entries per row)``."""
+    return X.reshape(len(X), int(np.prod(X.shape[1:])))
+
+
+def _emptied(X, cols, rows):
+    """A copy of ``X`` with the object records ``rows`` set to ``None``."""
+    if type(X) is list:
+        X = list(X)
+        for i in np.arange(len(X))[rows].tolist():
+            X[i] = None
+        return X
+    X = X.copy()
+    if _is_frame(X):  # by position: index labels may repeat
+        X.iloc[rows, cols] = None
+    else:
+        X[rows] = None
+    return X
 
 
 @dataclass
 class Records:
-    """Validation records mapped into a public schema (``ok[i]``: record i mapped)."""
+    """Validation records mapped into a public schema (``ok[i]``: record i mapped).
+
+    After :meth:`picklable`, each object record travels to a worker pickled
+    alone and is unpickled there alone (:meth:`__setstate__`).
+    """
 
     X: Any
     y: Optional[np.ndarray]
     ok: np.ndarray
+    sent: Optional[tuple] = field(default=None, repr=False, compare=False)
 
     def __len__(self) -> int:
         return len(self.ok)
 
     def picklable(self) -> Records:
-        """These records, each unpicklable one replaced and failed alone (so it
-        cannot fail the block sent to a worker process)."""
-        X, bad = self.X, np.zeros(len(self), dtype=bool)
-        if _is_frame(X):
-            cols = [i for i, t in enumerate(X.dtypes) if t == np.dtype("O")]
-            rows = X.iloc[:, cols].to_numpy(dtype=object)
-            bad[:] = [not _picklable(tuple(row)) for row in rows] if cols else False
-        elif isinstance(X, np.ndarray) and X.dtype == object:
-            bad[:] = [not _picklable(row) for row in X]
-        if not bad.any():
+        """These records, each object one pickled alone (one that cannot be is
+        replaced and failed alone: it cannot fail the block sent to a worker)."""
+        part = _object_part(self.X)
+        if part is None:
             return self
-        X = X.copy()
-        if _is_frame(X):  # by position: index labels may repeat
-            X.iloc[np.flatnonzero(bad), cols] = None
-        else:
-            X[bad] = None
-        return Records(X=X, y=self.y, ok=self.ok & ~bad)
+        rows, cols = part
+        blobs = [_pickled(v) for v in rows]
+        bad = np.array([b is None for b in blobs], dtype=bool)
+        X, shell = self.X, _emptied(self.X, cols, slice(None))
+        if bad.any():
+            X = _emptied(X, cols, np.flatnonzero(bad))
+        return Records(X, self.y, self.ok & ~bad, sent=(shell, cols, blobs))
+
+    def __getstate__(self) -> dict:
+        if self.sent is None:
+            return vars(self)
+        return {**vars(self), "X": None}  # the blobs and their shell only
+
+    def __setstate__(self, state: dict) -> None:
+        vars(self).update(state)
+        if self.sent is not None:
+            self.ok = np.array(self.ok, dtype=bool)  # writable (joblib may memmap)
+            self.X, self.sent = _unpickled(*self.sent, self.ok), None
 
     def take(self, idx) -> Records:
         """The records ``idx`` (e.g. one owner's rows)."""
         idx = np.asarray(idx, dtype=np.intp)
-        return Records(X=_take(self.X, idx), y=_take(self.y, idx), ok=self.ok[idx])
+        sent = self.sent
+        if sent is not None:
+            shell, cols, blobs = sent
+            sent = (_take(shell, idx), cols, [blobs[i] for i in idx.tolist()])
+        X, y = _take(self.X, idx), _take(self.y, idx)
+        return Records(X=X, y=y, ok=self.ok[idx], sent=sent)
 
 
 def _take(a, idx):
@@ -350,3 +400,37 @@ def _take(a, idx):
     if type(a) is np.ndarray:
         return a[np.asarray(idx, dtype=np.intp)]
     return _safe_indexing(a, idx)
+
+
+def _unpickled(shell, cols, blobs: list, ok: np.ndarray):
+    """In the worker: each record unpickled alone, silently; one that does not
+    unpickle (it raises anything but ``KeyboardInterrupt``) is failed alone."""
+    import pickle
+
+    from ._silence import quiet
+
+    if type(shell) is list:
+        flat = shell = list(shell)
+    elif cols is None:
+        shell = np.ascontiguousarray(shell)
+        flat = _flat(shell)  # a view: each row's entries
+    else:
+        flat = np.empty((len(blobs), len(cols)), dtype=object)
+    with quiet():
+        for i, blob in enumerate(blobs):
+            try:
+                value = pickle.loads(blob)
+                if type(shell) is list:
+                    flat[i] = value
+                    continue
+                value = tuple(value)
+                if len(value) != flat.shape[1]:
+                    raise ValueError
+                for k, v in enumerate(value):
+                    flat[i, k] = v
+            except BaseException as exc:  # noqa: BLE001 - this record only
+                _failed(exc)
+                ok[i] = False
+        if cols is not None:
+            shell.iloc[:, cols] = flat
+    return shell

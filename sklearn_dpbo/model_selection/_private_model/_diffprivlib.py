@@ -116,16 +116,25 @@ def _bound_pair(value, name: str) -> tuple[np.ndarray, np.ndarray]:
             "(its PrivacyLeakWarning). In method='private-model' give public "
             f"bounds, e.g. {name}=(-1.0, 1.0), chosen without the data."
         )
+    if not isinstance(value, tuple):  # diffprivlib's check_bounds: TypeError
+        raise TypeError(
+            f"{name} must be a tuple (lower, upper), as diffprivlib requires; "
+            f"got {type(value).__name__} {value!r}. Pass e.g. {name}=(-1.0, 1.0)."
+        )
     try:
-        lower, upper = np.broadcast_arrays(*(np.asarray(v, float) for v in value))
+        lower, upper = (np.asarray(v, float) for v in value)
     except (TypeError, ValueError):
         raise ValueError(
             f"{name} must be a pair (lower, upper); got {value!r}."
         ) from None
-    if lower.ndim > 1 or not (np.isfinite(lower).all() and np.isfinite(upper).all()):
+    if not (lower.ndim <= 1 and upper.ndim <= 1 and lower.size == upper.size):
         raise ValueError(
-            f"{name} must hold finite scalars or 1-D arrays; got {value!r}."
+            f"{name}: lower and upper must be two scalars or two 1-D arrays of "
+            f"the same length; got {value!r}."
         )
+    lower, upper = np.broadcast_arrays(lower, upper)
+    if not (np.isfinite(lower).all() and np.isfinite(upper).all()):
+        raise ValueError(f"{name} must hold finite numbers; got {value!r}.")
     if (lower > upper).any():
         raise ValueError(f"{name}: every lower bound must be <= its upper bound.")
     return lower, upper
@@ -206,7 +215,26 @@ def check_diffprivlib_learner(estimator: Any, names) -> None:
             "method='private-model' accepts bounds_X with lower <= 0 and "
             "-lower >= upper for every feature, e.g. symmetric (-B, B)."
         )
-    _bound_pair(params.get("bounds_y"), "bounds_y")
+    if _bound_pair(params.get("bounds_y"), "bounds_y")[0].size != 1:
+        raise ValueError(
+            "bounds_y must be one (lower, upper) pair of scalars: y is one "
+            "target (bounds of length k > 1 would fit k copies of it, and "
+            "diffprivlib's k-target fit spends more than its epsilon)."
+        )
+
+
+def check_bounds_width(estimator: Any, n_features: int) -> None:
+    """Refuse, before any row is read, bounds_X of a diffprivlib
+    ``LinearRegression`` whose length is neither 1 nor the public width d."""
+    if type(estimator).__name__ != "LinearRegression":
+        return
+    size = _bound_pair(estimator.bounds_X, "bounds_X")[0].size
+    if size not in (1, n_features):
+        raise ValueError(
+            f"bounds_X has {size} bounds per side for {n_features} features "
+            "(after the public steps): give one pair of scalars or one "
+            f"bound per feature ({n_features})."
+        )
 
 
 def _binary(estimator: Any) -> bool:

@@ -55,6 +55,7 @@ from .._whole_data import _fit as wd
 from . import _stopping as st
 from . import _zcdp as zc
 from ._diffprivlib import (
+    check_bounds_width,
     check_diffprivlib_learner,
     check_labels_dtype,
     fit_dp_learner,
@@ -136,6 +137,8 @@ def check_candidate_params(estimator: Any, candidates, n_features: int) -> None:
         try:
             if hasattr(est, "_ball"):
                 est._ball(n_features)
+            elif diffprivlib:
+                check_bounds_width(est, n_features)
         except (ValueError, TypeError) as exc:
             raise type(exc)(
                 f"method='private-model': {exc} (checked before any row is read "
