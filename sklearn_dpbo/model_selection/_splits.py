@@ -10,11 +10,13 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.model_selection import GroupShuffleSplit, PredefinedSplit, check_cv
 from sklearn.utils import get_tags
 from sklearn.utils.validation import indexable
 
 from .._compat import _num_samples, _safe_split
+from ._entries import _is_pandas
 from ._whole_data._part_types import part_target, part_view
 
 _USE_INSTEAD = (
@@ -209,9 +211,23 @@ def split_data(estimator, cv, X, y, X_val, y_val, groups=None, split_params=None
     train, val = _row_indices(splits[0], _num_samples(X))
     X_tr, y_tr = _safe_split(estimator, X, y, train)
     X_va, y_va = _safe_split(estimator, X, y, val, train)
-    # Each part typed from its own rows, as if given apart (X, X_val): the
-    # whole container's dtypes and categories come from validation rows too.
-    return part_view(X_tr), part_target(y_tr), part_view(X_va), part_target(y_va), train
+    return (*_own_types(X_tr, y_tr), *_own_types(X_va, y_va), train)
+
+
+def _own_types(X, y) -> tuple:
+    """A part typed from its own rows, as if given apart like ``X``, ``X_val``:
+    a NumPy, SciPy or pandas container's dtypes and categories come from every
+    row, validation rows too. Other containers are passed as given."""
+
+    def own(v) -> bool:
+        kinds = ("DataFrame", "Series")
+        return (
+            isinstance(v, np.ndarray)
+            or sp.issparse(v)
+            or any(_is_pandas(v, k) for k in kinds)
+        )
+
+    return (part_view(X) if own(X) else X), (part_target(y) if own(y) else y)
 
 
 def _row_indices(split, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
