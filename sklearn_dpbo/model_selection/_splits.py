@@ -211,13 +211,15 @@ def split_data(estimator, cv, X, y, X_val, y_val, groups=None, split_params=None
     train, val = _row_indices(splits[0], _num_samples(X))
     X_tr, y_tr = _safe_split(estimator, X, y, train)
     X_va, y_va = _safe_split(estimator, X, y, val, train)
-    return (*_own_types(X_tr, y_tr), *_own_types(X_va, y_va), train)
+    # The validation part is left as given, like X_val: each of its records
+    # is mapped alone into the training part's schema (privacy/_records.py).
+    return (*_own_types(X_tr, y_tr), X_va, y_va, train)
 
 
 def _own_types(X, y) -> tuple:
-    """A part typed from its own rows, as if given apart like ``X``, ``X_val``:
-    a NumPy, SciPy or pandas container's dtypes and categories come from every
-    row, validation rows too. Other containers are passed as given."""
+    """The training part typed from its own rows, as if given apart: a NumPy,
+    SciPy or pandas container's dtypes and categories come from every row,
+    validation rows too. Other containers are passed as given."""
 
     def own(v) -> bool:
         kinds = ("DataFrame", "Series")
