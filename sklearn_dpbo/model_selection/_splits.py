@@ -10,11 +10,14 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.model_selection import GroupShuffleSplit, PredefinedSplit, check_cv
 from sklearn.utils import get_tags
 from sklearn.utils.validation import indexable
 
 from .._compat import _num_samples, _safe_split
+from ._entries import _is_pandas
+from ._whole_data._part_types import part_target, part_view
 
 _USE_INSTEAD = (
     "DPBayesSearchCV needs exactly one (train, validation) split fixed by "
@@ -205,12 +208,59 @@ def split_data(estimator, cv, X, y, X_val, y_val, groups=None, split_params=None
         )
     if len(splits) != 1:
         raise ValueError(several_splits_message(f"cv gives {len(splits)} splits"))
-    train, val = (np.asarray(a) for a in splits[0])
-    if len(val) == 0 or len(train) == 0:
-        raise ValueError("The cv split has an empty training or validation part.")
+    train, val = _row_indices(splits[0], _num_samples(X))
     X_tr, y_tr = _safe_split(estimator, X, y, train)
     X_va, y_va = _safe_split(estimator, X, y, val, train)
-    return X_tr, y_tr, X_va, y_va, train
+    # The validation part is left as given, like X_val: each of its records
+    # is mapped alone into the training part's schema (privacy/_records.py).
+    return (*_own_types(X_tr, y_tr), X_va, y_va, train)
+
+
+def _own_types(X, y) -> tuple:
+    """The training part typed from its own rows, as if given apart: a NumPy,
+    SciPy or pandas container's dtypes and categories come from every row,
+    validation rows too. Other containers are passed as given."""
+
+    def own(v) -> bool:
+        kinds = ("DataFrame", "Series")
+        return (
+            isinstance(v, np.ndarray)
+            or sp.issparse(v)
+            or any(_is_pandas(v, k) for k in kinds)
+        )
+
+    return (part_view(X) if own(X) else X), (part_target(y) if own(y) else y)
+
+
+def _row_indices(split, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
+    """The split's (train, val) as row numbers; public: from ``cv`` and ``n``."""
+    try:
+        train, val = (np.arange(n_rows)[np.asarray(a)] for a in split)
+    except (IndexError, TypeError, ValueError) as exc:
+        raise ValueError(
+            f"The cv split is not two arrays of row indices (or boolean masks) "
+            f"into the {n_rows} rows of X: {exc}."
+        ) from exc
+    if len(val) == 0 or len(train) == 0:
+        raise ValueError("The cv split has an empty training or validation part.")
+    for name, part in (("validation", val), ("training", train)):
+        if len(np.unique(part)) != len(part):
+            raise ValueError(
+                f"The cv split repeats a row in its {name} part. A repeated "
+                "validation row would move the private score by as many "
+                "records as it appears (the noise covers one), a repeated "
+                "training row would weight its fit. Give each row once: "
+                "cv=[(np.unique(train_idx), np.unique(val_idx))]."
+            )
+    if np.intersect1d(train, val).size:
+        raise ValueError(
+            "The cv split has rows in both its training and validation parts. "
+            "Training rows are public (fitted without noise, released in "
+            "best_estimator_), so such a validation row would not be "
+            "protected. Make the parts disjoint: cv=[(np.setdiff1d(train_idx, "
+            "val_idx), val_idx)]."
+        )
+    return train, val
 
 
 def _check_pairwise_val(X, X_val) -> None:
