@@ -24,7 +24,7 @@ from sklearn.base import is_classifier
 from sklearn.utils import check_random_state
 
 from .._compat import _num_samples
-from ._records import RecordSchema, _take
+from ._records import Records, RecordSchema, _failed, _take
 from ._rowwise import is_rowwise
 from ._silence import quiet
 
@@ -249,8 +249,11 @@ class DPScorer:
         """Clipped per-record values of ``estimator`` on ``(X, y)``.
 
         ``private=True``: mapped into the schema of the model's ``classes_``
-        and scored by :meth:`private_values`. ``private=False`` (public
-        rows): scored at once, bisected on failure down to single records.
+        and scored by :meth:`private_values`. ``private=False`` (rows already
+        read per record by the caller: the private-model mode's validation
+        part, a whole-data part's test rows, public rows): scored at once; a
+        batch that raises is split by :meth:`_fill_batch`, so no record
+        decides how the others are computed.
         """
         if private:
             schema = RecordSchema.from_estimator(
@@ -259,9 +262,14 @@ class DPScorer:
             with quiet():  # a record's conversion must not warn either
                 return self.private_values(estimator, schema.map(X, y))
         m = _num_samples(X)
-        out = np.empty(m)
+        out = np.full(m, -np.inf)  # failures stay -inf: clipped to low
         with quiet(private=False):
-            self._fill(estimator, X, y, np.arange(m), out)
+            try:
+                out[:] = self._raw(estimator, X, y)
+            except BaseException as exc:  # noqa: BLE001 - a record's own
+                _failed(exc)
+                rows = Records(X, y, np.ones(m, dtype=bool))
+                self._fill_batch(estimator, rows, np.arange(m), out)
         return self._clip(out)
 
     def private_values(self, estimator: Any, records) -> np.ndarray:
@@ -296,7 +304,8 @@ class DPScorer:
                     try:  # one batch: the records as mapped
                         part = records if whole and len(idx) == m else records.take(idx)
                         out[idx] = self._raw(estimator, part.X, part.y)
-                    except Exception:  # some record raises: find it, same shape
+                    except BaseException as exc:  # a record raises: find it
+                        _failed(exc)  # (KeyboardInterrupt goes on)
                         self._fill_batch(estimator, records, idx, out)
         out[~records.ok] = -np.inf
         return self._clip(out)
@@ -338,8 +347,8 @@ class DPScorer:
                 X, y = _rows_like(batch.X, rows), _take(batch.y, rows)
                 out[idx[keep]] = self._raw(estimator, X, y)[keep]
                 continue
-            except Exception:
-                pass
+            except BaseException as exc:  # noqa: BLE001 - a record's own
+                _failed(exc)
             if len(keep) == 1:
                 continue  # it stays -inf: clipped to low
             if len(keep) > SCREEN_ROWS or keep[0] in screened:
@@ -354,7 +363,8 @@ class DPScorer:
         """Whether record ``p`` of ``batch`` scores alone (a screen only)."""
         try:
             self._raw(estimator, _take(batch.X, [p]), _take(batch.y, [p]))
-        except Exception:
+        except BaseException as exc:  # noqa: BLE001 - a record's own
+            _failed(exc)
             return False
         return True
 
@@ -366,24 +376,9 @@ class DPScorer:
                 y = None if records.y is None else records.y[i : i + 1]
                 try:
                     out[i] = self._raw(fresh(), _take(records.X, [i]), y)[0]
-                except Exception:
+                except BaseException as exc:  # noqa: BLE001 - this record's own
+                    _failed(exc)
                     out[i] = -np.inf
-
-    def _fill(self, estimator, X, y, idx: np.ndarray, out: np.ndarray) -> None:
-        stack = [idx]
-        while stack:
-            part = stack.pop()
-            whole = len(part) == _num_samples(X)
-            sub_X, sub_y = (X, y) if whole else (_take(X, part), _take(y, part))
-            try:
-                out[part] = self._raw(estimator, sub_X, sub_y)
-            except Exception:
-                if len(part) == 1:
-                    out[part] = -np.inf  # clipped to low
-                else:
-                    half = len(part) // 2
-                    stack.append(part[half:])
-                    stack.append(part[:half])
 
     def __call__(self, estimator: Any, X, y) -> float:
         """The private score: mean of :meth:`record_values`."""

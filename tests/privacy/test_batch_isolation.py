@@ -258,3 +258,66 @@ def test_one_failing_record_costs_a_logarithmic_number_of_calls(size_rounding):
     assert set(calls) == {1, n}  # the batch's size, or alone in the screen
     assert calls.count(1) <= screen
     assert calls.count(n) <= 1 + 2 * int(np.log2(n / screen)) + 2
+
+
+@pytest.mark.parametrize("container", ["C", "F", "frame"])
+def test_rows_read_by_the_caller_are_split_the_same_way(container):
+    """``record_values(private=False)`` scores rows the caller already read per
+    record (the private-model mode's validation part, a whole-data part):
+    a NaN record scores low and moves no other record on the boundary (the
+    previous bisection into halves re-scored the others at other sizes)."""
+    scorer = make_dp_scorer("accuracy")
+    X, y, model, X_val, y_val = _boundary(frame=container == "frame")
+    as_given = CONTAINERS[container]
+    X_bad = X_val.copy()
+    X_bad[[5, 700], 0] = np.nan
+    v = scorer.record_values(model, as_given(X_val), y_val, private=False)
+    w = scorer.record_values(model, as_given(X_bad), y_val, private=False)
+    others = np.ones(len(v), dtype=bool)
+    others[[5, 700]] = False
+    assert (w[~others] == 0.0).all()
+    np.testing.assert_array_equal(v[others], w[others])
+
+
+class _Boom(BaseException):
+    """Not an Exception: what a hostile record's ``__hash__`` may raise."""
+
+
+class _Hostile:
+    def __hash__(self):
+        raise _Boom("hash")
+
+    def __eq__(self, other):
+        raise _Boom("eq")
+
+
+def test_a_record_raising_a_base_exception_scores_low_alone():
+    """A record whose __hash__ raises a BaseException (not an Exception) inside
+    the model fails alone: the fit releases, as on its neighbour."""
+    import warnings
+
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import OneHotEncoder
+
+    from sklearn_dpbo import DPBayesSearchCV
+
+    rng = np.random.RandomState(0)
+    X = rng.choice(list("abc"), size=(200, 1)).astype(object)
+    X_val = rng.choice(list("abc"), size=(60, 1)).astype(object)
+    y, y_val = (X[:, 0] == "a").astype(int), (X_val[:, 0] == "a").astype(int)
+    odd = X_val.copy()
+    odd[3, 0] = _Hostile()
+    released = []
+    for Xv in (X_val, odd):
+        search = DPBayesSearchCV(
+            make_pipeline(OneHotEncoder(handle_unknown="ignore"), LogisticRegression()),
+            {"logisticregression__C": [0.01, 0.1, 1.0, 10.0]},
+            refit=False,
+            random_state=0,
+            noise_random_state=0,
+        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            search.fit(X, y, X_val=Xv, y_val=y_val)
+        released.append(search.best_params_)
+    assert released[0] == released[1]
