@@ -168,9 +168,7 @@ def _split(X, y):
     ``sklearn_dpbo/demo.py``."""
     from sklearn.model_selection import train_test_split
 
-    X_tr, X_rest, y_tr, y_rest = train_test_split(
-        X, y, test_size=0.5, random_state=0
-    )
+    X_tr, X_rest, y_tr, y_rest = train_test_split(X, y, test_size=0.5, random_state=0)
     X_va, X_te, y_va, y_te = train_test_split(
         X_rest, y_rest, test_size=0.5, random_state=0
     )

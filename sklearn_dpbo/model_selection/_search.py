@@ -46,6 +46,7 @@ from ._search_params import (
 )
 from ._splits import check_cpu_inputs, split_data
 from ._whole_data._fit import fit_whole_data, whole_data_requested
+from ._whole_data._part_types import part_fit_param
 
 # Each returns (releases, released index, extra public attributes).
 _MODES = {
@@ -437,8 +438,12 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         X_tr, y_tr, X_va, y_va, train_idx = split_data(
             self.estimator, self.cv, X, y, X_val, y_val, groups, split_params
         )
-        if train_idx is not None:
-            fit_params = index_fit_params(fit_params, train_idx, _num_samples(X))
+        if train_idx is not None:  # the training rows' own, typed by them alone
+            cut = index_fit_params(fit_params, train_idx, _num_samples(X))
+            fit_params = {
+                k: v if v is fit_params[k] else part_fit_param(v)
+                for k, v in cut.items()
+            }
         n_train, m = _num_samples(X_tr), _num_samples(X_va)
         if m < 1 or n_train < 1:
             raise ValueError("The training and validation sets must be non-empty.")

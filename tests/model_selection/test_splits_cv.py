@@ -120,3 +120,31 @@ def test_training_part_typed_from_training_rows_only():
     assert a.categories_ == b.categories_ == [["n", "p"]]
     np.testing.assert_array_equal(a.classes_, b.classes_)
     assert a.classes_.dtype == b.classes_.dtype
+
+
+class _WeightRecorder(_Recorder):
+    """Stores the dtype of the weights it is fitted with."""
+
+    def fit(self, X, y, sample_weight=None):
+        self.weight_dtype_ = np.asarray(sample_weight).dtype
+        return super().fit(X, y)
+
+
+def test_training_weights_typed_from_training_rows_only():
+    """A validation row's weight (here complex) must not retype the training
+    rows' weights, which the public fits and best_estimator_ see."""
+    frame = pd.DataFrame({"a": X[:, 0]})
+    w = np.ones(len(X))
+    odd = w.astype(complex)
+    odd[5] = 1 + 1j  # row 5: a validation row
+    seen = []
+    for weights in (w, odd):
+        s = DPBayesSearchCV(
+            _WeightRecorder(),
+            {},
+            cv=[(TRAIN, VAL)],
+            random_state=0,
+            noise_random_state=0,
+        )
+        seen.append(s.fit(frame, Y, sample_weight=weights).best_estimator_)
+    assert seen[0].weight_dtype_ == seen[1].weight_dtype_ == np.float64
