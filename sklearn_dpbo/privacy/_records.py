@@ -81,7 +81,8 @@ class RecordSchema:
     ``classes``: per output, the training classes (``None`` for numbers);
     ``n_outputs``: target columns (0 for ``y=None``); ``frame``: a training
     DataFrame's ``(columns, dtypes)``; ``row_dtype``, ``row_shape``: those
-    of ``np.asarray`` of the training inputs.
+    of ``np.asarray`` of the training inputs; ``values``: per object column,
+    the training values an object entry matches (:func:`_typed`).
     """
 
     classes: Optional[tuple] = None
@@ -89,6 +90,7 @@ class RecordSchema:
     frame: Optional[tuple] = None
     row_dtype: Any = None
     row_shape: Optional[tuple] = None
+    values: Optional[list] = None  # per column: the training values' table
 
     @classmethod
     def from_training(cls, X_train, y_train, *, classes: bool) -> RecordSchema:
@@ -108,16 +110,22 @@ class RecordSchema:
                         "classes by value: give the training labels one type "
                         "(e.g. all int or all str)."
                     ) from exc
-        frame = row_dtype = row_shape = None
+        frame = row_dtype = row_shape = values = None
         if _is_frame(X_train):
             frame = (list(X_train.columns), list(X_train.dtypes))
+            values = [
+                _column_values(X_train.iloc[:, j]) if t.kind == "O" else None
+                for j, t in enumerate(frame[1])
+            ]
         elif not hasattr(X_train, "toarray"):  # sparse: kept as given
             try:
                 arr = np.asarray(X_train)
                 row_dtype, row_shape = arr.dtype, arr.shape[1:]
             except Exception:  # ragged public rows: kept as given
                 pass
-        return cls(labels, n_outputs, frame, row_dtype, row_shape)
+            if row_dtype is not None and row_dtype.kind == "O" and len(row_shape) == 1:
+                values = [_column_values(arr[:, j]) for j in range(row_shape[0])]
+        return cls(labels, n_outputs, frame, row_dtype, row_shape, values)
 
     @classmethod
     def from_estimator(cls, estimator, y, *, classes: bool) -> RecordSchema:
@@ -209,7 +217,7 @@ class RecordSchema:
 
     def _map_X(self, X, ok: np.ndarray):
         if _is_frame(X) and self.frame is not None:
-            return _cast_frame(X, *self.frame)
+            return _cast_frame(X, *self.frame, self.values)
         numeric = self.row_dtype is not None and self.row_dtype.kind in "biuf"
         if isinstance(X, np.ndarray) and X.dtype != object:
             if (X.dtype.kind in "biuf") if numeric else (X.dtype.kind not in "US"):
@@ -231,7 +239,8 @@ class RecordSchema:
                 else:
                     value = np.empty(np.shape(row), dtype=object)
                     flat = np.asarray(row, dtype=object).reshape(-1)
-                    value.reshape(-1)[:] = [_canonical(v) for v in flat]
+                    tables = self.values or [None] * len(flat)
+                    value.reshape(-1)[:] = list(map(_typed, flat, tables))
                     value = np.asarray(value, dtype=dtype)
                 if value.shape != self.row_shape:
                     raise ValueError
@@ -264,26 +273,49 @@ def _parts(v, n: int):
     return parts if parts is not None and len(parts) == n else None
 
 
-def _cast_frame(X, columns: list, dtypes: list):
+def _cast_frame(X, columns: list, dtypes: list, values: list):
     """Each column cast element by element to the training frame's dtype
-    (the training categories; a value that does not convert is missing)."""
+    (the training categories; a value that does not convert is missing), on
+    a fresh 0..m-1 index (a private row label must not travel: scoring
+    never reads it)."""
     import pandas as pd
 
-    data = {}
-    for name, dtype in zip(columns, dtypes):
+    index, data = pd.RangeIndex(len(X)), {}
+    for name, dtype, table in zip(columns, dtypes, values):
         col = X[name].astype(object)
         if isinstance(dtype, pd.CategoricalDtype):
             cats = np.asarray(dtype.categories, dtype=object)
             table = _lookup(cats)
             values = [_category(v, table, cats) for v in col.tolist()]
-            data[name] = pd.Series(values, index=X.index, dtype=object).astype(dtype)
+            data[name] = pd.Series(values, index=index, dtype=object).astype(dtype)
         elif dtype.kind in "biuf":
             values = [number_or_nan(v) for v in col.tolist()]
-            data[name] = pd.Series(values, index=X.index, dtype=float)
-        else:  # objects: each value canonical (1 and 1.0 and "1" alike)
-            values = [_canonical(v) for v in col.tolist()]
-            data[name] = pd.Series(values, index=X.index, dtype=object)
-    return pd.DataFrame(data, index=X.index, columns=columns)
+            data[name] = pd.Series(values, index=index, dtype=float)
+        else:  # objects: the training value each matches (_typed)
+            typed = [_typed(v, table) for v in col.tolist()]
+            data[name] = pd.Series(typed, index=index, dtype=object)
+    return pd.DataFrame(data, index=index, columns=columns)
+
+
+def _column_values(col) -> Optional[tuple]:
+    """(table, values) of one public training column's distinct values for
+    :func:`_typed`, or None when they are not hashable."""
+    try:
+        seen = list(dict.fromkeys(np.asarray(col, dtype=object).tolist()))
+    except TypeError:
+        return None
+    vals = np.empty(len(seen), dtype=object)
+    vals[:] = seen
+    return _lookup(vals), vals
+
+
+def _typed(v, table: Optional[tuple]):
+    """An object entry as the training value it matches (:func:`_find`:
+    its own value, else an alias no two training values share), else
+    canonical: a training "02134" stays "02134", a validation "1" meets a
+    training 1."""
+    k = None if table is None else _or(None, _find, table[0], v)
+    return _canonical(v) if k is None else table[1][k]
 
 
 def _canonical(v):

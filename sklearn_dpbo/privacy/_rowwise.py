@@ -5,9 +5,12 @@ cannot check, so :func:`is_rowwise` accepts only scikit-learn classes on an
 explicit list read from their source; anything else is scored one record at
 a time. Left off on purpose: ``FunctionTransformer`` (user code),
 ``IterativeImputer`` (``sample_posterior`` draws from one stream for the
-whole batch), ``NMF``/``MiniBatchNMF``/``LatentDirichletAllocation``/
-dictionary learning (iterative ``transform`` with a batch-wide stopping
-rule), the dummy estimators (random strategies draw per batch).
+whole batch), ``KNNImputer`` (distances only for the rows with a missing
+value, in one block: how many other records miss a value changes a row's
+rounding and, on a near-tie, its donor), ``NMF``/``MiniBatchNMF``/
+``LatentDirichletAllocation``/dictionary learning (iterative ``transform``
+with a batch-wide stopping rule), the dummy estimators (random strategies
+draw per batch).
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ sklearn.ensemble: AdaBoostClassifier AdaBoostRegressor BaggingClassifier
 sklearn.feature_selection: GenericUnivariateSelect RFE RFECV SelectFdr SelectFpr
     SelectFromModel SelectFwe SelectKBest SelectPercentile VarianceThreshold
 sklearn.gaussian_process: GaussianProcessClassifier GaussianProcessRegressor
-sklearn.impute: KNNImputer MissingIndicator SimpleImputer
+sklearn.impute: MissingIndicator SimpleImputer
 sklearn.kernel_approximation: AdditiveChi2Sampler Nystroem PolynomialCountSketch
     RBFSampler SkewedChi2Sampler
 sklearn.kernel_ridge: KernelRidge

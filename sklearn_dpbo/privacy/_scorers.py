@@ -91,12 +91,16 @@ def check_copyable(estimator: Any) -> None:
             ) from exc
 
 
-def _as_given(X) -> bool:
-    """Whether a whole validation set is scored as given (else its rows are
-    copied): an array only if contiguous, which :func:`_rows_like` can copy."""
-    if isinstance(X, np.ndarray):
-        return X.flags.c_contiguous or X.flags.f_contiguous
-    return True
+def _scorable(records):
+    """``records`` as batches are scored: COO and other sparse formats as CSR
+    (rows by index), an array that is not contiguous as a copy
+    (:func:`_rows_like` keeps a contiguous array's layout)."""
+    X = records.X
+    if issparse(X) and X.format not in ("csr", "csc"):
+        return replace(records, X=X.tocsr())
+    if isinstance(X, np.ndarray) and not (X.flags.c_contiguous or X.flags.f_contiguous):
+        return records.take(np.arange(len(records)))
+    return records
 
 
 def _rows_like(a, rows: np.ndarray):
@@ -264,11 +268,11 @@ class DPScorer:
         m = _num_samples(X)
         out = np.full(m, -np.inf)  # failures stay -inf: clipped to low
         with quiet(private=False):
+            rows = _scorable(Records(X, y, np.ones(m, dtype=bool)))
             try:
-                out[:] = self._raw(estimator, X, y)
+                out[:] = self._raw(estimator, rows.X, rows.y)
             except BaseException as exc:  # noqa: BLE001 - a record's own
                 _failed(exc)
-                rows = Records(X, y, np.ones(m, dtype=bool))
                 self._fill_batch(estimator, rows, np.arange(m), out)
         return self._clip(out)
 
@@ -296,22 +300,21 @@ class DPScorer:
             if not is_rowwise(estimator):
                 self._fill_alone(estimator, records, out)
             else:
-                if issparse(records.X) and records.X.format not in ("csr", "csc"):
-                    records = replace(records, X=records.X.tocsr())  # rows by index
-                whole = _as_given(records.X)
+                records = _scorable(records)
                 for start in range(0, m, BATCH_ROWS):
                     idx = np.arange(start, min(start + BATCH_ROWS, m))
+                    part = records if len(idx) == m else records.take(idx)
                     try:  # one batch: the records as mapped
-                        part = records if whole and len(idx) == m else records.take(idx)
                         out[idx] = self._raw(estimator, part.X, part.y)
                     except BaseException as exc:  # a record raises: find it
                         _failed(exc)  # (KeyboardInterrupt goes on)
-                        self._fill_batch(estimator, records, idx, out)
+                        self._fill_batch(estimator, part, idx, out)
         out[~records.ok] = -np.inf
         return self._clip(out)
 
-    def _fill_batch(self, estimator, records, idx: np.ndarray, out) -> None:
-        """Score the batch ``idx`` that raised, each record at its position.
+    def _fill_batch(self, estimator, batch, idx: np.ndarray, out) -> None:
+        """Score ``batch`` (records ``idx``), which raised, each record at its
+        position.
 
         Scoring one row alone rounds differently from scoring it in a batch
         (a matrix-vector product instead of a matrix product), so re-scoring
@@ -334,8 +337,6 @@ class DPScorer:
         record by record does.
         """
         n = len(idx)
-        whole = n == len(records) and _as_given(records.X)
-        batch = records if whole else records.take(idx)  # as scored
         keep = np.arange(n)
         stack = [keep[n // 2 :], keep[: n // 2]] if n > 1 else []
         screened = set()  # records already screened: their parts are halved

@@ -180,36 +180,37 @@ def test_each_record_gets_its_value_in_a_batch_of_copies_of_itself(
         )
 
 
-def _alone(self, estimator, records, idx, out):
+def _alone(self, estimator, batch, idx, out):
     """The previous fallback: the batch that raised, again record by record."""
-    for i in idx.tolist():
-        X, y = _take(records.X, [i]), records.y[i : i + 1]
+    for p, i in enumerate(idx.tolist()):
+        X, y = _take(batch.X, [p]), batch.y[p : p + 1]
         try:
             out[i] = self._raw(estimator, X, y)[0]
         except Exception:
             out[i] = -np.inf
 
 
-def _halves(self, estimator, records, idx, out):
+def _halves(self, estimator, batch, idx, out):
     """Bisection into sub-batches of smaller sizes (not padded)."""
-    stack = [idx]
+    stack = [np.arange(len(idx))]
     while stack:
         part = stack.pop()
         try:
-            out[part] = self._raw(estimator, _take(records.X, part), records.y[part])
+            out[idx[part]] = self._raw(estimator, _take(batch.X, part), batch.y[part])
         except Exception:
             if len(part) > 1:
                 stack += [part[len(part) // 2 :], part[: len(part) // 2]]
 
 
-def _trusted_screen(self, estimator, records, idx, out):
+def _trusted_screen(self, estimator, batch, idx, out):
     """The records that fail alone get low; the others in one padded batch."""
-    alone = np.array([self._passes_alone(estimator, records, i) for i in idx])
-    keep = idx[alone]
-    rows = np.where(alone, idx, keep[0])
+    pos = np.arange(len(idx))
+    alone = np.array([self._passes_alone(estimator, batch, p) for p in pos])
+    keep = pos[alone]
+    rows = np.where(alone, pos, keep[0])
     try:
-        values = self._raw(estimator, records.X[rows], records.y[rows])
-        out[keep] = values[alone]
+        values = self._raw(estimator, batch.X[rows], batch.y[rows])
+        out[idx[keep]] = values[alone]
     except Exception:
         pass
 

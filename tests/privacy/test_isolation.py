@@ -839,3 +839,94 @@ def test_object_schema_and_repeated_index_labels_read_each_record_alone():
     rec = Records(X=frame, y=None, ok=np.ones(3, dtype=bool)).picklable()
     assert rec.ok.tolist() == [True, False, True]
     assert rec.X["s"].tolist() == ["a", None, "b"]
+
+
+def test_knn_imputer_is_scored_record_by_record():
+    """KNNImputer computes distances only for the rows with a missing value, in
+    one block: a neighbour whose record 1 gains a NaN changed record 0's
+    rounding and, on a near-tie, its donor and 0/1 value (77 of 300 pairs)
+    while it was on the row-wise list. Off the list, each record is scored
+    alone: no other record moves."""
+    from sklearn.impute import KNNImputer
+
+    d, m = 8, 40
+    rng = np.random.RandomState(0)
+    centres, deltas = rng.randn(60, d), rng.randn(60, d) * 0.3
+    D1, D2 = centres + deltas, centres - deltas  # donors symmetric: near-ties
+    D1[:, 0], D2[:, 0] = 1.0, -1.0
+    X = np.vstack([D1, D2])
+    y = (X[:, 0] > 0).astype(int)
+    model = make_pipeline(KNNImputer(n_neighbors=1), LogisticRegression()).fit(X, y)
+    assert not is_rowwise(model)
+    scorer = make_dp_scorer("accuracy")
+    schema = RecordSchema.from_training(X, y, classes=True)
+    X_val = rng.randn(m, d)
+    X_val[:, 0] = np.sign(X_val[:, 0])
+    y_val = np.ones(m, dtype=int)
+    for c in range(20):
+        V = X_val.copy()
+        V[0], V[0, 0] = centres[c], np.nan
+        W = V.copy()
+        W[1], W[1, 0] = centres[c + 1], np.nan
+        v = scorer.private_values(model, schema.map(V, y_val))
+        w = scorer.private_values(model, schema.map(W, y_val))
+        np.testing.assert_array_equal(np.delete(v, 1), np.delete(w, 1))
+
+
+@pytest.mark.parametrize("frame", [False, True], ids=["array", "frame"])
+def test_digit_string_categories_stay_the_training_values(frame):
+    """An object entry maps to the training value it matches: "02134" and "1"
+    stay strings when the training column holds them (they became ints,
+    unknown to a OneHotEncoder); a validation "7" still meets a training 7."""
+    import pandas as pd
+
+    X = np.array([["02134", 7], ["1", 8], ["02134", 8]], dtype=object)
+    X_val = np.array([["02134", "7"], ["1", 8.0], ["2134", 9]], dtype=object)
+    if frame:
+        X, X_val = pd.DataFrame(X, columns=["zip", "n"]), pd.DataFrame(X_val)
+        X_val.columns = ["zip", "n"]
+    rec = RecordSchema.from_training(X, np.array([0, 1, 0]), classes=True)
+    mapped = rec.map(X_val, np.array([0, 1, 0]))
+    rows = np.asarray(mapped.X, dtype=object).tolist()
+    assert rows[0] == ["02134", 7] and rows[1] == ["1", 8]
+    assert rows[2][0] == "02134"  # an alias only "02134" has
+    assert mapped.ok.all()
+
+
+def test_a_private_row_label_never_travels_with_the_records():
+    """The mapped frame has a fresh 0..m-1 index: an unpicklable label in
+    X_val's index cannot fail the block sent to a worker."""
+    import pickle
+    import threading
+
+    import pandas as pd
+
+    X = pd.DataFrame({"a": [1.0, 2.0, 3.0]})
+    X_val = pd.DataFrame({"a": [1.5, 2.5]}, index=[0, threading.Lock()])
+    rec = RecordSchema.from_training(X, np.array([0, 1, 0]), classes=True)
+    mapped = rec.map(X_val, np.array([0, 1])).picklable()
+    assert list(mapped.X.index) == [0, 1]
+    pickle.loads(pickle.dumps(mapped))
+
+
+def test_coo_rows_read_by_the_caller_fail_alone():
+    """record_values(private=False) reads a COO matrix's rows as CSR: one
+    failing record scores low alone (every record did)."""
+    import scipy.sparse as sp
+
+    class NoNaN(LogisticRegression):
+        def predict(self, X):
+            if np.isnan(X.toarray() if sp.issparse(X) else X).any():
+                raise ValueError("NaN")
+            return super().predict(X)
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(50, 3))
+    y = (X[:, 0] > 0).astype(int)
+    model = NoNaN().fit(X, y)
+    X_val = X.copy()
+    X_val[7, 1] = np.nan
+    values = make_dp_scorer("accuracy").record_values(
+        model, sp.coo_matrix(X_val), y, private=False
+    )
+    assert values[7] == 0.0 and (np.delete(values, 7) == 1.0).sum() >= 45
