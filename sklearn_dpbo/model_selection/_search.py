@@ -44,9 +44,8 @@ from ._search_params import (
     check_set_params,
     check_settings_and_metrics,
 )
-from ._splits import check_cpu_inputs, split_data
+from ._splits import check_cpu_inputs, own_types, split_data
 from ._whole_data._fit import fit_whole_data, whole_data_requested
-from ._whole_data._part_types import part_fit_param
 
 # Each returns (releases, released index, extra public attributes).
 _MODES = {
@@ -441,8 +440,7 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
         if train_idx is not None:  # the training rows' own, typed by them alone
             cut = index_fit_params(fit_params, train_idx, _num_samples(X))
             fit_params = {
-                k: v if v is fit_params[k] else part_fit_param(v)
-                for k, v in cut.items()
+                k: v if v is fit_params[k] else own_types(v) for k, v in cut.items()
             }
         n_train, m = _num_samples(X_tr), _num_samples(X_va)
         if m < 1 or n_train < 1:

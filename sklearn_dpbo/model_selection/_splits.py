@@ -10,14 +10,12 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.model_selection import GroupShuffleSplit, PredefinedSplit, check_cv
 from sklearn.utils import get_tags
 from sklearn.utils.validation import indexable
 
 from .._compat import _num_samples, _safe_split
 from ._entries import _is_pandas
-from ._whole_data._part_types import part_target, part_view
 
 _USE_INSTEAD = (
     "DPBayesSearchCV needs exactly one (train, validation) split fixed by "
@@ -217,19 +215,35 @@ def split_data(estimator, cv, X, y, X_val, y_val, groups=None, split_params=None
 
 
 def _own_types(X, y) -> tuple:
-    """The training part typed from its own rows, as if given apart: a NumPy,
-    SciPy or pandas container's dtypes and categories come from every row,
-    validation rows too. Other containers are passed as given."""
+    """The training part with what validation rows decided about its types
+    undone, its values unchanged: a pandas object column re-inferred from
+    the training rows (one validation string made a number column object),
+    a categorical's unused categories dropped (a validation-only category),
+    an object NumPy array of numbers rebuilt as numbers, a complex one with
+    no imaginary part real."""
+    return own_types(X), own_types(y)
 
-    def own(v) -> bool:
-        kinds = ("DataFrame", "Series")
-        return (
-            isinstance(v, np.ndarray)
-            or sp.issparse(v)
-            or any(_is_pandas(v, k) for k in kinds)
-        )
 
-    return (part_view(X) if own(X) else X), (part_target(y) if own(y) else y)
+def own_types(a):
+    """One container of the training part typed by its own values (above)."""
+    if _is_pandas(a, "DataFrame"):
+        a = a.copy()
+        for i in range(a.shape[1]):
+            a.isetitem(i, own_types(a.iloc[:, i]))
+        return a
+    if _is_pandas(a, "Series"):
+        if a.dtype.name == "category":
+            return a.cat.remove_unused_categories()
+        return a.infer_objects() if a.dtype == object else a
+    if isinstance(a, np.ndarray) and a.dtype == object:
+        try:
+            b = np.array(a.tolist())
+        except Exception:  # noqa: BLE001 - entries NumPy cannot hold together
+            return a
+        return b if b.shape == a.shape and b.dtype.kind in "biuf" else a
+    if isinstance(a, np.ndarray) and a.dtype.kind == "c" and not np.any(a.imag):
+        return a.real.copy()
+    return a
 
 
 def _row_indices(split, n_rows: int) -> tuple[np.ndarray, np.ndarray]:

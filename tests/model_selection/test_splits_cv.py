@@ -100,7 +100,8 @@ def _fitted(X, y):
 def test_training_part_typed_from_training_rows_only():
     """One validation cell must not retype the public training part (nor the
     released best_estimator_): a string in a float column, a category only a
-    validation row has, a mistyped validation label."""
+    validation row has, a mistyped validation label (an object array, or a
+    Series); the training part's values and other types stay as given."""
     frame = pd.DataFrame(
         {"a": X[:, 0], "c": pd.Categorical(np.where(X[:, 1] > 0, "p", "n"))}
     )
@@ -112,14 +113,22 @@ def test_training_part_typed_from_training_rows_only():
     labels = Y.astype(object)
     odd = labels.copy()
     odd[5] = "x"
-    a, b = (
-        _fitted(frame, np.array(labels.tolist())),
-        _fitted(other, np.array(odd.tolist())),
-    )
-    assert a.dtypes_ == b.dtypes_ == ["float64", "category"]
-    assert a.categories_ == b.categories_ == [["n", "p"]]
-    np.testing.assert_array_equal(a.classes_, b.classes_)
-    assert a.classes_.dtype == b.classes_.dtype
+    for wrap in (np.asarray, pd.Series):
+        a, b = _fitted(frame, wrap(labels)), _fitted(other, wrap(odd))
+        assert a.dtypes_ == b.dtypes_ == ["float64", "category"]
+        assert a.categories_ == b.categories_ == [["n", "p"]]
+        np.testing.assert_array_equal(a.classes_, b.classes_)
+        assert a.classes_.dtype == b.classes_.dtype
+
+
+def test_training_part_keeps_its_values_and_types():
+    """Only what validation rows decided is undone: whole-valued floats stay
+    float, bools bool, and string labels that spell numbers stay strings."""
+    frame = pd.DataFrame({"age": np.round(X[:, 0] * 10) + 40, "flag": X[:, 1] > 0})
+    labels = np.where(Y == 1, "01", "1")
+    fitted = _fitted(frame, labels)
+    assert fitted.dtypes_ == ["float64", "bool"]
+    assert sorted(fitted.classes_.tolist()) == ["01", "1"]
 
 
 class _WeightRecorder(_Recorder):
