@@ -132,13 +132,14 @@ def test_one_run_law_is_a_point_mass():
     assert s.best_params_ in s.candidate_params_
 
 
-def test_one_run_costs_epsilon_and_no_delta():
-    # K = 1 (E[K] = 1): the run is the release, at the whole ε, pure DP; the
-    # report, its event and the accountant's charge agree
+@pytest.mark.parametrize("delta", [1e-6, 0.0])
+def test_one_run_costs_epsilon_and_no_delta(delta):
+    # K = 1 (E[K] = 1): the run is the release, at the whole ε, pure DP (so
+    # delta=0 is accepted); the report, its event and the charge agree
     X, y = _data()
     acct = BudgetAccountant(epsilon=5.0, delta=1e-4)
     mode = PrivateModel(strategy="random-stopping", mean_runs=1)
-    s = _search(method=mode, delta=1e-6, accountant=acct).fit(X, y)
+    s = _search(method=mode, delta=delta, accountant=acct).fit(X, y)
     report, stop = s.privacy_report_, s.privacy_report_.stopping
     assert (stop["gamma"], stop["epsilon_run"], stop["added_delta"]) == (1, 1, 0)
     assert s.best_estimator_.epsilon == 1.0

@@ -381,6 +381,8 @@ def _capped_runs(mode, eta: float, n_candidates: int, epsilon: float, delta: flo
     """(γ, K_max, added δ) at E[K] = ``mean_runs``; ValueError if no cap fits δ."""
     mean = n_candidates if mode.mean_runs == "auto" else float(mode.mean_runs)
     gamma = st.gamma_for_mean(eta, max(1.0, float(mean)))
+    if gamma >= 1:  # K = 1: no cap, no delta
+        return gamma, 1, 0.0
     if mode.max_runs == "auto":
         if delta <= 0:
             raise ValueError(
