@@ -10,6 +10,7 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.model_selection import GroupShuffleSplit, PredefinedSplit, check_cv
 from sklearn.utils import get_tags
 from sklearn.utils.validation import indexable
@@ -233,16 +234,26 @@ def own_types(a):
         return a
     if _is_pandas(a, "Series"):
         if a.dtype.name == "category":
-            return a.cat.remove_unused_categories()
-        return a.infer_objects() if a.dtype == object else a
+            a = a.cat.remove_unused_categories()
+            cats = a.cat.categories
+            return a.cat.rename_categories(np.asarray(own_types(cats.to_series())))
+        if a.dtype == object:  # kept only as numbers, booleans or times
+            b = a.infer_objects()
+            if b.dtype.kind not in "biufcmM":
+                b = a.convert_dtypes()  # pd.NA among numbers: nullable numbers
+            return b if b.dtype.kind in "biufcmM" else a
+        if a.dtype.kind == "c" and not np.any(a.to_numpy().imag):
+            return type(a)(a.to_numpy().real, index=a.index, name=a.name)
+        return a
     if isinstance(a, np.ndarray) and a.dtype == object:
         try:
             b = np.array(a.tolist())
         except Exception:  # noqa: BLE001 - entries NumPy cannot hold together
             return a
         return b if b.shape == a.shape and b.dtype.kind in "biuf" else a
-    if isinstance(a, np.ndarray) and a.dtype.kind == "c" and not np.any(a.imag):
-        return a.real.copy()
+    if (isinstance(a, np.ndarray) or sp.issparse(a)) and a.dtype.kind == "c":
+        imag = a.data.imag if sp.issparse(a) else a.imag
+        return a if np.any(imag) else a.real.copy()
     return a
 
 

@@ -157,3 +157,38 @@ def test_training_weights_typed_from_training_rows_only():
         )
         seen.append(s.fit(frame, Y, sample_weight=weights).best_estimator_)
     assert seen[0].weight_dtype_ == seen[1].weight_dtype_ == np.float64
+
+
+@pytest.mark.parametrize("odd", ["x", 1 + 1j], ids=["string", "complex"])
+def test_a_validation_cell_neither_retypes_categories_nor_makes_fit_raise(odd):
+    """One validation cell made int categories object, or a column complex:
+    the released model's categories and whether the public fit raises must
+    not tell (the categories' dtype is re-inferred, a complex column with no
+    imaginary part in the training rows is real)."""
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import OneHotEncoder
+
+    cats = pd.Series(pd.Categorical(RNG.randint(1, 4, len(X))))
+    frame = pd.DataFrame({"c": cats, "a": X[:, 0]})
+    other = frame.copy()
+    if odd == "x":
+        other["c"] = other["c"].cat.add_categories("x")
+        other.loc[5, "c"] = "x"
+    else:
+        other["a"] = other["a"].astype(complex)
+        other.loc[5, "a"] = odd
+    fitted = []
+    for data in (frame, other):
+        pipe = make_pipeline(
+            OneHotEncoder(handle_unknown="ignore"), LogisticRegression()
+        )
+        s = DPBayesSearchCV(
+            pipe,
+            {"logisticregression__C": [1.0]},
+            cv=[(TRAIN, VAL)],
+            random_state=0,
+            noise_random_state=0,
+        )
+        fitted.append(s.fit(data, Y).best_estimator_)
+    enc = [f.named_steps["onehotencoder"].categories_[0] for f in fitted]
+    assert enc[0].dtype == enc[1].dtype and enc[0].tolist()[:3] == [1, 2, 3]

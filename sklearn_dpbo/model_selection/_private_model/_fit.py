@@ -381,6 +381,8 @@ def _capped_runs(mode, eta: float, n_candidates: int, epsilon: float, delta: flo
     """(γ, K_max, added δ) at E[K] = ``mean_runs``; ValueError if no cap fits δ."""
     mean = n_candidates if mode.mean_runs == "auto" else float(mode.mean_runs)
     gamma = st.gamma_for_mean(eta, max(1.0, float(mean)))
+    if isinstance(mode.max_runs, bool):
+        raise ValueError("method__max_runs must be an int or 'auto', not a bool.")
     if gamma >= 1:  # K = 1: no cap, no delta
         return gamma, 1, 0.0
     if mode.max_runs == "auto":
@@ -391,8 +393,6 @@ def _capped_runs(mode, eta: float, n_candidates: int, epsilon: float, delta: flo
                 "or strategy='split' for pure epsilon-DP."
             )
         cap = st.cap_for_delta(eta, gamma, epsilon, delta)
-    elif isinstance(mode.max_runs, bool):
-        raise ValueError("method__max_runs must be an int or 'auto', not a bool.")
     else:
         cap = int(mode.max_runs)
     added = st.added_delta(cap, eta, gamma, epsilon)
