@@ -19,6 +19,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OneHotEncoder
 
 from sklearn_dpbo import DPBayesSearchCV
+from sklearn_dpbo.model_selection import _evaluation
 
 CATS = np.array(["a", "b", "c"], dtype=object)
 
@@ -78,3 +79,33 @@ def test_private_selection_unpicklable_record_does_not_raise(categorical):
     locked = _releases("private-selection", X, y, X_lock, y_va)
     assert [r["quantity"] for r in plain[0]] == [r["quantity"] for r in locked[0]]
     assert plain[2] == locked[2]
+
+
+def _boom():
+    print("unpickled in the worker")
+    raise RuntimeError("cannot rebuild this record")
+
+
+class Evil:
+    """Pickles fine; unpickling prints and raises."""
+
+    def __reduce__(self):
+        return (_boom, ())
+
+
+@pytest.mark.parametrize("method", ["gp-ucb", "private-selection"])
+def test_unpicklable_in_worker_scores_as_a_failing_record(
+    method, categorical, monkeypatch, capfd
+):
+    """V' (one record does not unpickle in the worker) releases exactly what
+    V'' (the same record with a label outside the training classes) does;
+    the unpickling's print is withheld."""
+    monkeypatch.setattr(_evaluation, "_score_here", lambda *a, **k: False)
+    X, y, X_va, y_va = categorical
+    X_evil = X_va.copy()
+    X_evil[0, 0] = Evil()
+    y_unknown = y_va.copy()
+    y_unknown[0] = 7
+    evil = _releases(method, X, y, X_evil, y_va)
+    assert evil == _releases(method, X, y, X_va, y_unknown)
+    assert "unpickled in the worker" not in capfd.readouterr().out

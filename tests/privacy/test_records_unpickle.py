@@ -12,17 +12,11 @@ from __future__ import annotations
 import pickle
 import sys
 import types
-import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
-from sklearn.linear_model import LogisticRegression
-from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import OneHotEncoder
 
-from sklearn_dpbo import DPBayesSearchCV
-from sklearn_dpbo.model_selection import _evaluation
 from sklearn_dpbo.privacy._records import Records
 
 
@@ -79,53 +73,3 @@ def test_blocks_of_sent_records_keep_their_records():
     assert part.X[[0, 2], 0].tolist() == ["8", "2"]
     numeric = Records(X=np.ones((3, 2)), y=None, ok=np.ones(3, dtype=bool))
     assert numeric.picklable() is numeric  # numbers: sent as they are
-
-
-CATS = np.array(["a", "b", "c"], dtype=object)
-
-
-@pytest.fixture(scope="module")
-def categorical():
-    rng = np.random.RandomState(0)
-    X = CATS[rng.randint(0, 3, 200)].reshape(-1, 1)
-    X_va = CATS[rng.randint(0, 3, 50)].reshape(-1, 1)
-    return X, (X[:, 0] == "a").astype(int), X_va, (X_va[:, 0] == "a").astype(int)
-
-
-def _releases(method, X, y, X_va, y_va):
-    search = DPBayesSearchCV(
-        make_pipeline(OneHotEncoder(handle_unknown="ignore"), LogisticRegression()),
-        {"logisticregression__C": [0.01, 0.1, 1.0, 10.0]},
-        method=method,
-        n_iter=3,
-        epsilon=1.0,
-        random_state=0,
-        noise_random_state=1,
-        n_jobs=2,
-    )
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        search.fit(X, y, X_val=X_va, y_val=y_va)
-    report = [
-        {k: r[k] for k in ("quantity", "sensitivity", "noise_scale")}
-        for r in search.privacy_report_.releases
-    ]
-    released = (search.best_params_, getattr(search, "best_score_", None))
-    return report, released, sorted(str(w.message) for w in caught)
-
-
-@pytest.mark.parametrize("method", ["gp-ucb", "private-selection"])
-def test_unpicklable_in_worker_scores_as_a_failing_record(
-    method, categorical, monkeypatch, capfd
-):
-    """V' (one record does not unpickle in the worker) releases exactly what
-    V'' (the same record with a label outside the training classes) does."""
-    monkeypatch.setattr(_evaluation, "_score_here", lambda *a, **k: False)
-    X, y, X_va, y_va = categorical
-    X_evil = X_va.copy()
-    X_evil[0, 0] = Evil()
-    y_unknown = y_va.copy()
-    y_unknown[0] = 7
-    evil = _releases(method, X, y, X_evil, y_va)
-    assert evil == _releases(method, X, y, X_va, y_unknown)
-    assert "unpickled in the worker" not in capfd.readouterr().out
