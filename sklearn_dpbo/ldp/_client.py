@@ -50,7 +50,7 @@ class MechanismSpec:
         (≈ (b − a)/2 · (e^ε + 1)/(e^ε − 1)); ``None`` for Laplace.
     second_moment : float
         Bound v on E[(report − (a + b)/2)²] for every reward in [a, b]
-        (spec §2 [R]): ((b − a)/2)² + 2 l², or ``report_half_width``².
+        (spec §2 [R]): ((b − a)/2)² + 2 l², or the square of ``report_half_width``.
     """
 
     mechanism: str
