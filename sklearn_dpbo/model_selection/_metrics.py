@@ -11,7 +11,7 @@ from dataclasses import replace
 from ..privacy._accounting import split_budget
 from ..privacy._builtin_scores import get_dp_scorer
 from ..privacy._scorers import DPScorer
-from ._budget import planned_cost
+from ._budget import check_release_budgets, planned_cost
 from ._evaluation import fit_on_training, score_private
 from ._private_selection import FITTED_KEY
 from ._releases import release_best_score_selection
@@ -95,6 +95,12 @@ def plan_for_metrics(plan, other_scorers: dict, budget_split, release_score):
         > plan.epsilon
     ):
         share = math.nextafter(share, 0.0)
+    try:  # each release's share against the mechanisms' floors, before data
+        check_release_budgets(share, plan.delta, b, release_score, plan.mode.method)
+    except ValueError as exc:
+        raise ValueError(
+            f"With {k} metrics each release gets a share of epsilon: {exc}"
+        ) from None
     return replace(plan, epsilon=share)
 
 

@@ -775,3 +775,25 @@ def test_an_inner_budget_ledger_is_refused_before_any_read(in_space):
     with pytest.raises(ValueError, match="BudgetAccountant"):
         outer.fit(X[:20], y[:20], X_val=X[20:], y_val=y[20:])
     assert ledger.spent == (0.0, 0.0)
+
+
+def test_metric_shares_below_the_mechanisms_floor_are_refused_before_any_read():
+    """With k metrics each release gets ε/(b + k(1 − b))·b or ·(1 − b): a share
+    below the mechanisms' 1e-12 floor is refused before the charge (it raised
+    inside the sealed run, the budget spent and nothing released)."""
+    from sklearn_dpbo import BudgetAccountant
+
+    rng = np.random.default_rng(0)
+    X, X_val = rng.normal(size=(60, 3)), rng.normal(size=(20, 3))
+    ledger = BudgetAccountant(epsilon=1.0)
+    search = DPBayesSearchCV(
+        LogisticRegression(),
+        {"C": [0.1, 1.0]},
+        epsilon=3e-12,
+        scoring={f"m{i}": "accuracy" for i in range(5)},
+        refit="m0",
+        accountant=ledger,
+    )
+    with pytest.raises(ValueError, match="With 5 metrics each release"):
+        search.fit(X, X[:, 0] > 0, X_val=X_val, y_val=X_val[:, 0] > 0)
+    assert ledger.spent == (0.0, 0.0)
