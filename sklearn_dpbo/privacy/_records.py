@@ -253,15 +253,24 @@ class RecordSchema:
 
 
 def _row(row, dtype) -> np.ndarray:
-    """One record's row as numbers, entry by entry (integers exactly)."""
+    """One record's row as numbers, entry by entry (integers exactly); for an
+    integer training dtype a non-integral entry fails the record (no cast
+    truncates 2.5 to 2)."""
     a = np.asarray(row)
-    if a.dtype.kind in "biuf":
-        return np.asarray(a, dtype=dtype)
     integer = np.dtype(dtype).kind in "iu"
+    if a.dtype.kind in "biuf":
+        if integer and a.dtype.kind == "f" and not np.all(np.mod(a, 1) == 0):
+            raise ValueError("a non-integral entry for an integer training dtype")
+        return np.asarray(a, dtype=dtype)
 
     def entry(v):  # an integer exactly, above 2**53 too
         key = label_key(v) if integer else None
-        return key if isinstance(key, int) and not isinstance(key, bool) else number(v)
+        if isinstance(key, int) and not isinstance(key, bool):
+            return key
+        x = number(v)
+        if integer and not float(x).is_integer():
+            raise ValueError("a non-integral entry for an integer training dtype")
+        return x
 
     flat = [entry(v) for v in np.asarray(a, dtype=object).reshape(-1)]
     return np.asarray(flat, dtype=dtype).reshape(a.shape)

@@ -930,3 +930,15 @@ def test_coo_rows_read_by_the_caller_fail_alone():
         model, sp.coo_matrix(X_val), y, private=False
     )
     assert values[7] == 0.0 and (np.delete(values, 7) == 1.0).sum() >= 45
+
+
+def test_a_fractional_entry_for_integer_training_rows_fails_alone():
+    """An integer training array maps object entries exactly (above 2**53
+    too); a non-integral entry fails its record (a cast truncated 2.5 to 2)."""
+    X = np.array([[1, 2], [3, 2**60]])
+    X_val = np.array([[2.5, 1], [3, 2**60 + 1], [2, "7"]], dtype=object)
+    mapped = RecordSchema.from_training(X, np.array([0, 1]), classes=True).map(
+        X_val, np.array([0, 1, 0])
+    )
+    assert mapped.ok.tolist() == [False, True, True]
+    assert mapped.X[1:].tolist() == [[3, 2**60 + 1], [2, 7]]
