@@ -319,3 +319,15 @@ class JobList:
 
     def finished(self) -> bool:
         return not self.jobs
+
+
+def _boom():
+    print("unpickled in the worker")
+    raise RuntimeError("cannot rebuild this record")
+
+
+class UnpicklesBadly:
+    """A record that pickles fine; unpickling it prints and raises."""
+
+    def __reduce__(self):
+        return (_boom, ())

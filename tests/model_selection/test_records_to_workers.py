@@ -14,6 +14,7 @@ import warnings
 
 import numpy as np
 import pytest
+from conftest import UnpicklesBadly
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OneHotEncoder
@@ -81,18 +82,6 @@ def test_private_selection_unpicklable_record_does_not_raise(categorical):
     assert plain[2] == locked[2]
 
 
-def _boom():
-    print("unpickled in the worker")
-    raise RuntimeError("cannot rebuild this record")
-
-
-class Evil:
-    """Pickles fine; unpickling prints and raises."""
-
-    def __reduce__(self):
-        return (_boom, ())
-
-
 @pytest.mark.parametrize("method", ["gp-ucb", "private-selection"])
 def test_unpicklable_in_worker_scores_as_a_failing_record(
     method, categorical, monkeypatch, capfd
@@ -103,7 +92,7 @@ def test_unpicklable_in_worker_scores_as_a_failing_record(
     monkeypatch.setattr(_evaluation, "_score_here", lambda *a, **k: False)
     X, y, X_va, y_va = categorical
     X_evil = X_va.copy()
-    X_evil[0, 0] = Evil()
+    X_evil[0, 0] = UnpicklesBadly()
     y_unknown = y_va.copy()
     y_unknown[0] = 7
     evil = _releases(method, X, y, X_evil, y_va)

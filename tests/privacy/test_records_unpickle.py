@@ -16,27 +16,16 @@ import types
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import UnpicklesBadly
 
 from sklearn_dpbo.privacy._records import Records
-
-
-def _boom():
-    print("unpickled in the worker")
-    raise RuntimeError("cannot rebuild this record")
-
-
-class Evil:
-    """Pickles fine; unpickling prints and raises."""
-
-    def __reduce__(self):
-        return (_boom, ())
 
 
 @pytest.mark.parametrize("kind", ["array", "frame", "list"])
 def test_a_record_that_does_not_unpickle_fails_alone(kind, capsys):
     module = types.ModuleType("recfix_gone_module")
     exec("class Gone:\n    pass\n", module.__dict__)
-    rows = [["a", 1], [Evil(), 2], ["c", 3], [module.Gone(), 4]]
+    rows = [["a", 1], [UnpicklesBadly(), 2], ["c", 3], [module.Gone(), 4]]
     if kind == "array":
         X = np.empty((4, 2), dtype=object)
         for i, row in enumerate(rows):
@@ -66,7 +55,7 @@ def test_a_record_that_does_not_unpickle_fails_alone(kind, capsys):
 
 def test_blocks_of_sent_records_keep_their_records():
     X = np.array([[str(i)] for i in range(10)], dtype=object)
-    X[7, 0] = Evil()
+    X[7, 0] = UnpicklesBadly()
     records = Records(X=X, y=np.zeros(10), ok=np.ones(10, dtype=bool))
     part = pickle.loads(pickle.dumps(records.picklable().take([8, 7, 2])))
     assert part.ok.tolist() == [True, False, True]
