@@ -24,8 +24,9 @@ from ..privacy._scorers import PUBLIC_ROWS, SINGLE_ROWS, rows_scored_by_check
 from ..privacy._silence import quiet
 
 
-def index_fit_params(fit_params: dict, indices, n_samples: int) -> dict:
-    """Restrict sample-aligned fit parameters (e.g. ``sample_weight``) to rows."""
+def index_fit_params(fit_params: dict, indices, n_samples: int, typed=None) -> dict:
+    """Restrict sample-aligned fit parameters (e.g. ``sample_weight``) to rows;
+    each restricted one passed through ``typed`` (typed by those rows alone)."""
 
     def aligned(value) -> bool:
         try:
@@ -33,8 +34,9 @@ def index_fit_params(fit_params: dict, indices, n_samples: int) -> dict:
         except TypeError:  # no len()
             return False
 
+    typed = typed or (lambda v: v)
     return {
-        k: _safe_indexing(v, indices) if aligned(v) else v
+        k: typed(_safe_indexing(v, indices)) if aligned(v) else v
         for k, v in fit_params.items()
     }
 

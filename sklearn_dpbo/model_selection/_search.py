@@ -438,10 +438,8 @@ class DPBayesSearchCV(MetaEstimatorMixin, BaseEstimator):
             self.estimator, self.cv, X, y, X_val, y_val, groups, split_params
         )
         if train_idx is not None:  # the training rows' own, typed by them alone
-            cut = index_fit_params(fit_params, train_idx, _num_samples(X))
-            fit_params = {
-                k: v if v is fit_params[k] else own_types(v) for k, v in cut.items()
-            }
+            n = _num_samples(X)
+            fit_params = index_fit_params(fit_params, train_idx, n, own_types)
         n_train, m = _num_samples(X_tr), _num_samples(X_va)
         if m < 1 or n_train < 1:
             raise ValueError("The training and validation sets must be non-empty.")

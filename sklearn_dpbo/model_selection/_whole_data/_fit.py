@@ -203,11 +203,7 @@ def _part_payload(estimator, X, y, fit_params, idx, n: int) -> bytes | None:
     with quiet():
         try:
             X_j, y_j = _safe_split(estimator, X, y, idx)
-            sliced = index_fit_params(fit_params, idx, n)  # others: as given
-            fp_j = {
-                name: value if value is fit_params[name] else part_fit_param(value)
-                for name, value in sliced.items()
-            }
+            fp_j = index_fit_params(fit_params, idx, n, part_fit_param)
             return pickler.dumps((X_j, y_j, fp_j))
         except BaseException as exc:  # noqa: BLE001 - one part's rows only
             if isinstance(exc, (KeyboardInterrupt, SystemExit)):
