@@ -212,21 +212,16 @@ def split_data(estimator, cv, X, y, X_val, y_val, groups=None, split_params=None
     X_va, y_va = _safe_split(estimator, X, y, val, train)
     # The validation part is left as given, like X_val: each of its records
     # is mapped alone into the training part's schema (privacy/_records.py).
-    return (*_own_types(X_tr, y_tr), X_va, y_va, train)
-
-
-def _own_types(X, y) -> tuple:
-    """The training part with what validation rows decided about its types
-    undone, its values unchanged: a pandas object column re-inferred from
-    the training rows (one validation string made a number column object),
-    a categorical's unused categories dropped (a validation-only category),
-    an object NumPy array of numbers rebuilt as numbers, a complex one with
-    no imaginary part real."""
-    return own_types(X), own_types(y)
+    return own_types(X_tr), own_types(y_tr), X_va, y_va, train
 
 
 def own_types(a):
-    """One container of the training part typed by its own values (above)."""
+    """A container of a ``cv=`` training part with what validation rows decided
+    about its types undone, its values unchanged: a pandas object column
+    re-inferred from the training rows (one validation string made a number
+    column object), a categorical's unused categories dropped (a
+    validation-only category), an object NumPy array of numbers rebuilt as
+    numbers, a complex one with no imaginary part real."""
     if _is_pandas(a, "DataFrame"):
         a = a.copy()
         for i in range(a.shape[1]):
