@@ -269,11 +269,7 @@ class DPScorer:
         out = np.full(m, -np.inf)  # failures stay -inf: clipped to low
         with quiet(private=False):
             rows = _scorable(Records(X, y, np.ones(m, dtype=bool)))
-            try:
-                out[:] = self._raw(estimator, rows.X, rows.y)
-            except BaseException as exc:  # noqa: BLE001 - a record's own
-                _failed(exc)
-                self._fill_batch(estimator, rows, np.arange(m), out)
+            self._fill_part(estimator, rows, np.arange(m), out)
         return self._clip(out)
 
     def private_values(self, estimator: Any, records) -> np.ndarray:
@@ -304,13 +300,18 @@ class DPScorer:
                 for start in range(0, m, BATCH_ROWS):
                     idx = np.arange(start, min(start + BATCH_ROWS, m))
                     part = records if len(idx) == m else records.take(idx)
-                    try:  # one batch: the records as mapped
-                        out[idx] = self._raw(estimator, part.X, part.y)
-                    except BaseException as exc:  # a record raises: find it
-                        _failed(exc)  # (KeyboardInterrupt goes on)
-                        self._fill_batch(estimator, part, idx, out)
+                    self._fill_part(estimator, part, idx, out)
         out[~records.ok] = -np.inf
         return self._clip(out)
+
+    def _fill_part(self, estimator, part, idx: np.ndarray, out) -> None:
+        """Score ``part`` (records ``idx``) in one call, or, if a record makes
+        it raise, by :meth:`_fill_batch` (``KeyboardInterrupt`` goes on)."""
+        try:
+            out[idx] = self._raw(estimator, part.X, part.y)
+        except BaseException as exc:  # noqa: BLE001 - a record's own
+            _failed(exc)
+            self._fill_batch(estimator, part, idx, out)
 
     def _fill_batch(self, estimator, batch, idx: np.ndarray, out) -> None:
         """Score ``batch`` (records ``idx``), which raised, each record at its
