@@ -13,6 +13,7 @@ map (its conversion raises anything but ``KeyboardInterrupt``) scores
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
@@ -230,6 +231,7 @@ class RecordSchema:
         if self.row_dtype is None:
             return X
         rows = _elements(X)
+        tables = self.values or itertools.repeat(None)  # per entry of a row
         dtype = self.row_dtype if self.row_dtype.kind in "biufc" else object
         out = np.empty((len(rows), *self.row_shape), dtype=dtype)
         for i, row in enumerate(rows):
@@ -239,7 +241,6 @@ class RecordSchema:
                 else:
                     value = np.empty(np.shape(row), dtype=object)
                     flat = np.asarray(row, dtype=object).reshape(-1)
-                    tables = self.values or [None] * len(flat)
                     value.reshape(-1)[:] = list(map(_typed, flat, tables))
                     value = np.asarray(value, dtype=dtype)
                 if value.shape != self.row_shape:
@@ -282,7 +283,7 @@ def _parts(v, n: int):
     return parts if parts is not None and len(parts) == n else None
 
 
-def _cast_frame(X, columns: list, dtypes: list, values: list):
+def _cast_frame(X, columns: list, dtypes: list, tables: list):
     """Each column cast element by element to the training frame's dtype
     (the training categories; a value that does not convert is missing), on
     a fresh 0..m-1 index (a private row label must not travel: scoring
@@ -290,12 +291,12 @@ def _cast_frame(X, columns: list, dtypes: list, values: list):
     import pandas as pd
 
     index, data = pd.RangeIndex(len(X)), {}
-    for name, dtype, table in zip(columns, dtypes, values):
+    for name, dtype, table in zip(columns, dtypes, tables):
         col = X[name].astype(object)
         if isinstance(dtype, pd.CategoricalDtype):
             cats = np.asarray(dtype.categories, dtype=object)
-            table = _lookup(cats)
-            values = [_category(v, table, cats) for v in col.tolist()]
+            table = (_lookup(cats), cats)
+            values = [_matched(v, table) for v in col.tolist()]
             data[name] = pd.Series(values, index=index, dtype=object).astype(dtype)
         elif dtype.kind in "biuf":
             values = [number_or_nan(v) for v in col.tolist()]
@@ -318,13 +319,18 @@ def _column_values(col) -> Optional[tuple]:
     return _lookup(vals), vals
 
 
+def _matched(v, table: tuple):
+    """The training value (or category) ``v`` matches in ``(lookup, values)``
+    (:func:`_find`: its own value, else an alias no two share), else None."""
+    k = _or(None, _find, table[0], v)
+    return None if k is None else table[1][k]
+
+
 def _typed(v, table: Optional[tuple]):
-    """An object entry as the training value it matches (:func:`_find`:
-    its own value, else an alias no two training values share), else
-    canonical: a training "02134" stays "02134", a validation "1" meets a
-    training 1."""
-    k = None if table is None else _or(None, _find, table[0], v)
-    return _canonical(v) if k is None else table[1][k]
+    """An object entry as the training value it matches, else canonical: a
+    training "02134" stays "02134", a validation "1" meets a training 1."""
+    m = None if table is None else _matched(v, table)
+    return _canonical(v) if m is None else m
 
 
 def _canonical(v):
@@ -333,12 +339,6 @@ def _canonical(v):
     if isinstance(key, float) and key.is_integer() and abs(key) <= 2.0**53:
         return int(key)
     return key
-
-
-def _category(v, table: dict, cats: np.ndarray):
-    """The training category a value matches, else None."""
-    k = _or(None, _find, table, v)
-    return None if k is None else cats[k]
 
 
 def _pickled(value) -> Optional[bytes]:
