@@ -17,7 +17,6 @@ from ._base import (
     SOLVER_MIN_ITER,
     DPLearnerMixin,
     SolverError,
-    check_rows_container,
     clip_rows,
     conditioned,
     float_rows,
@@ -185,7 +184,6 @@ class DPLinearRegression(DPLearnerMixin, RegressorMixin, BaseEstimator):
         """Fit on private rows; ε-DP (warns first when the noise would dominate)."""
         self._validate_params()
         self._check_privacy_params()
-        check_rows_container(X, type(self).__name__)
         n, d = _shape(X)
         if n and d is not None:
             noise, variance = self._noise_error(n, d)
