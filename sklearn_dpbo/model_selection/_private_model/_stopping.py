@@ -82,9 +82,7 @@ def tail_probability(cap: int, eta: float, gamma: float) -> float:
 
 def added_delta(cap: int, eta: float, gamma: float, epsilon: float) -> float:
     """(1 + e^ε)(P[K > cap] + cap²·2⁻⁵⁰): δ of the capped, float-sampled K
-    (0 for γ = 1: K = 1, no sampler; inf where e^ε overflows)."""
-    if gamma >= 1:
-        return 0.0
+    (γ < 1; inf where e^ε overflows)."""
     scale = 1.0 + (math.exp(epsilon) if epsilon < 709.0 else math.inf)
     return scale * (tail_probability(cap, eta, gamma) + cap * cap * 2.0**-50)
 
@@ -97,10 +95,8 @@ def cap_for_delta(eta: float, gamma: float, epsilon: float, delta: float) -> int
     (P[K = k + 1]/P[K = k] = (1 − γ)(k + η)/(k + 1) ≤ 1 for η ≤ 1). Its
     minimum c* is the first c whose difference is ≥ 0 (bisection in [1,
     2^24]); no cap fits if added_delta(c*) > δ, else the smallest fits on
-    [1, c*], where added_delta does not increase (bisection).
+    [1, c*], where added_delta does not increase (bisection). γ < 1.
     """
-    if gamma >= 1:
-        return 1
     lo, hi = 1, 2**24
     while lo < hi:  # c*: the first c with added_delta(c + 1) >= added_delta(c)
         mid = (lo + hi) // 2
